@@ -1,0 +1,60 @@
+# slipway developer entry points (GNU make). `make test` is what CI runs.
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+
+GO     ?= go
+TOOLS  := scripts/tools.sh
+PHASE  := scripts/phase.sh
+# A fresh clone has no bin/; tools.sh links the cached tools into it.
+TEMPORAL      = $$($(TOOLS) temporal)
+WORKFLOWCHECK = bin/workflowcheck
+
+.PHONY: build demo dev test temporal workflowcheck compose-check tidy-check clean
+
+## build: bin/slipway (starter CLI) and bin/slipway-worker
+build:
+	@$(PHASE) build bash -c '$(GO) build -o bin/slipway ./starter && $(GO) build -o bin/slipway-worker ./worker'
+
+## temporal: build the pinned temporal CLI once into the tool cache (~9 min cold)
+temporal:
+	@$(PHASE) "tools temporal" $(TOOLS) temporal
+
+## workflowcheck: build the pinned workflowcheck once into the tool cache
+workflowcheck:
+	@$(PHASE) "tools workflowcheck" $(TOOLS) workflowcheck
+
+## demo: run the end-to-end demo on a local dev server
+demo: temporal build
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" bin/slipway demo
+
+## dev: dev server + worker + UI, kept running
+dev: temporal build
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" bin/slipway dev
+
+## test: vet, workflowcheck, then every test against real components
+test:
+	@start=$$SECONDS; \
+	$(PHASE) tools $(TOOLS) temporal workflowcheck >/dev/null; \
+	$(PHASE) vet $(GO) vet ./...; \
+	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(PHASE) "go test" $(GO) test -count=1 -timeout 40m ./...; \
+	echo "== make test total: $$((SECONDS - start))s" >&2
+
+## compose-check: validate docker-compose.yml (skipped when docker-compose is missing)
+compose-check:
+	@if command -v docker-compose >/dev/null 2>&1; then \
+		$(PHASE) compose-check docker-compose config -q; \
+	elif docker compose version >/dev/null 2>&1; then \
+		$(PHASE) compose-check docker compose config -q; \
+	else \
+		echo "compose-check: skipped: docker-compose is not installed (apt-get install docker-compose)" >&2; \
+	fi
+
+## tidy-check: fail when go.mod/go.sum are not tidy
+tidy-check:
+	@$(PHASE) tidy-check $(GO) mod tidy -diff
+
+## clean: remove build output (the tool cache outside the clone stays)
+clean:
+	rm -rf bin/ coverage.out coverage.html *.coverprofile

@@ -1,0 +1,64 @@
+package activities
+
+import (
+	"context"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// DeployApp ensures the instance's app at the revision and waits for it until the
+// deadline the workflow set (so a worker restart does not extend it).
+func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.AppStatus, error) {
+	app, err := a.app(ctx, in.Ref, in.Revision)
+	if err != nil {
+		return steps.AppStatus{}, err
+	}
+	var st steps.AppStatus
+	err = withHeartbeat(ctx, "deploy app", func(ctx context.Context) error {
+		st, err = a.Deployer.Deploy(ctx, app, in.Deadline)
+		return err
+	})
+	return st, classify(err)
+}
+
+// RemoveApp deletes the app and its namespace; config and infrastructure stay.
+func (a *Activities) RemoveApp(ctx context.Context, in steps.AppInput) (steps.AppStatus, error) {
+	app, err := a.app(ctx, in.Ref, in.Revision)
+	if err != nil {
+		return steps.AppStatus{}, err
+	}
+	var st steps.AppStatus
+	err = withHeartbeat(ctx, "remove app", func(ctx context.Context) error {
+		st, err = a.Deployer.Remove(ctx, app)
+		return err
+	})
+	return st, classify(err)
+}
+
+// app describes the instance's manifests at a revision for the deployer.
+func (a *Activities) app(ctx context.Context, ref steps.Ref, rev string) (deploy.App, error) {
+	cref := configRef(ref)
+	app := deploy.App{Ref: ref, Namespace: cref.Namespace(), RepoURL: a.Forge.RepoURL(),
+		Path: cref.Dir() + "/manifests", Revision: rev}
+	files, err := a.Forge.ReadDir(ctx, rev, cref.Dir())
+	if err != nil {
+		return app, classify(err)
+	}
+	manifests := map[string][]byte{}
+	for p, data := range files {
+		if strings.HasPrefix(p, "manifests/") {
+			manifests[p] = data
+		}
+	}
+	objs, err := config.ManifestObjects(manifests)
+	if err != nil {
+		return app, invalidConfig(err)
+	}
+	for _, o := range objs {
+		app.Objects = append(app.Objects, deploy.Object{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
+	}
+	return app, nil
+}

@@ -1,0 +1,35 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// ConfigDiff is the change the repo would get: the proposed config, or a
+// re-render of the committed one against the current stack (EDP's plan diff).
+func (a *Activities) ConfigDiff(ctx context.Context, in steps.DiffInput) (string, error) {
+	dir := configRef(in.Ref).Dir()
+	committed, err := a.Forge.ReadDir(ctx, "", dir)
+	if err != nil {
+		return "", classify(err)
+	}
+	proposedYAML := []byte(in.ConfigYAML)
+	if in.ConfigYAML == "" {
+		proposedYAML = committed[instanceFile]
+	}
+	proposed, err := a.render(ctx, in.Ref, proposedYAML)
+	if err != nil {
+		return "", err
+	}
+	return config.Diff(prefixed(dir, committed), prefixed(dir, proposed)), nil
+}
+
+func prefixed(dir string, files map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(files))
+	for p, d := range files {
+		out[dir+"/"+p] = d
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package activities
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
+)
+
+// invalidConfig turns a config error into a non-retryable InvalidConfig error
+// whose details name each bad field.
+func invalidConfig(err error) error {
+	var fields []steps.FieldError
+	var (
+		ve *config.ValidationError
+		se *config.StackError
+		me *config.ManifestError
+	)
+	switch {
+	case errors.As(err, &ve):
+		fields = fieldErrors(ve.Errors, "")
+	case errors.As(err, &se):
+		fields = fieldErrors(se.Errors, "stacks/"+se.Stack+": ")
+	case errors.As(err, &me):
+		fields = []steps.FieldError{{Field: "manifests", Message: me.Error()}}
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), steps.ErrInvalidConfig, nil, fields)
+}
+
+func fieldErrors(in []config.FieldError, prefix string) []steps.FieldError {
+	out := make([]steps.FieldError, 0, len(in))
+	for _, fe := range in {
+		out = append(out, steps.FieldError{Field: prefix + fe.Field, Message: fe.Message})
+	}
+	return out
+}
+
+// classify maps client errors to typed application errors; unknown errors stay retryable.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		conflict *forge.ConflictError
+		notFound *forge.NotFoundError
+		locked   *terraform.StateLockedError
+		tfNF     *terraform.NotFoundError
+		cmdErr   *terraform.CommandError
+		missing  *terraform.PlanMissingError
+		stale    *terraform.StalePlanError
+		ve       *config.ValidationError
+		se       *config.StackError
+	)
+	switch {
+	case errors.As(err, &ve), errors.As(err, &se):
+		return invalidConfig(err)
+	case errors.As(err, &conflict):
+		return nonRetryable(steps.ErrMergeConflict, err)
+	case errors.As(err, &notFound), errors.As(err, &tfNF):
+		return nonRetryable(steps.ErrNotFound, err)
+	case errors.As(err, &locked):
+		return nonRetryable(steps.ErrStateLocked, err)
+	case errors.As(err, &cmdErr), errors.As(err, &missing), errors.As(err, &stale):
+		return nonRetryable(steps.ErrTerraform, err)
+	}
+	return err
+}
+
+func nonRetryable(kind string, err error) error {
+	return temporal.NewNonRetryableApplicationError(err.Error(), kind, nil)
+}
+
+func notFoundf(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), steps.ErrNotFound, nil)
+}

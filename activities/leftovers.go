@@ -1,0 +1,100 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// CollectLeftovers is the compensation of a failed step: it looks at the real
+// systems and records what is left behind, so nothing is lost without a record.
+func (a *Activities) CollectLeftovers(ctx context.Context, in steps.LeftoverInput) ([]steps.Leftover, error) {
+	out := []steps.Leftover{}
+	out = append(out, a.openMRs(ctx, in.Ref)...)
+	out = append(out, a.stateLock(ctx, in.Ref)...)
+	switch in.FailedStep {
+	case steps.TFApply, steps.TFDestroy:
+		out = append(out, a.partialState(ctx, in.Ref, in.FailedStep)...)
+	case steps.DeployApp, steps.RemoveApp:
+		out = append(out, a.halfSyncedApp(ctx, in.Ref)...)
+	}
+	return out, nil
+}
+
+func (a *Activities) openMRs(ctx context.Context, ref steps.Ref) []steps.Leftover {
+	mrs, err := a.Forge.ListOpen(ctx, steps.BranchPrefix(ref))
+	if err != nil {
+		return []steps.Leftover{unknown("merge-request", err)}
+	}
+	var out []steps.Leftover
+	for _, mr := range mrs {
+		out = append(out, steps.Leftover{Kind: "merge-request", ID: mr.ID,
+			Detail:  fmt.Sprintf("open, not merged: %q on branch %s (%s)", mr.Title, mr.Branch, mr.URL),
+			Cleanup: "retry merges it; or close it and delete the branch before resolve"})
+	}
+	return out
+}
+
+func (a *Activities) stateLock(ctx context.Context, ref steps.Ref) []steps.Leftover {
+	lock, held, err := a.Terraform.Lock(ctx, workspace(ref))
+	if err != nil {
+		return []steps.Leftover{unknown("terraform-lock", err)}
+	}
+	if !held {
+		return nil
+	}
+	return []steps.Leftover{{Kind: "terraform-lock", ID: lock.ID,
+		Detail:  fmt.Sprintf("state locked by %s since %s for %s (%s)", lock.Who, lock.Created, lock.Operation, lock.Path),
+		Cleanup: fmt.Sprintf("once the holder is gone: terraform force-unlock %s in %s", lock.ID, a.Terraform.Dir(workspace(ref)))}}
+}
+
+func (a *Activities) partialState(ctx context.Context, ref steps.Ref, step string) []steps.Leftover {
+	res, err := a.Terraform.Resources(ctx, workspace(ref))
+	if err != nil {
+		return []steps.Leftover{unknown("terraform-state", err)}
+	}
+	if len(res) == 0 {
+		return nil
+	}
+	var addrs []string
+	tainted := 0
+	for _, r := range res {
+		addr := r.Address
+		if r.Tainted {
+			tainted++
+			addr += " (tainted)"
+		}
+		addrs = append(addrs, addr)
+	}
+	what := "partial apply"
+	if step == steps.TFDestroy {
+		what = "partial destroy"
+	}
+	return []steps.Leftover{{Kind: "terraform-state", ID: a.Terraform.Backend() + ":" + ref.String(),
+		Detail:  fmt.Sprintf("%s: %d resource(s) in state, %d tainted: %s", what, len(res), tainted, strings.Join(addrs, ", ")),
+		Cleanup: "retry re-plans from this state; or clean up with terraform in " + a.Terraform.Dir(workspace(ref))}}
+}
+
+func (a *Activities) halfSyncedApp(ctx context.Context, ref steps.Ref) []steps.Leftover {
+	app, err := a.app(ctx, ref, "")
+	if err != nil {
+		return []steps.Leftover{unknown("app", err)}
+	}
+	st, err := a.Deployer.Status(ctx, app)
+	if err != nil {
+		return []steps.Leftover{unknown("app", err)}
+	}
+	if !st.Deployed {
+		return nil
+	}
+	return []steps.Leftover{{Kind: "app", ID: app.Namespace,
+		Detail:  fmt.Sprintf("%s app is %s/%s: %s", st.Deployer, st.Sync, st.Health, st.Message),
+		Cleanup: "retry syncs it again; or delete the app and its namespace by hand"}}
+}
+
+func unknown(kind string, err error) steps.Leftover {
+	return steps.Leftover{Kind: kind, ID: "unknown", Detail: "could not inspect: " + err.Error(),
+		Cleanup: "inspect it by hand"}
+}

@@ -1,0 +1,42 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// OpenMergeRequest renders the instance (or removes it) and opens one MR on the
+// operation's branch. A retry finds the branch and opens nothing new.
+func (a *Activities) OpenMergeRequest(ctx context.Context, in steps.OpenMRInput) (forge.MergeRequest, error) {
+	branch := steps.BranchFor(in.Ref, in.Operation, in.OpID)
+	if mr, ok, err := a.Forge.Get(ctx, branch); err != nil {
+		return forge.MergeRequest{}, classify(err)
+	} else if ok {
+		return mr, nil
+	}
+	var files map[string][]byte
+	if !in.Remove {
+		var err error
+		if files, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML)); err != nil {
+			return forge.MergeRequest{}, err
+		}
+	}
+	mr, err := a.Forge.Open(ctx, forge.Change{
+		Branch: branch,
+		// The title avoids the [slipway][op] trigger syntax so merges never re-trigger webhooks.
+		Title: fmt.Sprintf("slipway: %s %s", in.Operation, in.Ref),
+		Body:  fmt.Sprintf("Operation %s %s of instance %s, opened by slipway.", in.Operation, in.OpID, in.Ref),
+		Dir:   configRef(in.Ref).Dir(),
+		Files: files,
+	})
+	return mr, classify(err)
+}
+
+// MergeMergeRequest merges the MR; merging a merged MR changes nothing.
+func (a *Activities) MergeMergeRequest(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
+	merged, err := a.Forge.Merge(ctx, mr)
+	return merged, classify(err)
+}

@@ -1,0 +1,144 @@
+package activities
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
+)
+
+// TerraformInit writes the instance's terraform files at the revision into its
+// working directory and runs `terraform init`.
+func (a *Activities) TerraformInit(ctx context.Context, in steps.TerraformInput) error {
+	return a.prepare(ctx, in, true)
+}
+
+// TerraformPlan saves a plan file on this worker and returns its summary.
+func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput) (steps.PlanOutput, error) {
+	if err := a.prepare(ctx, in, false); err != nil {
+		return steps.PlanOutput{}, err
+	}
+	name := in.OpID
+	if in.Destroy {
+		name += "-destroy"
+	}
+	var plan *terraform.Plan
+	err := withHeartbeat(ctx, "terraform plan", func(ctx context.Context) error {
+		var err error
+		plan, err = a.Terraform.Plan(ctx, workspace(in.Ref), name, in.Destroy)
+		return err
+	})
+	if err != nil {
+		return steps.PlanOutput{}, classify(err)
+	}
+	return planOutput(plan), nil
+}
+
+// TerraformApply applies exactly the saved plan. Terraform refuses a plan made
+// before the state changed, and the runner skips a plan hash already applied, so
+// a retry never applies twice.
+func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (steps.InfraOutput, error) {
+	plan := &terraform.Plan{File: in.Plan.File, SHA256: in.Plan.SHA256}
+	var already bool
+	err := withHeartbeat(ctx, "terraform apply", func(ctx context.Context) error {
+		var err error
+		already, err = a.Terraform.Apply(ctx, workspace(in.Ref), plan)
+		return err
+	})
+	if err != nil {
+		return steps.InfraOutput{}, classify(err)
+	}
+	out, err := a.infra(ctx, in.Ref)
+	out.AlreadyApplied = already
+	return out, err
+}
+
+// TerraformDestroy runs `terraform destroy` on the instance's state.
+func (a *Activities) TerraformDestroy(ctx context.Context, in steps.TerraformInput) (steps.InfraOutput, error) {
+	if err := a.prepare(ctx, in, false); err != nil {
+		return steps.InfraOutput{}, err
+	}
+	err := withHeartbeat(ctx, "terraform destroy", func(ctx context.Context) error {
+		return a.Terraform.Destroy(ctx, workspace(in.Ref))
+	})
+	if err != nil {
+		return steps.InfraOutput{}, classify(err)
+	}
+	return a.infra(ctx, in.Ref)
+}
+
+// prepare makes the working directory match the revision (or the proposed
+// config) and runs init when forced or when this worker has not yet.
+func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, forceInit bool) error {
+	files, err := a.terraformFiles(ctx, in)
+	if err != nil {
+		return err
+	}
+	ws := workspace(in.Ref)
+	if err := a.Terraform.Prepare(ctx, ws, files); err != nil {
+		return classify(err)
+	}
+	if !forceInit {
+		if _, err := os.Stat(filepath.Join(a.Terraform.Dir(ws), ".terraform")); err == nil {
+			return nil
+		}
+	}
+	return classify(withHeartbeat(ctx, "terraform init", func(ctx context.Context) error {
+		return a.Terraform.Init(ctx, ws)
+	}))
+}
+
+// terraformFiles are the instance's terraform/ files, committed or proposed.
+func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput) (map[string][]byte, error) {
+	var all map[string][]byte
+	var err error
+	if in.ConfigYAML != "" {
+		all, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML))
+	} else {
+		all, err = a.Forge.ReadDir(ctx, in.Revision, configRef(in.Ref).Dir())
+		err = classify(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	for path, data := range all {
+		if rest, ok := strings.CutPrefix(path, "terraform/"); ok {
+			files[rest] = data
+		}
+	}
+	if len(files) == 0 {
+		return nil, notFoundf("%s has no terraform files at %s", configRef(in.Ref).Dir(), in.Revision)
+	}
+	return files, nil
+}
+
+func (a *Activities) infra(ctx context.Context, ref steps.Ref) (steps.InfraOutput, error) {
+	ws := workspace(ref)
+	res, err := a.Terraform.Resources(ctx, ws)
+	if err != nil {
+		return steps.InfraOutput{}, classify(err)
+	}
+	serial, err := a.Terraform.Serial(ctx, ws)
+	if err != nil {
+		return steps.InfraOutput{}, classify(err)
+	}
+	out := steps.InfraOutput{Serial: serial, Resources: []string{}}
+	for _, r := range res {
+		out.Resources = append(out.Resources, r.Address)
+	}
+	return out, nil
+}
+
+func planOutput(p *terraform.Plan) steps.PlanOutput {
+	out := steps.PlanOutput{File: p.File, SHA256: p.SHA256, Summary: steps.PlanSummary{
+		Add: p.Summary.Add, Change: p.Summary.Change, Destroy: p.Summary.Destroy, NoChanges: p.Summary.NoChanges,
+	}}
+	for _, rc := range p.Summary.Resources {
+		out.Summary.Resources = append(out.Summary.Resources, steps.ResourceChange{Address: rc.Address, Actions: rc.Actions})
+	}
+	return out
+}

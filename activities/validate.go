@@ -1,0 +1,80 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// ValidateConfig checks a config against its stack on main and, after the first
+// deploy, against the `initial` fields of the deployed config.
+func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput) (steps.ValidateOutput, error) {
+	inst, err := config.ParseInstance([]byte(in.ConfigYAML))
+	if err != nil {
+		return steps.ValidateOutput{}, invalidConfig(err)
+	}
+	stack, err := a.loadStack(ctx, "", inst.Stack)
+	if err != nil {
+		return steps.ValidateOutput{}, err
+	}
+	var previous *config.Instance
+	if in.DeployedRevision != "" {
+		if previous, err = a.committedInstance(ctx, in.DeployedRevision, in.Ref); err != nil {
+			return steps.ValidateOutput{}, err
+		}
+	}
+	if _, err := config.Validate(stack, inst, previous); err != nil {
+		return steps.ValidateOutput{}, invalidConfig(err)
+	}
+	return steps.ValidateOutput{Stack: inst.Stack}, nil
+}
+
+// loadStack reads stacks/<name>/ at rev ("" = main).
+func (a *Activities) loadStack(ctx context.Context, rev, name string) (*config.Stack, error) {
+	files, err := a.Forge.ReadDir(ctx, rev, config.StackDir(name))
+	if err != nil {
+		return nil, classify(err)
+	}
+	stack, err := config.LoadStack(name, files)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	return stack, nil
+}
+
+// committedInstance reads the instance file committed at rev; nil when there is none.
+func (a *Activities) committedInstance(ctx context.Context, rev string, ref steps.Ref) (*config.Instance, error) {
+	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
+	if err != nil {
+		return nil, classify(err)
+	}
+	data, ok := files[instanceFile]
+	if !ok {
+		return nil, nil
+	}
+	inst, err := config.ParseInstance(data)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	return inst, nil
+}
+
+// render produces the instance's directory for configYAML against the stack on main.
+func (a *Activities) render(ctx context.Context, ref steps.Ref, configYAML []byte) (map[string][]byte, error) {
+	inst, err := config.ParseInstance(configYAML)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	stack, err := a.loadStack(ctx, "", inst.Stack)
+	if err != nil {
+		return nil, err
+	}
+	files, err := config.Render(configRef(ref), stack, inst)
+	if err != nil {
+		return nil, invalidConfig(err) // a template that does not render is bad input, not a blip
+	}
+	return files, nil
+}
+
+const instanceFile = "instance.yaml"

@@ -1,0 +1,57 @@
+// Package app wires a slipway worker: it builds the clients from settings and
+// registers the workflows and activities with them.
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Config is a worker's settings; FromEnv reads them from SLIPWAY_* variables.
+type Config struct {
+	TaskQueue  string // SLIPWAY_TASK_QUEUE
+	GitOpsRepo string // SLIPWAY_GITOPS_REPO: path of the GitOps git repository (localgit forge)
+	StateDir   string // SLIPWAY_STATE_DIR: terraform working dirs and local state
+	Terraform  string // SLIPWAY_TERRAFORM: terraform binary (default: PATH)
+	TFPGConn   string // SLIPWAY_TF_PG_CONN: keep terraform state in PostgreSQL (pg backend)
+	Deployer   string // SLIPWAY_DEPLOYER: none (the ArgoCD deployer is not built yet)
+}
+
+// FromEnv reads the worker's settings from the environment.
+func FromEnv() Config {
+	return Config{
+		TaskQueue:  envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
+		GitOpsRepo: os.Getenv("SLIPWAY_GITOPS_REPO"),
+		StateDir:   os.Getenv("SLIPWAY_STATE_DIR"),
+		Terraform:  os.Getenv("SLIPWAY_TERRAFORM"),
+		TFPGConn:   os.Getenv("SLIPWAY_TF_PG_CONN"),
+		Deployer:   envOr("SLIPWAY_DEPLOYER", "none"),
+	}
+}
+
+// Validate names the first missing or bad setting.
+func (c Config) Validate() error {
+	switch {
+	case c.TaskQueue == "":
+		return fmt.Errorf("SLIPWAY_TASK_QUEUE: must not be empty")
+	case c.GitOpsRepo == "":
+		return fmt.Errorf("SLIPWAY_GITOPS_REPO: set it to the GitOps git repository's path")
+	case c.StateDir == "":
+		return fmt.Errorf("SLIPWAY_STATE_DIR: set it to a directory for terraform working dirs and state")
+	case !filepath.IsAbs(c.StateDir):
+		return fmt.Errorf("SLIPWAY_STATE_DIR: %q must be an absolute path", c.StateDir)
+	case c.Deployer != "none":
+		return fmt.Errorf("SLIPWAY_DEPLOYER: %q is not available; use none (ArgoCD comes with the real-ArgoCD issue)", c.Deployer)
+	}
+	return nil
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

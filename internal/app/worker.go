@@ -1,0 +1,75 @@
+package app
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/forge/localgit"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// NewActivities builds the activities' clients from cfg.
+func NewActivities(cfg Config) (*activities.Activities, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	fg, err := localgit.New(cfg.GitOpsRepo)
+	if err != nil {
+		return nil, fmt.Errorf("SLIPWAY_GITOPS_REPO: %w", err)
+	}
+	bin, err := terraform.FindBinary(cfg.Terraform)
+	if err != nil {
+		return nil, err
+	}
+	opts := []terraform.Option{terraform.WithBinary(bin)}
+	if cfg.TFPGConn != "" {
+		opts = append(opts, terraform.WithPGBackend(cfg.TFPGConn))
+	}
+	tf, err := terraform.New(cfg.StateDir, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: deploy.None{}}, nil
+}
+
+// NewWorker returns a worker on cfg.TaskQueue with everything registered.
+func NewWorker(c client.Client, cfg Config) (worker.Worker, error) {
+	acts, err := NewActivities(cfg)
+	if err != nil {
+		return nil, err
+	}
+	w := worker.New(c, cfg.TaskQueue, worker.Options{})
+	Register(w, acts)
+	return w, nil
+}
+
+// Register registers every workflow under its stable name, and the activities once.
+func Register(r worker.Registry, acts *activities.Activities) {
+	RegisterWorkflows(r)
+	r.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+}
+
+// RegisterWorkflows registers the entity, validation and pipeline workflows.
+func RegisterWorkflows(r worker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(workflows.InstanceWorkflow, workflow.RegisterOptions{Name: workflows.InstanceWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.ValidateConfigWorkflow, workflow.RegisterOptions{Name: workflows.ValidateWorkflowName})
+	pipelines := map[lifecycle.Operation]any{
+		lifecycle.OpProvision:   workflows.ProvisionPipeline,
+		lifecycle.OpDeploy:      workflows.DeployPipeline,
+		lifecycle.OpPlan:        workflows.PlanPipeline,
+		lifecycle.OpArchive:     workflows.ArchivePipeline,
+		lifecycle.OpDestroy:     workflows.DestroyPipeline,
+		lifecycle.OpDeprovision: workflows.DeprovisionPipeline,
+	}
+	for _, op := range lifecycle.AllOperations {
+		r.RegisterWorkflowWithOptions(pipelines[op], workflow.RegisterOptions{Name: workflows.PipelineName(op)})
+	}
+}

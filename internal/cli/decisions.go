@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+func (g *globals) decisionCmd(name, short string) *cobra.Command {
+	var reason, to string
+	var wait bool
+	d, _ := lifecycle.ParseDecision(name)
+	cmd := &cobra.Command{
+		Use:   name + " TENANT/NAME",
+		Short: short,
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			req := workflows.DecisionRequest{Actor: g.actor, Reason: reason}
+			if to != "" {
+				st, ok := lifecycle.ParseState(to)
+				if !ok {
+					return usageErr("--to: %q is not a state name", to)
+				}
+				req.To = st
+			}
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			h, err := g.accepting(cmd.Context(), func(ctx context.Context) (*client.Handle, error) {
+				return c.Decide(ctx, ref, d, req, g.requestID)
+			})
+			if err != nil {
+				return err
+			}
+			g.printf("accepted: %s of %s (request %s)\n", d, ref, h.RequestID)
+			if !wait && d == lifecycle.DecisionRetry {
+				return nil
+			}
+			return g.follow(cmd.Context(), c, h)
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why; required for resolve and abandon, recorded with the decision")
+	if d == lifecycle.DecisionResolve {
+		cmd.Flags().StringVar(&to, "to", "", "state things were left in: the last good state (default) or the one the operation would have reached")
+	}
+	if d == lifecycle.DecisionRetry {
+		cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
+	}
+	return cmd
+}

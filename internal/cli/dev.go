@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/logging"
+)
+
+func (g *globals) devCmd() *cobra.Command {
+	var stateDir string
+	var uiPort int
+	cmd := &cobra.Command{
+		Use:   "dev [--state-dir DIR]",
+		Short: "Run the embedded default in the foreground: Temporal dev server (UI on :8233), GitOps repo, worker",
+		Long: `Reuses the Temporal frontend at TEMPORAL_ADDRESS (default 127.0.0.1:7233) if it answers,
+otherwise starts ` + "`temporal server start-dev`" + ` there with the UI. The GitOps repo is DIR/gitops (a bare git repo,
+branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			zl, err := logging.New(logging.LevelFromEnv("info"))
+			if err != nil {
+				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+			}
+			defer func() { _ = zl.Sync() }()
+			env, err := devenv.Start(cmd.Context(), devenv.EnvOptions{
+				StateDir: stateDir, Address: envOr("TEMPORAL_ADDRESS", client.DefaultHostPort), UIPort: uiPort,
+				TaskQueue: g.taskQueue, Logger: logging.NewTemporal(zl),
+				TFPGConn: os.Getenv("SLIPWAY_TF_PG_CONN"), Deployer: os.Getenv("SLIPWAY_DEPLOYER"),
+			})
+			if err != nil {
+				return err
+			}
+			defer env.Stop()
+			g.printf("slipway dev is running (Ctrl-C to stop)\n")
+			g.printf("  temporal:   %s", env.Address)
+			if env.Server == nil {
+				g.printf(" (reused)\n")
+			} else {
+				g.printf(" (started; db %s)\n", filepath.Join(env.StateDir, "temporal.db"))
+			}
+			if env.Server != nil && env.Server.UIURL != "" {
+				g.printf("  UI:         %s\n", env.Server.UIURL)
+			}
+			g.printf("  gitops:     %s\n  state:      %s\n  deployer:   none (nothing is applied to a cluster)\n", env.GitOpsRepo, env.StateDir)
+			g.printf("try:\n  export TEMPORAL_ADDRESS=%s\n  slipway create demo/web -f examples/instances/web.yaml --wait\n  slipway deploy demo/web --wait\n", env.Address)
+			<-cmd.Context().Done()
+			g.printf("stopping\n")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "where the GitOps repo, terraform state and the dev server's database live")
+	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Temporal UI port when slipway starts the dev server")
+	return cmd
+}
+
+func defaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "slipway", "dev")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".slipway"
+	}
+	return filepath.Join(home, ".local", "state", "slipway", "dev")
+}

@@ -1,0 +1,76 @@
+// Package cli is the `slipway` command line (cobra). Exit codes: 0 success,
+// 1 a failed operation (or an error reaching the system), 2 bad input or usage.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/slipway-dev/slipway/internal/client"
+)
+
+// Exit codes.
+const (
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+)
+
+// Streams are where a command reads and writes.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Main runs the CLI with args (without the program name) and returns the exit code.
+func Main(ctx context.Context, args []string, s Streams) int {
+	root := NewRoot(s)
+	root.SetArgs(args)
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ex *exitError
+	if errors.As(err, &ex) {
+		if ex.msg != "" {
+			fmt.Fprintln(s.Err, "error:", ex.msg)
+		}
+		return ex.code
+	}
+	fmt.Fprintln(s.Err, "error:", err)
+	if client.IsBadRequest(err) {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// Run is the process entry point used by starter/main.go.
+func Run() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Main(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+// exitError carries an exit code; msg "" means the command already explained.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+// failed is an operation that ran and failed; the command printed why.
+var failed = &exitError{code: ExitFailed}

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+func (g *globals) createCmd() *cobra.Command {
+	var file string
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "create TENANT/NAME -f FILE",
+		Short: "Provision an instance: validate its config, render it into the GitOps repo through one MR, merge it",
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			if file == "" {
+				return usageErr("-f/--file: create needs the instance file")
+			}
+			yaml, err := readConfig(file)
+			if err != nil {
+				return err
+			}
+			return g.submit(cmd.Context(), ref, lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: yaml}, wait)
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "instance file (YAML: stack and parameters)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
+	return cmd
+}
+
+func (g *globals) deployCmd() *cobra.Command {
+	var file string
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "deploy TENANT/NAME [-f FILE]",
+		Short: "First deploy or update; with -f the changed config is validated and merged through its own MR first",
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			req := workflows.OperationRequest{}
+			if file != "" {
+				if req.ConfigYAML, err = readConfig(file); err != nil {
+					return err
+				}
+			}
+			return g.submit(cmd.Context(), ref, lifecycle.OpDeploy, req, wait)
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "changed instance file")
+	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
+	return cmd
+}
+
+func (g *globals) simpleOpCmd(name, short string) *cobra.Command {
+	var wait bool
+	op, _ := lifecycle.ParseOperation(name)
+	cmd := &cobra.Command{
+		Use:   name + " TENANT/NAME",
+		Short: short,
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			return g.submit(cmd.Context(), ref, op, workflows.OperationRequest{}, wait)
+		},
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
+	return cmd
+}
+
+func (g *globals) deprovisionCmd() *cobra.Command {
+	var yes, wait bool
+	cmd := &cobra.Command{
+		Use:   "deprovision TENANT/NAME --yes",
+		Short: "Destroy everything and remove the config through an MR. Final.",
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			if !yes {
+				return usageErr("--yes: deprovision of %s is final (infrastructure destroyed, config removed); confirm with --yes", ref)
+			}
+			return g.submit(cmd.Context(), ref, lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}, wait)
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm: deprovision cannot be undone")
+	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
+	return cmd
+}
+
+// submit checks the request against the instance, validates any config on a
+// worker, sends the update and, with wait, follows it to the end.
+func (g *globals) submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, wait bool) error {
+	c, err := g.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	req.Actor = g.actor
+	deployed := ""
+	if op != lifecycle.OpProvision {
+		st, err := c.Status(ctx, ref, workflows.StatusRequest{})
+		if err != nil {
+			return err
+		}
+		if err := lifecycle.Check(st.State, op); err != nil {
+			return &client.RejectedError{Message: ref.String() + ": " + err.Error()}
+		}
+		deployed = st.Deployed
+	}
+	if req.ConfigYAML != "" {
+		in := steps.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed}
+		if _, err := c.Validate(ctx, in); err != nil {
+			return err
+		}
+	}
+	h, err := g.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
+		return c.Submit(ctx, ref, op, req, g.requestID)
+	})
+	if err != nil {
+		return err
+	}
+	g.printf("accepted: %s of %s (request %s)\n", op, ref, h.RequestID)
+	if !wait {
+		return nil
+	}
+	return g.follow(ctx, c, h)
+}
+
+// readConfig reads an instance file and checks its syntax locally.
+func readConfig(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", usageErr("-f/--file: %v", err)
+	}
+	if _, err := config.ParseInstance(data); err != nil {
+		return "", usageErr("%s: %v", path, err)
+	}
+	return string(data), nil
+}

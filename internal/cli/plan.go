@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+func (g *globals) planCmd() *cobra.Command {
+	var file string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "plan TENANT/NAME [-f FILE]",
+		Short: "Dry run: terraform plan summary and the config diff the repo would get; changes nothing",
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			req := workflows.OperationRequest{Actor: g.actor}
+			if file != "" {
+				if req.ConfigYAML, err = readConfig(file); err != nil {
+					return err
+				}
+			}
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			st, err := c.Status(cmd.Context(), ref, workflows.StatusRequest{})
+			if err != nil {
+				return err
+			}
+			if err := lifecycle.Check(st.State, lifecycle.OpPlan); err != nil {
+				return &client.RejectedError{Message: ref.String() + ": " + err.Error()}
+			}
+			h, err := g.accepting(cmd.Context(), func(ctx context.Context) (*client.Handle, error) {
+				return c.Submit(ctx, ref, lifecycle.OpPlan, req, g.requestID)
+			})
+			if err != nil {
+				return err
+			}
+			res, err := h.Get(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := g.json(res); err != nil {
+					return err
+				}
+			} else {
+				g.printPlan(ref.String(), res)
+			}
+			if res.Result == workflows.ResultFailed {
+				return failed
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "plan a changed instance file instead of the committed one")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	return cmd
+}
+
+func (g *globals) printPlan(ref string, res workflows.OperationResult) {
+	if res.Result == workflows.ResultFailed {
+		g.printResult(ref, res)
+		return
+	}
+	if p := res.Plan; p != nil {
+		g.printf("terraform: %s\n", planLine(p.NoChanges, p.Add, p.Change, p.Destroy))
+		for _, rc := range p.Resources {
+			g.printf("  %v %s\n", rc.Actions, rc.Address)
+		}
+	}
+	if res.Diff == "" {
+		g.printf("config: no changes\n")
+	} else {
+		g.printf("config diff:\n%s", indent(res.Diff, "  "))
+	}
+}
+
+func planLine(none bool, add, change, destroy int) string {
+	if none {
+		return "no changes"
+	}
+	return fmt.Sprintf("%d to add, %d to change, %d to destroy", add, change, destroy)
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	streams   Streams
+	taskQueue string
+	actor     string
+	requestID string
+	poll      time.Duration
+	accept    time.Duration
+}
+
+// NewRoot builds the command tree.
+func NewRoot(s Streams) *cobra.Command {
+	g := &globals{streams: s}
+	root := &cobra.Command{
+		Use:           "slipway",
+		Short:         "Instance lifecycles as durable Temporal workflows: provision, deploy, update, archive, destroy, deprovision",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.taskQueue, "task-queue", envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue), "Temporal task queue of the slipway workers")
+	pf.StringVar(&g.actor, "actor", envOr("SLIPWAY_ACTOR", defaultActor()), "who is asking; recorded with every request and decision")
+	pf.StringVar(&g.requestID, "request-id", "", "idempotency key of this request: the same key never runs twice (default: random)")
+	pf.DurationVar(&g.poll, "poll", 200*time.Millisecond, "how often --wait refreshes progress")
+	pf.DurationVar(&g.accept, "accept-timeout", 30*time.Second, "how long to wait for a worker to accept a request")
+	root.AddCommand(
+		g.createCmd(), g.deployCmd(), g.planCmd(),
+		g.simpleOpCmd("archive", "Remove the app and its namespace; config and infrastructure stay"),
+		g.simpleOpCmd("destroy", "terraform destroy and remove the app; the config stays so it can be re-created"),
+		g.deprovisionCmd(), g.statusCmd(), g.listCmd(),
+		g.decisionCmd("retry", "Continue the failed operation from its failed step"),
+		g.decisionCmd("resolve", "Say the leftovers were cleaned up by hand; go back to the last good state"),
+		g.decisionCmd("abandon", "Give up on the failed operation; leftovers stay on record"),
+		g.devCmd(), g.demoCmd(),
+	)
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with a usage exit code.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr("expected %s, got %d argument(s)", what, len(args))
+		}
+		return nil
+	}
+}
+
+func parseRef(s string) (steps.Ref, error) {
+	r, err := config.ParseRef(s)
+	if err != nil {
+		return steps.Ref{}, usageErr("%v", err)
+	}
+	return steps.Ref{Tenant: r.Tenant, Name: r.Name}, nil
+}
+
+func (g *globals) dial(ctx context.Context) (*client.Client, error) {
+	return client.Dial(ctx, g.taskQueue, client.WithLogger(logging.NewTemporal(logging.Nop())))
+}
+
+func (g *globals) printf(format string, args ...any) { fmt.Fprintf(g.streams.Out, format, args...) }
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func defaultActor() string {
+	name := "unknown"
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	host, _ := os.Hostname()
+	return name + "@" + host
+}
+
+// accepting bounds how long a request may wait to be accepted: with no worker
+// polling the task queue it would otherwise wait forever.
+func (g *globals) accepting(ctx context.Context, send func(ctx context.Context) (*client.Handle, error)) (*client.Handle, error) {
+	actx, cancel := context.WithTimeout(ctx, g.accept)
+	defer cancel()
+	h, err := send(actx)
+	if err != nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		return nil, fmt.Errorf("no slipway worker accepted the request within %s on task queue %q: is slipway-worker (or slipway dev) running?", g.accept, g.taskQueue)
+	}
+	return h, err
+}

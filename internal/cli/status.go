@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+func (g *globals) statusCmd() *cobra.Command {
+	var asJSON bool
+	var req workflows.StatusRequest
+	cmd := &cobra.Command{
+		Use:   "status TENANT/NAME",
+		Short: "Show an instance's state, last operation, failure and leftovers, and resources (EMCO shape)",
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			switch req.Output {
+			case workflows.OutputSummary, workflows.OutputAll, workflows.OutputDetail:
+			default:
+				return usageErr("--output: %q is not one of summary, all, detail", req.Output)
+			}
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			st, err := c.Status(cmd.Context(), ref, req)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return g.json(st)
+			}
+			g.printStatus(st)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the status as JSON")
+	f.StringVarP(&req.Output, "output", "o", workflows.OutputSummary, "summary, all or detail")
+	f.StringVar(&req.App, "app", "", "only resources of this app")
+	f.StringVar(&req.Cluster, "cluster", "", "only resources on this cluster")
+	f.StringVar(&req.Resource, "resource", "", "only the resource with this name")
+	return cmd
+}
+
+func (g *globals) printStatus(st *workflows.Status) {
+	g.printf("%s: %s", st.Name, st.State)
+	if st.Stack != "" {
+		g.printf(" (stack %s)", st.Stack)
+	}
+	g.printf("\n")
+	if st.Revision != "" {
+		g.printf("revision: %s\n", st.Revision)
+	}
+	if st.Deployer != "" {
+		g.printf("deployer: %s\n", st.Deployer)
+	}
+	for _, c := range st.Conditions {
+		g.printf("condition %s=%s %s %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	if op := st.Operation; op != nil {
+		g.printf("operation: %s %s %s (attempt %d)", op.Kind, op.ID, op.Result, op.Attempt)
+		if op.Step != "" {
+			g.printf(" step %s", op.Step)
+		}
+		g.printf("\n")
+		g.printSteps(st, map[string]bool{})
+	}
+	if f := st.Failure; f != nil {
+		g.printf("failure: step %s: %s\n", f.Step, f.Error)
+		printLeftovers(g, f.Leftovers)
+	}
+	if len(st.RsyncStatus) > 0 {
+		g.printf("rsync-status: %s\n", counts(st.RsyncStatus))
+	}
+	if len(st.ClusterStatus) > 0 {
+		g.printf("cluster-status: %s\n", counts(st.ClusterStatus))
+	}
+	for _, app := range st.Resources {
+		for _, cl := range app.Clusters {
+			for _, r := range cl.Resources {
+				g.printf("  %s/%s %s/%s %s %s %s\n", app.App, cl.Name, r.GVK.Kind, r.Name, r.RsyncStatus, r.ClusterStatus, r.Health)
+			}
+		}
+	}
+	if len(st.Allowed) > 0 {
+		ops := make([]string, len(st.Allowed))
+		for i, op := range st.Allowed {
+			ops[i] = string(op)
+		}
+		g.printf("allowed: %s\n", strings.Join(ops, ", "))
+	}
+}
+
+func counts(m map[string]int) string {
+	var parts []string
+	for _, k := range []string{"Pending", "Applied", "Failed", "Retrying", "Terminated", "Unknown", "NotPresent", "Present"} {
+		if n, ok := m[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, n))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (g *globals) listCmd() *cobra.Command {
+	var f client.ListFilter
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List instances (the same search-attribute query works in the Temporal UI)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.State != "" {
+				if _, ok := lifecycle.ParseState(f.State); !ok {
+					return usageErr("--state: %q is not a state name", f.State)
+				}
+			}
+			if f.Tenant != "" && strings.ContainsAny(f.Tenant, "'\"\\ ") {
+				return usageErr("--tenant: %q is not a tenant name", f.Tenant)
+			}
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			items, err := c.List(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if items == nil {
+					items = []client.ListItem{}
+				}
+				return g.json(items)
+			}
+			tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "INSTANCE\tSTATE\tUPDATED")
+			for _, it := range items {
+				fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", it.Tenant, it.Name, it.State, it.Updated.Format("2006-01-02 15:04:05"))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&f.Tenant, "tenant", "", "only this tenant")
+	cmd.Flags().StringVar(&f.State, "state", "", "only this state")
+	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (g *globals) json(v any) error {
+	enc := json.NewEncoder(g.streams.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

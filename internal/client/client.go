@@ -1,0 +1,73 @@
+// Package client is how the CLI (and later webhooks) talk to slipway: it turns
+// requests into Updates on the instance's entity workflow and reads its status.
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
+	"go.temporal.io/sdk/log"
+
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Client talks to one Temporal namespace and task queue.
+type Client struct {
+	Temporal  client.Client
+	TaskQueue string
+	Namespace string
+}
+
+// Option adjusts the Temporal connection loaded from the environment.
+type Option func(*client.Options)
+
+// WithHostPort overrides TEMPORAL_ADDRESS (e.g. a dev server slipway started).
+func WithHostPort(addr string) Option { return func(o *client.Options) { o.HostPort = addr } }
+
+// WithLogger sets the SDK's logger.
+func WithLogger(l log.Logger) Option { return func(o *client.Options) { o.Logger = l } }
+
+// Options loads the connection settings from TEMPORAL_* variables and the
+// Temporal config file (go.temporal.io/sdk/contrib/envconfig), then applies opts.
+func Options(opts ...Option) (client.Options, error) {
+	o, err := envconfig.LoadDefaultClientOptions()
+	if err != nil {
+		return client.Options{}, fmt.Errorf("temporal connection settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ...): %w", err)
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.HostPort == "" {
+		o.HostPort = client.DefaultHostPort
+	}
+	if o.Namespace == "" {
+		o.Namespace = client.DefaultNamespace
+	}
+	return o, nil
+}
+
+// Dial connects using Options.
+func Dial(ctx context.Context, taskQueue string, opts ...Option) (*Client, error) {
+	o, err := Options(opts...)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.DialContext(ctx, o)
+	if err != nil {
+		return nil, &UnavailableError{Address: o.HostPort, Err: err}
+	}
+	return New(c, taskQueue, o.Namespace), nil
+}
+
+// New wraps an existing Temporal client.
+func New(c client.Client, taskQueue, namespace string) *Client {
+	if taskQueue == "" {
+		taskQueue = workflows.DefaultTaskQueue
+	}
+	return &Client{Temporal: c, TaskQueue: taskQueue, Namespace: namespace}
+}
+
+// Close closes the connection.
+func (c *Client) Close() { c.Temporal.Close() }

@@ -1,0 +1,88 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// NotFoundError: the instance was never created (or its workflow is gone).
+type NotFoundError struct{ Instance string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("instance %s does not exist: create it first with `slipway create %s -f FILE`", e.Instance, e.Instance)
+}
+
+// RejectedError: the instance's state (or the request) does not allow it. Nothing changed.
+type RejectedError struct{ Message string }
+
+func (e *RejectedError) Error() string { return "rejected: " + e.Message }
+
+// InvalidConfigError: the config is wrong; Fields names each bad field. Nothing changed.
+type InvalidConfigError struct {
+	Message string
+	Fields  []steps.FieldError
+}
+
+func (e *InvalidConfigError) Error() string {
+	if len(e.Fields) == 0 {
+		return e.Message
+	}
+	lines := []string{"invalid instance config:"}
+	for _, f := range e.Fields {
+		lines = append(lines, fmt.Sprintf("  %s: %s", f.Field, f.Message))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// UnavailableError: no Temporal frontend answered.
+type UnavailableError struct {
+	Address string
+	Err     error
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("cannot reach Temporal at %s (set TEMPORAL_ADDRESS, or run `slipway dev`): %v", e.Address, e.Err)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// IsBadRequest reports errors that are the caller's input, not a failure (CLI exit 2).
+func IsBadRequest(err error) bool {
+	var (
+		nf *NotFoundError
+		rj *RejectedError
+		ic *InvalidConfigError
+	)
+	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic)
+}
+
+// translate turns Temporal errors for an instance into the typed errors above.
+func translate(instance string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		switch appErr.Type() {
+		case steps.ErrNotAllowed:
+			return &RejectedError{Message: appErr.Message()}
+		case steps.ErrInvalidConfig:
+			ic := &InvalidConfigError{Message: appErr.Message()}
+			if appErr.HasDetails() {
+				_ = appErr.Details(&ic.Fields)
+			}
+			return ic
+		}
+	}
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return &NotFoundError{Instance: instance}
+	}
+	return err
+}

@@ -1,0 +1,76 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// ListItem is one instance as the visibility store (and the Temporal UI) sees it.
+type ListItem struct {
+	Tenant  string    `json:"tenant"`
+	Name    string    `json:"name"`
+	State   string    `json:"state"`
+	Running bool      `json:"running"`
+	Updated time.Time `json:"updated"`
+}
+
+// ListFilter narrows List; empty fields match everything.
+type ListFilter struct {
+	Tenant string
+	State  string
+	// All includes closed entities (Deprovisioned, or never provisioned).
+	All bool
+}
+
+// Query is the visibility query for f, the same one that works in the Temporal UI.
+func (f ListFilter) Query() string {
+	q := []string{fmt.Sprintf("WorkflowType = '%s'", workflows.InstanceWorkflowName)}
+	if f.Tenant != "" {
+		q = append(q, fmt.Sprintf("Tenant = '%s'", f.Tenant))
+	}
+	if f.State != "" {
+		q = append(q, fmt.Sprintf("InstanceState = '%s'", f.State))
+	}
+	if !f.All && f.State == "" {
+		q = append(q, "ExecutionStatus = 'Running'")
+	}
+	return strings.Join(q, " AND ")
+}
+
+// List returns the instances matching f, following every page.
+func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
+	var items []ListItem
+	var token []byte
+	for {
+		resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: c.Namespace, Query: f.Query(), NextPageToken: token,
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, ex := range resp.Executions {
+			it := ListItem{Running: ex.GetCloseTime() == nil, Updated: ex.GetExecutionTime().AsTime()}
+			if ct := ex.GetCloseTime(); ct != nil {
+				it.Updated = ct.AsTime()
+			}
+			fields := ex.GetSearchAttributes().GetIndexedFields()
+			for key, dst := range map[string]*string{"Tenant": &it.Tenant, "InstanceName": &it.Name, "InstanceState": &it.State} {
+				if p, ok := fields[key]; ok {
+					_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
+				}
+			}
+			items = append(items, it)
+		}
+		token = resp.NextPageToken
+		if len(token) == 0 {
+			return items, nil
+		}
+	}
+}

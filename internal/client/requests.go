@@ -1,0 +1,111 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Handle is an accepted request; Get waits for its result.
+type Handle struct {
+	Ref       steps.Ref
+	RequestID string
+	update    client.WorkflowUpdateHandle
+}
+
+// Get waits for the operation (or decision) to end.
+func (h *Handle) Get(ctx context.Context) (workflows.OperationResult, error) {
+	var res workflows.OperationResult
+	err := h.update.Get(ctx, &res)
+	return res, translate(h.Ref.String(), err)
+}
+
+// Validate checks a config against its stack on a worker, changing nothing.
+func (c *Client) Validate(ctx context.Context, in steps.ValidateInput) (steps.ValidateOutput, error) {
+	var out steps.ValidateOutput
+	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:        "validate/" + in.Ref.String() + "/" + uuid.NewString(),
+		TaskQueue: c.TaskQueue,
+	}, workflows.ValidateWorkflowName, in)
+	if err != nil {
+		return out, err
+	}
+	return out, translate(in.Ref.String(), run.Get(ctx, &out))
+}
+
+// Submit sends an operation to the instance and returns once it is accepted.
+// Provision starts the instance's entity workflow if it is not running.
+// requestID makes the request idempotent: the same ID is never run twice.
+func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (*Handle, error) {
+	if requestID == "" {
+		requestID = uuid.NewString()
+	}
+	upd := client.UpdateWorkflowOptions{
+		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: string(op), UpdateID: requestID,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageAccepted,
+	}
+	if op != lifecycle.OpProvision {
+		h, err := c.Temporal.UpdateWorkflow(ctx, upd)
+		return accepted(ref, requestID, h, err)
+	}
+	start := c.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID: workflows.InstanceWorkflowID(ref), TaskQueue: c.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SAInstanceState.ValueSet(string(lifecycle.NoConfiguration)),
+			workflows.SATenant.ValueSet(ref.Tenant), workflows.SAInstanceName.ValueSet(ref.Name)),
+	}, workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref})
+	h, err := c.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start, UpdateOptions: upd,
+	})
+	return accepted(ref, requestID, h, err)
+}
+
+// accepted turns an update handle into a Handle, or into the rejection it holds.
+// A rejected update comes back as an already-completed handle; reading it with a
+// cancelled context returns that at once and never waits for a running operation.
+func accepted(ref steps.Ref, requestID string, h client.WorkflowUpdateHandle, err error) (*Handle, error) {
+	if err != nil {
+		return nil, translate(ref.String(), err)
+	}
+	probe, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := translate(ref.String(), h.Get(probe, nil)); IsBadRequest(err) {
+		return nil, err
+	}
+	return &Handle{Ref: ref, RequestID: requestID, update: h}, nil
+}
+
+// Decide sends retry, resolve or abandon for the instance's failed operation.
+func (c *Client) Decide(ctx context.Context, ref steps.Ref, d lifecycle.Decision, req workflows.DecisionRequest, requestID string) (*Handle, error) {
+	if requestID == "" {
+		requestID = uuid.NewString()
+	}
+	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: string(d), UpdateID: requestID,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageAccepted,
+	})
+	return accepted(ref, requestID, h, err)
+}
+
+// Status queries the instance's status (EMCO shape).
+func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
+	v, err := c.Temporal.QueryWorkflow(ctx, workflows.InstanceWorkflowID(ref), "", workflows.QueryStatus, req)
+	if err != nil {
+		return nil, translate(ref.String(), err)
+	}
+	var st workflows.Status
+	if err := v.Get(&st); err != nil {
+		return nil, fmt.Errorf("decode status of %s: %w", ref, err)
+	}
+	return &st, nil
+}

@@ -1,0 +1,118 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// FieldError names one bad field, e.g. "parameters.replicas", "stack" or "schema.parameters[2].type".
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func (e FieldError) String() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+// ValidationError is everything wrong with an instance file, sorted by field.
+type ValidationError struct {
+	Errors []FieldError `json:"errors"`
+}
+
+func (e *ValidationError) Error() string { return "invalid instance config: " + joinFields(e.Errors) }
+
+// StackError is everything wrong with a stack: its schema, its files or its templates.
+// Stack is empty when the schema was parsed on its own.
+type StackError struct {
+	Stack  string       `json:"stack,omitempty"`
+	Errors []FieldError `json:"errors"`
+}
+
+func (e *StackError) Error() string {
+	if e.Stack == "" {
+		return "invalid stack: " + joinFields(e.Errors)
+	}
+	return fmt.Sprintf("invalid stack %q: %s", e.Stack, joinFields(e.Errors))
+}
+
+// RefError is a bad TENANT/NAME; Part is "tenant", "name" or "" when the shape is wrong.
+type RefError struct {
+	Part    string
+	Value   string
+	Message string
+}
+
+func (e *RefError) Error() string {
+	if e.Part == "" {
+		return fmt.Sprintf("TENANT/NAME: %q: %s", e.Value, e.Message)
+	}
+	return fmt.Sprintf("TENANT/NAME: %s %q: %s", e.Part, e.Value, e.Message)
+}
+
+// ManifestError is a rendered manifest that does not describe a Kubernetes object.
+type ManifestError struct {
+	File    string
+	Doc     int // 1-based document index within File; 0 when the file itself is bad
+	Field   string
+	Message string
+}
+
+func (e *ManifestError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Doc > 0 {
+		fmt.Fprintf(&b, ": document %d", e.Doc)
+	}
+	if e.Field != "" {
+		b.WriteString(": " + e.Field)
+	}
+	b.WriteString(": " + e.Message)
+	return b.String()
+}
+
+// fieldErrors collects FieldErrors; sorted() gives them in a stable, readable order.
+type fieldErrors []FieldError
+
+func (fe *fieldErrors) add(field, format string, args ...any) {
+	*fe = append(*fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (fe fieldErrors) sorted() []FieldError {
+	out := append([]FieldError(nil), fe...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Field != out[j].Field {
+			return out[i].Field < out[j].Field
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out
+}
+
+// validation returns nil when nothing was collected, so callers can `return x, fe.validation()`.
+func (fe fieldErrors) validation() error {
+	if len(fe) == 0 {
+		return nil
+	}
+	return &ValidationError{Errors: fe.sorted()}
+}
+
+// stack keeps document order: schema errors read best in the order they were written.
+func (fe fieldErrors) stack(name string) error {
+	if len(fe) == 0 {
+		return nil
+	}
+	return &StackError{Stack: name, Errors: append([]FieldError(nil), fe...)}
+}
+
+func joinFields(errs []FieldError) string {
+	parts := make([]string, len(errs))
+	for i, e := range errs {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,68 @@
+package config
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// TemplateData is what a stack's templates see.
+type TemplateData struct {
+	Tenant    string
+	Name      string
+	Namespace string // Ref.Namespace(): "<tenant>-<name>", kept a valid DNS-1123 label
+	Stack     string
+	Params    map[string]any // resolved by Validate: defaults applied
+}
+
+// backendRE finds a backend or cloud block: slipway configures the backend itself.
+var backendRE = regexp.MustCompile(`(?m)^\s*(backend\s+"[^"]*"|cloud)\s*\{`)
+
+// Render validates inst (as if never deployed) and renders the instance's directory,
+// keyed by path relative to ref.Dir(): instance.yaml (the canonical config, parameters
+// resolved), terraform/... and manifests/.... Equal input gives byte-identical output.
+func Render(ref Ref, stack *Stack, inst *Instance) (map[string][]byte, error) {
+	if err := ref.Validate(); err != nil {
+		return nil, err
+	}
+	params, err := Validate(stack, inst, nil)
+	if err != nil {
+		return nil, err
+	}
+	data := TemplateData{Tenant: ref.Tenant, Name: ref.Name, Namespace: ref.Namespace(), Stack: stack.Name, Params: params}
+	out := map[string][]byte{
+		InstanceFile: (&Instance{Stack: stack.Name, Parameters: params}).Canonical(),
+	}
+	var fe fieldErrors
+	for _, p := range sortedKeys(stack.Files) {
+		target, content := strings.TrimSuffix(p, TemplateSuffix), stack.Files[p]
+		if target != p {
+			content, err = execute(p, content, data)
+			if err != nil {
+				fe.add(p, "%v", err)
+				continue
+			}
+		}
+		if strings.HasPrefix(target, TerraformDir+"/") && strings.HasSuffix(target, ".tf") && backendRE.Match(content) {
+			fe.add(p, "must not declare a backend or cloud block: slipway adds the backend")
+			continue
+		}
+		out[target] = bytes.Clone(content)
+	}
+	if err := fe.stack(stack.Name); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func execute(name string, text []byte, data TemplateData) ([]byte, error) {
+	t, err := newTemplate(name, text)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,247 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ParamType is the type of a stack parameter.
+type ParamType string
+
+const (
+	TypeString ParamType = "string"
+	TypeInt    ParamType = "int"
+	TypeBool   ParamType = "bool"
+	TypeNumber ParamType = "number"
+)
+
+var paramTypes = []ParamType{TypeString, TypeInt, TypeBool, TypeNumber}
+
+func (t ParamType) valid() bool { return slices.Contains(paramTypes, t) }
+
+func (t ParamType) article() string {
+	if t == TypeInt {
+		return "an int"
+	}
+	return "a " + string(t)
+}
+
+var paramNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Param is one parameter of a stack. Default is normalised like a resolved value (see
+// normalize) and is set exactly when Required is false, so every parameter resolves.
+type Param struct {
+	Name        string
+	Type        ParamType
+	Default     any
+	Required    bool
+	Initial     bool // immutable after the first deploy (EDP's "(INITIAL)")
+	Enum        []string
+	Description string
+}
+
+// Schema is a stack's schema.yaml.
+type Schema struct {
+	Description string
+	Parameters  []Param
+}
+
+// Param finds a parameter by name.
+func (s *Schema) Param(name string) (Param, bool) {
+	for _, p := range s.Parameters {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// ParseSchema parses and checks a schema.yaml strictly; errors are *StackError with fields
+// like "schema.parameters[2].type".
+func ParseSchema(data []byte) (*Schema, error) {
+	var fe fieldErrors
+	s := parseSchema(data, &fe)
+	if err := fe.stack(""); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func parseSchema(data []byte, fe *fieldErrors) *Schema {
+	root, err := parseDoc(data)
+	if err != nil {
+		fe.add("schema", "%v", err)
+		return nil
+	}
+	s := &Schema{}
+	if root == nil {
+		return s
+	}
+	if root.Kind != yaml.MappingNode {
+		fe.add("schema", "must be a mapping with keys description, parameters (line %d)", root.Line)
+		return nil
+	}
+	for _, kv := range pairs(root, "schema.", fe) {
+		field := "schema." + kv.key
+		switch kv.key {
+		case "description":
+			s.Description = parseString(kv.value, field, fe)
+		case "parameters":
+			s.Parameters = parseParams(kv.value, fe)
+		default:
+			fe.add(field, "unknown field (line %d); allowed: description, parameters", kv.line)
+		}
+	}
+	return s
+}
+
+func parseParams(n *yaml.Node, fe *fieldErrors) []Param {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		fe.add("schema.parameters", "must be a list, got %s (line %d)", nodeKind(n), n.Line)
+		return nil
+	}
+	var params []Param
+	firstAt := map[string]int{}
+	for i, item := range n.Content {
+		prefix := fmt.Sprintf("schema.parameters[%d]", i)
+		p, ok := parseParam(deref(item), prefix, fe)
+		if !ok {
+			continue
+		}
+		if j, dup := firstAt[p.Name]; dup {
+			fe.add(prefix+".name", "duplicate parameter %q (first at schema.parameters[%d])", p.Name, j)
+			continue
+		}
+		firstAt[p.Name] = i
+		params = append(params, p)
+	}
+	return params
+}
+
+// parseParam reads one parameter; ok is false when it has errors of its own.
+func parseParam(n *yaml.Node, prefix string, fe *fieldErrors) (Param, bool) {
+	before := len(*fe)
+	if n.Kind != yaml.MappingNode {
+		fe.add(prefix, "must be a mapping, got %s (line %d)", nodeKind(n), n.Line)
+		return Param{}, false
+	}
+	var p Param
+	var defaultNode *yaml.Node
+	var hasName, hasType bool
+	for _, kv := range pairs(n, prefix+".", fe) {
+		field := prefix + "." + kv.key
+		switch kv.key {
+		case "name":
+			hasName = true
+			if name, ok := stringNode(kv.value); ok && !paramNameRE.MatchString(name) {
+				fe.add(field, "%q must match %s (a lowercase letter, then lowercase letters, digits or '_')", name, paramNameRE)
+			}
+			p.Name = parseString(kv.value, field, fe)
+		case "type":
+			hasType = true
+			if t, ok := stringNode(kv.value); ok && !ParamType(t).valid() {
+				fe.add(field, "unknown type %q; allowed: string, int, bool, number", t)
+			}
+			p.Type = ParamType(parseString(kv.value, field, fe))
+		case "default":
+			defaultNode = kv.value
+		case "required":
+			p.Required = parseBool(kv.value, field, fe)
+		case "initial":
+			p.Initial = parseBool(kv.value, field, fe)
+		case "enum":
+			p.Enum = parseEnum(kv.value, field, fe)
+		case "description":
+			p.Description = parseString(kv.value, field, fe)
+		default:
+			fe.add(field, "unknown field (line %d); allowed: name, type, default, required, initial, enum, description", kv.line)
+		}
+	}
+	if !hasName {
+		fe.add(prefix+".name", "is required")
+	}
+	if !hasType {
+		fe.add(prefix+".type", "is required")
+	}
+	if p.Enum != nil && p.Type != TypeString && p.Type.valid() {
+		fe.add(prefix+".enum", "is only allowed for type string, not %s", p.Type)
+	}
+	switch {
+	case defaultNode != nil && p.Required:
+		fe.add(prefix+".default", "must not be set on a required parameter")
+	case defaultNode == nil && !p.Required:
+		fe.add(prefix+".default", "is required unless required is true (every parameter must resolve to a value)")
+	case defaultNode != nil && p.Type.valid():
+		p.Default = parseDefault(defaultNode, p, prefix+".default", fe)
+	}
+	return p, len(*fe) == before
+}
+
+func parseDefault(n *yaml.Node, p Param, field string, fe *fieldErrors) any {
+	raw, err := nodeValue(n)
+	if err != nil {
+		fe.add(field, "%v (line %d)", err, n.Line)
+		return nil
+	}
+	v, msg := normalize(p.Type, raw)
+	if msg != "" {
+		fe.add(field, "%s (line %d)", msg, n.Line)
+		return nil
+	}
+	if s, ok := v.(string); ok && p.Enum != nil && !slices.Contains(p.Enum, s) {
+		fe.add(field, "%q is not one of the enum values %s (line %d)", s, joinQuoted(p.Enum), n.Line)
+		return nil
+	}
+	return v
+}
+
+func parseEnum(n *yaml.Node, field string, fe *fieldErrors) []string {
+	if n.Kind != yaml.SequenceNode {
+		fe.add(field, "must be a list of strings, got %s (line %d)", nodeKind(n), n.Line)
+		return nil
+	}
+	if len(n.Content) == 0 {
+		fe.add(field, "must list at least one value (line %d)", n.Line)
+		return nil
+	}
+	values := make([]string, 0, len(n.Content))
+	for i, item := range n.Content {
+		item = deref(item)
+		s, ok := stringNode(item)
+		if !ok {
+			fe.add(fmt.Sprintf("%s[%d]", field, i), "must be a string, got %s (line %d)", nodeKind(item), item.Line)
+			continue
+		}
+		if slices.Contains(values, s) {
+			fe.add(fmt.Sprintf("%s[%d]", field, i), "duplicate value %q", s)
+			continue
+		}
+		values = append(values, s)
+	}
+	return values
+}
+
+func parseString(n *yaml.Node, field string, fe *fieldErrors) string {
+	s, ok := stringNode(n)
+	if !ok {
+		fe.add(field, "must be a string, got %s (line %d)", nodeKind(n), n.Line)
+	}
+	return s
+}
+
+func parseBool(n *yaml.Node, field string, fe *fieldErrors) bool {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+		var b bool
+		if err := n.Decode(&b); err == nil {
+			return b
+		}
+	}
+	fe.add(field, "must be true or false, got %s (line %d)", nodeKind(n), n.Line)
+	return false
+}

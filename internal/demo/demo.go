@@ -1,0 +1,155 @@
+// Package demo runs the full lifecycle of an example instance on the embedded
+// default and checks, after each step, what really happened in git and terraform.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/slipway-dev/slipway/examples"
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Ref is the demo's instance.
+var Ref = steps.Ref{Tenant: "demo", Name: "web"}
+
+type step struct {
+	op    lifecycle.Operation
+	req   workflows.OperationRequest
+	want  lifecycle.State
+	check func(ctx context.Context, res workflows.OperationResult) (string, error)
+}
+
+// Run drives create → deploy → plan → update → archive → deploy → destroy →
+// deprovision and returns an error at the first step that did not really happen.
+func Run(ctx context.Context, env *devenv.Env, out io.Writer) error {
+	web, err := examples.FS.ReadFile("instances/web.yaml")
+	if err != nil {
+		return err
+	}
+	updated, err := withParam(web, "replicas", 2)
+	if err != nil {
+		return err
+	}
+	v := &verifier{env: env, dir: config.Ref{Tenant: Ref.Tenant, Name: Ref.Name}.Dir()}
+	plan := []step{
+		{lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: string(web)}, lifecycle.ConfigurationCreated, v.merges(1)},
+		{lifecycle.OpDeploy, workflows.OperationRequest{}, lifecycle.Deployed, v.resources(true)},
+		{lifecycle.OpPlan, workflows.OperationRequest{}, lifecycle.Deployed, v.noChanges},
+		{lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: string(updated)}, lifecycle.Deployed, v.updated},
+		{lifecycle.OpArchive, workflows.OperationRequest{}, lifecycle.Archived, v.resources(true)},
+		{lifecycle.OpDeploy, workflows.OperationRequest{}, lifecycle.Deployed, v.resources(true)},
+		{lifecycle.OpDestroy, workflows.OperationRequest{}, lifecycle.Destroyed, v.resources(false)},
+		{lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}, lifecycle.Deprovisioned, v.configGone},
+	}
+	fmt.Fprintf(out, "slipway demo: instance %s, temporal %s, GitOps repo %s, deployer none\n", Ref, env.Address, env.GitOpsRepo)
+	state := lifecycle.NoConfiguration
+	start := time.Now()
+	for i, s := range plan {
+		s.req.Actor = "slipway-demo"
+		t0 := time.Now()
+		h, err := env.Client.Submit(ctx, Ref, s.op, s.req, "")
+		if err != nil {
+			return fmt.Errorf("step %d %s: %w", i+1, s.op, err)
+		}
+		res, err := h.Get(ctx)
+		if err != nil {
+			return fmt.Errorf("step %d %s: %w", i+1, s.op, err)
+		}
+		if res.Result != workflows.ResultSucceeded || res.State != s.want {
+			msg := ""
+			if res.Failure != nil {
+				msg = fmt.Sprintf(" at %s: %s", res.Failure.Step, res.Failure.Error)
+			}
+			return fmt.Errorf("step %d %s: %s, state %s, want %s%s", i+1, s.op, res.Result, res.State, s.want, msg)
+		}
+		detail, err := s.check(ctx, res)
+		if err != nil {
+			return fmt.Errorf("step %d %s reached %s but: %w", i+1, s.op, res.State, err)
+		}
+		fmt.Fprintf(out, "  %d. %-12s %-21s -> %-21s %6s  %s\n", i+1, s.op, state, res.State,
+			time.Since(t0).Round(time.Millisecond), detail)
+		state = res.State
+	}
+	fmt.Fprintf(out, "demo passed: %d operations in %s, every check held\n", len(plan), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// withParam returns the instance file with one parameter changed.
+func withParam(data []byte, name string, value any) ([]byte, error) {
+	inst, err := config.ParseInstance(data)
+	if err != nil {
+		return nil, err
+	}
+	inst.Parameters[name] = value
+	return inst.Canonical(), nil
+}
+
+type verifier struct {
+	env *devenv.Env
+	dir string
+}
+
+func (v *verifier) merges(want int) func(context.Context, workflows.OperationResult) (string, error) {
+	return func(ctx context.Context, _ workflows.OperationResult) (string, error) {
+		n, err := devenv.CountMerges(ctx, v.env.GitOpsRepo, v.dir)
+		if err != nil {
+			return "", err
+		}
+		if n != want {
+			return "", fmt.Errorf("%d merge(s) touch %s on main, want %d", n, v.dir, want)
+		}
+		return fmt.Sprintf("merge %d of %s on main", n, v.dir), nil
+	}
+}
+
+func (v *verifier) resources(want bool) func(context.Context, workflows.OperationResult) (string, error) {
+	return func(ctx context.Context, _ workflows.OperationResult) (string, error) {
+		res, err := v.env.Activities.Terraform.Resources(ctx, terraform.Workspace{Tenant: Ref.Tenant, Name: Ref.Name})
+		if err != nil {
+			return "", err
+		}
+		if want != (len(res) > 0) {
+			return "", fmt.Errorf("terraform state holds %d resource(s)", len(res))
+		}
+		return fmt.Sprintf("terraform state: %d resource(s)", len(res)), nil
+	}
+}
+
+func (v *verifier) noChanges(_ context.Context, res workflows.OperationResult) (string, error) {
+	if res.Plan == nil || !res.Plan.NoChanges || res.Diff != "" {
+		return "", fmt.Errorf("plan of an unchanged instance shows changes: %+v diff %q", res.Plan, res.Diff)
+	}
+	return "plan: no changes", nil
+}
+
+func (v *verifier) updated(ctx context.Context, res workflows.OperationResult) (string, error) {
+	if res.Plan == nil || res.Plan.Change == 0 {
+		return "", fmt.Errorf("update applied no change: %+v", res.Plan)
+	}
+	if _, err := v.merges(2)(ctx, res); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("replicas 1 -> 2: %d change(s), merge 2 on main", res.Plan.Change), nil
+}
+
+func (v *verifier) configGone(ctx context.Context, res workflows.OperationResult) (string, error) {
+	files, err := v.env.Activities.Forge.ReadDir(ctx, "", v.dir)
+	if err != nil {
+		return "", err
+	}
+	if len(files) > 0 {
+		return "", fmt.Errorf("%s still holds %d file(s) on main", v.dir, len(files))
+	}
+	if _, err := v.merges(3)(ctx, res); err != nil {
+		return "", err
+	}
+	return "config removed from main by merge 3; state empty", nil
+}

@@ -1,0 +1,38 @@
+// Package deploy puts an instance's manifests on a cluster. The ArgoCD
+// implementation comes with the real-ArgoCD issue; None applies nothing and
+// says so, so status never claims Healthy for something nobody deployed.
+package deploy
+
+import (
+	"context"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// App is one instance's application: its manifests at a GitOps revision.
+type App struct {
+	Ref       steps.Ref
+	Namespace string
+	RepoURL   string
+	Path      string // repo-relative manifests directory
+	Revision  string
+	// Objects are the manifests' identities, so a deployer can report on each.
+	Objects []Object
+}
+
+// Object identifies one manifest object.
+type Object struct {
+	APIVersion, Kind, Namespace, Name string
+}
+
+// Deployer ensures, inspects and removes apps. Every method is idempotent.
+type Deployer interface {
+	Name() string
+	// Deploy ensures the app at app.Revision, syncs it and waits for Synced+Healthy until deadline.
+	Deploy(ctx context.Context, app App, deadline time.Time) (steps.AppStatus, error)
+	// Status reads the app and its resources without changing anything.
+	Status(ctx context.Context, app App) (steps.AppStatus, error)
+	// Remove deletes the app and its namespace and waits until they are gone.
+	Remove(ctx context.Context, app App) (steps.AppStatus, error)
+}

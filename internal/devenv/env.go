@@ -1,0 +1,145 @@
+package devenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/worker"
+
+	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// EnvOptions configure the embedded default: dev server, GitOps repo, worker.
+type EnvOptions struct {
+	StateDir string // holds gitops/, terraform state and work dirs, temporal.db
+	// Address of a Temporal frontend to reuse if it answers; otherwise a dev server is
+	// started there (or on a free port when Address is "").
+	Address   string
+	UIPort    int  // 0: free port
+	Headless  bool // no UI
+	TaskQueue string
+	Logger    *logging.Temporal // worker and client logs; nil: discard
+	// Deployer and the terraform PostgreSQL backend, as in app.Config.
+	Deployer string
+	TFPGConn string
+}
+
+// Env is a running embedded default.
+type Env struct {
+	Server     *Server // nil when an existing server was reused
+	Address    string
+	StateDir   string
+	GitOpsRepo string
+	Client     *client.Client
+	Activities *activities.Activities
+	worker     worker.Worker
+}
+
+// Start brings up the embedded default and a worker on it.
+func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
+	if o.StateDir, err = filepath.Abs(o.StateDir); err != nil {
+		return nil, fmt.Errorf("--state-dir: %w", err)
+	}
+	if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("--state-dir: %w", err)
+	}
+	if o.TaskQueue == "" {
+		o.TaskQueue = workflows.DefaultTaskQueue
+	}
+	if o.Logger == nil {
+		o.Logger = logging.NewTemporal(logging.Nop())
+	}
+	e := &Env{StateDir: o.StateDir, GitOpsRepo: filepath.Join(o.StateDir, "gitops")}
+	defer func() {
+		if err != nil {
+			e.Stop()
+		}
+	}()
+	if err := e.startServer(ctx, o); err != nil {
+		return nil, err
+	}
+	if _, err := SeedGitOps(e.GitOpsRepo); err != nil {
+		return nil, err
+	}
+	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger)); err != nil {
+		return nil, err
+	}
+	if err := e.Client.EnsureSearchAttributes(ctx); err != nil {
+		return nil, err
+	}
+	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir,
+		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, Deployer: o.Deployer}
+	if cfg.Deployer == "" {
+		cfg.Deployer = "none"
+	}
+	if e.Activities, err = app.NewActivities(cfg); err != nil {
+		return nil, err
+	}
+	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{})
+	app.Register(e.worker, e.Activities)
+	if err := e.worker.Start(); err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	return e, nil
+}
+
+func (e *Env) startServer(ctx context.Context, o EnvOptions) error {
+	if o.Address != "" && Reachable(ctx, o.Address, 2*time.Second) {
+		e.Address = o.Address
+		return nil
+	}
+	so := ServerOptions{Headless: o.Headless, UIPort: o.UIPort, DBFile: filepath.Join(o.StateDir, "temporal.db"),
+		SearchAttributes: workflows.SearchAttributeTypes, LogFile: filepath.Join(o.StateDir, "temporal.log")}
+	if o.Address != "" {
+		host, port, err := splitHostPort(o.Address)
+		if err != nil {
+			return fmt.Errorf("TEMPORAL_ADDRESS: %w", err)
+		}
+		so.IP, so.Port = host, port
+	}
+	srv, err := StartServer(ctx, so)
+	if err != nil {
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			return err
+		}
+		return fmt.Errorf("start temporal dev server: %w", err)
+	}
+	e.Server, e.Address = srv, srv.Address
+	return nil
+}
+
+// Stop stops the worker, the client and (if it started one) the dev server.
+func (e *Env) Stop() {
+	if e.worker != nil {
+		e.worker.Stop()
+	}
+	if e.Client != nil {
+		e.Client.Close()
+	}
+	if e.Server != nil {
+		_ = e.Server.Stop()
+	}
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("port %q: %w", p, err)
+	}
+	return host, port, nil
+}

@@ -1,0 +1,61 @@
+// Package forge opens and merges merge requests (MRs/PRs) in a GitOps repository.
+// Backends: localgit (a git repository on disk, the embedded default); GitHub and
+// others come later behind the same interface.
+package forge
+
+import "context"
+
+// State is the lifecycle of one merge request.
+type State string
+
+const (
+	StateOpen   State = "open"
+	StateMerged State = "merged"
+	StateClosed State = "closed"
+)
+
+// Change replaces everything under Dir on the base branch with Files.
+// Nil or empty Files removes Dir (used by deprovision).
+type Change struct {
+	Branch string            // e.g. slipway/<tenant>/<name>/<operation>-<id>; the idempotency key
+	Title  string            // MR title and commit subject
+	Body   string            // MR description and commit body
+	Dir    string            // repo-relative directory, e.g. instances/acme/web
+	Files  map[string][]byte // paths relative to Dir
+}
+
+// MergeRequest is what a forge knows about one MR. For localgit the ID is the branch name.
+type MergeRequest struct {
+	ID        string `json:"id"`
+	Branch    string `json:"branch"`
+	Title     string `json:"title"`
+	State     State  `json:"state"`
+	HeadSHA   string `json:"headSHA"`
+	BaseSHA   string `json:"baseSHA"`
+	MergeSHA  string `json:"mergeSHA,omitempty"`
+	URL       string `json:"url,omitempty"`
+	NoChanges bool   `json:"noChanges,omitempty"` // the change equals the base: no branch, nothing to merge
+}
+
+// Forge is the GitOps repository as slipway uses it. Every method is idempotent.
+type Forge interface {
+	// Name identifies the backend in status and leftovers ("localgit", "github", ...).
+	Name() string
+	// RepoURL is where a GitOps agent (ArgoCD) can clone the repository.
+	RepoURL() string
+	// Head returns the commit SHA of the base branch (main).
+	Head(ctx context.Context) (string, error)
+	// ReadDir returns the files under dir at rev ("" means the base head), recursively,
+	// keyed by path relative to dir. A missing dir gives an empty map and no error.
+	ReadDir(ctx context.Context, rev, dir string) (map[string][]byte, error)
+	// Open opens the MR for c.Branch, or returns the existing one for that branch
+	// (open or merged) unchanged. A change equal to the base returns NoChanges and opens nothing.
+	Open(ctx context.Context, c Change) (MergeRequest, error)
+	// Merge merges an open MR into the base with a merge commit (--no-ff) and returns it
+	// with MergeSHA set. Merging an MR that is already merged returns it unchanged.
+	Merge(ctx context.Context, mr MergeRequest) (MergeRequest, error)
+	// Get finds the MR for a branch; ok is false when there is none.
+	Get(ctx context.Context, branch string) (mr MergeRequest, ok bool, err error)
+	// ListOpen lists the open MRs whose branch starts with prefix, oldest first.
+	ListOpen(ctx context.Context, prefix string) ([]MergeRequest, error)
+}

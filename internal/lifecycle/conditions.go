@@ -1,0 +1,38 @@
+package lifecycle
+
+// ConditionStatus follows Kubernetes/Datum: True, False or Unknown.
+type ConditionStatus string
+
+const (
+	ConditionTrue    ConditionStatus = "True"
+	ConditionFalse   ConditionStatus = "False"
+	ConditionUnknown ConditionStatus = "Unknown"
+)
+
+// Condition types (Datum): Programmed (infrastructure applied) + Running (app healthy) => Ready.
+const (
+	CondProgrammed = "Programmed"
+	CondRunning    = "Running"
+	CondReady      = "Ready"
+)
+
+// Condition is one observed fact about an instance.
+type Condition struct {
+	Type    string          `json:"type"`
+	Status  ConditionStatus `json:"status"`
+	Reason  string          `json:"reason,omitempty"`
+	Message string          `json:"message,omitempty"`
+}
+
+// ReadyFrom derives Ready from Programmed and Running, as Datum does.
+func ReadyFrom(programmed, running Condition) Condition {
+	switch {
+	case programmed.Status == ConditionTrue && running.Status == ConditionTrue:
+		return Condition{Type: CondReady, Status: ConditionTrue, Reason: "ProgrammedAndRunning"}
+	case programmed.Status == ConditionFalse:
+		return Condition{Type: CondReady, Status: ConditionFalse, Reason: "NotProgrammed", Message: programmed.Message}
+	case running.Status == ConditionFalse:
+		return Condition{Type: CondReady, Status: ConditionFalse, Reason: "NotRunning", Message: running.Message}
+	}
+	return Condition{Type: CondReady, Status: ConditionUnknown, Reason: "Pending"}
+}

@@ -1,0 +1,27 @@
+package steps
+
+// Application error types that cross the workflow/activity boundary. Types in
+// NonRetryable fail the step at once: retrying cannot fix them.
+const (
+	ErrInvalidConfig  = "InvalidConfig"  // bad instance config or stack; details: []FieldError
+	ErrNotAllowed     = "NotAllowed"     // the state does not accept the request
+	ErrMergeConflict  = "MergeConflict"  // the MR cannot merge; an operator must look
+	ErrNotFound       = "NotFound"       // repo, branch, instance config or binary missing
+	ErrStateLocked    = "StateLocked"    // terraform state is locked by someone else
+	ErrTerraform      = "TerraformError" // terraform failed on the config: re-running will not help
+	ErrDeployFailed   = "DeployFailed"   // the app failed to sync or became degraded
+	ErrDeployTimeout  = "DeployTimeout"  // not Synced+Healthy before the deadline
+	ErrPipelineFailed = "PipelineFailed" // a child pipeline failed; details: PipelineFailure
+)
+
+// NonRetryable are the error types that activity retry policies stop on.
+var NonRetryable = []string{
+	ErrInvalidConfig, ErrNotAllowed, ErrMergeConflict, ErrNotFound, ErrStateLocked,
+	ErrTerraform, ErrDeployFailed, ErrDeployTimeout,
+}
+
+// FieldError names one bad field of an instance config.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}

@@ -1,0 +1,161 @@
+package steps
+
+import (
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+)
+
+// Ref names an instance: tenant and name, each a DNS-1123 label.
+type Ref struct {
+	Tenant string `json:"tenant"`
+	Name   string `json:"name"`
+}
+
+func (r Ref) String() string { return r.Tenant + "/" + r.Name }
+
+// ValidateInput asks whether ConfigYAML is a valid config for the instance.
+type ValidateInput struct {
+	Ref        Ref    `json:"ref"`
+	ConfigYAML string `json:"configYAML"`
+	// DeployedRevision is the revision of the last deploy; its config fixes the `initial` fields.
+	DeployedRevision string `json:"deployedRevision,omitempty"`
+}
+
+// ValidateOutput is a valid config's stack.
+type ValidateOutput struct {
+	Stack string `json:"stack"`
+}
+
+// OpenMRInput renders the instance (or removes it, for deprovision) and opens one MR.
+type OpenMRInput struct {
+	Ref        Ref    `json:"ref"`
+	Operation  string `json:"operation"`
+	OpID       string `json:"opID"`
+	ConfigYAML string `json:"configYAML,omitempty"`
+	Remove     bool   `json:"remove,omitempty"`
+}
+
+// RevisionInput asks for the base head that holds the instance's config.
+type RevisionInput struct {
+	Ref Ref `json:"ref"`
+	// MustExist fails with NotFound when the instance's config is not on the base branch.
+	MustExist bool `json:"mustExist"`
+}
+
+// RevisionOutput is the base head and whether the config is there.
+type RevisionOutput struct {
+	Revision string `json:"revision"`
+	Exists   bool   `json:"exists"`
+	Stack    string `json:"stack,omitempty"`
+}
+
+// TerraformInput names the instance's terraform working directory and the config revision.
+type TerraformInput struct {
+	Ref      Ref    `json:"ref"`
+	OpID     string `json:"opID"`
+	Revision string `json:"revision"`
+	// ConfigYAML, when set, plans a proposed config instead of the committed one (plan -f).
+	ConfigYAML string `json:"configYAML,omitempty"`
+	Destroy    bool   `json:"destroy,omitempty"`
+}
+
+// ResourceChange is one resource in a plan.
+type ResourceChange struct {
+	Address string   `json:"address"`
+	Actions []string `json:"actions"`
+}
+
+// PlanSummary is a terraform plan: counts and the resources that change.
+type PlanSummary struct {
+	Add       int              `json:"add"`
+	Change    int              `json:"change"`
+	Destroy   int              `json:"destroy"`
+	NoChanges bool             `json:"noChanges"`
+	Resources []ResourceChange `json:"resources,omitempty"`
+}
+
+// PlanOutput is a saved plan file on the worker and its summary.
+type PlanOutput struct {
+	File    string      `json:"file"`
+	SHA256  string      `json:"sha256"`
+	Summary PlanSummary `json:"summary"`
+}
+
+// ApplyInput applies exactly the plan file made by TerraformPlan.
+type ApplyInput struct {
+	Ref  Ref        `json:"ref"`
+	Plan PlanOutput `json:"plan"`
+}
+
+// InfraOutput is the infrastructure after an apply or destroy.
+type InfraOutput struct {
+	AlreadyApplied bool     `json:"alreadyApplied,omitempty"`
+	Resources      []string `json:"resources"`
+	Serial         int64    `json:"serial"`
+}
+
+// AppInput names the instance's app at a revision of the GitOps repo.
+type AppInput struct {
+	Ref      Ref       `json:"ref"`
+	Revision string    `json:"revision"`
+	Deadline time.Time `json:"deadline"`
+}
+
+// Resource is one deployed object, in EMCO's terms.
+type Resource struct {
+	App           string `json:"app"`
+	Cluster       string `json:"cluster"`
+	Group         string `json:"group,omitempty"`
+	Version       string `json:"version"`
+	Kind          string `json:"kind"`
+	Namespace     string `json:"namespace,omitempty"`
+	Name          string `json:"name"`
+	RsyncStatus   string `json:"rsync-status"`   // Pending | Applied | Failed | Retrying | Terminated
+	ClusterStatus string `json:"cluster-status"` // Unknown | NotPresent | Present
+	Health        string `json:"health,omitempty"`
+	Message       string `json:"message,omitempty"`
+}
+
+// AppStatus is what the deployer knows about the instance's app.
+type AppStatus struct {
+	Deployer  string     `json:"deployer"`
+	Deployed  bool       `json:"deployed"` // false: nothing was applied (deployer none, or removed)
+	Sync      string     `json:"sync,omitempty"`
+	Health    string     `json:"health,omitempty"`
+	Message   string     `json:"message,omitempty"`
+	Resources []Resource `json:"resources,omitempty"`
+}
+
+// DiffInput asks what the repo would get for ConfigYAML (or a re-render of the committed config).
+type DiffInput struct {
+	Ref        Ref    `json:"ref"`
+	ConfigYAML string `json:"configYAML,omitempty"`
+}
+
+// LeftoverInput asks what a failed operation left behind.
+type LeftoverInput struct {
+	Ref        Ref                 `json:"ref"`
+	Operation  string              `json:"operation"`
+	OpID       string              `json:"opID"`
+	FailedStep string              `json:"failedStep"`
+	MR         *forge.MergeRequest `json:"mr,omitempty"`
+}
+
+// Leftover is something a failed step left behind that needs a decision or manual cleanup.
+type Leftover struct {
+	Kind    string `json:"kind"` // merge-request | branch | terraform-lock | terraform-state | app
+	ID      string `json:"id"`
+	Detail  string `json:"detail"`
+	Cleanup string `json:"cleanup"`
+}
+
+// BranchFor is the MR branch of one operation: the idempotency key of its MR.
+func BranchFor(ref Ref, operation, opID string) string {
+	return BranchPrefix(ref) + operation + "-" + opID
+}
+
+// BranchPrefix starts every MR branch of an instance.
+func BranchPrefix(ref Ref) string {
+	return "slipway/" + ref.Tenant + "/" + ref.Name + "/"
+}

@@ -1,0 +1,44 @@
+// Package steps is the contract between workflows and activities: step names,
+// activity names and their inputs and outputs. It is pure data so that workflow
+// code never imports a client package.
+package steps
+
+// Step names as they appear in status, leftovers and the Temporal UI.
+const (
+	Validate    = "validate"
+	OpenMR      = "open-mr"
+	MergeMR     = "merge-mr"
+	Revision    = "resolve-revision"
+	TFInit      = "tf-init"
+	TFPlan      = "tf-plan"
+	TFApply     = "tf-apply"
+	TFDestroy   = "tf-destroy"
+	DeployApp   = "deploy-app"
+	RemoveApp   = "remove-app"
+	ConfigDiff  = "config-diff"
+	Compensate  = "record-failure"
+	ReadResults = "read-status"
+)
+
+// Activity names: the methods of activities.Activities, registered by method name.
+const (
+	ActValidateConfig   = "ValidateConfig"
+	ActOpenMR           = "OpenMergeRequest"
+	ActMergeMR          = "MergeMergeRequest"
+	ActResolveRevision  = "ResolveRevision"
+	ActTerraformInit    = "TerraformInit"
+	ActTerraformPlan    = "TerraformPlan"
+	ActTerraformApply   = "TerraformApply"
+	ActTerraformDestroy = "TerraformDestroy"
+	ActDeployApp        = "DeployApp"
+	ActRemoveApp        = "RemoveApp"
+	ActConfigDiff       = "ConfigDiff"
+	ActCollectLeftovers = "CollectLeftovers"
+)
+
+// AllActivities lists every activity name; a test checks each is registered.
+var AllActivities = []string{
+	ActValidateConfig, ActOpenMR, ActMergeMR, ActResolveRevision, ActTerraformInit,
+	ActTerraformPlan, ActTerraformApply, ActTerraformDestroy, ActDeployApp, ActRemoveApp,
+	ActConfigDiff, ActCollectLeftovers,
+}

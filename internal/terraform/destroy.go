@@ -1,0 +1,16 @@
+package terraform
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+)
+
+// Destroy runs `terraform destroy -auto-approve`, removing everything in the workspace's state.
+func (r *Runner) Destroy(ctx context.Context, ws Workspace) error {
+	c, err := r.open(ws, "destroy")
+	if err != nil {
+		return err
+	}
+	return c.fail(c.tf.Destroy(ctx, tfexec.LockTimeout("0s")))
+}

@@ -1,0 +1,92 @@
+package terraform
+
+import (
+	"errors"
+	"fmt"
+)
+
+// errNotPrepared is the cause inside a *CommandError when a workspace has no working directory yet.
+var errNotPrepared = errors.New("working directory missing: call Prepare and Init first")
+
+// NotFoundError means no terraform binary could be found; its message says how to get one.
+type NotFoundError struct {
+	// Looked lists where FindBinary searched, in order.
+	Looked []string
+	// Reason is the last problem seen (missing file, not executable, ...).
+	Reason string
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("terraform binary not found (looked at %v: %s); install it from HashiCorp's apt repository "+
+		"(https://apt.releases.hashicorp.com, package \"terraform\") or unzip a release from "+
+		"https://releases.hashicorp.com/terraform/ onto PATH, or set %s to the binary's path",
+		e.Looked, e.Reason, EnvBinary)
+}
+
+// InvalidInputError reports bad caller input and names the offending field.
+type InvalidInputError struct {
+	Field  string
+	Value  string
+	Reason string
+}
+
+func (e *InvalidInputError) Error() string {
+	return fmt.Sprintf("terraform: invalid %s %q: %s", e.Field, e.Value, e.Reason)
+}
+
+// StateLockedError means another operation holds the workspace's state lock.
+type StateLockedError struct {
+	Command   string
+	Workspace Workspace
+	Lock      LockInfo
+	// Detail is terraform's own explanation ("resource temporarily unavailable", ...).
+	Detail string
+}
+
+func (e *StateLockedError) Error() string {
+	return fmt.Sprintf("terraform %s for workspace %s: state is locked (id=%q who=%q operation=%q created=%q path=%q): %s",
+		e.Command, e.Workspace, e.Lock.ID, e.Lock.Who, e.Lock.Operation, e.Lock.Created, e.Lock.Path, e.Detail)
+}
+
+// PlanMissingError means the plan file to apply is gone or differs from the planned one.
+// It is retryable: the caller makes a new plan.
+type PlanMissingError struct {
+	Workspace Workspace
+	File      string
+	Reason    string
+}
+
+func (e *PlanMissingError) Error() string {
+	return fmt.Sprintf("terraform apply for workspace %s: plan %s unusable: %s (make a new plan)", e.Workspace, e.File, e.Reason)
+}
+
+// StalePlanError means the state changed after the plan was made, so terraform refused it.
+type StalePlanError struct {
+	Workspace Workspace
+	File      string
+}
+
+func (e *StalePlanError) Error() string {
+	return fmt.Sprintf("terraform apply for workspace %s: saved plan %s is stale: the state changed after it was made (make a new plan)",
+		e.Workspace, e.File)
+}
+
+// CommandError is any other failure of a terraform command.
+type CommandError struct {
+	Command   string
+	Workspace Workspace
+	// Stderr is the tail (at most 4 KiB, ANSI codes removed) of terraform's stderr.
+	Stderr string
+	Err    error
+}
+
+func (e *CommandError) Error() string {
+	msg := fmt.Sprintf("terraform %s for workspace %s: %v", e.Command, e.Workspace, e.Err)
+	if e.Stderr != "" {
+		msg += "\n" + e.Stderr
+	}
+	return msg
+}
+
+// Unwrap exposes the cause, so errors.Is(err, context.Canceled) works after a cancel.
+func (e *CommandError) Unwrap() error { return e.Err }

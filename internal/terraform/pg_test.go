@@ -1,0 +1,88 @@
+package terraform
+
+import (
+	"archive/zip"
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/testsuite/postgres"
+)
+
+// secretMarker rides in the connection string so a copy of it on disk can be found.
+const secretMarker = "slipwaysecretmarker"
+
+func pgRunner(t *testing.T, db string) (*Runner, *postgres.Server) {
+	requireTerraform(t)
+	s := postgres.Start(t)
+	conn := s.CreateDB(t, db) + "&application_name=" + secretMarker
+	r := newRunner(t, WithPGBackend(conn))
+	require.Equal(t, "pg", r.Backend())
+	return r, s
+}
+
+func TestRoundTripPG(t *testing.T) {
+	t.Parallel()
+	r, s := pgRunner(t, "tfstate")
+	ws := Workspace{Tenant: "acme", Name: "web-1"}
+	roundTrip(t, r, ws)
+
+	assert.Equal(t, "default", s.Query(t, "tfstate", "select name from slipway_acme_web_1.states"),
+		"state lives in the workspace's schema")
+	_, err := os.Stat(r.statePath(ws))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no local state with the pg backend")
+	backend, err := os.ReadFile(filepath.Join(r.Dir(ws), BackendFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(backend), `backend "pg" {}`)
+	assertNotOnDisk(t, r.stateDir, secretMarker)
+}
+
+func TestLockHeldThenGracefulCancelPG(t *testing.T) {
+	t.Parallel()
+	r, _ := pgRunner(t, "tfstate")
+	ws := Workspace{Tenant: "acme", Name: "locked"}
+	info := lockedApplyThenCancel(t, r, ws)
+	// The pg backend records no holder; only the schema is known.
+	assert.Equal(t, LockInfo{Path: "pg:slipway_acme_locked"}, *info)
+	require.NoError(t, r.ForceUnlock(context.Background(), ws, "any-id"), "nothing left to unlock")
+}
+
+// assertNotOnDisk fails if needle is in any file under root, including inside plan zips.
+func assertNotOnDisk(t *testing.T, root, needle string) {
+	t.Helper()
+	checked := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		checked++
+		assert.NotContains(t, string(data), needle, p)
+		if strings.HasSuffix(p, planExt) {
+			zr, err := zip.OpenReader(p)
+			require.NoError(t, err, p)
+			defer zr.Close()
+			for _, f := range zr.File {
+				rc, err := f.Open()
+				require.NoError(t, err)
+				entry, err := io.ReadAll(rc)
+				rc.Close()
+				require.NoError(t, err)
+				assert.NotContains(t, string(entry), needle, p+"!"+f.Name)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Positive(t, checked)
+}

@@ -1,0 +1,132 @@
+package terraform
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
+)
+
+// ResourceChange is one resource that a plan changes.
+type ResourceChange struct {
+	Address, Type, Name string
+	// Actions as terraform names them: "create", "update", "delete", "forget"; a replace is two.
+	Actions []string
+}
+
+// PlanSummary counts a plan's changes; Resources holds only changed ones, sorted by address.
+type PlanSummary struct {
+	Add, Change, Destroy int
+	NoChanges            bool
+	Resources            []ResourceChange
+}
+
+// Plan is a saved plan file and what it would do.
+type Plan struct {
+	File   string
+	SHA256 string
+	// Summary is filled by Runner.Plan.
+	Summary PlanSummary
+}
+
+// planNameRE keeps plan names plain file names inside the working directory.
+var planNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+// Plan runs `terraform plan -out=<dir>/<planName>.tfplan` (a destroy plan if destroy)
+// and summarises the saved plan.
+func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destroy bool) (*Plan, error) {
+	if !planNameRE.MatchString(planName) {
+		return nil, &InvalidInputError{Field: "planName", Value: planName,
+			Reason: "must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"}
+	}
+	c, err := r.open(ws, "plan")
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(r.Dir(ws), planName+planExt)
+	// A failed plan must not leave an older file under this name to be applied by mistake.
+	if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
+		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
+	}
+	if _, err := c.tf.Plan(ctx, tfexec.Out(file), tfexec.Destroy(destroy), tfexec.LockTimeout("0s")); err != nil {
+		return nil, c.fail(err)
+	}
+	sum, err := fileSHA256(file)
+	if err != nil {
+		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
+	}
+	show, err := r.open(ws, cmdShow)
+	if err != nil {
+		return nil, err
+	}
+	p, err := show.tf.ShowPlanFile(ctx, file)
+	if err != nil {
+		return nil, show.fail(err)
+	}
+	return &Plan{File: file, SHA256: sum, Summary: summarize(p)}, nil
+}
+
+// summarize counts changes the way terraform's own "Plan: N to add, ..." line does.
+func summarize(p *tfjson.Plan) PlanSummary {
+	var s PlanSummary
+	for _, rc := range p.ResourceChanges {
+		if rc == nil || rc.Change == nil {
+			continue
+		}
+		a := rc.Change.Actions
+		switch {
+		case a.NoOp(), a.Read():
+			continue
+		case a.Create():
+			s.Add++
+		case a.Update():
+			s.Change++
+		case a.Delete():
+			s.Destroy++
+		case a.Replace():
+			s.Add++
+			s.Destroy++
+		case a.Forget():
+			// Leaves state without destroying anything; listed but, like terraform, not counted.
+		}
+		actions := make([]string, 0, len(a))
+		for _, act := range a {
+			actions = append(actions, string(act))
+		}
+		s.Resources = append(s.Resources, ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: actions})
+	}
+	sort.Slice(s.Resources, func(i, j int) bool { return s.Resources[i].Address < s.Resources[j].Address })
+	s.NoChanges = len(s.Resources) == 0 && !outputsChange(p)
+	return s
+}
+
+// outputsChange reports output-only changes, which still make a plan worth applying.
+func outputsChange(p *tfjson.Plan) bool {
+	for _, oc := range p.OutputChanges {
+		if oc != nil && !slices.Equal(oc.Actions, tfjson.Actions{tfjson.ActionNoop}) {
+			return true
+		}
+	}
+	return false
+}
+
+func fileSHA256(file string) (string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

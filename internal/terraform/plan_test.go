@@ -1,0 +1,98 @@
+package terraform
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPlanOneInputChangeIsExactlyOneChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRunner(t)
+	ws := Workspace{Tenant: "acme", Name: "one-change"}
+	ready(t, r, ws, twoResources("one"))
+	p, err := r.Plan(ctx, ws, "deploy", false)
+	require.NoError(t, err)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+
+	require.NoError(t, r.Prepare(ctx, ws, twoResources("two")))
+	p, err = r.Plan(ctx, ws, "update", false)
+	require.NoError(t, err)
+	assert.Equal(t, PlanSummary{Change: 1, Resources: []ResourceChange{
+		{Address: "terraform_data.a", Type: "terraform_data", Name: "a", Actions: []string{"update"}},
+	}}, p.Summary)
+}
+
+func TestPlanReplaceCountsAddAndDestroy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRunner(t)
+	ws := Workspace{Tenant: "acme", Name: "replace"}
+	cfg := func(trigger string) map[string][]byte {
+		return map[string][]byte{"main.tf": []byte(`resource "terraform_data" "r" { triggers_replace = "` + trigger + `" }`)}
+	}
+	ready(t, r, ws, cfg("1"))
+	p, err := r.Plan(ctx, ws, "deploy", false)
+	require.NoError(t, err)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+
+	require.NoError(t, r.Prepare(ctx, ws, cfg("2")))
+	p, err = r.Plan(ctx, ws, "deploy", false)
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.Summary.Add)
+	assert.Equal(t, 1, p.Summary.Destroy)
+	assert.Zero(t, p.Summary.Change)
+	require.Len(t, p.Summary.Resources, 1)
+	assert.ElementsMatch(t, []string{"delete", "create"}, p.Summary.Resources[0].Actions)
+}
+
+func TestPlanOutputOnlyChangeIsAChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRunner(t)
+	ws := Workspace{Tenant: "acme", Name: "outputs"}
+	ready(t, r, ws, map[string][]byte{"main.tf": []byte(`output "o" { value = "v" }`)})
+	p, err := r.Plan(ctx, ws, "deploy", false)
+	require.NoError(t, err)
+	assert.False(t, p.Summary.NoChanges, "a new output still needs an apply")
+	assert.Empty(t, p.Summary.Resources)
+}
+
+func TestPlanFailureRemovesOldPlanFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRunner(t)
+	ws := Workspace{Tenant: "acme", Name: "broken"}
+	ready(t, r, ws, twoResources("one"))
+	p, err := r.Plan(ctx, ws, "deploy", false)
+	require.NoError(t, err)
+
+	require.NoError(t, r.Prepare(ctx, ws, map[string][]byte{"main.tf": []byte(`resource "terraform_data" "a" { input = nope }`)}))
+	_, err = r.Plan(ctx, ws, "deploy", false)
+	var ce *CommandError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "plan", ce.Command)
+	assert.Equal(t, ws, ce.Workspace)
+	assert.Contains(t, ce.Stderr, "Invalid reference")
+	assert.NotContains(t, ce.Stderr, "\x1b[")
+	assert.LessOrEqual(t, len(ce.Stderr), maxStderrTail)
+	_, err = os.Stat(p.File)
+	assert.ErrorIs(t, err, os.ErrNotExist, "an old plan must not survive a failed re-plan under its name")
+}
+
+func TestPlanNameValidation(t *testing.T) {
+	t.Parallel()
+	r := newRunner(t)
+	for _, name := range []string{"", "../x", "a/b", ".hidden", "x y"} {
+		_, err := r.Plan(context.Background(), Workspace{Tenant: "acme", Name: "x"}, name, false)
+		var ie *InvalidInputError
+		require.ErrorAs(t, err, &ie, name)
+		assert.Equal(t, "planName", ie.Field)
+	}
+}

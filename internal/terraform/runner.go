@@ -1,0 +1,197 @@
+// Package terraform runs the real terraform binary (through terraform-exec) in one working
+// directory per instance, with local or PostgreSQL state, plan files applied by hash and
+// typed errors for locks, stale plans and failed commands.
+package terraform
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+)
+
+const (
+	backendLocal = "local"
+	backendPG    = "pg"
+	cmdShow      = "show"
+	cmdStatePull = "state pull"
+	// defaultWaitDelay gives terraform time to release its lock after SIGINT before it is killed.
+	defaultWaitDelay = 30 * time.Second
+)
+
+// Runner runs terraform for many workspaces under one state directory. It is safe for
+// concurrent use on different workspaces; terraform's own state lock guards one workspace.
+type Runner struct {
+	stateDir  string
+	binary    string
+	pgConn    string
+	out       io.Writer
+	waitDelay time.Duration
+	optErr    error
+}
+
+// Option configures a Runner.
+type Option func(*Runner)
+
+// WithBinary uses this terraform binary instead of FindBinary("").
+func WithBinary(path string) Option {
+	return func(r *Runner) {
+		if path == "" {
+			r.optErr = errors.Join(r.optErr, &InvalidInputError{Field: "WithBinary path", Value: path, Reason: "must not be empty"})
+			return
+		}
+		p, err := FindBinary(path)
+		r.binary, r.optErr = p, errors.Join(r.optErr, err)
+	}
+}
+
+// WithPGBackend keeps state in PostgreSQL (terraform's pg backend); empty means local state.
+// The connection string only ever reaches terraform through its environment (PG_CONN_STR).
+func WithPGBackend(connString string) Option {
+	return func(r *Runner) { r.pgConn = connString }
+}
+
+// WithOutput copies terraform's stdout and stderr to w (writes are serialised).
+func WithOutput(w io.Writer) Option {
+	return func(r *Runner) {
+		if w != nil {
+			r.out = &syncWriter{w: w}
+		}
+	}
+}
+
+// WithWaitDelay is how long a cancelled command may take after SIGINT before it is killed.
+func WithWaitDelay(d time.Duration) Option {
+	return func(r *Runner) {
+		if d <= 0 {
+			r.optErr = errors.Join(r.optErr, &InvalidInputError{Field: "WithWaitDelay", Value: d.String(), Reason: "must be positive"})
+		}
+		r.waitDelay = d
+	}
+}
+
+// New makes a Runner keeping working directories and local state under stateDir.
+func New(stateDir string, opts ...Option) (*Runner, error) {
+	if strings.TrimSpace(stateDir) == "" {
+		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: "must not be empty"}
+	}
+	abs, err := filepath.Abs(stateDir)
+	if err != nil {
+		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: err.Error()}
+	}
+	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay}
+	for _, o := range opts {
+		o(r)
+	}
+	if r.optErr != nil {
+		return nil, r.optErr
+	}
+	if r.binary == "" {
+		if r.binary, err = FindBinary(""); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: err.Error()}
+	}
+	return r, nil
+}
+
+// Dir is the workspace's working directory: <stateDir>/work/<tenant>/<name>.
+func (r *Runner) Dir(ws Workspace) string {
+	return filepath.Join(r.stateDir, "work", ws.Tenant, ws.Name)
+}
+
+// Backend is "local" or "pg".
+func (r *Runner) Backend() string {
+	if r.pgConn != "" {
+		return backendPG
+	}
+	return backendLocal
+}
+
+// statePath is where the local backend keeps a workspace's state, outside the working dir
+// so that wiping a working directory never loses state.
+func (r *Runner) statePath(ws Workspace) string {
+	return filepath.Join(r.stateDir, "tfstate", ws.Tenant, ws.Name, "terraform.tfstate")
+}
+
+// call is one terraform invocation in a workspace with its captured stderr.
+type call struct {
+	r       *Runner
+	ws      Workspace
+	command string
+	tf      *tfexec.Terraform
+	stderr  *tailBuffer
+}
+
+// open validates ws and prepares a terraform-exec handle on its (existing) working dir.
+func (r *Runner) open(ws Workspace, command string) (*call, error) {
+	if err := ws.validate(); err != nil {
+		return nil, err
+	}
+	c := &call{r: r, ws: ws, command: command, stderr: &tailBuffer{max: 64 << 10}}
+	dir := r.Dir(ws)
+	if _, err := os.Stat(dir); err != nil {
+		return nil, &CommandError{Command: command, Workspace: ws, Err: errNotPrepared}
+	}
+	tf, err := tfexec.NewTerraform(dir, r.binary)
+	if err != nil {
+		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
+	}
+	if err := tf.SetEnv(r.env()); err != nil {
+		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
+	}
+	if err := tf.SetWaitDelay(r.waitDelay); err != nil {
+		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
+	}
+	stderr := io.Writer(c.stderr)
+	if r.out != nil {
+		// show -json and state pull print state values in clear, sensitive ones included.
+		if command != cmdShow && command != cmdStatePull {
+			tf.SetStdout(r.out)
+		}
+		stderr = io.MultiWriter(r.out, c.stderr)
+	}
+	tf.SetStderr(stderr)
+	c.tf = tf
+	return c, nil
+}
+
+// env is the process environment minus what terraform-exec manages, plus our settings.
+// TF_IN_AUTOMATION=1 is forced by terraform-exec; TF_INPUT cannot be set through it, but it
+// passes -input=false to every command that could prompt.
+func (r *Runner) env() map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	env = tfexec.CleanEnv(env)
+	// A shared data dir or an inherited connection would mix up instances.
+	delete(env, "TF_DATA_DIR")
+	delete(env, "PG_CONN_STR")
+	env["CHECKPOINT_DISABLE"] = "1"
+	if r.pgConn != "" {
+		env["PG_CONN_STR"] = r.pgConn
+	}
+	return env
+}
+
+// syncWriter serialises writes from concurrent commands onto one writer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -1,0 +1,54 @@
+// Package testsuite holds slipway's test harnesses: a real Temporal dev server
+// per test binary, a per-test embedded default (GitOps repo, terraform state,
+// worker) on its own task queue, git helpers, and recorded histories for replay.
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// server is the dev server shared by the tests of one package (see Main).
+var server *devenv.Server
+
+// Main starts one real Temporal dev server (fast settings, free loopback ports)
+// for the package's tests and stops it afterwards. Use it from TestMain.
+func Main(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	logDir, err := os.MkdirTemp("", "slipway-devserver-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testsuite:", err)
+		return 1
+	}
+	defer os.RemoveAll(logDir)
+	server, err = devenv.StartServer(ctx, devenv.ServerOptions{
+		Headless: true, SearchAttributes: workflows.SearchAttributeTypes,
+		LogFile: filepath.Join(logDir, "temporal.log"),
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testsuite: start Temporal dev server:", err)
+		return 1
+	}
+	code := m.Run()
+	if err := server.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "testsuite: stop dev server:", err)
+	}
+	return code
+}
+
+// Address is the shared dev server's frontend; tests must run under Main.
+func Address(t testing.TB) string {
+	t.Helper()
+	if server == nil {
+		t.Fatal("testsuite: no dev server: call testsuite.Main from TestMain")
+	}
+	return server.Address
+}

@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+const instanceDir = "instances/acme/web"
+
+var web = steps.Ref{Tenant: "acme", Name: "web"}
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "instance.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	return p
+}
+
+// The whole lifecycle from the CLI, checking state, git and terraform after each step.
+func TestLifecycleEndToEnd(t *testing.T) {
+	e := testsuite.NewEnv(t)
+	repo := e.GitOpsRepo
+	v1 := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n")
+	v2 := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n  replicas: 2\n")
+
+	out := e.MustCLI(0, "create", "acme/web", "-f", v1, "--wait")
+	require.Contains(t, out.Stdout, "acme/web is ConfigurationCreated")
+	require.Contains(t, out.Stdout, steps.MergeMR)
+	require.Equal(t, lifecycle.ConfigurationCreated, e.Status("acme/web").State)
+	require.Equal(t, 1, testsuite.Merges(t, repo, instanceDir))
+	require.NotEmpty(t, testsuite.Git(t, repo, "ls-tree", "--name-only", "main", instanceDir+"/terraform/"))
+	require.Empty(t, e.Resources(web))
+
+	e.MustCLI(0, "deploy", "acme/web", "--wait")
+	st := e.Status("acme/web")
+	require.Equal(t, lifecycle.Deployed, st.State)
+	require.Equal(t, "none", st.Deployer)
+	infra := e.Resources(web)
+	require.NotEmpty(t, infra)
+	require.Equal(t, 1, testsuite.Merges(t, repo, instanceDir), "a deploy without -f merges nothing")
+	require.Len(t, st.Infrastructure, len(infra))
+
+	out = e.MustCLI(0, "plan", "acme/web", "--json")
+	var plan workflows.OperationResult
+	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &plan))
+	require.True(t, plan.Plan.NoChanges, "%+v", plan.Plan)
+	require.Empty(t, plan.Diff)
+	require.Equal(t, lifecycle.Deployed, plan.State)
+
+	out = e.MustCLI(0, "plan", "acme/web", "-f", v2)
+	require.Contains(t, out.Stdout, "0 to add, 1 to change, 0 to destroy")
+	require.Contains(t, out.Stdout, "+  replicas: 2")
+	require.Equal(t, 1, testsuite.Merges(t, repo, instanceDir), "plan changes nothing")
+
+	e.MustCLI(0, "deploy", "acme/web", "-f", v2, "--wait")
+	st = e.Status("acme/web")
+	require.Equal(t, lifecycle.Deployed, st.State)
+	require.Equal(t, 1, st.Operation.Plan.Change)
+	require.Equal(t, 2, testsuite.Merges(t, repo, instanceDir), "one merge per config change")
+	require.Contains(t, testsuite.Git(t, repo, "show", "main:"+instanceDir+"/instance.yaml"), "replicas: 2")
+
+	e.MustCLI(0, "archive", "acme/web", "--wait")
+	require.Equal(t, lifecycle.Archived, e.Status("acme/web").State)
+	require.Len(t, e.Resources(web), len(infra), "archive keeps the infrastructure")
+	require.NotEmpty(t, testsuite.Git(t, repo, "ls-tree", "main", instanceDir+"/instance.yaml"), "archive keeps the config")
+
+	e.MustCLI(0, "deploy", "acme/web", "--wait")
+	require.Equal(t, lifecycle.Deployed, e.Status("acme/web").State)
+
+	e.MustCLI(0, "destroy", "acme/web", "--wait")
+	require.Equal(t, lifecycle.Destroyed, e.Status("acme/web").State)
+	require.Empty(t, e.Resources(web), "destroy empties the terraform state")
+	require.NotEmpty(t, testsuite.Git(t, repo, "ls-tree", "main", instanceDir+"/instance.yaml"), "destroy keeps the config")
+
+	out = e.MustCLI(0, "deprovision", "acme/web", "--yes", "--wait")
+	require.Contains(t, out.Stdout, "acme/web is Deprovisioned")
+	require.Empty(t, testsuite.Git(t, repo, "ls-tree", "main", instanceDir), "the config is gone from main")
+	require.Equal(t, 3, testsuite.Merges(t, repo, instanceDir))
+	require.Empty(t, e.Resources(web))
+	require.Len(t, testsuite.Branches(t, repo, "slipway/acme/web/"), 3, "create, update, deprovision")
+
+	require.Eventually(t, func() bool {
+		r := e.CLI("list", "--all", "--tenant", "acme", "--json")
+		return r.Code == 0 && json.Valid([]byte(r.Stdout)) && containsState(r.Stdout, "Deprovisioned")
+	}, 10*time.Second, 200*time.Millisecond, "list finds the deprovisioned instance by search attributes")
+	recordHistories(t, e, web)
+}
+
+func containsState(listJSON, state string) bool {
+	var items []struct{ Name, State string }
+	if json.Unmarshal([]byte(listJSON), &items) != nil {
+		return false
+	}
+	for _, it := range items {
+		if it.Name == "web" && it.State == state {
+			return true
+		}
+	}
+	return false
+}
+
+func recordHistories(t *testing.T, e *testsuite.Env, ref steps.Ref) {
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "lifecycle")
+}

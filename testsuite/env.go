@@ -1,0 +1,103 @@
+package testsuite
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/slipway-dev/slipway/internal/cli"
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Env is one test's embedded default: its own GitOps repo, state dir, worker and
+// task queue, on the package's shared dev server.
+type Env struct {
+	*devenv.Env
+	t         testing.TB
+	TaskQueue string
+}
+
+// NewEnv starts a worker for t on the shared dev server; it stops with the test.
+func NewEnv(t testing.TB) *Env {
+	t.Helper()
+	sum := sha1.Sum([]byte(t.Name()))
+	tq := "test-" + hex.EncodeToString(sum[:6])
+	e, err := devenv.Start(context.Background(), devenv.EnvOptions{
+		StateDir: t.TempDir(), Address: Address(t), TaskQueue: tq, Headless: true,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		terminateRunning(e, tq)
+		e.Stop()
+	})
+	t.Setenv("TEMPORAL_ADDRESS", e.Address)
+	return &Env{Env: e, t: t, TaskQueue: tq}
+}
+
+// Result is what one CLI run printed and returned.
+type Result struct {
+	Code           int
+	Stdout, Stderr string
+}
+
+// CLI runs `slipway ARGS...` in-process against this env's worker.
+func (e *Env) CLI(args ...string) Result {
+	e.t.Helper()
+	var out, errb bytes.Buffer
+	full := append([]string{"--task-queue", e.TaskQueue, "--actor", "e2e"}, args...)
+	code := cli.Main(context.Background(), full, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return Result{Code: code, Stdout: out.String(), Stderr: errb.String()}
+}
+
+// MustCLI runs the CLI and fails the test unless it exits with want.
+func (e *Env) MustCLI(want int, args ...string) Result {
+	e.t.Helper()
+	r := e.CLI(args...)
+	require.Equal(e.t, want, r.Code, "slipway %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.Stdout, r.Stderr)
+	return r
+}
+
+// Status reads `slipway status --json -o all`.
+func (e *Env) Status(ref string) workflows.Status {
+	e.t.Helper()
+	r := e.MustCLI(0, "status", ref, "--json", "-o", "all")
+	var st workflows.Status
+	require.NoError(e.t, json.Unmarshal([]byte(r.Stdout), &st), r.Stdout)
+	return st
+}
+
+// Resources lists the instance's resources in its real terraform state.
+func (e *Env) Resources(ref steps.Ref) []terraform.Resource {
+	e.t.Helper()
+	res, err := e.Activities.Terraform.Resources(context.Background(), terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name})
+	require.NoError(e.t, err)
+	return res
+}
+
+// terminateRunning ends the test's still-running workflows, so instance IDs
+// reused by a later test never land on a task queue nobody polls.
+func terminateRunning(e *devenv.Env, taskQueue string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := e.Client.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		Query: fmt.Sprintf("TaskQueue = '%s' AND ExecutionStatus = 'Running'", taskQueue),
+	})
+	if err != nil {
+		return
+	}
+	for _, ex := range resp.Executions {
+		_ = e.Client.Temporal.TerminateWorkflow(ctx, ex.Execution.WorkflowId, ex.Execution.RunId, "test finished")
+	}
+}

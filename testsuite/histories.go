@@ -1,0 +1,66 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// RecordEnv, when "1", makes e2e tests overwrite the committed histories that
+// replay tests read: run `SLIPWAY_RECORD_HISTORIES=1 go test ./testsuite/e2e/`.
+const RecordEnv = "SLIPWAY_RECORD_HISTORIES"
+
+// HistoriesDir is testsuite/histories in the source tree.
+func HistoriesDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "histories")
+}
+
+// RecordHistories writes the history of workflowID and of every child it
+// started to HistoriesDir()/<name>/, when RecordEnv is set.
+func RecordHistories(t testing.TB, c client.Client, workflowID, name string) {
+	t.Helper()
+	if os.Getenv(RecordEnv) != "1" {
+		return
+	}
+	dir := filepath.Join(HistoriesDir(), name)
+	require.NoError(t, os.RemoveAll(dir))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	h := fetchHistory(t, c, workflowID)
+	writeHistory(t, filepath.Join(dir, "00-entity.json"), h)
+	n := 0
+	for _, ev := range h.Events {
+		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
+			n++
+			child := fetchHistory(t, c, a.WorkflowId)
+			writeHistory(t, filepath.Join(dir, fmt.Sprintf("%02d-%s.json", n, strings.ToLower(a.WorkflowType.GetName()))), child)
+		}
+	}
+}
+
+func fetchHistory(t testing.TB, c client.Client, id string) *historypb.History {
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		h.Events = append(h.Events, ev)
+	}
+	return h
+}
+
+func writeHistory(t testing.TB, path string, h *historypb.History) {
+	data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+}

@@ -1,0 +1,27 @@
+package testsuite
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/slipway-dev/slipway/internal/app"
+)
+
+// Every committed history must replay against today's workflow code: a change
+// that would break running workflows fails here (use workflow.GetVersion).
+func TestReplayCommittedHistories(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(HistoriesDir(), "*", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no histories in %s: record them with %s=1 go test ./testsuite/e2e/", HistoriesDir(), RecordEnv)
+	for _, f := range files {
+		rel, _ := filepath.Rel(HistoriesDir(), f)
+		t.Run(rel, func(t *testing.T) {
+			r := worker.NewWorkflowReplayer()
+			app.RegisterWorkflows(r)
+			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
+		})
+	}
+}

@@ -1,0 +1,53 @@
+// Command slipway-worker runs slipway's workflows and activities. Temporal
+// connection settings come from TEMPORAL_* variables (envconfig); slipway's from SLIPWAY_*.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/logging"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "slipway-worker:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	zl, err := logging.New(logging.LevelFromEnv("info"))
+	if err != nil {
+		return fmt.Errorf("SLIPWAY_LOG_LEVEL: %w", err)
+	}
+	defer func() { _ = zl.Sync() }()
+	cfg := app.FromEnv()
+	opts, err := client.Options(client.WithLogger(logging.NewTemporal(zl)))
+	if err != nil {
+		return err
+	}
+	c, err := dial(opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w, err := app.NewWorker(c, cfg)
+	if err != nil {
+		return err
+	}
+	return w.Run(worker.InterruptCh())
+}
+
+func dial(opts sdkclient.Options) (sdkclient.Client, error) {
+	c, err := sdkclient.Dial(opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s (TEMPORAL_ADDRESS): %w", opts.HostPort, err)
+	}
+	return c, nil
+}

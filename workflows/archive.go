@@ -1,0 +1,15 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// ArchivePipeline removes the app and its namespace (Grove's archive); the config
+// and the infrastructure stay, so a deploy brings the instance back.
+func ArchivePipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
+	p := newPipeline(ctx, in)
+	for _, step := range []func() error{func() error { return p.resolveRevision(true) }, p.removeApp} {
+		if err := step(); err != nil {
+			return PipelineResult{}, p.fail(err)
+		}
+	}
+	return p.result(), nil
+}

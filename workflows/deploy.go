@@ -1,0 +1,25 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// DeployPipeline is the first deploy and every update (EDP's deploy workflow): an
+// optional config change through its own MR, then terraform init, plan, apply of
+// that plan, then the app at the same revision.
+func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
+	p := newPipeline(ctx, in)
+	var plan []func() error
+	if in.ConfigYAML != "" {
+		plan = append(plan, p.validate, func() error { return p.openMR(false) }, p.mergeMR)
+	}
+	plan = append(plan, func() error { return p.resolveRevision(true) }, p.applyPlan, p.deployApp)
+	for _, step := range plan {
+		if err := step(); err != nil {
+			return PipelineResult{}, p.fail(err)
+		}
+	}
+	res := p.result()
+	if p.progress.Plan != nil {
+		res.Plan = &p.progress.Plan.Summary
+	}
+	return res, nil
+}

@@ -1,0 +1,22 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// DeprovisionPipeline destroys everything and removes the config through an MR
+// (Grove's deprovision). It is final.
+func DeprovisionPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
+	p := newPipeline(ctx, in)
+	run := []func() error{
+		func() error { return p.resolveRevision(true) },
+		p.removeApp,
+		p.destroyInfra,
+		func() error { return p.openMR(true) },
+		p.mergeMR,
+	}
+	for _, step := range run {
+		if err := step(); err != nil {
+			return PipelineResult{}, p.fail(err)
+		}
+	}
+	return p.result(), nil
+}

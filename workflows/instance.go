@@ -1,0 +1,146 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+)
+
+// InstanceWorkflow is the entity workflow of one instance (ID instance/<tenant>/<name>).
+// It owns the state machine, takes operations and decisions as Updates, runs one
+// operation at a time as a child pipeline, and continues as new when idle and
+// the history grows.
+func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
+	e := newEntity(ctx, in)
+	if err := e.register(ctx); err != nil {
+		return err
+	}
+	e.upsertSearchAttributes(ctx)
+	workflow.Go(ctx, e.receiveSteps)
+	for {
+		if err := workflow.Await(ctx, func() bool {
+			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))
+		}); err != nil {
+			return err
+		}
+		// Let accepted updates (a rejected race, a decision) finish before closing the run.
+		if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+			return err
+		}
+		if e.busy {
+			continue
+		}
+		e.drainSteps()
+		switch {
+		case e.s.State.Final(), e.empty():
+			return nil
+		case e.shouldContinueAsNew(ctx):
+			st := e.s
+			return workflow.NewContinueAsNewError(ctx, InstanceWorkflowName, InstanceInput{Ref: st.Ref, State: &st, Settings: st.Settings})
+		}
+	}
+}
+
+// entity is the running instance: its durable state plus what lives only in this run.
+type entity struct {
+	s         InstanceState
+	busy      bool
+	opsInRun  int
+	stepsChan workflow.ReceiveChannel
+}
+
+func newEntity(ctx workflow.Context, in InstanceInput) *entity {
+	e := &entity{stepsChan: workflow.GetSignalChannel(ctx, SignalStep)}
+	if in.State != nil {
+		e.s = *in.State
+		return e
+	}
+	info := workflow.GetInfo(ctx)
+	e.s = InstanceState{Ref: in.Ref, State: lifecycle.NoConfiguration, Settings: in.Settings,
+		Epoch: epochOf(info.FirstRunID)}
+	return e
+}
+
+// epochOf tells this life of an instance from an earlier one with the same name, so
+// MR branches of a re-created instance never collide with the old ones.
+func epochOf(runID string) string {
+	if len(runID) >= 8 {
+		return runID[:8]
+	}
+	return runID
+}
+
+// empty is an instance that was asked for something but holds nothing: it can close.
+func (e *entity) empty() bool {
+	return e.s.Started && e.s.State == lifecycle.NoConfiguration
+}
+
+func (e *entity) shouldContinueAsNew(ctx workflow.Context) bool {
+	if n := e.s.Settings.ContinueAsNewAfter; n > 0 && e.opsInRun >= n {
+		return true
+	}
+	return workflow.GetInfo(ctx).GetContinueAsNewSuggested()
+}
+
+func (e *entity) setState(ctx workflow.Context, st lifecycle.State) {
+	if e.s.State == st {
+		return
+	}
+	workflow.GetLogger(ctx).Info("instance state", "instance", e.s.Ref.String(), "from", e.s.State, "to", st)
+	e.s.State = st
+	e.upsertSearchAttributes(ctx)
+}
+
+func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
+	err := workflow.UpsertTypedSearchAttributes(ctx,
+		SAInstanceState.ValueSet(string(e.s.State)),
+		SATenant.ValueSet(e.s.Ref.Tenant),
+		SAInstanceName.ValueSet(e.s.Ref.Name))
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("search attributes not upserted", "error", err)
+	}
+}
+
+// receiveSteps applies pipeline progress signals to the running operation.
+func (e *entity) receiveSteps(ctx workflow.Context) {
+	for {
+		var ev StepEvent
+		if !e.stepsChan.Receive(ctx, &ev) {
+			return
+		}
+		e.applyStep(ev)
+	}
+}
+
+func (e *entity) drainSteps() {
+	for {
+		var ev StepEvent
+		if !e.stepsChan.ReceiveAsync(&ev) {
+			return
+		}
+		e.applyStep(ev)
+	}
+}
+
+func (e *entity) applyStep(ev StepEvent) {
+	op := e.s.Current
+	if op == nil || op.ID != ev.OpID || op.Attempt != ev.Attempt || op.Result != ResultRunning {
+		return
+	}
+	op.Step = ev.Step.Name
+	for i := len(op.Steps) - 1; i >= 0; i-- {
+		if s := op.Steps[i]; s.Name == ev.Step.Name && s.Attempt == ev.Attempt && s.Status == StepRunning {
+			op.Steps[i] = ev.Step
+			return
+		}
+	}
+	op.Steps = append(op.Steps, ev.Step)
+}
+
+// notAllowed is the error a validator returns; its type lets clients tell bad requests apart.
+func notAllowed(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), "NotAllowed", nil)
+}

@@ -1,0 +1,186 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// maxConfigBytes bounds a config carried in an update; stacks take parameters, not blobs.
+const maxConfigBytes = 256 << 10
+
+func (e *entity) register(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, e.status); err != nil {
+		return err
+	}
+	for _, op := range lifecycle.AllOperations {
+		op := op
+		err := workflow.SetUpdateHandlerWithOptions(ctx, string(op),
+			func(ctx workflow.Context, req OperationRequest) (OperationResult, error) {
+				return e.operate(ctx, op, req)
+			},
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req OperationRequest) error {
+				return e.admitOperation(op, req)
+			}})
+		if err != nil {
+			return err
+		}
+	}
+	for _, d := range []lifecycle.Decision{lifecycle.DecisionRetry, lifecycle.DecisionResolve, lifecycle.DecisionAbandon} {
+		d := d
+		err := workflow.SetUpdateHandlerWithOptions(ctx, string(d),
+			func(ctx workflow.Context, req DecisionRequest) (OperationResult, error) {
+				return e.decide(ctx, d, req)
+			},
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req DecisionRequest) error {
+				return e.admitDecision(d, req)
+			}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// admitOperation rejects, before acceptance, anything the current state does not allow.
+func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) error {
+	if e.busy {
+		return notAllowed("%s is busy: %s; %s is rejected, not queued — send it again when the running operation ends",
+			e.s.Ref, e.runningLine(), op)
+	}
+	if err := lifecycle.Check(e.s.State, op); err != nil {
+		return notAllowed("%s: %s", e.s.Ref, err)
+	}
+	if op == lifecycle.OpProvision && strings.TrimSpace(req.ConfigYAML) == "" {
+		return notAllowed("%s: provision needs the instance config (configYAML)", e.s.Ref)
+	}
+	if op == lifecycle.OpDeprovision && !req.Confirm {
+		return notAllowed("%s: deprovision is final: it destroys the infrastructure and removes the config; confirm it (confirm: true, CLI --yes)", e.s.Ref)
+	}
+	if len(req.ConfigYAML) > maxConfigBytes {
+		return notAllowed("%s: configYAML is %d bytes, more than the %d allowed", e.s.Ref, len(req.ConfigYAML), maxConfigBytes)
+	}
+	return nil
+}
+
+func (e *entity) admitDecision(d lifecycle.Decision, req DecisionRequest) error {
+	if e.busy {
+		return notAllowed("%s is busy: %s; %s needs a failed operation", e.s.Ref, e.runningLine(), d)
+	}
+	if !e.s.State.Failed() || e.s.Current == nil {
+		return notAllowed("%s: %s is only allowed in a <Step>Failed state; the instance is %s", e.s.Ref, d, e.s.State)
+	}
+	if d != lifecycle.DecisionRetry && strings.TrimSpace(req.Reason) == "" {
+		return notAllowed("%s: %s needs a reason (--reason): every decision is recorded with who made it and why", e.s.Ref, d)
+	}
+	if d == lifecycle.DecisionResolve && req.To != "" {
+		op := e.s.Current
+		if req.To != op.From && req.To != op.Kind.Done(op.From) {
+			return notAllowed("%s: resolve --to must be %s (the last good state) or %s (what %s would have reached), not %q",
+				e.s.Ref, op.From, op.Kind.Done(op.From), op.Kind, req.To)
+		}
+	}
+	return nil
+}
+
+func (e *entity) runningLine() string {
+	op := e.s.Current
+	if op == nil || op.Result != ResultRunning {
+		return "an operation is starting"
+	}
+	if op.Step != "" {
+		return fmt.Sprintf("%s %s is running (step %s)", op.Kind, op.ID, op.Step)
+	}
+	return fmt.Sprintf("%s %s is running", op.Kind, op.ID)
+}
+
+// operate runs one requested operation to its end.
+func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req OperationRequest) (OperationResult, error) {
+	// Two updates accepted in one workflow task both passed their validators; only the first runs.
+	if err := e.admitOperation(kind, req); err != nil {
+		return OperationResult{}, err
+	}
+	e.busy = true
+	defer func() { e.busy = false }()
+	e.s.Started = true
+	if req.ConfigYAML != "" && kind != lifecycle.OpPlan {
+		// Bad input changes nothing: validate before the state moves.
+		in := steps.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
+		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActValidateConfig, in).Get(ctx, nil); err != nil {
+			return OperationResult{}, err
+		}
+	}
+	e.s.Seq++
+	e.opsInRun++
+	op := &Operation{
+		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
+		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML,
+		StartedAt: workflow.Now(ctx),
+	}
+	e.pushCurrent(op)
+	e.setState(ctx, kind.Running(e.s.State))
+	return e.execute(ctx, op), nil
+}
+
+// pushCurrent makes op the current operation and files the previous one in history.
+func (e *entity) pushCurrent(op *Operation) {
+	if prev := e.s.Current; prev != nil {
+		e.s.History = append(e.s.History, prev.summary())
+		if len(e.s.History) > historyKept {
+			e.s.History = e.s.History[len(e.s.History)-historyKept:]
+		}
+	}
+	e.s.Current = op
+}
+
+// execute runs the current attempt of op as a child pipeline and applies its outcome.
+func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
+	op.Pipeline = PipelineWorkflowID(e.s.Ref, op.Kind, op.ID, op.Attempt)
+	in := PipelineInput{
+		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
+		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
+		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress,
+	}
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            op.Pipeline,
+		TypedSearchAttributes: pipelineSearchAttributes(e.s.Ref),
+	})
+	var res PipelineResult
+	err := workflow.ExecuteChildWorkflow(cctx, PipelineName(op.Kind), in).Get(ctx, &res)
+	e.drainSteps()
+	op.EndedAt = workflow.Now(ctx)
+	if err != nil {
+		pf := pipelineFailure(err)
+		op.Result, op.Failure, op.Progress = ResultFailed, &pf.Failure, pf.Progress
+		op.Step = pf.Failure.Step
+		op.Steps = mergeSteps(op.Steps, op.Attempt, pf.Steps)
+		e.setState(ctx, op.Kind.Failed(op.From))
+		return e.result(op)
+	}
+	op.Result, op.Failure, op.Progress, op.Plan, op.Diff = ResultSucceeded, nil, res.Progress, res.Plan, res.Diff
+	op.Step = ""
+	op.Steps = mergeSteps(op.Steps, op.Attempt, res.Steps)
+	e.applySuccess(op)
+	e.setState(ctx, op.Kind.Done(op.From))
+	return e.result(op)
+}
+
+// mergeSteps replaces this attempt's signalled steps with the pipeline's own record.
+func mergeSteps(have []StepRecord, attempt int, final []StepRecord) []StepRecord {
+	out := make([]StepRecord, 0, len(have)+len(final))
+	for _, s := range have {
+		if s.Attempt != attempt {
+			out = append(out, s)
+		}
+	}
+	return append(out, final...)
+}
+
+func (e *entity) result(op *Operation) OperationResult {
+	return OperationResult{OperationID: op.ID, Kind: op.Kind, Result: op.Result, State: e.s.State,
+		Failure: op.Failure, Plan: op.Plan, Diff: op.Diff, Revision: e.s.Revision}
+}

@@ -1,0 +1,115 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// applySuccess folds a finished operation into the instance: revision, app,
+// infrastructure and the Programmed/Running/Ready conditions.
+func (e *entity) applySuccess(op *Operation) {
+	p := op.Progress
+	if p.Stack != "" {
+		e.s.Stack = p.Stack
+	}
+	if p.Revision != "" && op.Kind != lifecycle.OpPlan {
+		e.s.Revision = p.Revision
+	}
+	if p.App != nil {
+		e.s.Deployer = p.App.Deployer
+		e.s.Resources = p.App.Resources
+	}
+	if p.Infra != nil {
+		e.s.Infrastructure = p.Infra.Resources
+	}
+	switch op.Kind {
+	case lifecycle.OpProvision:
+		e.setConditions(cond(lifecycle.CondProgrammed, lifecycle.ConditionFalse, "NotApplied", "configuration created; not deployed yet"),
+			cond(lifecycle.CondRunning, lifecycle.ConditionFalse, "NotDeployed", ""))
+	case lifecycle.OpDeploy:
+		e.s.DeployedRevision = p.Revision
+		e.setConditions(cond(lifecycle.CondProgrammed, lifecycle.ConditionTrue, "Applied",
+			fmt.Sprintf("%d resource(s) at %s", len(e.s.Infrastructure), short(p.Revision))), runningFrom(p.App))
+	case lifecycle.OpArchive:
+		e.setConditions(e.condition(lifecycle.CondProgrammed), cond(lifecycle.CondRunning, lifecycle.ConditionFalse, "Archived", "app and namespace removed"))
+	case lifecycle.OpDestroy, lifecycle.OpDeprovision:
+		e.setConditions(cond(lifecycle.CondProgrammed, lifecycle.ConditionFalse, "Destroyed", "infrastructure destroyed"),
+			cond(lifecycle.CondRunning, lifecycle.ConditionFalse, "Removed", "app removed"))
+	}
+}
+
+func runningFrom(app *steps.AppStatus) lifecycle.Condition {
+	switch {
+	case app == nil:
+		return cond(lifecycle.CondRunning, lifecycle.ConditionUnknown, "NoStatus", "")
+	case !app.Deployed:
+		return cond(lifecycle.CondRunning, lifecycle.ConditionUnknown, "NotDeployed", app.Message)
+	case app.Sync == "Synced" && app.Health == "Healthy":
+		return cond(lifecycle.CondRunning, lifecycle.ConditionTrue, "Healthy", "Synced and Healthy")
+	}
+	return cond(lifecycle.CondRunning, lifecycle.ConditionFalse, app.Health, app.Message)
+}
+
+func cond(t string, s lifecycle.ConditionStatus, reason, msg string) lifecycle.Condition {
+	return lifecycle.Condition{Type: t, Status: s, Reason: reason, Message: msg}
+}
+
+func (e *entity) condition(t string) lifecycle.Condition {
+	for _, c := range e.s.Conditions {
+		if c.Type == t {
+			return c
+		}
+	}
+	return cond(t, lifecycle.ConditionUnknown, "", "")
+}
+
+func (e *entity) setConditions(programmed, running lifecycle.Condition) {
+	e.s.Conditions = []lifecycle.Condition{programmed, running, lifecycle.ReadyFrom(programmed, running)}
+}
+
+// decide applies an operator's retry, resolve or abandon to the failed operation.
+func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req DecisionRequest) (OperationResult, error) {
+	if err := e.admitDecision(d, req); err != nil {
+		return OperationResult{}, err
+	}
+	op := e.s.Current
+	rec := DecisionRecord{Decision: d, OperationID: op.ID, Actor: req.Actor, Reason: req.Reason,
+		From: e.s.State, At: workflow.Now(ctx)}
+	switch d {
+	case lifecycle.DecisionRetry:
+		e.busy = true
+		defer func() { e.busy = false }()
+		rec.To = op.Kind.Running(op.From)
+		e.s.Decisions = append(e.s.Decisions, rec)
+		op.Attempt++
+		op.Result, op.Failure, op.EndedAt = ResultRunning, nil, time.Time{}
+		e.setState(ctx, rec.To)
+		return e.execute(ctx, op), nil
+	case lifecycle.DecisionResolve:
+		rec.To = op.From
+		if req.To != "" {
+			rec.To = req.To
+		}
+		op.Result = ResultResolved
+	case lifecycle.DecisionAbandon:
+		rec.To = op.From
+		op.Result = ResultAbandoned
+		if op.Failure != nil {
+			e.s.Abandoned = append(e.s.Abandoned, op.Failure.Leftovers...)
+		}
+	}
+	e.s.Decisions = append(e.s.Decisions, rec)
+	e.setState(ctx, rec.To)
+	return e.result(op), nil
+}
+
+// pipelineSearchAttributes let the UI list an instance's pipelines by tenant and name.
+func pipelineSearchAttributes(ref steps.Ref) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(SATenant.ValueSet(ref.Tenant), SAInstanceName.ValueSet(ref.Name))
+}

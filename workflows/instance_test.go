@@ -1,0 +1,288 @@
+package workflows_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+func TestFullLifecycleVisitsEveryHappyTransition(t *testing.T) {
+	w := newWorld(t)
+	reqs := []*request{
+		op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML, Actor: "ann"}),
+		op(lifecycle.OpPlan, workflows.OperationRequest{}),
+		op(lifecycle.OpDeploy, workflows.OperationRequest{}),
+		op(lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: webYAML + "  replicas: 2\n"}),
+		op(lifecycle.OpArchive, workflows.OperationRequest{}),
+		op(lifecycle.OpPlan, workflows.OperationRequest{}),
+		op(lifecycle.OpDeploy, workflows.OperationRequest{}),
+		op(lifecycle.OpDestroy, workflows.OperationRequest{}),
+		op(lifecycle.OpPlan, workflows.OperationRequest{}),
+		op(lifecycle.OpDeploy, workflows.OperationRequest{}),
+		op(lifecycle.OpArchive, workflows.OperationRequest{}),
+		op(lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}),
+	}
+	w.run(workflows.Settings{}, reqs...)
+	want := []lifecycle.State{
+		lifecycle.ConfigurationCreated, lifecycle.ConfigurationCreated, lifecycle.Deployed, lifecycle.Deployed,
+		lifecycle.Archived, lifecycle.Archived, lifecycle.Deployed, lifecycle.Destroyed, lifecycle.Destroyed,
+		lifecycle.Deployed, lifecycle.Archived, lifecycle.Deprovisioned,
+	}
+	for i, r := range reqs {
+		require.NoError(t, r.err, "request %d %s", i, r.name)
+		require.Equal(t, workflows.ResultSucceeded, r.result.Result, "request %d %s", i, r.name)
+		require.Equal(t, want[i], r.result.State, "request %d %s", i, r.name)
+	}
+	require.NoError(t, w.env.GetWorkflowError(), "deprovisioned instance closes")
+	// One MR per config change: create, update, deprovision.
+	require.Equal(t, 3, w.called(steps.ActOpenMR))
+	require.Equal(t, 3, w.called(steps.ActMergeMR))
+	require.Equal(t, 4, w.called(steps.ActTerraformApply))
+	require.Equal(t, 2, w.called(steps.ActTerraformDestroy), "destroy and deprovision")
+	require.Equal(t, 0, w.called(steps.ActCollectLeftovers))
+	st := w.status(workflows.OutputAll)
+	require.Equal(t, lifecycle.Deprovisioned, st.State)
+	require.Len(t, st.History, 11)
+	require.Equal(t, "ann", st.History[0].Actor)
+}
+
+func TestPlanReportsWithoutChangingState(t *testing.T) {
+	w := newWorld(t)
+	plan := op(lifecycle.OpPlan, workflows.OperationRequest{ConfigYAML: webYAML + "  replicas: 2\n"})
+	w.run(workflows.Settings{},
+		op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}),
+		op(lifecycle.OpDeploy, workflows.OperationRequest{}), plan)
+	require.NoError(t, plan.err)
+	require.Equal(t, lifecycle.Deployed, plan.result.State)
+	require.Equal(t, 2, plan.result.Plan.Add)
+	require.Contains(t, plan.result.Diff, "+replicas: 2")
+	require.Equal(t, 1, w.called(steps.ActTerraformApply), "plan applies nothing")
+	require.Equal(t, 1, w.called(steps.ActOpenMR), "plan opens no MR")
+}
+
+func TestEachFailureRecordsStepAndLeftovers(t *testing.T) {
+	cases := []struct {
+		name     string
+		before   []*request
+		req      *request
+		activity string
+		step     string
+		failed   lifecycle.State
+	}{
+		{"provision", nil, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}),
+			steps.ActMergeMR, steps.MergeMR, lifecycle.ProvisioningFailed},
+		{"deploy", provisioned(), op(lifecycle.OpDeploy, workflows.OperationRequest{}),
+			steps.ActTerraformApply, steps.TFApply, lifecycle.DeploymentFailed},
+		{"archive", deployed(), op(lifecycle.OpArchive, workflows.OperationRequest{}),
+			steps.ActRemoveApp, steps.RemoveApp, lifecycle.ArchiveFailed},
+		{"destroy", deployed(), op(lifecycle.OpDestroy, workflows.OperationRequest{}),
+			steps.ActTerraformDestroy, steps.TFDestroy, lifecycle.DestroyFailed},
+		{"deprovision", deployed(), op(lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}),
+			steps.ActMergeMR, steps.MergeMR, lifecycle.DeprovisioningFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.leftovers = []steps.Leftover{{Kind: "merge-request", ID: "slipway/acme/web/x", Detail: "open, not merged"}}
+			failAfter(w, tc.activity, tc.before)
+			w.run(workflows.Settings{}, append(tc.before, tc.req)...)
+			require.NoError(t, tc.req.err)
+			require.Equal(t, workflows.ResultFailed, tc.req.result.Result)
+			require.Equal(t, tc.failed, tc.req.result.State)
+			f := tc.req.result.Failure
+			require.NotNil(t, f)
+			require.Equal(t, tc.step, f.Step)
+			require.Contains(t, f.Error, "exploded")
+			require.Equal(t, []steps.Leftover{w.leftovers[0], {Kind: "failed-step", ID: tc.step}}, f.Leftovers)
+			st := w.status(workflows.OutputSummary)
+			require.Equal(t, tc.failed, st.State)
+			require.Equal(t, tc.step, st.Failure.Step)
+			require.Equal(t, tc.step, st.Operation.Step)
+			require.Empty(t, st.Allowed, "a failed state allows no operation, only decisions")
+		})
+	}
+}
+
+// failAfter arms the failure once the requests before the one under test are done.
+func failAfter(w *world, activity string, before []*request) {
+	if len(before) == 0 {
+		w.failNext(activity, 1)
+		return
+	}
+	last := before[len(before)-1]
+	last.arm = func() { w.failNext(activity, 1) }
+}
+
+func provisioned() []*request {
+	return []*request{op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})}
+}
+
+func deployed() []*request {
+	return append(provisioned(), op(lifecycle.OpDeploy, workflows.OperationRequest{}))
+}
+
+func TestRetryContinuesFromTheFailedStepWithoutRepeatingSideEffects(t *testing.T) {
+	w := newWorld(t)
+	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: webYAML + "  replicas: 2\n"})
+	reqs := append(provisioned(), deploy, decision(lifecycle.DecisionRetry, workflows.DecisionRequest{Actor: "bob"}))
+	reqs[0].arm = func() { w.failNext(steps.ActTerraformApply, 1) }
+	w.run(workflows.Settings{}, reqs...)
+	require.Equal(t, lifecycle.DeploymentFailed, deploy.result.State)
+	retry := reqs[2]
+	require.NoError(t, retry.err)
+	require.Equal(t, lifecycle.Deployed, retry.result.State)
+	require.Equal(t, workflows.ResultSucceeded, retry.result.Result)
+	require.Equal(t, 2, w.called(steps.ActOpenMR), "provision + update; the retry opened no MR")
+	require.Equal(t, 2, w.called(steps.ActMergeMR), "the retry merged nothing")
+	require.Equal(t, 2, w.called(steps.ActTerraformPlan), "terraform re-plans on retry")
+	st := w.status(workflows.OutputAll)
+	require.Equal(t, 2, st.Operation.Attempt)
+	skipped := map[string]bool{}
+	for _, s := range st.Operation.Steps {
+		if s.Attempt == 2 && s.Status == workflows.StepSkipped {
+			skipped[s.Name] = true
+		}
+	}
+	require.Equal(t, map[string]bool{steps.Validate: true, steps.OpenMR: true, steps.MergeMR: true}, skipped)
+	require.Len(t, st.Decisions, 1)
+	require.Equal(t, workflows.DecisionRecord{Decision: lifecycle.DecisionRetry, OperationID: st.Operation.ID, Actor: "bob",
+		From: lifecycle.DeploymentFailed, To: lifecycle.Deploying, At: st.Decisions[0].At}, st.Decisions[0])
+}
+
+func TestResolveAndAbandonReturnToLastGoodStateWithARecord(t *testing.T) {
+	t.Run("resolve needs a reason", func(t *testing.T) {
+		w := newWorld(t)
+		noReason := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "ann"})
+		resolve := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "ann", Reason: "unlocked by hand"})
+		reqs := append(deployed(), op(lifecycle.OpArchive, workflows.OperationRequest{}), noReason, resolve)
+		reqs[1].arm = func() { w.failNext(steps.ActRemoveApp, 1) }
+		w.run(workflows.Settings{}, reqs...)
+		requireRejected(t, noReason.err, "needs a reason")
+		require.NoError(t, resolve.err)
+		require.Equal(t, lifecycle.Deployed, resolve.result.State)
+		require.Equal(t, workflows.ResultResolved, resolve.result.Result)
+		st := w.status(workflows.OutputAll)
+		require.Equal(t, "unlocked by hand", st.Decisions[0].Reason)
+		require.Equal(t, lifecycle.ArchiveFailed, st.Decisions[0].From)
+	})
+	t.Run("resolve to the target state", func(t *testing.T) {
+		w := newWorld(t)
+		resolve := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Reason: "archived by hand", To: lifecycle.Archived})
+		bad := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Reason: "x", To: lifecycle.Destroyed})
+		reqs := append(deployed(), op(lifecycle.OpArchive, workflows.OperationRequest{}), bad, resolve)
+		reqs[1].arm = func() { w.failNext(steps.ActRemoveApp, 1) }
+		w.run(workflows.Settings{}, reqs...)
+		requireRejected(t, bad.err, "resolve --to must be Deployed")
+		require.Equal(t, lifecycle.Archived, resolve.result.State)
+	})
+	t.Run("abandon keeps the leftovers on record", func(t *testing.T) {
+		w := newWorld(t)
+		w.leftovers = []steps.Leftover{{Kind: "terraform-lock", ID: "lock-1"}}
+		abandon := decision(lifecycle.DecisionAbandon, workflows.DecisionRequest{Actor: "cy", Reason: "decommissioning"})
+		reqs := append(provisioned(), op(lifecycle.OpDeploy, workflows.OperationRequest{}), abandon)
+		reqs[0].arm = func() { w.failNext(steps.ActTerraformApply, 1) }
+		w.run(workflows.Settings{}, reqs...)
+		require.NoError(t, abandon.err)
+		require.Equal(t, lifecycle.ConfigurationCreated, abandon.result.State)
+		require.Equal(t, workflows.ResultAbandoned, abandon.result.Result)
+		st := w.status(workflows.OutputAll)
+		require.Contains(t, st.Abandoned, steps.Leftover{Kind: "terraform-lock", ID: "lock-1"})
+		require.Equal(t, lifecycle.DecisionAbandon, st.Decisions[0].Decision)
+	})
+	t.Run("a failed provision resolved closes the empty instance", func(t *testing.T) {
+		w := newWorld(t)
+		create := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})
+		resolve := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Reason: "closed the MR"})
+		w.failNext(steps.ActMergeMR, 1)
+		w.run(workflows.Settings{}, create, resolve)
+		require.Equal(t, lifecycle.ProvisioningFailed, create.result.State)
+		require.Equal(t, lifecycle.NoConfiguration, resolve.result.State)
+		require.NoError(t, w.env.GetWorkflowError(), "nothing left to own: the entity closed")
+	})
+}
+
+func TestRejectsWhatTheStateDoesNotAllow(t *testing.T) {
+	w := newWorld(t)
+	archive := op(lifecycle.OpArchive, workflows.OperationRequest{})
+	createAgain := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})
+	deprovision := op(lifecycle.OpDeprovision, workflows.OperationRequest{})
+	retry := decision(lifecycle.DecisionRetry, workflows.DecisionRequest{})
+	w.run(workflows.Settings{}, append(provisioned(), archive, createAgain, deprovision, retry)...)
+	requireRejected(t, archive.err, "archive is not allowed in state ConfigurationCreated (allowed: deploy, plan, deprovision)")
+	requireRejected(t, createAgain.err, "provision is not allowed in state ConfigurationCreated")
+	requireRejected(t, deprovision.err, "deprovision is final")
+	requireRejected(t, retry.err, "retry is only allowed in a <Step>Failed state")
+	require.Equal(t, lifecycle.ConfigurationCreated, w.status("").State)
+	require.Equal(t, 1, w.called(steps.ActOpenMR))
+}
+
+func TestBusyInstanceRejectsASecondOperation(t *testing.T) {
+	w := newWorld(t)
+	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	archive := op(lifecycle.OpArchive, workflows.OperationRequest{})
+	deploy.accept = func() { w.env.RegisterDelayedCallback(func() { w.send(archive, "concurrent") }, 0) }
+	w.run(workflows.Settings{}, append(provisioned(), deploy)...)
+	requireRejected(t, archive.err, "is busy")
+	require.Equal(t, lifecycle.Deployed, deploy.result.State)
+}
+
+func TestInvalidConfigChangesNothing(t *testing.T) {
+	w := newWorld(t)
+	create := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML + "  bogus: 1\n"})
+	w.run(workflows.Settings{}, create)
+	var appErr *temporal.ApplicationError
+	require.True(t, errors.As(create.err, &appErr), "got %v", create.err)
+	require.Equal(t, steps.ErrInvalidConfig, appErr.Type())
+	var fields []steps.FieldError
+	require.NoError(t, appErr.Details(&fields))
+	require.Equal(t, "parameters.bogus", fields[0].Field)
+	require.Equal(t, 0, w.called(steps.ActOpenMR))
+	require.Equal(t, lifecycle.NoConfiguration, w.status("").State)
+	require.Nil(t, w.status("").Operation, "no operation was started")
+}
+
+func TestContinuesAsNewWhenIdle(t *testing.T) {
+	w := newWorld(t)
+	w.run(workflows.Settings{ContinueAsNewAfter: 2}, deployed()...)
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(w.env.GetWorkflowError(), &can), "got %v", w.env.GetWorkflowError())
+	require.Equal(t, workflows.InstanceWorkflowName, can.WorkflowType.Name)
+}
+
+func TestStatusShapes(t *testing.T) {
+	w := newWorld(t)
+	w.run(workflows.Settings{}, deployed()...)
+	sum := w.status(workflows.OutputSummary)
+	require.Equal(t, map[string]int{"Pending": 2}, sum.RsyncStatus)
+	require.Nil(t, sum.Resources)
+	require.Equal(t, []lifecycle.Operation{lifecycle.OpDeploy, lifecycle.OpPlan, lifecycle.OpArchive,
+		lifecycle.OpDestroy, lifecycle.OpDeprovision}, sum.Allowed)
+	ready := sum.Conditions[2]
+	require.Equal(t, lifecycle.CondReady, ready.Type)
+	require.NotEqual(t, lifecycle.ConditionTrue, ready.Status, "deployer none never makes an instance Ready")
+	all := w.status(workflows.OutputAll)
+	require.Equal(t, map[string]int{"Unknown": 2}, all.ClusterStatus)
+	require.Len(t, all.Resources, 1)
+	require.Equal(t, "web", all.Resources[0].App)
+	require.Len(t, all.Resources[0].Clusters[0].Resources, 2)
+	v, err := w.env.QueryWorkflow(workflows.QueryStatus, workflows.StatusRequest{Output: "all", Resource: "acme-web"})
+	require.NoError(t, err)
+	var filtered workflows.Status
+	require.NoError(t, v.Get(&filtered))
+	require.Equal(t, map[string]int{"Pending": 1}, filtered.RsyncStatus)
+	_, err = w.env.QueryWorkflow(workflows.QueryStatus, workflows.StatusRequest{Output: "everything"})
+	require.ErrorContains(t, err, "output")
+}
+
+func requireRejected(t *testing.T, err error, contains string) {
+	t.Helper()
+	require.Error(t, err)
+	require.Contains(t, err.Error(), contains)
+}

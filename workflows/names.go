@@ -1,0 +1,73 @@
+// Package workflows holds slipway's deterministic workflow code: one entity
+// workflow per instance and one child pipeline per operation.
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// DefaultTaskQueue is where workers poll unless SLIPWAY_TASK_QUEUE says otherwise.
+const DefaultTaskQueue = "slipway"
+
+// Workflow type names, stable across refactors because histories name them.
+const (
+	InstanceWorkflowName = "InstanceWorkflow"
+	ValidateWorkflowName = "ValidateConfigWorkflow"
+)
+
+// Update, query and signal names. Operations use their lifecycle names as update names.
+const (
+	UpdateRetry   = "retry"
+	UpdateResolve = "resolve"
+	UpdateAbandon = "abandon"
+	QueryStatus   = "status"
+	SignalStep    = "pipeline-step"
+)
+
+// Typed search attributes the Temporal UI filters on.
+var (
+	SAInstanceState = temporal.NewSearchAttributeKeyKeyword("InstanceState")
+	SATenant        = temporal.NewSearchAttributeKeyKeyword("Tenant")
+	SAInstanceName  = temporal.NewSearchAttributeKeyKeyword("InstanceName")
+)
+
+// SearchAttributeTypes is what a namespace must register (name -> Temporal type).
+var SearchAttributeTypes = map[string]string{
+	"InstanceState": "Keyword",
+	"Tenant":        "Keyword",
+	"InstanceName":  "Keyword",
+}
+
+// InstanceWorkflowID is the entity workflow's ID: one per instance.
+func InstanceWorkflowID(ref steps.Ref) string {
+	return "instance/" + ref.Tenant + "/" + ref.Name
+}
+
+// PipelineWorkflowID names one attempt of one operation so the UI can find it.
+func PipelineWorkflowID(ref steps.Ref, op lifecycle.Operation, opID string, attempt int) string {
+	return fmt.Sprintf("%s/%s-%s/attempt-%d", InstanceWorkflowID(ref), op, opID, attempt)
+}
+
+// PipelineName is the workflow type of an operation's pipeline.
+func PipelineName(op lifecycle.Operation) string {
+	switch op {
+	case lifecycle.OpProvision:
+		return "ProvisionPipeline"
+	case lifecycle.OpDeploy:
+		return "DeployPipeline"
+	case lifecycle.OpPlan:
+		return "PlanPipeline"
+	case lifecycle.OpArchive:
+		return "ArchivePipeline"
+	case lifecycle.OpDestroy:
+		return "DestroyPipeline"
+	case lifecycle.OpDeprovision:
+		return "DeprovisionPipeline"
+	}
+	return ""
+}

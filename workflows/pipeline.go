@@ -1,0 +1,148 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// pipeline runs the steps of one attempt of one operation, records them, tells
+// the entity about each, and turns a failure into a compensated PipelineFailure.
+type pipeline struct {
+	ctx      workflow.Context
+	in       PipelineInput
+	progress Progress
+	steps    []StepRecord
+}
+
+func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
+	return &pipeline{ctx: ctx, in: in, progress: in.Resume}
+}
+
+// stepError remembers which step failed.
+type stepError struct {
+	step string
+	err  error
+}
+
+func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// run executes one step. A durable step that an earlier attempt finished is skipped;
+// fn returns a one-line detail for status.
+func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) (string, error)) error {
+	if durable && p.progress.done(name) {
+		p.record(StepRecord{Name: name, Status: StepSkipped, Attempt: p.in.Attempt,
+			Detail: "done in an earlier attempt", StartedAt: workflow.Now(p.ctx), EndedAt: workflow.Now(p.ctx)})
+		return nil
+	}
+	rec := StepRecord{Name: name, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(p.ctx)}
+	p.notify(rec)
+	detail, err := fn(p.ctx)
+	rec.EndedAt = workflow.Now(p.ctx)
+	if err != nil {
+		rec.Status, rec.Error = StepFailed, errorMessage(err)
+		p.record(rec)
+		return &stepError{step: name, err: err}
+	}
+	rec.Status, rec.Detail = StepDone, detail
+	p.record(rec)
+	if durable {
+		p.progress.Done = append(p.progress.Done, name)
+	}
+	return nil
+}
+
+func (p *pipeline) record(rec StepRecord) {
+	p.steps = append(p.steps, rec)
+	p.notify(rec)
+}
+
+// notify tells the entity; it is best effort because status is also rebuilt from the result.
+func (p *pipeline) notify(rec StepRecord) {
+	if p.in.ParentID == "" {
+		return
+	}
+	_ = workflow.SignalExternalWorkflow(p.ctx, p.in.ParentID, "", SignalStep,
+		StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec})
+}
+
+func (p *pipeline) result() PipelineResult {
+	return PipelineResult{Progress: p.progress, Steps: p.steps}
+}
+
+// fail runs compensation: it collects what the failed step left behind and
+// returns a non-retryable PipelineFailed error that carries the record.
+func (p *pipeline) fail(err error) error {
+	step := "pipeline"
+	var se *stepError
+	if errors.As(err, &se) {
+		step = se.step
+	}
+	// Compensation must run even if the pipeline is being cancelled.
+	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
+	var leftovers []steps.Leftover
+	rec := StepRecord{Name: steps.Compensate, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
+	p.notify(rec)
+	in := steps.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR}
+	if lerr := workflow.ExecuteActivity(shortCtx(ctx), steps.ActCollectLeftovers, in).Get(ctx, &leftovers); lerr != nil {
+		leftovers = append(leftovers, steps.Leftover{Kind: "unknown", ID: step,
+			Detail:  "could not inspect leftovers: " + errorMessage(lerr),
+			Cleanup: "inspect the GitOps repo, terraform state and the app by hand"})
+	}
+	if leftovers == nil {
+		leftovers = []steps.Leftover{}
+	}
+	rec.Status, rec.EndedAt, rec.Detail = StepDone, workflow.Now(ctx), fmt.Sprintf("%d leftover(s)", len(leftovers))
+	p.record(rec)
+	f := Failure{Step: step, Error: errorMessage(err), Type: errorType(err), Leftovers: leftovers, At: workflow.Now(ctx)}
+	msg := fmt.Sprintf("%s of %s failed at step %s: %s", p.in.Operation, p.in.Ref, step, f.Error)
+	return temporal.NewNonRetryableApplicationError(msg, steps.ErrPipelineFailed, nil,
+		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps})
+}
+
+// errorMessage is the innermost application error's message: what the activity said.
+func errorMessage(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Message()
+	}
+	var toErr *temporal.TimeoutError
+	if errors.As(err, &toErr) {
+		return "timed out (" + toErr.TimeoutType().String() + ")"
+	}
+	var se *stepError
+	if errors.As(err, &se) {
+		return se.err.Error()
+	}
+	return err.Error()
+}
+
+func errorType(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Type()
+	}
+	var toErr *temporal.TimeoutError
+	if errors.As(err, &toErr) {
+		return "Timeout"
+	}
+	return ""
+}
+
+// pipelineFailure reads the failure record out of a child's error.
+func pipelineFailure(err error) PipelineFailure {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == steps.ErrPipelineFailed && appErr.HasDetails() {
+		var pf PipelineFailure
+		if appErr.Details(&pf) == nil {
+			return pf
+		}
+	}
+	return PipelineFailure{Failure: Failure{Step: "pipeline", Error: errorMessage(err), Type: errorType(err),
+		Leftovers: []steps.Leftover{}}}
+}

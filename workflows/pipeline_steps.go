@@ -1,0 +1,194 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// The steps every pipeline is assembled from. Each wraps one activity.
+
+func (p *pipeline) validate() error {
+	return p.run(steps.Validate, true, func(ctx workflow.Context) (string, error) {
+		var out steps.ValidateOutput
+		in := steps.ValidateInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML, DeployedRevision: p.in.DeployedRevision}
+		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActValidateConfig, in).Get(ctx, &out); err != nil {
+			return "", err
+		}
+		p.progress.Stack = out.Stack
+		return "stack " + out.Stack, nil
+	})
+}
+
+func (p *pipeline) openMR(remove bool) error {
+	return p.run(steps.OpenMR, true, func(ctx workflow.Context) (string, error) {
+		var mr forge.MergeRequest
+		in := steps.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
+			ConfigYAML: p.in.ConfigYAML, Remove: remove}
+		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActOpenMR, in).Get(ctx, &mr); err != nil {
+			return "", err
+		}
+		p.progress.MR = &mr
+		if mr.NoChanges {
+			return "no changes: main already holds this config", nil
+		}
+		return fmt.Sprintf("%s (%s)", mr.ID, mr.State), nil
+	})
+}
+
+func (p *pipeline) mergeMR() error {
+	return p.run(steps.MergeMR, true, func(ctx workflow.Context) (string, error) {
+		mr := p.progress.MR
+		if mr == nil || mr.NoChanges {
+			return "nothing to merge", nil
+		}
+		var merged forge.MergeRequest
+		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActMergeMR, *mr).Get(ctx, &merged); err != nil {
+			return "", err
+		}
+		p.progress.MR = &merged
+		p.progress.Revision = merged.MergeSHA
+		return "merged as " + short(merged.MergeSHA), nil
+	})
+}
+
+// resolveRevision pins the main commit the rest of the attempt works from; it is
+// re-resolved on retry so a fix pushed to main is picked up.
+func (p *pipeline) resolveRevision(mustExist bool) error {
+	return p.run(steps.Revision, false, func(ctx workflow.Context) (string, error) {
+		var out steps.RevisionOutput
+		in := steps.RevisionInput{Ref: p.in.Ref, MustExist: mustExist}
+		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActResolveRevision, in).Get(ctx, &out); err != nil {
+			return "", err
+		}
+		p.progress.Revision = out.Revision
+		if out.Stack != "" {
+			p.progress.Stack = out.Stack
+		}
+		if !out.Exists {
+			return short(out.Revision) + " (no config for this instance)", nil
+		}
+		return short(out.Revision), nil
+	})
+}
+
+func (p *pipeline) tfInput(destroy bool) steps.TerraformInput {
+	return steps.TerraformInput{Ref: p.in.Ref, OpID: p.in.OpID, Revision: p.progress.Revision, Destroy: destroy}
+}
+
+func (p *pipeline) tfInit(in steps.TerraformInput) error {
+	return p.run(steps.TFInit, false, func(ctx workflow.Context) (string, error) {
+		err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformInit, in).Get(ctx, nil)
+		return "at " + short(in.Revision), err
+	})
+}
+
+func (p *pipeline) tfPlan(in steps.TerraformInput) (*steps.PlanOutput, error) {
+	var plan steps.PlanOutput
+	err := p.run(steps.TFPlan, false, func(ctx workflow.Context) (string, error) {
+		if err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformPlan, in).Get(ctx, &plan); err != nil {
+			return "", err
+		}
+		return planLine(plan.Summary), nil
+	})
+	return &plan, err
+}
+
+// applyPlan runs init, plan and apply of that plan; once applied, a retry skips all three.
+func (p *pipeline) applyPlan() error {
+	if p.progress.done(steps.TFApply) {
+		return p.run(steps.TFApply, true, nil)
+	}
+	in := p.tfInput(false)
+	if err := p.tfInit(in); err != nil {
+		return err
+	}
+	plan, err := p.tfPlan(in)
+	if err != nil {
+		return err
+	}
+	p.progress.Plan = plan
+	return p.run(steps.TFApply, true, func(ctx workflow.Context) (string, error) {
+		var out steps.InfraOutput
+		err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply,
+			steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+		if err != nil {
+			return "", err
+		}
+		p.progress.Infra = &out
+		return fmt.Sprintf("%d resource(s) in state, serial %d", len(out.Resources), out.Serial), nil
+	})
+}
+
+func (p *pipeline) destroyInfra() error {
+	if p.progress.done(steps.TFDestroy) {
+		return p.run(steps.TFDestroy, true, nil)
+	}
+	in := p.tfInput(true)
+	if err := p.tfInit(in); err != nil {
+		return err
+	}
+	return p.run(steps.TFDestroy, true, func(ctx workflow.Context) (string, error) {
+		var out steps.InfraOutput
+		if err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformDestroy, in).Get(ctx, &out); err != nil {
+			return "", err
+		}
+		p.progress.Infra = &out
+		return fmt.Sprintf("%d resource(s) left in state", len(out.Resources)), nil
+	})
+}
+
+func (p *pipeline) deployApp() error {
+	return p.run(steps.DeployApp, false, func(ctx workflow.Context) (string, error) {
+		timeout := p.in.Settings.deployTimeout()
+		in := steps.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout)}
+		var st steps.AppStatus
+		if err := workflow.ExecuteActivity(deployCtx(ctx, timeout), steps.ActDeployApp, in).Get(ctx, &st); err != nil {
+			return "", err
+		}
+		p.progress.App = &st
+		return appLine(st), nil
+	})
+}
+
+func (p *pipeline) removeApp() error {
+	return p.run(steps.RemoveApp, false, func(ctx workflow.Context) (string, error) {
+		timeout := p.in.Settings.deployTimeout()
+		in := steps.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout)}
+		var st steps.AppStatus
+		if err := workflow.ExecuteActivity(deployCtx(ctx, timeout), steps.ActRemoveApp, in).Get(ctx, &st); err != nil {
+			return "", err
+		}
+		p.progress.App = &st
+		return appLine(st), nil
+	})
+}
+
+func planLine(s steps.PlanSummary) string {
+	if s.NoChanges {
+		return "no changes"
+	}
+	return fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
+}
+
+func appLine(st steps.AppStatus) string {
+	if !st.Deployed {
+		return st.Message
+	}
+	parts := []string{st.Sync, st.Health}
+	if st.Message != "" {
+		parts = append(parts, st.Message)
+	}
+	return strings.Join(parts, " ")
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

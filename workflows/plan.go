@@ -1,0 +1,52 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// PlanPipeline is a dry run (EDP's plan workflow): the config diff the repo would
+// get and the terraform plan summary. It changes nothing.
+func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
+	p := newPipeline(ctx, in)
+	var diff string
+	var planOut *steps.PlanOutput
+	run := []func() error{
+		func() error { return p.resolveRevision(true) },
+		func() error {
+			return p.run(steps.ConfigDiff, false, func(ctx workflow.Context) (string, error) {
+				in := steps.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML}
+				if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActConfigDiff, in).Get(ctx, &diff); err != nil {
+					return "", err
+				}
+				if diff == "" {
+					return "no config changes", nil
+				}
+				return "config changes", nil
+			})
+		},
+		func() error {
+			in := p.tfInput(false)
+			in.ConfigYAML = p.in.ConfigYAML
+			if err := p.tfInit(in); err != nil {
+				return err
+			}
+			var err error
+			planOut, err = p.tfPlan(in)
+			return err
+		},
+	}
+	if in.ConfigYAML != "" {
+		run = append([]func() error{p.validate}, run...)
+	}
+	for _, step := range run {
+		if err := step(); err != nil {
+			return PipelineResult{}, p.fail(err)
+		}
+	}
+	res := p.result()
+	res.Diff = diff
+	res.Plan = &planOut.Summary
+	return res, nil
+}

@@ -1,0 +1,78 @@
+package workflows
+
+import (
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// InstanceInput starts (or continues) an instance's entity workflow.
+type InstanceInput struct {
+	Ref steps.Ref `json:"ref"`
+	// State is set when the workflow continues as new.
+	State    *InstanceState `json:"state,omitempty"`
+	Settings Settings       `json:"settings"`
+}
+
+// OperationRequest is the argument of every operation update.
+type OperationRequest struct {
+	ConfigYAML string `json:"configYAML,omitempty"` // provision: required; deploy and plan: optional new config
+	Actor      string `json:"actor,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Confirm    bool   `json:"confirm,omitempty"` // deprovision is final and needs it
+}
+
+// DecisionRequest is the argument of retry, resolve and abandon.
+type DecisionRequest struct {
+	Actor  string `json:"actor,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// To (resolve only) is the state the operator left things in: the last good state
+	// (default) or the state the operation would have reached.
+	To lifecycle.State `json:"to,omitempty"`
+}
+
+// OperationResult is what an operation (or a retry) ended with.
+type OperationResult struct {
+	OperationID string              `json:"operationID"`
+	Kind        lifecycle.Operation `json:"kind"`
+	Result      string              `json:"result"`
+	State       lifecycle.State     `json:"state"`
+	Failure     *Failure            `json:"failure,omitempty"`
+	Plan        *steps.PlanSummary  `json:"plan,omitempty"`
+	Diff        string              `json:"diff,omitempty"`
+	Revision    string              `json:"revision,omitempty"`
+}
+
+// PipelineInput is what the entity gives a child pipeline.
+type PipelineInput struct {
+	Ref              steps.Ref           `json:"ref"`
+	Operation        lifecycle.Operation `json:"operation"`
+	OpID             string              `json:"opID"`
+	Attempt          int                 `json:"attempt"`
+	ParentID         string              `json:"parentID,omitempty"` // entity to signal step progress to
+	ConfigYAML       string              `json:"configYAML,omitempty"`
+	DeployedRevision string              `json:"deployedRevision,omitempty"`
+	Settings         Settings            `json:"settings"`
+	Resume           Progress            `json:"resume"`
+}
+
+// PipelineResult is a successful pipeline's outcome.
+type PipelineResult struct {
+	Progress Progress           `json:"progress"`
+	Steps    []StepRecord       `json:"steps"`
+	Plan     *steps.PlanSummary `json:"plan,omitempty"`
+	Diff     string             `json:"diff,omitempty"`
+}
+
+// PipelineFailure travels as the details of a PipelineFailed error.
+type PipelineFailure struct {
+	Failure  Failure      `json:"failure"`
+	Progress Progress     `json:"progress"`
+	Steps    []StepRecord `json:"steps"`
+}
+
+// StepEvent is the signal a pipeline sends its entity as each step starts and ends.
+type StepEvent struct {
+	OpID    string     `json:"opID"`
+	Attempt int        `json:"attempt"`
+	Step    StepRecord `json:"step"`
+}

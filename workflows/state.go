@@ -1,0 +1,137 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// Operation results.
+const (
+	ResultRunning   = "running"
+	ResultSucceeded = "succeeded"
+	ResultFailed    = "failed"
+	ResultResolved  = "resolved"
+	ResultAbandoned = "abandoned"
+)
+
+// Step statuses.
+const (
+	StepRunning = "running"
+	StepDone    = "done"
+	StepFailed  = "failed"
+	StepSkipped = "skipped"
+)
+
+// InstanceState is everything the entity workflow knows; it is carried across continue-as-new.
+type InstanceState struct {
+	Ref              steps.Ref             `json:"ref"`
+	State            lifecycle.State       `json:"state"`
+	Stack            string                `json:"stack,omitempty"`
+	Revision         string                `json:"revision,omitempty"`         // config revision on main, last merged or deployed
+	DeployedRevision string                `json:"deployedRevision,omitempty"` // revision of the last successful deploy
+	Deployer         string                `json:"deployer,omitempty"`
+	Conditions       []lifecycle.Condition `json:"conditions,omitempty"`
+	Resources        []steps.Resource      `json:"resources,omitempty"`
+	Infrastructure   []string              `json:"infrastructure,omitempty"`
+	Current          *Operation            `json:"current,omitempty"` // the latest operation, running or ended
+	History          []Operation           `json:"history,omitempty"` // earlier operations, newest last, without steps
+	Decisions        []DecisionRecord      `json:"decisions,omitempty"`
+	Abandoned        []steps.Leftover      `json:"abandoned,omitempty"` // leftovers an operator chose to leave
+	Seq              int                   `json:"seq"`
+	Epoch            string                `json:"epoch"` // distinguishes this instance's life from an earlier one of the same name
+	Started          bool                  `json:"started"`
+	Settings         Settings              `json:"settings"`
+}
+
+// Settings tune an instance; zero values take defaults.
+type Settings struct {
+	DeployTimeout time.Duration `json:"deployTimeout,omitempty"`
+	// ContinueAsNewAfter forces continue-as-new after that many operations in one run (0: when the server suggests).
+	ContinueAsNewAfter int `json:"continueAsNewAfter,omitempty"`
+}
+
+const (
+	defaultDeployTimeout = 10 * time.Minute
+	historyKept          = 20
+)
+
+// Operation is one requested pipeline and everything that happened to it.
+type Operation struct {
+	ID         string              `json:"id"`
+	Kind       lifecycle.Operation `json:"kind"`
+	RequestID  string              `json:"requestID,omitempty"`
+	Actor      string              `json:"actor,omitempty"`
+	From       lifecycle.State     `json:"from"`
+	Attempt    int                 `json:"attempt"`
+	Pipeline   string              `json:"pipeline,omitempty"` // child workflow ID of the latest attempt
+	Result     string              `json:"result"`
+	Step       string              `json:"step,omitempty"`
+	Steps      []StepRecord        `json:"steps,omitempty"`
+	Failure    *Failure            `json:"failure,omitempty"`
+	Progress   Progress            `json:"progress"`
+	ConfigYAML string              `json:"configYAML,omitempty"`
+	Plan       *steps.PlanSummary  `json:"plan,omitempty"`
+	Diff       string              `json:"diff,omitempty"`
+	StartedAt  time.Time           `json:"startedAt"`
+	EndedAt    time.Time           `json:"endedAt,omitempty"`
+}
+
+// StepRecord is one step of one attempt.
+type StepRecord struct {
+	Name      string    `json:"name"`
+	Status    string    `json:"status"`
+	Attempt   int       `json:"attempt"`
+	Detail    string    `json:"detail,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
+	EndedAt   time.Time `json:"endedAt,omitempty"`
+}
+
+// Failure is the record compensation leaves: where it failed, why, and what is left behind.
+type Failure struct {
+	Step      string           `json:"step"`
+	Error     string           `json:"error"`
+	Type      string           `json:"type,omitempty"`
+	Leftovers []steps.Leftover `json:"leftovers"`
+	At        time.Time        `json:"at"`
+}
+
+// Progress is what a pipeline has durably done; a retry skips those steps.
+type Progress struct {
+	Done     []string            `json:"done,omitempty"`
+	Stack    string              `json:"stack,omitempty"`
+	MR       *forge.MergeRequest `json:"mr,omitempty"`
+	Revision string              `json:"revision,omitempty"`
+	Plan     *steps.PlanOutput   `json:"plan,omitempty"`
+	Infra    *steps.InfraOutput  `json:"infra,omitempty"`
+	App      *steps.AppStatus    `json:"app,omitempty"`
+}
+
+func (p *Progress) done(step string) bool {
+	for _, d := range p.Done {
+		if d == step {
+			return true
+		}
+	}
+	return false
+}
+
+// DecisionRecord is an operator's retry, resolve or abandon, with who and why.
+type DecisionRecord struct {
+	Decision    lifecycle.Decision `json:"decision"`
+	OperationID string             `json:"operationID"`
+	Actor       string             `json:"actor"`
+	Reason      string             `json:"reason,omitempty"`
+	From        lifecycle.State    `json:"from"`
+	To          lifecycle.State    `json:"to"`
+	At          time.Time          `json:"at"`
+}
+
+// summary drops the steps and config of an ended operation so history stays small.
+func (o Operation) summary() Operation {
+	o.Steps, o.ConfigYAML, o.Diff, o.Progress = nil, "", "", Progress{}
+	return o
+}

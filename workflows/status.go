@@ -1,0 +1,192 @@
+package workflows
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// Status outputs, as in EMCO's status query.
+const (
+	OutputSummary = "summary"
+	OutputAll     = "all"
+	OutputDetail  = "detail"
+)
+
+// StatusRequest is the status query's argument; the filters narrow counts and resources.
+type StatusRequest struct {
+	Output   string `json:"output,omitempty"` // summary (default) | all | detail
+	App      string `json:"app,omitempty"`
+	Cluster  string `json:"cluster,omitempty"`
+	Resource string `json:"resource,omitempty"` // resource name
+}
+
+// Status is an instance's status in EMCO's shape, with Datum's conditions.
+type Status struct {
+	Name           string                `json:"name"`
+	Tenant         string                `json:"tenant"`
+	Instance       string                `json:"instance"`
+	Stack          string                `json:"stack,omitempty"`
+	State          lifecycle.State       `json:"state"`
+	Allowed        []lifecycle.Operation `json:"allowedOperations"`
+	Deployer       string                `json:"deployer,omitempty"`
+	Revision       string                `json:"revision,omitempty"`
+	Deployed       string                `json:"deployedRevision,omitempty"`
+	Conditions     []lifecycle.Condition `json:"conditions"`
+	Operation      *OperationStatus      `json:"operation,omitempty"`
+	Failure        *Failure              `json:"failure,omitempty"`
+	RsyncStatus    map[string]int        `json:"rsync-status"`
+	ClusterStatus  map[string]int        `json:"cluster-status,omitempty"`
+	Resources      []AppResources        `json:"resources,omitempty"`
+	Infrastructure []string              `json:"infrastructure,omitempty"`
+	Decisions      []DecisionRecord      `json:"decisions,omitempty"`
+	Abandoned      []steps.Leftover      `json:"abandonedLeftovers,omitempty"`
+	History        []OperationStatus     `json:"history,omitempty"`
+}
+
+// OperationStatus is the last operation with its steps.
+type OperationStatus struct {
+	ID        string              `json:"id"`
+	Kind      lifecycle.Operation `json:"kind"`
+	Step      string              `json:"step,omitempty"`
+	Result    string              `json:"result"`
+	Attempt   int                 `json:"attempt"`
+	Pipeline  string              `json:"pipeline,omitempty"`
+	Actor     string              `json:"actor,omitempty"`
+	StartedAt time.Time           `json:"startedAt"`
+	EndedAt   time.Time           `json:"endedAt,omitempty"`
+	Steps     []StepRecord        `json:"steps,omitempty"`
+	Plan      *steps.PlanSummary  `json:"plan,omitempty"`
+	Diff      string              `json:"diff,omitempty"`
+}
+
+// AppResources groups resources by app, then cluster (EMCO).
+type AppResources struct {
+	App      string             `json:"app-name"`
+	Clusters []ClusterResources `json:"clusters"`
+}
+
+// ClusterResources are one app's resources on one cluster.
+type ClusterResources struct {
+	Name      string         `json:"name"`
+	Resources []ResourceView `json:"resources"`
+}
+
+// ResourceView is one resource; detail adds health and message.
+type ResourceView struct {
+	GVK           GVK    `json:"GVK"`
+	Name          string `json:"name"`
+	Namespace     string `json:"namespace,omitempty"`
+	RsyncStatus   string `json:"rsync-status"`
+	ClusterStatus string `json:"cluster-status"`
+	Health        string `json:"health,omitempty"`
+	Message       string `json:"message,omitempty"`
+}
+
+// GVK is a Kubernetes group/version/kind.
+type GVK struct {
+	Group   string `json:"Group"`
+	Version string `json:"Version"`
+	Kind    string `json:"Kind"`
+}
+
+func (e *entity) status(req StatusRequest) (Status, error) {
+	out := req.Output
+	if out == "" {
+		out = OutputSummary
+	}
+	if out != OutputSummary && out != OutputAll && out != OutputDetail {
+		return Status{}, fmt.Errorf("output: %q is not one of summary, all, detail", req.Output)
+	}
+	s := e.s
+	st := Status{
+		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
+		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision,
+		Conditions: s.Conditions, RsyncStatus: map[string]int{},
+	}
+	if e.busy {
+		st.Allowed = nil
+	}
+	if st.Conditions == nil {
+		st.Conditions = []lifecycle.Condition{}
+	}
+	if op := s.Current; op != nil {
+		st.Operation = operationStatus(*op, true)
+		if s.State.Failed() {
+			st.Failure = op.Failure
+		}
+	}
+	picked := filterResources(s.Resources, req)
+	for _, r := range picked {
+		st.RsyncStatus[r.RsyncStatus]++
+	}
+	if out == OutputSummary {
+		return st, nil
+	}
+	st.ClusterStatus = map[string]int{}
+	for _, r := range picked {
+		st.ClusterStatus[r.ClusterStatus]++
+	}
+	st.Resources = groupResources(picked, out == OutputDetail)
+	st.Infrastructure, st.Decisions, st.Abandoned = s.Infrastructure, s.Decisions, s.Abandoned
+	for _, h := range s.History {
+		st.History = append(st.History, *operationStatus(h, false))
+	}
+	return st, nil
+}
+
+func operationStatus(op Operation, withSteps bool) *OperationStatus {
+	os := &OperationStatus{ID: op.ID, Kind: op.Kind, Step: op.Step, Result: op.Result, Attempt: op.Attempt,
+		Pipeline: op.Pipeline, Actor: op.Actor, StartedAt: op.StartedAt, EndedAt: op.EndedAt, Plan: op.Plan}
+	if withSteps {
+		os.Steps, os.Diff = op.Steps, op.Diff
+	}
+	return os
+}
+
+func filterResources(all []steps.Resource, req StatusRequest) []steps.Resource {
+	var out []steps.Resource
+	for _, r := range all {
+		if (req.App == "" || r.App == req.App) && (req.Cluster == "" || r.Cluster == req.Cluster) &&
+			(req.Resource == "" || r.Name == req.Resource) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func groupResources(rs []steps.Resource, detail bool) []AppResources {
+	byApp := map[string]map[string][]ResourceView{}
+	for _, r := range rs {
+		v := ResourceView{GVK: GVK{r.Group, r.Version, r.Kind}, Name: r.Name, Namespace: r.Namespace,
+			RsyncStatus: r.RsyncStatus, ClusterStatus: r.ClusterStatus}
+		if detail {
+			v.Health, v.Message = r.Health, r.Message
+		}
+		if byApp[r.App] == nil {
+			byApp[r.App] = map[string][]ResourceView{}
+		}
+		byApp[r.App][r.Cluster] = append(byApp[r.App][r.Cluster], v)
+	}
+	var out []AppResources
+	for _, app := range sortedKeys(byApp) {
+		ar := AppResources{App: app}
+		for _, cl := range sortedKeys(byApp[app]) {
+			ar.Clusters = append(ar.Clusters, ClusterResources{Name: cl, Resources: byApp[app][cl]})
+		}
+		out = append(out, ar)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

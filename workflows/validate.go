@@ -1,0 +1,15 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// ValidateConfigWorkflow checks a config against its stack without touching the
+// instance, so a client can refuse bad input before it changes any state.
+func ValidateConfigWorkflow(ctx workflow.Context, in steps.ValidateInput) (steps.ValidateOutput, error) {
+	var out steps.ValidateOutput
+	err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActValidateConfig, in).Get(ctx, &out)
+	return out, err
+}
