@@ -10,7 +10,7 @@ PHASE  := scripts/phase.sh
 TEMPORAL      = $$($(TOOLS) temporal)
 WORKFLOWCHECK = bin/workflowcheck
 
-.PHONY: build demo dev test temporal workflowcheck compose-check tidy-check clean
+.PHONY: build demo dev test bench temporal workflowcheck compose-check tidy-check clean
 
 ## build: bin/slipway (starter CLI) and bin/slipway-worker
 build:
@@ -40,6 +40,10 @@ test:
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(PHASE) "go test" $(GO) test -count=1 -timeout 40m ./...; \
 	echo "== make test total: $$((SECONDS - start))s" >&2
+
+## bench: figures on the real dev server: ms per activity step, ms per update deploy
+bench: temporal
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) test -count=1 -run '^$$' -bench . -benchtime 20x ./testsuite/e2e/
 
 ## compose-check: validate docker-compose.yml (skipped when docker-compose is missing)
 compose-check:

@@ -30,13 +30,16 @@ type Env struct {
 }
 
 // NewEnv starts a worker for t on the shared dev server; it stops with the test.
-func NewEnv(t testing.TB) *Env {
+// Options adjust the embedded default, e.g. the terraform backend.
+func NewEnv(t testing.TB, opts ...func(*devenv.EnvOptions)) *Env {
 	t.Helper()
 	sum := sha1.Sum([]byte(t.Name()))
 	tq := "test-" + hex.EncodeToString(sum[:6])
-	e, err := devenv.Start(context.Background(), devenv.EnvOptions{
-		StateDir: t.TempDir(), Address: Address(t), TaskQueue: tq, Headless: true,
-	})
+	o := devenv.EnvOptions{StateDir: t.TempDir(), Address: Address(t), TaskQueue: tq, Headless: true}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	e, err := devenv.Start(context.Background(), o)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		terminateRunning(e, tq)
