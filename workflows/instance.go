@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -65,12 +66,15 @@ func newEntity(ctx workflow.Context, in InstanceInput) *entity {
 }
 
 // epochOf tells this life of an instance from an earlier one with the same name, so
-// MR branches of a re-created instance never collide with the old ones.
+// MR branches of a re-created instance never collide with the old ones. Run IDs are
+// UUIDv7: the leading digits are a timestamp shared by runs started close together,
+// so the epoch takes the random tail.
 func epochOf(runID string) string {
-	if len(runID) >= 8 {
-		return runID[:8]
+	id := strings.ReplaceAll(runID, "-", "")
+	if len(id) > 10 {
+		return id[len(id)-10:]
 	}
-	return runID
+	return id
 }
 
 // empty is an instance that was asked for something but holds nothing: it can close.

@@ -94,6 +94,13 @@ func TestLifecycleEndToEnd(t *testing.T) {
 		return r.Code == 0 && json.Valid([]byte(r.Stdout)) && containsState(r.Stdout, "Deprovisioned")
 	}, 10*time.Second, 200*time.Millisecond, "list finds the deprovisioned instance by search attributes")
 	recordHistories(t, e, web)
+
+	// Deprovisioned is final for that life; the same name can be created again, and
+	// its MR branches never collide with the old life's.
+	e.MustCLI(0, "create", "acme/web", "-f", v1, "--wait")
+	require.Equal(t, lifecycle.ConfigurationCreated, e.Status("acme/web").State)
+	require.Len(t, testsuite.Branches(t, repo, "slipway/acme/web/"), 4)
+	require.Equal(t, 4, testsuite.Merges(t, repo, instanceDir))
 }
 
 func containsState(listJSON, state string) bool {
