@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/slipway-dev/slipway/internal/client"
@@ -46,7 +47,8 @@ func Main(ctx context.Context, args []string, s Streams) int {
 		return ex.code
 	}
 	fmt.Fprintln(s.Err, "error:", err)
-	if client.IsBadRequest(err) {
+	// cobra reports an unknown subcommand as a plain error; it is still usage.
+	if client.IsBadRequest(err) || strings.HasPrefix(err.Error(), "unknown command") {
 		return ExitUsage
 	}
 	return ExitFailed
