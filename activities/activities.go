@@ -7,6 +7,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -16,6 +17,7 @@ type Activities struct {
 	Forge     forge.Forge
 	Terraform *terraform.Runner
 	Deployer  deploy.Deployer
+	Secrets   *secrets.Store
 }
 
 func configRef(r steps.Ref) config.Ref { return config.Ref{Tenant: r.Tenant, Name: r.Name} }

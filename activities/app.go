@@ -16,6 +16,9 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 	if err != nil {
 		return steps.AppStatus{}, err
 	}
+	if app.Secrets, err = a.Secrets.Get(in.Ref.Tenant, in.Ref.Name); err != nil {
+		return steps.AppStatus{}, err
+	}
 	var st steps.AppStatus
 	err = withHeartbeat(ctx, "deploy app", func(ctx context.Context) error {
 		st, err = a.Deployer.Deploy(ctx, app, in.Deadline)

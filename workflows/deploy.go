@@ -7,11 +7,16 @@ import "go.temporal.io/sdk/workflow"
 // that plan, then the app at the same revision.
 func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
+	secrets := withSecrets(ctx)
 	var plan []func() error
 	if in.ConfigYAML != "" {
 		plan = append(plan, p.validate, func() error { return p.openMR(false) }, p.mergeMR)
 	}
-	plan = append(plan, func() error { return p.resolveRevision(true) }, p.applyPlan, p.deployApp)
+	plan = append(plan, func() error { return p.resolveRevision(true) }, p.applyPlan)
+	if secrets {
+		plan = append(plan, p.bootstrapSecrets)
+	}
+	plan = append(plan, p.deployApp)
 	for _, step := range plan {
 		if err := step(); err != nil {
 			return PipelineResult{}, p.fail(err)

@@ -6,13 +6,11 @@ import "go.temporal.io/sdk/workflow"
 // (Grove's deprovision). It is final.
 func DeprovisionPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
-	run := []func() error{
-		func() error { return p.resolveRevision(true) },
-		p.removeApp,
-		p.destroyInfra,
-		func() error { return p.openMR(true) },
-		p.mergeMR,
+	run := []func() error{func() error { return p.resolveRevision(true) }, p.removeApp, p.destroyInfra}
+	if withSecrets(ctx) {
+		run = append(run, p.forgetSecrets)
 	}
+	run = append(run, func() error { return p.openMR(true) }, p.mergeMR)
 	for _, step := range run {
 		if err := step(); err != nil {
 			return PipelineResult{}, p.fail(err)

@@ -46,6 +46,8 @@ func TestFullLifecycleVisitsEveryHappyTransition(t *testing.T) {
 	require.Equal(t, 3, w.called(steps.ActMergeMR))
 	require.Equal(t, 4, w.called(steps.ActTerraformApply))
 	require.Equal(t, 2, w.called(steps.ActTerraformDestroy), "destroy and deprovision")
+	require.Equal(t, 4, w.called(steps.ActBootstrapSecrets), "every deploy makes sure its secrets exist")
+	require.Equal(t, 1, w.called(steps.ActForgetSecrets), "deprovision deletes them")
 	require.Equal(t, 0, w.called(steps.ActCollectLeftovers))
 	st := w.status(workflows.OutputAll)
 	require.Equal(t, lifecycle.Deprovisioned, st.State)

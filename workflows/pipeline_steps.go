@@ -192,3 +192,24 @@ func short(sha string) string {
 	}
 	return sha
 }
+
+// bootstrapSecrets makes sure the stack's secrets exist on the worker before the
+// app is deployed; the first deploy creates them, later ones find them.
+func (p *pipeline) bootstrapSecrets() error {
+	return p.run(steps.Bootstrap, false, func(ctx workflow.Context) (string, error) {
+		var out steps.SecretsOutput
+		in := steps.SecretsInput{Ref: p.in.Ref, Revision: p.progress.Revision}
+		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActBootstrapSecrets, in).Get(ctx, &out); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d secret(s), %d created", len(out.Names), len(out.Created)), nil
+	})
+}
+
+// forgetSecrets deletes the instance's secrets once its infrastructure is gone.
+func (p *pipeline) forgetSecrets() error {
+	return p.run(steps.Forget, true, func(ctx workflow.Context) (string, error) {
+		err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActForgetSecrets, p.in.Ref).Get(ctx, nil)
+		return "secrets deleted from the worker", err
+	})
+}

@@ -138,6 +138,12 @@ func (w *world) mock() {
 			}
 			return "", w.enter(steps.ActConfigDiff)
 		})
+	e.OnActivity(steps.ActBootstrapSecrets, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ steps.SecretsInput) (steps.SecretsOutput, error) {
+			return steps.SecretsOutput{Names: []string{"admin_password"}}, w.enter(steps.ActBootstrapSecrets)
+		})
+	e.OnActivity(steps.ActForgetSecrets, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ steps.Ref) error { return w.enter(steps.ActForgetSecrets) })
 	e.OnActivity(steps.ActCollectLeftovers, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.LeftoverInput) ([]steps.Leftover, error) {
 			_ = w.enter(steps.ActCollectLeftovers)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -12,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -37,7 +39,8 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: deploy.None{}}, nil
+	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: deploy.None{},
+		Secrets: secrets.NewStore(filepath.Join(cfg.StateDir, "secrets"))}, nil
 }
 
 // NewWorker returns a worker on cfg.TaskQueue with everything registered.

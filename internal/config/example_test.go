@@ -38,7 +38,8 @@ func TestExampleStack(t *testing.T) {
 
 	out, err := Render(Ref{Tenant: "acme", Name: "web"}, st, inst)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"instance.yaml", "manifests/app.yaml", "terraform/main.tf"}, sortedKeys(out))
+	assert.Equal(t, []string{"instance.yaml", "manifests/app.yaml", "manifests/secrets.jsonnet", "terraform/main.tf"}, sortedKeys(out))
+	assert.NotContains(t, string(out["manifests/secrets.jsonnet"]), "admin_password: \"", "no secret value is rendered into git")
 	assert.Equal(t, "stack: example\nparameters:\n  debug: false\n  greeting: hello\n  region: eu-west\n  replicas: 1\n", string(out[InstanceFile]))
 
 	objs, err := ManifestObjects(out)

@@ -47,6 +47,9 @@ type Param struct {
 type Schema struct {
 	Description string
 	Parameters  []Param
+	// Secrets are generated at random on the first deploy (EDP) and handed to the
+	// deployer, never to git, templates, or workflow history.
+	Secrets []string
 }
 
 // Param finds a parameter by name.
@@ -81,7 +84,7 @@ func parseSchema(data []byte, fe *fieldErrors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.add("schema", "must be a mapping with keys description, parameters (line %d)", root.Line)
+		fe.add("schema", "must be a mapping with keys description, parameters, secrets (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -91,8 +94,10 @@ func parseSchema(data []byte, fe *fieldErrors) *Schema {
 			s.Description = parseString(kv.value, field, fe)
 		case "parameters":
 			s.Parameters = parseParams(kv.value, fe)
+		case "secrets":
+			s.Secrets = parseSecrets(kv.value, fe)
 		default:
-			fe.add(field, "unknown field (line %d); allowed: description, parameters", kv.line)
+			fe.add(field, "unknown field (line %d); allowed: description, parameters, secrets", kv.line)
 		}
 	}
 	return s
@@ -122,6 +127,33 @@ func parseParams(n *yaml.Node, fe *fieldErrors) []Param {
 		params = append(params, p)
 	}
 	return params
+}
+
+// parseSecrets reads the list of secret names; names follow the parameter rule.
+func parseSecrets(n *yaml.Node, fe *fieldErrors) []string {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		fe.add("schema.secrets", "must be a list of names, got %s (line %d)", nodeKind(n), n.Line)
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for i, item := range n.Content {
+		field := fmt.Sprintf("schema.secrets[%d]", i)
+		name, ok := stringNode(deref(item))
+		switch {
+		case !ok || !paramNameRE.MatchString(name):
+			fe.add(field, "must be a name matching %s (line %d)", paramNameRE, item.Line)
+		case seen[name]:
+			fe.add(field, "duplicate secret %q", name)
+		default:
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // parseParam reads one parameter; ok is false when it has errors of its own.

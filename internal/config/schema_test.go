@@ -115,3 +115,20 @@ func TestParseSchemaCollectsAllErrors(t *testing.T) {
 	// Document order, not alphabetical: parameters[0] before parameters[1].
 	assert.Equal(t, []string{"schema.parameters[0].type", "schema.parameters[0].default", "schema.parameters[1].name"}, fields)
 }
+
+func TestSchemaSecrets(t *testing.T) {
+	s, err := ParseSchema([]byte("secrets: [admin_password, api_key]\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"admin_password", "api_key"}, s.Secrets)
+	for body, field := range map[string]string{
+		"secrets: admin\n":       "schema.secrets",
+		"secrets: [Admin]\n":     "schema.secrets[0]",
+		"secrets: [a, a]\n":      "schema.secrets[1]",
+		"secrets: [{name: x}]\n": "schema.secrets[0]",
+	} {
+		_, err := ParseSchema([]byte(body))
+		var se *StackError
+		require.ErrorAs(t, err, &se, body)
+		require.Equal(t, field, se.Errors[0].Field, body)
+	}
+}

@@ -19,6 +19,9 @@ type App struct {
 	Revision  string
 	// Objects are the manifests' identities, so a deployer can report on each.
 	Objects []Object
+	// Secrets are the instance's bootstrapped secrets, read on the worker: a
+	// deployer hands them to the cluster and never logs or returns them.
+	Secrets map[string]string
 }
 
 // Object identifies one manifest object.

@@ -150,6 +150,18 @@ type Leftover struct {
 	Cleanup string `json:"cleanup"`
 }
 
+// SecretsInput names the instance and the revision whose stack declares its secrets.
+type SecretsInput struct {
+	Ref      Ref    `json:"ref"`
+	Revision string `json:"revision"`
+}
+
+// SecretsOutput names secrets; their values never leave the worker.
+type SecretsOutput struct {
+	Names   []string `json:"names"`
+	Created []string `json:"created,omitempty"`
+}
+
 // BranchFor is the MR branch of one operation: the idempotency key of its MR.
 func BranchFor(ref Ref, operation, opID string) string {
 	return BranchPrefix(ref) + operation + "-" + opID

@@ -18,6 +18,8 @@ const (
 	ConfigDiff  = "config-diff"
 	Compensate  = "record-failure"
 	ReadResults = "read-status"
+	Bootstrap   = "bootstrap-secrets"
+	Forget      = "forget-secrets"
 )
 
 // Activity names: the methods of activities.Activities, registered by method name.
@@ -34,11 +36,13 @@ const (
 	ActRemoveApp        = "RemoveApp"
 	ActConfigDiff       = "ConfigDiff"
 	ActCollectLeftovers = "CollectLeftovers"
+	ActBootstrapSecrets = "BootstrapSecrets"
+	ActForgetSecrets    = "ForgetSecrets"
 )
 
 // AllActivities lists every activity name; a test checks each is registered.
 var AllActivities = []string{
 	ActValidateConfig, ActOpenMR, ActMergeMR, ActResolveRevision, ActTerraformInit,
 	ActTerraformPlan, ActTerraformApply, ActTerraformDestroy, ActDeployApp, ActRemoveApp,
-	ActConfigDiff, ActCollectLeftovers,
+	ActConfigDiff, ActCollectLeftovers, ActBootstrapSecrets, ActForgetSecrets,
 }
