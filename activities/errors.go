@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -55,6 +56,9 @@ func classify(err error) error {
 		stale    *terraform.StalePlanError
 		ve       *config.ValidationError
 		se       *config.StackError
+		syncErr  *argocd.SyncFailedError
+		timeout  *argocd.TimeoutError
+		unauth   *argocd.UnauthorizedError
 	)
 	switch {
 	case errors.As(err, &ve), errors.As(err, &se):
@@ -67,6 +71,12 @@ func classify(err error) error {
 		return nonRetryable(steps.ErrStateLocked, err)
 	case errors.As(err, &cmdErr), errors.As(err, &missing), errors.As(err, &stale):
 		return nonRetryable(steps.ErrTerraform, err)
+	case errors.As(err, &syncErr), errors.As(err, &unauth):
+		return nonRetryable(steps.ErrDeployFailed, err)
+	case errors.As(err, &timeout):
+		return nonRetryable(steps.ErrDeployTimeout, err)
+	case forge.IsNonRetryable(err), argocd.IsNonRetryable(err):
+		return nonRetryable(steps.ErrRefused, err)
 	}
 	return err
 }

@@ -17,7 +17,9 @@ type Config struct {
 	StateDir   string // SLIPWAY_STATE_DIR: terraform working dirs and local state
 	Terraform  string // SLIPWAY_TERRAFORM: terraform binary (default: PATH)
 	TFPGConn   string // SLIPWAY_TF_PG_CONN: keep terraform state in PostgreSQL (pg backend)
-	Deployer   string // SLIPWAY_DEPLOYER: none (the ArgoCD deployer is not built yet)
+	Deployer   string // SLIPWAY_DEPLOYER: argocd or none
+	ArgoURL    string // SLIPWAY_ARGOCD_URL: argocd-server base URL
+	ArgoToken  string // SLIPWAY_ARGOCD_TOKEN: bearer token for argocd-server
 }
 
 // FromEnv reads the worker's settings from the environment.
@@ -28,7 +30,9 @@ func FromEnv() Config {
 		StateDir:   os.Getenv("SLIPWAY_STATE_DIR"),
 		Terraform:  os.Getenv("SLIPWAY_TERRAFORM"),
 		TFPGConn:   os.Getenv("SLIPWAY_TF_PG_CONN"),
-		Deployer:   envOr("SLIPWAY_DEPLOYER", "none"),
+		Deployer:   envOr("SLIPWAY_DEPLOYER", "argocd"),
+		ArgoURL:    os.Getenv("SLIPWAY_ARGOCD_URL"),
+		ArgoToken:  os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
 	}
 }
 
@@ -43,8 +47,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("SLIPWAY_STATE_DIR: set it to a directory for terraform working dirs and state")
 	case !filepath.IsAbs(c.StateDir):
 		return fmt.Errorf("SLIPWAY_STATE_DIR: %q must be an absolute path", c.StateDir)
-	case c.Deployer != "none":
-		return fmt.Errorf("SLIPWAY_DEPLOYER: %q is not available; use none (ArgoCD comes with the real-ArgoCD issue)", c.Deployer)
+	case c.Deployer != "none" && c.Deployer != "argocd":
+		return fmt.Errorf("SLIPWAY_DEPLOYER: %q is not a deployer; use argocd or none", c.Deployer)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
@@ -39,8 +40,23 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: deploy.None{},
+	dep, err := newDeployer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep,
 		Secrets: secrets.NewStore(filepath.Join(cfg.StateDir, "secrets"))}, nil
+}
+
+func newDeployer(cfg Config) (deploy.Deployer, error) {
+	if cfg.Deployer == "none" {
+		return deploy.None{}, nil
+	}
+	c, err := argocd.New(cfg.ArgoURL, cfg.ArgoToken)
+	if err != nil {
+		return nil, fmt.Errorf("deployer argocd (SLIPWAY_DEPLOYER=none opts out): %w", err)
+	}
+	return argocd.NewDeployer(c), nil
 }
 
 // NewWorker returns a worker on cfg.TaskQueue with everything registered.

@@ -12,12 +12,13 @@ const (
 	ErrDeployFailed   = "DeployFailed"   // the app failed to sync or became degraded
 	ErrDeployTimeout  = "DeployTimeout"  // not Synced+Healthy before the deadline
 	ErrPipelineFailed = "PipelineFailed" // a child pipeline failed; details: PipelineFailure
+	ErrRefused        = "Refused"        // an external system refused the request as malformed
 )
 
 // NonRetryable are the error types that activity retry policies stop on.
 var NonRetryable = []string{
 	ErrInvalidConfig, ErrNotAllowed, ErrMergeConflict, ErrNotFound, ErrStateLocked,
-	ErrTerraform, ErrDeployFailed, ErrDeployTimeout,
+	ErrTerraform, ErrDeployFailed, ErrDeployTimeout, ErrRefused,
 }
 
 // FieldError names one bad field of an instance config.

@@ -1,0 +1,207 @@
+package argocd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// Deploy ensures the Application at app.Revision, syncs it with prune and waits until
+// the sync Succeeded and the app is Synced+Healthy at that revision, or deadline passes.
+func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+	if err := validate(app, true); err != nil {
+		return steps.AppStatus{Deployer: d.Name()}, err
+	}
+	want := d.desired(app)
+	if err := d.ensure(ctx, want); err != nil {
+		return steps.AppStatus{Deployer: d.Name()}, err
+	}
+	if a, err := d.startSync(ctx, app, deadline); err != nil {
+		return d.statusOf(a, app), err
+	}
+	return d.waitSynced(ctx, app, deadline)
+}
+
+// ensure upserts the Application; a 409 means it exists, so it is updated in place.
+func (d *Deployer) ensure(ctx context.Context, want Application) error {
+	_, err := d.c.UpsertApplication(ctx, want)
+	var conflict *ConflictError
+	if !errors.As(err, &conflict) {
+		return err
+	}
+	if _, err := d.c.GetApplication(ctx, want.Metadata.Name); err != nil {
+		return err
+	}
+	_, err = d.c.UpdateApplication(ctx, want)
+	return err
+}
+
+// startSync asks for the sync. When an operation already runs for app.Revision (an earlier
+// attempt started it) it is awaited instead; one for another revision is awaited, then ours starts.
+func (d *Deployer) startSync(ctx context.Context, app deploy.App, deadline time.Time) (*Application, error) {
+	name := AppName(app.Ref)
+	for {
+		err := d.c.Sync(ctx, name, app.Revision, true)
+		if err == nil || !operationInProgress(err) {
+			return nil, err
+		}
+		a, gerr := d.c.GetApplication(ctx, name)
+		if gerr != nil {
+			return nil, gerr
+		}
+		if sameRevision(runningRevision(a), app.Revision) {
+			return a, nil
+		}
+		heartbeat(ctx, "waiting for another operation on "+name+" to finish")
+		if !time.Now().Before(deadline) {
+			return a, d.timeout(ctx, a, app, deadline)
+		}
+		if err := sleep(ctx, d.pollUntil(deadline)); err != nil {
+			return a, err
+		}
+	}
+}
+
+// runningRevision is the revision of the operation in flight, "" when none is.
+func runningRevision(a *Application) string {
+	if a.Operation != nil && a.Operation.Sync != nil {
+		return a.Operation.Sync.Revision
+	}
+	if op := a.Status.OperationState; op != nil && (op.Phase == PhaseRunning || op.Phase == PhaseTerminating) && op.Operation.Sync != nil {
+		return op.Operation.Sync.Revision
+	}
+	return ""
+}
+
+// outcome of one look at the app.
+type outcome int
+
+const (
+	waiting outcome = iota
+	done
+	failed
+)
+
+// judge decides from one read whether the sync of rev finished, failed or is still going.
+// Only an operation for rev that the controller has finished (operation cleared) counts,
+// so a stale result of an earlier sync is never taken for ours.
+func judge(a *Application, rev string) outcome {
+	op := a.Status.OperationState
+	if a.Operation != nil || op == nil || !sameRevision(operationRevision(op), rev) {
+		return waiting
+	}
+	switch op.Phase {
+	case PhaseFailed, PhaseError:
+		return failed
+	case PhaseSucceeded:
+	default:
+		return waiting
+	}
+	if !sameRevision(a.Status.Sync.Revision, rev) {
+		return waiting
+	}
+	switch {
+	case a.Status.Health.Status == HealthDegraded:
+		return failed
+	case a.Status.Sync.Status == SyncSynced && a.Status.Health.Status == HealthHealthy:
+		return done
+	}
+	return waiting
+}
+
+// operationRevision is the revision the operation applied, else the one it was asked for.
+func operationRevision(op *OperationState) string {
+	if op.SyncResult != nil && op.SyncResult.Revision != "" {
+		return op.SyncResult.Revision
+	}
+	if op.Operation.Sync != nil {
+		return op.Operation.Sync.Revision
+	}
+	return ""
+}
+
+// waitSynced polls (heartbeating) until judge says done or failed, or the deadline passes.
+func (d *Deployer) waitSynced(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+	name := AppName(app.Ref)
+	for {
+		a, err := d.c.GetApplication(ctx, name)
+		if err != nil {
+			return steps.AppStatus{Deployer: d.Name()}, err
+		}
+		heartbeat(ctx, progress(a))
+		switch judge(a, app.Revision) {
+		case done:
+			return d.appStatus(a, app), nil
+		case failed:
+			return d.appStatus(a, app), d.syncFailed(a, app)
+		}
+		if !time.Now().Before(deadline) {
+			return d.appStatus(a, app), d.timeout(ctx, a, app, deadline)
+		}
+		if err := sleep(ctx, d.pollUntil(deadline)); err != nil {
+			return d.appStatus(a, app), err
+		}
+	}
+}
+
+// pollUntil is the poll interval, shortened so the last look happens at the deadline.
+func (d *Deployer) pollUntil(deadline time.Time) time.Duration {
+	if left := time.Until(deadline); left > 0 && left < d.c.poll {
+		return left
+	}
+	return d.c.poll
+}
+
+func progress(a *Application) string {
+	phase := ""
+	if a.Status.OperationState != nil {
+		phase = a.Status.OperationState.Phase
+	}
+	return fmt.Sprintf("argocd %s: phase %s, sync %s, health %s", a.Metadata.Name,
+		orUnknown(phase), orUnknown(a.Status.Sync.Status), orUnknown(a.Status.Health.Status))
+}
+
+func (d *Deployer) syncFailed(a *Application, app deploy.App) error {
+	res := resources(a, app)
+	var parts []string
+	if op := a.Status.OperationState; op != nil && op.Message != "" {
+		parts = append(parts, op.Message)
+	}
+	if a.Status.Health.Status == HealthDegraded && a.Status.Health.Message != "" {
+		parts = append(parts, "health: "+a.Status.Health.Message)
+	}
+	parts = append(parts, conditions(a)...)
+	if s := describeResources(res, true); s != "" {
+		parts = append(parts, "resources: "+s)
+	}
+	e := &SyncFailedError{App: a.Metadata.Name, Revision: app.Revision, Health: a.Status.Health.Status,
+		Message: strings.Join(parts, "; "), Resources: res}
+	if a.Status.OperationState != nil {
+		e.Phase = a.Status.OperationState.Phase
+	}
+	return e
+}
+
+// timeout stops the running operation so nothing keeps applying after slipway gave up.
+func (d *Deployer) timeout(ctx context.Context, a *Application, app deploy.App, deadline time.Time) error {
+	e := &TimeoutError{App: a.Metadata.Name, Revision: app.Revision, Deadline: deadline,
+		Sync: a.Status.Sync.Status, Health: a.Status.Health.Status, Conditions: conditions(a), Resources: resources(a, app)}
+	if a.Status.OperationState != nil {
+		e.Phase = a.Status.OperationState.Phase
+	}
+	e.TerminateErr = d.c.TerminateOperation(ctx, a.Metadata.Name)
+	return e
+}
+
+// statusOf is the app's status when a read is at hand.
+func (d *Deployer) statusOf(a *Application, app deploy.App) steps.AppStatus {
+	if a == nil {
+		return steps.AppStatus{Deployer: d.Name()}
+	}
+	return d.appStatus(a, app)
+}

@@ -1,0 +1,73 @@
+package argocd
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestStatusOfMissingAppIsNotDeployed(t *testing.T) {
+	f := newFake(t)
+	st, err := NewDeployer(f.client(t)).Status(context.Background(), testApp())
+	require.NoError(t, err)
+	require.Equal(t, "argocd", st.Deployer)
+	require.False(t, st.Deployed)
+	require.Equal(t, "no application", st.Message)
+}
+
+func TestStatusIsReadOnly(t *testing.T) {
+	f := newFake(t)
+	d := NewDeployer(f.client(t))
+	_, err := d.Deploy(context.Background(), testApp(), farDeadline())
+	require.NoError(t, err)
+	before := len(f.callList())
+
+	st, err := d.Status(context.Background(), testApp())
+	require.NoError(t, err)
+	require.True(t, st.Deployed)
+	require.Equal(t, SyncSynced, st.Sync)
+	require.Equal(t, HealthHealthy, st.Health)
+	require.Len(t, st.Resources, 2)
+	calls := f.callList()[before:]
+	require.Equal(t, []string{"GET /api/v1/applications/acme-web?project=default"}, calls)
+}
+
+func TestStatusBeforeComparisonListsManifestObjects(t *testing.T) {
+	f := newFake(t)
+	f.put(Application{Metadata: ObjectMeta{Name: "acme-web"}, Spec: ApplicationSpec{
+		Destination: ApplicationDestination{Server: "https://10.1.2.3:6443", Namespace: "acme-web"}}})
+	st, err := NewDeployer(f.client(t)).Status(context.Background(), testApp())
+	require.NoError(t, err)
+	require.Len(t, st.Resources, 2)
+	for _, r := range st.Resources {
+		require.Equal(t, "Pending", r.RsyncStatus)
+		require.Equal(t, "Unknown", r.ClusterStatus)
+		require.Equal(t, "10.1.2.3:6443", r.Cluster)
+	}
+}
+
+func TestResourceStatusMapping(t *testing.T) {
+	a := &Application{
+		Spec: ApplicationSpec{Destination: ApplicationDestination{Name: "in-cluster"}},
+		Status: ApplicationStatus{
+			OperationState: &OperationState{Phase: PhaseRunning, SyncResult: &SyncOperationResult{Resources: []ResourceResult{
+				{Kind: "Secret", Namespace: "n", Name: "bad", Status: resultSyncFailed, Message: "denied"},
+			}}},
+			Resources: []ResourceStatus{
+				{Kind: "ConfigMap", Namespace: "n", Name: "ok", Status: SyncSynced, Health: &HealthStatus{Status: HealthHealthy}},
+				{Kind: "ConfigMap", Namespace: "n", Name: "wait", Status: SyncOutOfSync, Health: &HealthStatus{Status: HealthMissing}},
+				{Kind: "Secret", Namespace: "n", Name: "bad", Status: SyncOutOfSync},
+			},
+		},
+	}
+	got := resources(a, testApp())
+	require.Equal(t, []string{"Applied", "Retrying", "Failed"}, []string{got[0].RsyncStatus, got[1].RsyncStatus, got[2].RsyncStatus})
+	require.Equal(t, []string{"Present", "NotPresent", "Unknown"}, []string{got[0].ClusterStatus, got[1].ClusterStatus, got[2].ClusterStatus})
+	require.Equal(t, "denied", got[2].Message)
+	require.Equal(t, "in-cluster", got[0].Cluster)
+
+	a.Status.OperationState = &OperationState{Phase: PhaseSucceeded}
+	got = resources(a, testApp())
+	require.Equal(t, "Pending", got[1].RsyncStatus, "OutOfSync with nothing running is Pending")
+}

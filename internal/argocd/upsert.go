@@ -1,0 +1,48 @@
+package argocd
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+)
+
+// writeBody is what slipway sends: metadata and spec only, never status or an operation.
+type writeBody struct {
+	Metadata ObjectMeta      `json:"metadata"`
+	Spec     ApplicationSpec `json:"spec"`
+}
+
+// UpsertApplication creates the application or, when it exists, replaces its spec,
+// labels and finalizers (POST /api/v1/applications?upsert=true&validate=false).
+// validate=false because the repo may not be registered with ArgoCD ahead of time.
+func (c *Client) UpsertApplication(ctx context.Context, app Application) (*Application, error) {
+	if err := requireName(app.Metadata.Name); err != nil {
+		return nil, err
+	}
+	var out Application
+	q := url.Values{"upsert": {"true"}, "validate": {"false"}}
+	err := c.do(ctx, request{op: "upsert application " + app.Metadata.Name, method: http.MethodPost,
+		path: "/api/v1/applications", query: q, body: writeBody{app.Metadata, app.Spec}}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UpdateApplication replaces an existing application's spec, labels and finalizers
+// (PUT /api/v1/applications/{name}?validate=false).
+func (c *Client) UpdateApplication(ctx context.Context, app Application) (*Application, error) {
+	name := app.Metadata.Name
+	if err := requireName(name); err != nil {
+		return nil, err
+	}
+	var out Application
+	q := c.projectQuery()
+	q.Set("validate", "false")
+	err := c.do(ctx, request{op: "update application " + name, method: http.MethodPut,
+		path: appPath(name, ""), query: q, body: writeBody{app.Metadata, app.Spec}}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
