@@ -61,6 +61,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) er
 	if op == lifecycle.OpDeprovision && !req.Confirm {
 		return notAllowed("%s: deprovision is final: it destroys the infrastructure and removes the config; confirm it (confirm: true, CLI --yes)", e.s.Ref)
 	}
+	if req.DeployTimeout < 0 {
+		return notAllowed("%s: deployTimeout must not be negative", e.s.Ref)
+	}
 	if len(req.ConfigYAML) > maxConfigBytes {
 		return notAllowed("%s: configYAML is %d bytes, more than the %d allowed", e.s.Ref, len(req.ConfigYAML), maxConfigBytes)
 	}
@@ -119,7 +122,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	op := &Operation{
 		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML,
-		StartedAt: workflow.Now(ctx),
+		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx),
 	}
 	e.pushCurrent(op)
 	e.setState(ctx, kind.Running(e.s.State))
@@ -144,6 +147,9 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
 		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress,
+	}
+	if op.Timeout > 0 {
+		in.Settings.DeployTimeout = op.Timeout
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            op.Pipeline,

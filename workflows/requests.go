@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -19,6 +21,8 @@ type OperationRequest struct {
 	Actor      string `json:"actor,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	Confirm    bool   `json:"confirm,omitempty"` // deprovision is final and needs it
+	// DeployTimeout bounds the wait for Synced+Healthy in this operation (0: the instance's setting).
+	DeployTimeout time.Duration `json:"deployTimeout,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.

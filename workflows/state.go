@@ -73,6 +73,7 @@ type Operation struct {
 	Failure    *Failure            `json:"failure,omitempty"`
 	Progress   Progress            `json:"progress"`
 	ConfigYAML string              `json:"configYAML,omitempty"`
+	Timeout    time.Duration       `json:"deployTimeout,omitempty"` // this operation's deploy deadline, if set
 	Plan       *steps.PlanSummary  `json:"plan,omitempty"`
 	Diff       string              `json:"diff,omitempty"`
 	StartedAt  time.Time           `json:"startedAt"`

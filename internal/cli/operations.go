@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,6 +44,7 @@ func (g *globals) createCmd() *cobra.Command {
 func (g *globals) deployCmd() *cobra.Command {
 	var file string
 	var wait bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "deploy TENANT/NAME [-f FILE]",
 		Short: "First deploy or update; with -f the changed config is validated and merged through its own MR first",
@@ -52,7 +54,10 @@ func (g *globals) deployCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := workflows.OperationRequest{}
+			if timeout < 0 {
+				return usageErr("--timeout: %s must not be negative", timeout)
+			}
+			req := workflows.OperationRequest{DeployTimeout: timeout}
 			if file != "" {
 				if req.ConfigYAML, err = readConfig(file); err != nil {
 					return err
@@ -62,6 +67,7 @@ func (g *globals) deployCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "changed instance file")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "deadline for the app to become Synced+Healthy (default: the instance's, 10m)")
 	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
 	return cmd
 }
