@@ -10,7 +10,7 @@ PHASE  := scripts/phase.sh
 TEMPORAL      = $$($(TOOLS) temporal)
 WORKFLOWCHECK = bin/workflowcheck
 
-.PHONY: build demo dev test bench temporal workflowcheck compose-check tidy-check clean
+.PHONY: build demo dev test bench temporal workflowcheck argocd-stack compose-check tidy-check clean
 
 ## build: bin/slipway (starter CLI) and bin/slipway-worker
 build:
@@ -24,6 +24,10 @@ temporal:
 workflowcheck:
 	@$(PHASE) "tools workflowcheck" $(TOOLS) workflowcheck
 
+## argocd-stack: build kube-apiserver, kube-controller-manager and argocd once into the tool cache (~19 min cold)
+argocd-stack:
+	@$(PHASE) "tools kubernetes argocd" $(TOOLS) kubernetes argocd
+
 ## demo: run the end-to-end demo on a local dev server
 demo: temporal build
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" bin/slipway demo
@@ -35,7 +39,7 @@ dev: temporal build
 ## test: vet, workflowcheck, then every test against real components
 test:
 	@start=$$SECONDS; \
-	$(PHASE) tools $(TOOLS) temporal workflowcheck >/dev/null; \
+	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd >/dev/null; \
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(PHASE) "go test" $(GO) test -count=1 -timeout 40m ./...; \

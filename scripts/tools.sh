@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Build and cache pinned tools OUTSIDE the clone, so fresh CI clones reuse them.
 #
-#   scripts/tools.sh temporal [workflowcheck ...]
+#   scripts/tools.sh temporal [workflowcheck kubernetes argocd ...]
 #
-# Prints one cached path per tool on stdout (progress goes to stderr) and links
-# each into the repo's git-ignored bin/. $SLIPWAY_TOOLS_DIR overrides the cache
+# Prints the cached binaries' paths on stdout (progress goes to stderr) and links
+# them into the repo's git-ignored bin/. `kubernetes` (kube-apiserver,
+# kube-controller-manager) and `argocd` (one multi-call binary, linked under its
+# role names, plus its CRDs) feed testsuite/cluster; keep their versions in step
+# with testsuite/cluster.KubernetesVersion and ArgoCDVersion. $SLIPWAY_TOOLS_DIR overrides the cache
 # (default ~/.cache/slipway/tools); internal/devenv.ToolsDir uses the same rule.
 set -euo pipefail
 
@@ -26,8 +29,21 @@ tool_spec() {
 		version=v0.6.0
 		eta="under a minute once"
 		;;
+	kubernetes)
+		# Staging modules k8s.io/* are pinned to the matching v0.x tag in a wrapper module.
+		pkg=k8s.io/kubernetes
+		version=v1.36.3
+		staging=v0.36.3
+		eta="about 8 minutes once"
+		;;
+	argocd)
+		# v3.2.12 does not compile; v3.4+ needs a gitops-engine the module proxy refuses.
+		pkg=github.com/argoproj/argo-cd/v3
+		version=v3.2.11
+		eta="about 11 minutes once"
+		;;
 	*)
-		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck)" >&2
+		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd)" >&2
 		return 2
 		;;
 	esac
@@ -42,29 +58,37 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# build NAME DEST: go install into a temp dir beside DEST, then rename, so a
-# killed build never leaves a half-written binary at DEST.
-build() {
-	local name="$1" dest="$2" start next_beat=60
-	build_tmp="$(mktemp -d "${tools_dir}/.build-${name}.XXXXXX")"
-	echo "building ${name} ${version} (${eta})… from ${pkg}@${version}" >&2
-	start=$SECONDS
-	GOBIN="$build_tmp" go install "${pkg}@${version}" &
+# with_heartbeat NAME CMD...: run CMD in the background, printing a line every
+# minute, because CI must not think a silent 10-minute build hung.
+with_heartbeat() {
+	local name="$1" start=$SECONDS next_beat=60
+	shift
+	"$@" &
 	build_pid=$!
 	while kill -0 "$build_pid" 2>/dev/null; do
 		sleep 1
-		# A heartbeat keeps CI from thinking a silent 9-minute build hung.
 		if ((SECONDS - start >= next_beat)); then
 			echo "  still building ${name} ${version}… $((SECONDS - start))s" >&2
 			next_beat=$((next_beat + 60))
 		fi
 	done
-	if ! wait "$build_pid"; then
-		build_pid=""
+	local status=0
+	wait "$build_pid" || status=$?
+	build_pid=""
+	return "$status"
+}
+
+# build NAME DEST: go install into a temp dir beside DEST, then rename, so a
+# killed build never leaves a half-written binary at DEST.
+build() {
+	local name="$1" dest="$2" start
+	build_tmp="$(mktemp -d "${tools_dir}/.build-${name}.XXXXXX")"
+	echo "building ${name} ${version} (${eta})… from ${pkg}@${version}" >&2
+	start=$SECONDS
+	if ! with_heartbeat "$name" env GOBIN="$build_tmp" go install "${pkg}@${version}"; then
 		echo "tools.sh: building ${name} ${version} failed" >&2
 		return 1
 	fi
-	build_pid=""
 	mkdir -p "$(dirname "$dest")"
 	mv -f "${build_tmp}/${name}" "$dest"
 	rm -rf "$build_tmp"
@@ -72,21 +96,130 @@ build() {
 	echo "built ${name} ${version} in $((SECONDS - start))s: ${dest}" >&2
 }
 
+# mod_field MODULE@VERSION FIELD: one string field of `go mod download -json`.
+mod_field() {
+	(cd "$build_tmp" && go mod download -json "$1") | sed -n "s/.*\"$2\": \"\(.*\)\".*/\1/p"
+}
+
+# wrapper_build OUT: build $pkg's commands in a generated wrapper module whose
+# replace block comes from $pkg's own go.mod (go install ignores replaces).
+# Runs inside with_heartbeat; go's chatter goes to build.log.
+wrapper_build() {
+	local out="$1" gomod wrap="${build_tmp}/wrap" log="${build_tmp}/build.log"
+	mkdir -p "$wrap" "$out"
+	gomod="$(mod_field "${pkg}@${version}" GoMod)" || return
+	[[ -n "$gomod" ]] || { echo "tools.sh: no go.mod for ${pkg}@${version}" >&2; return 1; }
+	{
+		echo "module wrap"
+		echo
+		echo "go $(awk '/^go /{print $2}' "$gomod")"
+		echo
+		echo "require ${pkg} ${version}"
+		echo
+		if [[ -n "${staging:-}" ]]; then
+			# kubernetes replaces staging modules with ./staging paths: use their tags instead.
+			echo "replace ("
+			sed -n '/^replace (/,/^)/p' "$gomod" | awk -v v="$staging" '/=>/{print "\t"$1" => "$1" "v}'
+			echo ")"
+		else
+			sed -n '/^replace (/,/^)/p' "$gomod"
+		fi
+	} >"${wrap}/go.mod"
+	(
+		cd "$wrap"
+		export GOFLAGS=-buildvcs=false GOTOOLCHAIN=local
+		case "$pkg" in
+		k8s.io/kubernetes)
+			local minor
+			minor="$(echo "$version" | cut -d. -f2)"
+			go get "${pkg}/cmd/kube-apiserver@${version}" "${pkg}/cmd/kube-controller-manager@${version}" &&
+				go build -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=${version} \
+-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} \
+-X k8s.io/component-base/version.gitTreeState=clean" \
+					-o "${out}/" "${pkg}/cmd/kube-apiserver" "${pkg}/cmd/kube-controller-manager"
+			;;
+		*)
+			go get "${pkg}/cmd@${version}" &&
+				go build -ldflags "-s -w -X ${pkg}/common.version=${version#v}" -o "${out}/argocd" "${pkg}/cmd"
+			;;
+		esac
+	) >"$log" 2>&1 || {
+		echo "tools.sh: go build failed; last lines of its log:" >&2
+		grep -v '^go: \(downloading\|upgraded\|added\)' "$log" | tail -n 40 >&2
+		return 1
+	}
+}
+
+# build_multi NAME DIR: wrapper_build into a temp dir, then rename it to DIR.
+build_multi() {
+	local name="$1" dir="$2" start
+	build_tmp="$(mktemp -d "${tools_dir}/.build-${name}.XXXXXX")"
+	echo "building ${name} ${version} (${eta})… from ${pkg}@${version}" >&2
+	start=$SECONDS
+	if ! with_heartbeat "$name" wrapper_build "${build_tmp}/out"; then
+		echo "tools.sh: building ${name} ${version} failed" >&2
+		return 1
+	fi
+	rm -rf "$dir"
+	mv "${build_tmp}/out" "$dir"
+	rm -rf "$build_tmp"
+	build_tmp=""
+	echo "built ${name} ${version} in $((SECONDS - start))s: ${dir}" >&2
+}
+
+# argocd_extras DIR: role-named links to the multi-call binary, and the CRDs
+# testsuite/cluster applies (copied so tests need no module download).
+argocd_extras() {
+	local dir="$1" role moddir
+	for role in argocd-server argocd-repo-server argocd-application-controller; do
+		ln -sfn argocd "${dir}/${role}"
+	done
+	if [[ ! -f "${dir}/crds/application-crd.yaml" || ! -f "${dir}/crds/appproject-crd.yaml" ]]; then
+		build_tmp="$(mktemp -d "${tools_dir}/.build-argocd-crds.XXXXXX")"
+		moddir="$(mod_field "${pkg}@${version}" Dir)"
+		mkdir -p "${build_tmp}/crds"
+		cp "${moddir}/manifests/crds/application-crd.yaml" "${moddir}/manifests/crds/appproject-crd.yaml" "${build_tmp}/crds/"
+		rm -rf "${dir}/crds"
+		mv "${build_tmp}/crds" "${dir}/crds"
+		rm -rf "$build_tmp"
+		build_tmp=""
+	fi
+}
+
 main() {
 	if (($# == 0)); then
-		echo "usage: scripts/tools.sh temporal|workflowcheck ..." >&2
+		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd ..." >&2
 		return 2
 	fi
 	mkdir -p "$tools_dir" "${root}/bin"
-	local name pkg version eta dest
+	local name pkg version eta staging dir dest bins b
 	for name in "$@"; do
+		staging=""
 		tool_spec "$name"
-		dest="${tools_dir}/${name}-${version}/${name}"
-		if [[ ! -x "$dest" ]]; then
-			build "$name" "$dest"
+		dir="${tools_dir}/${name}-${version}"
+		case "$name" in
+		kubernetes) bins=(kube-apiserver kube-controller-manager) ;;
+		argocd) bins=(argocd) ;;
+		*) bins=("$name") ;;
+		esac
+		for b in "${bins[@]}"; do
+			if [[ ! -x "${dir}/${b}" ]]; then
+				case "$name" in
+				kubernetes | argocd) build_multi "$name" "$dir" ;;
+				*) build "$name" "${dir}/${b}" ;;
+				esac
+				break
+			fi
+		done
+		if [[ "$name" == argocd ]]; then
+			argocd_extras "$dir"
+			bins+=(argocd-server argocd-repo-server argocd-application-controller)
 		fi
-		ln -sfn "$dest" "${root}/bin/${name}"
-		echo "$dest"
+		for b in "${bins[@]}"; do
+			dest="${dir}/${b}"
+			ln -sfn "$dest" "${root}/bin/${b}"
+			echo "$dest"
+		done
 	done
 }
 

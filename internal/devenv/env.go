@@ -32,6 +32,8 @@ type EnvOptions struct {
 	// Deployer and the terraform PostgreSQL backend, as in app.Config.
 	Deployer string
 	TFPGConn string
+	// ArgoURL and ArgoToken reach an argocd-server for Deployer "argocd".
+	ArgoURL, ArgoToken string
 }
 
 // Env is a running embedded default.
@@ -78,7 +80,8 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 		return nil, err
 	}
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir,
-		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, Deployer: o.Deployer}
+		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, Deployer: o.Deployer,
+		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken}
 	if cfg.Deployer == "" {
 		cfg.Deployer = "none"
 	}

@@ -1,0 +1,111 @@
+package cluster
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/slipway-dev/slipway/internal/devenv"
+)
+
+const (
+	// KubernetesVersion and ArgoCDVersion are what scripts/tools.sh builds (targets kubernetes, argocd).
+	KubernetesVersion = "v1.36.3"
+	ArgoCDVersion     = "v3.2.11"
+	// EnvRequire="1" turns missing binaries into a test failure instead of a skip (CI sets it).
+	EnvRequire = "SLIPWAY_REQUIRE_ARGOCD"
+
+	argoModule = "github.com/argoproj/argo-cd/v3"
+)
+
+var crdFiles = []string{"application-crd.yaml", "appproject-crd.yaml"}
+
+// tools are the absolute paths of everything Start runs or reads.
+type tools struct {
+	etcd, redis, apiserver, controllerManager, argocd string
+	crdDir                                            string // holds crdFiles
+}
+
+// findTools looks in the tool cache for the built binaries and on PATH for Debian's etcd and redis.
+func findTools() (tools, error) {
+	k8sDir := filepath.Join(devenv.ToolsDir(), "kubernetes-"+KubernetesVersion)
+	argoDir := filepath.Join(devenv.ToolsDir(), "argocd-"+ArgoCDVersion)
+	tl := tools{
+		apiserver:         filepath.Join(k8sDir, "kube-apiserver"),
+		controllerManager: filepath.Join(k8sDir, "kube-controller-manager"),
+		argocd:            filepath.Join(argoDir, "argocd"),
+	}
+	for _, c := range []struct{ name, path string }{
+		{"kube-apiserver", tl.apiserver}, {"kube-controller-manager", tl.controllerManager}, {"argocd", tl.argocd},
+	} {
+		if err := executable(c.path); err != nil {
+			return tl, &MissingToolError{Component: c.name, Path: c.path, Err: err}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		dst  *string
+	}{{"etcd", &tl.etcd}, {"redis-server", &tl.redis}} {
+		p, err := exec.LookPath(c.name)
+		if err != nil {
+			return tl, &MissingToolError{Component: c.name, Path: "PATH", Err: err}
+		}
+		*c.dst = p
+	}
+	dir, err := findCRDs(filepath.Join(argoDir, "crds"))
+	if err != nil {
+		return tl, err
+	}
+	tl.crdDir = dir
+	return tl, nil
+}
+
+// findCRDs prefers the copy tools.sh keeps beside the binary, else the module cache (never the network).
+func findCRDs(cached string) (string, error) {
+	if hasCRDs(cached) == nil {
+		return cached, nil
+	}
+	cmd := exec.Command("go", "mod", "download", "-json", argoModule+"@"+ArgoCDVersion)
+	cmd.Dir = os.TempDir() // outside any module, so the project's go.mod plays no part
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", &MissingToolError{Component: "ArgoCD CRDs", Path: cached + " or the Go module cache",
+			Err: fmt.Errorf("%v: %s%s", err, bytes.TrimSpace(out), bytes.TrimSpace(stderr.Bytes()))}
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		return "", &MissingToolError{Component: "ArgoCD CRDs", Path: "go mod download -json output", Err: fmt.Errorf("no Dir in %q", out)}
+	}
+	dir := filepath.Join(mod.Dir, "manifests", "crds")
+	if err := hasCRDs(dir); err != nil {
+		return "", &MissingToolError{Component: "ArgoCD CRDs", Path: dir, Err: err}
+	}
+	return dir, nil
+}
+
+func hasCRDs(dir string) error {
+	for _, f := range crdFiles {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func executable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return errors.New("not an executable file")
+	}
+	return nil
+}
