@@ -10,7 +10,7 @@ PHASE  := scripts/phase.sh
 TEMPORAL      = $$($(TOOLS) temporal)
 WORKFLOWCHECK = bin/workflowcheck
 
-.PHONY: build demo dev test bench temporal workflowcheck argocd-stack compose-check tidy-check clean
+.PHONY: build deps demo dev test bench temporal workflowcheck argocd-stack compose-check tidy-check clean
 
 ## build: bin/slipway (starter CLI) and bin/slipway-worker
 build:
@@ -28,16 +28,21 @@ workflowcheck:
 argocd-stack:
 	@$(PHASE) "tools kubernetes argocd" $(TOOLS) kubernetes argocd
 
-## demo: run the end-to-end demo on a local dev server
-demo: temporal build
+## deps: Debian packages (git, PostgreSQL, etcd, redis, docker-compose) when missing
+deps:
+	@$(PHASE) "apt packages" scripts/apt-deps.sh
+
+## demo: the full lifecycle of an example instance on the embedded default
+## (dev server, local GitOps repo, real terraform, real ArgoCD on a local kube-apiserver)
+demo: deps temporal argocd-stack build
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" bin/slipway demo
 
 ## dev: dev server + worker + UI, kept running
-dev: temporal build
+dev: deps temporal argocd-stack build
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" bin/slipway dev
 
 ## test: vet, workflowcheck, then every test against real components
-test:
+test: deps
 	@start=$$SECONDS; \
 	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd >/dev/null; \
 	$(PHASE) vet $(GO) vet ./...; \

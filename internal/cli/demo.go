@@ -10,7 +10,7 @@ import (
 )
 
 func (g *globals) demoCmd() *cobra.Command {
-	var stateDir string
+	var stateDir, deployer string
 	var keep bool
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -20,6 +20,9 @@ a fresh GitOps repo and a worker, then runs create, deploy, plan, update, archiv
 deprovision of demo/web, printing each transition. Exits 0 only if every step really ran.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkDeployer(deployer); err != nil {
+				return err
+			}
 			dir := stateDir
 			if dir == "" {
 				tmp, err := os.MkdirTemp("", "slipway-demo-")
@@ -33,6 +36,7 @@ deprovision of demo/web, printing each transition. Exits 0 only if every step re
 			}
 			env, err := devenv.Start(cmd.Context(), devenv.EnvOptions{
 				StateDir: dir, Address: os.Getenv("TEMPORAL_ADDRESS"), Headless: true, TaskQueue: g.taskQueue,
+				Deployer: deployer, ArgoURL: os.Getenv("SLIPWAY_ARGOCD_URL"), ArgoToken: os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
 			})
 			if err != nil {
 				return err
@@ -50,5 +54,6 @@ deprovision of demo/web, printing each transition. Exits 0 only if every step re
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", "", "state directory (default: a temporary one)")
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the temporary state directory")
+	addDeployerFlag(cmd, &deployer)
 	return cmd
 }

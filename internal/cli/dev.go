@@ -12,7 +12,7 @@ import (
 )
 
 func (g *globals) devCmd() *cobra.Command {
-	var stateDir string
+	var stateDir, deployer string
 	var uiPort int
 	cmd := &cobra.Command{
 		Use:   "dev [--state-dir DIR]",
@@ -22,6 +22,9 @@ otherwise starts ` + "`temporal server start-dev`" + ` there with the UI. The Gi
 branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkDeployer(deployer); err != nil {
+				return err
+			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
 				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
@@ -30,7 +33,8 @@ branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
 			env, err := devenv.Start(cmd.Context(), devenv.EnvOptions{
 				StateDir: stateDir, Address: envOr("TEMPORAL_ADDRESS", client.DefaultHostPort), UIPort: uiPort,
 				TaskQueue: g.taskQueue, Logger: logging.NewTemporal(zl),
-				TFPGConn: os.Getenv("SLIPWAY_TF_PG_CONN"), Deployer: os.Getenv("SLIPWAY_DEPLOYER"),
+				TFPGConn: os.Getenv("SLIPWAY_TF_PG_CONN"), Deployer: deployer,
+				ArgoURL: os.Getenv("SLIPWAY_ARGOCD_URL"), ArgoToken: os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
 			})
 			if err != nil {
 				return err
@@ -46,7 +50,8 @@ branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
 			if env.Server != nil && env.Server.UIURL != "" {
 				g.printf("  UI:         %s\n", env.Server.UIURL)
 			}
-			g.printf("  gitops:     %s\n  state:      %s\n  deployer:   none (nothing is applied to a cluster)\n", env.GitOpsRepo, env.StateDir)
+			g.printf("  gitops:     %s\n  state:      %s\n", env.GitOpsRepo, env.StateDir)
+			printDeployer(g, env)
 			g.printf("try:\n  export TEMPORAL_ADDRESS=%s\n  slipway create demo/web -f examples/instances/web.yaml --wait\n  slipway deploy demo/web --wait\n", env.Address)
 			<-cmd.Context().Done()
 			g.printf("stopping\n")
@@ -55,6 +60,7 @@ branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "where the GitOps repo, terraform state and the dev server's database live")
 	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Temporal UI port when slipway starts the dev server")
+	addDeployerFlag(cmd, &deployer)
 	return cmd
 }
 
@@ -67,4 +73,30 @@ func defaultStateDir() string {
 		return ".slipway"
 	}
 	return filepath.Join(home, ".local", "state", "slipway", "dev")
+}
+
+// addDeployerFlag: argocd (a real ArgoCD on a real kube-apiserver, started here unless
+// SLIPWAY_ARGOCD_URL names one) or none (nothing is applied; status says so).
+func addDeployerFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "deployer", envOr("SLIPWAY_DEPLOYER", "argocd"),
+		"argocd: deploy through a real ArgoCD (started locally unless SLIPWAY_ARGOCD_URL is set); none: apply nothing")
+}
+
+func checkDeployer(d string) error {
+	if d != "argocd" && d != "none" {
+		return usageErr("--deployer: %q is not one of argocd, none", d)
+	}
+	return nil
+}
+
+func printDeployer(g *globals, env *devenv.Env) {
+	switch {
+	case env.Deployer == "none":
+		g.printf("  deployer:   none (nothing is applied to a cluster)\n")
+	case env.Argo != nil:
+		g.printf("  deployer:   argocd %s on kube-apiserver %s (logs in %s)\n", env.Argo.ArgoURL, env.Argo.KubeURL, env.Argo.Dir)
+		g.printf("  kubeconfig: %s\n", env.Argo.Kubeconfig)
+	default:
+		g.printf("  deployer:   argocd %s\n", os.Getenv("SLIPWAY_ARGOCD_URL"))
+	}
 }

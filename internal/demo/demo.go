@@ -4,8 +4,10 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/slipway-dev/slipway/examples"
@@ -25,6 +27,8 @@ type step struct {
 	req   workflows.OperationRequest
 	want  lifecycle.State
 	check func(ctx context.Context, res workflows.OperationResult) (string, error)
+	// app is what the cluster must hold afterwards: the ConfigMap's replicas, or "" for no namespace.
+	app string
 }
 
 // Run drives create → deploy → plan → update → archive → deploy → destroy →
@@ -40,16 +44,20 @@ func Run(ctx context.Context, env *devenv.Env, out io.Writer) error {
 	}
 	v := &verifier{env: env, dir: config.Ref{Tenant: Ref.Tenant, Name: Ref.Name}.Dir()}
 	plan := []step{
-		{lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: string(web)}, lifecycle.ConfigurationCreated, v.merges(1)},
-		{lifecycle.OpDeploy, workflows.OperationRequest{}, lifecycle.Deployed, v.resources(true)},
-		{lifecycle.OpPlan, workflows.OperationRequest{}, lifecycle.Deployed, v.noChanges},
-		{lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: string(updated)}, lifecycle.Deployed, v.updated},
-		{lifecycle.OpArchive, workflows.OperationRequest{}, lifecycle.Archived, v.resources(true)},
-		{lifecycle.OpDeploy, workflows.OperationRequest{}, lifecycle.Deployed, v.resources(true)},
-		{lifecycle.OpDestroy, workflows.OperationRequest{}, lifecycle.Destroyed, v.resources(false)},
-		{lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}, lifecycle.Deprovisioned, v.configGone},
+		{lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: string(web)}, lifecycle.ConfigurationCreated, v.merges(1), ""},
+		{lifecycle.OpDeploy, workflows.OperationRequest{}, lifecycle.Deployed, v.resources(true), "1"},
+		{lifecycle.OpPlan, workflows.OperationRequest{}, lifecycle.Deployed, v.noChanges, "1"},
+		{lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: string(updated)}, lifecycle.Deployed, v.updated, "2"},
+		{lifecycle.OpArchive, workflows.OperationRequest{}, lifecycle.Archived, v.resources(true), ""},
+		{lifecycle.OpDeploy, workflows.OperationRequest{}, lifecycle.Deployed, v.resources(true), "2"},
+		{lifecycle.OpDestroy, workflows.OperationRequest{}, lifecycle.Destroyed, v.resources(false), ""},
+		{lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}, lifecycle.Deprovisioned, v.configGone, ""},
 	}
-	fmt.Fprintf(out, "slipway demo: instance %s, temporal %s, GitOps repo %s, deployer none\n", Ref, env.Address, env.GitOpsRepo)
+	deployer := env.Deployer
+	if env.Argo != nil {
+		deployer += " (ArgoCD " + env.Argo.ArgoURL + " on kube-apiserver " + env.Argo.KubeURL + ")"
+	}
+	fmt.Fprintf(out, "slipway demo: instance %s, temporal %s, GitOps repo %s, deployer %s\n", Ref, env.Address, env.GitOpsRepo, deployer)
 	state := lifecycle.NoConfiguration
 	start := time.Now()
 	for i, s := range plan {
@@ -71,6 +79,11 @@ func Run(ctx context.Context, env *devenv.Env, out io.Writer) error {
 			return fmt.Errorf("step %d %s: %s, state %s, want %s%s", i+1, s.op, res.Result, res.State, s.want, msg)
 		}
 		detail, err := s.check(ctx, res)
+		if err == nil && env.Argo != nil {
+			var onCluster string
+			onCluster, err = v.cluster(ctx, s.app)
+			detail += "; " + onCluster
+		}
 		if err != nil {
 			return fmt.Errorf("step %d %s reached %s but: %w", i+1, s.op, res.State, err)
 		}
@@ -152,4 +165,29 @@ func (v *verifier) configGone(ctx context.Context, res workflows.OperationResult
 		return "", err
 	}
 	return "config removed from main by merge 3; state empty", nil
+}
+
+// cluster checks the real kube-apiserver: the app's ConfigMap with the expected
+// replicas, or (want "") no namespace at all.
+func (v *verifier) cluster(ctx context.Context, replicas string) (string, error) {
+	ns := config.Ref{Tenant: Ref.Tenant, Name: Ref.Name}.Namespace()
+	if replicas == "" {
+		code, _, err := v.env.Argo.Get(ctx, "/api/v1/namespaces/"+ns)
+		if err != nil {
+			return "", err
+		}
+		if code != http.StatusNotFound {
+			return "", fmt.Errorf("namespace %s is still on the cluster (HTTP %d)", ns, code)
+		}
+		return "no namespace " + ns, nil
+	}
+	code, body, err := v.env.Argo.Get(ctx, "/api/v1/namespaces/"+ns+"/configmaps/app")
+	if err != nil {
+		return "", err
+	}
+	var cm struct{ Data map[string]string }
+	if code != http.StatusOK || json.Unmarshal(body, &cm) != nil || cm.Data["replicas"] != replicas {
+		return "", fmt.Errorf("ConfigMap %s/app: HTTP %d, data %v, want replicas %s", ns, code, cm.Data, replicas)
+	}
+	return fmt.Sprintf("ConfigMap %s/app replicas=%s on the cluster", ns, replicas), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/argostack"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/workflows"
@@ -32,7 +33,8 @@ type EnvOptions struct {
 	// Deployer and the terraform PostgreSQL backend, as in app.Config.
 	Deployer string
 	TFPGConn string
-	// ArgoURL and ArgoToken reach an argocd-server for Deployer "argocd".
+	// ArgoURL and ArgoToken reach an argocd-server for Deployer "argocd"; when they are
+	// empty, a real ArgoCD on a real kube-apiserver is started (internal/argostack).
 	ArgoURL, ArgoToken string
 }
 
@@ -44,6 +46,8 @@ type Env struct {
 	GitOpsRepo string
 	Client     *client.Client
 	Activities *activities.Activities
+	Argo       *argostack.Stack // the ArgoCD stack this env started, if any
+	Deployer   string
 	worker     worker.Worker
 }
 
@@ -73,6 +77,15 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if _, err := SeedGitOps(e.GitOpsRepo); err != nil {
 		return nil, err
 	}
+	if o.Deployer == "" {
+		o.Deployer = "none"
+	}
+	e.Deployer = o.Deployer
+	if o.Deployer == "argocd" && o.ArgoURL == "" {
+		if err := e.startArgo(ctx, &o); err != nil {
+			return nil, err
+		}
+	}
 	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger)); err != nil {
 		return nil, err
 	}
@@ -82,9 +95,6 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, Deployer: o.Deployer,
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken}
-	if cfg.Deployer == "" {
-		cfg.Deployer = "none"
-	}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err
 	}
@@ -122,10 +132,29 @@ func (e *Env) startServer(ctx context.Context, o EnvOptions) error {
 	return nil
 }
 
-// Stop stops the worker, the client and (if it started one) the dev server.
+// startArgo starts ArgoCD on a kube-apiserver for the embedded default.
+func (e *Env) startArgo(ctx context.Context, o *EnvOptions) error {
+	// The dev cluster starts empty each time: its PKI and tokens are new on every start.
+	dir := filepath.Join(o.StateDir, "argocd")
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	s, err := argostack.Start(ctx, argostack.Options{Dir: dir, ToolsDir: ToolsDir()})
+	if err != nil {
+		return fmt.Errorf("%w\n(or run without a cluster: --deployer none)", err)
+	}
+	e.Argo = s
+	o.ArgoURL, o.ArgoToken = s.ArgoURL, s.ArgoToken
+	return nil
+}
+
+// Stop stops the worker, the client and whatever servers the env started.
 func (e *Env) Stop() {
 	if e.worker != nil {
 		e.worker.Stop()
+	}
+	if e.Argo != nil {
+		_ = e.Argo.Stop()
 	}
 	if e.Client != nil {
 		e.Client.Close()

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/slipway-dev/slipway/internal/freeport"
 )
 
 // ServerOptions configures StartServer. The zero value is a usable in-memory
@@ -106,7 +108,7 @@ func (o ServerOptions) pickPorts() (serverPorts, error) {
 		if *port != 0 {
 			continue
 		}
-		free, err := FreePort()
+		free, err := freeport.Get()
 		if err != nil {
 			return p, err
 		}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/freeport"
 )
 
 var slipwayAttributes = map[string]string{"InstanceState": "Keyword", "Tenant": "Keyword", "InstanceName": "Keyword"}
@@ -138,7 +140,7 @@ func TestStartServerRejectsBadOptionsBeforeStarting(t *testing.T) {
 }
 
 func TestReachableFalseWhenNothingListens(t *testing.T) {
-	p, err := FreePort()
+	p, err := freeport.Get()
 	require.NoError(t, err)
 	assert.False(t, Reachable(context.Background(), "127.0.0.1:"+strconv.Itoa(p), time.Second))
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
+
+	"github.com/slipway-dev/slipway/internal/argostack"
 )
 
 const (
@@ -22,7 +24,7 @@ const (
 	appPath  = "app"
 	appsPath = "/api/v1/applications"
 	// appKubePath is the Application object itself, read straight from kube-apiserver.
-	appKubePath = "/apis/argoproj.io/v1alpha1/namespaces/" + cluster.ArgoNamespace + "/applications/" + appName
+	appKubePath = "/apis/argoproj.io/v1alpha1/namespaces/" + argostack.ArgoNamespace + "/applications/" + appName
 	// waitLimit bounds a wedged reconcile; a safety net, not a timing assertion.
 	waitLimit = 5 * time.Minute
 )
@@ -42,7 +44,7 @@ func TestStackDeploysFromFileRepoAndCascadeDeletes(t *testing.T) {
 	s := cluster.Start(t)
 	t.Logf("stack started in %v (kube %s, argocd %s, logs %s)", time.Since(begin).Round(time.Millisecond), s.KubeURL, s.ArgoURL, s.Dir)
 
-	status, body := s.Get(t, "/api/v1/namespaces/"+cluster.ArgoNamespace+"/configmaps/argocd-cm")
+	status, body := s.Get(t, "/api/v1/namespaces/"+argostack.ArgoNamespace+"/configmaps/argocd-cm")
 	require.Equal(t, http.StatusOK, status, "argocd-cm applied: %s", body)
 	status, body = s.Get(t, "/api/v1/namespaces/"+appNS)
 	require.Equal(t, http.StatusNotFound, status, "namespace exists before the deploy: %s", body)
@@ -57,11 +59,11 @@ func TestStackDeploysFromFileRepoAndCascadeDeletes(t *testing.T) {
 
 	deploy := time.Now()
 	app := map[string]any{
-		"metadata": map[string]any{"name": appName, "namespace": cluster.ArgoNamespace},
+		"metadata": map[string]any{"name": appName, "namespace": argostack.ArgoNamespace},
 		"spec": map[string]any{
 			"project":     "default",
 			"source":      map[string]any{"repoURL": "file://" + repo, "targetRevision": "main", "path": appPath},
-			"destination": map[string]any{"server": cluster.InClusterServer},
+			"destination": map[string]any{"server": argostack.InClusterServer},
 		},
 	}
 	status, body = s.Argo(t, http.MethodPost, appsPath, app)

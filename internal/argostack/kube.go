@@ -1,4 +1,4 @@
-package cluster
+package argostack
 
 import (
 	"bytes"
@@ -11,19 +11,18 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"testing"
 	"time"
 
 	"gopkg.in/yaml.v3"
 )
 
 // fieldManager owns the fields Apply sets (server-side apply).
-const fieldManager = "slipway-test"
+const fieldManager = "slipway"
 
 func kubeClient(caPEM []byte) (*http.Client, error) {
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, errors.New("cluster: CA PEM holds no certificate")
+		return nil, errors.New("argostack: CA PEM holds no certificate")
 	}
 	return &http.Client{
 		Timeout:   30 * time.Second,
@@ -32,29 +31,21 @@ func kubeClient(caPEM []byte) (*http.Client, error) {
 }
 
 // Get does a raw GET on kube-apiserver (path like /api/v1/namespaces) as the admin user.
-func (s *Stack) Get(t testing.TB, path string) (status int, body []byte) {
-	t.Helper()
-	status, body, err := s.kube(context.Background(), http.MethodGet, path, "", nil)
-	if err != nil {
-		t.Fatalf("cluster: GET %s: %v", path, err)
-	}
-	return status, body
+func (s *Stack) Get(ctx context.Context, path string) (status int, body []byte, err error) {
+	return s.kube(ctx, http.MethodGet, path, "", nil)
 }
 
 // Apply server-side-applies every document of a multi-document YAML manifest, forcing
 // ownership to the slipway-test field manager. The resource name is guessed from the kind
 // (ConfigMap→configmaps, NetworkPolicy→networkpolicies, Ingress→ingresses), which covers
 // the kinds tests apply; the object is namespaced iff metadata.namespace is set.
-func (s *Stack) Apply(t testing.TB, manifest []byte) {
-	t.Helper()
-	if err := s.apply(context.Background(), manifest); err != nil {
-		t.Fatalf("cluster: apply: %v", err)
-	}
+func (s *Stack) Apply(ctx context.Context, manifest []byte) error {
+	return s.apply(ctx, manifest)
 }
 
 func (s *Stack) kube(ctx context.Context, method, path, contentType string, body []byte) (int, []byte, error) {
 	if !strings.HasPrefix(path, "/") {
-		return 0, nil, fmt.Errorf("cluster: kube path %q must start with /", path)
+		return 0, nil, fmt.Errorf("argostack: kube path %q must start with /", path)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, s.KubeURL+path, bytes.NewReader(body))
 	if err != nil {
@@ -198,7 +189,7 @@ func (s *Stack) secretValue(ctx context.Context, namespace, name, key string) (v
 	}
 	v, ok := sec.Data[key]
 	if !ok {
-		return "", false, fmt.Errorf("cluster: secret %s/%s has no key %q", namespace, name, key)
+		return "", false, fmt.Errorf("argostack: secret %s/%s has no key %q", namespace, name, key)
 	}
 	return string(v), true, nil
 }

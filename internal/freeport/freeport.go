@@ -1,4 +1,5 @@
-package devenv
+// Package freeport hands out free loopback TCP ports, never the same one twice in a process.
+package freeport
 
 import (
 	"fmt"
@@ -13,10 +14,10 @@ var handedOut = struct {
 	ports map[int]bool
 }{ports: map[int]bool{}}
 
-// FreePort returns a TCP port on 127.0.0.1 that nothing listens on. The port is
+// Get returns a TCP port on 127.0.0.1 that nothing listens on. The port is
 // left in TIME_WAIT so the kernel does not hand it to another bind(0) caller for
 // about a minute, while a process that binds it explicitly (SO_REUSEADDR) still can.
-func FreePort() (int, error) {
+func Get() (int, error) {
 	for range 20 {
 		port, err := reservePort()
 		if err != nil {
@@ -30,24 +31,24 @@ func FreePort() (int, error) {
 			return port, nil
 		}
 	}
-	return 0, fmt.Errorf("devenv: no fresh free port on 127.0.0.1 after 20 tries")
+	return 0, fmt.Errorf("freeport: no fresh free port on 127.0.0.1 after 20 tries")
 }
 
 func reservePort() (int, error) {
 	l, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
-		return 0, fmt.Errorf("devenv: find a free port: %w", err)
+		return 0, fmt.Errorf("freeport: find a free port: %w", err)
 	}
 	defer l.Close()
 	addr := l.Addr().(*net.TCPAddr)
 	c, err := net.DialTCP("tcp4", nil, addr)
 	if err != nil {
-		return 0, fmt.Errorf("devenv: find a free port: %w", err)
+		return 0, fmt.Errorf("freeport: find a free port: %w", err)
 	}
 	defer c.Close()
 	s, err := l.AcceptTCP()
 	if err != nil {
-		return 0, fmt.Errorf("devenv: find a free port: %w", err)
+		return 0, fmt.Errorf("freeport: find a free port: %w", err)
 	}
 	// Closing the accepted side first puts the listening port itself into TIME_WAIT.
 	_ = s.Close()

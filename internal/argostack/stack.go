@@ -1,16 +1,16 @@
-// Package cluster runs a real kube-apiserver and a real ArgoCD out of cluster on 127.0.0.1
-// for tests: etcd, kube-apiserver, kube-controller-manager, redis, argocd-repo-server,
+// Package argostack runs a real kube-apiserver and a real ArgoCD out of cluster on 127.0.0.1
+// (the embedded default's deployer, and the tests'): etcd, kube-apiserver, kube-controller-manager, redis, argocd-repo-server,
 // argocd-application-controller and argocd-server, each a plain process on free ports.
-package cluster
+package argostack
 
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"testing"
 	"time"
 )
 
@@ -32,7 +32,7 @@ const (
 //go:embed testdata/argocd-config.yaml
 var argoConfig []byte
 
-// Stack is a running apiserver + ArgoCD; Start stops it in t.Cleanup.
+// Stack is a running apiserver + ArgoCD; Stop ends it.
 type Stack struct {
 	KubeURL    string // https://127.0.0.1:PORT
 	KubeToken  string // admin bearer token (group system:masters)
@@ -47,51 +47,44 @@ type Stack struct {
 	procs     []*process // in start order; stopped in reverse
 }
 
-// Start starts the whole stack, applies the ArgoCD CRDs and config, waits until every
-// component is ready and logs in to argocd-server. Missing binaries skip the test (the
-// message names `make argocd-stack`) unless SLIPWAY_REQUIRE_ARGOCD=1, which fails it.
-func Start(t testing.TB) *Stack {
-	t.Helper()
-	tl, err := findTools()
-	if err != nil {
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err.Error())
-	}
-	dir, err := os.MkdirTemp("", "slipway-cluster-")
-	if err != nil {
-		t.Fatalf("cluster: temp dir: %v", err)
-	}
-	s := &Stack{Dir: dir, plainHTTP: &http.Client{Timeout: 30 * time.Second}}
-	// Registered before anything starts, so a failed Start still stops what it began.
-	t.Cleanup(func() {
-		begin := time.Now()
-		s.stop(t)
-		t.Logf("cluster: stopped in %v", time.Since(begin).Round(time.Millisecond))
-		if t.Failed() {
-			t.Logf("cluster: component logs kept in %s", dir)
-			return
-		}
-		os.RemoveAll(dir)
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	if err := s.start(ctx, tl); err != nil {
-		t.Fatalf("cluster: start: %v", err)
-	}
-	return s
+// Options say where a stack keeps its files and finds its binaries.
+type Options struct {
+	Dir      string // logs (<component>.log), pki, etcd data; created if missing
+	ToolsDir string // the tool cache scripts/tools.sh fills (kubernetes-*, argocd-*)
 }
 
-// stop ends the components newest first: ArgoCD before the apiserver, the apiserver before
-// etcd (kube-apiserver hangs on SIGTERM once etcd is gone).
-func (s *Stack) stop(t testing.TB) {
+// Start starts the whole stack, applies the ArgoCD CRDs and config, waits until every
+// component is ready and logs in to argocd-server. Missing binaries give a
+// *MissingToolError naming `make argocd-stack`. On error everything begun is stopped.
+func Start(ctx context.Context, o Options) (*Stack, error) {
+	tl, err := findTools(o.ToolsDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("argostack: dir: %w", err)
+	}
+	s := &Stack{Dir: o.Dir, plainHTTP: &http.Client{Timeout: 30 * time.Second}}
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	if err := s.start(ctx, tl); err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("argostack: start: %w", err)
+	}
+	return s, nil
+}
+
+// Stop ends the components newest first: ArgoCD before the apiserver, the apiserver before
+// etcd (kube-apiserver hangs on SIGTERM once etcd is gone). It is safe to call twice.
+func (s *Stack) Stop() error {
+	var errs []error
 	for i := len(s.procs) - 1; i >= 0; i-- {
 		if err := s.procs[i].stop(); err != nil {
-			t.Errorf("cluster: stop: %v", err)
+			errs = append(errs, err)
 		}
 	}
 	s.procs = nil
+	return errors.Join(errs...)
 }
 
 func (s *Stack) spawn(name, bin string, args, env []string) (*process, error) {
@@ -114,7 +107,7 @@ func (s *Stack) start(ctx context.Context, tl tools) error {
 	}
 	pk, err := makePKI(pkiDir)
 	if err != nil {
-		return fmt.Errorf("cluster: pki: %w", err)
+		return fmt.Errorf("argostack: pki: %w", err)
 	}
 	s.KubeURL = fmt.Sprintf("https://127.0.0.1:%d", ports.apiserver)
 	s.KubeToken, s.KubeCA = pk.token, pk.caPEM

@@ -1,4 +1,4 @@
-package cluster
+package argostack
 
 import (
 	"bytes"
@@ -8,16 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-
-	"github.com/slipway-dev/slipway/internal/devenv"
 )
 
 const (
 	// KubernetesVersion and ArgoCDVersion are what scripts/tools.sh builds (targets kubernetes, argocd).
 	KubernetesVersion = "v1.36.3"
 	ArgoCDVersion     = "v3.2.11"
-	// EnvRequire="1" turns missing binaries into a test failure instead of a skip (CI sets it).
-	EnvRequire = "SLIPWAY_REQUIRE_ARGOCD"
 
 	argoModule = "github.com/argoproj/argo-cd/v3"
 )
@@ -31,9 +27,9 @@ type tools struct {
 }
 
 // findTools looks in the tool cache for the built binaries and on PATH for Debian's etcd and redis.
-func findTools() (tools, error) {
-	k8sDir := filepath.Join(devenv.ToolsDir(), "kubernetes-"+KubernetesVersion)
-	argoDir := filepath.Join(devenv.ToolsDir(), "argocd-"+ArgoCDVersion)
+func findTools(toolsDir string) (tools, error) {
+	k8sDir := filepath.Join(toolsDir, "kubernetes-"+KubernetesVersion)
+	argoDir := filepath.Join(toolsDir, "argocd-"+ArgoCDVersion)
 	tl := tools{
 		apiserver:         filepath.Join(k8sDir, "kube-apiserver"),
 		controllerManager: filepath.Join(k8sDir, "kube-controller-manager"),

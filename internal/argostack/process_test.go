@@ -1,4 +1,4 @@
-package cluster
+package argostack
 
 import (
 	"context"
@@ -58,8 +58,7 @@ func alive(t *testing.T, pid int) bool {
 }
 
 func TestMissingToolsNameTheMakeTarget(t *testing.T) {
-	t.Setenv("SLIPWAY_TOOLS_DIR", t.TempDir())
-	_, err := findTools()
+	_, err := findTools(t.TempDir())
 	var me *MissingToolError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, "kube-apiserver", me.Component)

@@ -1,4 +1,4 @@
-package cluster
+package argostack
 
 import (
 	"bytes"
@@ -8,30 +8,24 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"testing"
 )
 
 // Argo calls argocd-server's REST API with the session token. body (nil for none) is
 // JSON-encoded; Content-Type is application/json on every method, since argocd-server
 // answers 415 without it, DELETE included.
-func (s *Stack) Argo(t testing.TB, method, path string, body any) (status int, resp []byte) {
-	t.Helper()
-	status, resp, err := s.argo(context.Background(), method, path, body)
-	if err != nil {
-		t.Fatalf("cluster: argocd %s %s: %v", method, path, err)
-	}
-	return status, resp
+func (s *Stack) Argo(ctx context.Context, method, path string, body any) (status int, resp []byte, err error) {
+	return s.argo(ctx, method, path, body)
 }
 
 func (s *Stack) argo(ctx context.Context, method, path string, body any) (int, []byte, error) {
 	if !strings.HasPrefix(path, "/") {
-		return 0, nil, fmt.Errorf("cluster: argocd path %q must start with /", path)
+		return 0, nil, fmt.Errorf("argostack: argocd path %q must start with /", path)
 	}
 	var payload []byte
 	if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return 0, nil, fmt.Errorf("cluster: argocd %s %s: encode body: %w", method, path, err)
+			return 0, nil, fmt.Errorf("argostack: argocd %s %s: encode body: %w", method, path, err)
 		}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, s.ArgoURL+path, bytes.NewReader(payload))
@@ -63,7 +57,7 @@ func (s *Stack) login(ctx context.Context, password string) error {
 	}
 	var sess struct{ Token string }
 	if err := json.Unmarshal(body, &sess); err != nil || sess.Token == "" {
-		return fmt.Errorf("cluster: argocd session answer has no token: %s", body)
+		return fmt.Errorf("argostack: argocd session answer has no token: %s", body)
 	}
 	s.ArgoToken = sess.Token
 	return nil

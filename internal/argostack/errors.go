@@ -1,4 +1,4 @@
-package cluster
+package argostack
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ type MissingToolError struct {
 }
 
 func (e *MissingToolError) Error() string {
-	return fmt.Sprintf("cluster: %s not usable at %s (%v): run `make argocd-stack` "+
+	return fmt.Sprintf("argostack: %s not usable at %s (%v): run `make argocd-stack` "+
 		"(builds Kubernetes %s and ArgoCD %s into the tool cache, ~19 minutes once) "+
 		"and `apt-get install etcd-server redis-server`",
 		e.Component, e.Path, e.Err, KubernetesVersion, ArgoCDVersion)
@@ -30,7 +30,7 @@ type ComponentError struct {
 }
 
 func (e *ComponentError) Error() string {
-	return fmt.Sprintf("cluster: %s: %v\n--- %s (tail) ---\n%s", e.Component, e.Err, e.LogPath, e.LogTail)
+	return fmt.Sprintf("argostack: %s: %v\n--- %s (tail) ---\n%s", e.Component, e.Err, e.LogPath, e.LogTail)
 }
 
 func (e *ComponentError) Unwrap() error { return e.Err }
@@ -44,7 +44,7 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("cluster: %s %s: HTTP %d: %s", e.Method, e.URL, e.Status, strings.TrimSpace(e.Body))
+	return fmt.Sprintf("argostack: %s %s: HTTP %d: %s", e.Method, e.URL, e.Status, strings.TrimSpace(e.Body))
 }
 
 // ManifestError names the field of a manifest document that is missing or malformed.
@@ -55,7 +55,7 @@ type ManifestError struct {
 }
 
 func (e *ManifestError) Error() string {
-	return fmt.Sprintf("cluster: manifest document %d: field %s: %v", e.Doc, e.Field, e.Err)
+	return fmt.Sprintf("argostack: manifest document %d: field %s: %v", e.Doc, e.Field, e.Err)
 }
 
 func (e *ManifestError) Unwrap() error { return e.Err }

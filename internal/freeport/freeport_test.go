@@ -1,4 +1,4 @@
-package devenv
+package freeport
 
 import (
 	"net"
@@ -11,12 +11,12 @@ import (
 func TestFreePortIsBindableAndNeverRepeats(t *testing.T) {
 	seen := map[int]bool{}
 	for range 50 {
-		p, err := FreePort()
+		p, err := Get()
 		require.NoError(t, err)
 		require.False(t, seen[p], "port %d handed out twice", p)
 		seen[p] = true
 	}
-	p, err := FreePort()
+	p, err := Get()
 	require.NoError(t, err)
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 	require.NoError(t, err, "a port from FreePort must be bindable at once")

@@ -1,6 +1,6 @@
-package cluster
+package argostack
 
-import "github.com/slipway-dev/slipway/internal/devenv"
+import "github.com/slipway-dev/slipway/internal/freeport"
 
 // ports are every loopback port the stack listens on (or, for commitServer, names).
 type ports struct {
@@ -13,7 +13,7 @@ func pickPorts() (ports, error) {
 	var p ports
 	for _, dst := range []*int{&p.etcdClient, &p.etcdPeer, &p.apiserver, &p.controllerManager, &p.redis,
 		&p.repoServer, &p.repoMetrics, &p.controllerMetrics, &p.commitServer, &p.argoServer, &p.argoServerMetrics} {
-		port, err := devenv.FreePort()
+		port, err := freeport.Get()
 		if err != nil {
 			return p, err
 		}

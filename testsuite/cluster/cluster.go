@@ -1,0 +1,82 @@
+// Package cluster gives tests a real kube-apiserver and a real ArgoCD
+// (internal/argostack) that start with the test and stop with it.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/argostack"
+	"github.com/slipway-dev/slipway/internal/devenv"
+)
+
+// EnvRequire="1" turns missing binaries into a test failure instead of a skip (CI sets it).
+const EnvRequire = "SLIPWAY_REQUIRE_ARGOCD"
+
+// Stack is a running stack with test-friendly helpers.
+type Stack struct {
+	*argostack.Stack
+}
+
+// Start starts the stack for t and stops it in t.Cleanup. Missing binaries skip the
+// test (naming `make argocd-stack`) unless SLIPWAY_REQUIRE_ARGOCD=1.
+func Start(t testing.TB) *Stack {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "slipway-cluster-")
+	if err != nil {
+		t.Fatalf("cluster: temp dir: %v", err)
+	}
+	begin := time.Now()
+	s, err := argostack.Start(context.Background(), argostack.Options{Dir: dir, ToolsDir: devenv.ToolsDir()})
+	var missing *argostack.MissingToolError
+	switch {
+	case errors.As(err, &missing) && os.Getenv(EnvRequire) != "1":
+		os.RemoveAll(dir)
+		t.Skip(err.Error())
+	case err != nil:
+		t.Fatalf("cluster: %v (logs in %s)", err, dir)
+	}
+	t.Logf("cluster: started in %v", time.Since(begin).Round(time.Millisecond))
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("cluster: stop: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("cluster: component logs kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return &Stack{Stack: s}
+}
+
+// Get does a raw GET on kube-apiserver as the admin user.
+func (s *Stack) Get(t testing.TB, path string) (status int, body []byte) {
+	t.Helper()
+	status, body, err := s.Stack.Get(context.Background(), path)
+	if err != nil {
+		t.Fatalf("cluster: GET %s: %v", path, err)
+	}
+	return status, body
+}
+
+// Apply server-side-applies a multi-document manifest.
+func (s *Stack) Apply(t testing.TB, manifest []byte) {
+	t.Helper()
+	if err := s.Stack.Apply(context.Background(), manifest); err != nil {
+		t.Fatalf("cluster: apply: %v", err)
+	}
+}
+
+// Argo calls argocd-server's REST API with the session token.
+func (s *Stack) Argo(t testing.TB, method, path string, body any) (status int, resp []byte) {
+	t.Helper()
+	status, resp, err := s.Stack.Argo(context.Background(), method, path, body)
+	if err != nil {
+		t.Fatalf("cluster: argocd %s %s: %v", method, path, err)
+	}
+	return status, resp
+}
