@@ -49,7 +49,7 @@ func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyAppli
 	if err != nil {
 		return false, err
 	}
-	if err := c.tf.Apply(ctx, tfexec.DirOrPlan(p.File), tfexec.LockTimeout(r.lockTimeout())); err != nil {
+	if err := c.tf.Apply(ctx, tfexec.DirOrPlan(p.File), tfexec.LockTimeout("0s")); err != nil {
 		if strings.Contains(c.stderr.String(), "Saved plan is stale") {
 			return false, &StalePlanError{Workspace: ws, File: p.File}
 		}

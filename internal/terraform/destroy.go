@@ -12,5 +12,5 @@ func (r *Runner) Destroy(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
-	return c.fail(c.tf.Destroy(ctx, tfexec.LockTimeout(r.lockTimeout())))
+	return c.fail(c.tf.Destroy(ctx, tfexec.LockTimeout("0s")))
 }

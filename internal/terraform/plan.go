@@ -56,7 +56,7 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
 		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
 	}
-	if _, err := c.tf.Plan(ctx, tfexec.Out(file), tfexec.Destroy(destroy), tfexec.LockTimeout(r.lockTimeout())); err != nil {
+	if _, err := c.tf.Plan(ctx, tfexec.Out(file), tfexec.Destroy(destroy), tfexec.LockTimeout("0s")); err != nil {
 		return nil, c.fail(err)
 	}
 	sum, err := fileSHA256(file)

@@ -195,13 +195,3 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
-
-// lockTimeout: pg advisory locks are per database, so instances sharing one wait
-// their turn; a local lock is per instance, so a held one means someone else is
-// running terraform on it and the step fails at once with the lock's details.
-func (r *Runner) lockTimeout() string {
-	if r.pgConn != "" {
-		return "2m"
-	}
-	return "0s"
-}

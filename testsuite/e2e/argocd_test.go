@@ -107,6 +107,8 @@ func TestArgoCDSyncFailureIsRecorded(t *testing.T) {
 	}
 	require.NotNil(t, app, "leftovers: %+v", st.Failure.Leftovers)
 	require.Contains(t, app.Detail, "argocd app")
+	require.Contains(t, app.Detail, "Not_A_Valid_Name", "ArgoCD's own message is in the leftover")
+	t.Logf("failure: %s\nleftover: %s", st.Failure.Error, app.Detail)
 }
 
 func condition(cs []lifecycle.Condition, typ string) lifecycle.ConditionStatus {
