@@ -73,7 +73,7 @@ metadata:
   name: Not_A_Valid_Name
   namespace: {{ .Namespace }}
 data:
-  x: y
+  x: "y"
 `
 
 // A manifest the API server refuses fails the deploy within the deadline, with
