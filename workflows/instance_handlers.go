@@ -110,7 +110,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	e.busy = true
 	defer func() { e.busy = false }()
 	e.s.Started = true
-	if req.ConfigYAML != "" && kind != lifecycle.OpPlan {
+	if req.ConfigYAML != "" && (kind != lifecycle.OpPlan || validatesPlans(ctx)) {
 		// Bad input changes nothing: validate before the state moves.
 		in := steps.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
 		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActValidateConfig, in).Get(ctx, nil); err != nil {

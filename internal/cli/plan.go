@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -40,6 +41,12 @@ func (g *globals) planCmd() *cobra.Command {
 			}
 			if err := lifecycle.Check(st.State, lifecycle.OpPlan); err != nil {
 				return &client.RejectedError{Message: ref.String() + ": " + err.Error()}
+			}
+			if req.ConfigYAML != "" {
+				in := steps.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: st.Deployed}
+				if _, err := c.Validate(cmd.Context(), in); err != nil {
+					return err
+				}
 			}
 			h, err := g.accepting(cmd.Context(), func(ctx context.Context) (*client.Handle, error) {
 				return c.Submit(ctx, ref, lifecycle.OpPlan, req, g.requestID)

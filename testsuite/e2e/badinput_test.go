@@ -50,6 +50,8 @@ func TestBadInputIsRefusedWithExitTwoAndNoStateChange(t *testing.T) {
 	r := e.MustCLI(2, "deploy", "input/web", "-f", moved, "--wait")
 	require.Contains(t, r.Stderr, "parameters.region")
 	require.Contains(t, r.Stderr, "initial")
+	r = e.MustCLI(2, "plan", "input/web", "-f", moved)
+	require.Contains(t, r.Stderr, "parameters.region", "a dry run of bad input is bad input too")
 	st := e.Status("input/web")
 	require.Equal(t, lifecycle.Deployed, st.State)
 	require.Equal(t, 1, testsuite.Merges(t, repo, "instances/input/web"))
