@@ -288,3 +288,25 @@ func requireRejected(t *testing.T, err error, contains string) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), contains)
 }
+
+func TestDeprovisionFromEveryAllowedState(t *testing.T) {
+	deprovision := func() *request {
+		return op(lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true})
+	}
+	for name, before := range map[string][]*request{
+		"ConfigurationCreated": provisioned(),
+		"Deployed":             deployed(),
+		"Archived":             append(deployed(), op(lifecycle.OpArchive, workflows.OperationRequest{})),
+		"Destroyed":            append(deployed(), op(lifecycle.OpDestroy, workflows.OperationRequest{})),
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			last := deprovision()
+			w.run(workflows.Settings{}, append(before, last)...)
+			require.Equal(t, lifecycle.State(name), before[len(before)-1].result.State)
+			require.NoError(t, last.err)
+			require.Equal(t, lifecycle.Deprovisioned, last.result.State)
+			require.NoError(t, w.env.GetWorkflowError(), "a deprovisioned instance's workflow completes")
+		})
+	}
+}
