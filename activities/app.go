@@ -24,7 +24,9 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 		st, err = a.Deployer.Deploy(ctx, app, in.Deadline)
 		return err
 	})
-	return st, classify(err)
+	// Whatever the cluster or ArgoCD echo back must not carry a secret into history.
+	r := newRedactor(app.Secrets)
+	return r.status(st), r.error(classify(err))
 }
 
 // RemoveApp deletes the app and its namespace; config and infrastructure stay.

@@ -86,6 +86,11 @@ func (a *Activities) halfSyncedApp(ctx context.Context, ref steps.Ref) []steps.L
 	if err != nil {
 		return []steps.Leftover{unknown("app", err)}
 	}
+	secrets, err := a.Secrets.Get(ref.Tenant, ref.Name)
+	if err != nil {
+		return []steps.Leftover{unknown("app", err)}
+	}
+	st = newRedactor(secrets).status(st)
 	if !st.Deployed {
 		return nil
 	}
