@@ -80,6 +80,10 @@ func resources(a *Application, app deploy.App) []steps.Resource {
 			case r.Health.Status != "":
 				res.ClusterStatus = "Present"
 			}
+		} else if r.Status == SyncSynced {
+			// Kinds without a health check (ConfigMap, Secret, Namespace) report none;
+			// Synced means ArgoCD compared the live object with git, so it exists.
+			res.ClusterStatus = "Present"
 		}
 		msg, isFailed := failed[resourceKey{r.Group, r.Kind, r.Namespace, r.Name}]
 		switch {

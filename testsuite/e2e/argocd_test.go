@@ -38,6 +38,8 @@ func TestArgoCDLifecycle(t *testing.T) {
 	require.Equal(t, lifecycle.Deployed, st.State)
 	require.Equal(t, "argocd", st.Deployer)
 	require.Equal(t, lifecycle.ConditionTrue, condition(st.Conditions, lifecycle.CondReady), "%+v", st.Conditions)
+	require.Equal(t, map[string]int{"Applied": 3}, st.RsyncStatus, "Namespace, ConfigMap and Secret applied")
+	require.Equal(t, map[string]int{"Present": 3}, st.ClusterStatus)
 	require.Equal(t, "1", configMap(t, stack, ns)["replicas"])
 	secrets, err := e.Activities.Secrets.Get("argo", "web")
 	require.NoError(t, err)
