@@ -56,7 +56,11 @@ func pairs(m *yaml.Node, prefix string, fe *fieldErrors) []pair {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := deref(m.Content[i]), deref(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode || (k.ShortTag() != "!!str" && k.ShortTag() != "!!merge") {
-			fe.add(strings.TrimSuffix(prefix, "."), "keys must be strings, got %s (line %d)", nodeKind(k), k.Line)
+			field := strings.TrimSuffix(prefix, ".")
+			if field == "" {
+				field = "yaml" // the document's top level, as for syntax errors
+			}
+			fe.add(field, "keys must be strings, got %s (line %d)", nodeKind(k), k.Line)
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
