@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -146,9 +147,13 @@ func (g *globals) listCmd() *cobra.Command {
 				return g.json(items)
 			}
 			tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "INSTANCE\tSTATE\tUPDATED")
+			fmt.Fprintln(tw, "INSTANCE\tSTATE\tSTARTED\tCLOSED")
 			for _, it := range items {
-				fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", it.Tenant, it.Name, it.State, it.Updated.Format("2006-01-02 15:04:05"))
+				closed := "-"
+				if it.Closed != nil {
+					closed = it.Closed.Format(time.DateTime)
+				}
+				fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\n", it.Tenant, it.Name, it.State, it.Started.Format(time.DateTime), closed)
 			}
 			return tw.Flush()
 		},

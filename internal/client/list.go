@@ -14,11 +14,12 @@ import (
 
 // ListItem is one instance as the visibility store (and the Temporal UI) sees it.
 type ListItem struct {
-	Tenant  string    `json:"tenant"`
-	Name    string    `json:"name"`
-	State   string    `json:"state"`
-	Running bool      `json:"running"`
-	Updated time.Time `json:"updated"`
+	Tenant  string     `json:"tenant"`
+	Name    string     `json:"name"`
+	State   string     `json:"state"`
+	Running bool       `json:"running"`
+	Started time.Time  `json:"started"`          // this run of the entity workflow
+	Closed  *time.Time `json:"closed,omitempty"` // when the instance's workflow ended
 }
 
 // ListFilter narrows List; empty fields match everything.
@@ -56,9 +57,10 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 			return nil, err
 		}
 		for _, ex := range resp.Executions {
-			it := ListItem{Running: ex.GetCloseTime() == nil, Updated: ex.GetExecutionTime().AsTime()}
+			it := ListItem{Running: ex.GetCloseTime() == nil, Started: ex.GetStartTime().AsTime()}
 			if ct := ex.GetCloseTime(); ct != nil {
-				it.Updated = ct.AsTime()
+				closed := ct.AsTime()
+				it.Closed = &closed
 			}
 			fields := ex.GetSearchAttributes().GetIndexedFields()
 			for key, dst := range map[string]*string{"Tenant": &it.Tenant, "InstanceName": &it.Name, "InstanceState": &it.State} {
