@@ -10,7 +10,7 @@ PHASE  := scripts/phase.sh
 TEMPORAL      = $$($(TOOLS) temporal)
 WORKFLOWCHECK = bin/workflowcheck
 
-.PHONY: build deps demo dev test bench temporal workflowcheck argocd-stack compose-check tidy-check clean
+.PHONY: build deps demo dev test bench bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check clean
 
 ## build: bin/slipway (starter CLI) and bin/slipway-worker
 build:
@@ -44,7 +44,7 @@ dev: deps temporal argocd-stack build
 ## test: vet, workflowcheck, then every test against real components
 test: deps
 	@start=$$SECONDS; \
-	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd >/dev/null; \
+	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea >/dev/null; \
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(PHASE) "go test" $(GO) test -count=1 -timeout 40m ./...; \
@@ -53,6 +53,10 @@ test: deps
 ## bench: figures on the real dev server: ms per activity step, ms per update deploy
 bench: temporal
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) test -count=1 -run '^$$' -bench . -benchtime 20x ./testsuite/e2e/
+
+## bench-webhook: 1,000 signed deliveries (20% redelivered, 10% badly signed), 32 at a time, on a real dev server
+bench-webhook: temporal
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/webhookbench -n 1000 -concurrency 32 -dup 0.2 -bad 0.1
 
 ## compose-check: validate docker-compose.yml (skipped when docker-compose is missing)
 compose-check:

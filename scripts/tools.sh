@@ -6,7 +6,8 @@
 # Prints the cached binaries' paths on stdout (progress goes to stderr) and links
 # them into the repo's git-ignored bin/. `kubernetes` (kube-apiserver,
 # kube-controller-manager) and `argocd` (one multi-call binary, linked under its
-# role names, plus its CRDs) feed testsuite/cluster; keep their versions in step
+# role names, plus its CRDs) feed testsuite/cluster; `gitea` (plus its static
+# files) feeds testsuite/giteaserver; keep their versions in step
 # with testsuite/cluster.KubernetesVersion and ArgoCDVersion. $SLIPWAY_TOOLS_DIR overrides the cache
 # (default ~/.cache/slipway/tools); internal/devenv.ToolsDir uses the same rule.
 set -euo pipefail
@@ -42,8 +43,14 @@ tool_spec() {
 		version=v3.2.11
 		eta="about 11 minutes once"
 		;;
+	gitea)
+		# Keep in step with internal/giteastack.Version; needs cgo for SQLite.
+		pkg=code.gitea.io/gitea
+		version=v1.26.4
+		eta="about 6 minutes once"
+		;;
 	*)
-		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd)" >&2
+		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea)" >&2
 		return 2
 		;;
 	esac
@@ -124,6 +131,12 @@ wrapper_build() {
 		else
 			sed -n '/^replace (/,/^)/p' "$gomod"
 		fi
+		if [[ "$pkg" == code.gitea.io/gitea ]]; then
+			# gitea also needs its one-line replaces and its excludes.
+			grep -E '^replace [^(]' "$gomod" || true
+			sed -n '/^exclude (/,/^)/p' "$gomod"
+			grep -E '^exclude [^(]' "$gomod" || true
+		fi
 	} >"${wrap}/go.mod"
 	(
 		cd "$wrap"
@@ -137,6 +150,11 @@ wrapper_build() {
 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} \
 -X k8s.io/component-base/version.gitTreeState=clean" \
 					-o "${out}/" "${pkg}/cmd/kube-apiserver" "${pkg}/cmd/kube-controller-manager"
+			;;
+		code.gitea.io/gitea)
+			go get "${pkg}@${version}" &&
+				CGO_ENABLED=1 go build -tags 'sqlite sqlite_unlock_notify' \
+					-ldflags "-s -w -X main.Version=${version#v}" -o "${out}/gitea" "${pkg}"
 			;;
 		*)
 			go get "${pkg}/cmd@${version}" &&
@@ -186,9 +204,28 @@ argocd_extras() {
 	fi
 }
 
+# gitea_extras DIR: the templates, options and public dirs gitea serves from
+# STATIC_ROOT_PATH (the binary has no bindata), copied so tests need no module download.
+gitea_extras() {
+	local dir="$1" moddir d
+	if [[ ! -d "${dir}/static/templates" || ! -d "${dir}/static/options" || ! -d "${dir}/static/public" ]]; then
+		build_tmp="$(mktemp -d "${tools_dir}/.build-gitea-static.XXXXXX")"
+		moddir="$(mod_field "${pkg}@${version}" Dir)"
+		mkdir -p "${build_tmp}/static"
+		for d in templates options public; do
+			cp -R "${moddir}/${d}" "${build_tmp}/static/"
+		done
+		chmod -R u+w "${build_tmp}/static"
+		rm -rf "${dir}/static"
+		mv "${build_tmp}/static" "${dir}/static"
+		rm -rf "$build_tmp"
+		build_tmp=""
+	fi
+}
+
 main() {
 	if (($# == 0)); then
-		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd ..." >&2
+		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea ..." >&2
 		return 2
 	fi
 	mkdir -p "$tools_dir" "${root}/bin"
@@ -200,12 +237,13 @@ main() {
 		case "$name" in
 		kubernetes) bins=(kube-apiserver kube-controller-manager) ;;
 		argocd) bins=(argocd) ;;
+		gitea) bins=(gitea) ;;
 		*) bins=("$name") ;;
 		esac
 		for b in "${bins[@]}"; do
 			if [[ ! -x "${dir}/${b}" ]]; then
 				case "$name" in
-				kubernetes | argocd) build_multi "$name" "$dir" ;;
+				kubernetes | argocd | gitea) build_multi "$name" "$dir" ;;
 				*) build "$name" "${dir}/${b}" ;;
 				esac
 				break
@@ -214,6 +252,9 @@ main() {
 		if [[ "$name" == argocd ]]; then
 			argocd_extras "$dir"
 			bins+=(argocd-server argocd-repo-server argocd-application-controller)
+		fi
+		if [[ "$name" == gitea ]]; then
+			gitea_extras "$dir"
 		fi
 		for b in "${bins[@]}"; do
 			dest="${dir}/${b}"

@@ -20,6 +20,15 @@ type Config struct {
 	Deployer   string // SLIPWAY_DEPLOYER: argocd or none
 	ArgoURL    string // SLIPWAY_ARGOCD_URL: argocd-server base URL
 	ArgoToken  string // SLIPWAY_ARGOCD_TOKEN: bearer token for argocd-server
+	Forge      Forge
+}
+
+// Forge says where the GitOps repository lives. Kind localgit uses GitOpsRepo.
+type Forge struct {
+	Kind  string // SLIPWAY_FORGE: localgit (default), github, gitlab or gitea (also Forgejo)
+	URL   string // SLIPWAY_FORGE_URL: API base URL (GitHub Enterprise, GitLab, Gitea); github.com by default for github
+	Repo  string // SLIPWAY_FORGE_REPO: owner/repo (GitHub, Gitea) or the project path (GitLab)
+	Token string // SLIPWAY_FORGE_TOKEN (or SLIPWAY_GITHUB_TOKEN / SLIPWAY_GITLAB_TOKEN / SLIPWAY_GITEA_TOKEN)
 }
 
 // FromEnv reads the worker's settings from the environment.
@@ -33,7 +42,24 @@ func FromEnv() Config {
 		Deployer:   envOr("SLIPWAY_DEPLOYER", "argocd"),
 		ArgoURL:    os.Getenv("SLIPWAY_ARGOCD_URL"),
 		ArgoToken:  os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
+		Forge:      forgeFromEnv(),
 	}
+}
+
+func forgeFromEnv() Forge {
+	f := Forge{Kind: envOr("SLIPWAY_FORGE", "localgit"), URL: os.Getenv("SLIPWAY_FORGE_URL"),
+		Repo: os.Getenv("SLIPWAY_FORGE_REPO"), Token: os.Getenv("SLIPWAY_FORGE_TOKEN")}
+	if f.Token == "" {
+		switch f.Kind {
+		case "github":
+			f.Token = os.Getenv("SLIPWAY_GITHUB_TOKEN")
+		case "gitlab":
+			f.Token = os.Getenv("SLIPWAY_GITLAB_TOKEN")
+		case "gitea", "forgejo":
+			f.Token = os.Getenv("SLIPWAY_GITEA_TOKEN")
+		}
+	}
+	return f
 }
 
 // Validate names the first missing or bad setting.
@@ -41,7 +67,7 @@ func (c Config) Validate() error {
 	switch {
 	case c.TaskQueue == "":
 		return fmt.Errorf("SLIPWAY_TASK_QUEUE: must not be empty")
-	case c.GitOpsRepo == "":
+	case c.forgeKind() == "localgit" && c.GitOpsRepo == "":
 		return fmt.Errorf("SLIPWAY_GITOPS_REPO: set it to the GitOps git repository's path")
 	case c.StateDir == "":
 		return fmt.Errorf("SLIPWAY_STATE_DIR: set it to a directory for terraform working dirs and state")
@@ -58,4 +84,11 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
+}
+
+func (c Config) forgeKind() string {
+	if c.Forge.Kind == "" {
+		return "localgit"
+	}
+	return c.Forge.Kind
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/terraform"
@@ -24,9 +23,9 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	fg, err := localgit.New(cfg.GitOpsRepo)
+	fg, err := NewForge(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("SLIPWAY_GITOPS_REPO: %w", err)
+		return nil, err
 	}
 	bin, err := terraform.FindBinary(cfg.Terraform)
 	if err != nil {

@@ -33,6 +33,9 @@ type EnvOptions struct {
 	// Deployer and the terraform PostgreSQL backend, as in app.Config.
 	Deployer string
 	TFPGConn string
+	// Forge, when its Kind is set and not localgit, is the GitOps repository instead of
+	// a local one (which is then not created).
+	Forge app.Forge
 	// ArgoURL and ArgoToken reach an argocd-server for Deployer "argocd"; when they are
 	// empty, a real ArgoCD on a real kube-apiserver is started (internal/argostack).
 	ArgoURL, ArgoToken string
@@ -74,8 +77,12 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err := e.startServer(ctx, o); err != nil {
 		return nil, err
 	}
-	if _, err := SeedGitOps(e.GitOpsRepo); err != nil {
-		return nil, err
+	if o.Forge.Kind == "" || o.Forge.Kind == "localgit" {
+		if _, err := SeedGitOps(e.GitOpsRepo); err != nil {
+			return nil, err
+		}
+	} else {
+		e.GitOpsRepo = ""
 	}
 	if o.Deployer == "" {
 		o.Deployer = "none"
@@ -94,7 +101,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, Deployer: o.Deployer,
-		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken}
+		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err
 	}

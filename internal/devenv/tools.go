@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/slipway-dev/slipway/internal/toolsdir"
 )
 
 // TemporalVersion is the temporal CLI release that scripts/tools.sh builds and caches.
@@ -15,16 +17,7 @@ const TemporalVersion = "v1.5.1"
 
 // ToolsDir is where scripts/tools.sh caches built tools: $SLIPWAY_TOOLS_DIR or
 // ~/.cache/slipway/tools. It lives outside any clone so fresh CI clones reuse it.
-func ToolsDir() string {
-	if d := os.Getenv("SLIPWAY_TOOLS_DIR"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return filepath.Join(os.TempDir(), "slipway", "tools")
-	}
-	return filepath.Join(home, ".cache", "slipway", "tools")
-}
+func ToolsDir() string { return toolsdir.Dir() }
 
 // CachedTemporal is the path scripts/tools.sh installs the pinned temporal CLI to.
 func CachedTemporal() string {

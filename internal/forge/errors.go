@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Errors shared by every forge backend. Callers (activities) use IsNonRetryable to
@@ -48,10 +49,46 @@ func (e *InvalidError) Error() string {
 // (compare-and-swap lost every time). It is retryable: the next attempt merges onto the new base.
 var ErrBaseMoved = errors.New("base branch moved during merge")
 
+// HeadChangedError means the MR's branch moved away from the head SHA the caller meant to
+// merge (someone pushed to it). Merging blindly could land unreviewed content: non-retryable.
+type HeadChangedError struct {
+	Branch string
+	Want   string // the head SHA the caller expected
+	Got    string // the head SHA the forge has now; may be empty when the forge does not say
+}
+
+func (e *HeadChangedError) Error() string {
+	if e.Got == "" {
+		return fmt.Sprintf("branch %s moved: its head is no longer %s", e.Branch, e.Want)
+	}
+	return fmt.Sprintf("branch %s moved: head is %s, expected %s", e.Branch, e.Got, e.Want)
+}
+
+// RateLimitError means the forge refused the call for now; RetryAfter is how long it asked
+// us to wait. It is retryable: the activity retry backs off at least that long.
+type RateLimitError struct {
+	RetryAfter time.Duration
+	Message    string // the forge's own words, if any
+}
+
+func (e *RateLimitError) Error() string {
+	msg := fmt.Sprintf("rate limited: retry after %s", e.RetryAfter)
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg
+}
+
+// nonRetryable lets a backend mark its own error types (e.g. bad credentials) as final.
+type nonRetryable interface{ NonRetryable() bool }
+
 // IsNonRetryable reports whether err (or anything it wraps) is an error a retry cannot fix.
 func IsNonRetryable(err error) bool {
 	var conflict *ConflictError
 	var notFound *NotFoundError
 	var invalid *InvalidError
-	return errors.As(err, &conflict) || errors.As(err, &notFound) || errors.As(err, &invalid)
+	var headChanged *HeadChangedError
+	var marked nonRetryable
+	return errors.As(err, &conflict) || errors.As(err, &notFound) || errors.As(err, &invalid) ||
+		errors.As(err, &headChanged) || errors.As(err, &marked) && marked.NonRetryable()
 }

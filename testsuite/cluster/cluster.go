@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/argostack"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/toolsdir"
 )
 
 // EnvRequire="1" turns missing binaries into a test failure instead of a skip (CI sets it).
@@ -30,7 +30,7 @@ func Start(t testing.TB) *Stack {
 		t.Fatalf("cluster: temp dir: %v", err)
 	}
 	begin := time.Now()
-	s, err := argostack.Start(context.Background(), argostack.Options{Dir: dir, ToolsDir: devenv.ToolsDir()})
+	s, err := argostack.Start(context.Background(), argostack.Options{Dir: dir, ToolsDir: toolsdir.Dir()})
 	var missing *argostack.MissingToolError
 	switch {
 	case errors.As(err, &missing) && os.Getenv(EnvRequire) != "1":

@@ -1,0 +1,45 @@
+package forge
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+type finalErr struct{ final bool }
+
+func (e finalErr) Error() string      { return "backend error" }
+func (e finalErr) NonRetryable() bool { return e.final }
+
+func TestIsNonRetryableHeadChangedRateLimitAndMarked(t *testing.T) {
+	cases := map[string]struct {
+		err  error
+		want bool
+	}{
+		"head changed":         {&HeadChangedError{Branch: "b", Want: "1", Got: "2"}, true},
+		"wrapped head changed": {fmt.Errorf("merge: %w", &HeadChangedError{Branch: "b", Want: "1"}), true},
+		"rate limit":           {&RateLimitError{RetryAfter: time.Minute}, false},
+		"wrapped rate limit":   {fmt.Errorf("open: %w", &RateLimitError{RetryAfter: time.Second}), false},
+		"marked final":         {fmt.Errorf("x: %w", finalErr{final: true}), true},
+		"marked retryable":     {finalErr{final: false}, false},
+		"plain":                {errors.New("boom"), false},
+	}
+	for name, tc := range cases {
+		assert.Equal(t, tc.want, IsNonRetryable(tc.err), name)
+	}
+}
+
+func TestHeadChangedAndRateLimitMessages(t *testing.T) {
+	assert.EqualError(t, &HeadChangedError{Branch: "slipway/a", Want: "aaa", Got: "bbb"},
+		"branch slipway/a moved: head is bbb, expected aaa")
+	assert.EqualError(t, &HeadChangedError{Branch: "slipway/a", Want: "aaa"},
+		"branch slipway/a moved: its head is no longer aaa")
+	assert.EqualError(t, &RateLimitError{RetryAfter: 90 * time.Second, Message: "API rate limit exceeded"},
+		"rate limited: retry after 1m30s: API rate limit exceeded")
+	var rl *RateLimitError
+	assert.True(t, errors.As(fmt.Errorf("w: %w", &RateLimitError{RetryAfter: time.Second}), &rl))
+	assert.Equal(t, time.Second, rl.RetryAfter)
+}

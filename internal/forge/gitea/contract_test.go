@@ -1,0 +1,14 @@
+package gitea
+
+import (
+	"testing"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/forge/forgetest"
+	"github.com/slipway-dev/slipway/testsuite/giteaserver"
+)
+
+func TestContract(t *testing.T) {
+	s := giteaserver.Start(t)
+	forgetest.Contract(t, func(t *testing.T) forge.Forge { return newRepo(t, s) })
+}

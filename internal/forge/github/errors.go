@@ -1,0 +1,95 @@
+package github
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v62/github"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+)
+
+// TokenVar is the environment variable slipway reads the GitHub token from.
+const TokenVar = "SLIPWAY_GITHUB_TOKEN"
+
+// defaultRetryAfter is the wait for a rate limit that does not say how long (GitHub's advice: a minute).
+const defaultRetryAfter = time.Minute
+
+// AuthError is GitHub refusing the token (401) or its permissions (403). A retry cannot fix it.
+type AuthError struct {
+	Status  int
+	Message string // GitHub's own words, e.g. "Bad credentials"
+	Repo    string // owner/name
+}
+
+func (e *AuthError) Error() string {
+	return fmt.Sprintf("github: %d %s: check %s (it needs contents:write and pull_requests:write on %s)",
+		e.Status, e.Message, TokenVar, e.Repo)
+}
+
+// NonRetryable marks AuthError as final for forge.IsNonRetryable.
+func (e *AuthError) NonRetryable() bool { return true }
+
+// NotMergeableError is a 405 from the merge endpoint that is not a content conflict (the base
+// moved, mergeability not computed yet, branch protection). Retryable: it usually clears.
+type NotMergeableError struct {
+	Number  int
+	Message string
+}
+
+func (e *NotMergeableError) Error() string {
+	return fmt.Sprintf("github: pull request #%d cannot be merged now: %s", e.Number, e.Message)
+}
+
+// statusOf returns the HTTP status of a GitHub API error, or 0.
+func statusOf(err error) int {
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	return 0
+}
+
+// classify turns a go-github error from operation op into slipway's typed errors.
+func (f *Forge) classify(op string, err error) error {
+	var primary *gh.RateLimitError
+	var secondary *gh.AbuseRateLimitError
+	var er *gh.ErrorResponse
+	switch {
+	case errors.As(err, &primary):
+		wait := max(time.Until(primary.Rate.Reset.Time), time.Second)
+		return fmt.Errorf("github: %s: %w", op, &forge.RateLimitError{RetryAfter: wait, Message: primary.Message})
+	case errors.As(err, &secondary):
+		wait := defaultRetryAfter
+		if secondary.RetryAfter != nil {
+			wait = *secondary.RetryAfter
+		}
+		return fmt.Errorf("github: %s: %w", op, &forge.RateLimitError{RetryAfter: wait, Message: secondary.Message})
+	case errors.As(err, &er) && er.Response != nil:
+		switch code := er.Response.StatusCode; {
+		case code == http.StatusTooManyRequests:
+			return fmt.Errorf("github: %s: %w", op, &forge.RateLimitError{RetryAfter: retryAfter(er.Response), Message: er.Message})
+		case code == http.StatusUnauthorized || code == http.StatusForbidden:
+			return fmt.Errorf("github: %s: %w", op, &AuthError{Status: code, Message: er.Message, Repo: f.fullName()})
+		case code == http.StatusNotFound:
+			return fmt.Errorf("github: %s: %w", op, &forge.NotFoundError{What: "github repository " + f.fullName() +
+				" (or the object asked for; a private repository also answers 404 when " + TokenVar + " cannot see it)"})
+		}
+	}
+	return fmt.Errorf("github: %s: %w", op, err)
+}
+
+// retryAfter reads the wait of a 429: Retry-After seconds, else the primary limit's reset time.
+func retryAfter(resp *http.Response) time.Duration {
+	if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s >= 0 {
+		return max(time.Duration(s)*time.Second, time.Second)
+	}
+	if reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+		return max(time.Until(time.Unix(reset, 0)), time.Second)
+	}
+	return defaultRetryAfter
+}
