@@ -60,7 +60,12 @@ func classify(err error) error {
 		timeout  *argocd.TimeoutError
 		unauth   *argocd.UnauthorizedError
 	)
+	var limited *forge.RateLimitError
 	switch {
+	case errors.As(err, &limited):
+		// Back off as long as the forge asked, through the activity's own retries.
+		return temporal.NewApplicationErrorWithOptions(err.Error(), steps.ErrRateLimited,
+			temporal.ApplicationErrorOptions{NextRetryDelay: limited.RetryAfter})
 	case errors.As(err, &ve), errors.As(err, &se):
 		return invalidConfig(err)
 	case errors.As(err, &conflict):

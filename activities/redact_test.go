@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -30,4 +32,13 @@ func TestRedactorRemovesSecretsFromWhatLeavesAnActivity(t *testing.T) {
 	plain := r.error(errors.New("dial: s3cr3t-value"))
 	require.EqualError(t, plain, "dial: [redacted]")
 	require.NoError(t, r.error(nil))
+}
+
+func TestRateLimitsRetryAfterTheForgesDelay(t *testing.T) {
+	err := classify(fmt.Errorf("open: %w", &forge.RateLimitError{RetryAfter: 42 * time.Second, Message: "slow down"}))
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, err, &appErr)
+	require.Equal(t, steps.ErrRateLimited, appErr.Type())
+	require.False(t, appErr.NonRetryable())
+	require.Equal(t, 42*time.Second, appErr.NextRetryDelay())
 }

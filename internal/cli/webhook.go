@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/webhook"
 )
 
@@ -44,6 +45,12 @@ deduplicated by delivery ID. The GitOps repository is read through the worker's 
 				secret = strings.TrimSpace(string(data))
 			}
 			o.Secret = []byte(secret)
+			zl, err := logging.New(logging.LevelFromEnv("info"))
+			if err != nil {
+				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+			}
+			defer func() { _ = zl.Sync() }()
+			o.Logger = zl
 			repo, err := app.NewForge(app.FromEnv())
 			if err != nil {
 				return err

@@ -13,6 +13,7 @@ const (
 	ErrDeployTimeout  = "DeployTimeout"  // not Synced+Healthy before the deadline
 	ErrPipelineFailed = "PipelineFailed" // a child pipeline failed; details: PipelineFailure
 	ErrRefused        = "Refused"        // an external system refused the request as malformed
+	ErrRateLimited    = "RateLimited"    // retried after the delay the forge asked for
 )
 
 // NonRetryable are the error types that activity retry policies stop on.

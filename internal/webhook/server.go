@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"go.uber.org/zap"
+
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -33,6 +35,7 @@ type Options struct {
 	AllowDeprovision bool
 	MaxBody          int64 // bytes; default 1 MiB
 	Actor            string
+	Logger           *zap.Logger // every request is logged with its delivery ID; nil: discard
 }
 
 // Server is the webhook HTTP handler: /github, /gitlab, /gitea.
@@ -60,14 +63,25 @@ func New(o Options, submit Submitter, repo Reader) (*Server, error) {
 	if o.Actor == "" {
 		o.Actor = "webhook"
 	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
 	return &Server{o: o, submit: submit, repo: repo, seen: map[string]bool{}, maxSeen: 100_000}, nil
 }
 
 type parser func(*http.Request, []byte) (*Event, error)
 
-// ServeHTTP answers 202 with what it started, 200 for a delivery with nothing to
-// do or already seen, 401 for a bad signature, 400 for a malformed body.
+// ServeHTTP answers 202 with what it started, 204 for an event that names nothing,
+// 200 for a delivery already seen, 401 for a bad signature, 400 for a malformed
+// body, and 409 with the reasons when nothing could start.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	lw := &loggedWriter{ResponseWriter: w, code: http.StatusOK}
+	w = lw
+	var delivery string
+	defer func() {
+		s.o.Logger.Info("webhook", zap.String("path", r.URL.Path), zap.String("delivery", delivery),
+			zap.String("remote", r.RemoteAddr), zap.Int("status", lw.code))
+	}()
 	parsers := map[string]parser{"/github": parseGitHub, "/gitlab": parseGitLab, "/gitea": parseGitea, "/forgejo": parseGitea}
 	parse, ok := parsers[strings.TrimSuffix(r.URL.Path, "/")]
 	switch {
@@ -96,16 +110,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "missing delivery ID header: redeliveries could not be told apart"})
 		return
 	}
+	delivery = ev.DeliveryID
 	if !s.firstTime(ev.Provider + "/" + ev.DeliveryID) {
 		writeJSON(w, http.StatusOK, Response{Delivery: ev.DeliveryID, Duplicate: true})
 		return
 	}
 	resp := s.dispatch(r.Context(), ev)
-	code := http.StatusOK
-	if len(resp.Started) > 0 {
-		code = http.StatusAccepted
+	switch {
+	case len(resp.Started) > 0:
+		writeJSON(w, http.StatusAccepted, resp)
+	case len(resp.Refused) > 0:
+		writeJSON(w, http.StatusConflict, resp)
+	default:
+		w.Header().Set("X-Slipway-Ignored", resp.Ignored)
+		w.WriteHeader(http.StatusNoContent)
 	}
-	writeJSON(w, code, resp)
+}
+
+// loggedWriter remembers the status code for the request log.
+type loggedWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (l *loggedWriter) WriteHeader(code int) {
+	l.code = code
+	l.ResponseWriter.WriteHeader(code)
 }
 
 // firstTime records a delivery; redeliveries after a restart are still caught by

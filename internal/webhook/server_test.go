@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -93,7 +94,7 @@ func TestGitHubPushStartsEachCommandOnceAndRedeliveryNothing(t *testing.T) {
 	rp := repo{"c1": {"instances/acme/shop/instance.yaml": "stack: example\n"}}
 	s, rec := newServer(t, Options{}, rp)
 	code, resp := serve(s, githubRequest("push", "d-1", []byte(pushBody), true))
-	require.Equal(t, http.StatusAccepted, code)
+	require.Equal(t, http.StatusAccepted, code, "202 when something started, with what was refused")
 	require.Len(t, resp.Started, 2)
 	require.Equal(t, "acme/shop", resp.Started[0].Instance)
 	require.Equal(t, "instance/acme/shop", resp.Started[0].Workflow)
@@ -171,9 +172,10 @@ func TestGiteaAndGitLabPushes(t *testing.T) {
 	r.Header.Set("X-Gitlab-Token", string(secret))
 	r.Header.Set("X-Gitlab-Event", "Push Hook")
 	r.Header.Set("X-Gitlab-Event-UUID", "l-2")
-	code, resp := serve(s, r)
-	require.Equal(t, http.StatusOK, code)
-	require.Contains(t, resp.Ignored, "feature")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	require.Equal(t, http.StatusNoContent, w.Code, "an event that names nothing")
+	require.Contains(t, w.Header().Get("X-Slipway-Ignored"), "feature")
 	require.Len(t, rec.calls, 2)
 	require.Equal(t, "gitea/g-1/0", rec.calls[0].requestID)
 	require.Equal(t, "gitlab/l-1/0", rec.calls[1].requestID)
@@ -198,13 +200,28 @@ func TestMergedPullRequestChangesInstances(t *testing.T) {
 	require.Equal(t, "replicas: 2\n", rec.calls[2].req.ConfigYAML)
 	require.True(t, rec.calls[1].req.Confirm)
 
-	code, resp = serve(s, githubRequest("pull_request", "p-2", pr("slipway/acme/web/deploy-1-x"), true))
-	require.Equal(t, http.StatusOK, code)
-	require.Contains(t, resp.Ignored, "slipway's own MR")
+	code, _ = serve(s, githubRequest("pull_request", "p-2", pr("slipway/acme/web/deploy-1-x"), true))
+	require.Equal(t, http.StatusNoContent, code, "slipway's own MRs start nothing")
 	require.Len(t, rec.calls, 3)
 }
 
 func TestNoSecretNoServer(t *testing.T) {
 	_, err := New(Options{}, &recorder{}, repo{})
 	require.ErrorContains(t, err, "SLIPWAY_WEBHOOK_SECRET")
+}
+
+// rejecting refuses every request as the instance's state would.
+type rejecting struct{}
+
+func (rejecting) Submit(context.Context, steps.Ref, lifecycle.Operation, workflows.OperationRequest, string) (string, error) {
+	return "", errors.New("rejected: archive is not allowed in state ConfigurationCreated")
+}
+
+func TestNothingStartedIsAConflictWithReasons(t *testing.T) {
+	s, err := New(Options{Secret: secret}, rejecting{}, repo{})
+	require.NoError(t, err)
+	body := []byte(`{"ref":"refs/heads/main","commits":[{"id":"c1","message":"[slipway][archive] acme/web"}]}`)
+	code, resp := serve(s, githubRequest("push", "c-1", body, true))
+	require.Equal(t, http.StatusConflict, code)
+	require.Contains(t, resp.Refused[0].Error, "not allowed in state ConfigurationCreated")
 }

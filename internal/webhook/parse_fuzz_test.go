@@ -1,0 +1,45 @@
+package webhook
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// The parsers see attacker-controlled bodies once the signature is right: any
+// bytes must give an event or a typed error, never a panic.
+func FuzzParsePayloads(f *testing.F) {
+	f.Add("push", []byte(pushBody))
+	f.Add("pull_request", []byte(`{"action":"closed","pull_request":{"merged":true,"merge_commit_sha":"m","base":{"ref":"main","sha":"b"},"head":{"ref":"x"}}}`))
+	f.Add("push", []byte(`{"ref":1,"commits":"no"}`))
+	f.Add("ping", []byte(`{}`))
+	f.Fuzz(func(t *testing.T, kind string, body []byte) {
+		mac := hmac.New(sha256.New, secret)
+		mac.Write(body)
+		sig := hex.EncodeToString(mac.Sum(nil))
+		for name, parse := range map[string]parser{"github": parseGitHub, "gitea": parseGitea, "gitlab": parseGitLab} {
+			r := httptest.NewRequest(http.MethodPost, "/"+name, bytes.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("X-GitHub-Event", kind)
+			r.Header.Set("X-Hub-Signature-256", "sha256="+sig)
+			r.Header.Set("X-Gitea-Event", kind)
+			r.Header.Set("X-Gitea-Signature", sig)
+			r.Header.Set("X-Gitlab-Event", map[string]string{"push": "Push Hook", "pull_request": "Merge Request Hook"}[kind])
+			r.Header.Set("X-Gitlab-Token", string(secret))
+			ev, err := parse(r, secret)
+			var pe *PayloadError
+			var se *SignatureError
+			switch {
+			case err == nil && ev == nil:
+				t.Fatalf("%s: no event and no error", name)
+			case err != nil && !errors.As(err, &pe) && !errors.As(err, &se):
+				t.Fatalf("%s: untyped error %v", name, err)
+			}
+		}
+	})
+}
