@@ -9,7 +9,7 @@ import (
 
 // Get finds the PR (open, merged or closed) whose head is branch.
 func (f *Forge) Get(ctx context.Context, branch string) (forge.MergeRequest, bool, error) {
-	if err := checkRefName("branch", branch); err != nil {
+	if err := forge.CheckRefName("branch", branch); err != nil {
 		return forge.MergeRequest{}, false, err
 	}
 	pr, resp, err := f.client(ctx).GetPullRequestByBaseHead(f.owner, f.repo, f.cfg.base, branch)

@@ -100,7 +100,7 @@ func (f *Forge) findPR(ctx context.Context, mr forge.MergeRequest) (*sdk.PullReq
 	if n, err := strconv.ParseInt(mr.ID, 10, 64); err == nil && n > 0 {
 		return f.getPR(ctx, n, mr.Branch)
 	}
-	if err := checkRefName("branch", mr.Branch); err != nil {
+	if err := forge.CheckRefName("branch", mr.Branch); err != nil {
 		return nil, err
 	}
 	pr, resp, err := f.client(ctx).GetPullRequestByBaseHead(f.owner, f.repo, f.cfg.base, mr.Branch)

@@ -18,7 +18,7 @@ import (
 
 // Open opens the PR for c.Branch, or returns the existing one for that branch unchanged.
 func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, error) {
-	if err := validateChange(c); err != nil {
+	if err := forge.ValidateChange(c, f.cfg.base); err != nil {
 		return forge.MergeRequest{}, err
 	}
 	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok {

@@ -50,7 +50,7 @@ func newConfig(opts []Option) (config, error) {
 	switch {
 	case strings.TrimSpace(c.token) == "":
 		return c, &forge.InvalidError{Field: "token", Problem: "must not be empty: set " + EnvToken + " or use WithToken"}
-	case c.base == "" || checkRefName("base branch", c.base) != nil:
+	case c.base == "" || forge.CheckRefName("base branch", c.base) != nil:
 		return c, &forge.InvalidError{Field: "base branch", Value: c.base, Problem: "must be a valid branch name"}
 	case c.checkWait < 0:
 		return c, &forge.InvalidError{Field: "merge check wait", Value: c.checkWait.String(), Problem: "must not be negative"}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
+
+	"github.com/slipway-dev/slipway/internal/forge"
 )
 
 // treePageSize is asked for per tree page; Gitea caps it at its own maximum and says truncated.
@@ -14,7 +16,7 @@ const treePageSize = 1000
 
 // ReadDir returns the files under dir at rev ("" = base head), keyed relative to dir.
 func (f *Forge) ReadDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
-	if err := checkRelPath("dir", dir); err != nil {
+	if err := forge.CheckRelPath("dir", dir); err != nil {
 		return nil, err
 	}
 	if rev == "" {

@@ -11,7 +11,7 @@ import (
 // Get returns the pull request of branch: the open one, else the last merged one. Closed,
 // unmerged PRs do not count (a later Open may open a new one). ok is false when there is none.
 func (f *Forge) Get(ctx context.Context, branch string) (forge.MergeRequest, bool, error) {
-	if err := checkBranch(branch, f.base); err != nil {
+	if err := forge.CheckBranch(branch, f.base); err != nil {
 		return forge.MergeRequest{}, false, err
 	}
 	pr, err := f.findPull(ctx, branch)

@@ -42,7 +42,7 @@ func New(owner, repo string, opts ...Option) (*Forge, error) {
 	if !namePart.MatchString(repo) || repo == "." || repo == ".." {
 		return nil, &forge.InvalidError{Field: "repo", Value: repo, Problem: "must be a GitHub repository name"}
 	}
-	if err := checkRefName("base branch", cfg.base); err != nil {
+	if err := forge.CheckRefName("base branch", cfg.base); err != nil {
 		return nil, err
 	}
 	if strings.ContainsAny(cfg.token, " \t\r\n") {

@@ -63,7 +63,7 @@ func (f *Forge) Merge(ctx context.Context, mr forge.MergeRequest) (forge.MergeRe
 func (f *Forge) pullOf(ctx context.Context, mr forge.MergeRequest) (*gh.PullRequest, error) {
 	n, convErr := strconv.Atoi(mr.ID)
 	if convErr != nil || n < 1 {
-		if err := checkBranch(mr.Branch, f.base); err != nil {
+		if err := forge.CheckBranch(mr.Branch, f.base); err != nil {
 			return nil, err
 		}
 		pr, err := f.findPull(ctx, mr.Branch)

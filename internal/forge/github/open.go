@@ -13,7 +13,7 @@ import (
 // Open commits c onto the base head as branch c.Branch (one tree, one commit) and opens its
 // pull request, or returns the PR that branch already has (open or merged) unchanged.
 func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, error) {
-	if err := validateChange(c, f.base); err != nil {
+	if err := forge.ValidateChange(c, f.base); err != nil {
 		return forge.MergeRequest{}, err
 	}
 	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok {

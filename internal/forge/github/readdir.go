@@ -13,7 +13,7 @@ var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // ReadDir returns the files under dir at rev (a commit SHA or a branch; "" is the base head).
 func (f *Forge) ReadDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
-	if err := checkRelPath("dir", dir); err != nil {
+	if err := forge.CheckRelPath("dir", dir); err != nil {
 		return nil, err
 	}
 	commit, err := f.resolve(ctx, rev)
@@ -52,7 +52,7 @@ func (f *Forge) resolve(ctx context.Context, rev string) (string, error) {
 	case fullSHA.MatchString(rev):
 		return rev, nil
 	}
-	if err := checkRefName("rev", rev); err != nil {
+	if err := forge.CheckRefName("rev", rev); err != nil {
 		return "", err
 	}
 	sha, ok, err := f.branchHead(ctx, rev)

@@ -12,7 +12,7 @@ import (
 
 // Get finds the MR whose source branch is branch (preferring open, then merged, then closed).
 func (f *Forge) Get(ctx context.Context, branch string) (forge.MergeRequest, bool, error) {
-	if err := f.checkBranch(branch); err != nil {
+	if err := forge.CheckBranch(branch, f.cfg.base); err != nil {
 		return forge.MergeRequest{}, false, err
 	}
 	found, err := f.listMRs(ctx, "list merge requests for "+branch, &gl.ListProjectMergeRequestsOptions{

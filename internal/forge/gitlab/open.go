@@ -16,7 +16,7 @@ import (
 // commits the replacement of c.Dir as ONE commit on a new branch from the base head and
 // opens the MR. A change equal to the base creates nothing.
 func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, error) {
-	if err := f.validateChange(c); err != nil {
+	if err := forge.ValidateChange(c, f.cfg.base); err != nil {
 		return forge.MergeRequest{}, err
 	}
 	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok {

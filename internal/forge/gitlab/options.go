@@ -41,8 +41,8 @@ func newConfig(opts []Option) (config, error) {
 	switch {
 	case strings.TrimSpace(c.token) == "":
 		return c, &forge.InvalidError{Field: TokenVar, Problem: "must be set to a GitLab access token with api scope"}
-	case validRefName(c.base) != "":
-		return c, &forge.InvalidError{Field: "base branch", Value: c.base, Problem: validRefName(c.base)}
+	case forge.CheckRefName("base branch", c.base) != nil:
+		return c, forge.CheckRefName("base branch", c.base)
 	case c.timeout <= 0:
 		return c, &forge.InvalidError{Field: "lookup timeout", Value: c.timeout.String(), Problem: "must be positive"}
 	}

@@ -8,11 +8,13 @@ import (
 	"strings"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/slipway-dev/slipway/internal/forge"
 )
 
 // ReadDir returns the files under dir at rev ("" = base head), keyed by path relative to dir.
 func (f *Forge) ReadDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
-	if err := checkRelPath("dir", dir); err != nil {
+	if err := forge.CheckRelPath("dir", dir); err != nil {
 		return nil, err
 	}
 	if rev == "" {

@@ -20,7 +20,7 @@ func Init(repoDir string, seed map[string][]byte, opts ...Option) (*Forge, error
 	if repoDir == "" {
 		return nil, &forge.InvalidError{Field: "repoDir", Problem: "must not be empty"}
 	}
-	if err := checkFiles("seed", seed); err != nil {
+	if err := forge.CheckFiles("seed", seed); err != nil {
 		return nil, err
 	}
 	ctx := context.Background()

@@ -10,7 +10,7 @@ import (
 // Open commits c onto the base head as a new branch c.Branch, or returns the MR that
 // branch already is (open or merged). A change equal to the base creates nothing.
 func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, error) {
-	if err := validateChange(c); err != nil {
+	if err := forge.ValidateChange(c, f.base); err != nil {
 		return forge.MergeRequest{}, err
 	}
 	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok {

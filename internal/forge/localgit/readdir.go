@@ -16,7 +16,7 @@ import (
 // to dir; dir "" is the whole repository. A missing dir gives an empty map.
 func (f *Forge) ReadDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
 	if dir != "" {
-		if err := checkRelPath("dir", dir); err != nil {
+		if err := forge.CheckRelPath("dir", dir); err != nil {
 			return nil, err
 		}
 	}
