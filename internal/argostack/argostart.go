@@ -72,7 +72,7 @@ func (s *Stack) startArgo(ctx context.Context, tl tools, p ports) error {
 		return err
 	}
 	if err := s.login(ctx, password); err != nil {
-		return server.fail(err)
+		return failed(server, err)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ func (s *Stack) configure(ctx context.Context, tl tools) error {
 			return err
 		}
 		if err := s.apply(ctx, data); err != nil {
-			return api.fail(fmt.Errorf("apply %s: %w", f, err))
+			return failed(api, fmt.Errorf("apply %s: %w", f, err))
 		}
 		name := strings.TrimSuffix(f, "-crd.yaml") + "s.argoproj.io"
 		if err := waitReady(ctx, api, "CRD "+name+" established", func(ctx context.Context) (bool, error) {
@@ -36,7 +36,7 @@ func (s *Stack) configure(ctx context.Context, tl tools) error {
 // proc returns the started component called name (nil if none).
 func (s *Stack) proc(name string) *process {
 	for _, p := range s.procs {
-		if p.name == name {
+		if p.Name == name {
 			return p
 		}
 	}

@@ -18,7 +18,7 @@ func TestWaitReadyReportsExitWithLogTail(t *testing.T) {
 	dir := t.TempDir()
 	p, err := spawn(dir, "crasher", "/bin/sh", []string{"-c", "echo boom-marker; exit 3"}, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.stop() })
+	t.Cleanup(func() { _ = p.Stop() })
 	err = waitReady(context.Background(), p, "GET /healthz", func(context.Context) (bool, error) {
 		return false, errors.New("not yet")
 	})
@@ -41,8 +41,8 @@ func TestStopEndsTheWholeProcessGroup(t *testing.T) {
 		child, _ = strconv.Atoi(strings.TrimSpace(string(data)))
 	}
 	require.NotZero(t, child, "child pid written")
-	require.NoError(t, p.stop())
-	require.Error(t, p.exited(), "leader has exited")
+	require.NoError(t, p.Stop())
+	require.Error(t, p.Exited(), "leader has exited")
 	assert.False(t, alive(t, child), "grandchild %d outlived stop", child)
 }
 

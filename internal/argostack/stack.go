@@ -79,7 +79,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 func (s *Stack) Stop() error {
 	var errs []error
 	for i := len(s.procs) - 1; i >= 0; i-- {
-		if err := s.procs[i].stop(); err != nil {
+		if err := s.procs[i].Stop(); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -25,12 +25,12 @@ func waitReady(ctx context.Context, p *process, what string, check func(context.
 		if err != nil {
 			last = err
 		}
-		if exitErr := p.exited(); exitErr != nil {
-			return p.fail(fmt.Errorf("%s: %w (last check: %v)", what, exitErr, last))
+		if exitErr := p.Exited(); exitErr != nil {
+			return failed(p, fmt.Errorf("%s: %w (last check: %v)", what, exitErr, last))
 		}
 		select {
 		case <-ctx.Done():
-			return p.fail(fmt.Errorf("%s: %w (last check: %v)", what, ctx.Err(), last))
+			return failed(p, fmt.Errorf("%s: %w (last check: %v)", what, ctx.Err(), last))
 		case <-time.After(pollEvery):
 		}
 	}

@@ -80,7 +80,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 
 // Stop ends gitea; it is safe to call twice.
 func (s *Server) Stop() error {
-	err := s.proc.stop()
+	err := s.proc.Stop()
 	s.proc = nil
 	return err
 }
@@ -139,7 +139,7 @@ func (s *Server) waitHealthy(ctx context.Context) error {
 			return nil
 		}
 		last = err
-		if exitErr := s.proc.exited(); exitErr != nil {
+		if exitErr := s.proc.Exited(); exitErr != nil {
 			return &ComponentError{Step: "web", Err: fmt.Errorf("%w (last check: %v)", exitErr, last),
 				LogPath: s.logPath, LogTail: logTail(s.logPath)}
 		}
