@@ -1,13 +1,12 @@
 package argostack
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/slipway-dev/slipway/internal/toolsdir"
 )
 
 const (
@@ -65,21 +64,11 @@ func findCRDs(cached string) (string, error) {
 	if hasCRDs(cached) == nil {
 		return cached, nil
 	}
-	cmd := exec.Command("go", "mod", "download", "-json", argoModule+"@"+ArgoCDVersion)
-	cmd.Dir = os.TempDir() // outside any module, so the project's go.mod plays no part
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	modDir, err := toolsdir.ModuleDir(argoModule, ArgoCDVersion)
 	if err != nil {
-		return "", &MissingToolError{Component: "ArgoCD CRDs", Path: cached + " or the Go module cache",
-			Err: fmt.Errorf("%v: %s%s", err, bytes.TrimSpace(out), bytes.TrimSpace(stderr.Bytes()))}
+		return "", &MissingToolError{Component: "ArgoCD CRDs", Path: cached + " or the Go module cache", Err: err}
 	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		return "", &MissingToolError{Component: "ArgoCD CRDs", Path: "go mod download -json output", Err: fmt.Errorf("no Dir in %q", out)}
-	}
-	dir := filepath.Join(mod.Dir, "manifests", "crds")
+	dir := filepath.Join(modDir, "manifests", "crds")
 	if err := hasCRDs(dir); err != nil {
 		return "", &MissingToolError{Component: "ArgoCD CRDs", Path: dir, Err: err}
 	}

@@ -1,13 +1,12 @@
 package giteastack
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+
+	"github.com/slipway-dev/slipway/internal/toolsdir"
 )
 
 const (
@@ -46,24 +45,14 @@ func findStatic(cached string) (string, error) {
 	if hasStatic(cached) == nil {
 		return cached, nil
 	}
-	cmd := exec.Command("go", "mod", "download", "-json", giteaModule+"@"+Version)
-	cmd.Dir = os.TempDir() // outside any module, so the project's go.mod plays no part
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	dir, err := toolsdir.ModuleDir(giteaModule, Version)
 	if err != nil {
-		return "", &MissingToolError{Component: "gitea static files", Path: cached + " or the Go module cache",
-			Err: fmt.Errorf("%v: %s%s", err, bytes.TrimSpace(out), bytes.TrimSpace(stderr.Bytes()))}
+		return "", &MissingToolError{Component: "gitea static files", Path: cached + " or the Go module cache", Err: err}
 	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		return "", &MissingToolError{Component: "gitea static files", Path: "go mod download -json output", Err: fmt.Errorf("no Dir in %q", out)}
+	if err := hasStatic(dir); err != nil {
+		return "", &MissingToolError{Component: "gitea static files", Path: dir, Err: err}
 	}
-	if err := hasStatic(mod.Dir); err != nil {
-		return "", &MissingToolError{Component: "gitea static files", Path: mod.Dir, Err: err}
-	}
-	return mod.Dir, nil
+	return dir, nil
 }
 
 func hasStatic(dir string) error {
