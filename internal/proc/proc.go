@@ -76,6 +76,21 @@ func (p *Process) Stop() error {
 	return fmt.Errorf("%s (pid %d) did not exit after SIGKILL", p.Name, p.cmd.Process.Pid)
 }
 
+// Kill sends SIGKILL to the whole group at once, as a crash would, and waits for the leader.
+func (p *Process) Kill() error {
+	if p == nil || p.cmd == nil {
+		return nil
+	}
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("%s: kill: %w", p.Name, err)
+	}
+	<-p.done
+	return nil
+}
+
+// Pid is the leader's process ID (also the group's).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // LogTail is the end of the log at path, for error messages.
 func LogTail(path string) string {
 	data, err := os.ReadFile(path)
