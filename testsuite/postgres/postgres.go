@@ -44,6 +44,7 @@ type Server struct {
 	bin     string
 	cred    *syscall.Credential
 	logPath string
+	base    string
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	once    sync.Once
@@ -56,41 +57,65 @@ var dbNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // and postgres refuse to run as root. Missing binaries skip the test unless EnvRequire=1.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	s, err := Launch()
+	var missing *MissingError
+	switch {
+	case errors.As(err, &missing) && os.Getenv(EnvRequire) != "1":
+		t.Skip(err.Error())
+	case err != nil:
+		t.Fatal(err.Error())
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("postgres: %v", err)
+		}
+	})
+	return s
+}
+
+// MissingError says a PostgreSQL binary is not installed.
+type MissingError struct{ Msg string }
+
+func (e *MissingError) Error() string { return e.Msg }
+
+// Launch is Start for programs (the chaos command): the caller must Close the server.
+func Launch() (_ *Server, err error) {
 	bin := DefaultBinDir
 	if env := os.Getenv(EnvBinDir); env != "" {
 		bin = env
 	}
 	for _, tool := range []string{"initdb", "postgres", "pg_isready", "createdb", "psql"} {
 		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
-			msg := fmt.Sprintf("postgres: %s not usable (%v); install Debian's postgresql-15 or set %s", tool, err, EnvBinDir)
-			if os.Getenv(EnvRequire) == "1" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
+			return nil, &MissingError{Msg: fmt.Sprintf("postgres: %s not usable (%v); install Debian's postgresql-15 or set %s", tool, err, EnvBinDir)}
 		}
 	}
 	cred, err := serverCredential()
 	if err != nil {
-		t.Fatalf("postgres: %v", err)
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	// Not t.TempDir(): its parents are 0700 and the postgres user could not traverse them.
+	// Not a test temp dir: its parents are 0700 and the postgres user could not traverse them.
 	base, err := os.MkdirTemp("", "slipway-pg-")
 	if err != nil {
-		t.Fatalf("postgres: temp dir: %v", err)
+		return nil, fmt.Errorf("postgres: temp dir: %w", err)
 	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	defer func() {
+		if err != nil {
+			os.RemoveAll(base)
+		}
+	}()
 	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatalf("postgres: chmod %s: %v", base, err)
+		return nil, fmt.Errorf("postgres: chmod %s: %w", base, err)
 	}
 	if cred != nil {
 		if err := os.Chown(base, int(cred.Uid), int(cred.Gid)); err != nil {
-			t.Fatalf("postgres: chown %s: %v", base, err)
+			return nil, fmt.Errorf("postgres: chown %s: %w", base, err)
 		}
 	}
-	s := &Server{Host: "127.0.0.1", DataDir: filepath.Join(base, "data"), bin: bin, cred: cred, logPath: filepath.Join(base, "postgres.log")}
+	s := &Server{Host: "127.0.0.1", DataDir: filepath.Join(base, "data"), bin: bin, cred: cred,
+		logPath: filepath.Join(base, "postgres.log"), base: base}
 	if out, err := s.command(base, "initdb", "-D", s.DataDir, "-U", superuser, "-A", "trust", "-E", "UTF8",
 		"--no-sync", "--no-instructions").CombinedOutput(); err != nil {
-		t.Fatalf("postgres: initdb: %v\n%s", err, out)
+		return nil, fmt.Errorf("postgres: initdb: %w\n%s", err, out)
 	}
 	// A free port can be taken between probing and binding; then try another.
 	for try := 1; ; try++ {
@@ -99,49 +124,74 @@ func Start(t testing.TB) *Server {
 			break
 		}
 		if try == startTries {
-			t.Fatalf("postgres: start: %v", err)
+			return nil, fmt.Errorf("postgres: start: %w", err)
 		}
 	}
-	t.Cleanup(func() { s.Stop(t) })
 	s.ConnString = s.connString(superuser)
-	return s
+	return s, nil
+}
+
+// Close stops the server and removes its directory; later calls do nothing.
+func (s *Server) Close() error {
+	var err error
+	s.once.Do(func() {
+		err = s.stopProcess()
+		os.RemoveAll(s.base)
+	})
+	return err
 }
 
 // CreateDB creates database name and returns a connection string for it.
 func (s *Server) CreateDB(t testing.TB, name string) string {
 	t.Helper()
+	conn, err := s.CreateDatabase(name)
+	if err != nil {
+		t.Fatal(err.Error())
+	}
+	return conn
+}
+
+// CreateDatabase is CreateDB for programs.
+func (s *Server) CreateDatabase(name string) (string, error) {
 	if !dbNameRE.MatchString(name) {
-		t.Fatalf("postgres: CreateDB name %q: must be a lowercase identifier (letters, digits, '_')", name)
+		return "", fmt.Errorf("postgres: CreateDB name %q: must be a lowercase identifier (letters, digits, '_')", name)
 	}
 	out, err := exec.Command(filepath.Join(s.bin, "createdb"), "-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", superuser, name).CombinedOutput()
 	if err != nil {
-		t.Fatalf("postgres: createdb %s: %v\n%s", name, err, out)
+		return "", fmt.Errorf("postgres: createdb %s: %w\n%s", name, err, out)
 	}
-	return s.connString(name)
+	return s.connString(name), nil
 }
 
 // Query runs sql in database db with psql and returns its unaligned, tuples-only output.
 func (s *Server) Query(t testing.TB, db, sql string) string {
 	t.Helper()
+	out, err := s.Psql(db, sql)
+	if err != nil {
+		t.Fatal(err.Error())
+	}
+	return out
+}
+
+// Psql is Query for programs.
+func (s *Server) Psql(db, sql string) (string, error) {
 	cmd := exec.Command(filepath.Join(s.bin, "psql"), "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1",
 		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", superuser, "-d", db, "-c", sql)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("postgres: psql %q on %s: %v\n%s", sql, db, err, stderr.String())
+		return "", fmt.Errorf("postgres: psql %q on %s: %w\n%s", sql, db, err, stderr.String())
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), nil
 }
 
 // Stop shuts the server down (fast shutdown: SIGINT) and waits for it; later calls do nothing.
 func (s *Server) Stop(t testing.TB) {
 	t.Helper()
-	s.once.Do(func() {
-		if err := s.stopProcess(); err != nil {
-			t.Errorf("postgres: stop: %v", err)
-		}
-	})
+	if err := s.Close(); err != nil {
+		t.Errorf("postgres: stop: %v", err)
+	}
 }
 
 // Running reports whether the postmaster process is still alive.
