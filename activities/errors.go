@@ -72,6 +72,9 @@ func classify(err error) error {
 		return nonRetryable(steps.ErrMergeConflict, err)
 	case errors.As(err, &notFound), errors.As(err, &tfNF):
 		return nonRetryable(steps.ErrNotFound, err)
+	case errors.As(err, &locked) && locked.CreationContention():
+		// Another workspace in the same database is being created: wait for it, do not fail.
+		return temporal.NewApplicationError(err.Error(), steps.ErrLockContention)
 	case errors.As(err, &locked):
 		return nonRetryable(steps.ErrStateLocked, err)
 	case errors.As(err, &cmdErr), errors.As(err, &missing), errors.As(err, &stale):

@@ -29,7 +29,7 @@ func (e *Env) SecretLeaks(t testing.TB, values []string) []string {
 		data, err := protojson.Marshal(h)
 		require.NoError(t, err)
 		// Payload bytes are base64 in JSON: search their decoded data as well.
-		text := string(data) + "\n" + strings.Join(payloadData(h.ProtoReflect()), "\n")
+		text := string(data) + "\n" + strings.Join(PayloadData(h.ProtoReflect()), "\n")
 		haystacks = append(haystacks, struct{ where, text string }{"history " + ex.Execution.WorkflowId, text})
 	}
 	haystacks = append(haystacks, struct{ where, text string }{"git", Git(t, e.GitOpsRepo, "log", "-p", "--all")})
@@ -44,8 +44,8 @@ func (e *Env) SecretLeaks(t testing.TB, values []string) []string {
 	return hits
 }
 
-// payloadData returns the raw data of every Payload inside m, however deep.
-func payloadData(m protoreflect.Message) []string {
+// PayloadData returns the raw data of every Payload inside m, however deep.
+func PayloadData(m protoreflect.Message) []string {
 	if p, ok := m.Interface().(*commonpb.Payload); ok {
 		return []string{string(p.GetData())}
 	}
@@ -54,15 +54,15 @@ func payloadData(m protoreflect.Message) []string {
 		switch {
 		case fd.IsList() && fd.Message() != nil:
 			for i := 0; i < v.List().Len(); i++ {
-				out = append(out, payloadData(v.List().Get(i).Message())...)
+				out = append(out, PayloadData(v.List().Get(i).Message())...)
 			}
 		case fd.IsMap() && fd.MapValue().Message() != nil:
 			v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-				out = append(out, payloadData(mv.Message())...)
+				out = append(out, PayloadData(mv.Message())...)
 				return true
 			})
 		case fd.Message() != nil && !fd.IsList() && !fd.IsMap():
-			out = append(out, payloadData(v.Message())...)
+			out = append(out, PayloadData(v.Message())...)
 		}
 		return true
 	})

@@ -12,6 +12,10 @@ import (
 // Heartbeats let a dead worker be noticed within a minute, even mid-apply.
 const heartbeatTimeout = 30 * time.Second
 
+// transientAttempts bounds retries of errors not known to be permanent (a network blip,
+// lock contention); permanent ones are typed non-retryable and fail at once.
+const transientAttempts = 10
+
 func retryPolicy(attempts int32) *temporal.RetryPolicy {
 	return &temporal.RetryPolicy{
 		InitialInterval:        time.Second,
@@ -26,7 +30,7 @@ func retryPolicy(attempts int32) *temporal.RetryPolicy {
 func shortCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
-		RetryPolicy:         retryPolicy(10),
+		RetryPolicy:         retryPolicy(transientAttempts),
 	})
 }
 
@@ -35,7 +39,7 @@ func terraformCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Hour,
 		HeartbeatTimeout:    heartbeatTimeout,
-		RetryPolicy:         retryPolicy(3),
+		RetryPolicy:         retryPolicy(transientAttempts),
 	})
 }
 
@@ -44,7 +48,7 @@ func deployCtx(ctx workflow.Context, timeout time.Duration) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: timeout + time.Minute,
 		HeartbeatTimeout:    heartbeatTimeout,
-		RetryPolicy:         retryPolicy(3),
+		RetryPolicy:         retryPolicy(transientAttempts),
 	})
 }
 

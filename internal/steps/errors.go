@@ -14,6 +14,7 @@ const (
 	ErrPipelineFailed = "PipelineFailed" // a child pipeline failed; details: PipelineFailure
 	ErrRefused        = "Refused"        // an external system refused the request as malformed
 	ErrRateLimited    = "RateLimited"    // retried after the delay the forge asked for
+	ErrLockContention = "LockContention" // pg: another workspace holds the database's creation lock; retried
 )
 
 // NonRetryable are the error types that activity retry policies stop on.

@@ -3,6 +3,7 @@ package terraform
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // errNotPrepared is the cause inside a *CommandError when a workspace has no working directory yet.
@@ -41,6 +42,12 @@ type StateLockedError struct {
 	Lock      LockInfo
 	// Detail is terraform's own explanation ("resource temporarily unavailable", ...).
 	Detail string
+}
+
+// CreationContention reports the pg backend's database-wide creation lock (advisory lock
+// -1) being held while another workspace is created: brief contention, not a stuck lock.
+func (e *StateLockedError) CreationContention() bool {
+	return strings.Contains(e.Detail, "locked for workspace creation")
 }
 
 func (e *StateLockedError) Error() string {

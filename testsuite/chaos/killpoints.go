@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// A KillPoint is where a worker SIGKILLs itself: before an activity runs, after it ran
+// but before its result reached the server, or in the middle of a long one.
+type KillPoint struct {
+	Op       int    // 1-based operation of the lifecycle (see lifecycleOps)
+	Activity string // activity type
+	Phase    string // before | after | mid
+}
+
+const (
+	phaseBefore = "before"
+	phaseAfter  = "after"
+	phaseMid    = "mid"
+)
+
+func (k KillPoint) String() string {
+	return fmt.Sprintf("%s/%s/%s", lifecycleOps[k.Op-1].label, k.Activity, k.Phase)
+}
+
+// env is how the driver arms a worker: "op:activity:phase".
+func (k KillPoint) env() string { return fmt.Sprintf("%d:%s:%s", k.Op, k.Activity, k.Phase) }
+
+func parseKillPoint(s string) (KillPoint, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return KillPoint{}, fmt.Errorf("%s=%q: want op:activity:phase", envKill, s)
+	}
+	op, err := strconv.Atoi(parts[0])
+	if err != nil || op < 1 || op > len(lifecycleOps) {
+		return KillPoint{}, fmt.Errorf("%s=%q: op must be 1-%d", envKill, s, len(lifecycleOps))
+	}
+	return KillPoint{Op: op, Activity: parts[1], Phase: parts[2]}, nil
+}
+
+// AllKillPoints covers every step boundary that has an external effect, across
+// create → deploy → update → archive → deprovision, and the middle of each long activity.
+func AllKillPoints(deployer string) []KillPoint {
+	var ks []KillPoint
+	add := func(op int, act string, phases ...string) {
+		for _, p := range phases {
+			ks = append(ks, KillPoint{Op: op, Activity: act, Phase: p})
+		}
+	}
+	b, a, m := phaseBefore, phaseAfter, phaseMid
+	add(opCreate, steps.ActValidateConfig, b)
+	add(opCreate, steps.ActOpenMR, b, a)
+	add(opCreate, steps.ActMergeMR, b, a)
+	add(opDeploy, steps.ActResolveRevision, a)
+	add(opDeploy, steps.ActTerraformInit, a)
+	add(opDeploy, steps.ActTerraformPlan, a)
+	add(opDeploy, steps.ActTerraformApply, b, m, a)
+	add(opDeploy, steps.ActBootstrapSecrets, a)
+	add(opDeploy, steps.ActDeployApp, b, a)
+	add(opUpdate, steps.ActOpenMR, a)
+	add(opUpdate, steps.ActMergeMR, a)
+	add(opUpdate, steps.ActTerraformApply, m, a)
+	add(opArchive, steps.ActRemoveApp, b, a)
+	add(opDeprovision, steps.ActTerraformDestroy, b, m, a)
+	add(opDeprovision, steps.ActForgetSecrets, a)
+	add(opDeprovision, steps.ActOpenMR, a)
+	add(opDeprovision, steps.ActMergeMR, a)
+	if deployer == "argocd" {
+		add(opDeploy, steps.ActDeployApp, m)
+		add(opUpdate, steps.ActDeployApp, m)
+		add(opArchive, steps.ActRemoveApp, m)
+	}
+	return ks
+}
+
+// filterPoints keeps the points whose name contains one of the comma-separated parts.
+func filterPoints(all []KillPoint, parts string) []KillPoint {
+	if strings.TrimSpace(parts) == "" {
+		return all
+	}
+	var out []KillPoint
+	for _, k := range all {
+		for _, p := range strings.Split(parts, ",") {
+			if p = strings.TrimSpace(p); p != "" && strings.Contains(k.String(), p) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
+}

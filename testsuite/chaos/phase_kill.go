@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// KillResult is one kill point's lifecycle.
+type KillResult struct {
+	Point     KillPoint
+	Fired     bool // the worker really died there
+	Missed    bool // a mid point whose activity ended before the kill
+	Restarts  int
+	Completed bool
+	Audit     Audit
+	Err       string
+	Took      time.Duration
+}
+
+// killPoints runs one lifecycle per kill point, each with its own worker process that
+// SIGKILLs itself at the point and is restarted at once without it.
+func (w *world) killPoints(ctx context.Context, rep *Report) error {
+	points := w.cfg.KillPoints
+	if points == nil {
+		points = AllKillPoints("none")
+	}
+	results := make([]KillResult, len(points))
+	sem := make(chan struct{}, w.cfg.KillParallel)
+	var wg sync.WaitGroup
+	for i, k := range points {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = w.killOne(ctx, i, k)
+			w.logf("kill %-40s fired=%v completed=%v %s", k, results[i].Fired, results[i].Completed, results[i].Err)
+		}()
+	}
+	wg.Wait()
+	rep.Kills = results
+	return ctx.Err()
+}
+
+func (w *world) killOne(ctx context.Context, i int, k KillPoint) KillResult {
+	start := time.Now()
+	res := KillResult{Point: k}
+	name := fmt.Sprintf("kill-%02d", i+1)
+	spec := workerSpec{name: name, taskQueue: "chaos-" + name, stateDir: filepath.Join(w.dir, "state", name)}
+	ref := steps.Ref{Tenant: "chaos", Name: name}
+	armed := spec
+	armed.env = []string{envKill + "=" + k.env()}
+	p, err := w.startWorker(armed)
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	// The supervisor restarts the worker, unarmed, as soon as it dies: a crash loop's restart.
+	var mu sync.Mutex
+	stop := make(chan struct{})
+	supervised := make(chan struct{})
+	go func() {
+		defer close(supervised)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			mu.Lock()
+			if p.Exited() != nil {
+				res.Restarts++
+				if np, err := w.startWorker(spec); err == nil {
+					p = np
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+	c := w.client(spec.taskQueue)
+	o := runLifecycle(ctx, c, ref, w.cfg.OpTimeout, func(op int) {
+		if op == opDeploy {
+			w.rememberSecrets(spec.stateDir, ref)
+		}
+	})
+	// Audit while a worker runs: the status query needs one.
+	if res.Audit, err = w.auditor.audit(ctx, c, ref); err != nil && !o.Completed {
+		o.Failed = append(o.Failed, "audit: "+err.Error())
+	} else if err != nil {
+		res.Err = "audit: " + err.Error()
+	}
+	close(stop)
+	<-supervised
+	mu.Lock()
+	_ = p.Stop()
+	mu.Unlock()
+	res.Completed = o.Completed
+	if !o.Completed {
+		res.Err = strings.Join(o.Failed, "; ")
+	}
+	log, _ := os.ReadFile(w.logPath(name))
+	res.Fired = strings.Contains(string(log), killMarker+"\t"+k.String())
+	res.Missed = strings.Contains(string(log), missMarker+"\t"+k.String())
+	res.Took = time.Since(start)
+	return res
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/logging"
+)
+
+// The driver re-runs its own binary as a worker; these variables configure it.
+const (
+	envRole    = "SLIPWAY_CHAOS_ROLE"
+	roleWorker = "worker"
+	envKill    = "SLIPWAY_CHAOS_KILL"   // op:activity:phase to SIGKILL at, once
+	envFaults  = "SLIPWAY_CHAOS_FAULTS" // share of client calls that fail
+	envSeed    = "SLIPWAY_CHAOS_SEED"
+	killMarker = "CHAOS-KILL"
+	missMarker = "CHAOS-MISSED"
+	// midDelay is how far into a long activity a "mid" kill lands: the chaos stack's
+	// applies and destroys sleep for 2 s, so 1.2 s is inside terraform's work.
+	midDelay = 1200 * time.Millisecond
+)
+
+// workerMain is a real slipway worker (app.NewActivities, app.Register) whose clients
+// may fail transiently and which may SIGKILL itself at one kill point.
+func workerMain() int {
+	if err := runWorker(); err != nil {
+		fmt.Fprintln(os.Stderr, "chaos worker:", err)
+		return 1
+	}
+	return 0
+}
+
+func runWorker() error {
+	zl, err := logging.New("info")
+	if err != nil {
+		return err
+	}
+	cfg := app.FromEnv()
+	acts, err := app.NewActivities(cfg)
+	if err != nil {
+		return err
+	}
+	ci := &chaosInterceptor{}
+	if v := os.Getenv(envKill); v != "" {
+		k, err := parseKillPoint(v)
+		if err != nil {
+			return err
+		}
+		ci.kill = &k
+	}
+	if v := os.Getenv(envFaults); v != "" {
+		rate, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("%s=%q: %w", envFaults, v, err)
+		}
+		seed, _ := strconv.ParseInt(os.Getenv(envSeed), 10, 64)
+		ci.in = newInjector(rate, seed)
+		acts.Forge = faultyForge{Forge: acts.Forge, in: ci.in}
+		acts.Deployer = faultyDeployer{Deployer: acts.Deployer, in: ci.in}
+	}
+	opts, err := client.Options(client.WithLogger(logging.NewTemporal(zl)))
+	if err != nil {
+		return err
+	}
+	c, err := sdkclient.Dial(opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := worker.New(c, cfg.TaskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{ci}})
+	app.Register(w, acts)
+	return w.Run(worker.InterruptCh())
+}
+
+// chaosInterceptor injects terraform faults at the activity boundary (the runner is
+// not an interface) and fires the kill point.
+type chaosInterceptor struct {
+	interceptor.WorkerInterceptorBase
+	kill *KillPoint
+	in   *injector
+}
+
+func (c *chaosInterceptor) InterceptActivity(_ context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	a := &activityInterceptor{root: c}
+	a.Next = next
+	return a
+}
+
+type activityInterceptor struct {
+	interceptor.ActivityInboundInterceptorBase
+	root *chaosInterceptor
+}
+
+func (a *activityInterceptor) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	info := activity.GetInfo(ctx)
+	name := info.ActivityType.Name
+	k := a.root.kill
+	hit := k != nil && k.Activity == name && k.Op == opSeq(info.WorkflowExecution.ID)
+	if hit && k.Phase == phaseBefore {
+		die(*k)
+	}
+	if hit && k.Phase == phaseMid {
+		timer := time.AfterFunc(midDelay, func() { die(*k) })
+		defer func() {
+			if timer.Stop() { // the activity ended first: the point was not hit mid-way
+				fmt.Fprintf(os.Stderr, "%s\t%s\n", missMarker, k)
+				die(*k)
+			}
+		}()
+	}
+	var res any
+	var err error
+	run := func() error { res, err = a.Next.ExecuteActivity(ctx, in); return err }
+	if strings.HasPrefix(name, "Terraform") {
+		err = a.root.in.call("terraform."+name, run)
+	} else {
+		err = run()
+	}
+	if hit && k.Phase == phaseAfter && err == nil {
+		die(*k)
+	}
+	return res, err
+}
+
+// die is a crash: SIGKILL to the worker's whole process group; terraform children get
+// SIGKILL too (terraform-exec sets their parent-death signal).
+func die(k KillPoint) {
+	fmt.Fprintf(os.Stderr, "%s\t%s\n", killMarker, k)
+	_ = syscall.Kill(0, syscall.SIGKILL)
+	select {}
+}
+
+// opSeq is the operation's sequence number from its pipeline's workflow ID
+// (instance/T/N/<op>-<seq>-<epoch>/attempt-<n>); 0 for the entity's own activities.
+func opSeq(workflowID string) int {
+	parts := strings.Split(workflowID, "/")
+	if len(parts) != 5 {
+		return 0
+	}
+	fields := strings.SplitN(parts[3], "-", 3)
+	if len(fields) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(fields[1])
+	return n
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/slipway-dev/slipway/examples"
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/forge/localgit"
+	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/proc"
+	"github.com/slipway-dev/slipway/internal/secrets"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite/postgres"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// world is the real stack one chaos run shares: a dev server with a database file (so it
+// can restart), PostgreSQL for terraform state, and a GitOps repo with the chaos stack.
+type world struct {
+	cfg      Config
+	dir      string
+	out      io.Writer
+	self     string // this binary, re-run as the worker
+	server   *devenv.Server
+	port     int
+	pg       *postgres.Server
+	pgConn   string
+	repo     string
+	temporal sdkclient.Client
+	auditor  auditor
+
+	mu      sync.Mutex
+	secrets map[string]string // every bootstrapped secret value → instance
+}
+
+func newWorld(ctx context.Context, cfg Config, dir string, out io.Writer) (_ *world, err error) {
+	w := &world{cfg: cfg, dir: dir, out: out, secrets: map[string]string{}}
+	defer func() {
+		if err != nil {
+			w.close()
+		}
+	}()
+	if w.self, err = os.Executable(); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{"logs", "state"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.startServer(ctx, 0); err != nil {
+		return nil, err
+	}
+	if w.pg, err = postgres.Launch(); err != nil {
+		return nil, err
+	}
+	if w.pgConn, err = w.pg.CreateDatabase("chaos"); err != nil {
+		return nil, err
+	}
+	w.repo = filepath.Join(dir, "gitops")
+	if err := seedRepo(w.repo); err != nil {
+		return nil, err
+	}
+	w.auditor = auditor{effects: w.effectsPath(), repo: w.repo, pg: w.pg, db: "chaos"}
+	opts, err := client.Options(client.WithHostPort(w.server.Address), client.WithLogger(logging.NewTemporal(logging.Nop())))
+	if err != nil {
+		return nil, err
+	}
+	if w.temporal, err = sdkclient.DialContext(ctx, opts); err != nil {
+		return nil, err
+	}
+	return w, client.New(w.temporal, "chaos", opts.Namespace).EnsureSearchAttributes(ctx)
+}
+
+// startServer starts the dev server on port (0: a free one) with the run's database file.
+func (w *world) startServer(ctx context.Context, port int) error {
+	srv, err := devenv.StartServer(ctx, devenv.ServerOptions{Headless: true, Port: port,
+		DBFile: filepath.Join(w.dir, "temporal.db"), SearchAttributes: workflows.SearchAttributeTypes,
+		LogFile: filepath.Join(w.dir, "logs", "temporal.log")})
+	if err != nil {
+		return err
+	}
+	w.server = srv
+	_, p, _ := strings.Cut(srv.Address, ":")
+	_, err = fmt.Sscan(p, &w.port)
+	return err
+}
+
+func (w *world) close() {
+	if w.temporal != nil {
+		w.temporal.Close()
+	}
+	if w.server != nil {
+		_ = w.server.Stop()
+	}
+	if w.pg != nil {
+		_ = w.pg.Close()
+	}
+}
+
+// client is a slipway client on task queue tq.
+func (w *world) client(tq string) *client.Client { return client.New(w.temporal, tq, "default") }
+
+// seedRepo makes the GitOps repo with the example stack and the chaos stack: the
+// example plus a resource whose apply and destroy take 2 s, so kills can land inside.
+func seedRepo(dir string) error {
+	files, err := examples.StackFiles("example")
+	if err != nil {
+		return err
+	}
+	seed := map[string][]byte{"README.md": []byte("# chaos GitOps repository\n"),
+		"stacks/chaos/terraform/slow.tf.tmpl": []byte(slowTF)}
+	for p, d := range files {
+		seed["stacks/example/"+p] = d
+		seed["stacks/chaos/"+p] = d
+	}
+	_, err = localgit.Init(dir, seed)
+	return err
+}
+
+const slowTF = `# Chaos: applies and destroys take a while, so a kill can land in the middle of one.
+resource "terraform_data" "rollout" {
+  triggers_replace = [{{ .Params.replicas }}]
+  input            = "{{ .Tenant }}/{{ .Name }}"
+  # Each run that finishes leaves a line: the chaos command counts real applies and destroys.
+  provisioner "local-exec" {
+    command = "sleep 2 && echo 'apply {{ .Tenant }}/{{ .Name }}' >> \"$${SLIPWAY_CHAOS_EFFECTS:-/dev/null}\""
+  }
+  provisioner "local-exec" {
+    when    = destroy
+    command = "sleep 2 && echo 'destroy ${self.input}' >> \"$${SLIPWAY_CHAOS_EFFECTS:-/dev/null}\""
+  }
+}
+`
+
+// workerSpec is one worker process: its task queue, state dir and chaos settings.
+type workerSpec struct {
+	name, taskQueue, stateDir string
+	env                       []string
+}
+
+func (w *world) startWorker(s workerSpec) (*proc.Process, error) {
+	cmd := exec.Command(w.self)
+	cmd.Env = append(os.Environ(), envRole+"="+roleWorker,
+		"TEMPORAL_ADDRESS="+w.server.Address, "SLIPWAY_TASK_QUEUE="+s.taskQueue,
+		"SLIPWAY_GITOPS_REPO="+w.repo, "SLIPWAY_STATE_DIR="+s.stateDir,
+		"SLIPWAY_TF_PG_CONN="+w.pgConn, envEffects+"="+w.effectsPath(), "SLIPWAY_DEPLOYER=none", "SLIPWAY_LOG_LEVEL=info")
+	cmd.Env = append(cmd.Env, s.env...)
+	return proc.Start(s.name, cmd, w.logPath(s.name))
+}
+
+// envEffects names the file the chaos stack's provisioners append to.
+const envEffects = "SLIPWAY_CHAOS_EFFECTS"
+
+func (w *world) effectsPath() string { return filepath.Join(w.dir, "effects.log") }
+
+func (w *world) logPath(name string) string { return filepath.Join(w.dir, "logs", name+".log") }
+
+// rememberSecrets records the instance's bootstrapped secrets for the secrets phase.
+func (w *world) rememberSecrets(stateDir string, ref steps.Ref) {
+	vals, err := secrets.NewStore(filepath.Join(stateDir, "secrets")).Get(ref.Tenant, ref.Name)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, v := range vals {
+		w.secrets[v] = ref.String()
+	}
+}
+
+func (w *world) logf(format string, args ...any) {
+	if w.cfg.Verbose {
+		fmt.Fprintf(w.out, time.Now().Format("15:04:05 ")+format+"\n", args...)
+	}
+}
