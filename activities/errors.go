@@ -50,6 +50,8 @@ func classify(err error) error {
 		conflict *forge.ConflictError
 		notFound *forge.NotFoundError
 		locked   *terraform.StateLockedError
+		alive    *terraform.HolderAliveError
+		badInput *terraform.InvalidInputError
 		tfNF     *terraform.NotFoundError
 		cmdErr   *terraform.CommandError
 		missing  *terraform.PlanMissingError
@@ -72,8 +74,10 @@ func classify(err error) error {
 		return nonRetryable(steps.ErrMergeConflict, err)
 	case errors.As(err, &notFound), errors.As(err, &tfNF):
 		return nonRetryable(steps.ErrNotFound, err)
-	case errors.As(err, &locked):
+	case errors.As(err, &locked), errors.As(err, &alive):
 		return nonRetryable(steps.ErrStateLocked, err)
+	case errors.As(err, &badInput):
+		return nonRetryable(steps.ErrRefused, err)
 	case errors.As(err, &cmdErr), errors.As(err, &missing), errors.As(err, &stale):
 		return nonRetryable(steps.ErrTerraform, err)
 	case errors.As(err, &syncErr), errors.As(err, &unauth):

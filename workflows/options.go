@@ -22,11 +22,25 @@ func retryPolicy(attempts int32) *temporal.RetryPolicy {
 	}
 }
 
+// shortTimeout bounds quick calls; without heartbeats it is also how long a dead worker
+// goes unnoticed, so it stays well under a minute.
+const shortTimeout = 30 * time.Second
+
 // shortCtx is for quick, idempotent calls: git, validation, rendering.
 func shortCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 2 * time.Minute,
+		StartToCloseTimeout: shortTimeout,
 		RetryPolicy:         retryPolicy(10),
+	})
+}
+
+// inspectCtx is for compensation and force-unlock: they run terraform and PostgreSQL calls
+// that may take longer than shortTimeout, so they heartbeat instead.
+func inspectCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		HeartbeatTimeout:    heartbeatTimeout,
+		RetryPolicy:         retryPolicy(3),
 	})
 }
 
