@@ -50,6 +50,8 @@ func classify(err error) error {
 		conflict *forge.ConflictError
 		notFound *forge.NotFoundError
 		locked   *terraform.StateLockedError
+		alive    *terraform.HolderAliveError
+		badInput *terraform.InvalidInputError
 		tfNF     *terraform.NotFoundError
 		cmdErr   *terraform.CommandError
 		missing  *terraform.PlanMissingError
@@ -75,8 +77,10 @@ func classify(err error) error {
 	case errors.As(err, &locked) && locked.CreationContention():
 		// Another workspace in the same database is being created: wait for it, do not fail.
 		return temporal.NewApplicationError(err.Error(), steps.ErrLockContention)
-	case errors.As(err, &locked):
+	case errors.As(err, &locked), errors.As(err, &alive):
 		return nonRetryable(steps.ErrStateLocked, err)
+	case errors.As(err, &badInput):
+		return nonRetryable(steps.ErrRefused, err)
 	case errors.As(err, &cmdErr), errors.As(err, &missing), errors.As(err, &stale):
 		return nonRetryable(steps.ErrTerraform, err)
 	case errors.As(err, &syncErr), errors.As(err, &unauth):

@@ -12,15 +12,18 @@ import (
 // systems and records what is left behind, so nothing is lost without a record.
 func (a *Activities) CollectLeftovers(ctx context.Context, in steps.LeftoverInput) ([]steps.Leftover, error) {
 	out := []steps.Leftover{}
-	out = append(out, a.openMRs(ctx, in.Ref)...)
-	out = append(out, a.stateLock(ctx, in.Ref)...)
-	switch in.FailedStep {
-	case steps.TFApply, steps.TFDestroy:
-		out = append(out, a.partialState(ctx, in.Ref, in.FailedStep)...)
-	case steps.DeployApp, steps.RemoveApp:
-		out = append(out, a.halfSyncedApp(ctx, in.Ref)...)
-	}
-	return out, nil
+	err := withHeartbeat(ctx, "collect leftovers", func(ctx context.Context) error {
+		out = append(out, a.openMRs(ctx, in.Ref)...)
+		out = append(out, a.stateLock(ctx, in.Ref)...)
+		switch in.FailedStep {
+		case steps.TFApply, steps.TFDestroy:
+			out = append(out, a.partialState(ctx, in.Ref, in.FailedStep)...)
+		case steps.DeployApp, steps.RemoveApp:
+			out = append(out, a.halfSyncedApp(ctx, in.Ref)...)
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (a *Activities) openMRs(ctx context.Context, ref steps.Ref) []steps.Leftover {
@@ -40,14 +43,14 @@ func (a *Activities) openMRs(ctx context.Context, ref steps.Ref) []steps.Leftove
 func (a *Activities) stateLock(ctx context.Context, ref steps.Ref) []steps.Leftover {
 	lock, held, err := a.Terraform.Lock(ctx, workspace(ref))
 	if err != nil {
-		return []steps.Leftover{unknown("terraform-lock", err)}
+		return []steps.Leftover{unknown(steps.LeftoverLock, err)}
 	}
 	if !held {
 		return nil
 	}
-	return []steps.Leftover{{Kind: "terraform-lock", ID: lock.ID,
+	return []steps.Leftover{{Kind: steps.LeftoverLock, ID: lock.ID,
 		Detail:  fmt.Sprintf("state locked by %s since %s for %s (%s)", lock.Who, lock.Created, lock.Operation, lock.Path),
-		Cleanup: fmt.Sprintf("once the holder is gone: terraform force-unlock %s in %s", lock.ID, a.Terraform.Dir(workspace(ref)))}}
+		Cleanup: fmt.Sprintf("make sure the holder is gone (its worker and host), then: slipway resolve %s --force-unlock %s --reason ...", ref, lock.ID)}}
 }
 
 func (a *Activities) partialState(ctx context.Context, ref steps.Ref, step string) []steps.Leftover {

@@ -2,9 +2,12 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"go.temporal.io/sdk/activity"
 
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
@@ -13,11 +16,12 @@ import (
 // TerraformInit writes the instance's terraform files at the revision into its
 // working directory and runs `terraform init`.
 func (a *Activities) TerraformInit(ctx context.Context, in steps.TerraformInput) error {
-	return a.prepare(ctx, in, true)
+	return a.prepare(withLockNote(ctx), in, true)
 }
 
 // TerraformPlan saves a plan file on this worker and returns its summary.
 func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput) (steps.PlanOutput, error) {
+	ctx = withLockNote(ctx)
 	if err := a.prepare(ctx, in, false); err != nil {
 		return steps.PlanOutput{}, err
 	}
@@ -41,6 +45,7 @@ func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput)
 // before the state changed, and the runner skips a plan hash already applied, so
 // a retry never applies twice.
 func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (steps.InfraOutput, error) {
+	ctx = withLockNote(ctx)
 	plan := &terraform.Plan{File: in.Plan.File, SHA256: in.Plan.SHA256}
 	var already bool
 	err := withHeartbeat(ctx, "terraform apply", func(ctx context.Context) error {
@@ -58,6 +63,7 @@ func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (s
 
 // TerraformDestroy runs `terraform destroy` on the instance's state.
 func (a *Activities) TerraformDestroy(ctx context.Context, in steps.TerraformInput) (steps.InfraOutput, error) {
+	ctx = withLockNote(ctx)
 	if err := a.prepare(ctx, in, false); err != nil {
 		return steps.InfraOutput{}, err
 	}
@@ -131,6 +137,27 @@ func (a *Activities) infra(ctx context.Context, ref steps.Ref) (steps.InfraOutpu
 		out.Resources = append(out.Resources, r.Address)
 	}
 	return out, nil
+}
+
+// ForceUnlock releases the stuck state lock an operator named (slipway resolve
+// --force-unlock). No lock at all is success, so a retried call is harmless.
+func (a *Activities) ForceUnlock(ctx context.Context, in steps.UnlockInput) error {
+	return classify(withHeartbeat(ctx, "terraform force-unlock", func(ctx context.Context) error {
+		return a.Terraform.ForceUnlock(ctx, workspace(in.Ref), in.LockID)
+	}))
+}
+
+// withLockNote tells the runner which activity of which pipeline takes the state lock, so a
+// lock stranded by a lost worker names its holder.
+func withLockNote(ctx context.Context) context.Context {
+	if !activity.IsActivity(ctx) {
+		return ctx
+	}
+	info := activity.GetInfo(ctx)
+	return terraform.WithLockNote(ctx, terraform.LockNote{
+		Operation: fmt.Sprintf("%s, %s attempt %d", info.WorkflowExecution.ID, info.ActivityType.Name, info.Attempt),
+		Who:       "(slipway worker, task queue " + info.TaskQueue + ")",
+	})
 }
 
 func planOutput(p *terraform.Plan) steps.PlanOutput {

@@ -80,6 +80,11 @@ func (e *entity) admitDecision(d lifecycle.Decision, req DecisionRequest) error 
 	if d != lifecycle.DecisionRetry && strings.TrimSpace(req.Reason) == "" {
 		return notAllowed("%s: %s needs a reason (--reason): every decision is recorded with who made it and why", e.s.Ref, d)
 	}
+	if req.ForceUnlock != "" {
+		if err := e.admitForceUnlock(d, req); err != nil {
+			return err
+		}
+	}
 	if d == lifecycle.DecisionResolve && req.To != "" {
 		op := e.s.Current
 		if req.To != op.From && req.To != op.Kind.Done(op.From) {
@@ -88,6 +93,32 @@ func (e *entity) admitDecision(d lifecycle.Decision, req DecisionRequest) error 
 		}
 	}
 	return nil
+}
+
+// admitForceUnlock accepts only a lock the failed operation's leftovers name.
+func (e *entity) admitForceUnlock(d lifecycle.Decision, req DecisionRequest) error {
+	if d != lifecycle.DecisionResolve {
+		return notAllowed("%s: forceUnlock (--force-unlock) goes with resolve, not %s", e.s.Ref, d)
+	}
+	if req.To != "" {
+		return notAllowed("%s: resolve --force-unlock resumes the operation; it does not take --to", e.s.Ref)
+	}
+	var ids []string
+	if f := e.s.Current.Failure; f != nil {
+		for _, l := range f.Leftovers {
+			if l.Kind == steps.LeftoverLock {
+				if l.ID == req.ForceUnlock {
+					return nil
+				}
+				ids = append(ids, l.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return notAllowed("%s: --force-unlock %q: the failed operation left no terraform-lock leftover", e.s.Ref, req.ForceUnlock)
+	}
+	return notAllowed("%s: --force-unlock %q is not the lock the failed operation left; its terraform-lock leftover is %s",
+		e.s.Ref, req.ForceUnlock, strings.Join(ids, ", "))
 }
 
 func (e *entity) runningLine() string {

@@ -81,16 +81,14 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req Decision
 	op := e.s.Current
 	rec := DecisionRecord{Decision: d, OperationID: op.ID, Actor: req.Actor, Reason: req.Reason,
 		From: e.s.State, At: workflow.Now(ctx)}
+	if req.ForceUnlock != "" {
+		return e.forceUnlockAndResume(ctx, op, rec, req.ForceUnlock)
+	}
 	switch d {
 	case lifecycle.DecisionRetry:
 		e.busy = true
 		defer func() { e.busy = false }()
-		rec.To = op.Kind.Running(op.From)
-		e.s.Decisions = append(e.s.Decisions, rec)
-		op.Attempt++
-		op.Result, op.Failure, op.EndedAt = ResultRunning, nil, time.Time{}
-		e.setState(ctx, rec.To)
-		return e.execute(ctx, op), nil
+		return e.resume(ctx, op, rec), nil
 	case lifecycle.DecisionResolve:
 		rec.To = op.From
 		if req.To != "" {
@@ -107,6 +105,33 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req Decision
 	e.s.Decisions = append(e.s.Decisions, rec)
 	e.setState(ctx, rec.To)
 	return e.result(op), nil
+}
+
+// resume runs the failed operation again from its failed step, as a retry does.
+func (e *entity) resume(ctx workflow.Context, op *Operation, rec DecisionRecord) OperationResult {
+	rec.To = op.Kind.Running(op.From)
+	e.s.Decisions = append(e.s.Decisions, rec)
+	op.Attempt++
+	op.Result, op.Failure, op.EndedAt = ResultRunning, nil, time.Time{}
+	e.setState(ctx, rec.To)
+	return e.execute(ctx, op)
+}
+
+// forceUnlockAndResume forces the stuck terraform lock the operator named, then resumes. If
+// the unlock fails, the instance stays failed and the decision is recorded with the error.
+func (e *entity) forceUnlockAndResume(ctx workflow.Context, op *Operation, rec DecisionRecord, lockID string) (OperationResult, error) {
+	e.busy = true
+	defer func() { e.busy = false }()
+	rec.ForceUnlock = lockID
+	in := steps.UnlockInput{Ref: e.s.Ref, LockID: lockID}
+	if err := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActForceUnlock, in).Get(ctx, nil); err != nil {
+		rec.To, rec.Error = e.s.State, errorMessage(err)
+		e.s.Decisions = append(e.s.Decisions, rec)
+		return OperationResult{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%s: force-unlock %s failed, the instance stays %s: %s", e.s.Ref, lockID, e.s.State, rec.Error),
+			errorType(err), nil)
+	}
+	return e.resume(ctx, op, rec), nil
 }
 
 // pipelineSearchAttributes let the UI list an instance's pipelines by tenant and name.

@@ -9,19 +9,23 @@ import (
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
-// Heartbeats let a dead worker be noticed within a minute, even mid-apply.
-const heartbeatTimeout = 30 * time.Second
+const (
+	// heartbeatTimeout lets a dead worker be noticed within a minute, even mid-apply.
+	heartbeatTimeout = 30 * time.Second
+	// shortTimeout bounds quick calls; without heartbeats it is also how long a dead worker
+	// goes unnoticed, so it stays well under a minute.
+	shortTimeout = 30 * time.Second
+	// transientBudget is how long errors not known to be permanent (a network blip, lock
+	// contention, a lost answer) are retried; permanent ones are typed non-retryable and
+	// fail at once. A budget, not a count: one flaky call in a multi-call step compounds.
+	transientBudget = 15 * time.Minute
+)
 
-// transientAttempts bounds retries of errors not known to be permanent (a network blip,
-// lock contention); permanent ones are typed non-retryable and fail at once.
-const transientAttempts = 10
-
-func retryPolicy(attempts int32) *temporal.RetryPolicy {
+func retryPolicy() *temporal.RetryPolicy {
 	return &temporal.RetryPolicy{
 		InitialInterval:        time.Second,
 		BackoffCoefficient:     2,
 		MaximumInterval:        30 * time.Second,
-		MaximumAttempts:        attempts,
 		NonRetryableErrorTypes: steps.NonRetryable,
 	}
 }
@@ -29,26 +33,40 @@ func retryPolicy(attempts int32) *temporal.RetryPolicy {
 // shortCtx is for quick, idempotent calls: git, validation, rendering.
 func shortCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 2 * time.Minute,
-		RetryPolicy:         retryPolicy(transientAttempts),
+		StartToCloseTimeout:    shortTimeout,
+		ScheduleToCloseTimeout: transientBudget,
+		RetryPolicy:            retryPolicy(),
 	})
 }
 
-// terraformCtx is for terraform commands: long, heartbeating, few retries.
+// inspectCtx is for compensation and force-unlock: they run terraform and PostgreSQL calls
+// that may take longer than shortTimeout, so they heartbeat instead.
+func inspectCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    5 * time.Minute,
+		HeartbeatTimeout:       heartbeatTimeout,
+		ScheduleToCloseTimeout: transientBudget,
+		RetryPolicy:            retryPolicy(),
+	})
+}
+
+// terraformCtx is for terraform commands: long and heartbeating.
 func terraformCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Hour,
-		HeartbeatTimeout:    heartbeatTimeout,
-		RetryPolicy:         retryPolicy(transientAttempts),
+		StartToCloseTimeout:    time.Hour,
+		HeartbeatTimeout:       heartbeatTimeout,
+		ScheduleToCloseTimeout: time.Hour + transientBudget,
+		RetryPolicy:            retryPolicy(),
 	})
 }
 
 // deployCtx waits for the app until deadline; the deadline is in the input, so it survives restarts.
 func deployCtx(ctx workflow.Context, timeout time.Duration) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: timeout + time.Minute,
-		HeartbeatTimeout:    heartbeatTimeout,
-		RetryPolicy:         retryPolicy(transientAttempts),
+		StartToCloseTimeout:    timeout + time.Minute,
+		HeartbeatTimeout:       heartbeatTimeout,
+		ScheduleToCloseTimeout: timeout + transientBudget,
+		RetryPolicy:            retryPolicy(),
 	})
 }
 

@@ -89,7 +89,7 @@ func (p *pipeline) fail(err error) error {
 	rec := StepRecord{Name: steps.Compensate, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
 	p.notify(rec)
 	in := steps.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR}
-	if lerr := workflow.ExecuteActivity(shortCtx(ctx), steps.ActCollectLeftovers, in).Get(ctx, &leftovers); lerr != nil {
+	if lerr := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActCollectLeftovers, in).Get(ctx, &leftovers); lerr != nil {
 		leftovers = append(leftovers, steps.Leftover{Kind: "unknown", ID: step,
 			Detail:  "could not inspect leftovers: " + errorMessage(lerr),
 			Cleanup: "inspect the GitOps repo, terraform state and the app by hand"})

@@ -32,6 +32,9 @@ type DecisionRequest struct {
 	// To (resolve only) is the state the operator left things in: the last good state
 	// (default) or the state the operation would have reached.
 	To lifecycle.State `json:"to,omitempty"`
+	// ForceUnlock (resolve only) is the ID of a terraform-lock leftover of the failed operation:
+	// the lock is forced and the operation resumes like a retry.
+	ForceUnlock string `json:"forceUnlock,omitempty"`
 }
 
 // OperationResult is what an operation (or a retry) ended with.

@@ -129,6 +129,10 @@ type DecisionRecord struct {
 	From        lifecycle.State    `json:"from"`
 	To          lifecycle.State    `json:"to"`
 	At          time.Time          `json:"at"`
+	// ForceUnlock is the terraform lock a resolve forced before resuming.
+	ForceUnlock string `json:"forceUnlock,omitempty"`
+	// Error says why the decision could not be carried out; the state then did not change.
+	Error string `json:"error,omitempty"`
 }
 
 // summary drops the steps and config of an ended operation so history stays small.

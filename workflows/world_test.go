@@ -31,6 +31,7 @@ type world struct {
 	calls     map[string]int
 	fail      map[string]int // activity -> how many more calls fail
 	leftovers []steps.Leftover
+	unlocked  []steps.UnlockInput
 }
 
 func newWorld(t *testing.T) *world {
@@ -144,6 +145,16 @@ func (w *world) mock() {
 		})
 	e.OnActivity(steps.ActForgetSecrets, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ steps.Ref) error { return w.enter(steps.ActForgetSecrets) })
+	e.OnActivity(steps.ActForceUnlock, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in steps.UnlockInput) error {
+			if err := w.enter(steps.ActForceUnlock); err != nil {
+				return err
+			}
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.unlocked = append(w.unlocked, in)
+			return nil
+		})
 	e.OnActivity(steps.ActCollectLeftovers, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.LeftoverInput) ([]steps.Leftover, error) {
 			_ = w.enter(steps.ActCollectLeftovers)

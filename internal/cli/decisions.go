@@ -11,7 +11,7 @@ import (
 )
 
 func (g *globals) decisionCmd(name, short string) *cobra.Command {
-	var reason, to string
+	var reason, to, lockID string
 	var wait bool
 	d, _ := lifecycle.ParseDecision(name)
 	cmd := &cobra.Command{
@@ -23,7 +23,13 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := workflows.DecisionRequest{Actor: g.actor, Reason: reason}
+			req := workflows.DecisionRequest{Actor: g.actor, Reason: reason, ForceUnlock: lockID}
+			if cmd.Flags().Changed("force-unlock") && lockID == "" {
+				return usageErr("--force-unlock: needs the lock ID from the terraform-lock leftover (slipway status %s)", args[0])
+			}
+			if lockID != "" && to != "" {
+				return usageErr("--force-unlock resumes the failed operation; it does not go with --to")
+			}
 			if to != "" {
 				st, ok := lifecycle.ParseState(to)
 				if !ok {
@@ -43,7 +49,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 				return err
 			}
 			g.printf("accepted: %s of %s (request %s)\n", d, ref, h.RequestID)
-			if !wait && d == lifecycle.DecisionRetry {
+			if !wait && d == lifecycle.DecisionRetry && lockID == "" {
 				return nil
 			}
 			return g.follow(cmd.Context(), c, h)
@@ -52,6 +58,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "why; required for resolve and abandon, recorded with the decision")
 	if d == lifecycle.DecisionResolve {
 		cmd.Flags().StringVar(&to, "to", "", "state things were left in: the last good state (default) or the one the operation would have reached")
+		cmd.Flags().StringVar(&lockID, "force-unlock", "", "force the stuck terraform state lock with this ID (a terraform-lock leftover) once its holder is gone, then resume like retry")
 	}
 	if d == lifecycle.DecisionRetry {
 		cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")

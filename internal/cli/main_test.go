@@ -23,6 +23,9 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		"missing file":         {[]string{"create", "acme/web", "-f", "/nonexistent.yaml"}, "-f/--file"},
 		"deprovision no --yes": {[]string{"deprovision", "acme/web"}, "--yes"},
 		"bad resolve --to":     {[]string{"resolve", "acme/web", "--reason", "x", "--to", "Fine"}, "--to"},
+		"empty --force-unlock": {[]string{"resolve", "acme/web", "--reason", "x", "--force-unlock", ""}, "--force-unlock"},
+		"unlock with --to":     {[]string{"resolve", "acme/web", "--reason", "x", "--force-unlock", "id", "--to", "Deployed"}, "--to"},
+		"retry --force-unlock": {[]string{"retry", "acme/web", "--force-unlock", "id"}, "--force-unlock"},
 		"bad status output":    {[]string{"status", "acme/web", "-o", "everything"}, "--output"},
 		"bad list state":       {[]string{"list", "--state", "Bogus"}, "--state"},
 	}

@@ -39,6 +39,8 @@ type EnvOptions struct {
 	// ArgoURL and ArgoToken reach an argocd-server for Deployer "argocd"; when they are
 	// empty, a real ArgoCD on a real kube-apiserver is started (internal/argostack).
 	ArgoURL, ArgoToken string
+	// NoWorker starts no worker: the caller runs its own (e.g. a test's worker process).
+	NoWorker bool
 }
 
 // Env is a running embedded default.
@@ -104,6 +106,9 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err
+	}
+	if o.NoWorker {
+		return e, nil
 	}
 	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{})
 	app.Register(e.worker, e.Activities)

@@ -142,12 +142,21 @@ type LeftoverInput struct {
 	MR         *forge.MergeRequest `json:"mr,omitempty"`
 }
 
+// LeftoverLock is the kind of a terraform state lock left held; resolve --force-unlock names its ID.
+const LeftoverLock = "terraform-lock"
+
 // Leftover is something a failed step left behind that needs a decision or manual cleanup.
 type Leftover struct {
 	Kind    string `json:"kind"` // merge-request | branch | terraform-lock | terraform-state | app
 	ID      string `json:"id"`
 	Detail  string `json:"detail"`
 	Cleanup string `json:"cleanup"`
+}
+
+// UnlockInput names the stuck terraform state lock an operator chose to force.
+type UnlockInput struct {
+	Ref    Ref    `json:"ref"`
+	LockID string `json:"lockID"`
 }
 
 // SecretsInput names the instance and the revision whose stack declares its secrets.

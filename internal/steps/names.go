@@ -38,11 +38,12 @@ const (
 	ActCollectLeftovers = "CollectLeftovers"
 	ActBootstrapSecrets = "BootstrapSecrets"
 	ActForgetSecrets    = "ForgetSecrets"
+	ActForceUnlock      = "ForceUnlock"
 )
 
 // AllActivities lists every activity name; a test checks each is registered.
 var AllActivities = []string{
 	ActValidateConfig, ActOpenMR, ActMergeMR, ActResolveRevision, ActTerraformInit,
 	ActTerraformPlan, ActTerraformApply, ActTerraformDestroy, ActDeployApp, ActRemoveApp,
-	ActConfigDiff, ActCollectLeftovers, ActBootstrapSecrets, ActForgetSecrets,
+	ActConfigDiff, ActCollectLeftovers, ActBootstrapSecrets, ActForgetSecrets, ActForceUnlock,
 }

@@ -49,11 +49,15 @@ func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyAppli
 	if err != nil {
 		return false, err
 	}
-	if err := c.tf.Apply(ctx, tfexec.DirOrPlan(p.File), tfexec.LockTimeout("0s")); err != nil {
-		if strings.Contains(c.stderr.String(), "Saved plan is stale") {
-			return false, &StalePlanError{Workspace: ws, File: p.File}
+	err = c.recorded(ctx, func() error {
+		err := c.tf.Apply(ctx, tfexec.DirOrPlan(p.File), tfexec.LockTimeout("0s"))
+		if err != nil && strings.Contains(c.stderr.String(), "Saved plan is stale") {
+			return &StalePlanError{Workspace: ws, File: p.File}
 		}
-		return false, c.fail(err)
+		return c.fail(err)
+	})
+	if err != nil {
+		return false, err
 	}
 	if err := os.MkdirAll(filepath.Dir(marker), dirPerm); err != nil {
 		return false, &CommandError{Command: "apply", Workspace: ws, Err: fmt.Errorf("plan applied but marker not written: %w", err)}

@@ -55,6 +55,20 @@ func (e *StateLockedError) Error() string {
 		e.Command, e.Workspace, e.Lock.ID, e.Lock.Who, e.Lock.Operation, e.Lock.Created, e.Lock.Path, e.Detail)
 }
 
+// HolderAliveError refuses to force a lock whose holder runs on this host and is alive:
+// that terraform is not dead, so stop or cancel it instead.
+type HolderAliveError struct {
+	Workspace Workspace
+	Lock      LockInfo
+	Host      string
+	PID       int
+}
+
+func (e *HolderAliveError) Error() string {
+	return fmt.Sprintf("terraform force-unlock for workspace %s: lock %s is held by pid %d on this host (%s), which is still running; cancel or stop it instead of forcing its lock",
+		e.Workspace, e.Lock.ID, e.PID, e.Host)
+}
+
 // PlanMissingError means the plan file to apply is gone or differs from the planned one.
 // It is retryable: the caller makes a new plan.
 type PlanMissingError struct {

@@ -31,6 +31,7 @@ func newRunner(t *testing.T, opts ...Option) *Runner {
 	bin := requireTerraform(t)
 	r, err := New(t.TempDir(), append([]Option{WithBinary(bin), WithWaitDelay(20 * time.Second)}, opts...)...)
 	require.NoError(t, err)
+	t.Cleanup(r.Close)
 	return r
 }
 

@@ -27,5 +27,6 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 		backendConfig = "path=" + sp
 	}
 	// No -reconfigure: a changed backend must fail loudly rather than start from empty state.
-	return c.fail(c.tf.Init(ctx, tfexec.BackendConfig(backendConfig)))
+	// Creating a new pg workspace takes the creation lock, so init is recorded too.
+	return c.recorded(ctx, func() error { return c.fail(c.tf.Init(ctx, tfexec.BackendConfig(backendConfig))) })
 }

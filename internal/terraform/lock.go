@@ -7,16 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/hashicorp/terraform-exec/tfexec"
 )
 
 // LockInfo describes a held state lock as far as the backend can tell.
 type LockInfo struct{ ID, Who, Operation, Created, Path string }
-
-// probeAddress is a resource address no configuration uses; untainting it with
-// -allow-missing takes and releases the state lock without changing anything.
-const probeAddress = "terraform_data.slipway_lock_probe"
 
 // Lock reports whether the workspace's state lock is held, and by whom.
 //
@@ -24,11 +18,9 @@ const probeAddress = "terraform_data.slipway_lock_probe"
 // .terraform.tfstate.lock.info beside it. The lock counts as held only while the fcntl lock
 // is: a lock.info left by a killed process blocks nothing (terraform overwrites it).
 //
-// pg: the backend holds a session-scoped pg_advisory_lock and records no holder, and this
-// package has no SQL driver, so Lock probes by briefly taking the lock itself
-// (`terraform untaint -allow-missing -lock-timeout=0` on an unused address). Only Path
-// (the schema) is known; the probe can make a command that starts at that very moment
-// fail with *StateLockedError, which callers already treat as retryable.
+// pg: the backend holds a session-scoped advisory lock and records no holder, so Lock reads
+// pg_locks and pg_stat_activity for the holding session and slipway's own lock record
+// (pglock.go) for who runs it and why. Without a record the ID is pg-backend-<pid>.
 func (r *Runner) Lock(ctx context.Context, ws Workspace) (*LockInfo, bool, error) {
 	if err := ws.validate(); err != nil {
 		return nil, false, err
@@ -82,28 +74,16 @@ func readLockInfo(path string) (*LockInfo, error) {
 
 func (r *Runner) pgLockPath(ws Workspace) string { return "pg:" + SchemaName(ws) }
 
-func (r *Runner) pgLock(ctx context.Context, ws Workspace) (*LockInfo, bool, error) {
-	c, err := r.open(ws, "lock")
-	if err != nil {
-		return nil, false, err
-	}
-	err = c.tf.Untaint(ctx, probeAddress, tfexec.AllowMissing(true), tfexec.LockTimeout("0s"))
-	if err == nil {
-		return nil, false, nil
-	}
-	err = c.fail(err)
-	var locked *StateLockedError
-	if errors.As(err, &locked) {
-		return &locked.Lock, true, nil
-	}
-	return nil, false, err
-}
-
-// ForceUnlock clears a lock that no live process holds. terraform's own force-unlock cannot
-// help here: for local state it always fails ("LocalState not locked") and for pg it is a
-// no-op, because both locks belong to the holding process and vanish when it exits. So:
-// a lock still held by a live process gives *StateLockedError (stop that process); a stale
-// local lock.info whose ID is lockID is removed; no lock at all is success.
+// ForceUnlock clears a lock that no live process holds; no lock at all is success.
+//
+// local: the fcntl lock vanishes with its process, so a lock still held gives
+// *StateLockedError (stop that process) and a stale lock.info whose ID is lockID is removed.
+//
+// pg: a lock survives its holder only when the holder's host vanished without closing TCP,
+// so PostgreSQL keeps the session. lockID must be the held lock's ID (*InvalidInputError
+// otherwise); a holder on this host that is still alive is refused (*HolderAliveError).
+// terraform force-unlock runs first (a no-op on pg), then the holder's session is
+// terminated, the lock's release awaited and the record deleted.
 func (r *Runner) ForceUnlock(ctx context.Context, ws Workspace, lockID string) error {
 	if err := ws.validate(); err != nil {
 		return err
@@ -111,16 +91,16 @@ func (r *Runner) ForceUnlock(ctx context.Context, ws Workspace, lockID string) e
 	if lockID == "" {
 		return &InvalidInputError{Field: "lockID", Value: lockID, Reason: "must not be empty"}
 	}
-	info, held, err := r.Lock(ctx, ws)
+	if r.Backend() == backendPG {
+		return r.pgForceUnlock(ctx, ws, lockID)
+	}
+	info, held, err := r.localLock(ws)
 	if err != nil {
 		return err
 	}
 	if held {
 		return &StateLockedError{Command: "force-unlock", Workspace: ws, Lock: *info,
 			Detail: "held by a running terraform process; it is released when that process exits (cancel or stop it)"}
-	}
-	if r.Backend() == backendPG {
-		return nil
 	}
 	path := r.lockInfoPath(ws)
 	stale, err := readLockInfo(path)

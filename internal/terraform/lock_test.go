@@ -36,16 +36,25 @@ func lockedApplyThenCancel(t *testing.T, r *Runner, ws Workspace) *LockInfo {
 	assert.Equal(t, *info, locked.Lock, "the error names the same lock that Lock reports")
 	assert.NotEmpty(t, locked.Detail)
 
-	err = r.ForceUnlock(ctx, ws, "any-id")
-	require.ErrorAs(t, err, &locked, "a lock of a live process cannot be forced")
-	assert.Equal(t, "force-unlock", locked.Command)
+	err = r.ForceUnlock(ctx, ws, info.ID)
+	if r.Backend() == backendPG {
+		var alive *HolderAliveError
+		require.ErrorAs(t, err, &alive, "a lock of a live process on this host cannot be forced")
+		assert.Equal(t, os.Getpid(), alive.PID)
+	} else {
+		require.ErrorAs(t, err, &locked, "a lock of a live process cannot be forced")
+		assert.Equal(t, "force-unlock", locked.Command)
+	}
+	_, held, err := r.Lock(ctx, ws)
+	require.NoError(t, err)
+	require.True(t, held, "a refused force-unlock leaves the lock alone")
 
 	cancel()
 	err = <-done
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 
-	_, held, err := r.Lock(ctx, ws)
+	_, held, err = r.Lock(ctx, ws)
 	require.NoError(t, err)
 	assert.False(t, held, "graceful cancel must release the state lock")
 	after, err := r.Plan(ctx, ws, "after", false)

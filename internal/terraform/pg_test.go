@@ -3,6 +3,7 @@ package terraform
 import (
 	"archive/zip"
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -46,11 +47,19 @@ func TestRoundTripPG(t *testing.T) {
 
 func TestLockHeldThenGracefulCancelPG(t *testing.T) {
 	t.Parallel()
-	r, _ := pgRunner(t, "tfstate")
+	r, s := pgRunner(t, "tfstate")
 	ws := Workspace{Tenant: "acme", Name: "locked"}
 	info := lockedApplyThenCancel(t, r, ws)
-	// The pg backend records no holder; only the schema is known.
-	assert.Equal(t, LockInfo{Path: "pg:slipway_acme_locked"}, *info)
+	// slipway's lock record names the holder the pg backend does not.
+	host, _ := os.Hostname()
+	assert.Regexp(t, `^[0-9a-f-]{36}$`, info.ID)
+	assert.Contains(t, info.Who, fmt.Sprintf("%s pid %d", host, os.Getpid()))
+	assert.Contains(t, info.Who, "postgres backend pid")
+	assert.Equal(t, "terraform apply", info.Operation)
+	assert.NotEmpty(t, info.Created)
+	assert.Equal(t, "pg:slipway_acme_locked", info.Path)
+	assert.Equal(t, "0", s.Query(t, "tfstate", "select count(*) from public.slipway_terraform_locks"),
+		"the cancelled command deleted its record")
 	require.NoError(t, r.ForceUnlock(context.Background(), ws, "any-id"), "nothing left to unlock")
 }
 

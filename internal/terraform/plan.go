@@ -56,8 +56,12 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
 		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
 	}
-	if _, err := c.tf.Plan(ctx, tfexec.Out(file), tfexec.Destroy(destroy), tfexec.LockTimeout("0s")); err != nil {
-		return nil, c.fail(err)
+	err = c.recorded(ctx, func() error {
+		_, err := c.tf.Plan(ctx, tfexec.Out(file), tfexec.Destroy(destroy), tfexec.LockTimeout("0s"))
+		return c.fail(err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	sum, err := fileSHA256(file)
 	if err != nil {

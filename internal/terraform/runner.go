@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 const (
@@ -33,6 +34,9 @@ type Runner struct {
 	out       io.Writer
 	waitDelay time.Duration
 	optErr    error
+	// pgMu guards pgPool, the runner's own connections for lock records (pglock.go).
+	pgMu   sync.Mutex
+	pgPool *pgxpool.Pool
 }
 
 // Option configures a Runner.

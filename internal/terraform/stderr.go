@@ -74,8 +74,13 @@ func (c *call) fail(err error) error {
 func (c *call) lockedError(text string) *StateLockedError {
 	info, detail := parseLockError(text)
 	if c.r.Backend() == backendPG {
-		// The pg backend prints the *requester's* lock info, not the holder's: keep only what is true.
+		// The pg backend prints the *requester's* lock info, not the holder's: ask PostgreSQL.
 		info = LockInfo{Path: c.r.pgLockPath(c.ws)}
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		defer cancel()
+		if held, ok, err := c.r.pgLock(ctx, c.ws); err == nil && ok {
+			info = *held
+		}
 	}
 	return &StateLockedError{Command: c.command, Workspace: c.ws, Lock: info, Detail: detail}
 }
