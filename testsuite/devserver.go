@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -29,6 +30,10 @@ func Main(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(logDir)
+	if err := shareCodecKey(); err != nil {
+		fmt.Fprintln(os.Stderr, "testsuite:", err)
+		return 1
+	}
 	server, err = devenv.StartServer(ctx, devenv.ServerOptions{
 		Headless: true, SearchAttributes: workflows.SearchAttributeTypes,
 		LogFile: filepath.Join(logDir, "temporal.log"),
@@ -51,4 +56,17 @@ func Address(t testing.TB) string {
 		t.Fatal("testsuite: no dev server: call testsuite.Main from TestMain")
 	}
 	return server.Address
+}
+
+// shareCodecKey gives the test process one payload key (unless one is set), so
+// the in-process CLI, every env's worker and the leak checks all use it.
+func shareCodecKey() error {
+	if os.Getenv(codec.EnvKey) != "" || os.Getenv(codec.EnvKeyFile) != "" {
+		return nil
+	}
+	line, err := codec.Generate("test")
+	if err != nil {
+		return err
+	}
+	return os.Setenv(codec.EnvKey, line)
 }

@@ -27,6 +27,7 @@ type Env struct {
 	*devenv.Env
 	t         testing.TB
 	TaskQueue string
+	log       *logBuffer // the worker's and client's log output, at debug level
 }
 
 // NewEnv starts a worker for t on the shared dev server; it stops with the test.
@@ -35,7 +36,9 @@ func NewEnv(t testing.TB, opts ...func(*devenv.EnvOptions)) *Env {
 	t.Helper()
 	sum := sha1.Sum([]byte(t.Name()))
 	tq := "test-" + hex.EncodeToString(sum[:6])
-	o := devenv.EnvOptions{StateDir: t.TempDir(), Address: Address(t), TaskQueue: tq, Headless: true}
+	logs := &logBuffer{}
+	o := devenv.EnvOptions{StateDir: t.TempDir(), Address: Address(t), TaskQueue: tq, Headless: true,
+		Logger: logs.logger()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -46,7 +49,7 @@ func NewEnv(t testing.TB, opts ...func(*devenv.EnvOptions)) *Env {
 		e.Stop()
 	})
 	t.Setenv("TEMPORAL_ADDRESS", e.Address)
-	return &Env{Env: e, t: t, TaskQueue: tq}
+	return &Env{Env: e, t: t, TaskQueue: tq, log: logs}
 }
 
 // Result is what one CLI run printed and returned.

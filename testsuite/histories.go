@@ -14,6 +14,8 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/slipway-dev/slipway/internal/codec"
 )
 
 // RecordEnv, when "1", makes e2e tests overwrite the committed histories that
@@ -27,7 +29,8 @@ func HistoriesDir() string {
 }
 
 // RecordHistories writes the history of workflowID and of every child it
-// started to HistoriesDir()/<name>/, when RecordEnv is set.
+// started to HistoriesDir()/<name>/, when RecordEnv is set. Payloads are written
+// decrypted (the test key is random per run), so replay needs no key.
 func RecordHistories(t testing.TB, c client.Client, workflowID, name string) {
 	t.Helper()
 	if os.Getenv(RecordEnv) != "1" {
@@ -60,6 +63,10 @@ func fetchHistory(t testing.TB, c client.Client, id string) *historypb.History {
 }
 
 func writeHistory(t testing.TB, path string, h *historypb.History) {
+	keys, err := codec.FromEnv()
+	require.NoError(t, err, "the test process's payload key")
+	h, err = DecodeHistory(h, codec.New(keys))
+	require.NoError(t, err)
 	data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, data, 0o644))

@@ -1,5 +1,6 @@
 // Command slipway-worker runs slipway's workflows and activities. Temporal
-// connection settings come from TEMPORAL_* variables (envconfig); slipway's from SLIPWAY_*.
+// connection settings come from TEMPORAL_* variables (envconfig); slipway's from SLIPWAY_*,
+// including the payload key (SLIPWAY_CODEC_KEY or SLIPWAY_CODEC_KEY_FILE), without which it will not start.
 package main
 
 import (
@@ -28,9 +29,10 @@ func run() error {
 	}
 	defer func() { _ = zl.Sync() }()
 	cfg := app.FromEnv()
+	// Options refuses to go on without a payload key: a worker never writes plaintext history.
 	opts, err := client.Options(client.WithLogger(logging.NewTemporal(zl)))
 	if err != nil {
-		return err
+		return fmt.Errorf("refusing to start: %w", err)
 	}
 	c, err := dial(opts)
 	if err != nil {

@@ -7,8 +7,10 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/statedir"
 )
 
 func (g *globals) devCmd() *cobra.Command {
@@ -52,27 +54,17 @@ branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
 			}
 			g.printf("  gitops:     %s\n  state:      %s\n", env.GitOpsRepo, env.StateDir)
 			printDeployer(g, env)
-			g.printf("try:\n  export TEMPORAL_ADDRESS=%s\n  slipway create demo/web -f examples/instances/web.yaml --wait\n  slipway deploy demo/web --wait\n", env.Address)
+			printKey(g, env)
+			g.printf("try:\n  export TEMPORAL_ADDRESS=%s\n%s  slipway create demo/web -f examples/instances/web.yaml --wait\n  slipway deploy demo/web --wait\n", env.Address, keyExport(env))
 			<-cmd.Context().Done()
 			g.printf("stopping\n")
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "where the GitOps repo, terraform state and the dev server's database live")
+	cmd.Flags().StringVar(&stateDir, "state-dir", statedir.Dev(), "where the GitOps repo, terraform state and the dev server's database live")
 	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Temporal UI port when slipway starts the dev server")
 	addDeployerFlag(cmd, &deployer)
 	return cmd
-}
-
-func defaultStateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "slipway", "dev")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".slipway"
-	}
-	return filepath.Join(home, ".local", "state", "slipway", "dev")
 }
 
 // addDeployerFlag: argocd (a real ArgoCD on a real kube-apiserver, started here unless
@@ -99,4 +91,21 @@ func printDeployer(g *globals, env *devenv.Env) {
 	default:
 		g.printf("  deployer:   argocd %s\n", os.Getenv("SLIPWAY_ARGOCD_URL"))
 	}
+}
+
+// printKey says where the payload key is, so other shells and the codec server can use it.
+func printKey(g *globals, env *devenv.Env) {
+	if env.KeyFile == "" {
+		g.printf("  codec key:  from %s\n", codec.EnvKey)
+		return
+	}
+	g.printf("  codec key:  %s (payloads in history are encrypted; UI: run `slipway codec-server`)\n", env.KeyFile)
+}
+
+// keyExport is the line other shells need, unless they find the key by themselves.
+func keyExport(env *devenv.Env) string {
+	if env.KeyFile == "" {
+		return ""
+	}
+	return "  export " + codec.EnvKeyFile + "=" + env.KeyFile + "\n"
 }

@@ -5,11 +5,15 @@ package client
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 
+	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/statedir"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -29,8 +33,25 @@ func WithHostPort(addr string) Option { return func(o *client.Options) { o.HostP
 // WithLogger sets the SDK's logger.
 func WithLogger(l log.Logger) Option { return func(o *client.Options) { o.Logger = l } }
 
+// WithKeyring encrypts every payload with k (see internal/codec).
+func WithKeyring(k *codec.Keyring) Option {
+	return func(o *client.Options) { o.DataConverter = codec.DataConverter(k) }
+}
+
+// WithDataConverter sets the payload converter outright (e.g. tests that read raw payloads).
+func WithDataConverter(dc converter.DataConverter) Option {
+	return func(o *client.Options) { o.DataConverter = dc }
+}
+
+// DevKeyFile is the key file `slipway dev` creates in its default state dir; a
+// client uses it when neither SLIPWAY_CODEC_KEY nor SLIPWAY_CODEC_KEY_FILE is set.
+func DevKeyFile() string { return filepath.Join(statedir.Dev(), codec.KeyFileName) }
+
 // Options loads the connection settings from TEMPORAL_* variables and the
 // Temporal config file (go.temporal.io/sdk/contrib/envconfig), then applies opts.
+// Without WithKeyring/WithDataConverter the payload key comes from
+// SLIPWAY_CODEC_KEY, SLIPWAY_CODEC_KEY_FILE or DevKeyFile, else *codec.NoKeyError:
+// no slipway client ever talks to Temporal in plaintext.
 func Options(opts ...Option) (client.Options, error) {
 	o, err := envconfig.LoadDefaultClientOptions()
 	if err != nil {
@@ -38,6 +59,13 @@ func Options(opts ...Option) (client.Options, error) {
 	}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.DataConverter == nil {
+		k, err := codec.Load(DevKeyFile())
+		if err != nil {
+			return client.Options{}, err
+		}
+		o.DataConverter = codec.DataConverter(k)
 	}
 	if o.HostPort == "" {
 		o.HostPort = client.DefaultHostPort

@@ -53,7 +53,9 @@ type Env struct {
 	Activities *activities.Activities
 	Argo       *argostack.Stack // the ArgoCD stack this env started, if any
 	Deployer   string
-	worker     worker.Worker
+	// KeyFile holds the payload encryption key in use; "" when it came from SLIPWAY_CODEC_KEY.
+	KeyFile string
+	worker  worker.Worker
 }
 
 // Start brings up the embedded default and a worker on it.
@@ -70,7 +72,11 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if o.Logger == nil {
 		o.Logger = logging.NewTemporal(logging.Nop())
 	}
-	e := &Env{StateDir: o.StateDir, GitOpsRepo: filepath.Join(o.StateDir, "gitops")}
+	keys, keyFile, err := devKeyring(o.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{StateDir: o.StateDir, GitOpsRepo: filepath.Join(o.StateDir, "gitops"), KeyFile: keyFile}
 	defer func() {
 		if err != nil {
 			e.Stop()
@@ -95,7 +101,8 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 			return nil, err
 		}
 	}
-	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger)); err != nil {
+	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger),
+		client.WithKeyring(keys)); err != nil {
 		return nil, err
 	}
 	if err := e.Client.EnsureSearchAttributes(ctx); err != nil {

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 
@@ -92,5 +93,12 @@ func (w *world) historyText(ctx context.Context, id, run string) (string, int, e
 	if err != nil {
 		return "", 0, err
 	}
-	return string(data) + "\n" + strings.Join(testsuite.PayloadData(h.ProtoReflect()), "\n"), len(h.Events), nil
+	dec, err := testsuite.DecodeHistory(h, codec.New(w.keys))
+	if err != nil {
+		return "", 0, fmt.Errorf("decode history of %s: %w", id, err)
+	}
+	text := []string{string(data)}
+	text = append(text, testsuite.PayloadData(h.ProtoReflect())...)
+	text = append(text, testsuite.PayloadData(dec.ProtoReflect())...)
+	return strings.Join(text, "\n"), len(h.Events), nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/logging"
@@ -39,6 +40,7 @@ type world struct {
 	repo     string
 	temporal sdkclient.Client
 	auditor  auditor
+	keys     *codec.Keyring // the run's payload key; workers inherit it
 
 	mu      sync.Mutex
 	secrets map[string]string // every bootstrapped secret value → instance
@@ -52,6 +54,9 @@ func newWorld(ctx context.Context, cfg Config, dir string, out io.Writer) (_ *wo
 		}
 	}()
 	if w.self, err = os.Executable(); err != nil {
+		return nil, err
+	}
+	if w.keys, err = runKey(); err != nil {
 		return nil, err
 	}
 	for _, d := range []string{"logs", "state"} {
@@ -81,6 +86,21 @@ func newWorld(ctx context.Context, cfg Config, dir string, out io.Writer) (_ *wo
 		return nil, err
 	}
 	return w, client.New(w.temporal, "chaos", opts.Namespace).EnsureSearchAttributes(ctx)
+}
+
+// runKey uses the configured payload key, or makes one for the run and hands it to the
+// workers through the environment they inherit.
+func runKey() (*codec.Keyring, error) {
+	if os.Getenv(codec.EnvKey) == "" && os.Getenv(codec.EnvKeyFile) == "" {
+		line, err := codec.Generate("chaos")
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Setenv(codec.EnvKey, line); err != nil {
+			return nil, err
+		}
+	}
+	return codec.FromEnv()
 }
 
 // startServer starts the dev server on port (0: a free one) with the run's database file.

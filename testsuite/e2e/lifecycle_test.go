@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,8 +32,9 @@ func writeFile(t *testing.T, body string) string {
 func TestLifecycleEndToEnd(t *testing.T) {
 	e := testsuite.NewEnv(t)
 	repo := e.GitOpsRepo
-	v1 := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n")
-	v2 := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n  replicas: 2\n")
+	// The greeting travels in payloads (the request's config), so the leak search must find it decoded.
+	v1 := writeFile(t, "stack: example\nparameters:\n  greeting: "+payloadMarker+"\n  replicas: 1\n")
+	v2 := writeFile(t, "stack: example\nparameters:\n  greeting: "+payloadMarker+"\n  replicas: 2\n")
 
 	out := e.MustCLI(0, "create", "acme/web", "-f", v1, "--wait")
 	require.Contains(t, out.Stdout, "acme/web is ConfigurationCreated")
@@ -52,6 +55,9 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	secrets, err := e.Activities.Secrets.Get(web.Tenant, web.Name)
 	require.NoError(t, err)
 	require.Len(t, secrets, 2, "the first deploy bootstrapped the stack's secrets")
+	out = e.MustCLI(0, "secrets", "acme/web", "--state-dir", e.StateDir)
+	require.Equal(t, secretLines(secrets), out.Stdout, "an operator who can read the store sees them")
+	require.Contains(t, out.Stderr, "secrets of acme/web read by e2e")
 
 	out = e.MustCLI(0, "plan", "acme/web", "--json")
 	var plan workflows.OperationResult
@@ -99,6 +105,7 @@ func TestLifecycleEndToEnd(t *testing.T) {
 		values = append(values, v)
 	}
 	require.Empty(t, e.SecretLeaks(t, values), "a bootstrapped secret is in plaintext somewhere")
+	requireEncrypted(t, e)
 
 	require.Eventually(t, func() bool {
 		r := e.CLI("list", "--all", "--tenant", "acme", "--json")
@@ -112,6 +119,52 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	require.Equal(t, lifecycle.ConfigurationCreated, e.Status("acme/web").State)
 	require.Len(t, testsuite.Branches(t, repo, "slipway/acme/web/"), 4)
 	require.Equal(t, 4, testsuite.Merges(t, repo, instanceDir))
+}
+
+const payloadMarker = "hello-codec-marker"
+
+func secretLines(m map[string]string) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(n + "=" + m[n] + "\n")
+	}
+	return b.String()
+}
+
+// requireEncrypted: every payload the server stores is sealed, of every kind the
+// lifecycle produces; and the leak search does find a value that is in them.
+func requireEncrypted(t *testing.T, e *testsuite.Env) {
+	t.Helper()
+	plain, encrypted := e.PlainPayloads(t)
+	require.Empty(t, plain, "payloads stored in plaintext")
+	t.Logf("encrypted payloads by holder: %v", encrypted)
+	for _, holder := range []string{
+		"WorkflowExecutionStartedEventAttributes",                 // workflow and child inputs as started
+		"StartChildWorkflowExecutionInitiatedEventAttributes",     // child inputs
+		"ActivityTaskScheduledEventAttributes",                    // activity inputs
+		"ActivityTaskCompletedEventAttributes",                    // activity results
+		"WorkflowExecutionCompletedEventAttributes",               // pipeline results
+		"ChildWorkflowExecutionCompletedEventAttributes",          // child results
+		"SignalExternalWorkflowExecutionInitiatedEventAttributes", // signals a pipeline sends
+		"WorkflowExecutionSignaledEventAttributes",                // signals the entity receives
+		"Input",   // update arguments
+		"Outcome", // update results
+	} {
+		require.Positive(t, encrypted[holder], "no encrypted payloads in %s: %v", holder, encrypted)
+	}
+	require.NotEmpty(t, e.WorkerLog(), "the worker's log is captured, so searching it means something")
+	hits := e.SecretLeaks(t, []string{payloadMarker})
+	t.Logf("%s found in: %v", payloadMarker, hits)
+	require.Contains(t, hits, "history "+workflows.InstanceWorkflowID(web)+" "+testsuite.LeakDecoded,
+		"the search finds a value that is in the payloads once they are decoded")
+	for _, h := range hits {
+		require.NotContains(t, h, testsuite.LeakRaw, "%s is in plaintext in the raw history", payloadMarker)
+	}
 }
 
 func containsState(listJSON, state string) bool {

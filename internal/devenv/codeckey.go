@@ -1,0 +1,52 @@
+package devenv
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/codec"
+)
+
+// devKeyring returns the configured payload key, or else STATEDIR/codec.keys,
+// created (0600, one new key) on first use so a fresh machine just works.
+// keyFile is the file used, "" when the key came from SLIPWAY_CODEC_KEY.
+func devKeyring(stateDir string) (k *codec.Keyring, keyFile string, err error) {
+	k, err = codec.FromEnv()
+	var nk *codec.NoKeyError
+	if !errors.As(err, &nk) {
+		return k, os.Getenv(codec.EnvKeyFile), err
+	}
+	path := filepath.Join(stateDir, codec.KeyFileName)
+	if err := createKeyFile(path); err != nil {
+		return nil, "", err
+	}
+	k, err = codec.ParseFile(path)
+	return k, path, err
+}
+
+// createKeyFile writes a new key to path unless the file exists.
+func createKeyFile(path string) error {
+	line, err := codec.Generate(codec.DefaultKeyID(time.Now()))
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create dev codec key: %w", err)
+	}
+	_, err = fmt.Fprintf(f, "# slipway payload encryption keys (ID:BASE64KEY); the first one encrypts.\n%s\n", line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write dev codec key %s: %w", path, err)
+	}
+	return nil
+}
