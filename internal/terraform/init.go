@@ -2,9 +2,11 @@ package terraform
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-exec/tfexec"
 )
 
@@ -28,5 +30,35 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 	}
 	// No -reconfigure: a changed backend must fail loudly rather than start from empty state.
 	// Creating a new pg workspace takes the creation lock, so init is recorded too.
-	return c.recorded(ctx, func() error { return c.fail(c.tf.Init(ctx, tfexec.BackendConfig(backendConfig))) })
+	if err := c.recorded(ctx, func() error { return c.fail(c.tf.Init(ctx, tfexec.BackendConfig(backendConfig))) }); err != nil {
+		return err
+	}
+	if r.Backend() == backendPG {
+		return r.createPGState(ctx, ws)
+	}
+	return nil
+}
+
+// createPGState writes an empty state for a pg workspace that has none. Until its row exists,
+// terraform's pg backend locks a workspace with the database-wide creation lock, so a first
+// apply would block every other workspace in the database for as long as it runs.
+func (r *Runner) createPGState(ctx context.Context, ws Workspace) error {
+	p, err := r.pool(ctx)
+	if err != nil {
+		return &CommandError{Command: "init", Workspace: ws, Err: err}
+	}
+	if key, err := lockKey(ctx, p, ws); err != nil || key != creationKey {
+		return wrapLockErr(ws, err)
+	}
+	c, err := r.open(ws, "state push")
+	if err != nil {
+		return err
+	}
+	empty := filepath.Join(r.Dir(ws), ".slipway-empty.tfstate")
+	state := fmt.Sprintf(`{"version":4,"terraform_version":"1.4.0","serial":0,"lineage":%q,"outputs":{},"resources":[]}`, uuid.NewString())
+	if err := os.WriteFile(empty, []byte(state), filePerm); err != nil {
+		return &CommandError{Command: "state push", Workspace: ws, Err: err}
+	}
+	defer os.Remove(empty)
+	return c.recorded(ctx, func() error { return c.fail(c.tf.StatePush(ctx, empty)) })
 }

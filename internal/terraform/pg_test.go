@@ -95,3 +95,37 @@ func assertNotOnDisk(t *testing.T, root, needle string) {
 	require.NoError(t, err)
 	require.Positive(t, checked)
 }
+
+// Two new workspaces in one database: once init has made each one's state row, the first
+// apply of one holds only its own row's lock, never the database-wide creation lock.
+func TestPGInitGivesTheWorkspaceItsOwnLock(t *testing.T) {
+	t.Parallel()
+	r, _ := pgRunner(t, "owned")
+	ctx := context.Background()
+	a, b := Workspace{Tenant: "acme", Name: "a"}, Workspace{Tenant: "acme", Name: "b"}
+	for _, ws := range []Workspace{a, b} {
+		ready(t, r, ws, twoResources("one"))
+		p, err := r.pool(ctx)
+		require.NoError(t, err)
+		key, err := lockKey(ctx, p, ws)
+		require.NoError(t, err)
+		require.NotEqual(t, creationKey, key, "%s has a state row after init", ws)
+	}
+	// a's plan runs while b is locked by a foreign session on b's own key: a is not blocked.
+	p, err := r.pool(ctx)
+	require.NoError(t, err)
+	keyB, err := lockKey(ctx, p, b)
+	require.NoError(t, err)
+	conn, err := p.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	_, err = conn.Exec(ctx, "SELECT pg_advisory_lock($1)", keyB)
+	require.NoError(t, err)
+	defer conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", keyB) //nolint:errcheck
+	_, err = r.Plan(ctx, a, "deploy", false)
+	require.NoError(t, err)
+	_, err = r.Plan(ctx, b, "deploy", false)
+	var locked *StateLockedError
+	require.ErrorAs(t, err, &locked)
+	require.False(t, locked.CreationContention(), "b's own lock, not the creation lock: %v", err)
+}

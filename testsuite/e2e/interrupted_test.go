@@ -130,8 +130,8 @@ func TestInterruptedApplyOnPGIsForceUnlockedAndResumed(t *testing.T) {
 	require.False(t, res[0].Tainted)
 	serial, err := e.Activities.Terraform.Serial(ctx, ws)
 	require.NoError(t, err)
-	// init writes the empty state (serial 0); the one apply that finished wrote serial 1.
-	require.Equal(t, int64(1), serial, "one apply wrote the state: the killed one never did, nothing ran twice")
+	// init writes the empty state (serial 1); the one apply that finished wrote serial 2.
+	require.Equal(t, int64(2), serial, "one apply wrote the state: the killed one never did, nothing ran twice")
 }
 
 // startWorkerProcess builds ./worker and runs it on the env's task queue and state dir.
