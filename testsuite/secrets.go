@@ -124,29 +124,38 @@ func (e *Env) PlainPayloads(t testing.TB) (plain []string, encrypted map[string]
 	t.Helper()
 	encrypted = map[string]int{}
 	for id, h := range e.Histories(t) {
-		for _, ev := range h.Events {
-			err := proxy.VisitPayloads(context.Background(), ev, proxy.VisitPayloadsOptions{
-				SkipSearchAttributes: true,
-				Visitor: func(vc *proxy.VisitPayloadsContext, ps []*commonpb.Payload) ([]*commonpb.Payload, error) {
-					holder := "?"
-					if vc.Parent != nil {
-						holder = string(vc.Parent.ProtoReflect().Descriptor().Name())
-					}
-					for _, p := range ps {
-						switch {
-						case string(p.GetMetadata()[codec.MetadataEncoding]) == codec.EncodingEncrypted:
-							encrypted[holder]++
-						case len(p.GetData()) > 0:
-							plain = append(plain, fmt.Sprintf("%s event %d %s in %s: %s", id, ev.EventId, ev.EventType, holder, p.GetMetadata()[codec.MetadataEncoding]))
-						}
-					}
-					return ps, nil
-				},
-			})
-			require.NoError(t, err)
-		}
+		require.NoError(t, CountPayloads(id, h, &plain, encrypted))
 	}
 	return plain, encrypted
+}
+
+// CountPayloads appends h's unencrypted payloads that carry data to plain and counts its
+// encrypted ones by the message that holds them; search attributes are skipped.
+func CountPayloads(id string, h *historypb.History, plain *[]string, encrypted map[string]int) error {
+	for _, ev := range h.Events {
+		err := proxy.VisitPayloads(context.Background(), ev, proxy.VisitPayloadsOptions{
+			SkipSearchAttributes: true,
+			Visitor: func(vc *proxy.VisitPayloadsContext, ps []*commonpb.Payload) ([]*commonpb.Payload, error) {
+				holder := "?"
+				if vc.Parent != nil {
+					holder = string(vc.Parent.ProtoReflect().Descriptor().Name())
+				}
+				for _, p := range ps {
+					switch {
+					case string(p.GetMetadata()[codec.MetadataEncoding]) == codec.EncodingEncrypted:
+						encrypted[holder]++
+					case len(p.GetData()) > 0:
+						*plain = append(*plain, fmt.Sprintf("%s event %d %s in %s: %s", id, ev.EventId, ev.EventType, holder, p.GetMetadata()[codec.MetadataEncoding]))
+					}
+				}
+				return ps, nil
+			},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PayloadData returns the raw data of every Payload inside m, however deep.

@@ -20,8 +20,15 @@ import (
 // SecretFigures are the secrets phase's figures.
 type SecretFigures struct {
 	Secrets, Histories, Events, Logs int
+	Encrypted, Plaintext             int      // payloads with data, as stored by the server
 	Hits                             []string // where a secret value was found
+	// ControlDecoded and ControlRaw count histories holding a value that is in the payloads
+	// (an update's config): found decoded, never raw, so the search can find what is there.
+	ControlDecoded, ControlRaw int
 }
+
+// control is in every update request's config: visible decoded, never stored in the clear.
+const control = "replicas: 2"
 
 // secretsGrep dumps every workflow history of the run as JSON (plus each payload's
 // data, raw and decoded) and greps it, every worker log and the whole GitOps repo
@@ -40,13 +47,18 @@ func (w *world) secretsGrep(ctx context.Context, rep *Report) error {
 			return err
 		}
 		for _, ex := range resp.Executions {
-			text, events, err := w.historyText(ctx, ex.Execution.WorkflowId, ex.Execution.RunId)
+			raw, decoded, err := w.historyText(ctx, ex.Execution.WorkflowId, ex.Execution.RunId, &f)
 			if err != nil {
 				return err
 			}
-			f.Histories++
-			f.Events += events
-			hay = append(hay, haystack{"history " + ex.Execution.WorkflowId, text})
+			if strings.Contains(raw, control) {
+				f.ControlRaw++
+			}
+			if strings.Contains(decoded, control) {
+				f.ControlDecoded++
+			}
+			id := "history " + ex.Execution.WorkflowId
+			hay = append(hay, haystack{id + " (as stored)", raw}, haystack{id + " (decoded)", decoded})
 		}
 		if next = resp.NextPageToken; len(next) == 0 {
 			break
@@ -77,28 +89,37 @@ func (w *world) secretsGrep(ctx context.Context, rep *Report) error {
 	return nil
 }
 
-// historyText is one run's history as JSON, followed by the data of every payload in
-// it as stored (encrypted) and as decoded for the workflow.
-func (w *world) historyText(ctx context.Context, id, run string) (string, int, error) {
+// historyText is one run's history as stored (JSON plus each payload's data) and as the
+// workflow sees it (each payload's data decoded); it counts events and payloads into f.
+func (w *world) historyText(ctx context.Context, id, run string, f *SecretFigures) (raw, decoded string, err error) {
 	it := w.temporal.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
-			return "", 0, fmt.Errorf("history of %s: %w", id, err)
+			return "", "", fmt.Errorf("history of %s: %w", id, err)
 		}
 		h.Events = append(h.Events, ev)
 	}
 	data, err := protojson.Marshal(h)
 	if err != nil {
-		return "", 0, err
+		return "", "", err
+	}
+	var plain []string
+	encrypted := map[string]int{}
+	if err := testsuite.CountPayloads(id, h, &plain, encrypted); err != nil {
+		return "", "", err
+	}
+	f.Histories++
+	f.Events += len(h.Events)
+	f.Plaintext += len(plain)
+	for _, n := range encrypted {
+		f.Encrypted += n
 	}
 	dec, err := testsuite.DecodeHistory(h, codec.New(w.keys))
 	if err != nil {
-		return "", 0, fmt.Errorf("decode history of %s: %w", id, err)
+		return "", "", fmt.Errorf("decode history of %s: %w", id, err)
 	}
-	text := []string{string(data)}
-	text = append(text, testsuite.PayloadData(h.ProtoReflect())...)
-	text = append(text, testsuite.PayloadData(dec.ProtoReflect())...)
-	return strings.Join(text, "\n"), len(h.Events), nil
+	raw = string(data) + "\n" + strings.Join(testsuite.PayloadData(h.ProtoReflect()), "\n")
+	return raw, strings.Join(testsuite.PayloadData(dec.ProtoReflect()), "\n"), nil
 }

@@ -82,6 +82,9 @@ func (r *Report) OffTarget() []string {
 	}
 	if f := r.Secrets; f != nil {
 		check(len(f.Hits) == 0, "secrets: %d hit(s): %s", len(f.Hits), strings.Join(f.Hits, "; "))
+		check(f.Plaintext == 0, "secrets: %d payload(s) stored unencrypted", f.Plaintext)
+		check(f.ControlDecoded > 0 && f.ControlRaw == 0, "secrets: control value found decoded in %d, as stored in %d histories",
+			f.ControlDecoded, f.ControlRaw)
 	}
 	return bad
 }
@@ -146,7 +149,9 @@ func (r *Report) Print(out io.Writer) {
 		fmt.Fprintf(tw, "\nSECRETS (every history as JSON + payload data, every worker log, the GitOps repo)\n")
 		fmt.Fprintf(tw, "secrets searched\t%d\n", f.Secrets)
 		fmt.Fprintf(tw, "histories / events / logs\t%d / %d / %d\n", f.Histories, f.Events, f.Logs)
-		fmt.Fprintf(tw, "hits\t%d\ttarget 0\n", len(f.Hits))
+		fmt.Fprintf(tw, "payloads encrypted / stored in the clear\t%d / %d\ttarget 0 in the clear\n", f.Encrypted, f.Plaintext)
+		fmt.Fprintf(tw, "control %q found decoded / as stored\t%d / %d histories\ttarget >0 / 0\n", control, f.ControlDecoded, f.ControlRaw)
+		fmt.Fprintf(tw, "secret hits\t%d\ttarget 0\n", len(f.Hits))
 	}
 	fmt.Fprintf(tw, "\ntime\t%s (%s)\n", r.Total, strings.Join(r.Durations, ", "))
 	if bad := r.OffTarget(); len(bad) == 0 {

@@ -135,12 +135,55 @@ func (a *activityInterceptor) ExecuteActivity(ctx context.Context, in *intercept
 	return res, err
 }
 
-// die is a crash: SIGKILL to the worker's whole process group; terraform children get
-// SIGKILL too (terraform-exec sets their parent-death signal).
+// die is a crash of the worker's container: every process under the worker stops at once
+// (terraform and its provisioners included, which sit in process groups of their own), then
+// all are SIGKILLed, the worker last.
 func die(k KillPoint) {
 	fmt.Fprintf(os.Stderr, "%s\t%s\n", killMarker, k)
+	for i := 0; i < 3; i++ { // stop first, so nothing forks past the kill
+		for _, pid := range descendants(os.Getpid()) {
+			_ = syscall.Kill(pid, syscall.SIGSTOP)
+		}
+	}
+	for _, pid := range descendants(os.Getpid()) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 	_ = syscall.Kill(0, syscall.SIGKILL)
 	select {}
+}
+
+// descendants lists every process below root, from /proc.
+func descendants(root int) []int {
+	entries, _ := os.ReadDir("/proc")
+	children := map[int][]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		children[ppid] = append(children[ppid], pid)
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
 }
 
 // opSeq is the operation's sequence number from its pipeline's workflow ID
