@@ -34,6 +34,29 @@ func FuzzParseInstance(f *testing.F) {
 	})
 }
 
+// FuzzValidateUpdate: an update checked against the previous config (the `initial` fields)
+// is valid or fails naming fields, whatever the two files hold.
+func FuzzValidateUpdate(f *testing.F) {
+	v1 := []byte("stack: example\nparameters:\n  greeting: hi\n  region: eu-west\n")
+	f.Add(v1, []byte("stack: example\nparameters:\n  greeting: hi\n  region: us-east\n"))
+	f.Add(v1, []byte("stack: example\nparameters:\n  greeting: hi\n  replicas: 3\n"))
+	f.Add([]byte("stack: example\nparameters:\n  greeting: hi\n  region: 7\n"), v1)
+	stack := exampleStack(f)
+	f.Fuzz(func(t *testing.T, previous, next []byte) {
+		prev, err := ParseInstance(previous)
+		if err != nil {
+			return
+		}
+		inst, err := ParseInstance(next)
+		if err != nil {
+			return
+		}
+		if _, err := Validate(stack, inst, prev); err != nil {
+			requireFieldError(t, err)
+		}
+	})
+}
+
 // FuzzParseSchema: any schema bytes give a schema or a *StackError naming fields.
 func FuzzParseSchema(f *testing.F) {
 	addSeeds(f, "../../examples/stacks/example")
