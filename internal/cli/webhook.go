@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -77,19 +75,10 @@ deduplicated by delivery ID. The GitOps repository is read through the worker's 
 }
 
 func (g *globals) serve(ctx context.Context, listen string, h http.Handler) error {
-	srv := &http.Server{Addr: listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	g.printf("slipway webhook serving on http://%s (/github, /gitlab, /gitea, /forgejo)\n", listen)
-	select {
-	case err := <-errc:
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
 		return err
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shut); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil
 	}
+	g.printf("slipway webhook serving on http://%s (/github, /gitlab, /gitea, /forgejo)\n", ln.Addr())
+	return serveUntilDone(ctx, ln, h)
 }
