@@ -19,6 +19,7 @@ type Config struct {
 	KillPoints        []KillPoint // nil: AllKillPoints
 	WorkDir           string
 	Verbose           bool
+	Deployer          string        // none or argocd (a real ArgoCD on a local kube-apiserver)
 	OpTimeout         time.Duration // one operation, including worker restarts
 }
 
@@ -26,7 +27,7 @@ var allPhases = []string{"killpoints", "faults", "restart", "conflicts", "secret
 
 func defaultConfig() Config {
 	return Config{Lifecycles: 200, Parallel: 8, KillParallel: 6, FaultRate: 0.3, RestartLifecycles: 4,
-		Conflicts: 20, OpTimeout: 10 * time.Minute}
+		Conflicts: 20, OpTimeout: 10 * time.Minute, Deployer: "none"}
 }
 
 func (c *Config) setPhases(list string) error {
@@ -61,6 +62,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("-fault-rate must be in [0, 1)")
 	case c.RestartLifecycles < 1:
 		return fmt.Errorf("-restart-lifecycles must be at least 1")
+	case c.Deployer != "none" && c.Deployer != "argocd":
+		return fmt.Errorf("-deployer %q: use none or argocd", c.Deployer)
 	case c.KillPoints != nil && len(c.KillPoints) == 0:
 		return fmt.Errorf("-points: no kill point matches")
 	case c.Conflicts < 2:

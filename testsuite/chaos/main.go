@@ -33,12 +33,13 @@ func main() {
 	points := flag.String("points", "", "only the kill points whose name contains one of these comma-separated strings")
 	flag.StringVar(&cfg.WorkDir, "workdir", "", "keep logs, repo and state here (default: a temp dir, removed on success)")
 	flag.BoolVar(&cfg.Verbose, "v", false, "log each lifecycle")
+	flag.StringVar(&cfg.Deployer, "deployer", cfg.Deployer, "none, or argocd: deploy through a real ArgoCD on a local kube-apiserver (adds mid-sync kill points)")
 	flag.Parse()
 	if err := cfg.setPhases(*phases); err != nil {
 		fmt.Fprintln(os.Stderr, "chaos: -phases:", err)
 		os.Exit(2)
 	}
-	cfg.KillPoints = filterPoints(AllKillPoints("none"), *points)
+	cfg.KillPoints = filterPoints(AllKillPoints(cfg.Deployer), *points)
 	if err := cfg.validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "chaos:", err)
 		os.Exit(2)

@@ -29,7 +29,7 @@ type KillResult struct {
 func (w *world) killPoints(ctx context.Context, rep *Report) error {
 	points := w.cfg.KillPoints
 	if points == nil {
-		points = AllKillPoints("none")
+		points = AllKillPoints(w.cfg.Deployer)
 	}
 	results := make([]KillResult, len(points))
 	sem := make(chan struct{}, w.cfg.KillParallel)

@@ -31,8 +31,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Report, error) {
 		return nil, fmt.Errorf("start the real stack (logs in %s): %w", dir, err)
 	}
 	defer w.close()
-	fmt.Fprintf(out, "chaos: dev server %s, PostgreSQL %s:%d, work dir %s, seed %d\n",
-		w.server.Address, w.pg.Host, w.pg.Port, dir, cfg.Seed)
+	fmt.Fprintf(out, "chaos: dev server %s, PostgreSQL %s:%d, deployer %s, work dir %s, seed %d\n",
+		w.server.Address, w.pg.Host, w.pg.Port, cfg.Deployer, dir, cfg.Seed)
 	rep := &Report{Seed: cfg.Seed, Dir: dir}
 	if rep.Baseline, err = w.baseline(ctx); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/examples"
+	"github.com/slipway-dev/slipway/internal/argostack"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/devenv"
@@ -41,6 +42,7 @@ type world struct {
 	temporal sdkclient.Client
 	auditor  auditor
 	keys     *codec.Keyring // the run's payload key; workers inherit it
+	argo     *argostack.Stack
 
 	mu      sync.Mutex
 	secrets map[string]string // every bootstrapped secret value → instance
@@ -72,6 +74,11 @@ func newWorld(ctx context.Context, cfg Config, dir string, out io.Writer) (_ *wo
 	}
 	if w.pgConn, err = w.pg.CreateDatabase("chaos"); err != nil {
 		return nil, err
+	}
+	if cfg.Deployer == "argocd" {
+		if w.argo, err = argostack.Start(ctx, argostack.Options{Dir: filepath.Join(dir, "argocd"), ToolsDir: devenv.ToolsDir()}); err != nil {
+			return nil, err
+		}
 	}
 	w.repo = filepath.Join(dir, "gitops")
 	if err := seedRepo(w.repo); err != nil {
@@ -127,6 +134,9 @@ func (w *world) close() {
 	if w.pg != nil {
 		_ = w.pg.Close()
 	}
+	if w.argo != nil {
+		_ = w.argo.Stop()
+	}
 }
 
 // client is a slipway client on task queue tq.
@@ -175,7 +185,12 @@ func (w *world) startWorker(s workerSpec) (*proc.Process, error) {
 	cmd.Env = append(os.Environ(), envRole+"="+roleWorker,
 		"TEMPORAL_ADDRESS="+w.server.Address, "SLIPWAY_TASK_QUEUE="+s.taskQueue,
 		"SLIPWAY_GITOPS_REPO="+w.repo, "SLIPWAY_STATE_DIR="+s.stateDir,
-		"SLIPWAY_TF_PG_CONN="+w.pgConn, envEffects+"="+w.effectsPath(), "SLIPWAY_DEPLOYER=none", "SLIPWAY_LOG_LEVEL=info")
+		"SLIPWAY_TF_PG_CONN="+w.pgConn, envEffects+"="+w.effectsPath(), "SLIPWAY_LOG_LEVEL=info")
+	if w.argo != nil {
+		cmd.Env = append(cmd.Env, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL, "SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken)
+	} else {
+		cmd.Env = append(cmd.Env, "SLIPWAY_DEPLOYER=none")
+	}
 	cmd.Env = append(cmd.Env, s.env...)
 	return proc.Start(s.name, cmd, w.logPath(s.name))
 }
