@@ -17,6 +17,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // The driver re-runs its own binary as a worker; these variables configure it.
@@ -28,10 +29,17 @@ const (
 	envSeed    = "SLIPWAY_CHAOS_SEED"
 	killMarker = "CHAOS-KILL"
 	missMarker = "CHAOS-MISSED"
-	// midDelay is how far into a long activity a "mid" kill lands: the chaos stack's
-	// applies and destroys sleep for 2 s, so 1.2 s is inside terraform's work.
-	midDelay = 1200 * time.Millisecond
 )
+
+// midDelay is how far into a long activity a "mid" kill lands: the chaos stack's applies
+// and destroys sleep for 2 s, and ArgoCD takes about 1.6 s to bring the app to Healthy
+// and 6 s to remove it, so these land inside the work.
+func midDelay(activity string) time.Duration {
+	if activity == steps.ActDeployApp {
+		return 400 * time.Millisecond
+	}
+	return 1200 * time.Millisecond
+}
 
 // workerMain is a real slipway worker (app.NewActivities, app.Register) whose clients
 // may fail transiently and which may SIGKILL itself at one kill point.
@@ -113,7 +121,7 @@ func (a *activityInterceptor) ExecuteActivity(ctx context.Context, in *intercept
 		die(*k)
 	}
 	if hit && k.Phase == phaseMid {
-		timer := time.AfterFunc(midDelay, func() { die(*k) })
+		timer := time.AfterFunc(midDelay(name), func() { die(*k) })
 		defer func() {
 			if timer.Stop() { // the activity ended first: the point was not hit mid-way
 				fmt.Fprintf(os.Stderr, "%s\t%s\n", missMarker, k)
