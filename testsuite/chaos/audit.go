@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/client"
@@ -109,5 +108,3 @@ func (au auditor) serial(ref steps.Ref) (int, error) {
 	}
 	return st.Serial, nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -40,12 +40,11 @@ var conflictMix = []struct {
 // queued behind it or interleaved with it.
 func (w *world) conflicts(ctx context.Context, rep *Report) error {
 	spec := workerSpec{name: "conflicts", taskQueue: "chaos-conflicts", stateDir: filepath.Join(w.dir, "state", "conflicts")}
-	p, err := w.startWorker(spec)
+	p, c, err := w.startLane(spec)
 	if err != nil {
 		return err
 	}
 	defer p.Stop()
-	c := w.client(spec.taskQueue)
 	ref := steps.Ref{Tenant: "chaos", Name: "conflict"}
 	for i := 0; i < 2; i++ { // create, deploy
 		o := lifecycleOps[i]

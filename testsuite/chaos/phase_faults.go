@@ -26,12 +26,11 @@ type FaultFigures struct {
 func (w *world) faults(ctx context.Context, rep *Report) error {
 	spec := workerSpec{name: "faults", taskQueue: "chaos-faults", stateDir: filepath.Join(w.dir, "state", "faults"),
 		env: []string{fmt.Sprintf("%s=%g", envFaults, w.cfg.FaultRate), fmt.Sprintf("%s=%d", envSeed, w.cfg.Seed)}}
-	p, err := w.startWorker(spec)
+	p, c, err := w.startLane(spec)
 	if err != nil {
 		return err
 	}
 	defer p.Stop()
-	c := w.client(spec.taskQueue)
 	f := FaultFigures{Lifecycles: w.cfg.Lifecycles}
 	var mu sync.Mutex
 	sem := make(chan struct{}, w.cfg.Parallel)
@@ -43,11 +42,7 @@ func (w *world) faults(ctx context.Context, rep *Report) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			ref := steps.Ref{Tenant: "chaos", Name: fmt.Sprintf("fault-%03d", i+1)}
-			o := runLifecycle(ctx, c, ref, w.cfg.OpTimeout, func(op int) {
-				if op == opDeploy {
-					w.rememberSecrets(spec.stateDir, ref)
-				}
-			})
+			o := w.lifecycle(ctx, c, spec, ref, nil)
 			a, aerr := w.auditor.audit(ctx, c, ref)
 			mu.Lock()
 			defer mu.Unlock()

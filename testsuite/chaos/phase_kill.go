@@ -85,11 +85,7 @@ func (w *world) killOne(ctx context.Context, i int, k KillPoint) KillResult {
 		}
 	}()
 	c := w.client(spec.taskQueue)
-	o := runLifecycle(ctx, c, ref, w.cfg.OpTimeout, func(op int) {
-		if op == opDeploy {
-			w.rememberSecrets(spec.stateDir, ref)
-		}
-	})
+	o := w.lifecycle(ctx, c, spec, ref, nil)
 	// Audit while a worker runs: the status query needs one.
 	if res.Audit, err = w.auditor.audit(ctx, c, ref); err != nil && !o.Completed {
 		o.Failed = append(o.Failed, "audit: "+err.Error())

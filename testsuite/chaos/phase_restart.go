@@ -23,12 +23,11 @@ type RestartFigures struct {
 // the same port and database file; the lifecycles must finish as if nothing happened.
 func (w *world) restartServer(ctx context.Context, rep *Report) error {
 	spec := workerSpec{name: "restart", taskQueue: "chaos-restart", stateDir: filepath.Join(w.dir, "state", "restart")}
-	p, err := w.startWorker(spec)
+	p, c, err := w.startLane(spec)
 	if err != nil {
 		return err
 	}
 	defer p.Stop()
-	c := w.client(spec.taskQueue)
 	f := RestartFigures{Lifecycles: w.cfg.RestartLifecycles}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -39,13 +38,10 @@ func (w *world) restartServer(ctx context.Context, rep *Report) error {
 			defer wg.Done()
 			ref := steps.Ref{Tenant: "chaos", Name: fmt.Sprintf("restart-%02d", i+1)}
 			sent := false
-			o := runLifecycle(ctx, c, ref, w.cfg.OpTimeout, func(op int) {
+			o := w.lifecycle(ctx, c, spec, ref, func(op int) {
 				if op == opCreate {
 					started <- struct{}{}
 					sent = true
-				}
-				if op == opDeploy {
-					w.rememberSecrets(spec.stateDir, ref)
 				}
 			})
 			if !sent {

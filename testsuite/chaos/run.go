@@ -69,13 +69,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Report, error) {
 // are what one run per operation gives, so more elsewhere is a duplicate.
 func (w *world) baseline(ctx context.Context) (Audit, error) {
 	spec := workerSpec{name: "baseline", taskQueue: "chaos-baseline", stateDir: filepath.Join(w.dir, "state", "baseline")}
-	p, err := w.startWorker(spec)
+	p, c, err := w.startLane(spec)
 	if err != nil {
 		return Audit{}, err
 	}
 	defer p.Stop()
 	ref := steps.Ref{Tenant: "chaos", Name: "baseline"}
-	c := w.client(spec.taskQueue)
 	o := runLifecycle(ctx, c, ref, w.cfg.OpTimeout, nil)
 	if !o.Completed {
 		return Audit{}, fmt.Errorf("the clean baseline lifecycle failed: %v", o.Failed)

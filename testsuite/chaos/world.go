@@ -202,6 +202,28 @@ func (w *world) effectsPath() string { return filepath.Join(w.dir, "effects.log"
 
 func (w *world) logPath(name string) string { return filepath.Join(w.dir, "logs", name+".log") }
 
+// startLane starts a worker for spec and returns it with a client on its task queue.
+func (w *world) startLane(spec workerSpec) (*proc.Process, *client.Client, error) {
+	p, err := w.startWorker(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, w.client(spec.taskQueue), nil
+}
+
+// lifecycle runs ref through lifecycleOps on spec's worker and, after the deploy, records
+// the secrets it bootstrapped for the secrets phase; afterOp (optional) runs after each op.
+func (w *world) lifecycle(ctx context.Context, c *client.Client, spec workerSpec, ref steps.Ref, afterOp func(op int)) Outcome {
+	return runLifecycle(ctx, c, ref, w.cfg.OpTimeout, func(op int) {
+		if op == opDeploy {
+			w.rememberSecrets(spec.stateDir, ref)
+		}
+		if afterOp != nil {
+			afterOp(op)
+		}
+	})
+}
+
 // rememberSecrets records the instance's bootstrapped secrets for the secrets phase.
 func (w *world) rememberSecrets(stateDir string, ref steps.Ref) {
 	vals, err := secrets.NewStore(filepath.Join(stateDir, "secrets")).Get(ref.Tenant, ref.Name)
