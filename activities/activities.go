@@ -4,10 +4,11 @@
 package activities
 
 import (
+	"context"
+
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -17,7 +18,18 @@ type Activities struct {
 	Forge     forge.Forge
 	Terraform *terraform.Runner
 	Deployer  deploy.Deployer
-	Secrets   *secrets.Store
+	Secrets   SecretStore
+}
+
+// SecretStore keeps each instance's bootstrapped secrets: internal/store's shared PostgreSQL
+// store for several workers, or internal/secrets' files for one host.
+type SecretStore interface {
+	// Ensure creates the missing secrets among names and returns those it created; workers
+	// racing on one instance agree on one value.
+	Ensure(ctx context.Context, tenant, name string, names []string) ([]string, error)
+	Get(ctx context.Context, tenant, name string) (map[string]string, error)
+	// Forget deletes the instance's secrets; deleting nothing is not an error.
+	Forget(ctx context.Context, tenant, name string) error
 }
 
 func configRef(r steps.Ref) config.Ref { return config.Ref{Tenant: r.Tenant, Name: r.Name} }

@@ -16,7 +16,7 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 	if err != nil {
 		return steps.AppStatus{}, err
 	}
-	if app.Secrets, err = a.Secrets.Get(in.Ref.Tenant, in.Ref.Name); err != nil {
+	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
 		return steps.AppStatus{}, err
 	}
 	var st steps.AppStatus

@@ -10,6 +10,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
@@ -64,6 +65,9 @@ func classify(err error) error {
 	)
 	var limited *forge.RateLimitError
 	switch {
+	case store.IsUnreadable(err):
+		// A plan or secret the keyring cannot open: say which key, never use what is there.
+		return nonRetryable(steps.ErrUnreadable, err)
 	case errors.As(err, &limited):
 		// Back off as long as the forge asked, through the activity's own retries.
 		return temporal.NewApplicationErrorWithOptions(err.Error(), steps.ErrRateLimited,

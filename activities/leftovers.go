@@ -89,7 +89,7 @@ func (a *Activities) halfSyncedApp(ctx context.Context, ref steps.Ref) []steps.L
 	if err != nil {
 		return []steps.Leftover{unknown("app", err)}
 	}
-	secrets, err := a.Secrets.Get(ref.Tenant, ref.Name)
+	secrets, err := a.Secrets.Get(ctx, ref.Tenant, ref.Name)
 	if err != nil {
 		return []steps.Leftover{unknown("app", err)}
 	}

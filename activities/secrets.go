@@ -6,7 +6,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
-// BootstrapSecrets creates, on the worker, every secret the instance's stack
+// BootstrapSecrets creates, in the secret store, every secret the instance's stack
 // declares that does not exist yet (EDP's first-deploy bootstrap). Only the
 // names leave the activity.
 func (a *Activities) BootstrapSecrets(ctx context.Context, in steps.SecretsInput) (steps.SecretsOutput, error) {
@@ -22,7 +22,7 @@ func (a *Activities) BootstrapSecrets(ctx context.Context, in steps.SecretsInput
 		return steps.SecretsOutput{}, err
 	}
 	names := stack.Schema.Secrets
-	created, err := a.Secrets.Ensure(in.Ref.Tenant, in.Ref.Name, names)
+	created, err := a.Secrets.Ensure(ctx, in.Ref.Tenant, in.Ref.Name, names)
 	if err != nil {
 		return steps.SecretsOutput{}, err
 	}
@@ -31,5 +31,5 @@ func (a *Activities) BootstrapSecrets(ctx context.Context, in steps.SecretsInput
 
 // ForgetSecrets deletes the instance's secrets once it is deprovisioned.
 func (a *Activities) ForgetSecrets(ctx context.Context, ref steps.Ref) error {
-	return a.Secrets.Forget(ref.Tenant, ref.Name)
+	return a.Secrets.Forget(ctx, ref.Tenant, ref.Name)
 }

@@ -19,7 +19,8 @@ func (a *Activities) TerraformInit(ctx context.Context, in steps.TerraformInput)
 	return a.prepare(withLockNote(ctx), in, true)
 }
 
-// TerraformPlan saves a plan file on this worker and returns its summary.
+// TerraformPlan saves a plan in the plan store, where any worker can apply it, and returns
+// its summary.
 func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput) (steps.PlanOutput, error) {
 	ctx = withLockNote(ctx)
 	if err := a.prepare(ctx, in, false); err != nil {
@@ -161,7 +162,8 @@ func withLockNote(ctx context.Context) context.Context {
 }
 
 func planOutput(p *terraform.Plan) steps.PlanOutput {
-	out := steps.PlanOutput{File: p.File, SHA256: p.SHA256, Summary: steps.PlanSummary{
+	// The name, not this host's path: the apply may run on another worker.
+	out := steps.PlanOutput{File: filepath.Base(p.File), SHA256: p.SHA256, Summary: steps.PlanSummary{
 		Add: p.Summary.Add, Change: p.Summary.Change, Destroy: p.Summary.Destroy, NoChanges: p.Summary.NoChanges,
 	}}
 	for _, rc := range p.Summary.Resources {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -17,10 +18,16 @@ type Config struct {
 	StateDir   string // SLIPWAY_STATE_DIR: terraform working dirs and local state
 	Terraform  string // SLIPWAY_TERRAFORM: terraform binary (default: PATH)
 	TFPGConn   string // SLIPWAY_TF_PG_CONN: keep terraform state in PostgreSQL (pg backend)
-	Deployer   string // SLIPWAY_DEPLOYER: argocd or none
-	ArgoURL    string // SLIPWAY_ARGOCD_URL: argocd-server base URL
-	ArgoToken  string // SLIPWAY_ARGOCD_TOKEN: bearer token for argocd-server
-	Forge      Forge
+	// StorePGConn (SLIPWAY_STORE_PG_CONN, default SLIPWAY_TF_PG_CONN) keeps plans and secrets in
+	// PostgreSQL, sealed with the payload keyring, so any worker can run any step. Without it
+	// they stay on this worker's disk: one worker only.
+	StorePGConn string
+	// Keys seals the shared store; nil loads SLIPWAY_CODEC_KEY / SLIPWAY_CODEC_KEY_FILE.
+	Keys      *codec.Keyring
+	Deployer  string // SLIPWAY_DEPLOYER: argocd or none
+	ArgoURL   string // SLIPWAY_ARGOCD_URL: argocd-server base URL
+	ArgoToken string // SLIPWAY_ARGOCD_TOKEN: bearer token for argocd-server
+	Forge     Forge
 }
 
 // Forge says where the GitOps repository lives. Kind localgit uses GitOpsRepo.
@@ -34,15 +41,16 @@ type Forge struct {
 // FromEnv reads the worker's settings from the environment.
 func FromEnv() Config {
 	return Config{
-		TaskQueue:  envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
-		GitOpsRepo: os.Getenv("SLIPWAY_GITOPS_REPO"),
-		StateDir:   os.Getenv("SLIPWAY_STATE_DIR"),
-		Terraform:  os.Getenv("SLIPWAY_TERRAFORM"),
-		TFPGConn:   os.Getenv("SLIPWAY_TF_PG_CONN"),
-		Deployer:   envOr("SLIPWAY_DEPLOYER", "argocd"),
-		ArgoURL:    os.Getenv("SLIPWAY_ARGOCD_URL"),
-		ArgoToken:  os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
-		Forge:      forgeFromEnv(),
+		TaskQueue:   envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
+		GitOpsRepo:  os.Getenv("SLIPWAY_GITOPS_REPO"),
+		StateDir:    os.Getenv("SLIPWAY_STATE_DIR"),
+		Terraform:   os.Getenv("SLIPWAY_TERRAFORM"),
+		TFPGConn:    os.Getenv("SLIPWAY_TF_PG_CONN"),
+		StorePGConn: envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
+		Deployer:    envOr("SLIPWAY_DEPLOYER", "argocd"),
+		ArgoURL:     os.Getenv("SLIPWAY_ARGOCD_URL"),
+		ArgoToken:   os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
+		Forge:       forgeFromEnv(),
 	}
 }
 

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -11,9 +13,11 @@ import (
 
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/argocd"
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/secrets"
+	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -35,6 +39,15 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if cfg.TFPGConn != "" {
 		opts = append(opts, terraform.WithPGBackend(cfg.TFPGConn))
 	}
+	var secretStore activities.SecretStore = secrets.NewStore(legacySecrets(cfg))
+	if cfg.StorePGConn != "" {
+		shared, err := openStore(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, terraform.WithPlanStore(shared))
+		secretStore = shared
+	}
 	tf, err := terraform.New(cfg.StateDir, opts...)
 	if err != nil {
 		return nil, err
@@ -43,9 +56,29 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep,
-		Secrets: secrets.NewStore(filepath.Join(cfg.StateDir, "secrets"))}, nil
+	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore}, nil
 }
+
+// storeConnectTimeout bounds the worker's first connection to the shared store at start.
+const storeConnectTimeout = 30 * time.Second
+
+// openStore connects the shared plan and secret store, which imports this host's old
+// secret files on first use of each instance.
+func openStore(cfg Config) (*store.PG, error) {
+	keys := cfg.Keys
+	if keys == nil {
+		var err error
+		if keys, err = codec.FromEnv(); err != nil {
+			return nil, fmt.Errorf("the shared store (SLIPWAY_STORE_PG_CONN) is sealed with the payload key: %w", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeConnectTimeout)
+	defer cancel()
+	return store.OpenPG(ctx, cfg.StorePGConn, keys, store.WithLegacySecrets(legacySecrets(cfg)))
+}
+
+// legacySecrets is where one worker kept secrets on its own disk.
+func legacySecrets(cfg Config) string { return filepath.Join(cfg.StateDir, "secrets") }
 
 func newDeployer(cfg Config) (deploy.Deployer, error) {
 	if cfg.Deployer == "none" {

@@ -1,26 +1,33 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/spf13/cobra"
 
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/statedir"
+	"github.com/slipway-dev/slipway/internal/store"
 )
 
 func (g *globals) secretsCmd() *cobra.Command {
-	var stateDir string
+	var stateDir, pgConn string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "secrets TENANT/NAME [--state-dir DIR] [--json]",
-		Short: "Print an instance's bootstrapped secrets (NAME=VALUE) from the worker's secret store",
-		Long: `Reads DIR/secrets/TENANT/NAME.json, the store the worker keeps on its own disk. The store is mode
-0600/0700 and owned by the worker's user, so the authorised operators are exactly those who can read it
-(the worker's user, or root): run this on the worker's machine as that user. Secrets are never in
+		Use:   "secrets TENANT/NAME [--store-pg-conn URL | --state-dir DIR] [--json]",
+		Short: "Print an instance's bootstrapped secrets (NAME=VALUE) from the secret store",
+		Long: `Reads the shared store the workers use (PostgreSQL, --store-pg-conn or SLIPWAY_STORE_PG_CONN, else
+SLIPWAY_TF_PG_CONN), opening the sealed values with the payload key (SLIPWAY_CODEC_KEY or
+SLIPWAY_CODEC_KEY_FILE, else the dev key file). No worker's disk is needed: the authorised operators are
+exactly those who hold both the database credentials and the payload key. Without a store connection it
+reads a single worker's file store, DIR/secrets/TENANT/NAME.json (mode 0600). Secrets are never in
 workflow history, logs or git. Every read writes an audit line to stderr: "secrets of T/N read by ACTOR".`,
 		Args: exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -28,13 +35,12 @@ workflow history, logs or git. Every read writes an audit line to stderr: "secre
 			if err != nil {
 				return err
 			}
-			dir := filepath.Join(stateDir, "secrets")
-			vals, err := secrets.NewStore(dir).Get(ref.Tenant, ref.Name)
+			vals, where, err := readSecrets(cmd.Context(), pgConn, stateDir, ref.Tenant, ref.Name)
 			if err != nil {
 				return err
 			}
 			if len(vals) == 0 {
-				return fmt.Errorf("instance %s has no secrets in %s (it was never deployed, was deprovisioned, or the worker uses another --state-dir / SLIPWAY_STATE_DIR)", ref, dir)
+				return fmt.Errorf("instance %s has no secrets in %s (it was never deployed, was deprovisioned, or the workers use another store)", ref, where)
 			}
 			fmt.Fprintf(g.streams.Err, "secrets of %s read by %s\n", ref, g.actor)
 			if asJSON {
@@ -56,7 +62,30 @@ workflow history, logs or git. Every read writes an audit line to stderr: "secre
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", statedir.Dev()), "the worker's state dir (SLIPWAY_STATE_DIR)")
+	cmd.Flags().StringVar(&pgConn, "store-pg-conn", envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
+		"the shared store's PostgreSQL connection string (SLIPWAY_STORE_PG_CONN)")
+	cmd.Flags().StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", statedir.Dev()), "a single worker's state dir (SLIPWAY_STATE_DIR), when there is no shared store")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object instead")
 	return cmd
+}
+
+// readSecrets reads the shared store when a connection is given, else one worker's files;
+// where names the store in messages.
+func readSecrets(ctx context.Context, pgConn, stateDir, tenant, name string) (map[string]string, string, error) {
+	if pgConn == "" {
+		dir := filepath.Join(stateDir, "secrets")
+		vals, err := secrets.NewStore(dir).Get(ctx, tenant, name)
+		return vals, dir, err
+	}
+	keys, err := codec.Load(client.DevKeyFile())
+	if err != nil {
+		return nil, "", fmt.Errorf("the shared store is sealed with the payload key: %w", err)
+	}
+	s, err := store.OpenPG(ctx, pgConn, keys)
+	if err != nil {
+		return nil, "", fmt.Errorf("--store-pg-conn: %w", err)
+	}
+	defer s.Close()
+	vals, err := s.Get(ctx, tenant, name)
+	return vals, "the shared store", err
 }

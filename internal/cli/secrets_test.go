@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -11,11 +12,14 @@ import (
 )
 
 func TestSecretsPrintsSortedWithAnAuditLine(t *testing.T) {
+	t.Setenv("SLIPWAY_STORE_PG_CONN", "")
+	t.Setenv("SLIPWAY_TF_PG_CONN", "")
+	ctx := context.Background()
 	dir := t.TempDir()
 	store := secrets.NewStore(filepath.Join(dir, "secrets"))
-	_, err := store.Ensure("acme", "web", []string{"z_api_key", "admin_password"})
+	_, err := store.Ensure(ctx, "acme", "web", []string{"z_api_key", "admin_password"})
 	require.NoError(t, err)
-	want, err := store.Get("acme", "web")
+	want, err := store.Get(ctx, "acme", "web")
 	require.NoError(t, err)
 
 	code, out, errs := run(t, "secrets", "acme/web", "--state-dir", dir, "--actor", "ops@host")
@@ -32,6 +36,8 @@ func TestSecretsPrintsSortedWithAnAuditLine(t *testing.T) {
 }
 
 func TestSecretsOfAnInstanceWithoutAny(t *testing.T) {
+	t.Setenv("SLIPWAY_STORE_PG_CONN", "")
+	t.Setenv("SLIPWAY_TF_PG_CONN", "")
 	dir := t.TempDir()
 	code, out, errs := run(t, "secrets", "acme/none", "--state-dir", dir)
 	require.Equal(t, ExitFailed, code)

@@ -109,7 +109,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 		return nil, err
 	}
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir,
-		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, Deployer: o.Deployer,
+		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err

@@ -1,10 +1,11 @@
-// Package secrets keeps the random secrets bootstrapped on an instance's first
-// deploy (EDP). They live only on the worker's disk (0600 files) and reach the
-// deployer inside an activity, so they never enter git, templates, logs or
-// workflow history.
+// Package secrets makes the random secrets bootstrapped on an instance's first deploy (EDP)
+// and keeps them for a single host in 0600 files. Several workers share internal/store
+// instead, which imports these files on first use. Values reach the deployer inside an
+// activity, so they never enter git, templates, logs or workflow history.
 package secrets
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -19,6 +20,15 @@ import (
 
 // secretBytes of randomness per secret: 256 bits.
 const secretBytes = 32
+
+// NewValue is one new secret: 256 random bits, base64url.
+func NewValue() (string, error) {
+	b := make([]byte, secretBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("secrets: random: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
 
 // Store is a directory of one JSON file per instance.
 type Store struct {
@@ -35,7 +45,7 @@ func (s *Store) path(tenant, name string) string {
 
 // Ensure creates every missing secret in names and returns the names it created.
 // Existing secrets are never changed, so a retried first deploy keeps its values.
-func (s *Store) Ensure(tenant, name string, names []string) ([]string, error) {
+func (s *Store) Ensure(_ context.Context, tenant, name string, names []string) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	have, err := s.read(tenant, name)
@@ -47,11 +57,11 @@ func (s *Store) Ensure(tenant, name string, names []string) ([]string, error) {
 		if _, ok := have[n]; ok {
 			continue
 		}
-		b := make([]byte, secretBytes)
-		if _, err := rand.Read(b); err != nil {
-			return nil, fmt.Errorf("secrets: random: %w", err)
+		v, err := NewValue()
+		if err != nil {
+			return nil, err
 		}
-		have[n] = base64.RawURLEncoding.EncodeToString(b)
+		have[n] = v
 		created = append(created, n)
 	}
 	if len(created) == 0 {
@@ -62,14 +72,14 @@ func (s *Store) Ensure(tenant, name string, names []string) ([]string, error) {
 }
 
 // Get returns the instance's secrets (empty when none were bootstrapped).
-func (s *Store) Get(tenant, name string) (map[string]string, error) {
+func (s *Store) Get(_ context.Context, tenant, name string) (map[string]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.read(tenant, name)
 }
 
 // Forget deletes the instance's secrets; deleting nothing is not an error.
-func (s *Store) Forget(tenant, name string) error {
+func (s *Store) Forget(_ context.Context, tenant, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := os.Remove(s.path(tenant, name))

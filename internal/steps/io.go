@@ -75,8 +75,9 @@ type PlanSummary struct {
 	Resources []ResourceChange `json:"resources,omitempty"`
 }
 
-// PlanOutput is a saved plan file on the worker and its summary.
+// PlanOutput is a plan saved in the plan store and its summary.
 type PlanOutput struct {
+	// File is the plan's name, NAME.tfplan (a worker's path in histories before the store).
 	File    string      `json:"file"`
 	SHA256  string      `json:"sha256"`
 	Summary PlanSummary `json:"summary"`

@@ -14,10 +14,12 @@ import (
 
 var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// Apply applies exactly the plan file p, after checking its SHA-256. It is idempotent by
-// plan hash: once a plan applied, a marker <dir>/applied/<sha256> makes later calls no-ops
-// that return alreadyApplied=true. If the process dies between terraform's success and the
-// marker, the retry gets a *StalePlanError and the caller re-plans (which then finds no changes).
+// Apply applies exactly the plan p, after checking its SHA-256 against the plan store's
+// record. The plan may have been made on another worker: when this host lacks the file, the
+// working directory and plan are restored from the store. It is idempotent by plan hash: once
+// a plan applied, the store's marker makes later calls no-ops that return alreadyApplied=true.
+// If the process dies between terraform's success and the marker, the retry gets a
+// *StalePlanError and the caller re-plans (which then finds no changes).
 func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyApplied bool, err error) {
 	if err := ws.validate(); err != nil {
 		return false, err
@@ -28,29 +30,25 @@ func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyAppli
 	if !sha256RE.MatchString(p.SHA256) {
 		return false, &InvalidInputError{Field: "plan.SHA256", Value: p.SHA256, Reason: "must be 64 lowercase hex digits"}
 	}
-	dir := r.Dir(ws)
-	if filepath.Dir(p.File) != dir || !strings.HasSuffix(p.File, planExt) {
-		return false, &InvalidInputError{Field: "plan.File", Value: p.File, Reason: "must be a " + planExt + " file directly in " + dir}
+	name, err := r.planName(ws, p.File)
+	if err != nil {
+		return false, err
 	}
-	marker := filepath.Join(dir, appliedDir, p.SHA256)
-	if _, err := os.Stat(marker); err == nil {
-		return true, nil
+	if done, err := r.plans.Applied(ctx, ws, p.SHA256); err != nil || done {
+		return done, storeErr(ws, "apply", err)
 	}
-	sum, err := fileSHA256(p.File)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return false, &PlanMissingError{Workspace: ws, File: p.File, Reason: "file does not exist"}
-	case err != nil:
-		return false, &PlanMissingError{Workspace: ws, File: p.File, Reason: err.Error()}
-	case sum != p.SHA256:
-		return false, &PlanMissingError{Workspace: ws, File: p.File, Reason: fmt.Sprintf("sha256 is %s, expected %s", sum, p.SHA256)}
+	file := filepath.Join(r.Dir(ws), name+planExt)
+	if sum, err := fileSHA256(file); err != nil || sum != p.SHA256 {
+		if err := r.restorePlan(ctx, ws, name, p.SHA256); err != nil {
+			return false, err
+		}
 	}
 	c, err := r.open(ws, "apply")
 	if err != nil {
 		return false, err
 	}
 	err = c.recorded(ctx, func() error {
-		err := c.tf.Apply(ctx, tfexec.DirOrPlan(p.File), tfexec.LockTimeout("0s"))
+		err := c.tf.Apply(ctx, tfexec.DirOrPlan(file), tfexec.LockTimeout("0s"))
 		if err != nil && strings.Contains(c.stderr.String(), "Saved plan is stale") {
 			return &StalePlanError{Workspace: ws, File: p.File}
 		}
@@ -59,11 +57,73 @@ func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyAppli
 	if err != nil {
 		return false, err
 	}
-	if err := os.MkdirAll(filepath.Dir(marker), dirPerm); err != nil {
-		return false, &CommandError{Command: "apply", Workspace: ws, Err: fmt.Errorf("plan applied but marker not written: %w", err)}
-	}
-	if err := os.WriteFile(marker, []byte(filepath.Base(p.File)+"\n"), filePerm); err != nil {
-		return false, &CommandError{Command: "apply", Workspace: ws, Err: fmt.Errorf("plan applied but marker not written: %w", err)}
+	if err := r.plans.MarkApplied(ctx, ws, p.SHA256, name); err != nil {
+		return false, storeErr(ws, "apply (plan applied, marker not written)", err)
 	}
 	return false, nil
+}
+
+// planName is the stored name of the plan file: a bare NAME.tfplan, or a path in this
+// workspace's working directory on any worker (histories before the plan store hold those).
+func (r *Runner) planName(ws Workspace, file string) (string, error) {
+	dir := filepath.Dir(file)
+	name, ok := strings.CutSuffix(filepath.Base(file), planExt)
+	if !ok || !planNameRE.MatchString(name) ||
+		(dir != "." && !strings.HasSuffix(dir, string(filepath.Separator)+filepath.Join("work", ws.Tenant, ws.Name))) {
+		return "", &InvalidInputError{Field: "plan.File", Value: file,
+			Reason: "must be NAME" + planExt + ", or a path to it in the working directory of " + ws.String()}
+	}
+	return name, nil
+}
+
+// restorePlan writes the stored plan and the configuration it was made from into this
+// host's working directory, initialising it when this host never has.
+func (r *Runner) restorePlan(ctx context.Context, ws Workspace, name, want string) error {
+	saved, err := r.plans.LoadPlan(ctx, ws, name)
+	var none *PlanNotStoredError
+	switch {
+	case errors.As(err, &none):
+		return &PlanMissingError{Workspace: ws, File: name + planExt, Reason: "it is not in the plan store"}
+	case err != nil:
+		return storeErr(ws, "apply", err)
+	case saved.SHA256 != want:
+		return &PlanMissingError{Workspace: ws, File: name + planExt,
+			Reason: fmt.Sprintf("the stored plan's sha256 is %s, expected %s", saved.SHA256, want)}
+	}
+	if sum := bytesSHA256(saved.Plan); sum != want {
+		return &PlanMissingError{Workspace: ws, File: name + planExt,
+			Reason: fmt.Sprintf("the stored plan's bytes hash to %s, expected %s", sum, want)}
+	}
+	user := make(map[string][]byte, len(saved.Files))
+	for path, data := range saved.Files {
+		if path != BackendFile && path != depLockFile {
+			user[path] = data
+		}
+	}
+	if err := r.Prepare(ctx, ws, user); err != nil {
+		return err
+	}
+	dir := r.Dir(ws)
+	if lock, ok := saved.Files[depLockFile]; ok {
+		if err := writeIfChanged(filepath.Join(dir, depLockFile), lock); err != nil {
+			return &CommandError{Command: "apply", Workspace: ws, Err: err}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
+		if err := r.Init(ctx, ws); err != nil {
+			return err
+		}
+	}
+	if err := writeIfChanged(filepath.Join(dir, name+planExt), saved.Plan); err != nil {
+		return &CommandError{Command: "apply", Workspace: ws, Err: err}
+	}
+	return nil
+}
+
+// storeErr wraps a plan store failure (unreachable, or a row the keyring cannot open).
+func storeErr(ws Workspace, command string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &StoreError{Command: command, Workspace: ws, Err: err}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
 
 func TestApplyStalePlan(t *testing.T) {
@@ -30,8 +32,9 @@ func TestApplyStalePlan(t *testing.T) {
 	require.ErrorAs(t, err, &stale)
 	assert.Equal(t, older.File, stale.File)
 	assert.Contains(t, err.Error(), "acme/stale")
-	_, err = os.Stat(filepath.Join(r.Dir(ws), appliedDir, older.SHA256))
-	assert.ErrorIs(t, err, os.ErrNotExist, "a refused plan must not be marked applied")
+	applied, err := r.plans.Applied(ctx, ws, older.SHA256)
+	require.NoError(t, err)
+	assert.False(t, applied, "a refused plan must not be marked applied")
 }
 
 func TestApplyMissingOrChangedPlan(t *testing.T) {
@@ -50,14 +53,61 @@ func TestApplyMissingOrChangedPlan(t *testing.T) {
 	require.ErrorAs(t, err, &pm)
 	assert.Contains(t, pm.Reason, p.SHA256)
 
+	// The stored copy of the plan was replaced by another plan of the same name.
+	stored, err := r.plans.LoadPlan(ctx, ws, "deploy")
+	require.NoError(t, err)
+	other := stored
+	other.SHA256 = strings.Repeat("1", 64)
+	require.NoError(t, r.plans.SavePlan(ctx, ws, "deploy", other))
 	require.NoError(t, os.Remove(p.File))
 	_, err = r.Apply(ctx, ws, p)
 	require.ErrorAs(t, err, &pm)
-	assert.Contains(t, err.Error(), "does not exist")
+	assert.Contains(t, pm.Reason, "expected "+p.SHA256)
+
+	// Bytes that do not hash to the recorded sum are never written out, let alone applied.
+	other.SHA256, other.Plan = p.SHA256, []byte("garbage")
+	require.NoError(t, r.plans.SavePlan(ctx, ws, "deploy", other))
+	_, err = r.Apply(ctx, ws, p)
+	require.ErrorAs(t, err, &pm)
+	assert.Contains(t, pm.Reason, "bytes hash to")
 	assert.Contains(t, err.Error(), "acme/missing")
+
+	_, err = r.Apply(ctx, ws, &Plan{File: "never.tfplan", SHA256: p.SHA256})
+	require.ErrorAs(t, err, &pm)
+	assert.Contains(t, pm.Reason, "not in the plan store")
 	rs, err := r.Resources(ctx, ws)
 	require.NoError(t, err)
 	assert.Empty(t, rs, "nothing may be applied without the checked plan")
+}
+
+// A plan made on one host is applied on another that never saw the instance (no working
+// directory, no init), through the shared plan store and the shared pg state.
+func TestPlanOnOneRunnerApplyOnAnotherPG(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	requireTerraform(t)
+	s := postgres.Start(t)
+	conn := s.CreateDB(t, "tfstate")
+	shared := localPlans{dir: t.TempDir()}
+	a := newRunner(t, WithPGBackend(conn), WithPlanStore(shared))
+	b := newRunner(t, WithPGBackend(conn), WithPlanStore(shared))
+	ws := Workspace{Tenant: "acme", Name: "moved"}
+	ready(t, a, ws, twoResources("one"))
+	p, err := a.Plan(ctx, ws, "deploy", false)
+	require.NoError(t, err)
+	_, err = os.Stat(b.Dir(ws))
+	require.ErrorIs(t, err, os.ErrNotExist, "b has never seen the workspace")
+
+	already, err := b.Apply(ctx, ws, &Plan{File: filepath.Base(p.File), SHA256: p.SHA256})
+	require.NoError(t, err)
+	assert.False(t, already)
+	rs, err := a.Resources(ctx, ws)
+	require.NoError(t, err)
+	assert.Len(t, rs, p.Summary.Add, "b's apply landed in the shared state")
+
+	already, err = a.Apply(ctx, ws, p)
+	require.NoError(t, err)
+	assert.True(t, already, "the marker is shared: a retry on a never applies twice")
 }
 
 func TestApplyInputValidation(t *testing.T) {
@@ -74,6 +124,7 @@ func TestApplyInputValidation(t *testing.T) {
 		"nil":             {nil, "plan"},
 		"bad hash":        {&Plan{File: filepath.Join(r.Dir(ws), "p.tfplan"), SHA256: "xyz"}, "plan.SHA256"},
 		"other workspace": {&Plan{File: filepath.Join(r.Dir(other), "p.tfplan"), SHA256: good}, "plan.File"},
+		"bad name":        {&Plan{File: "../p.tfplan", SHA256: good}, "plan.File"},
 		"not a plan":      {&Plan{File: filepath.Join(r.Dir(ws), "main.tf"), SHA256: good}, "plan.File"},
 	}
 	for name, c := range cases {

@@ -81,6 +81,20 @@ func (e *PlanMissingError) Error() string {
 	return fmt.Sprintf("terraform apply for workspace %s: plan %s unusable: %s (make a new plan)", e.Workspace, e.File, e.Reason)
 }
 
+// StoreError is a failure of the plan store: unreachable (retry), or a row it cannot open
+// (Err wraps the codec's error naming the key ID: retrying will not help).
+type StoreError struct {
+	Command   string
+	Workspace Workspace
+	Err       error
+}
+
+func (e *StoreError) Error() string {
+	return fmt.Sprintf("terraform %s for workspace %s: plan store: %v", e.Command, e.Workspace, e.Err)
+}
+
+func (e *StoreError) Unwrap() error { return e.Err }
+
 // StalePlanError means the state changed after the plan was made, so terraform refused it.
 type StalePlanError struct {
 	Workspace Workspace

@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 	tfjson "github.com/hashicorp/terraform-json"
@@ -63,7 +66,7 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err != nil {
 		return nil, err
 	}
-	sum, err := fileSHA256(file)
+	saved, err := r.savedPlan(ws, file)
 	if err != nil {
 		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
 	}
@@ -75,7 +78,44 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err != nil {
 		return nil, show.fail(err)
 	}
-	return &Plan{File: file, SHA256: sum, Summary: summarize(p)}, nil
+	// Stored last: a plan in the store is one that terraform could read back.
+	if err := r.plans.SavePlan(ctx, ws, planName, saved); err != nil {
+		return nil, storeErr(ws, "plan", err)
+	}
+	return &Plan{File: file, SHA256: saved.SHA256, Summary: summarize(p)}, nil
+}
+
+// savedPlan reads the plan file and the configuration beside it (everything Prepare and init
+// wrote but terraform's data dir, other plans and scratch files).
+func (r *Runner) savedPlan(ws Workspace, file string) (SavedPlan, error) {
+	plan, err := os.ReadFile(file)
+	if err != nil {
+		return SavedPlan{}, err
+	}
+	dir := r.Dir(ws)
+	files := map[string][]byte{}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		top := !strings.Contains(rel, "/")
+		switch {
+		case d.IsDir() && top && (rel == dataDir || rel == appliedDir):
+			return filepath.SkipDir
+		case d.IsDir(), top && strings.HasSuffix(rel, planExt), strings.HasPrefix(path.Base(rel), tmpPrefix),
+			strings.HasPrefix(path.Base(rel), ".slipway-"):
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		files[rel] = data
+		return err
+	})
+	return SavedPlan{SHA256: bytesSHA256(plan), Plan: plan, Files: files}, err
 }
 
 // summarize counts changes the way terraform's own "Plan: N to add, ..." line does.
@@ -120,6 +160,11 @@ func outputsChange(p *tfjson.Plan) bool {
 		}
 	}
 	return false
+}
+
+func bytesSHA256(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
 
 func fileSHA256(file string) (string, error) {

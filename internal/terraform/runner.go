@@ -34,6 +34,7 @@ type Runner struct {
 	out       io.Writer
 	waitDelay time.Duration
 	optErr    error
+	plans     PlanStore
 	// pgMu guards pgPool, the runner's own connections for lock records (pglock.go).
 	pgMu   sync.Mutex
 	pgPool *pgxpool.Pool
@@ -88,7 +89,7 @@ func New(stateDir string, opts ...Option) (*Runner, error) {
 	if err != nil {
 		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: err.Error()}
 	}
-	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay}
+	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay, plans: localPlans{dir: filepath.Join(abs, "plans")}}
 	for _, o := range opts {
 		o(r)
 	}

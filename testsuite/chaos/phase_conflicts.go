@@ -53,7 +53,7 @@ func (w *world) conflicts(ctx context.Context, rep *Report) error {
 			return fmt.Errorf("set up %s: %s %v %+v", ref, o.label, err, res.Failure)
 		}
 	}
-	w.rememberSecrets(spec.stateDir, ref)
+	w.rememberSecrets(ctx, ref)
 	before, err := statusOf(ctx, c, ref)
 	if err != nil {
 		return err

@@ -21,8 +21,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -42,6 +42,7 @@ type world struct {
 	temporal sdkclient.Client
 	auditor  auditor
 	keys     *codec.Keyring // the run's payload key; workers inherit it
+	store    *store.PG      // the workers' shared plan and secret store
 	argo     *argostack.Stack
 
 	mu      sync.Mutex
@@ -73,6 +74,9 @@ func newWorld(ctx context.Context, cfg Config, dir string, out io.Writer) (_ *wo
 		return nil, err
 	}
 	if w.pgConn, err = w.pg.CreateDatabase("chaos"); err != nil {
+		return nil, err
+	}
+	if w.store, err = store.OpenPG(ctx, w.pgConn, w.keys); err != nil {
 		return nil, err
 	}
 	if cfg.Deployer == "argocd" {
@@ -130,6 +134,9 @@ func (w *world) close() {
 	}
 	if w.server != nil {
 		_ = w.server.Stop()
+	}
+	if w.store != nil {
+		w.store.Close()
 	}
 	if w.pg != nil {
 		_ = w.pg.Close()
@@ -216,7 +223,7 @@ func (w *world) startLane(spec workerSpec) (*proc.Process, *client.Client, error
 func (w *world) lifecycle(ctx context.Context, c *client.Client, spec workerSpec, ref steps.Ref, afterOp func(op int)) Outcome {
 	return runLifecycle(ctx, c, ref, w.cfg.OpTimeout, func(op int) {
 		if op == opDeploy {
-			w.rememberSecrets(spec.stateDir, ref)
+			w.rememberSecrets(ctx, ref)
 		}
 		if afterOp != nil {
 			afterOp(op)
@@ -225,8 +232,8 @@ func (w *world) lifecycle(ctx context.Context, c *client.Client, spec workerSpec
 }
 
 // rememberSecrets records the instance's bootstrapped secrets for the secrets phase.
-func (w *world) rememberSecrets(stateDir string, ref steps.Ref) {
-	vals, err := secrets.NewStore(filepath.Join(stateDir, "secrets")).Get(ref.Tenant, ref.Name)
+func (w *world) rememberSecrets(ctx context.Context, ref steps.Ref) {
+	vals, err := w.store.Get(ctx, ref.Tenant, ref.Name)
 	if err != nil {
 		return
 	}

@@ -41,7 +41,7 @@ func TestArgoCDLifecycle(t *testing.T) {
 	require.Equal(t, map[string]int{"Applied": 3}, st.RsyncStatus, "Namespace, ConfigMap and Secret applied")
 	require.Equal(t, map[string]int{"Present": 3}, st.ClusterStatus)
 	require.Equal(t, "1", configMap(t, stack, ns)["replicas"])
-	secrets, err := e.Activities.Secrets.Get("argo", "web")
+	secrets, err := e.Activities.Secrets.Get(t.Context(), "argo", "web")
 	require.NoError(t, err)
 	require.Equal(t, secrets["admin_password"], secretData(t, stack, ns)["admin_password"], "the Secret carries the bootstrapped value")
 

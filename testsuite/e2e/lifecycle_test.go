@@ -52,7 +52,7 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	require.NotEmpty(t, infra)
 	require.Equal(t, 1, testsuite.Merges(t, repo, instanceDir), "a deploy without -f merges nothing")
 	require.Len(t, st.Infrastructure, len(infra))
-	secrets, err := e.Activities.Secrets.Get(web.Tenant, web.Name)
+	secrets, err := e.Activities.Secrets.Get(t.Context(), web.Tenant, web.Name)
 	require.NoError(t, err)
 	require.Len(t, secrets, 2, "the first deploy bootstrapped the stack's secrets")
 	out = e.MustCLI(0, "secrets", "acme/web", "--state-dir", e.StateDir)
@@ -97,7 +97,7 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	require.Equal(t, 3, testsuite.Merges(t, repo, instanceDir))
 	require.Empty(t, e.Resources(web))
 	require.Len(t, testsuite.Branches(t, repo, "slipway/acme/web/"), 3, "create, update, deprovision")
-	gone, err := e.Activities.Secrets.Get(web.Tenant, web.Name)
+	gone, err := e.Activities.Secrets.Get(t.Context(), web.Tenant, web.Name)
 	require.NoError(t, err)
 	require.Empty(t, gone, "deprovision deletes the secrets")
 	var values []string
