@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -70,7 +71,7 @@ func (au auditor) audit(ctx context.Context, c *client.Client, ref steps.Ref) (A
 			a.Destroys++
 		}
 	}
-	st, err := statusOf(ctx, c, ref)
+	st, err := drive.Status(ctx, c, ref)
 	if err != nil {
 		return a, fmt.Errorf("status of %s: %w", ref, err)
 	}

@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
-
-	"go.temporal.io/api/serviceerror"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -59,7 +56,7 @@ func runLifecycle(ctx context.Context, c *client.Client, ref steps.Ref, opTimeou
 	for i, o := range lifecycleOps {
 		req := o.req()
 		req.Actor = "chaos"
-		res, err := submitAndWait(ctx, c, ref, o.op, req, fmt.Sprintf("chaos-%s-%d", ref, i+1), opTimeout)
+		res, err := drive.SubmitAndWait(ctx, c, ref, o.op, req, fmt.Sprintf("chaos-%s-%d", ref, i+1), opTimeout)
 		if err != nil {
 			out.Failed = append(out.Failed, fmt.Sprintf("%s: %v", o.label, err))
 			return out
@@ -78,60 +75,4 @@ func runLifecycle(ctx context.Context, c *client.Client, ref steps.Ref, opTimeou
 	}
 	out.Completed = true
 	return out
-}
-
-// submitAndWait sends one request and waits for its result, riding out worker and
-// server restarts: the request ID makes a resent request the same request.
-func submitAndWait(ctx context.Context, c *client.Client, ref steps.Ref, op lifecycle.Operation,
-	req workflows.OperationRequest, requestID string, timeout time.Duration) (workflows.OperationResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		h, err := c.Submit(ctx, ref, op, req, requestID)
-		if err == nil {
-			var res workflows.OperationResult
-			if res, err = h.Get(ctx); err == nil {
-				return res, nil
-			}
-		}
-		if !transient(err) || ctx.Err() != nil {
-			return workflows.OperationResult{}, err
-		}
-		select {
-		case <-ctx.Done():
-			return workflows.OperationResult{}, err
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}
-
-// transient errors are the server or the connection being away, not an answer.
-func transient(err error) bool {
-	var unavailable *serviceerror.Unavailable
-	var deadline *serviceerror.DeadlineExceeded
-	var cu *client.UnavailableError
-	if errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &cu) ||
-		errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "Unavailable") ||
-		strings.Contains(msg, "transport is closing")
-}
-
-// statusOf reads the instance's full status, retrying while the server is away.
-func statusOf(ctx context.Context, c *client.Client, ref steps.Ref) (*workflows.Status, error) {
-	var last error
-	for i := 0; i < 60; i++ {
-		st, err := c.Status(ctx, ref, workflows.StatusRequest{Output: "all"})
-		if err == nil {
-			return st, nil
-		}
-		last = err
-		if !transient(err) {
-			return nil, err
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	return nil, last
 }

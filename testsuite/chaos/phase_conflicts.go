@@ -14,6 +14,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -48,13 +49,13 @@ func (w *world) conflicts(ctx context.Context, rep *Report) error {
 	ref := steps.Ref{Tenant: "chaos", Name: "conflict"}
 	for i := 0; i < 2; i++ { // create, deploy
 		o := lifecycleOps[i]
-		res, err := submitAndWait(ctx, c, ref, o.op, o.req(), fmt.Sprintf("conflict-setup-%d", i), w.cfg.OpTimeout)
+		res, err := drive.SubmitAndWait(ctx, c, ref, o.op, o.req(), fmt.Sprintf("conflict-setup-%d", i), w.cfg.OpTimeout)
 		if err != nil || res.Result != workflows.ResultSucceeded {
 			return fmt.Errorf("set up %s: %s %v %+v", ref, o.label, err, res.Failure)
 		}
 	}
 	w.rememberSecrets(ctx, ref)
-	before, err := statusOf(ctx, c, ref)
+	before, err := drive.Status(ctx, c, ref)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func (w *world) conflicts(ctx context.Context, rep *Report) error {
 		}()
 	}
 	wg.Wait()
-	after, err := statusOf(ctx, c, ref)
+	after, err := drive.Status(ctx, c, ref)
 	if err != nil {
 		return err
 	}
