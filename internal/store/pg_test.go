@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,25 @@ func TestPlansAreSealedAndSurviveRotation(t *testing.T) {
 	pg.Query(t, "store", "insert into slipway_plans select 'other', name, plan, sha256, key_id, data_key, sealed, created from slipway_plans")
 	_, err = s.LoadPlan(ctx, terraform.Workspace{Tenant: "other", Name: "web"}, "3-ab")
 	assert.True(t, IsUnreadable(err), "%v", err)
+}
+
+func TestOnlyTheNewestPlansAreKept(t *testing.T) {
+	ctx := context.Background()
+	pg := postgres.Start(t)
+	k, _ := keys(t, "k1")
+	s := open(t, pg.CreateDB(t, "store"), k)
+	for i := range keepPlans + 3 {
+		require.NoError(t, s.SavePlan(ctx, ws, fmt.Sprintf("%d-op", i), plan("p")))
+	}
+	require.NoError(t, s.SavePlan(ctx, terraform.Workspace{Tenant: "acme", Name: "other"}, "0-op", plan("p")))
+	assert.Equal(t, fmt.Sprint(keepPlans), pg.Query(t, "store", "select count(*) from slipway_plans where tenant = 'acme' and name = 'web'"))
+	_, err := s.LoadPlan(ctx, ws, fmt.Sprintf("%d-op", keepPlans+2))
+	require.NoError(t, err, "the newest is kept")
+	_, err = s.LoadPlan(ctx, ws, "0-op")
+	var none *terraform.PlanNotStoredError
+	require.ErrorAs(t, err, &none, "the oldest is gone")
+	_, err = s.LoadPlan(ctx, terraform.Workspace{Tenant: "acme", Name: "other"}, "0-op")
+	require.NoError(t, err, "other instances keep theirs")
 }
 
 func TestAppliedMarkers(t *testing.T) {

@@ -14,6 +14,9 @@ import (
 
 var _ terraform.PlanStore = (*PG)(nil)
 
+// keepPlans is how many plans per instance the store keeps; older ones are deleted.
+const keepPlans = 5
+
 // SavePlan seals the plan and its configuration; the hash stays in clear so a wrong plan is
 // refused before anything is decrypted.
 func (s *PG) SavePlan(ctx context.Context, ws terraform.Workspace, name string, p terraform.SavedPlan) error {
@@ -25,10 +28,20 @@ func (s *PG) SavePlan(ctx context.Context, ws terraform.Workspace, name string, 
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO slipway_plans (tenant, name, plan, sha256, key_id, data_key, sealed)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (tenant, name, plan) DO UPDATE SET sha256 = $4, key_id = $5, data_key = $6, sealed = $7, created = now()`,
-		ws.Tenant, ws.Name, name, p.SHA256, sealed.KeyID, sealed.DataKey, sealed.Data)
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO slipway_plans (tenant, name, plan, sha256, key_id, data_key, sealed)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (tenant, name, plan) DO UPDATE SET sha256 = $4, key_id = $5, data_key = $6, sealed = $7, created = now()`,
+			ws.Tenant, ws.Name, name, p.SHA256, sealed.KeyID, sealed.DataKey, sealed.Data)
+		if err != nil {
+			return err
+		}
+		// One operation runs at a time per instance, so only its newest plans can still be applied.
+		_, err = tx.Exec(ctx, `DELETE FROM slipway_plans WHERE tenant = $1 AND name = $2 AND plan NOT IN
+			(SELECT plan FROM slipway_plans WHERE tenant = $1 AND name = $2 ORDER BY created DESC LIMIT $3)`,
+			ws.Tenant, ws.Name, keepPlans)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: save plan %q of %s: %w", name, ws, err)
 	}
