@@ -2,17 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/steps"
-	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 	"github.com/slipway-dev/slipway/workflows"
@@ -56,20 +52,11 @@ func (au auditor) audit(ctx context.Context, c *client.Client, ref steps.Ref) (A
 	if a.Merges, err = devenv.CountMerges(ctx, au.repo, "instances/"+ref.Tenant+"/"+ref.Name); err != nil {
 		return a, err
 	}
-	if a.Serial, err = au.serial(ref); err != nil {
+	if a.Serial, err = drive.StateSerial(au.pg, au.db, ref); err != nil {
 		return a, err
 	}
-	effects, err := os.ReadFile(au.effects)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if a.Applies, a.Destroys, err = drive.Effects(au.effects, ref); err != nil {
 		return a, err
-	}
-	for _, line := range strings.Split(string(effects), "\n") {
-		switch line {
-		case "apply " + ref.String():
-			a.Applies++
-		case "destroy " + ref.String():
-			a.Destroys++
-		}
 	}
 	st, err := drive.Status(ctx, c, ref)
 	if err != nil {
@@ -92,20 +79,4 @@ func records(st *workflows.Status) (total, lost, extra int) {
 		}
 	}
 	return len(ops), lost, max(0, len(ops)-len(lifecycleOps))
-}
-
-// serial is the instance's terraform state serial as the pg backend stores it.
-func (au auditor) serial(ref steps.Ref) (int, error) {
-	schema := terraform.SchemaName(terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name})
-	out, err := au.pg.Psql(au.db, fmt.Sprintf(`SELECT data FROM %s.states WHERE name = 'default'`, schema))
-	if err != nil || out == "" {
-		return 0, err
-	}
-	var st struct {
-		Serial int `json:"serial"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return 0, fmt.Errorf("state of %s: %w", ref, err)
-	}
-	return st.Serial, nil
 }
