@@ -24,12 +24,11 @@ func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, e
 	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok {
 		return mr, err
 	}
-	cl := f.client(ctx)
-	_, resp, err := cl.GetRepoBranch(f.owner, f.repo, c.Branch)
-	switch {
-	case err == nil:
-		// A previous attempt committed but did not open the PR: the branch is its commit.
-	case resp != nil && resp.Response != nil && resp.StatusCode == http.StatusNotFound:
+	branch, state, err := f.usableBranch(ctx, c.Branch)
+	if err != nil {
+		return forge.MergeRequest{}, err
+	}
+	if state == branchFree {
 		base, ops, err := f.plan(ctx, c)
 		if err != nil {
 			return forge.MergeRequest{}, err
@@ -37,14 +36,13 @@ func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, e
 		if len(ops) == 0 {
 			return forge.MergeRequest{NoChanges: true, BaseSHA: base}, nil
 		}
-		if err := f.commit(ctx, c, ops); err != nil {
+		if err := f.commit(ctx, c, branch, ops); err != nil {
 			return forge.MergeRequest{}, err
 		}
-	default:
-		return forge.MergeRequest{}, classify("get branch "+c.Branch, f.repoWhat(), resp, err)
-	}
+	} // else a previous attempt committed but did not open the PR: the branch is its commit.
+	cl := f.client(ctx)
 	pr, resp, err := cl.CreatePullRequest(f.owner, f.repo, sdk.CreatePullRequestOption{
-		Head: c.Branch, Base: f.cfg.base, Title: c.Title, Body: c.Body})
+		Head: branch, Base: f.cfg.base, Title: c.Title, Body: c.Body})
 	if err != nil {
 		if resp != nil && resp.Response != nil && resp.StatusCode == http.StatusConflict {
 			// Another attempt opened it between our Get and now: return that one.
@@ -52,9 +50,24 @@ func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, e
 				return mr, nil
 			}
 		}
-		return forge.MergeRequest{}, classify("create pull request for "+c.Branch, f.repoWhat(), resp, err)
+		return forge.MergeRequest{}, classify("create pull request for "+branch, f.repoWhat(), resp, err)
 	}
 	return f.toMR(ctx, pr)
+}
+
+// usableBranch is the first of c.Branch's candidates that is not orphaned, and whether a
+// previous attempt already committed there.
+func (f *Forge) usableBranch(ctx context.Context, branch string) (string, branchState, error) {
+	names := branchCandidates(branch)
+	for _, b := range names {
+		state, err := f.branchState(ctx, b)
+		if err != nil || state != branchOrphaned {
+			return b, state, err
+		}
+	}
+	return "", 0, &APIError{Op: "open pull request", Status: http.StatusConflict,
+		Err: fmt.Errorf("branches %v all exist in git but not in Gitea's database (pushes cut off by lost requests): "+
+			"delete them with git push --delete, then retry", names)}
 }
 
 // plan compares c with the base head and returns the file operations that make Dir equal
@@ -88,16 +101,16 @@ func (f *Forge) plan(ctx context.Context, c forge.Change) (string, []*sdk.Change
 	return base, ops, nil
 }
 
-// commit makes ONE commit with every operation on a new branch c.Branch from the base.
-func (f *Forge) commit(ctx context.Context, c forge.Change, ops []*sdk.ChangeFileOperation) error {
+// commit makes ONE commit with every operation on a new branch from the base.
+func (f *Forge) commit(ctx context.Context, c forge.Change, branch string, ops []*sdk.ChangeFileOperation) error {
 	msg := c.Title
 	if c.Body != "" {
 		msg += "\n\n" + c.Body
 	}
 	_, resp, err := f.client(ctx).ChangeFiles(f.owner, f.repo, sdk.ChangeFilesOptions{
-		Files: ops, Message: msg, Branch: f.cfg.base, NewBranch: c.Branch})
+		Files: ops, Message: msg, Branch: f.cfg.base, NewBranch: branch})
 	if err != nil {
-		return classify("commit change on "+c.Branch, f.repoWhat(), resp, err)
+		return classify("commit change on "+branch, f.repoWhat(), resp, err)
 	}
 	return nil
 }
