@@ -40,6 +40,15 @@ func (f *Forge) Merge(ctx context.Context, mr forge.MergeRequest) (forge.MergeRe
 	if want == "" {
 		want = pr.Head.Sha
 	}
+	// A merge cut off by a lost request can be in git but not in Gitea's record of the PR.
+	if !pr.HasMerged && pr.State != sdk.StateClosed && pr.Head.Sha == want {
+		if sha, err := f.mergeCommitOf(ctx, want); err != nil || sha != "" {
+			if err != nil {
+				return forge.MergeRequest{}, err
+			}
+			return f.mergedInGit(ctx, pr, sha)
+		}
+	}
 	waitUntil := time.Now().Add(f.cfg.checkWait)
 	var unmergeableSince time.Time
 	for {
@@ -126,7 +135,11 @@ func (f *Forge) getPR(ctx context.Context, index int64, branch string) (*sdk.Pul
 // hides the body of a 409 (the conflict details) behind its error.
 func (f *Forge) postMerge(ctx context.Context, index int64, head string) (status int, msg string, body []byte, err error) {
 	no := false
-	payload, _ := json.Marshal(map[string]any{"Do": "merge", "head_commit_id": head, "delete_branch_after_merge": &no})
+	return f.postMergeBody(ctx, index, map[string]any{"Do": "merge", "head_commit_id": head, "delete_branch_after_merge": &no})
+}
+
+func (f *Forge) postMergeBody(ctx context.Context, index int64, form map[string]any) (status int, msg string, body []byte, err error) {
+	payload, _ := json.Marshal(form)
 	u := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", f.baseURL, f.owner, f.repo, index)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(payload))
 	if err != nil {

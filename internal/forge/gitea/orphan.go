@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	sdk "code.gitea.io/sdk/gitea"
+
+	"github.com/slipway-dev/slipway/internal/forge"
 )
 
 // A worker lost in the middle of a commit cancels Gitea's request, and Gitea cancels its own
@@ -54,4 +58,48 @@ func (f *Forge) branchState(ctx context.Context, branch string) (branchState, er
 		return branchFree, nil
 	}
 	return 0, classify("get ref heads/"+branch, f.repoWhat(), resp, err)
+}
+
+// mergeScan is how many of the base's newest commits are searched for a lost merge.
+const mergeScan = 100
+
+// mergeCommitOf finds the merge commit of head on the base branch, as git has it: a merge
+// whose push was cut off by a lost request lands in git while Gitea's record of the PR stays
+// open, and Gitea then answers every merge with 405 "try again later". "" when none.
+func (f *Forge) mergeCommitOf(ctx context.Context, head string) (string, error) {
+	cl := f.client(ctx)
+	for page := 1; page <= mergeScan/50; page++ {
+		commits, resp, err := cl.ListRepoCommits(f.owner, f.repo, sdk.ListCommitOptions{
+			ListOptions: sdk.ListOptions{Page: page, PageSize: 50}, SHA: f.cfg.base})
+		if err != nil {
+			return "", classify("list commits of "+f.cfg.base, f.repoWhat(), resp, err)
+		}
+		for _, c := range commits {
+			for _, p := range c.Parents {
+				if p != nil && p.SHA == head && c.SHA != head {
+					return c.SHA, nil
+				}
+			}
+		}
+		if len(commits) < 50 {
+			break
+		}
+	}
+	return "", nil
+}
+
+// mergedInGit records a PR merged in git as merged in Gitea too (the "manually merged" style,
+// which the repository must allow), and returns it merged at sha either way: the change is
+// on the base, which is what the pipeline needs.
+func (f *Forge) mergedInGit(ctx context.Context, pr *sdk.PullRequest, sha string) (forge.MergeRequest, error) {
+	_, _, _, err := f.postMergeBody(ctx, pr.Index, map[string]any{"Do": "manually-merged", "merge_commit_id": sha})
+	if err != nil {
+		return forge.MergeRequest{}, err
+	}
+	if now, err := f.getPR(ctx, pr.Index, pr.Head.Ref); err == nil && now.HasMerged {
+		return f.toMR(ctx, now)
+	}
+	mr, err := f.toMR(ctx, pr)
+	mr.State, mr.MergeSHA = forge.StateMerged, sha
+	return mr, err
 }
