@@ -49,8 +49,15 @@ tool_spec() {
 		version=v1.26.4
 		eta="about 6 minutes once"
 		;;
+	temporal-server)
+		# The real server (and its sql schema tool) for the production topology on PostgreSQL;
+		# keep in step with testsuite/temporalcluster.ServerVersion and docker-compose.yml.
+		pkg=go.temporal.io/server
+		version=v1.29.1
+		eta="about 3 minutes once"
+		;;
 	*)
-		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea)" >&2
+		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server)" >&2
 		return 2
 		;;
 	esac
@@ -223,9 +230,44 @@ gitea_extras() {
 	fi
 }
 
+# build_server DIR: the server and sql tool into DIR under names that do not clash on PATH.
+build_server() {
+	local dir="$1" start
+	build_tmp="$(mktemp -d "${tools_dir}/.build-temporal-server.XXXXXX")"
+	echo "building temporal-server ${version} (${eta})… from ${pkg}/cmd/server@${version}" >&2
+	start=$SECONDS
+	if ! with_heartbeat temporal-server env GOBIN="$build_tmp" go install "${pkg}/cmd/server@${version}" "${pkg}/cmd/tools/sql@${version}"; then
+		echo "tools.sh: building temporal-server ${version} failed" >&2
+		return 1
+	fi
+	mkdir -p "$dir"
+	mv -f "${build_tmp}/server" "${dir}/temporal-server"
+	mv -f "${build_tmp}/sql" "${dir}/temporal-sql-tool"
+	rm -rf "$build_tmp"
+	build_tmp=""
+	echo "built temporal-server ${version} in $((SECONDS - start))s: ${dir}" >&2
+}
+
+# server_extras DIR: the PostgreSQL schema the sql tool applies, copied so tests need no
+# module download.
+server_extras() {
+	local dir="$1" moddir
+	if [[ ! -d "${dir}/schema/postgresql/v12/temporal/versioned" ]]; then
+		build_tmp="$(mktemp -d "${tools_dir}/.build-temporal-schema.XXXXXX")"
+		moddir="$(mod_field "${pkg}@${version}" Dir)"
+		mkdir -p "${build_tmp}/schema/postgresql"
+		cp -R "${moddir}/schema/postgresql/v12" "${build_tmp}/schema/postgresql/"
+		chmod -R u+w "${build_tmp}/schema"
+		rm -rf "${dir}/schema"
+		mv "${build_tmp}/schema" "${dir}/schema"
+		rm -rf "$build_tmp"
+		build_tmp=""
+	fi
+}
+
 main() {
 	if (($# == 0)); then
-		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea ..." >&2
+		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server ..." >&2
 		return 2
 	fi
 	mkdir -p "$tools_dir" "${root}/bin"
@@ -238,12 +280,14 @@ main() {
 		kubernetes) bins=(kube-apiserver kube-controller-manager) ;;
 		argocd) bins=(argocd) ;;
 		gitea) bins=(gitea) ;;
+		temporal-server) bins=(temporal-server temporal-sql-tool) ;;
 		*) bins=("$name") ;;
 		esac
 		for b in "${bins[@]}"; do
 			if [[ ! -x "${dir}/${b}" ]]; then
 				case "$name" in
 				kubernetes | argocd | gitea) build_multi "$name" "$dir" ;;
+				temporal-server) build_server "$dir" ;;
 				*) build "$name" "${dir}/${b}" ;;
 				esac
 				break
@@ -255,6 +299,9 @@ main() {
 		fi
 		if [[ "$name" == gitea ]]; then
 			gitea_extras "$dir"
+		fi
+		if [[ "$name" == temporal-server ]]; then
+			server_extras "$dir"
 		fi
 		for b in "${bins[@]}"; do
 			dest="${dir}/${b}"

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -11,20 +13,27 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/statedir"
+	"github.com/slipway-dev/slipway/internal/temporalcluster"
 )
 
 func (g *globals) devCmd() *cobra.Command {
-	var stateDir, deployer string
-	var uiPort int
+	var stateDir, deployer, engine string
+	var uiPort, nodes int
 	cmd := &cobra.Command{
-		Use:   "dev [--state-dir DIR]",
+		Use:   "dev [--state-dir DIR] [--temporal dev|postgres [--temporal-nodes N]]",
 		Short: "Run the embedded default in the foreground: Temporal dev server (UI on :8233), GitOps repo, worker",
 		Long: `Reuses the Temporal frontend at TEMPORAL_ADDRESS (default 127.0.0.1:7233) if it answers,
-otherwise starts ` + "`temporal server start-dev`" + ` there with the UI. The GitOps repo is DIR/gitops (a bare git repo,
-branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
+otherwise starts ` + "`temporal server start-dev`" + ` there with the UI. With --temporal postgres it starts
+PostgreSQL 15 (data in DIR/postgres, kept across restarts) and a real Temporal cluster
+(temporal-server ` + temporalcluster.ServerVersion + `, --temporal-nodes nodes, no UI) whose frontend is TEMPORAL_ADDRESS.
+The GitOps repo is DIR/gitops (a bare git repo, branch main) seeded with the stack ` + "`example`" + `.
+Stop with Ctrl-C.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkDeployer(deployer); err != nil {
+				return err
+			}
+			if err := checkEngine(engine, nodes, cmd.Flags().Changed("temporal-nodes")); err != nil {
 				return err
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
@@ -37,6 +46,7 @@ branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
 				TaskQueue: g.taskQueue, Logger: logging.NewTemporal(zl),
 				TFPGConn: os.Getenv("SLIPWAY_TF_PG_CONN"), Deployer: deployer,
 				ArgoURL: os.Getenv("SLIPWAY_ARGOCD_URL"), ArgoToken: os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
+				Temporal: engine, TemporalNodes: nodes,
 			})
 			if err != nil {
 				return err
@@ -44,9 +54,12 @@ branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
 			defer env.Stop()
 			g.printf("slipway dev is running (Ctrl-C to stop)\n")
 			g.printf("  temporal:   %s", env.Address)
-			if env.Server == nil {
+			switch {
+			case env.Cluster != nil:
+				printCluster(g, env.Cluster)
+			case env.Server == nil:
 				g.printf(" (reused)\n")
-			} else {
+			default:
 				g.printf(" (started; db %s)\n", filepath.Join(env.StateDir, "temporal.db"))
 			}
 			if env.Server != nil && env.Server.UIURL != "" {
@@ -63,6 +76,9 @@ branch main) seeded with the stack ` + "`example`" + `. Stop with Ctrl-C.`,
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", statedir.Dev(), "where the GitOps repo, terraform state and the dev server's database live")
 	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Temporal UI port when slipway starts the dev server")
+	cmd.Flags().StringVar(&engine, "temporal", devenv.EngineDev,
+		"engine to start when none answers: dev (temporal server start-dev, SQLite, UI) or postgres (a Temporal cluster on PostgreSQL, as in production)")
+	cmd.Flags().IntVar(&nodes, "temporal-nodes", 1, "Temporal server nodes with --temporal postgres (1-9)")
 	addDeployerFlag(cmd, &deployer)
 	return cmd
 }
@@ -108,4 +124,28 @@ func keyExport(env *devenv.Env) string {
 		return ""
 	}
 	return "  export " + codec.EnvKeyFile + "=" + env.KeyFile + "\n"
+}
+
+func checkEngine(engine string, nodes int, nodesSet bool) error {
+	switch engine {
+	case devenv.EngineDev:
+		if nodesSet {
+			return usageErr("--temporal-nodes: only with --temporal postgres (the dev server is one process)")
+		}
+	case devenv.EnginePostgres:
+		if nodes < 1 || nodes > 9 {
+			return usageErr("--temporal-nodes: %d is not in 1-9", nodes)
+		}
+	default:
+		return usageErr("--temporal: %q is not one of dev, postgres", engine)
+	}
+	return nil
+}
+
+func printCluster(g *globals, c *devenv.ClusterEngine) {
+	g.printf(" (started: %d-node Temporal cluster %s, no UI)\n", len(c.Cluster.Nodes()), temporalcluster.ServerVersion)
+	for _, n := range c.Cluster.Nodes() {
+		g.printf("  %-12sfrontend %s, log %s\n", n.Name()+":", n.Address(), n.LogPath())
+	}
+	g.printf("  postgres:   %s (data %s)\n", net.JoinHostPort(c.Postgres.Host, strconv.Itoa(c.Postgres.Port)), c.Postgres.DataDir)
 }

@@ -41,6 +41,10 @@ type EnvOptions struct {
 	ArgoURL, ArgoToken string
 	// NoWorker starts no worker: the caller runs its own (e.g. a test's worker process).
 	NoWorker bool
+	// Temporal is the engine started when none answers at Address: EngineDev ("" too) or
+	// EnginePostgres with TemporalNodes nodes (0 = 1), see cluster.go.
+	Temporal      string
+	TemporalNodes int
 }
 
 // Env is a running embedded default.
@@ -52,6 +56,7 @@ type Env struct {
 	Client     *client.Client
 	Activities *activities.Activities
 	Argo       *argostack.Stack // the ArgoCD stack this env started, if any
+	Cluster    *ClusterEngine   // the PostgreSQL-backed Temporal cluster this env started, if any
 	Deployer   string
 	// KeyFile holds the payload encryption key in use; "" when it came from SLIPWAY_CODEC_KEY.
 	KeyFile string
@@ -130,6 +135,9 @@ func (e *Env) startServer(ctx context.Context, o EnvOptions) error {
 		e.Address = o.Address
 		return nil
 	}
+	if o.Temporal != "" && o.Temporal != EngineDev {
+		return e.startCluster(ctx, o)
+	}
 	so := ServerOptions{Headless: o.Headless, UIPort: o.UIPort, DBFile: filepath.Join(o.StateDir, "temporal.db"),
 		SearchAttributes: workflows.SearchAttributeTypes, LogFile: filepath.Join(o.StateDir, "temporal.log")}
 	if o.Address != "" {
@@ -180,6 +188,9 @@ func (e *Env) Stop() {
 	}
 	if e.Server != nil {
 		_ = e.Server.Stop()
+	}
+	if e.Cluster != nil {
+		e.Cluster.Stop()
 	}
 }
 

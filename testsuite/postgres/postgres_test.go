@@ -26,7 +26,7 @@ func TestStartCreateDBQueryStop(t *testing.T) {
 	require.True(t, s.Running())
 	s.Stop(t)
 	assert.False(t, s.Running(), "postmaster still running after Stop")
-	err := exec.Command(filepath.Join(s.bin, "pg_isready"), "-q", "-h", s.Host, "-p", strconv.Itoa(s.Port)).Run()
+	err := exec.Command(filepath.Join(s.BinDir, "pg_isready"), "-q", "-h", s.Host, "-p", strconv.Itoa(s.Port)).Run()
 	assert.Error(t, err, "server still accepts connections after Stop")
 	s.Stop(t) // idempotent; the t.Cleanup call must not fail either
 }
