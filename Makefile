@@ -47,8 +47,12 @@ test: deps
 	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server >/dev/null; \
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
-	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(PHASE) "go test" $(GO) test -count=1 -timeout 40m ./...; \
-	echo "== make test total: $$((SECONDS - start))s" >&2
+	figures=$$(mktemp -d); status=0; \
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" SLIPWAY_FIGURES_DIR="$$figures" $(PHASE) "go test" $(GO) test -count=1 -timeout 40m ./... || status=$$?; \
+	for f in "$$figures"/*; do if [[ -f "$$f" ]]; then echo "== figures: $$(basename "$$f")" >&2; cat "$$f" >&2; fi; done; \
+	rm -rf "$$figures"; \
+	echo "== make test total: $$((SECONDS - start))s" >&2; \
+	exit $$status
 
 ## chaos: kill points, 30% transient faults over 200 lifecycles 8 at a time, a server restart,
 ## 20 concurrent requests and a secrets grep, on the real dev server, git, terraform and PostgreSQL;

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,6 +41,9 @@ func TestChaosShort(t *testing.T) {
 	require.NoError(t, err, out.String())
 	rep.Print(&out)
 	t.Log("\n" + out.String())
+	if dir := os.Getenv("SLIPWAY_FIGURES_DIR"); dir != "" { // make test prints it
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "chaos-short.txt"), out.Bytes(), 0o644))
+	}
 	require.GreaterOrEqual(t, len(rep.Kills), 20)
 	require.Empty(t, rep.OffTarget())
 	require.Positive(t, rep.Faults.Faults)

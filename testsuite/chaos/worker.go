@@ -17,6 +17,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/proc"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -149,49 +150,15 @@ func (a *activityInterceptor) ExecuteActivity(ctx context.Context, in *intercept
 func die(k KillPoint) {
 	fmt.Fprintf(os.Stderr, "%s\t%s\n", killMarker, k)
 	for i := 0; i < 3; i++ { // stop first, so nothing forks past the kill
-		for _, pid := range descendants(os.Getpid()) {
+		for _, pid := range proc.Descendants(os.Getpid()) {
 			_ = syscall.Kill(pid, syscall.SIGSTOP)
 		}
 	}
-	for _, pid := range descendants(os.Getpid()) {
+	for _, pid := range proc.Descendants(os.Getpid()) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	_ = syscall.Kill(0, syscall.SIGKILL)
 	select {}
-}
-
-// descendants lists every process below root, from /proc.
-func descendants(root int) []int {
-	entries, _ := os.ReadDir("/proc")
-	children := map[int][]int{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		children[ppid] = append(children[ppid], pid)
-	}
-	var out []int
-	queue := []int{root}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
 }
 
 // opSeq is the operation's sequence number from its pipeline's workflow ID

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -28,21 +29,46 @@ func StateSerial(pg *postgres.Server, db string, ref steps.Ref) (int, error) {
 	return st.Serial, nil
 }
 
-// Effects counts the lines "apply T/N" and "destroy T/N" that a test stack's provisioners
-// append to path for every real create and destroy, so duplicates are counted in what
-// terraform really did.
-func Effects(path string, ref steps.Ref) (applies, destroys int, err error) {
+// Effect is one line a test stack's provisioner appends for every real create ("apply T/N")
+// and destroy ("destroy T/N"), optionally followed by " pid=PID" of the terraform that ran it.
+type Effect struct {
+	Kind string // apply or destroy
+	PID  int    // 0 when the line does not say
+}
+
+// EffectsOf reads ref's lines from the effects file at path, so duplicates are counted in
+// what terraform really did.
+func EffectsOf(path string, ref steps.Ref) ([]Effect, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return 0, 0, err
+		return nil, err
 	}
+	var out []Effect
 	for _, line := range strings.Split(string(data), "\n") {
-		switch line {
-		case "apply " + ref.String():
+		fields := strings.Fields(line)
+		if len(fields) < 2 || fields[1] != ref.String() || (fields[0] != "apply" && fields[0] != "destroy") {
+			continue
+		}
+		e := Effect{Kind: fields[0]}
+		if len(fields) > 2 {
+			if pid, ok := strings.CutPrefix(fields[2], "pid="); ok {
+				e.PID, _ = strconv.Atoi(pid)
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Effects counts ref's applies and destroys in the effects file at path.
+func Effects(path string, ref steps.Ref) (applies, destroys int, err error) {
+	effects, err := EffectsOf(path, ref)
+	for _, e := range effects {
+		if e.Kind == "apply" {
 			applies++
-		case "destroy " + ref.String():
+		} else {
 			destroys++
 		}
 	}
-	return applies, destroys, nil
+	return applies, destroys, err
 }

@@ -1,0 +1,81 @@
+package production
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite/drive"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// opTimeout bounds one operation, kills and a lost Temporal node included.
+const opTimeout = 6 * time.Minute
+
+// step is one operation of the lifecycle every instance goes through.
+type step struct {
+	label    string
+	op       lifecycle.Operation
+	config   string
+	deployed bool // the app is on the cluster after it, with the instance's Secret
+}
+
+func configV(replicas int) string {
+	return fmt.Sprintf("stack: prod\nparameters:\n  greeting: hello\n  replicas: %d\n", replicas)
+}
+
+// lifecycleSteps: create, deploy, update twice, archive, deploy, destroy, deprovision.
+var lifecycleSteps = []step{
+	{label: "create", op: lifecycle.OpProvision, config: configV(1)},
+	{label: "deploy", op: lifecycle.OpDeploy, deployed: true},
+	{label: "update-1", op: lifecycle.OpDeploy, config: configV(2), deployed: true},
+	{label: "update-2", op: lifecycle.OpDeploy, config: configV(3), deployed: true},
+	{label: "archive", op: lifecycle.OpArchive},
+	{label: "redeploy", op: lifecycle.OpDeploy, deployed: true},
+	{label: "destroy", op: lifecycle.OpDestroy},
+	{label: "deprovision", op: lifecycle.OpDeprovision},
+}
+
+// outcome is what one lifecycle did, as its driver saw it.
+type outcome struct {
+	ref       steps.Ref
+	completed bool
+	failed    string
+	took      time.Duration
+	// secretSets are the Secret's values on the cluster after each deploying step.
+	secretSets []map[string]string
+}
+
+// run drives ref through lifecycleSteps; afterDeploy reads the Secret on the cluster.
+func (w *world) run(ctx context.Context, ref steps.Ref) (out outcome) {
+	out.ref = ref
+	begin := time.Now()
+	defer func() { out.took = time.Since(begin) }()
+	for i, s := range lifecycleSteps {
+		req := workflows.OperationRequest{ConfigYAML: s.config, Actor: "production-e2e", Confirm: s.op == lifecycle.OpDeprovision}
+		res, err := drive.SubmitAndWait(ctx, w.client, ref, s.op, req, fmt.Sprintf("prod-%s-%d", ref, i+1), opTimeout)
+		if err != nil {
+			out.failed = fmt.Sprintf("%s: %v", s.label, err)
+			return out
+		}
+		if res.Result != workflows.ResultSucceeded {
+			out.failed = s.label + ": " + res.Result
+			if res.Failure != nil {
+				out.failed += ": " + res.Failure.Step + ": " + res.Failure.Error
+			}
+			return out
+		}
+		if s.deployed {
+			vals, err := w.clusterSecret(ctx, ref)
+			if err != nil {
+				out.failed = fmt.Sprintf("%s: read the Secret: %v", s.label, err)
+				return out
+			}
+			out.secretSets = append(out.secretSets, vals)
+		}
+	}
+	out.completed = true
+	return out
+}
