@@ -55,8 +55,10 @@ func Transient(err error) bool {
 		return true
 	}
 	msg := err.Error()
+	// A lost Temporal node cuts the streams through it; the update goes on on another node.
 	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "Unavailable") ||
-		strings.Contains(msg, "transport is closing")
+		strings.Contains(msg, "transport is closing") || strings.Contains(msg, "RST_STREAM") ||
+		strings.Contains(msg, "connection reset")
 }
 
 // Status reads the instance's full status, retrying for up to 30 s while the server is away.
