@@ -77,6 +77,16 @@ func (e *Env) startCluster(ctx context.Context, o EnvOptions) error {
 	return nil
 }
 
+// slipwayDatabase is where the postgres engine keeps terraform state, plans and secrets, as a
+// production deployment does: the worker keeps nothing on its disk but a cache.
+func (c *ClusterEngine) slipwayDatabase() (string, error) {
+	conn, err := c.Postgres.EnsureDatabase("slipway")
+	if err != nil {
+		return "", fmt.Errorf("create the slipway database for terraform state and the store: %w", err)
+	}
+	return conn, nil
+}
+
 // Stop stops the cluster, then PostgreSQL; the data stays for the next start.
 func (c *ClusterEngine) Stop() {
 	if c.Cluster != nil {

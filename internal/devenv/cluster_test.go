@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/temporalcluster"
+
+	"github.com/slipway-dev/slipway/internal/store"
 )
 
 func TestCheckEngine(t *testing.T) {
@@ -65,6 +67,9 @@ func TestPostgresEngineKeepsItsDataAcrossRestarts(t *testing.T) {
 	assert.Equal(t, e.Cluster.Cluster.Frontend(), e.Address)
 	assert.Equal(t, filepath.Join(state, "postgres"), e.Cluster.Postgres.DataDir)
 	assert.Len(t, e.Cluster.Cluster.Nodes(), 1, "one node by default")
+	assert.Equal(t, "pg", e.Activities.Terraform.Backend(), "terraform state in the engine's PostgreSQL")
+	_, shared := e.Activities.Secrets.(*store.PG)
+	assert.True(t, shared, "plans and secrets in the shared store, as in production")
 	_, err = e.Client.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kept", TaskQueue: "nobody-polls"}, "Nothing")
 	require.NoError(t, err)
 	e.Stop()
@@ -75,6 +80,7 @@ func TestPostgresEngineKeepsItsDataAcrossRestarts(t *testing.T) {
 	require.NoError(t, err)
 	defer e.Stop()
 	assert.Len(t, e.Cluster.Cluster.Nodes(), 2)
+	assert.Equal(t, "pg", e.Activities.Terraform.Backend(), "the slipway database is found again")
 	desc, err := e.Client.Temporal.DescribeWorkflowExecution(ctx, "kept", "")
 	require.NoError(t, err, "the workflow started before the restart")
 	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.GetWorkflowExecutionInfo().GetStatus())

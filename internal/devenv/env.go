@@ -90,6 +90,11 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err := e.startServer(ctx, o); err != nil {
 		return nil, err
 	}
+	if e.Cluster != nil && o.TFPGConn == "" {
+		if o.TFPGConn, err = e.Cluster.slipwayDatabase(); err != nil {
+			return nil, err
+		}
+	}
 	if o.Forge.Kind == "" || o.Forge.Kind == "localgit" {
 		if _, err := SeedGitOps(e.GitOpsRepo); err != nil {
 			return nil, err

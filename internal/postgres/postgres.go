@@ -170,6 +170,18 @@ func (s *Server) CreateDatabase(name string) (string, error) {
 	return s.connString(name), nil
 }
 
+// EnsureDatabase creates database name unless it exists, and returns its connection string.
+func (s *Server) EnsureDatabase(name string) (string, error) {
+	if !dbNameRE.MatchString(name) {
+		return "", fmt.Errorf("postgres: EnsureDatabase name %q: must be a lowercase identifier (letters, digits, '_')", name)
+	}
+	found, err := s.Psql("postgres", "SELECT 1 FROM pg_database WHERE datname = '"+name+"'")
+	if err != nil || found == "1" {
+		return s.connString(name), err
+	}
+	return s.CreateDatabase(name)
+}
+
 // Psql runs sql in database db with psql and returns its unaligned, tuples-only output.
 func (s *Server) Psql(db, sql string) (string, error) {
 	cmd := exec.Command(filepath.Join(s.BinDir, "psql"), "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1",
