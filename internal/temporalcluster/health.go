@@ -9,14 +9,15 @@ import (
 	"go.temporal.io/sdk/log"
 )
 
-// quietLogger keeps the SDK's connection chatter about nodes still starting out of the way.
-var quietLogger = log.NewStructuredLogger(slog.New(slog.DiscardHandler))
+// QuietLogger keeps the SDK's connection chatter about servers still starting out of the way.
+var QuietLogger = log.NewStructuredLogger(slog.New(slog.DiscardHandler))
 
-// healthy reports whether the frontend at addr answers a gRPC health check within timeout.
-func healthy(ctx context.Context, addr string, timeout time.Duration) bool {
+// Reachable reports whether a Temporal frontend at addr answers a gRPC health check within
+// timeout (a dev server or a cluster node alike).
+func Reachable(ctx context.Context, addr string, timeout time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: quietLogger})
+	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: QuietLogger})
 	if err != nil {
 		return false
 	}

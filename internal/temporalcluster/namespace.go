@@ -39,7 +39,7 @@ func searchAttributeTypeNames() []string {
 func setupNamespace(ctx context.Context, o Options, addr string, nodeAddrs []string) error {
 	ctx, cancel := context.WithTimeout(ctx, namespaceDeadline)
 	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Namespace: o.Namespace, Logger: quietLogger})
+	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Namespace: o.Namespace, Logger: QuietLogger})
 	if err != nil {
 		return &NamespaceError{Namespace: o.Namespace, Step: "connect to " + addr, Err: err}
 	}
@@ -101,7 +101,7 @@ func addSearchAttributes(ctx context.Context, c client.Client, o Options) error 
 
 // nodeKnows checks one node's frontend directly: the namespace and every search attribute.
 func nodeKnows(ctx context.Context, addr string, o Options) error {
-	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Namespace: o.Namespace, Logger: quietLogger})
+	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Namespace: o.Namespace, Logger: QuietLogger})
 	if err != nil {
 		return err
 	}

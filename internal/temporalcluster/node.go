@@ -125,7 +125,7 @@ func (n *Node) waitReady(ctx context.Context, p *proc.Process) error {
 	readyCtx, cancel := context.WithTimeout(ctx, readyDeadline)
 	defer cancel()
 	for {
-		if healthy(readyCtx, n.Address(), 2*time.Second) {
+		if Reachable(readyCtx, n.Address(), 2*time.Second) {
 			return nil
 		}
 		if err := p.Exited(); err != nil {
