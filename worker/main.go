@@ -9,6 +9,7 @@ import (
 
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
@@ -29,6 +30,11 @@ func run() error {
 	}
 	defer func() { _ = zl.Sync() }()
 	cfg := app.FromEnv()
+	if cfg.StorePGConn != "" {
+		zl.Info("plans and secrets in the shared PostgreSQL store; this host's state dir is a cache", zap.String("stateDir", cfg.StateDir))
+	} else {
+		zl.Warn("plans and secrets on this host's disk: run one worker only, or set SLIPWAY_STORE_PG_CONN (or SLIPWAY_TF_PG_CONN)", zap.String("stateDir", cfg.StateDir))
+	}
 	// Options refuses to go on without a payload key: a worker never writes plaintext history.
 	opts, err := client.Options(client.WithLogger(logging.NewTemporal(zl)))
 	if err != nil {
