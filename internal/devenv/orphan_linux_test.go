@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/proc"
 )
 
 const helperEnv = "SLIPWAY_DEVENV_HELPER"
@@ -71,19 +73,10 @@ func TestServerDiesWithItsParent(t *testing.T) {
 
 const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER from <linux/prctl.h>
 
-// waitOrphan reaps pid once it dies; the bound only keeps a broken build from
-// hanging, and a survivor is killed so the test leaves nothing behind.
+// waitOrphan reaps pid once it dies (the bound only keeps a broken build from hanging).
 func waitOrphan(t *testing.T, pid int) (syscall.WaitStatus, bool) {
 	t.Helper()
-	var ws syscall.WaitStatus
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-		require.NoError(t, err)
-		if got == pid {
-			return ws, true
-		}
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	_, _ = syscall.Wait4(pid, &ws, 0, nil)
-	return ws, false
+	status, exited, err := proc.ReapOrphan(pid, 30*time.Second)
+	require.NoError(t, err)
+	return status, exited
 }

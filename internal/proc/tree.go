@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Descendants lists every process below root, from /proc. Unlike the process group, it
@@ -64,4 +65,22 @@ func (p *Process) Crash() ([]int, error) {
 		killed = append(killed, pid)
 	}
 	return killed, p.Kill()
+}
+
+// ReapOrphan waits up to timeout for pid, a process this one adopted as a child subreaper
+// (PR_SET_CHILD_SUBREAPER), to die, and reaps it. A survivor is SIGKILLed and reaped, so a
+// test leaves nothing behind; exited says whether it died by itself in time.
+func ReapOrphan(pid int, timeout time.Duration) (status syscall.WaitStatus, exited bool, err error) {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		got, err := syscall.Wait4(pid, &status, syscall.WNOHANG, nil)
+		if err != nil {
+			return status, false, err
+		}
+		if got == pid {
+			return status, true, nil
+		}
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	_, _ = syscall.Wait4(pid, &status, 0, nil)
+	return status, false, nil
 }
