@@ -17,7 +17,8 @@ func (s *Server) Client(ctx context.Context) (*gitea.Client, error) {
 }
 
 // CreateRepo creates a public repository AdminUser/name with one initial commit on main
-// and returns its HTTPS-style clone URL.
+// and returns its HTTPS-style clone URL. It allows "manually merged" PRs, as slipway's GitOps
+// repositories should: a merge cut off by a lost request is then recorded as merged.
 func (s *Server) CreateRepo(ctx context.Context, name string) (cloneURL string, err error) {
 	if name == "" {
 		return "", &InvalidError{Field: "name", Problem: "must not be empty"}
@@ -30,6 +31,10 @@ func (s *Server) CreateRepo(ctx context.Context, name string) (cloneURL string, 
 		Readme: "Default", Description: "created by slipway giteastack"})
 	if err != nil {
 		return "", fmt.Errorf("giteastack: create repo %s: %w", name, err)
+	}
+	allow := true
+	if _, _, err := c.EditRepo(s.AdminUser, name, gitea.EditRepoOption{AllowManualMerge: &allow}); err != nil {
+		return "", fmt.Errorf("giteastack: allow manual merges on %s: %w", name, err)
 	}
 	return repo.CloneURL, nil
 }

@@ -95,7 +95,7 @@ type report struct {
 	fullSecretSets                             int
 	cutShort                                   int
 	durations                                  []time.Duration
-	failures                                   []string
+	failures, notes                            []string
 }
 
 func (r *report) add(o outcome, a audit) {
@@ -118,7 +118,7 @@ func (r *report) add(o outcome, a audit) {
 		r.fullSecretSets++
 	}
 	if d := a.applies + a.destroys - a.cutShort - b.applies - b.destroys; d > 0 || a.prs != b.prs || a.merged != b.merged || a.serial > b.serial {
-		r.failures = append(r.failures, fmt.Sprintf("%s: %d PRs, %d merged, %d applies, %d destroys (%d cut short), serial %d (baseline %d, %d, %d, %d, %d)",
+		r.notes = append(r.notes, fmt.Sprintf("%s differs from the baseline: %d PRs, %d merged, %d applies, %d destroys (%d cut short), serial %d (baseline %d, %d, %d, %d, %d)",
 			o.ref, a.prs, a.merged, a.applies, a.destroys, a.cutShort, a.serial, b.prs, b.merged, b.applies, b.destroys, b.serial))
 	}
 	for i, set := range o.secretSets {
@@ -219,6 +219,9 @@ func (r *report) print(out io.Writer) {
 	}
 	for _, f := range r.failures {
 		fmt.Fprintf(out, "FAILED %s\n", f)
+	}
+	for _, n := range r.notes {
+		fmt.Fprintf(out, "NOTE %s\n", n)
 	}
 	if off := r.offTarget(); len(off) > 0 {
 		fmt.Fprintf(out, "\nOFF TARGET: %s\n", strings.Join(off, "; "))
