@@ -107,8 +107,7 @@ func (r *Runner) savedPlan(ws Workspace, file string) (SavedPlan, error) {
 		switch {
 		case d.IsDir() && top && (rel == dataDir || rel == appliedDir):
 			return filepath.SkipDir
-		case d.IsDir(), top && strings.HasSuffix(rel, planExt), strings.HasPrefix(path.Base(rel), tmpPrefix),
-			strings.HasPrefix(path.Base(rel), ".slipway-"):
+		case d.IsDir(), top && strings.HasSuffix(rel, planExt), strings.HasPrefix(path.Base(rel), scratchPrefix):
 			return nil
 		}
 		data, err := os.ReadFile(p)

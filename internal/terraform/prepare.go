@@ -16,16 +16,18 @@ const BackendFile = "slipway_backend.tf"
 
 // Names in the working directory that Prepare keeps: init's artifacts, plans and apply markers.
 const (
-	dataDir      = ".terraform"
-	depLockFile  = ".terraform.lock.hcl"
-	appliedDir   = "applied"
-	planExt      = ".tfplan"
-	tmpPrefix    = ".slipway-tmp-"
-	filesField   = "files"
-	dirPerm      = 0o700
-	filePerm     = 0o600
-	backendLocTF = "terraform {\n  backend \"local\" {}\n}\n"
-	backendPGTF  = "terraform {\n  backend \"pg\" {}\n}\n"
+	dataDir     = ".terraform"
+	depLockFile = ".terraform.lock.hcl"
+	appliedDir  = "applied"
+	planExt     = ".tfplan"
+	tmpPrefix   = ".slipway-tmp-"
+	// scratchPrefix starts every file slipway writes for itself in a working directory.
+	scratchPrefix = ".slipway-"
+	filesField    = "files"
+	dirPerm       = 0o700
+	filePerm      = 0o600
+	backendLocTF  = "terraform {\n  backend \"local\" {}\n}\n"
+	backendPGTF   = "terraform {\n  backend \"pg\" {}\n}\n"
 )
 
 // Prepare makes the working directory hold exactly files (paths relative, slash-separated)
