@@ -1,20 +1,21 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/httpserve"
+	"github.com/slipway-dev/slipway/internal/logging"
 )
 
 // defaultUIOrigins are where the dev server's Temporal UI is opened from.
@@ -23,17 +24,22 @@ var defaultUIOrigins = []string{"http://localhost:8233", "http://127.0.0.1:8233"
 func (g *globals) codecServerCmd() *cobra.Command {
 	var listen, tokenFile string
 	var origins []string
+	var sf serveFlags
 	cmd := &cobra.Command{
 		Use:   "codec-server [--listen 127.0.0.1:8081] [--origin URL ...] [--auth-token-file F]",
 		Short: "Serve the payload codec for the Temporal UI, so it shows decrypted inputs and results",
 		Long: `Serves POST /encode and /decode with the same key as the worker (SLIPWAY_CODEC_KEY, SLIPWAY_CODEC_KEY_FILE,
 or the dev key file). Paste the printed URL into the Temporal UI: Settings -> Codec Server endpoint.
 Only the --origin URLs (exact match, default the dev UI's) get CORS headers. With --auth-token-file,
-requests need "Authorization: Bearer TOKEN". Whoever can reach it can decrypt payloads: keep it on loopback.`,
+requests need "Authorization: Bearer TOKEN". Whoever can reach it can decrypt payloads: on any
+--listen address but loopback (127.0.0.0/8, ::1, localhost) it refuses to start without a token.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, _, err := net.SplitHostPort(listen); err != nil {
 				return usageErr("--listen: %q: %v", listen, err)
+			}
+			if tokenFile == "" && !loopback(listen) {
+				return usageErr("--listen: listening beyond loopback on %s: every decode would be open to the network; give --auth-token-file", listen)
 			}
 			for _, o := range origins {
 				if err := checkOrigin(o); err != nil {
@@ -50,6 +56,15 @@ requests need "Authorization: Bearer TOKEN". Whoever can reach it can decrypt pa
 					return usageErr("--auth-token-file: %s is empty", tokenFile)
 				}
 			}
+			zl, err := logging.New(logging.LevelFromEnv("info"))
+			if err != nil {
+				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+			}
+			defer func() { _ = zl.Sync() }()
+			srv, err := sf.server(zl)
+			if err != nil {
+				return err
+			}
 			keys, err := codec.Load(client.DevKeyFile())
 			if err != nil {
 				return err
@@ -58,16 +73,31 @@ requests need "Authorization: Bearer TOKEN". Whoever can reach it can decrypt pa
 			if err != nil {
 				return fmt.Errorf("--listen: %w", err)
 			}
-			u := "http://" + ln.Addr().String()
+			u := srv.Scheme() + "://" + ln.Addr().String()
 			g.printf("slipway codec server on %s (key %s; CORS for %s)\n", u, keys.ActiveID(), strings.Join(origins, ", "))
 			g.printf("Temporal UI: Settings -> Codec Server endpoint: %s\n", u)
-			return serveUntilDone(cmd.Context(), ln, codec.Handler(codec.New(keys), origins, token))
+			return srv.Serve(cmd.Context(), ln, codec.Handler(codec.New(keys), origins, token))
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8081", "address to listen on")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8081", "address to listen on; beyond loopback it needs --auth-token-file")
 	cmd.Flags().StringArrayVar(&origins, "origin", defaultUIOrigins, "a Temporal UI origin allowed to call it (repeat for more)")
 	cmd.Flags().StringVar(&tokenFile, "auth-token-file", "", "file holding a bearer token that requests must carry")
+	sf.add(cmd)
 	return cmd
+}
+
+// loopback reports whether listen (host:port) is reachable from this machine only:
+// 127.0.0.0/8, ::1 or localhost. An empty host, 0.0.0.0 and :: mean every interface.
+func loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // checkOrigin accepts what a browser sends as Origin: scheme://host[:port], nothing more.
@@ -86,20 +116,65 @@ func checkOrigin(o string) error {
 	return nil
 }
 
-// serveUntilDone serves on ln until ctx ends, then shuts down cleanly.
-func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shut); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return err
+// serveFlags are the network-facing settings `webhook serve` and `codec-server` share.
+type serveFlags struct {
+	read, write, idle, grace time.Duration
+	maxConcurrent            int
+	tlsCert, tlsKey          string
+}
+
+func (f *serveFlags) add(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.DurationVar(&f.read, "read-timeout", httpserve.DefaultReadTimeout, "longest time to read a whole request, body included (0: no limit)")
+	fs.DurationVar(&f.write, "write-timeout", httpserve.DefaultWriteTimeout, "longest time from the end of a request's headers to the end of its answer (0: no limit)")
+	fs.DurationVar(&f.idle, "idle-timeout", httpserve.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request (0: the read timeout)")
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", httpserve.DefaultMaxConcurrent, "requests handled at once; more are answered 503 with Retry-After: 1")
+	fs.DurationVar(&f.grace, "shutdown-grace", httpserve.DefaultShutdownGrace, "on SIGINT/SIGTERM, how long requests in flight get to finish")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with, TLS 1.2+ (with --tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+}
+
+// server checks the flags and builds the server; a bad value is a usage error naming its flag.
+func (f *serveFlags) server(log *zap.Logger) (*httpserve.Server, error) {
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--read-timeout", f.read}, {"--write-timeout", f.write}, {"--idle-timeout", f.idle}, {"--shutdown-grace", f.grace}} {
+		if d.v < 0 {
+			return nil, usageErr("%s: %s is negative (0 means no limit)", d.flag, d.v)
 		}
-		return nil
 	}
+	if f.maxConcurrent < 1 {
+		return nil, usageErr("--max-concurrent: %d: want at least 1", f.maxConcurrent)
+	}
+	switch {
+	case f.tlsCert != "" && f.tlsKey == "":
+		return nil, usageErr("--tls-key: --tls-cert needs its key: give both or neither")
+	case f.tlsCert == "" && f.tlsKey != "":
+		return nil, usageErr("--tls-cert: --tls-key needs its certificate: give both or neither")
+	}
+	srv, err := httpserve.New(
+		httpserve.WithReadTimeout(f.read), httpserve.WithWriteTimeout(f.write), httpserve.WithIdleTimeout(f.idle),
+		httpserve.WithMaxConcurrent(f.maxConcurrent), httpserve.WithShutdownGrace(f.grace),
+		httpserve.WithTLS(f.tlsCert, f.tlsKey), httpserve.WithLogger(log),
+	)
+	var fe *httpserve.TLSFileError
+	var pe *httpserve.TLSPairError
+	switch {
+	case errors.As(err, &fe) && fe.Which == "key":
+		return nil, usageErr("--tls-key: %v", fe.Err)
+	case errors.As(err, &fe):
+		return nil, usageErr("--tls-cert: %v", fe.Err)
+	case errors.As(err, &pe):
+		return nil, usageErr("--tls-cert, --tls-key: %s and %s are not a PEM certificate and its key: %v", pe.CertFile, pe.KeyFile, pe.Err)
+	case err != nil:
+		return nil, usageErr("%v", err)
+	}
+	return srv, nil
+}
+
+// check fails a bad flag before anything is dialled or listened on.
+func (f *serveFlags) check(*cobra.Command, []string) error {
+	_, err := f.server(nil)
+	return err
 }

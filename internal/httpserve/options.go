@@ -1,0 +1,136 @@
+package httpserve
+
+import (
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Defaults: the handlers behind these servers answer in milliseconds, so
+// every limit is generous for them and short for a client that stalls.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultMaxHeaderBytes    = 64 << 10
+	DefaultMaxConcurrent     = 64
+	DefaultQueueWait         = 100 * time.Millisecond
+	DefaultShutdownGrace     = 30 * time.Second
+)
+
+// Option configures a Server.
+type Option func(*config) error
+
+type config struct {
+	readHeader, read, write, idle time.Duration
+	maxHeaderBytes                int
+	maxConcurrent                 int
+	queueWait                     time.Duration
+	grace                         time.Duration
+	certFile, keyFile             string
+	log                           *zap.Logger
+}
+
+func defaults() config {
+	return config{
+		readHeader:     DefaultReadHeaderTimeout,
+		read:           DefaultReadTimeout,
+		write:          DefaultWriteTimeout,
+		idle:           DefaultIdleTimeout,
+		maxHeaderBytes: DefaultMaxHeaderBytes,
+		maxConcurrent:  DefaultMaxConcurrent,
+		queueWait:      DefaultQueueWait,
+		grace:          DefaultShutdownGrace,
+		log:            zap.NewNop(),
+	}
+}
+
+// duration builds an Option for a timeout where 0 means "no limit" (net/http's meaning).
+func duration(name string, d time.Duration, set func(*config)) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return &OptionError{Option: name, Reason: fmt.Sprintf("%s is negative", d)}
+		}
+		set(c)
+		return nil
+	}
+}
+
+// WithReadHeaderTimeout bounds reading a request's headers (a slow-loris client is cut off here).
+func WithReadHeaderTimeout(d time.Duration) Option {
+	return duration("read header timeout", d, func(c *config) { c.readHeader = d })
+}
+
+// WithReadTimeout bounds reading a whole request, body included; 0 means no limit.
+func WithReadTimeout(d time.Duration) Option {
+	return duration("read timeout", d, func(c *config) { c.read = d })
+}
+
+// WithWriteTimeout bounds the time from the end of the request headers to the end of the response; 0 means no limit.
+func WithWriteTimeout(d time.Duration) Option {
+	return duration("write timeout", d, func(c *config) { c.write = d })
+}
+
+// WithIdleTimeout bounds how long a keep-alive connection waits for its next request; 0 means the read timeout.
+func WithIdleTimeout(d time.Duration) Option {
+	return duration("idle timeout", d, func(c *config) { c.idle = d })
+}
+
+// WithQueueWait sets how long a request waits for a free slot before it is answered 503; 0 refuses at once.
+func WithQueueWait(d time.Duration) Option {
+	return duration("queue wait", d, func(c *config) { c.queueWait = d })
+}
+
+// WithShutdownGrace sets how long in-flight requests get to finish once the context ends.
+func WithShutdownGrace(d time.Duration) Option {
+	return duration("shutdown grace", d, func(c *config) { c.grace = d })
+}
+
+// WithMaxHeaderBytes bounds the size of a request's headers.
+func WithMaxHeaderBytes(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return &OptionError{Option: "max header bytes", Reason: fmt.Sprintf("want at least 1, got %d", n)}
+		}
+		c.maxHeaderBytes = n
+		return nil
+	}
+}
+
+// WithMaxConcurrent caps the requests handled at once; the rest are answered 503, never queued.
+func WithMaxConcurrent(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return &OptionError{Option: "max concurrent", Reason: fmt.Sprintf("want at least 1, got %d", n)}
+		}
+		c.maxConcurrent = n
+		return nil
+	}
+}
+
+// WithTLS serves HTTPS (TLS 1.2 or newer) with a PEM certificate (chain) and its key.
+// Both empty means plain HTTP; one without the other is an error.
+func WithTLS(certFile, keyFile string) Option {
+	return func(c *config) error {
+		switch {
+		case certFile == "" && keyFile != "":
+			return &OptionError{Option: "TLS", Reason: "a key file without a certificate file"}
+		case certFile != "" && keyFile == "":
+			return &OptionError{Option: "TLS", Reason: "a certificate file without a key file"}
+		}
+		c.certFile, c.keyFile = certFile, keyFile
+		return nil
+	}
+}
+
+// WithLogger sets where shutdown, refusals and net/http's own errors are logged (default: nowhere).
+func WithLogger(l *zap.Logger) Option {
+	return func(c *config) error {
+		if l != nil {
+			c.log = l
+		}
+		return nil
+	}
+}
