@@ -64,9 +64,9 @@ chaos: deps temporal
 bench: temporal
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) test -count=1 -run '^$$' -bench . -benchtime 20x ./testsuite/e2e/
 
-## bench-webhook: 1,000 signed deliveries (20% redelivered, 10% badly signed), 32 at a time, on a real dev server
+## bench-webhook: 1,000 signed deliveries (20% redelivered, 10% badly signed), 32 at a time, Temporal frozen 3s halfway, on a real dev server
 bench-webhook: temporal
-	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/webhookbench -n 1000 -concurrency 32 -dup 0.2 -bad 0.1
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/webhookbench -n 1000 -concurrency 32 -dup 0.2 -bad 0.1 -outage 3s
 
 ## compose-check: validate docker-compose.yml (skipped when docker-compose is missing)
 compose-check:

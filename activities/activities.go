@@ -19,6 +19,10 @@ type Activities struct {
 	Terraform *terraform.Runner
 	Deployer  deploy.Deployer
 	Secrets   SecretStore
+	// Requests submits webhook deliveries' commands to instances; set from the worker's client.
+	Requests Requests
+	// Names records which instance holds each derived name; set from the worker's client.
+	Names NameRegistry
 }
 
 // SecretStore keeps each instance's bootstrapped secrets: internal/store's shared PostgreSQL
@@ -35,5 +39,5 @@ type SecretStore interface {
 func configRef(r steps.Ref) config.Ref { return config.Ref{Tenant: r.Tenant, Name: r.Name} }
 
 func workspace(r steps.Ref) terraform.Workspace {
-	return terraform.Workspace{Tenant: r.Tenant, Name: r.Name}
+	return terraform.Workspace{Tenant: r.Tenant, Name: r.Name, Schema: r.Derived().Schema}
 }

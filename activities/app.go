@@ -46,8 +46,9 @@ func (a *Activities) RemoveApp(ctx context.Context, in steps.AppInput) (steps.Ap
 // app describes the instance's manifests at a revision for the deployer.
 func (a *Activities) app(ctx context.Context, ref steps.Ref, rev string) (deploy.App, error) {
 	cref := configRef(ref)
-	app := deploy.App{Ref: ref, Namespace: cref.Namespace(), RepoURL: a.Forge.RepoURL(),
-		Path: cref.Dir() + "/manifests", Revision: rev}
+	derived := ref.Derived()
+	app := deploy.App{Ref: ref, Namespace: derived.Namespace, Application: derived.Application,
+		RepoURL: a.Forge.RepoURL(), Path: cref.Dir() + "/manifests", Revision: rev}
 	files, err := a.Forge.ReadDir(ctx, rev, cref.Dir())
 	if err != nil {
 		return app, classify(err)

@@ -70,7 +70,7 @@ func (a *Activities) render(ctx context.Context, ref steps.Ref, configYAML []byt
 	if err != nil {
 		return nil, err
 	}
-	files, err := config.Render(configRef(ref), stack, inst)
+	files, err := config.Render(configRef(ref), ref.Derived().Namespace, stack, inst)
 	if err != nil {
 		return nil, invalidConfig(err) // a template that does not render is bad input, not a blip
 	}

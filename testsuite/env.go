@@ -16,6 +16,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/workflows"
@@ -84,10 +85,16 @@ func (e *Env) Status(ref string) workflows.Status {
 	return st
 }
 
-// Resources lists the instance's resources in its real terraform state.
+// Resources lists the instance's resources in its real terraform state. Tests provision with
+// this code, so the schema is Derive's unless ref carries the recorded names.
 func (e *Env) Resources(ref steps.Ref) []terraform.Resource {
 	e.t.Helper()
-	res, err := e.Activities.Terraform.Resources(context.Background(), terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name})
+	n := names.Derive(ref.Tenant, ref.Name)
+	if ref.Names != nil {
+		n = *ref.Names
+	}
+	ws := terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name, Schema: n.Schema}
+	res, err := e.Activities.Terraform.Resources(context.Background(), ws)
 	require.NoError(e.t, err)
 	return res
 }

@@ -19,6 +19,7 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	if err := e.register(ctx); err != nil {
 		return err
 	}
+	e.recordLegacyNames(ctx)
 	e.upsertSearchAttributes(ctx)
 	workflow.Go(ctx, e.receiveSteps)
 	for {

@@ -148,6 +148,11 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 			return OperationResult{}, err
 		}
 	}
+	if kind == lifecycle.OpProvision {
+		if err := e.claimNames(ctx); err != nil {
+			return OperationResult{}, err
+		}
+	}
 	e.s.Seq++
 	e.opsInRun++
 	op := &Operation{
@@ -203,6 +208,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	op.Steps = mergeSteps(op.Steps, op.Attempt, res.Steps)
 	e.applySuccess(op)
 	e.setState(ctx, op.Kind.Done(op.From))
+	e.releaseNames(ctx)
 	return e.result(op)
 }
 

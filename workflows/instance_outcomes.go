@@ -104,6 +104,7 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req Decision
 	}
 	e.s.Decisions = append(e.s.Decisions, rec)
 	e.setState(ctx, rec.To)
+	e.releaseNames(ctx)
 	return e.result(op), nil
 }
 

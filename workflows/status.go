@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -31,6 +32,7 @@ type Status struct {
 	Instance       string                `json:"instance"`
 	Stack          string                `json:"stack,omitempty"`
 	State          lifecycle.State       `json:"state"`
+	Names          *names.Names          `json:"names,omitempty"` // recorded at provision; never recomputed
 	Allowed        []lifecycle.Operation `json:"allowedOperations"`
 	Deployer       string                `json:"deployer,omitempty"`
 	Revision       string                `json:"revision,omitempty"`
@@ -105,7 +107,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	st := Status{
 		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
 		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision,
-		Conditions: s.Conditions, RsyncStatus: map[string]int{},
+		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names,
 	}
 	if e.busy {
 		st.Allowed = nil

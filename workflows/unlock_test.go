@@ -43,7 +43,7 @@ func TestResolveForceUnlockUnlocksAndResumes(t *testing.T) {
 	require.NoError(t, right.err)
 	require.Equal(t, workflows.ResultSucceeded, right.result.Result)
 	require.Equal(t, lifecycle.Deployed, right.result.State)
-	require.Equal(t, []steps.UnlockInput{{Ref: ref, LockID: "lock-7"}}, w.unlocked, "one unlock, of the named lock")
+	require.Equal(t, []steps.UnlockInput{{Ref: recorded(ref), LockID: "lock-7"}}, w.unlocked, "one unlock, of the named lock")
 	require.Equal(t, 2, w.called(steps.ActTerraformPlan), "the resumed attempt makes a fresh plan")
 	require.Equal(t, 2, w.called(steps.ActTerraformApply))
 	require.Equal(t, 1, w.called(steps.ActOpenMR), "the resumed attempt opened no MR")

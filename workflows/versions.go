@@ -9,6 +9,9 @@ const (
 	changeSecrets = "secrets-bootstrap"
 	// changePlanValidation validates a plan's proposed config before the plan starts.
 	changePlanValidation = "plan-validation"
+	// changeNames records the instance's derived names: claimed at provision, released after
+	// deprovision, the old rule's names recorded for instances from before.
+	changeNames = "recorded-names"
 )
 
 // withSecrets reports whether this pipeline run takes the secret steps.
@@ -19,4 +22,9 @@ func withSecrets(ctx workflow.Context) bool {
 // validatesPlans reports whether a plan with a config is validated up front.
 func validatesPlans(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changePlanValidation, workflow.DefaultVersion, 1) >= 1
+}
+
+// recordsNames reports whether this run records, claims and releases derived names.
+func recordsNames(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeNames, workflow.DefaultVersion, 1) >= 1
 }

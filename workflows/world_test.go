@@ -32,6 +32,10 @@ type world struct {
 	fail      map[string]int // activity -> how many more calls fail
 	leftovers []steps.Leftover
 	unlocked  []steps.UnlockInput
+	claims    []steps.NamesInput   // ClaimNames calls
+	releases  []steps.NamesInput   // ReleaseNames calls
+	takenBy   string               // when set, ClaimNames finds the namespace held by this instance
+	refs      map[string]steps.Ref // the ref each activity last got
 }
 
 func newWorld(t *testing.T) *world {
@@ -40,7 +44,7 @@ func newWorld(t *testing.T) *world {
 	env.SetTestTimeout(30 * time.Second)
 	app.RegisterWorkflows(env)
 	env.RegisterActivity(&activities.Activities{})
-	w := &world{t: t, env: env, calls: map[string]int{}, fail: map[string]int{}}
+	w := &world{t: t, env: env, calls: map[string]int{}, fail: map[string]int{}, refs: map[string]steps.Ref{}}
 	w.mock()
 	return w
 }
@@ -52,6 +56,13 @@ func (w *world) called(activity string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.calls[activity]
+}
+
+// saw records the ref an activity got, to check what the pipelines pass on.
+func (w *world) saw(name string, r steps.Ref) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.refs[name] = r
 }
 
 func (w *world) enter(name string) error {
@@ -87,6 +98,7 @@ func (w *world) mock() {
 			if err := w.enter(steps.ActOpenMR); err != nil {
 				return forge.MergeRequest{}, err
 			}
+			w.saw(steps.ActOpenMR, in.Ref)
 			b := steps.BranchFor(in.Ref, in.Operation, in.OpID)
 			return forge.MergeRequest{ID: b, Branch: b, State: forge.StateOpen, HeadSHA: "head-" + in.OpID, BaseSHA: "base"}, nil
 		})
@@ -107,6 +119,7 @@ func (w *world) mock() {
 		func(_ context.Context, _ steps.TerraformInput) error { return w.enter(steps.ActTerraformInit) })
 	e.OnActivity(steps.ActTerraformPlan, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.TerraformInput) (steps.PlanOutput, error) {
+			w.saw(steps.ActTerraformPlan, in.Ref)
 			err := w.enter(steps.ActTerraformPlan)
 			return steps.PlanOutput{File: in.OpID + ".tfplan", SHA256: "sha", Summary: steps.PlanSummary{Add: 2}}, err
 		})
@@ -125,7 +138,8 @@ func (w *world) mock() {
 		{App: "web", Cluster: "none", Version: "v1", Kind: "Namespace", Name: "acme-web", RsyncStatus: "Pending", ClusterStatus: "Unknown"},
 	}}
 	e.OnActivity(steps.ActDeployApp, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.AppInput) (steps.AppStatus, error) {
+		func(_ context.Context, in steps.AppInput) (steps.AppStatus, error) {
+			w.saw(steps.ActDeployApp, in.Ref)
 			return app, w.enter(steps.ActDeployApp)
 		})
 	e.OnActivity(steps.ActRemoveApp, mock.Anything, mock.Anything).Return(
@@ -153,6 +167,30 @@ func (w *world) mock() {
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			w.unlocked = append(w.unlocked, in)
+			return nil
+		})
+	e.OnActivity(steps.ActClaimNames, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in steps.NamesInput) error {
+			if err := w.enter(steps.ActClaimNames); err != nil {
+				return err
+			}
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.claims = append(w.claims, in)
+			if w.takenBy != "" {
+				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: kubernetes namespace %s is already used by instance %s; choose another name",
+					in.Ref, in.Names.Namespace, w.takenBy), steps.ErrNotAllowed, nil)
+			}
+			return nil
+		})
+	e.OnActivity(steps.ActReleaseNames, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in steps.NamesInput) error {
+			if err := w.enter(steps.ActReleaseNames); err != nil {
+				return err
+			}
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.releases = append(w.releases, in)
 			return nil
 		})
 	e.OnActivity(steps.ActCollectLeftovers, mock.Anything, mock.Anything).Return(

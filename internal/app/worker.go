@@ -97,21 +97,32 @@ func NewWorker(c client.Client, cfg Config) (worker.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	Attach(acts, c, cfg.TaskQueue)
 	w := worker.New(c, cfg.TaskQueue, worker.Options{})
-	Register(w, acts)
+	if err := Register(w, acts); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
-// Register registers every workflow under its stable name, and the activities once.
-func Register(r worker.Registry, acts *activities.Activities) {
+// Register registers every workflow under its stable name, and the activities once. Activities
+// without a name registry are refused here: a provision must never skip claiming its names.
+func Register(r worker.Registry, acts *activities.Activities) error {
+	if acts.Names == nil {
+		return &MissingError{Field: "Activities.Names", Hint: "app.Attach sets it from the worker's Temporal client"}
+	}
 	RegisterWorkflows(r)
 	r.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+	return nil
 }
 
 // RegisterWorkflows registers the entity, validation and pipeline workflows.
 func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.InstanceWorkflow, workflow.RegisterOptions{Name: workflows.InstanceWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.ValidateConfigWorkflow, workflow.RegisterOptions{Name: workflows.ValidateWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.DeliveryWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryBatchWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.NameClaimWorkflow, workflow.RegisterOptions{Name: workflows.NameClaimWorkflowName})
 	pipelines := map[lifecycle.Operation]any{
 		lifecycle.OpProvision:   workflows.ProvisionPipeline,
 		lifecycle.OpDeploy:      workflows.DeployPipeline,

@@ -44,7 +44,7 @@ func (d *Deployer) ensure(ctx context.Context, want Application) error {
 // startSync asks for the sync. When an operation already runs for app.Revision (an earlier
 // attempt started it) it is awaited instead; one for another revision is awaited, then ours starts.
 func (d *Deployer) startSync(ctx context.Context, app deploy.App, deadline time.Time) (*Application, error) {
-	name := AppName(app.Ref)
+	name := app.Application
 	for {
 		err := d.c.Sync(ctx, name, app.Revision, true)
 		if err == nil || !operationInProgress(err) {
@@ -127,7 +127,7 @@ func operationRevision(op *OperationState) string {
 
 // waitSynced polls (heartbeating) until judge says done or failed, or the deadline passes.
 func (d *Deployer) waitSynced(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
-	name := AppName(app.Ref)
+	name := app.Application
 	for {
 		a, err := d.c.GetApplication(ctx, name)
 		if err != nil {

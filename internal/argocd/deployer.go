@@ -2,8 +2,6 @@ package argocd
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"sort"
 	"strings"
 	"time"
@@ -11,7 +9,6 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Names slipway puts on its Applications.
@@ -20,8 +17,6 @@ const (
 	LabelName   = "slipway.dev/name"
 	// Finalizer makes deleting the Application delete its resources first.
 	Finalizer = "resources-finalizer.argocd.argoproj.io"
-	// maxAppName leaves room under the 63-character label limit ArgoCD's tracking label imposes.
-	maxAppName = 53
 )
 
 // Deployer is the deploy.Deployer that drives ArgoCD.
@@ -37,28 +32,6 @@ func NewDeployer(c *Client) *Deployer { return &Deployer{c: c} }
 // Name is "argocd".
 func (d *Deployer) Name() string { return "argocd" }
 
-// AppName is the Application name for an instance: <tenant>-<name>, a DNS-1123 label,
-// truncated with a short hash of the full name when longer than 53 characters.
-func AppName(ref steps.Ref) string {
-	full := strings.ToLower(ref.Tenant + "-" + ref.Name)
-	n := strings.Map(func(r rune) rune {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '-' {
-			return r
-		}
-		return '-'
-	}, full)
-	n = strings.Trim(n, "-")
-	if len(n) <= maxAppName && n == full {
-		return n
-	}
-	sum := sha256.Sum256([]byte(ref.Tenant + "/" + ref.Name))
-	suffix := hex.EncodeToString(sum[:])[:8]
-	if len(n) > maxAppName-len(suffix)-1 {
-		n = n[:maxAppName-len(suffix)-1]
-	}
-	return strings.TrimRight(n, "-") + "-" + suffix
-}
-
 // desired is the Application for app at its revision. The instance's secrets go
 // in as jsonnet top-level arguments: they reach the cluster without entering git.
 func (d *Deployer) desired(app deploy.App) Application {
@@ -71,7 +44,7 @@ func (d *Deployer) desired(app deploy.App) Application {
 	}
 	return Application{
 		Metadata: ObjectMeta{
-			Name:       AppName(app.Ref),
+			Name:       app.Application,
 			Labels:     map[string]string{LabelTenant: app.Ref.Tenant, LabelName: app.Ref.Name},
 			Finalizers: []string{Finalizer},
 		},
@@ -86,7 +59,8 @@ func (d *Deployer) desired(app deploy.App) Application {
 
 // validate names the first missing field of app; full asks for what Deploy needs.
 func validate(app deploy.App, full bool) error {
-	fields := []struct{ name, value string }{{"app.Ref.Tenant", app.Ref.Tenant}, {"app.Ref.Name", app.Ref.Name}}
+	fields := []struct{ name, value string }{{"app.Ref.Tenant", app.Ref.Tenant}, {"app.Ref.Name", app.Ref.Name},
+		{"app.Application", app.Application}}
 	if full {
 		fields = append(fields, []struct{ name, value string }{
 			{"app.Namespace", app.Namespace}, {"app.RepoURL", app.RepoURL},

@@ -19,7 +19,7 @@ func (d *Deployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus,
 	if err := validate(app, false); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
-	name := AppName(app.Ref)
+	name := app.Application
 	if err := d.c.DeleteApplication(ctx, name, true); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}

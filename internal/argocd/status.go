@@ -13,7 +13,7 @@ func (d *Deployer) Status(ctx context.Context, app deploy.App) (steps.AppStatus,
 	if err := validate(app, false); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
-	a, err := d.c.GetApplication(ctx, AppName(app.Ref))
+	a, err := d.c.GetApplication(ctx, app.Application)
 	var nf *NotFoundError
 	if errors.As(err, &nf) {
 		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, nil

@@ -139,6 +139,11 @@ func (g *globals) submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 			return err
 		}
 	}
+	if op == lifecycle.OpProvision {
+		if err := c.CheckNames(ctx, ref); err != nil {
+			return err
+		}
+	}
 	h, err := g.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
 		return c.Submit(ctx, ref, op, req, g.requestID)
 	})

@@ -62,6 +62,9 @@ func (g *globals) printStatus(st *workflows.Status) {
 		g.printf(" (stack %s)", st.Stack)
 	}
 	g.printf("\n")
+	if n := st.Names; n != nil {
+		g.printf("names: namespace %s, application %s, schema %s\n", n.Namespace, n.Application, n.Schema)
+	}
 	if st.Revision != "" {
 		g.printf("revision: %s\n", st.Revision)
 	}

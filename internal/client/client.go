@@ -89,6 +89,20 @@ func Dial(ctx context.Context, taskQueue string, opts ...Option) (*Client, error
 	return New(c, taskQueue, o.Namespace), nil
 }
 
+// DialLazy is Dial for a server that must come up while Temporal is down (the webhook server):
+// it connects on first use, so each call made during an outage fails on its own.
+func DialLazy(taskQueue string, opts ...Option) (*Client, error) {
+	o, err := Options(opts...)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.NewLazyClient(o)
+	if err != nil {
+		return nil, &UnavailableError{Address: o.HostPort, Err: err}
+	}
+	return New(c, taskQueue, o.Namespace), nil
+}
+
 // New wraps an existing Temporal client.
 func New(c client.Client, taskQueue, namespace string) *Client {
 	if taskQueue == "" {

@@ -36,7 +36,7 @@ func TestExampleStack(t *testing.T) {
 	region, _ := st.Schema.Param("region")
 	assert.True(t, region.Initial)
 
-	out, err := Render(Ref{Tenant: "acme", Name: "web"}, st, inst)
+	out, err := Render(Ref{Tenant: "acme", Name: "web"}, "acme-web", st, inst)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"instance.yaml", "manifests/app.yaml", "manifests/secrets.jsonnet", "terraform/main.tf"}, sortedKeys(out))
 	assert.NotContains(t, string(out["manifests/secrets.jsonnet"]), "admin_password: \"", "no secret value is rendered into git")
@@ -122,7 +122,7 @@ func TestExampleTerraform(t *testing.T) {
 
 func writeTerraform(t *testing.T, ref Ref, st *Stack, inst *Instance, dir string) {
 	t.Helper()
-	out, err := Render(ref, st, inst)
+	out, err := Render(ref, ref.Tenant+"-"+ref.Name, st, inst)
 	require.NoError(t, err)
 	for p, data := range out {
 		if rel, ok := strings.CutPrefix(p, TerraformDir+"/"); ok {

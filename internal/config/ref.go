@@ -3,8 +3,6 @@
 package config
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"regexp"
 	"strings"
 )
@@ -47,18 +45,5 @@ func (r Ref) String() string { return r.Tenant + "/" + r.Name }
 
 // Dir is the instance's directory in the GitOps repository.
 func (r Ref) Dir() string { return "instances/" + r.Tenant + "/" + r.Name }
-
-// Namespace is "<tenant>-<name>"; when that is longer than a label allows, it is cut
-// and ends in a hash of the full ref so that long refs stay distinct.
-func (r Ref) Namespace() string {
-	ns := r.Tenant + "-" + r.Name
-	if len(ns) <= maxLabel {
-		return ns
-	}
-	sum := sha256.Sum256([]byte(r.String()))
-	suffix := hex.EncodeToString(sum[:])[:8]
-	prefix := strings.TrimRight(ns[:maxLabel-len(suffix)-1], "-")
-	return prefix + "-" + suffix
-}
 
 func isLabel(s string) bool { return len(s) <= maxLabel && labelRE.MatchString(s) }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -10,7 +11,7 @@ import (
 type TemplateData struct {
 	Tenant    string
 	Name      string
-	Namespace string // Ref.Namespace(): "<tenant>-<name>", kept a valid DNS-1123 label
+	Namespace string // the instance's recorded Kubernetes namespace (internal/names)
 	Stack     string
 	Params    map[string]any // resolved by Validate: defaults applied
 }
@@ -21,15 +22,19 @@ var backendRE = regexp.MustCompile(`(?m)^\s*(backend\s+"[^"]*"|cloud)\s*\{`)
 // Render validates inst (as if never deployed) and renders the instance's directory,
 // keyed by path relative to ref.Dir(): instance.yaml (the canonical config, parameters
 // resolved), terraform/... and manifests/.... Equal input gives byte-identical output.
-func Render(ref Ref, stack *Stack, inst *Instance) (map[string][]byte, error) {
+// namespace is the instance's recorded namespace: the caller holds it, it is never recomputed.
+func Render(ref Ref, namespace string, stack *Stack, inst *Instance) (map[string][]byte, error) {
 	if err := ref.Validate(); err != nil {
 		return nil, err
+	}
+	if !isLabel(namespace) {
+		return nil, &NamespaceError{Value: namespace}
 	}
 	params, err := Validate(stack, inst, nil)
 	if err != nil {
 		return nil, err
 	}
-	data := TemplateData{Tenant: ref.Tenant, Name: ref.Name, Namespace: ref.Namespace(), Stack: stack.Name, Params: params}
+	data := TemplateData{Tenant: ref.Tenant, Name: ref.Name, Namespace: namespace, Stack: stack.Name, Params: params}
 	out := map[string][]byte{
 		InstanceFile: (&Instance{Stack: stack.Name, Parameters: params}).Canonical(),
 	}
@@ -54,6 +59,11 @@ func Render(ref Ref, stack *Stack, inst *Instance) (map[string][]byte, error) {
 	}
 	return out, nil
 }
+
+// NamespaceError is a namespace to render with that is not a DNS-1123 label.
+type NamespaceError struct{ Value string }
+
+func (e *NamespaceError) Error() string { return fmt.Sprintf("namespace %q %s", e.Value, labelRule) }
 
 func execute(name string, text []byte, data TemplateData) ([]byte, error) {
 	t, err := newTemplate(name, text)

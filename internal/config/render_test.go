@@ -1,7 +1,6 @@
 package config
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,7 +26,7 @@ func TestRender(t *testing.T) {
 	ref := Ref{Tenant: "acme", Name: "web"}
 	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": `hi "there"`, "size": 2, "replicas": 3}}
 
-	out, err := Render(ref, st, inst)
+	out, err := Render(ref, "acme-web", st, inst)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"instance.yaml", "manifests/app.yaml", "terraform/main.tf", "terraform/versions.tf"}, sortedKeys(out))
 
@@ -54,38 +53,39 @@ parameters:
   size: 2
 `, string(out[InstanceFile]), "instance.yaml holds the resolved config")
 
-	again, err := Render(ref, st, &Instance{Stack: "demo", Parameters: map[string]any{"replicas": 3, "size": 2.0, "greeting": `hi "there"`}})
+	again, err := Render(ref, "acme-web", st, &Instance{Stack: "demo", Parameters: map[string]any{"replicas": 3, "size": 2.0, "greeting": `hi "there"`}})
 	require.NoError(t, err)
 	assert.Equal(t, out, again, "equal config renders byte-identical output")
 
 	back, err := ParseInstance(out[InstanceFile])
 	require.NoError(t, err)
-	fromRepo, err := Render(ref, st, back)
+	fromRepo, err := Render(ref, "acme-web", st, back)
 	require.NoError(t, err)
 	assert.Equal(t, out, fromRepo, "re-rendering the committed instance.yaml changes nothing")
 }
 
-func TestRenderLongNamespace(t *testing.T) {
+func TestRenderUsesTheGivenNamespace(t *testing.T) {
 	st := testStack(t, map[string]string{"manifests/ns.yaml.tmpl": "{{ .Namespace }}"})
-	ref := Ref{Tenant: strings.Repeat("t", 40), Name: strings.Repeat("n", 40)}
-	out, err := Render(ref, st, &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 1}})
+	ref := Ref{Tenant: "a-b", Name: "c"}
+	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 1}}
+	out, err := Render(ref, "a-b-c--0123456789", st, inst)
 	require.NoError(t, err)
-	ns := string(out["manifests/ns.yaml"])
-	assert.Equal(t, ref.Namespace(), ns)
-	assert.Len(t, ns, 63)
-	assert.True(t, isLabel(ns))
+	assert.Equal(t, "a-b-c--0123456789", string(out["manifests/ns.yaml"]), "the recorded name, never recomputed")
+	_, err = Render(ref, "A_B", st, inst)
+	var ne *NamespaceError
+	require.ErrorAs(t, err, &ne)
 }
 
 func TestRenderErrors(t *testing.T) {
 	valid := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 1}}
 	ref := Ref{Tenant: "acme", Name: "web"}
 
-	_, err := Render(Ref{Tenant: "Acme", Name: "web"}, testStack(t, nil), valid)
+	_, err := Render(Ref{Tenant: "Acme", Name: "web"}, "acme-web", testStack(t, nil), valid)
 	var re *RefError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "tenant", re.Part)
 
-	_, err = Render(ref, testStack(t, nil), &Instance{Stack: "demo", Parameters: map[string]any{"size": 1}})
+	_, err = Render(ref, "acme-web", testStack(t, nil), &Instance{Stack: "demo", Parameters: map[string]any{"size": 1}})
 	assertFieldErrors(t, err, []FieldError{{"parameters.greeting", "is required"}})
 
 	tests := []struct {
@@ -99,7 +99,7 @@ func TestRenderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(ref, testStack(t, map[string]string{tt.file: tt.text}), valid)
+			_, err := Render(ref, "acme-web", testStack(t, map[string]string{tt.file: tt.text}), valid)
 			var se *StackError
 			require.ErrorAs(t, err, &se)
 			require.Len(t, se.Errors, 1)

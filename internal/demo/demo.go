@@ -14,6 +14,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/workflows"
@@ -21,6 +22,9 @@ import (
 
 // Ref is the demo's instance.
 var Ref = steps.Ref{Tenant: "demo", Name: "web"}
+
+// derived are the names the demo's provision records: it runs this code, so Derive's.
+var derived = names.Derive(Ref.Tenant, Ref.Name)
 
 type step struct {
 	op    lifecycle.Operation
@@ -125,7 +129,7 @@ func (v *verifier) merges(want int) func(context.Context, workflows.OperationRes
 
 func (v *verifier) resources(want bool) func(context.Context, workflows.OperationResult) (string, error) {
 	return func(ctx context.Context, _ workflows.OperationResult) (string, error) {
-		res, err := v.env.Activities.Terraform.Resources(ctx, terraform.Workspace{Tenant: Ref.Tenant, Name: Ref.Name})
+		res, err := v.env.Activities.Terraform.Resources(ctx, terraform.Workspace{Tenant: Ref.Tenant, Name: Ref.Name, Schema: derived.Schema})
 		if err != nil {
 			return "", err
 		}
@@ -170,7 +174,7 @@ func (v *verifier) configGone(ctx context.Context, res workflows.OperationResult
 // cluster checks the real kube-apiserver: the app's ConfigMap with the expected
 // replicas, or (want "") no namespace at all.
 func (v *verifier) cluster(ctx context.Context, replicas string) (string, error) {
-	ns := config.Ref{Tenant: Ref.Tenant, Name: Ref.Name}.Namespace()
+	ns := derived.Namespace
 	if replicas == "" {
 		code, _, err := v.env.Argo.Get(ctx, "/api/v1/namespaces/"+ns)
 		if err != nil {

@@ -14,9 +14,11 @@ import (
 type App struct {
 	Ref       steps.Ref
 	Namespace string
-	RepoURL   string
-	Path      string // repo-relative manifests directory
-	Revision  string
+	// Application is the deployer's name for the app (the instance's recorded names.Application).
+	Application string
+	RepoURL     string
+	Path        string // repo-relative manifests directory
+	Revision    string
 	// Objects are the manifests' identities, so a deployer can report on each.
 	Objects []Object
 	// Secrets are the instance's bootstrapped secrets, read on the worker: a

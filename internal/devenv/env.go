@@ -124,11 +124,15 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err
 	}
+	// Attached even without a worker: tests start their own on e.Activities.
+	app.Attach(e.Activities, e.Client.Temporal, o.TaskQueue)
 	if o.NoWorker {
 		return e, nil
 	}
 	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{})
-	app.Register(e.worker, e.Activities)
+	if err := app.Register(e.worker, e.Activities); err != nil {
+		return nil, err
+	}
 	if err := e.worker.Start(); err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}

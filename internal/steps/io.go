@@ -4,15 +4,28 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/names"
 )
 
 // Ref names an instance: tenant and name, each a DNS-1123 label.
 type Ref struct {
 	Tenant string `json:"tenant"`
 	Name   string `json:"name"`
+	// Names are the instance's namespace, Application and schema, recorded at provision so they
+	// are never recomputed; nil before provision and for instances from before they were recorded.
+	Names *names.Names `json:"names,omitempty"`
 }
 
 func (r Ref) String() string { return r.Tenant + "/" + r.Name }
+
+// Derived are the recorded names, or for an instance from before names were recorded, the
+// names it got then.
+func (r Ref) Derived() names.Names {
+	if r.Names != nil {
+		return *r.Names
+	}
+	return names.Legacy(r.Tenant, r.Name)
+}
 
 // ValidateInput asks whether ConfigYAML is a valid config for the instance.
 type ValidateInput struct {

@@ -39,6 +39,10 @@ const (
 	ActBootstrapSecrets = "BootstrapSecrets"
 	ActForgetSecrets    = "ForgetSecrets"
 	ActForceUnlock      = "ForceUnlock"
+	ActSubmitCommand    = "SubmitCommand"
+	ActChangedInstances = "ChangedInstances"
+	ActClaimNames       = "ClaimNames"
+	ActReleaseNames     = "ReleaseNames"
 )
 
 // AllActivities lists every activity name; a test checks each is registered.
@@ -46,4 +50,6 @@ var AllActivities = []string{
 	ActValidateConfig, ActOpenMR, ActMergeMR, ActResolveRevision, ActTerraformInit,
 	ActTerraformPlan, ActTerraformApply, ActTerraformDestroy, ActDeployApp, ActRemoveApp,
 	ActConfigDiff, ActCollectLeftovers, ActBootstrapSecrets, ActForgetSecrets, ActForceUnlock,
+	ActSubmitCommand, ActChangedInstances,
+	ActClaimNames, ActReleaseNames,
 }

@@ -2,19 +2,25 @@ package terraform
 
 import (
 	"regexp"
-	"strings"
+
+	"github.com/slipway-dev/slipway/internal/names"
 )
 
 // Workspace names one instance; each gets its own working directory and state.
-type Workspace struct{ Tenant, Name string }
+type Workspace struct {
+	Tenant, Name string
+	// Schema is the instance's recorded pg backend schema (names.Names.Schema); "" means the
+	// name it got before names were recorded.
+	Schema string
+}
 
 func (w Workspace) String() string { return w.Tenant + "/" + w.Name }
 
-// labelRE keeps names safe as path segments and (after '-'→'_') as PostgreSQL identifiers.
+// labelRE keeps names safe as path segments.
 var labelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
 // maxIdentifier is PostgreSQL's identifier limit; longer schema names would be silently truncated.
-const maxIdentifier = 63
+const maxIdentifier = names.MaxIdentifier
 
 func (w Workspace) validate() error {
 	for _, f := range []struct{ field, v string }{{"workspace tenant", w.Tenant}, {"workspace name", w.Name}} {
@@ -30,10 +36,18 @@ func (w Workspace) validate() error {
 		return &InvalidInputError{Field: "workspace", Value: w.String(),
 			Reason: "tenant and name together are too long for the PostgreSQL schema name " + s}
 	}
+	if w.Schema != "" && !names.IsIdentifier(w.Schema) {
+		return &InvalidInputError{Field: "workspace schema", Value: w.Schema,
+			Reason: "must be a lowercase PostgreSQL identifier of at most 63 characters"}
+	}
 	return nil
 }
 
-// SchemaName is the pg backend schema of a workspace: slipway_<tenant>_<name> with '-' → '_'.
+// SchemaName is the pg backend schema of a workspace: the recorded one, or for an instance from
+// before names were recorded, slipway_<tenant>_<name> with '-' → '_'.
 func SchemaName(w Workspace) string {
-	return "slipway_" + strings.ReplaceAll(w.Tenant, "-", "_") + "_" + strings.ReplaceAll(w.Name, "-", "_")
+	if w.Schema != "" {
+		return w.Schema
+	}
+	return names.Legacy(w.Tenant, w.Name).Schema
 }

@@ -6,25 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
-
-// Submitter sends a request to an instance (internal/client.Client does).
-type Submitter interface {
-	Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (requestRef string, err error)
-}
-
-// Reader reads the GitOps repository at a commit (a forge.Forge does).
-type Reader interface {
-	ReadDir(ctx context.Context, rev, dir string) (map[string][]byte, error)
-}
 
 // Options configure a Server.
 type Options struct {
@@ -36,21 +27,31 @@ type Options struct {
 	MaxBody          int64 // bytes; default 1 MiB
 	Actor            string
 	Logger           *zap.Logger // every request is logged with its delivery ID; nil: discard
+	// RecordTimeout bounds recording a delivery in Temporal (default 5s): forges give a
+	// hook about 10s, and an answer of 503 in time beats a timeout they may not retry.
+	RecordTimeout time.Duration
+	// RetryAfter is sent with a 503 (default 10s).
+	RetryAfter time.Duration
+	// BatchWindow (default 5ms) and BatchMax (default 64) bound a group commit: deliveries
+	// arriving together are recorded in one round trip.
+	BatchWindow time.Duration
+	BatchMax    int
 }
 
-// Server is the webhook HTTP handler: /github, /gitlab, /gitea.
+// maxBatchBytes keeps a batch's workflow input well under Temporal's 2 MB payload limit.
+const maxBatchBytes = 1 << 20
+
+// Server is the webhook HTTP handler: /github, /gitlab, /gitea, /forgejo.
 type Server struct {
-	o       Options
-	submit  Submitter
-	repo    Reader
-	mu      sync.Mutex
-	seen    map[string]bool // delivery IDs handled by this process
-	order   []string
-	maxSeen int
+	o     Options
+	batch *Batcher
+	stop  context.CancelFunc
+	seen  *seenSet
 }
 
-// New refuses to build a server without a secret: unsigned webhooks start nothing.
-func New(o Options, submit Submitter, repo Reader) (*Server, error) {
+// New refuses to build a server without a secret: unsigned webhooks start nothing. Close
+// stops its batcher.
+func New(o Options, rec BatchRecorder) (*Server, error) {
 	if len(o.Secret) == 0 {
 		return nil, errors.New("webhook: no shared secret: set SLIPWAY_WEBHOOK_SECRET (or --secret-file); unsigned deliveries are never accepted")
 	}
@@ -66,23 +67,43 @@ func New(o Options, submit Submitter, repo Reader) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	return &Server{o: o, submit: submit, repo: repo, seen: map[string]bool{}, maxSeen: 100_000}, nil
+	if o.RecordTimeout <= 0 {
+		o.RecordTimeout = 5 * time.Second
+	}
+	if o.RetryAfter <= 0 {
+		o.RetryAfter = 10 * time.Second
+	}
+	if o.BatchWindow <= 0 {
+		o.BatchWindow = 5 * time.Millisecond
+	}
+	if o.BatchMax <= 0 {
+		o.BatchMax = 64
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	b := NewBatcher(ctx, rec, o.BatchWindow, o.BatchMax, maxBatchBytes, o.RecordTimeout)
+	return &Server{o: o, batch: b, stop: stop, seen: newSeenSet(100_000)}, nil
 }
+
+// Close stops batching; call it once the HTTP server has drained.
+func (s *Server) Close() { s.stop() }
 
 type parser func(*http.Request, []byte) (*Event, error)
 
-// ServeHTTP answers 202 with what it started, 204 for an event that names nothing,
-// 200 for a delivery already seen, 401 for a bad signature, 400 for a malformed
-// body, and 409 with the reasons when nothing could start.
+var parsers = map[string]parser{"/github": parseGitHub, "/gitlab": parseGitLab, "/gitea": parseGitea, "/forgejo": parseGitea}
+
+// ServeHTTP answers 202 once the delivery is recorded in Temporal, without waiting for any
+// instance; 200 for a delivery this process recorded before; 204 for an event that asks for nothing; 401
+// for a bad signature; 400 or 422 for a body or commands that cannot be carried out; and 503
+// with Retry-After when Temporal could not record it, so the forge's redelivery works.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lw := &loggedWriter{ResponseWriter: w, code: http.StatusOK}
 	w = lw
 	var delivery string
+	began := time.Now()
 	defer func() {
 		s.o.Logger.Info("webhook", zap.String("path", r.URL.Path), zap.String("delivery", delivery),
-			zap.String("remote", r.RemoteAddr), zap.Int("status", lw.code))
+			zap.String("remote", r.RemoteAddr), zap.Int("status", lw.code), zap.Duration("took", time.Since(began)))
 	}()
-	parsers := map[string]parser{"/github": parseGitHub, "/gitlab": parseGitLab, "/gitea": parseGitea, "/forgejo": parseGitea}
 	parse, ok := parsers[strings.TrimSuffix(r.URL.Path, "/")]
 	switch {
 	case !ok:
@@ -111,20 +132,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delivery = ev.DeliveryID
-	if !s.firstTime(ev.Provider + "/" + ev.DeliveryID) {
-		writeJSON(w, http.StatusOK, Response{Delivery: ev.DeliveryID, Duplicate: true})
+	key := ev.Provider + "/" + ev.DeliveryID
+	if s.seen.has(key) {
+		writeJSON(w, http.StatusOK, Response{Delivery: ev.DeliveryID, Duplicate: true, Workflow: workflows.DeliveryWorkflowID(ev.Provider, ev.DeliveryID)})
 		return
 	}
-	resp := s.dispatch(r.Context(), ev)
+	d, resp := s.plan(ev)
 	switch {
-	case len(resp.Started) > 0:
-		writeJSON(w, http.StatusAccepted, resp)
-	case len(resp.Refused) > 0:
-		writeJSON(w, http.StatusConflict, resp)
-	default:
+	case resp.Ignored != "":
 		w.Header().Set("X-Slipway-Ignored", resp.Ignored)
 		w.WriteHeader(http.StatusNoContent)
+		return
+	case d == nil:
+		writeJSON(w, http.StatusUnprocessableEntity, resp)
+		return
 	}
+	s.record(r.Context(), w, key, *d, resp)
+}
+
+// record makes the delivery durable, then answers; it marks the delivery seen only once
+// Temporal holds it, so a delivery answered 503 is carried out when it is redelivered. A
+// redelivery this process has not seen is recorded again and found a duplicate by its record.
+func (s *Server) record(ctx context.Context, w http.ResponseWriter, key string, d steps.Delivery, resp Response) {
+	ctx, cancel := context.WithTimeout(ctx, s.o.RecordTimeout)
+	defer cancel()
+	_, err := s.batch.RecordDelivery(ctx, d)
+	resp.Workflow = workflows.DeliveryWorkflowID(d.Provider, d.ID)
+	if err != nil {
+		s.o.Logger.Warn("webhook delivery not recorded; answered 503 so the forge redelivers it",
+			zap.String("delivery", key), zap.Error(err))
+		w.Header().Set("Retry-After", strconv.Itoa(int(s.o.RetryAfter.Seconds())))
+		writeJSON(w, http.StatusServiceUnavailable, Response{Delivery: d.ID,
+			Error: "could not confirm the delivery is recorded in Temporal (" + err.Error() + "): redeliver it; if it was recorded after all, the redelivery is answered as a duplicate and starts nothing twice"})
+		return
+	}
+	s.seen.add(key)
+	resp.Accepted = true
+	writeJSON(w, http.StatusAccepted, resp)
 }
 
 // loggedWriter remembers the status code for the request log.
@@ -138,21 +182,35 @@ func (l *loggedWriter) WriteHeader(code int) {
 	l.ResponseWriter.WriteHeader(code)
 }
 
-// firstTime records a delivery; redeliveries after a restart are still caught by
-// the request IDs, which Temporal deduplicates.
-func (s *Server) firstTime(key string) bool {
+// seenSet remembers recorded deliveries so that redeliveries skip a round trip; it is only
+// an optimisation: the delivery's workflow ID is what deduplicates, across restarts and replicas.
+type seenSet struct {
+	mu    sync.Mutex
+	keys  map[string]bool
+	order []string
+	max   int
+}
+
+func newSeenSet(max int) *seenSet { return &seenSet{keys: map[string]bool{}, max: max} }
+
+func (s *seenSet) has(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.seen[key] {
-		return false
+	return s.keys[key]
+}
+
+func (s *seenSet) add(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.keys[key] {
+		return
 	}
-	s.seen[key] = true
+	s.keys[key] = true
 	s.order = append(s.order, key)
-	if len(s.order) > s.maxSeen {
-		delete(s.seen, s.order[0])
+	if len(s.order) > s.max {
+		delete(s.keys, s.order[0])
 		s.order = s.order[1:]
 	}
-	return true
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

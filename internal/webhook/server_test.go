@@ -11,57 +11,45 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 var secret = []byte("s3cret")
 
-type submitted struct {
-	ref       steps.Ref
-	op        lifecycle.Operation
-	req       workflows.OperationRequest
-	requestID string
-}
-
-// recorder stands in for the Temporal client: it records what would start.
+// recorder stands in for Temporal: it keeps each batch recorded, and fails while down is set.
 type recorder struct {
-	mu    sync.Mutex
-	calls []submitted
+	mu      sync.Mutex
+	calls   []steps.Delivery
+	batches int
+	down    error
 }
 
-func (r *recorder) Submit(_ context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, id string) (string, error) {
+func (r *recorder) RecordDeliveries(_ context.Context, ds []steps.Delivery) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.calls = append(r.calls, submitted{ref, op, req, id})
-	return id, nil
-}
-
-// repo maps rev -> repo-relative path -> content.
-type repo map[string]map[string]string
-
-func (r repo) ReadDir(_ context.Context, rev, dir string) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	for p, c := range r[rev] {
-		if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
-			out[rest] = []byte(c)
-		}
+	if r.down != nil {
+		return r.down
 	}
-	return out, nil
+	r.batches++
+	r.calls = append(r.calls, ds...)
+	return nil
 }
 
-func newServer(t *testing.T, o Options, rp repo) (*Server, *recorder) {
+func newServer(t *testing.T, o Options) (*Server, *recorder) {
 	o.Secret = secret
 	rec := &recorder{}
-	s, err := New(o, rec, rp)
+	s, err := New(o, rec)
 	require.NoError(t, err)
+	t.Cleanup(s.Close)
 	return s, rec
 }
 
@@ -90,28 +78,101 @@ const pushBody = `{"ref":"refs/heads/main","after":"c2","commits":[
  {"id":"c1","message":"two shops\n\n[slipway][create] acme/shop\n[slipway][deploy] acme/web"},
  {"id":"c2","message":"[slipway][deprovision] acme/old\n[slipway][bogus] acme/x"}]}`
 
-func TestGitHubPushStartsEachCommandOnceAndRedeliveryNothing(t *testing.T) {
-	rp := repo{"c1": {"instances/acme/shop/instance.yaml": "stack: example\n"}}
-	s, rec := newServer(t, Options{}, rp)
+func TestGitHubPushIsRecordedOnceAndAnswered202(t *testing.T) {
+	s, rec := newServer(t, Options{})
 	code, resp := serve(s, githubRequest("push", "d-1", []byte(pushBody), true))
-	require.Equal(t, http.StatusAccepted, code, "202 when something started, with what was refused")
-	require.Len(t, resp.Started, 2)
-	require.Equal(t, "acme/shop", resp.Started[0].Instance)
-	require.Equal(t, "instance/acme/shop", resp.Started[0].Workflow)
+	require.Equal(t, http.StatusAccepted, code, "202 once recorded, with what was refused")
+	require.True(t, resp.Accepted)
+	require.Equal(t, 2, resp.Commands)
+	require.Equal(t, "delivery/github/d-1", resp.Workflow)
 	require.Len(t, resp.Refused, 2, "deprovision is disabled and bogus is no operation: %+v", resp.Refused)
-	require.Equal(t, []submitted{
-		{steps.Ref{Tenant: "acme", Name: "shop"}, lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: "stack: example\n", Actor: "webhook/github (d-1 webhook)"}, "github/d-1/0"},
-		{steps.Ref{Tenant: "acme", Name: "web"}, lifecycle.OpDeploy, workflows.OperationRequest{Actor: "webhook/github (d-1 webhook)"}, "github/d-1/1"},
-	}, rec.calls)
+	require.Len(t, rec.calls, 1)
+	d := rec.calls[0]
+	require.Equal(t, []steps.DeliveryCommand{
+		{Operation: "provision", Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Rev: "c1"},
+		{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "web"}, Rev: "c1"},
+	}, d.Commands)
+	require.Equal(t, "webhook/github (d-1 webhook)", d.Actor)
+	require.Len(t, d.Refused, 2, "refusals are part of the delivery's record")
 
 	code, resp = serve(s, githubRequest("push", "d-1", []byte(pushBody), true))
 	require.Equal(t, http.StatusOK, code)
 	require.True(t, resp.Duplicate)
-	require.Len(t, rec.calls, 2, "a redelivery starts nothing")
+	require.Len(t, rec.calls, 1, "a redelivery records nothing")
+}
+
+// A restarted server (or another replica) has no memory of the delivery: it records it again,
+// and the record's workflow ID makes it a duplicate (workflows' and e2e tests show that).
+func TestRedeliveryToAnotherReplicaIsRecordedAgain(t *testing.T) {
+	rec := &recorder{}
+	a, err := New(Options{Secret: secret}, rec)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := New(Options{Secret: secret}, rec)
+	require.NoError(t, err)
+	defer b.Close()
+	code, _ := serve(a, githubRequest("push", "r-1", []byte(pushBody), true))
+	require.Equal(t, http.StatusAccepted, code)
+	code, _ = serve(b, githubRequest("push", "r-1", []byte(pushBody), true))
+	require.Equal(t, http.StatusAccepted, code)
+	require.Len(t, rec.calls, 2)
+	require.Equal(t, rec.calls[0], rec.calls[1], "the same delivery, so the same record ID")
+}
+
+// Deliveries arriving together share one round trip.
+func TestConcurrentDeliveriesShareABatch(t *testing.T) {
+	s, rec := newServer(t, Options{BatchWindow: 200 * time.Millisecond, BatchMax: 8})
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			code, _ := serve(s, githubRequest("push", "b-"+strconv.Itoa(i), []byte(pushBody), true))
+			assert.Equal(t, http.StatusAccepted, code)
+		}(i)
+	}
+	wg.Wait()
+	require.Len(t, rec.calls, 8)
+	require.Equal(t, 1, rec.batches, "8 deliveries within the window, at most 8 a batch: one round trip")
+}
+
+// Temporal down: 503 with Retry-After, nothing marked seen, and the redelivery is recorded.
+func TestUnrecordedDeliveryIs503AndRedeliveryWorks(t *testing.T) {
+	s, rec := newServer(t, Options{RetryAfter: 7 * time.Second})
+	rec.down = errors.New("connection refused")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, githubRequest("push", "o-1", []byte(pushBody), true))
+	require.Equal(t, http.StatusServiceUnavailable, w.Code)
+	require.Equal(t, "7", w.Header().Get("Retry-After"))
+	require.Contains(t, w.Body.String(), "redeliver it")
+	require.Empty(t, rec.calls)
+
+	rec.down = nil
+	code, resp := serve(s, githubRequest("push", "o-1", []byte(pushBody), true))
+	require.Equal(t, http.StatusAccepted, code, "the same delivery, redelivered, is recorded")
+	require.False(t, resp.Duplicate)
+	require.Len(t, rec.calls, 1)
+}
+
+// A record that hangs past RecordTimeout is answered 503 in time, not after the forge gave up.
+func TestSlowRecordTimesOutAs503(t *testing.T) {
+	s, err := New(Options{Secret: secret, RecordTimeout: 50 * time.Millisecond}, hanging{})
+	require.NoError(t, err)
+	defer s.Close()
+	code, resp := serve(s, githubRequest("push", "h-1", []byte(pushBody), true))
+	require.Equal(t, http.StatusServiceUnavailable, code)
+	require.Contains(t, resp.Error, "deadline exceeded")
+}
+
+type hanging struct{}
+
+func (hanging) RecordDeliveries(ctx context.Context, _ []steps.Delivery) error {
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 func TestBadSignaturesAreRefusedAndStartNothing(t *testing.T) {
-	s, rec := newServer(t, Options{}, repo{})
+	s, rec := newServer(t, Options{})
 	body := []byte(pushBody)
 	unsigned := githubRequest("push", "d-2", body, false)
 	code, _ := serve(s, unsigned)
@@ -140,7 +201,7 @@ func TestBadSignaturesAreRefusedAndStartNothing(t *testing.T) {
 }
 
 func TestMalformedAndOversizedBodies(t *testing.T) {
-	s, rec := newServer(t, Options{MaxBody: 64}, repo{})
+	s, rec := newServer(t, Options{MaxBody: 64})
 	code, _ := serve(s, githubRequest("push", "d-5", []byte(`{"ref":`), true))
 	require.Equal(t, http.StatusBadRequest, code)
 	code, _ = serve(s, githubRequest("push", "d-6", bytes.Repeat([]byte(" "), 100), true))
@@ -149,7 +210,7 @@ func TestMalformedAndOversizedBodies(t *testing.T) {
 }
 
 func TestGiteaAndGitLabPushes(t *testing.T) {
-	s, rec := newServer(t, Options{}, repo{})
+	s, rec := newServer(t, Options{})
 	body := []byte(`{"ref":"refs/heads/main","commits":[{"id":"a1","message":"[slipway][archive] acme/web"}]}`)
 	r := httptest.NewRequest(http.MethodPost, "/gitea", bytes.NewReader(body))
 	mac := hmac.New(sha256.New, secret)
@@ -177,51 +238,40 @@ func TestGiteaAndGitLabPushes(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, w.Code, "an event that names nothing")
 	require.Contains(t, w.Header().Get("X-Slipway-Ignored"), "feature")
 	require.Len(t, rec.calls, 2)
-	require.Equal(t, "gitea/g-1/0", rec.calls[0].requestID)
-	require.Equal(t, "gitlab/l-1/0", rec.calls[1].requestID)
+	require.Equal(t, "gitea", rec.calls[0].Provider)
+	require.Equal(t, "g-1", rec.calls[0].ID)
+	require.Equal(t, "gitlab", rec.calls[1].Provider)
+	require.Equal(t, "l-1", rec.calls[1].ID)
 }
 
-func TestMergedPullRequestChangesInstances(t *testing.T) {
-	rp := repo{
-		"base":  {"instances/acme/web/instance.yaml": "replicas: 1\n", "instances/acme/old/instance.yaml": "x\n", "instances/acme/same/instance.yaml": "s\n"},
-		"merge": {"instances/acme/web/instance.yaml": "replicas: 2\n", "instances/acme/new/instance.yaml": "n\n", "instances/acme/same/instance.yaml": "s\n"},
-	}
+func TestMergedPullRequestIsRecordedForTheWorkersToRead(t *testing.T) {
 	pr := func(head string) []byte {
 		return []byte(`{"action":"closed","pull_request":{"merged":true,"merge_commit_sha":"merge","base":{"ref":"main","sha":"base"},"head":{"ref":"` + head + `"}}}`)
 	}
-	s, rec := newServer(t, Options{AllowDeprovision: true}, rp)
+	s, rec := newServer(t, Options{AllowDeprovision: true})
 	code, resp := serve(s, githubRequest("pull_request", "p-1", pr("feature/more"), true))
 	require.Equal(t, http.StatusAccepted, code)
-	require.Equal(t, []Started{
-		{Instance: "acme/new", Operation: "provision", Workflow: "instance/acme/new", Request: "github/p-1/0"},
-		{Instance: "acme/old", Operation: "deprovision", Workflow: "instance/acme/old", Request: "github/p-1/1"},
-		{Instance: "acme/web", Operation: "deploy", Workflow: "instance/acme/web", Request: "github/p-1/2"},
-	}, resp.Started)
-	require.Equal(t, "replicas: 2\n", rec.calls[2].req.ConfigYAML)
-	require.True(t, rec.calls[1].req.Confirm)
+	require.Contains(t, resp.Note, "read from the repository")
+	require.Equal(t, &steps.MergeRange{Base: "base", Merge: "merge"}, rec.calls[0].Merge)
+	require.True(t, rec.calls[0].AllowDeprovision)
 
 	code, _ = serve(s, githubRequest("pull_request", "p-2", pr("slipway/acme/web/deploy-1-x"), true))
 	require.Equal(t, http.StatusNoContent, code, "slipway's own MRs start nothing")
-	require.Len(t, rec.calls, 3)
+	require.Len(t, rec.calls, 1)
 }
 
 func TestNoSecretNoServer(t *testing.T) {
-	_, err := New(Options{}, &recorder{}, repo{})
+	_, err := New(Options{}, &recorder{})
 	require.ErrorContains(t, err, "SLIPWAY_WEBHOOK_SECRET")
 }
 
-// rejecting refuses every request as the instance's state would.
-type rejecting struct{}
-
-func (rejecting) Submit(context.Context, steps.Ref, lifecycle.Operation, workflows.OperationRequest, string) (string, error) {
-	return "", errors.New("rejected: archive is not allowed in state ConfigurationCreated")
-}
-
-func TestNothingStartedIsAConflictWithReasons(t *testing.T) {
-	s, err := New(Options{Secret: secret}, rejecting{}, repo{})
-	require.NoError(t, err)
-	body := []byte(`{"ref":"refs/heads/main","commits":[{"id":"c1","message":"[slipway][archive] acme/web"}]}`)
+func TestOnlyMalformedCommandsAre422AndRecordNothing(t *testing.T) {
+	s, rec := newServer(t, Options{})
+	body := []byte(`{"ref":"refs/heads/main","commits":[{"id":"c1","message":"[slipway][archive] Acme/Web\n[slipway][deprovision] acme/web"}]}`)
 	code, resp := serve(s, githubRequest("push", "c-1", body, true))
-	require.Equal(t, http.StatusConflict, code)
-	require.Contains(t, resp.Refused[0].Error, "not allowed in state ConfigurationCreated")
+	require.Equal(t, http.StatusUnprocessableEntity, code)
+	require.Len(t, resp.Refused, 2)
+	require.Contains(t, resp.Refused[0].Error, "line 1")
+	require.Contains(t, resp.Refused[1].Error, "--allow-deprovision")
+	require.Empty(t, rec.calls)
 }

@@ -89,8 +89,11 @@ func runWorker() error {
 		return err
 	}
 	defer c.Close()
+	app.Attach(acts, c, cfg.TaskQueue)
 	w := worker.New(c, cfg.TaskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{ci}})
-	app.Register(w, acts)
+	if err := app.Register(w, acts); err != nil {
+		return err
+	}
 	return w.Run(worker.InterruptCh())
 }
 

@@ -8,14 +8,18 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/steps"
-	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
 
-// StateSerial is the instance's terraform state serial as the pg backend stores it in db.
+// StateSerial is the instance's terraform state serial as the pg backend stores it in db. The
+// instance was provisioned by this code, so its schema is Derive's unless ref carries its names.
 func StateSerial(pg *postgres.Server, db string, ref steps.Ref) (int, error) {
-	schema := terraform.SchemaName(terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name})
+	schema := names.Derive(ref.Tenant, ref.Name).Schema
+	if ref.Names != nil {
+		schema = ref.Names.Schema
+	}
 	out, err := pg.Psql(db, fmt.Sprintf(`SELECT data FROM %s.states WHERE name = 'default'`, schema))
 	if err != nil || out == "" {
 		return 0, err

@@ -80,7 +80,7 @@ func TestInterruptedApplyOnPGIsForceUnlockedAndResumed(t *testing.T) {
 
 	// A second worker, connected to PostgreSQL directly, takes over after the heartbeat timeout.
 	second := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
-	app.Register(second, e.Activities)
+	require.NoError(t, app.Register(second, e.Activities))
 	require.NoError(t, second.Start())
 	defer second.Stop()
 	waitFor(t, "DeploymentFailed", func() bool { return e.Status("pg/slow").State == lifecycle.DeploymentFailed })

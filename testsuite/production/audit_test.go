@@ -10,7 +10,7 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
-	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/workflows"
@@ -104,7 +104,7 @@ func (w *world) pullRequests(ctx context.Context) ([]*gitea.PullRequest, error) 
 
 // clusterSecret is the instance's Kubernetes Secret as the kube-apiserver holds it.
 func (w *world) clusterSecret(ctx context.Context, ref steps.Ref) (map[string]string, error) {
-	ns := config.Ref{Tenant: ref.Tenant, Name: ref.Name}.Namespace()
+	ns := names.Derive(ref.Tenant, ref.Name).Namespace // provisioned by this code: Derive's names
 	status, body, err := w.argo.Stack.Get(ctx, fmt.Sprintf("/api/v1/namespaces/%s/secrets/%s", ns, ref.Name))
 	if err != nil {
 		return nil, err

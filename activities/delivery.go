@@ -1,0 +1,135 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// Requests hands one operation to an instance's workflow and returns once the instance
+// accepted or refused it (internal/client does, over the worker's Temporal connection).
+type Requests interface {
+	Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, configYAML, actor, requestID string) error
+}
+
+// RefusedError is an instance's answer that no retry changes: it is busy, the state does
+// not allow the operation, or the config is invalid.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// SubmitCommand submits one command of a recorded delivery. The request ID is the delivery
+// and the command's place in it, so a retry, or a redelivery, never runs it twice.
+func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (steps.DeliveryOutcome, error) {
+	c := in.Command
+	out := steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation,
+		Request: fmt.Sprintf("%s/%d", in.Delivery, in.Index), Workflow: "instance/" + c.Ref.String()}
+	refuse := func(msg string) (steps.DeliveryOutcome, error) {
+		out.Error = msg
+		activity.GetLogger(ctx).Warn("webhook command refused", "delivery", in.Delivery, "instance", out.Instance,
+			"operation", out.Operation, "error", msg)
+		return out, nil
+	}
+	if a.Requests == nil {
+		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", steps.ErrNotAllowed, nil)
+	}
+	op, ok := lifecycle.ParseOperation(c.Operation)
+	if !ok {
+		return refuse(fmt.Sprintf("%q is not an operation", c.Operation))
+	}
+	var cfg string
+	if op == lifecycle.OpProvision || op == lifecycle.OpDeploy {
+		files, err := a.Forge.ReadDir(ctx, c.Rev, fmt.Sprintf("instances/%s/%s", c.Ref.Tenant, c.Ref.Name))
+		var nf *forge.NotFoundError
+		switch {
+		case errors.As(err, &nf):
+			return refuse(fmt.Sprintf("read instance file at %s: %v", short(c.Rev), err))
+		case err != nil:
+			return out, fmt.Errorf("read instance file at %s: %w", short(c.Rev), err)
+		}
+		cfg = string(files["instance.yaml"])
+		if cfg == "" && op == lifecycle.OpProvision {
+			return refuse(fmt.Sprintf("no instances/%s/%s/instance.yaml at %s to create it from", c.Ref.Tenant, c.Ref.Name, short(c.Rev)))
+		}
+	}
+	err := a.Requests.Submit(ctx, c.Ref, op, cfg, in.Actor, out.Request)
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return refuse(err.Error())
+	case err != nil:
+		return out, err
+	}
+	out.Started = true
+	activity.GetLogger(ctx).Info("webhook command started", "delivery", in.Delivery,
+		"instance", out.Instance, "operation", out.Operation, "request", out.Request)
+	return out, nil
+}
+
+// ChangedInstances compares the instance files before and after a merged PR:
+// added → provision, changed → deploy, removed → deprovision.
+func (a *Activities) ChangedInstances(ctx context.Context, m steps.MergeRange) ([]steps.DeliveryCommand, error) {
+	if m.Base == "" || m.Merge == "" {
+		return nil, temporal.NewNonRetryableApplicationError("merged request without base and merge commits: cannot tell which instances changed", steps.ErrNotAllowed, nil)
+	}
+	before, err := a.Forge.ReadDir(ctx, m.Base, "instances")
+	if err != nil {
+		return nil, classify(fmt.Errorf("read instances at %s: %w", short(m.Base), err))
+	}
+	after, err := a.Forge.ReadDir(ctx, m.Merge, "instances")
+	if err != nil {
+		return nil, classify(fmt.Errorf("read instances at %s: %w", short(m.Merge), err))
+	}
+	return changedInstances(before, after, m.Merge), nil
+}
+
+func changedInstances(before, after map[string][]byte, rev string) []steps.DeliveryCommand {
+	refs := map[string]steps.Ref{}
+	for _, files := range []map[string][]byte{before, after} {
+		for p := range files {
+			if parts := strings.Split(p, "/"); len(parts) == 3 && parts[2] == "instance.yaml" {
+				refs[parts[0]+"/"+parts[1]] = steps.Ref{Tenant: parts[0], Name: parts[1]}
+			}
+		}
+	}
+	keys := make([]string, 0, len(refs))
+	for k := range refs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []steps.DeliveryCommand
+	for _, k := range keys {
+		old, had := before[k+"/instance.yaml"]
+		cur, has := after[k+"/instance.yaml"]
+		c := steps.DeliveryCommand{Ref: refs[k], Rev: rev}
+		switch {
+		case !had && has:
+			c.Operation = string(lifecycle.OpProvision)
+		case had && !has:
+			c.Operation = string(lifecycle.OpDeprovision)
+		case string(old) != string(cur):
+			c.Operation = string(lifecycle.OpDeploy)
+		default:
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

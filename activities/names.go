@@ -1,0 +1,43 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/names"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// NameRegistry records which instance holds each derived name, for every worker at once
+// (internal/nameclaim keeps it in Temporal).
+type NameRegistry interface {
+	// Claim takes every claim for owner (TENANT/NAME), or none: one another instance holds
+	// is a *names.TakenError. Claims owner already holds are success.
+	Claim(ctx context.Context, owner string, claims []names.Claim) error
+	// Release gives up owner's claims; claims owner does not hold are left alone.
+	Release(ctx context.Context, owner string, claims []names.Claim) error
+}
+
+// ClaimNames claims the names a provision derived; a name another instance holds refuses the
+// provision, naming that instance, so no two instances ever share a namespace, Application
+// or schema.
+func (a *Activities) ClaimNames(ctx context.Context, in steps.NamesInput) error {
+	if err := in.Names.Validate(); err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Ref, err), steps.ErrNotAllowed, nil)
+	}
+	err := a.Names.Claim(ctx, in.Ref.String(), in.Names.Claims())
+	var taken *names.TakenError
+	if errors.As(err, &taken) {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%s: %v; choose another name", in.Ref, taken), steps.ErrNotAllowed, nil)
+	}
+	return err
+}
+
+// ReleaseNames gives up a deprovisioned instance's names so a later provision can take them.
+func (a *Activities) ReleaseNames(ctx context.Context, in steps.NamesInput) error {
+	return a.Names.Release(ctx, in.Ref.String(), in.Names.Claims())
+}

@@ -1,0 +1,39 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/slipway-dev/slipway/activities"
+	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/nameclaim"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// acceptWait bounds one wait for an instance to accept a request; it stays under the
+// delivery activity's start-to-close so a slow instance is retried, not timed out.
+const acceptWait = 90 * time.Second
+
+// Attach gives the activities what needs the worker's own Temporal connection.
+func Attach(acts *activities.Activities, c client.Client, taskQueue string) {
+	acts.Requests = requests{c: slipclient.New(c, taskQueue, "")}
+	acts.Names = nameclaim.New(c, taskQueue)
+}
+
+// requests submits webhook commands as the CLI would, turning refusals into RefusedError.
+type requests struct{ c *slipclient.Client }
+
+func (r requests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, configYAML, actor, requestID string) error {
+	ctx, cancel := context.WithTimeout(ctx, acceptWait)
+	defer cancel()
+	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Confirm: op == lifecycle.OpDeprovision}
+	_, err := r.c.Submit(ctx, ref, op, req, requestID)
+	if slipclient.IsBadRequest(err) {
+		return &activities.RefusedError{Err: err}
+	}
+	return err
+}

@@ -1,0 +1,28 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/slipway-dev/slipway/internal/nameclaim"
+	"github.com/slipway-dev/slipway/internal/names"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// CheckNames refuses a provision of ref whose derived names another instance holds, before
+// anything is sent. The provision claims the names itself, atomically; this only lets a
+// request that does not wait get the refusal too.
+func (c *Client) CheckNames(ctx context.Context, ref steps.Ref) error {
+	reg := nameclaim.New(c.Temporal, c.TaskQueue)
+	for _, cl := range names.Derive(ref.Tenant, ref.Name).Claims() {
+		holder, running, err := reg.Holder(ctx, cl)
+		if err != nil {
+			return err
+		}
+		if running && holder != ref.String() {
+			taken := &names.TakenError{Claim: cl, Holder: holder}
+			return &RejectedError{Message: fmt.Sprintf("%s: %v; choose another name", ref, taken)}
+		}
+	}
+	return nil
+}

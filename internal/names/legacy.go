@@ -1,0 +1,58 @@
+package names
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// Legacy is the rule before names were recorded, kept so that instances provisioned then keep
+// their namespace, Application and schema. It is not injective: a-b/c and a/b-c share all three.
+func Legacy(tenant, name string) Names {
+	return Names{
+		Namespace:   legacyNamespace(tenant, name),
+		Application: legacyApplication(tenant, name),
+		Schema:      legacySchema(tenant, name),
+	}
+}
+
+// legacyNamespace was config.Ref.Namespace: "<tenant>-<name>", cut and ending in a hash when
+// longer than a label.
+func legacyNamespace(tenant, name string) string {
+	ns := tenant + "-" + name
+	if len(ns) <= MaxLabel {
+		return ns
+	}
+	sum := sha256.Sum256([]byte(tenant + "/" + name))
+	suffix := hex.EncodeToString(sum[:])[:8]
+	prefix := strings.TrimRight(ns[:MaxLabel-len(suffix)-1], "-")
+	return prefix + "-" + suffix
+}
+
+// legacyApplication was argocd.AppName: "<tenant>-<name>", cut and ending in a hash when
+// longer than 53 characters (or not already a label).
+func legacyApplication(tenant, name string) string {
+	full := strings.ToLower(tenant + "-" + name)
+	n := strings.Map(func(r rune) rune {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '-' {
+			return r
+		}
+		return '-'
+	}, full)
+	n = strings.Trim(n, "-")
+	if len(n) <= MaxApplication && n == full {
+		return n
+	}
+	sum := sha256.Sum256([]byte(tenant + "/" + name))
+	suffix := hex.EncodeToString(sum[:])[:8]
+	if len(n) > MaxApplication-len(suffix)-1 {
+		n = n[:MaxApplication-len(suffix)-1]
+	}
+	return strings.TrimRight(n, "-") + "-" + suffix
+}
+
+// legacySchema was terraform.SchemaName: slipway_<tenant>_<name> with '-' → '_', never cut
+// (the terraform runner refused one longer than an identifier).
+func legacySchema(tenant, name string) string {
+	return SchemaPrefix + strings.ReplaceAll(tenant, "-", "_") + "_" + strings.ReplaceAll(name, "-", "_")
+}

@@ -1,0 +1,53 @@
+package steps
+
+// Delivery is a webhook delivery the server verified and recorded: its workflow
+// carries out the commands after the forge has had its answer.
+type Delivery struct {
+	Provider string `json:"provider"`
+	ID       string `json:"id"`
+	Actor    string `json:"actor"`
+	// Commands are the [slipway][op] lines of a push, parsed by the server.
+	Commands []DeliveryCommand `json:"commands,omitempty"`
+	// Merge is a merged pull request whose instance changes the workflow reads.
+	Merge *MergeRange `json:"merge,omitempty"`
+	// Refused are lines or requests the server refused, kept with the delivery's record.
+	Refused          []DeliveryOutcome `json:"refused,omitempty"`
+	AllowDeprovision bool              `json:"allowDeprovision,omitempty"`
+}
+
+// DeliveryCommand is one operation a delivery asks for.
+type DeliveryCommand struct {
+	Operation string `json:"operation"`
+	Ref       Ref    `json:"ref"`
+	Rev       string `json:"rev"` // the commit whose instance file configures it
+}
+
+// MergeRange is a merged pull request: its base and merge commits.
+type MergeRange struct {
+	Base  string `json:"base"`
+	Merge string `json:"merge"`
+}
+
+// SubmitInput asks the instance to take one command of a delivery.
+type SubmitInput struct {
+	Delivery string          `json:"delivery"` // provider/ID
+	Actor    string          `json:"actor"`
+	Index    int             `json:"index"` // the command's place in the delivery keys its request
+	Command  DeliveryCommand `json:"command"`
+}
+
+// DeliveryOutcome is what became of one command: started, or refused and why.
+type DeliveryOutcome struct {
+	Instance  string `json:"instance,omitempty"`
+	Operation string `json:"operation,omitempty"`
+	Request   string `json:"request,omitempty"`
+	Workflow  string `json:"workflow,omitempty"`
+	Started   bool   `json:"started"`
+	Error     string `json:"error,omitempty"`
+}
+
+// DeliveryResult is the delivery workflow's record: one outcome per command.
+type DeliveryResult struct {
+	Delivery string            `json:"delivery"`
+	Outcomes []DeliveryOutcome `json:"outcomes"`
+}

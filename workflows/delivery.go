@@ -1,0 +1,62 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// DeliveryWorkflowName is the workflow type of one recorded webhook delivery.
+const DeliveryWorkflowName = "WebhookDeliveryWorkflow"
+
+// deliveryBudget is how long a recorded delivery keeps trying to reach its instances:
+// a delivery the forge was told is accepted must outlive a long outage, not 15 minutes.
+const deliveryBudget = 24 * time.Hour
+
+// DeliveryWorkflowID is one per forge delivery, so a redelivery finds the record instead of
+// starting again.
+func DeliveryWorkflowID(provider, delivery string) string {
+	return "delivery/" + provider + "/" + delivery
+}
+
+// DeliveryWorkflow carries out a delivery the webhook server recorded and answered 202:
+// it reads a merged PR's instance changes, then submits each command to its instance,
+// keyed by the delivery and the command's place in it.
+func DeliveryWorkflow(ctx workflow.Context, in steps.Delivery) (steps.DeliveryResult, error) {
+	res := steps.DeliveryResult{Delivery: in.Provider + "/" + in.ID, Outcomes: append([]steps.DeliveryOutcome{}, in.Refused...)}
+	cmds := in.Commands
+	if in.Merge != nil {
+		var changed []steps.DeliveryCommand
+		err := workflow.ExecuteActivity(deliveryCtx(ctx), steps.ActChangedInstances, *in.Merge).Get(ctx, &changed)
+		if err != nil {
+			res.Outcomes = append(res.Outcomes, steps.DeliveryOutcome{Error: errorMessage(err)})
+			return res, nil
+		}
+		cmds = append(cmds, changed...)
+	}
+	for i, c := range cmds {
+		if c.Operation == "deprovision" && !in.AllowDeprovision {
+			res.Outcomes = append(res.Outcomes, steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation,
+				Error: "deprovision from a webhook is disabled (serve with --allow-deprovision)"})
+			continue
+		}
+		var out steps.DeliveryOutcome
+		sin := steps.SubmitInput{Delivery: res.Delivery, Actor: in.Actor, Index: i, Command: c}
+		if err := workflow.ExecuteActivity(deliveryCtx(ctx), steps.ActSubmitCommand, sin).Get(ctx, &out); err != nil {
+			out = steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation, Error: errorMessage(err)}
+		}
+		res.Outcomes = append(res.Outcomes, out)
+	}
+	return res, nil
+}
+
+// deliveryCtx retries reaching the forge and the instances for a day; a refusal is an outcome, not an error.
+func deliveryCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    2 * time.Minute,
+		ScheduleToCloseTimeout: deliveryBudget,
+		RetryPolicy:            retryPolicy(),
+	})
+}

@@ -1,0 +1,58 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/names"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// recordLegacyNames gives an instance provisioned before names were recorded the names it got
+// then, so they are never recomputed.
+func (e *entity) recordLegacyNames(ctx workflow.Context) {
+	if !recordsNames(ctx) || !e.s.Started || e.s.Ref.Names != nil || e.s.State == lifecycle.NoConfiguration {
+		return
+	}
+	legacy := names.Legacy(e.s.Ref.Tenant, e.s.Ref.Name)
+	e.s.Ref.Names = &legacy
+}
+
+// claimNames derives the names of an instance being provisioned and claims them; a name
+// another instance holds refuses the provision (NotAllowed, naming that instance) before the
+// state moves.
+func (e *entity) claimNames(ctx workflow.Context) error {
+	if e.s.Ref.Names != nil || !recordsNames(ctx) {
+		return nil
+	}
+	n := names.Derive(e.s.Ref.Tenant, e.s.Ref.Name)
+	in := steps.NamesInput{Ref: e.s.Ref, Names: n}
+	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActClaimNames, in).Get(ctx, nil); err != nil {
+		return err
+	}
+	e.s.Ref.Names = &n
+	return nil
+}
+
+// releaseNames gives up the names of an instance that holds nothing any more (deprovisioned,
+// or back to NoConfiguration), so a later provision derives and claims them afresh. A release
+// that fails leaves them held by this ref, which no other ref derives: it is logged, not fatal.
+func (e *entity) releaseNames(ctx workflow.Context) {
+	if s := e.s.State; s != lifecycle.Deprovisioned && s != lifecycle.NoConfiguration {
+		return
+	}
+	n := e.s.Ref.Names
+	if n == nil || !recordsNames(ctx) {
+		return
+	}
+	// Busy while releasing: a provision admitted now must not see the names being released.
+	busy := e.busy
+	e.busy = true
+	defer func() { e.busy = busy }()
+	in := steps.NamesInput{Ref: e.s.Ref, Names: *n}
+	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActReleaseNames, in).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("names not released; they stay held by this instance",
+			"instance", e.s.Ref.String(), "error", err)
+	}
+	e.s.Ref.Names = nil
+}

@@ -1,0 +1,96 @@
+package workflows_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/names"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Provision derives and claims the names once, records them, and every step after gets them;
+// deprovision releases them.
+func TestNamesAreClaimedAtProvisionCarriedAndReleasedAtDeprovision(t *testing.T) {
+	w := newWorld(t)
+	want := names.Derive(ref.Tenant, ref.Name)
+	deployed := deployed()
+	w.run(workflows.Settings{}, append(deployed, op(lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}))...)
+	require.Equal(t, []steps.NamesInput{{Ref: ref, Names: want}}, w.claims, "claimed once, before the names were recorded")
+	for _, act := range []string{steps.ActOpenMR, steps.ActTerraformPlan, steps.ActDeployApp} {
+		require.Equal(t, &want, w.refs[act].Names, "%s gets the recorded names", act)
+	}
+	require.Len(t, w.releases, 1)
+	require.Equal(t, want, w.releases[0].Names)
+	require.Nil(t, w.status("").Names, "released names are no longer the instance's")
+}
+
+func TestStatusShowsTheRecordedNames(t *testing.T) {
+	w := newWorld(t)
+	w.run(workflows.Settings{}, provisioned()...)
+	want := names.Derive(ref.Tenant, ref.Name)
+	require.Equal(t, &want, w.status("").Names)
+	require.Empty(t, w.releases)
+}
+
+// A name another instance holds refuses the provision: the update fails NotAllowed naming the
+// other instance, no state moves, no pipeline starts and no names are recorded.
+func TestProvisionIsRefusedWhenAnotherInstanceHoldsAName(t *testing.T) {
+	w := newWorld(t)
+	w.takenBy = "acme-w/eb"
+	create := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})
+	w.run(workflows.Settings{}, create)
+	var appErr *temporal.ApplicationError
+	require.True(t, errors.As(create.err, &appErr), "got %v", create.err)
+	require.Equal(t, steps.ErrNotAllowed, appErr.Type())
+	require.Contains(t, appErr.Message(), "already used by instance acme-w/eb")
+	st := w.status("")
+	require.Equal(t, lifecycle.NoConfiguration, st.State)
+	require.Nil(t, st.Operation, "no operation was started")
+	require.Nil(t, st.Names)
+	require.Equal(t, 0, w.called(steps.ActOpenMR), "no pipeline ran")
+	require.Equal(t, 1, w.called(steps.ActClaimNames))
+	require.NoError(t, w.env.GetWorkflowError(), "nothing to own: the entity closed")
+}
+
+// A failed provision abandoned back to NoConfiguration holds nothing: its names are released.
+func TestAbandonedProvisionReleasesItsNames(t *testing.T) {
+	w := newWorld(t)
+	create := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})
+	abandon := decision(lifecycle.DecisionAbandon, workflows.DecisionRequest{Reason: "wrong tenant"})
+	w.failNext(steps.ActMergeMR, 1)
+	w.run(workflows.Settings{}, create, abandon)
+	require.Equal(t, lifecycle.NoConfiguration, abandon.result.State)
+	require.Len(t, w.releases, 1)
+}
+
+// An instance provisioned before names were recorded keeps the names of the old rule.
+func TestAnInstanceFromBeforeKeepsItsLegacyNames(t *testing.T) {
+	w := newWorld(t)
+	old := steps.Ref{Tenant: "a-b", Name: "c"}
+	state := workflows.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2}
+	var st workflows.Status
+	w.env.RegisterDelayedCallback(func() {
+		v, err := w.env.QueryWorkflow(workflows.QueryStatus, workflows.StatusRequest{})
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&st))
+		w.env.CancelWorkflow()
+	}, time.Millisecond)
+	w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: old, State: &state})
+	legacy := names.Legacy("a-b", "c")
+	require.Equal(t, &legacy, st.Names)
+	require.Equal(t, "a-b-c", st.Names.Namespace)
+	require.Empty(t, w.claims, "nothing is claimed for an existing instance")
+}
+
+// recorded is r with the names its provision records.
+func recorded(r steps.Ref) steps.Ref {
+	n := names.Derive(r.Tenant, r.Name)
+	r.Names = &n
+	return r
+}
