@@ -31,7 +31,14 @@ func (r requests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
 	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Confirm: op == lifecycle.OpDeprovision}
-	_, err := r.c.Submit(ctx, ref, op, req, requestID)
+	var err error
+	if op == lifecycle.OpProvision {
+		// As the CLI does: a name another instance holds is refused before anything is sent.
+		err = r.c.CheckNames(ctx, ref)
+	}
+	if err == nil {
+		_, err = r.c.Submit(ctx, ref, op, req, requestID)
+	}
 	if slipclient.IsBadRequest(err) {
 		return &activities.RefusedError{Err: err}
 	}
