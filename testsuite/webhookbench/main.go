@@ -38,6 +38,7 @@ func main() {
 	flag.DurationVar(&o.outage, "outage", 3*time.Second, "how long Temporal is frozen (SIGSTOP) halfway through the flood; 0: no outage")
 	flag.StringVar(&o.engine, "temporal", devenv.EngineDev, "Temporal engine: dev (the dev server on SQLite) or postgres (a real cluster on PostgreSQL)")
 	flag.IntVar(&o.nodes, "temporal-nodes", 1, "nodes of the postgres engine")
+	flag.StringVar(&o.worker, "worker", "process", "process: a slipway-worker process of its own, as in production; inprocess: in the bench's process; none: no worker (the floor: answers only, nothing carried out)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "webhookbench:", err)
@@ -51,6 +52,7 @@ type options struct {
 	outage   time.Duration
 	engine   string
 	nodes    int
+	worker   string
 }
 
 type delivery struct {
@@ -73,7 +75,7 @@ func run(o options) error {
 	}
 	defer os.RemoveAll(dir)
 	env, err := devenv.Start(ctx, devenv.EnvOptions{StateDir: dir, Headless: true, Deployer: "none", TaskQueue: "webhookbench",
-		Temporal: o.engine, TemporalNodes: o.nodes})
+		Temporal: o.engine, TemporalNodes: o.nodes, NoWorker: o.worker != "inprocess"})
 	if err != nil {
 		return err
 	}
@@ -88,6 +90,15 @@ func run(o options) error {
 		}
 	default:
 		return fmt.Errorf("the bench freezes a Temporal of its own, but reused one at %s", env.Address)
+	}
+	if o.worker == "process" {
+		stop, err := startWorker(dir, env)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	} else if o.worker != "inprocess" && o.worker != "none" {
+		return fmt.Errorf("-worker: %q is not process, inprocess or none", o.worker)
 	}
 	secret := []byte("bench-secret")
 	plan := deliveries(rand.New(rand.NewSource(1)), o.n, o.dup, o.bad)
