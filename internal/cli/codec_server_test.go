@@ -4,28 +4,21 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/httpserve/httpservetest"
 )
 
 // startCodecServer runs `slipway codec-server args...` and returns the endpoint it
@@ -119,7 +112,7 @@ func TestCodecServerServesUntilCancelled(t *testing.T) {
 // With --tls-cert and --tls-key it serves HTTPS and prints an https:// endpoint.
 func TestCodecServerServesTLS(t *testing.T) {
 	keys := testKeys(t)
-	certFile, keyFile, roots := testCert(t)
+	certFile, keyFile, roots := httpservetest.SelfSigned(t)
 	url, stop := startCodecServer(t, "--listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
 	require.True(t, strings.HasPrefix(url, "https://"), url)
 
@@ -164,7 +157,7 @@ func TestLoopback(t *testing.T) {
 func TestServeFlagsAreCheckedFirst(t *testing.T) {
 	testKeys(t)
 	t.Setenv("SLIPWAY_WEBHOOK_SECRET", "s")
-	certFile, keyFile, _ := testCert(t)
+	certFile, keyFile, _ := httpservetest.SelfSigned(t)
 	missing := filepath.Join(t.TempDir(), "missing.pem")
 	for _, tc := range []struct {
 		args []string
@@ -187,33 +180,6 @@ func TestServeFlagsAreCheckedFirst(t *testing.T) {
 			require.Contains(t, errs, tc.want, "%v %v", cmd, tc.args)
 		}
 	}
-}
-
-// testCert writes a self-signed certificate for 127.0.0.1 and its key, and returns a pool that trusts it.
-func testCert(t *testing.T) (certFile, keyFile string, roots *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	require.NoError(t, err)
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600))
-	roots = x509.NewCertPool()
-	roots.AddCert(cert)
-	return certFile, keyFile, roots
 }
 
 func TestCodecServerWithoutAKey(t *testing.T) {

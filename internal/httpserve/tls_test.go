@@ -1,15 +1,8 @@
 package httpserve
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -19,44 +12,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/httpserve/httpservetest"
 )
 
-// selfSigned writes a certificate for 127.0.0.1 and its key, and returns the paths and the certificate.
-func selfSigned(t *testing.T) (certFile, keyFile string, cert *x509.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "httpserve test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err = x509.ParseCertificate(der)
-	require.NoError(t, err)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	require.NoError(t, err)
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600))
-	return certFile, keyFile, cert
-}
-
 func TestTLSServesWithTheGivenCertificate(t *testing.T) {
-	certFile, keyFile, cert := selfSigned(t)
+	certFile, keyFile, roots := httpservetest.SelfSigned(t)
 	s, err := New(WithTLS(certFile, keyFile))
 	require.NoError(t, err)
 	assert.Equal(t, "https", s.Scheme())
 	r := startServer(t, s, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "secure") }))
 
-	roots := x509.NewCertPool()
-	roots.AddCert(cert)
 	c := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 	resp, err := c.Get("https://" + r.addr + "/")
 	require.NoError(t, err)
@@ -82,8 +48,8 @@ func TestTLSServesWithTheGivenCertificate(t *testing.T) {
 }
 
 func TestTLSBadFilesAreReportedBeforeServing(t *testing.T) {
-	certFile, keyFile, _ := selfSigned(t)
-	otherCert, _, _ := selfSigned(t)
+	certFile, keyFile, _ := httpservetest.SelfSigned(t)
+	otherCert, _, _ := httpservetest.SelfSigned(t)
 	missing := filepath.Join(t.TempDir(), "nope.pem")
 
 	_, err := New(WithTLS(missing, keyFile))
