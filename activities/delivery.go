@@ -33,7 +33,7 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (steps.DeliveryOutcome, error) {
 	c := in.Command
 	out := steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation,
-		Request: fmt.Sprintf("%s/%d", in.Delivery, in.Index), Workflow: "instance/" + c.Ref.String()}
+		Request: fmt.Sprintf("%s/%d", in.Delivery, in.Index), Workflow: steps.InstanceWorkflowID(c.Ref)}
 	refuse := func(msg string) (steps.DeliveryOutcome, error) {
 		out.Error = msg
 		activity.GetLogger(ctx).Warn("webhook command refused", "delivery", in.Delivery, "instance", out.Instance,

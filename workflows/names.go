@@ -45,7 +45,7 @@ var SearchAttributeTypes = map[string]string{
 
 // InstanceWorkflowID is the entity workflow's ID: one per instance.
 func InstanceWorkflowID(ref steps.Ref) string {
-	return "instance/" + ref.Tenant + "/" + ref.Name
+	return steps.InstanceWorkflowID(ref)
 }
 
 // PipelineWorkflowID names one attempt of one operation so the UI can find it.

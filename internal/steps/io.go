@@ -18,6 +18,10 @@ type Ref struct {
 
 func (r Ref) String() string { return r.Tenant + "/" + r.Name }
 
+// InstanceWorkflowID is the instance's entity workflow ID, one per instance; activities name it
+// in records, so it lives here rather than in workflows.
+func InstanceWorkflowID(r Ref) string { return "instance/" + r.Tenant + "/" + r.Name }
+
 // Derived are the recorded names, or for an instance from before names were recorded, the
 // names it got then.
 func (r Ref) Derived() names.Names {

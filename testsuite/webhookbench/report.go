@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sort"
+	"strings"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
