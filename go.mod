@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	code.gitea.io/sdk/gitea v0.25.1
+	github.com/chromedp/chromedp v0.23.0
 	github.com/google/go-github/v62 v62.0.0
 	github.com/google/uuid v1.6.0
 	github.com/hashicorp/terraform-exec v0.26.0
@@ -24,9 +25,11 @@ require (
 	github.com/42wim/httpsig v1.2.4 // indirect
 	github.com/BurntSushi/toml v1.4.0 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/davidmz/go-pageant v1.0.2 // indirect
 	github.com/facebookgo/clock v0.0.0-20150410010913-600d898af40a // indirect
 	github.com/go-fed/httpsig v1.1.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/mock v1.6.0 // indirect
 	github.com/google/go-querystring v1.2.0 // indirect

@@ -23,6 +23,9 @@ type Activities struct {
 	Requests Requests
 	// Names records which instance holds each derived name; set from the worker's client.
 	Names NameRegistry
+	// Fleet lists watched instances and tells them what the deployer observer saw; set from the
+	// worker's client.
+	Fleet Fleet
 }
 
 // SecretStore keeps each instance's bootstrapped secrets: internal/store's shared PostgreSQL

@@ -24,6 +24,7 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 		st, err = a.Deployer.Deploy(ctx, app, in.Deadline)
 		return err
 	})
+	st.Observer = a.observer(ctx)
 	// Whatever the cluster or ArgoCD echo back must not carry a secret into history.
 	r := newRedactor(app.Secrets)
 	return r.status(st), r.error(classify(err))

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Install the Debian packages slipway's embedded default and tests use, when missing:
 # git (GitOps repos), PostgreSQL 15 (terraform pg backend tests), etcd-server and
-# redis-server (the local kube-apiserver and ArgoCD), docker-compose (compose-check).
+# redis-server (the local kube-apiserver and ArgoCD), docker-compose (compose-check),
+# chromium (the Temporal UI checked in a real browser, testsuite/browser).
 # Reruns with everything present touch no network.
 set -euo pipefail
 
-packages=(git postgresql docker-compose ca-certificates etcd-server redis-server)
+packages=(git postgresql docker-compose ca-certificates etcd-server redis-server chromium)
 
 sudo=()
 if [[ "$(id -u)" != 0 ]]; then

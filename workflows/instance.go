@@ -8,6 +8,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/observe"
+	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // InstanceWorkflow is the entity workflow of one instance (ID instance/<tenant>/<name>).
@@ -22,6 +24,7 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	e.recordLegacyNames(ctx)
 	e.upsertSearchAttributes(ctx)
 	workflow.Go(ctx, e.receiveSteps)
+	workflow.Go(ctx, e.receiveObservations)
 	for {
 		if err := workflow.Await(ctx, func() bool {
 			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))
@@ -36,6 +39,7 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 			continue
 		}
 		e.drainSteps()
+		e.drainObservations(ctx)
 		switch {
 		case e.s.State.Final(), e.empty():
 			return nil
@@ -48,14 +52,16 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 
 // entity is the running instance: its durable state plus what lives only in this run.
 type entity struct {
-	s         InstanceState
-	busy      bool
-	opsInRun  int
-	stepsChan workflow.ReceiveChannel
+	s           InstanceState
+	busy        bool
+	opsInRun    int
+	stepsChan   workflow.ReceiveChannel
+	observeChan workflow.ReceiveChannel
 }
 
 func newEntity(ctx workflow.Context, in InstanceInput) *entity {
-	e := &entity{stepsChan: workflow.GetSignalChannel(ctx, SignalStep)}
+	e := &entity{stepsChan: workflow.GetSignalChannel(ctx, SignalStep),
+		observeChan: workflow.GetSignalChannel(ctx, steps.SignalObserved)}
 	if in.State != nil {
 		e.s = *in.State
 		return e
@@ -100,10 +106,17 @@ func (e *entity) setState(ctx workflow.Context, st lifecycle.State) {
 }
 
 func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
+	ready := string(e.condition(lifecycle.CondReady).Status)
+	observed := SAAppObserved.ValueUnset()
+	if o := e.s.Observed; o != nil && o.Fingerprint != "" && observe.Observed(e.s.State) {
+		observed = SAAppObserved.ValueSet(o.Fingerprint)
+	}
 	err := workflow.UpsertTypedSearchAttributes(ctx,
 		SAInstanceState.ValueSet(string(e.s.State)),
 		SATenant.ValueSet(e.s.Ref.Tenant),
-		SAInstanceName.ValueSet(e.s.Ref.Name))
+		SAInstanceName.ValueSet(e.s.Ref.Name),
+		SAInstanceReady.ValueSet(ready),
+		observed)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("search attributes not upserted", "error", err)
 	}

@@ -17,6 +17,9 @@ func (e *entity) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, e.status); err != nil {
 		return err
 	}
+	if err := workflow.SetUpdateHandler(ctx, UpdateRefresh, e.refresh); err != nil {
+		return err
+	}
 	for _, op := range lifecycle.AllOperations {
 		op := op
 		err := workflow.SetUpdateHandlerWithOptions(ctx, string(op),

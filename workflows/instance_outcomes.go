@@ -8,12 +8,14 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // applySuccess folds a finished operation into the instance: revision, app,
-// infrastructure and the Programmed/Running/Ready conditions.
+// infrastructure and the Programmed/Running/Ready conditions, stamped with when they held.
 func (e *entity) applySuccess(op *Operation) {
+	defer e.stampConditions(op.EndedAt)
 	p := op.Progress
 	if p.Stack != "" {
 		e.s.Stack = p.Stack
@@ -34,6 +36,7 @@ func (e *entity) applySuccess(op *Operation) {
 			cond(lifecycle.CondRunning, lifecycle.ConditionFalse, "NotDeployed", ""))
 	case lifecycle.OpDeploy:
 		e.s.DeployedRevision = p.Revision
+		e.recordDeployed(p.App, op.EndedAt)
 		e.setConditions(cond(lifecycle.CondProgrammed, lifecycle.ConditionTrue, "Applied",
 			fmt.Sprintf("%d resource(s) at %s", len(e.s.Infrastructure), short(p.Revision))), runningFrom(p.App))
 	case lifecycle.OpArchive:
@@ -46,6 +49,8 @@ func (e *entity) applySuccess(op *Operation) {
 
 func runningFrom(app *steps.AppStatus) lifecycle.Condition {
 	switch {
+	case app != nil && app.Observer != "":
+		return observe.Running(*app, time.Time{})
 	case app == nil:
 		return cond(lifecycle.CondRunning, lifecycle.ConditionUnknown, "NoStatus", "")
 	case !app.Deployed:
@@ -67,6 +72,15 @@ func (e *entity) condition(t string) lifecycle.Condition {
 		}
 	}
 	return cond(t, lifecycle.ConditionUnknown, "", "")
+}
+
+// stampConditions dates the conditions an operation just set; ones it kept keep their date.
+func (e *entity) stampConditions(at time.Time) {
+	for i := range e.s.Conditions {
+		if e.s.Conditions[i].ObservedAt.IsZero() {
+			e.s.Conditions[i].ObservedAt = at
+		}
+	}
 }
 
 func (e *entity) setConditions(programmed, running lifecycle.Condition) {

@@ -34,6 +34,10 @@ var (
 	SAInstanceState = temporal.NewSearchAttributeKeyKeyword("InstanceState")
 	SATenant        = temporal.NewSearchAttributeKeyKeyword("Tenant")
 	SAInstanceName  = temporal.NewSearchAttributeKeyKeyword("InstanceName")
+	// SAInstanceReady is the Ready condition's status (True, False, Unknown), kept in step with observations.
+	SAInstanceReady = temporal.NewSearchAttributeKeyKeyword("InstanceReady")
+	// SAAppObserved fingerprints the app as the instance last recorded it; the observer compares against it.
+	SAAppObserved = temporal.NewSearchAttributeKeyKeyword("AppObserved")
 )
 
 // SearchAttributeTypes is what a namespace must register (name -> Temporal type).
@@ -41,6 +45,8 @@ var SearchAttributeTypes = map[string]string{
 	"InstanceState": "Keyword",
 	"Tenant":        "Keyword",
 	"InstanceName":  "Keyword",
+	"InstanceReady": "Keyword",
+	"AppObserved":   "Keyword",
 }
 
 // InstanceWorkflowID is the entity workflow's ID: one per instance.

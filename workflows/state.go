@@ -40,6 +40,8 @@ type InstanceState struct {
 	History          []Operation           `json:"history,omitempty"` // earlier operations, newest last, without steps
 	Decisions        []DecisionRecord      `json:"decisions,omitempty"`
 	Abandoned        []steps.Leftover      `json:"abandoned,omitempty"` // leftovers an operator chose to leave
+	Observed         *Observed             `json:"observed,omitempty"`  // the last observation of the app
+	Observations     []ObservedEvent       `json:"observations,omitempty"`
 	Seq              int                   `json:"seq"`
 	Epoch            string                `json:"epoch"` // distinguishes this instance's life from an earlier one of the same name
 	Started          bool                  `json:"started"`

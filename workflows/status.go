@@ -47,6 +47,15 @@ type Status struct {
 	Decisions      []DecisionRecord      `json:"decisions,omitempty"`
 	Abandoned      []steps.Leftover      `json:"abandonedLeftovers,omitempty"`
 	History        []OperationStatus     `json:"history,omitempty"`
+	// Observed is the last observation of the app; Observations the changes it saw (output all).
+	Observed     *Observed       `json:"observed,omitempty"`
+	Observations []ObservedEvent `json:"observations,omitempty"`
+	// Refresh says what a status --refresh observed and whether it was applied.
+	Refresh string `json:"refresh,omitempty"`
+	// ObservedAt is when the app was last seen, counting the observer's sweeps that found it
+	// unchanged; ObserverError says why the observer could not be asked. The client sets both.
+	ObservedAt    time.Time `json:"observedAt,omitzero"`
+	ObserverError string    `json:"observerError,omitempty"`
 }
 
 // OperationStatus is the last operation with its steps.
@@ -107,7 +116,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	st := Status{
 		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
 		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision,
-		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names,
+		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
 	}
 	if e.busy {
 		st.Allowed = nil
@@ -134,6 +143,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	}
 	st.Resources = groupResources(picked, out == OutputDetail)
 	st.Infrastructure, st.Decisions, st.Abandoned = s.Infrastructure, s.Decisions, s.Abandoned
+	st.Observations = s.Observations
 	for _, h := range s.History {
 		st.History = append(st.History, *operationStatus(h, false))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -36,6 +37,10 @@ type world struct {
 	releases  []steps.NamesInput   // ReleaseNames calls
 	takenBy   string               // when set, ClaimNames finds the namespace held by this instance
 	refs      map[string]steps.Ref // the ref each activity last got
+	// deployed, when set, is what DeployApp reports instead of deployer none's Pending app.
+	deployed *steps.AppStatus
+	// live is what ObserveApp reads from the deployer.
+	live steps.AppStatus
 }
 
 func newWorld(t *testing.T) *world {
@@ -140,6 +145,9 @@ func (w *world) mock() {
 	e.OnActivity(steps.ActDeployApp, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.AppInput) (steps.AppStatus, error) {
 			w.saw(steps.ActDeployApp, in.Ref)
+			if w.deployed != nil {
+				return *w.deployed, w.enter(steps.ActDeployApp)
+			}
 			return app, w.enter(steps.ActDeployApp)
 		})
 	e.OnActivity(steps.ActRemoveApp, mock.Anything, mock.Anything).Return(
@@ -193,6 +201,11 @@ func (w *world) mock() {
 			w.releases = append(w.releases, in)
 			return nil
 		})
+	e.OnActivity(steps.ActObserveApp, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ steps.ObserveAppInput) (steps.Observation, error) {
+			err := w.enter(steps.ActObserveApp)
+			return steps.Observation{App: w.live, Fingerprint: observe.Fingerprint(w.live), At: w.env.Now(), Observer: w.live.Observer}, err
+		})
 	e.OnActivity(steps.ActCollectLeftovers, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.LeftoverInput) ([]steps.Leftover, error) {
 			_ = w.enter(steps.ActCollectLeftovers)
@@ -207,9 +220,10 @@ type request struct {
 	arg    any
 	at     time.Duration // send this long after the previous request was sent (0: after it ended)
 	result workflows.OperationResult
-	err    error  // rejection or update error
-	arm    func() // runs when this request has ended, before the next is sent
-	accept func() // runs when this request is accepted
+	status workflows.Status // the result of a refresh
+	err    error            // rejection or update error
+	arm    func()           // runs when this request has ended, before the next is sent
+	accept func()           // runs when this request is accepted
 }
 
 func op(kind lifecycle.Operation, req workflows.OperationRequest) *request {
@@ -263,7 +277,13 @@ func (r *request) setResult(v any, err error) {
 	switch res := v.(type) {
 	case workflows.OperationResult:
 		r.result = res
+	case workflows.Status:
+		r.status = res
 	case interface{ Get(valuePtr ...any) error }:
+		if r.name == workflows.UpdateRefresh {
+			_ = res.Get(&r.status)
+			return
+		}
 		_ = res.Get(&r.result)
 	}
 }

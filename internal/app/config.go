@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -28,7 +30,14 @@ type Config struct {
 	ArgoURL   string // SLIPWAY_ARGOCD_URL: argocd-server base URL
 	ArgoToken string // SLIPWAY_ARGOCD_TOKEN: bearer token for argocd-server
 	Forge     Forge
+	// ObserveInterval (SLIPWAY_OBSERVE_INTERVAL) is how often the deployer observer lists the
+	// apps and tells instances what changed; 0 takes DefaultObserveInterval.
+	ObserveInterval time.Duration
+	observeErr      error
 }
+
+// DefaultObserveInterval is how often the deployer observer lists the apps by default.
+const DefaultObserveInterval = observe.DefaultInterval
 
 // Forge says where the GitOps repository lives. Kind localgit uses GitOpsRepo.
 type Forge struct {
@@ -40,7 +49,7 @@ type Forge struct {
 
 // FromEnv reads the worker's settings from the environment.
 func FromEnv() Config {
-	return Config{
+	cfg := Config{
 		TaskQueue:   envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
 		GitOpsRepo:  os.Getenv("SLIPWAY_GITOPS_REPO"),
 		StateDir:    os.Getenv("SLIPWAY_STATE_DIR"),
@@ -52,6 +61,17 @@ func FromEnv() Config {
 		ArgoToken:   os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
 		Forge:       forgeFromEnv(),
 	}
+	if v := os.Getenv("SLIPWAY_OBSERVE_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err == nil && d <= 0 {
+			err = fmt.Errorf("must be positive")
+		}
+		if err != nil {
+			cfg.observeErr = fmt.Errorf("SLIPWAY_OBSERVE_INTERVAL: %q is not a positive duration such as 30s or 2m: %w", v, err)
+		}
+		cfg.ObserveInterval = d
+	}
+	return cfg
 }
 
 func forgeFromEnv() Forge {
@@ -73,6 +93,10 @@ func forgeFromEnv() Forge {
 // Validate names the first missing or bad setting.
 func (c Config) Validate() error {
 	switch {
+	case c.observeErr != nil:
+		return c.observeErr
+	case c.ObserveInterval < 0:
+		return fmt.Errorf("SLIPWAY_OBSERVE_INTERVAL: %s is negative", c.ObserveInterval)
 	case c.TaskQueue == "":
 		return fmt.Errorf("SLIPWAY_TASK_QUEUE: must not be empty")
 	case c.forgeKind() == "localgit" && c.GitOpsRepo == "":

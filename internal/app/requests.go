@@ -22,6 +22,7 @@ const acceptWait = 90 * time.Second
 func Attach(acts *activities.Activities, c client.Client, taskQueue string) {
 	acts.Requests = requests{c: slipclient.New(c, taskQueue, "")}
 	acts.Names = nameclaim.New(c, taskQueue)
+	acts.Fleet = fleet{c: c}
 }
 
 // requests submits webhook commands as the CLI would, turning refusals into RefusedError.

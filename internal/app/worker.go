@@ -91,7 +91,11 @@ func newDeployer(cfg Config) (deploy.Deployer, error) {
 	return argocd.NewDeployer(c), nil
 }
 
-// NewWorker returns a worker on cfg.TaskQueue with everything registered.
+// observerStartTimeout bounds the worker's call that starts (or reaches) the deployer observer.
+const observerStartTimeout = 30 * time.Second
+
+// NewWorker returns a worker on cfg.TaskQueue with everything registered, and makes sure the
+// observer of its deployer runs.
 func NewWorker(c client.Client, cfg Config) (worker.Worker, error) {
 	acts, err := NewActivities(cfg)
 	if err != nil {
@@ -100,6 +104,11 @@ func NewWorker(c client.Client, cfg Config) (worker.Worker, error) {
 	Attach(acts, c, cfg.TaskQueue)
 	w := worker.New(c, cfg.TaskQueue, worker.Options{})
 	if err := Register(w, acts); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), observerStartTimeout)
+	defer cancel()
+	if _, err := StartObserver(ctx, c, cfg.TaskQueue, acts, cfg.ObserveInterval); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -123,6 +132,7 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.DeliveryWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryBatchWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.NameClaimWorkflow, workflow.RegisterOptions{Name: workflows.NameClaimWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: workflows.ObserverWorkflowName})
 	pipelines := map[lifecycle.Operation]any{
 		lifecycle.OpProvision:   workflows.ProvisionPipeline,
 		lifecycle.OpDeploy:      workflows.DeployPipeline,

@@ -11,12 +11,13 @@ import (
 // appStatus turns an Application into what slipway shows for the instance's app.
 func (d *Deployer) appStatus(a *Application, app deploy.App) steps.AppStatus {
 	return steps.AppStatus{
-		Deployer:  d.Name(),
-		Deployed:  true,
-		Sync:      a.Status.Sync.Status,
-		Health:    a.Status.Health.Status,
-		Message:   summary(a),
-		Resources: resources(a, app),
+		Deployer:    d.Name(),
+		Deployed:    true,
+		Sync:        a.Status.Sync.Status,
+		Health:      a.Status.Health.Status,
+		Message:     summary(a),
+		Resources:   resources(a, app),
+		Application: a.Metadata.Name,
 	}
 }
 

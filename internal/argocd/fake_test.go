@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,6 +62,7 @@ func newFake(t *testing.T) *fakeArgoCD {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/session", f.login)
 	mux.HandleFunc("POST /api/v1/applications", f.authed(f.create))
+	mux.HandleFunc("GET /api/v1/applications", f.authed(f.list))
 	mux.HandleFunc("GET /api/v1/applications/{name}", f.authed(f.get))
 	mux.HandleFunc("PUT /api/v1/applications/{name}", f.authed(f.update))
 	mux.HandleFunc("DELETE /api/v1/applications/{name}", f.authed(f.delete))
@@ -200,6 +202,46 @@ func (f *fakeArgoCD) get(w http.ResponseWriter, r *http.Request) {
 	}
 	f.control(a)
 	writeJSON(w, a)
+}
+
+// list answers like argocd-server: projects and a label selector (here: keys that must
+// exist) narrow the list, and no match is "items": null.
+func (f *fakeArgoCD) list(w http.ResponseWriter, r *http.Request) {
+	projects := r.URL.Query()["projects"]
+	var keys []string
+	if sel := r.URL.Query().Get("selector"); sel != "" {
+		keys = strings.Split(sel, ",")
+	}
+	var items []Application
+	for _, name := range sortedAppNames(f.apps) {
+		a := f.apps[name]
+		if len(projects) > 0 && !slices.Contains(projects, a.Spec.Project) {
+			continue
+		}
+		if !hasLabels(a.Metadata.Labels, keys) {
+			continue
+		}
+		items = append(items, *a)
+	}
+	writeJSON(w, map[string]any{"metadata": map[string]string{"resourceVersion": "1"}, "items": items})
+}
+
+func hasLabels(labels map[string]string, keys []string) bool {
+	for _, k := range keys {
+		if _, ok := labels[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedAppNames(apps map[string]*Application) []string {
+	names := make([]string, 0, len(apps))
+	for n := range apps {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // control plays the application-controller: one step of the pending sync per GET.

@@ -35,6 +35,12 @@ func (s *Stack) Get(ctx context.Context, path string) (status int, body []byte, 
 	return s.kube(ctx, http.MethodGet, path, "", nil)
 }
 
+// Kube sends one raw request to kube-apiserver as the admin user, as a person with kubectl
+// would: a DELETE, or a PATCH with its content type (e.g. application/merge-patch+json).
+func (s *Stack) Kube(ctx context.Context, method, path, contentType string, body []byte) (status int, resp []byte, err error) {
+	return s.kube(ctx, method, path, contentType, body)
+}
+
 // Apply server-side-applies every document of a multi-document YAML manifest, forcing
 // ownership to the slipway-test field manager. The resource name is guessed from the kind
 // (ConfigMap→configmaps, NetworkPolicy→networkpolicies, Ingress→ingresses), which covers

@@ -52,9 +52,11 @@ func (s *Stack) startKube(ctx context.Context, tl tools, pk *pki, p ports) error
 		return err
 	}
 
+	// deployment and replicaset roll workloads out, so a stuck rollout (no scheduler here: pods
+	// stay Pending) passes its progress deadline and ArgoCD reports it Degraded, as on a real cluster.
 	kcm, err := s.spawn("kube-controller-manager", tl.controllerManager, []string{
 		"--kubeconfig=" + s.Kubeconfig, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(p.controllerManager),
-		"--leader-elect=false", "--controllers=namespace,garbagecollector,serviceaccount,serviceaccount-token",
+		"--leader-elect=false", "--controllers=namespace,garbagecollector,serviceaccount,serviceaccount-token,deployment,replicaset",
 		"--service-account-private-key-file=" + pk.saKey, "--root-ca-file=" + pk.caCert,
 		"--cert-dir=" + filepath.Join(s.Dir, "kcm-certs"),
 	}, nil)

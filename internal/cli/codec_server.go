@@ -14,12 +14,13 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/logging"
 )
 
 // defaultUIOrigins are where the dev server's Temporal UI is opened from.
-var defaultUIOrigins = []string{"http://localhost:8233", "http://127.0.0.1:8233"}
+var defaultUIOrigins = devenv.UIOrigins(devenv.DefaultUIPort)
 
 func (g *globals) codecServerCmd() *cobra.Command {
 	var listen, tokenFile string
@@ -29,10 +30,12 @@ func (g *globals) codecServerCmd() *cobra.Command {
 		Use:   "codec-server [--listen 127.0.0.1:8081] [--origin URL ...] [--auth-token-file F]",
 		Short: "Serve the payload codec for the Temporal UI, so it shows decrypted inputs and results",
 		Long: `Serves POST /encode and /decode with the same key as the worker (SLIPWAY_CODEC_KEY, SLIPWAY_CODEC_KEY_FILE,
-or the dev key file). Paste the printed URL into the Temporal UI: Settings -> Codec Server endpoint.
-Only the --origin URLs (exact match, default the dev UI's) get CORS headers. With --auth-token-file,
-requests need "Authorization: Bearer TOKEN". Whoever can reach it can decrypt payloads: on any
---listen address but loopback (127.0.0.0/8, ::1, localhost) it refuses to start without a token.`,
+or the dev key file). Paste the printed URL into the Temporal UI:
+` + uiCodecSetting + `, then Apply
+(a UI that ` + "`slipway dev`" + ` starts decodes by itself). Only the --origin URLs (exact match, default
+the dev UI's) get CORS headers. With --auth-token-file, requests need "Authorization: Bearer TOKEN".
+Whoever can reach it can decrypt payloads: on any --listen address but loopback (127.0.0.0/8, ::1,
+localhost) it refuses to start without a token.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, _, err := net.SplitHostPort(listen); err != nil {
@@ -75,7 +78,7 @@ requests need "Authorization: Bearer TOKEN". Whoever can reach it can decrypt pa
 			}
 			u := srv.Scheme() + "://" + ln.Addr().String()
 			g.printf("slipway codec server on %s (key %s; CORS for %s)\n", u, keys.ActiveID(), strings.Join(origins, ", "))
-			g.printf("Temporal UI: Settings -> Codec Server endpoint: %s\n", u)
+			g.printf("Temporal UI: %s: %s (then Apply)\n", uiCodecSetting, u)
 			return srv.Serve(cmd.Context(), ln, codec.Handler(codec.New(keys), origins, token))
 		},
 	}

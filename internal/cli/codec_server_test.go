@@ -36,7 +36,7 @@ func startCodecServer(t *testing.T, args ...string) (string, func() int) {
 	sc := bufio.NewScanner(pr)
 	var url string
 	for url == "" && sc.Scan() {
-		if m := regexp.MustCompile(`Codec Server endpoint: (https?://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+		if m := regexp.MustCompile(`browser endpoint: (https?://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
 			url = m[1]
 		}
 	}

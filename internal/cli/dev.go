@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -23,7 +24,9 @@ func (g *globals) devCmd() *cobra.Command {
 		Use:   "dev [--state-dir DIR] [--temporal dev|postgres [--temporal-nodes N]]",
 		Short: "Run the embedded default in the foreground: Temporal dev server (UI on :8233), GitOps repo, worker",
 		Long: `Reuses the Temporal frontend at TEMPORAL_ADDRESS (default 127.0.0.1:7233) if it answers,
-otherwise starts ` + "`temporal server start-dev`" + ` there with the UI. With --temporal postgres it starts
+otherwise starts ` + "`temporal server start-dev`" + ` there with the UI, which decodes payloads through a
+codec endpoint served here on loopback (a reused server's UI needs that endpoint, on 127.0.0.1:8081 or
+a free port, pasted into it once). With --temporal postgres it starts
 PostgreSQL 15 (data in DIR/postgres, kept across restarts) and a real Temporal cluster
 (temporal-server ` + temporalcluster.ServerVersion + `, --temporal-nodes nodes, no UI) whose frontend is TEMPORAL_ADDRESS.
 The GitOps repo is DIR/gitops (a bare git repo, branch main) seeded with the stack ` + "`example`" + `.
@@ -46,7 +49,7 @@ Stop with Ctrl-C.`,
 				TaskQueue: g.taskQueue, Logger: logging.NewTemporal(zl),
 				TFPGConn: os.Getenv("SLIPWAY_TF_PG_CONN"), Deployer: deployer,
 				ArgoURL: os.Getenv("SLIPWAY_ARGOCD_URL"), ArgoToken: os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
-				Temporal: engine, TemporalNodes: nodes,
+				Temporal: engine, TemporalNodes: nodes, CodecListen: devCodecListen,
 			})
 			if err != nil {
 				return err
@@ -62,9 +65,7 @@ Stop with Ctrl-C.`,
 			default:
 				g.printf(" (started; db %s)\n", filepath.Join(env.StateDir, "temporal.db"))
 			}
-			if env.Server != nil && env.Server.UIURL != "" {
-				g.printf("  UI:         %s\n", env.Server.UIURL)
-			}
+			printUI(g, env)
 			g.printf("  gitops:     %s\n  state:      %s\n", env.GitOpsRepo, env.StateDir)
 			printDeployer(g, env)
 			printKey(g, env)
@@ -109,13 +110,32 @@ func printDeployer(g *globals, env *devenv.Env) {
 	}
 }
 
+// devCodecListen is where `slipway dev` serves the codec endpoint for a reused server's UI
+// (a free port when it is taken). A UI it starts itself gets one on a free port.
+const devCodecListen = "127.0.0.1:8081"
+
+// uiCodecSetting is where the Temporal UI (2.42) takes a codec endpoint by hand (then Apply).
+const uiCodecSetting = "Codec Server button (top right, by the time zone) -> Codec Server browser endpoint"
+
+// printUI says where the UI is and how it decodes payloads: a UI started here uses the
+// codec endpoint by itself; a reused server's UI needs it pasted once.
+func printUI(g *globals, env *devenv.Env) {
+	switch {
+	case env.Server != nil && env.Server.UIURL != "":
+		g.printf("  UI:         %s (decodes payloads through the codec endpoint %s)\n", env.Server.UIURL, env.CodecURL)
+	case env.CodecURL != "":
+		g.printf("  codec:      %s (CORS for %s)\n", env.CodecURL, strings.Join(env.CodecOrigins(), ", "))
+		g.printf("              Temporal UI: %s: paste it, then Apply\n", uiCodecSetting)
+	}
+}
+
 // printKey says where the payload key is, so other shells and the codec server can use it.
 func printKey(g *globals, env *devenv.Env) {
 	if env.KeyFile == "" {
 		g.printf("  codec key:  from %s\n", codec.EnvKey)
 		return
 	}
-	g.printf("  codec key:  %s (payloads in history are encrypted; UI: run `slipway codec-server`)\n", env.KeyFile)
+	g.printf("  codec key:  %s (payloads in history are encrypted)\n", env.KeyFile)
 }
 
 // keyExport is the line other shells need, unless they find the key by themselves.

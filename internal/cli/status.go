@@ -15,7 +15,7 @@ import (
 )
 
 func (g *globals) statusCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, refresh bool
 	var req workflows.StatusRequest
 	cmd := &cobra.Command{
 		Use:   "status TENANT/NAME",
@@ -36,10 +36,19 @@ func (g *globals) statusCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
+			note := ""
+			if refresh {
+				rs, err := c.Refresh(cmd.Context(), ref)
+				if err != nil {
+					return err
+				}
+				note = rs.Refresh
+			}
 			st, err := c.Status(cmd.Context(), ref, req)
 			if err != nil {
 				return err
 			}
+			st.Refresh = note
 			if asJSON {
 				return g.json(st)
 			}
@@ -53,6 +62,7 @@ func (g *globals) statusCmd() *cobra.Command {
 	f.StringVar(&req.App, "app", "", "only resources of this app")
 	f.StringVar(&req.Cluster, "cluster", "", "only resources on this cluster")
 	f.StringVar(&req.Resource, "resource", "", "only the resource with this name")
+	f.BoolVar(&refresh, "refresh", false, "observe the app now (read-only) before showing the status")
 	return cmd
 }
 
@@ -71,8 +81,30 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if st.Deployer != "" {
 		g.printf("deployer: %s\n", st.Deployer)
 	}
+	now := time.Now()
+	if !st.ObservedAt.IsZero() {
+		g.printf("observedAt: %s (%s ago)", st.ObservedAt.UTC().Format(time.RFC3339), age(now, st.ObservedAt))
+		if o := st.Observed; o != nil && o.Observer != "" {
+			g.printf(" by %s", o.Observer)
+		}
+		g.printf("\n")
+	}
+	if st.ObserverError != "" {
+		g.printf("observer: %s\n", st.ObserverError)
+	}
+	if st.Refresh != "" {
+		g.printf("refresh: %s\n", st.Refresh)
+	}
 	for _, c := range st.Conditions {
-		g.printf("condition %s=%s %s %s\n", c.Type, c.Status, c.Reason, c.Message)
+		g.printf("condition %s=%s %s %s", c.Type, c.Status, c.Reason, c.Message)
+		if !c.ObservedAt.IsZero() {
+			g.printf(" (observedAt %s, %s ago)", c.ObservedAt.UTC().Format(time.RFC3339), age(now, c.ObservedAt))
+		}
+		g.printf("\n")
+	}
+	for _, ev := range st.Observations {
+		g.printf("observed %s: Running %s -> %s/%s, Ready %s -> %s\n", ev.At.UTC().Format(time.RFC3339), ev.FromRunning,
+			ev.Running.Status, ev.Running.Reason, ev.FromReady, ev.ToReady)
 	}
 	if op := st.Operation; op != nil {
 		g.printf("operation: %s %s %s (attempt %d)", op.Kind, op.ID, op.Result, op.Attempt)
@@ -108,6 +140,11 @@ func (g *globals) printStatus(st *workflows.Status) {
 	}
 }
 
+// age is how long ago t was, to the second.
+func age(now, t time.Time) time.Duration {
+	return now.Sub(t).Round(time.Second)
+}
+
 func counts(m map[string]int) string {
 	var parts []string
 	for _, k := range []string{"Pending", "Applied", "Failed", "Retrying", "Terminated", "Unknown", "NotPresent", "Present"} {
@@ -131,6 +168,9 @@ func (g *globals) listCmd() *cobra.Command {
 					return usageErr("--state: %q is not a state name", f.State)
 				}
 			}
+			if f.Ready != "" && f.Ready != "True" && f.Ready != "False" && f.Ready != "Unknown" {
+				return usageErr("--ready: %q is not one of True, False, Unknown", f.Ready)
+			}
 			if f.Tenant != "" && strings.ContainsAny(f.Tenant, "'\"\\ ") {
 				return usageErr("--tenant: %q is not a tenant name", f.Tenant)
 			}
@@ -150,19 +190,24 @@ func (g *globals) listCmd() *cobra.Command {
 				return g.json(items)
 			}
 			tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "INSTANCE\tSTATE\tSTARTED\tCLOSED")
+			fmt.Fprintln(tw, "INSTANCE\tSTATE\tREADY\tSTARTED\tCLOSED")
 			for _, it := range items {
 				closed := "-"
 				if it.Closed != nil {
 					closed = it.Closed.Format(time.DateTime)
 				}
-				fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\n", it.Tenant, it.Name, it.State, it.Started.Format(time.DateTime), closed)
+				ready := it.Ready
+				if ready == "" {
+					ready = "-"
+				}
+				fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, it.State, ready, it.Started.Format(time.DateTime), closed)
 			}
 			return tw.Flush()
 		},
 	}
 	cmd.Flags().StringVar(&f.Tenant, "tenant", "", "only this tenant")
 	cmd.Flags().StringVar(&f.State, "state", "", "only this state")
+	cmd.Flags().StringVar(&f.Ready, "ready", "", "only instances whose Ready condition, as last observed, is True, False or Unknown")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

@@ -17,6 +17,7 @@ type ListItem struct {
 	Tenant  string     `json:"tenant"`
 	Name    string     `json:"name"`
 	State   string     `json:"state"`
+	Ready   string     `json:"ready,omitempty"` // the Ready condition as last observed: True, False or Unknown
 	Running bool       `json:"running"`
 	Started time.Time  `json:"started"`          // this run of the entity workflow
 	Closed  *time.Time `json:"closed,omitempty"` // when the instance's workflow ended
@@ -26,6 +27,7 @@ type ListItem struct {
 type ListFilter struct {
 	Tenant string
 	State  string
+	Ready  string // True, False or Unknown
 	// All includes closed entities (Deprovisioned, or never provisioned).
 	All bool
 }
@@ -38,6 +40,9 @@ func (f ListFilter) Query() string {
 	}
 	if f.State != "" {
 		q = append(q, fmt.Sprintf("InstanceState = '%s'", f.State))
+	}
+	if f.Ready != "" {
+		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceReady.GetName(), f.Ready))
 	}
 	if !f.All && f.State == "" {
 		q = append(q, "ExecutionStatus = 'Running'")
@@ -63,7 +68,8 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 				it.Closed = &closed
 			}
 			fields := ex.GetSearchAttributes().GetIndexedFields()
-			for key, dst := range map[string]*string{"Tenant": &it.Tenant, "InstanceName": &it.Name, "InstanceState": &it.State} {
+			for key, dst := range map[string]*string{"Tenant": &it.Tenant, "InstanceName": &it.Name, "InstanceState": &it.State,
+				workflows.SAInstanceReady.GetName(): &it.Ready} {
 				if p, ok := fields[key]; ok {
 					_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
 				}

@@ -107,5 +107,6 @@ func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.Status
 	if err := v.Get(&st); err != nil {
 		return nil, fmt.Errorf("decode status of %s: %w", ref, err)
 	}
+	c.freshen(ctx, &st)
 	return &st, nil
 }

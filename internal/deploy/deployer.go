@@ -41,3 +41,15 @@ type Deployer interface {
 	// Remove deletes the app and its namespace and waits until they are gone.
 	Remove(ctx context.Context, app App) (steps.AppStatus, error)
 }
+
+// Lister is a deployer that can report every instance's app in one call, so one observer per
+// connection watches a whole fleet. Deployers that deploy nothing (None) are not Listers.
+type Lister interface {
+	// Connection names the deployer connection; workers configured alike return the same.
+	Connection() string
+	// List reports the app of every instance the deployer holds, keyed by TENANT/NAME.
+	List(ctx context.Context) (map[string]steps.AppStatus, error)
+	// Detail adds what a list leaves out (each resource's live health and presence) to one
+	// listed app; the observer asks only for apps that changed and are not healthy.
+	Detail(ctx context.Context, app steps.AppStatus) (steps.AppStatus, error)
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/argostack"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -27,7 +28,7 @@ type EnvOptions struct {
 	// started there (or on a free port when Address is "").
 	Address   string
 	UIPort    int  // 0: free port
-	Headless  bool // no UI
+	Headless  bool // no UI; a started UI decodes payloads through a codec endpoint served here
 	TaskQueue string
 	Logger    *logging.Temporal // worker and client logs; nil: discard
 	// Deployer and the terraform PostgreSQL backend, as in app.Config.
@@ -41,10 +42,17 @@ type EnvOptions struct {
 	ArgoURL, ArgoToken string
 	// NoWorker starts no worker: the caller runs its own (e.g. a test's worker process).
 	NoWorker bool
+	// CodecListen is where to serve the codec endpoint when the server at Address is
+	// reused (its UI is not ours to configure, so the operator pastes the URL into it):
+	// a loopback host:port, falling back to a free port when that one is taken; "" = none.
+	// Its CORS origins are the UI's on UIPort (0: DefaultUIPort).
+	CodecListen string
 	// Temporal is the engine started when none answers at Address: EngineDev ("" too) or
 	// EnginePostgres with TemporalNodes nodes (0 = 1), see cluster.go.
 	Temporal      string
 	TemporalNodes int
+	// ObserveInterval is how often the deployer observer lists the apps (0: app.DefaultObserveInterval).
+	ObserveInterval time.Duration
 }
 
 // Env is a running embedded default.
@@ -60,7 +68,13 @@ type Env struct {
 	Deployer   string
 	// KeyFile holds the payload encryption key in use; "" when it came from SLIPWAY_CODEC_KEY.
 	KeyFile string
-	worker  worker.Worker
+	// CodecURL is the codec endpoint this env serves on loopback for the Temporal UI
+	// (the started UI uses it by itself); "" when none is served.
+	CodecURL string
+	// Observer is the workflow ID of the deployer observer this env's worker started ("" for none).
+	Observer string
+	codec    *codecEndpoint
+	worker   worker.Worker
 }
 
 // Start brings up the embedded default and a worker on it.
@@ -87,7 +101,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 			e.Stop()
 		}
 	}()
-	if err := e.startServer(ctx, o); err != nil {
+	if err := e.startServer(ctx, o, keys); err != nil {
 		return nil, err
 	}
 	if e.Cluster != nil && o.TFPGConn == "" {
@@ -120,7 +134,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
-		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge}
+		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err
 	}
@@ -136,12 +150,26 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err := e.worker.Start(); err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
+	if e.Observer, err = app.StartObserver(ctx, e.Client.Temporal, o.TaskQueue, e.Activities, o.ObserveInterval); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
-func (e *Env) startServer(ctx context.Context, o EnvOptions) error {
+func (e *Env) startServer(ctx context.Context, o EnvOptions, keys *codec.Keyring) error {
 	if o.Address != "" && Reachable(ctx, o.Address, 2*time.Second) {
 		e.Address = o.Address
+		if o.CodecListen == "" {
+			return nil
+		}
+		port := o.UIPort
+		if port == 0 {
+			port = DefaultUIPort
+		}
+		if err := e.serveCodec(keys, o.CodecListen); err != nil {
+			return err
+		}
+		e.codec.allow(UIOrigins(port))
 		return nil
 	}
 	if o.Temporal != "" && o.Temporal != EngineDev {
@@ -156,6 +184,13 @@ func (e *Env) startServer(ctx context.Context, o EnvOptions) error {
 		}
 		so.IP, so.Port = host, port
 	}
+	if !o.Headless {
+		// The UI's port is picked as the server starts, so its origins are allowed after.
+		if err := e.serveCodec(keys, "127.0.0.1:0"); err != nil {
+			return err
+		}
+		so.CodecEndpoint = e.CodecURL
+	}
 	srv, err := StartServer(ctx, so)
 	if err != nil {
 		var nf *NotFoundError
@@ -165,7 +200,40 @@ func (e *Env) startServer(ctx context.Context, o EnvOptions) error {
 		return fmt.Errorf("start temporal dev server: %w", err)
 	}
 	e.Server, e.Address = srv, srv.Address
+	if e.codec != nil {
+		e.codec.allow(uiOrigins(srv))
+	}
 	return nil
+}
+
+// serveCodec starts the env's codec endpoint on listen.
+func (e *Env) serveCodec(keys *codec.Keyring, listen string) error {
+	c, err := startCodecEndpoint(keys, listen)
+	if err != nil {
+		return err
+	}
+	e.codec, e.CodecURL = c, c.URL
+	return nil
+}
+
+// CodecOrigins are the UI origins the codec endpoint answers (CORS); nil when none is served.
+func (e *Env) CodecOrigins() []string {
+	if e.codec == nil {
+		return nil
+	}
+	return e.codec.Origins()
+}
+
+// uiOrigins are the origins of a started server's UI: its own URL, and the same
+// port as localhost and 127.0.0.1.
+func uiOrigins(s *Server) []string {
+	origins := []string{s.UIURL}
+	for _, o := range UIOrigins(s.UIPort) {
+		if o != s.UIURL {
+			origins = append(origins, o)
+		}
+	}
+	return origins
 }
 
 // startArgo starts ArgoCD on a kube-apiserver for the embedded default.
@@ -200,6 +268,9 @@ func (e *Env) Stop() {
 	}
 	if e.Cluster != nil {
 		e.Cluster.Stop()
+	}
+	if e.codec != nil {
+		_ = e.codec.Stop()
 	}
 }
 

@@ -1,7 +1,9 @@
 package devenv
 
 import (
+	"errors"
 	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -21,6 +23,9 @@ type ServerOptions struct {
 	Namespace        string            // "" = "default" (always created as well)
 	SearchAttributes map[string]string // name → type, e.g. {"Tenant": "Keyword"}
 	LogFile          string            // server output is appended here; "" = discarded
+	// CodecEndpoint is the codec server the UI decodes payloads through
+	// (--ui-codec-endpoint): an http(s) URL, "" = none; ignored when Headless.
+	CodecEndpoint string
 }
 
 // fastDynamicConfig makes an activity step cost ~20 ms instead of ~100 ms on the
@@ -60,6 +65,11 @@ func (o ServerOptions) resolve() (ServerOptions, error) {
 	}
 	if !o.Headless && o.UIPort != 0 && o.UIPort == o.Port {
 		return o, &OptionError{Field: "UIPort", Value: o.UIPort, Reason: "must differ from Port"}
+	}
+	if o.CodecEndpoint != "" {
+		if err := checkEndpoint(o.CodecEndpoint); err != nil {
+			return o, &OptionError{Field: "CodecEndpoint", Value: strconv.Quote(o.CodecEndpoint), Reason: err.Error()}
+		}
 	}
 	if o.Namespace == "" {
 		o.Namespace = "default"
@@ -134,6 +144,9 @@ func (o ServerOptions) args(p serverPorts) []string {
 		a = append(a, "--headless")
 	} else {
 		a = append(a, "--ui-ip", o.IP, "--ui-port", strconv.Itoa(p.UI))
+		if o.CodecEndpoint != "" {
+			a = append(a, "--ui-codec-endpoint", o.CodecEndpoint)
+		}
 	}
 	if o.DBFile != "" {
 		a = append(a, "--db-filename", o.DBFile)
@@ -156,4 +169,21 @@ func (o ServerOptions) args(p serverPorts) []string {
 		a = append(a, "--dynamic-config-value", kv)
 	}
 	return a
+}
+
+// checkEndpoint accepts a codec endpoint the UI can call: http(s)://host[:port][/path].
+// The UI appends /decode and /encode to it, so it takes no query or fragment.
+func checkEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	switch {
+	case err != nil:
+		return err
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("must be an http:// or https:// URL")
+	case u.Host == "":
+		return errors.New("has no host")
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return errors.New("must hold no user, query or fragment: the UI appends /decode to it")
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package devenv
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,6 +37,11 @@ func TestResolveRejectsBadOptionsNamingTheField(t *testing.T) {
 		{"search attribute name", ServerOptions{SearchAttributes: map[string]string{"bad-name": "Keyword"}}, `SearchAttributes["bad-name"]`},
 		{"search attribute type", ServerOptions{SearchAttributes: map[string]string{"Tenant": "String"}}, `SearchAttributes["Tenant"]`},
 		{"binary missing", ServerOptions{Binary: filepath.Join(t.TempDir(), "nope")}, "Binary"},
+		{"codec endpoint without scheme", ServerOptions{CodecEndpoint: "127.0.0.1:8081"}, "CodecEndpoint"},
+		{"codec endpoint not http", ServerOptions{CodecEndpoint: "ftp://127.0.0.1:8081"}, "CodecEndpoint"},
+		{"codec endpoint without host", ServerOptions{CodecEndpoint: "http:///decode"}, "CodecEndpoint"},
+		{"codec endpoint with query", ServerOptions{CodecEndpoint: "http://127.0.0.1:8081?x=1"}, "CodecEndpoint"},
+		{"codec endpoint with user", ServerOptions{CodecEndpoint: "https://u:p@codec.example"}, "CodecEndpoint"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,6 +95,24 @@ func TestArgsPinEveryPortAndUseFastSettings(t *testing.T) {
 	assert.NotContains(t, line, "--ui-port")
 	assert.NotContains(t, line, "--namespace", "default is always created; passing it twice is noise")
 	assert.NotContains(t, line, "--db-filename")
+}
+
+// A UI started with a codec endpoint decodes through it; a headless server has no UI to tell.
+func TestArgsPassTheCodecEndpointToTheUI(t *testing.T) {
+	bin := fakeExecutable(t, t.TempDir(), "temporal")
+	for _, endpoint := range []string{"http://127.0.0.1:8081", "https://codec.example.com/api/v1"} {
+		o, err := ServerOptions{Binary: bin, CodecEndpoint: endpoint}.resolve()
+		require.NoError(t, err, endpoint)
+		a := o.args(serverPorts{GRPC: 1001, UI: 1002, HTTP: 1003, Metrics: 1004})
+		i := slices.Index(a, "--ui-codec-endpoint")
+		require.GreaterOrEqual(t, i, 0, "%v", a)
+		assert.Equal(t, endpoint, a[i+1])
+	}
+
+	o := ServerOptions{IP: "127.0.0.1", Namespace: "default"}
+	assert.NotContains(t, o.args(serverPorts{GRPC: 1001, UI: 1002, HTTP: 1003, Metrics: 1004}), "--ui-codec-endpoint")
+	o = ServerOptions{IP: "127.0.0.1", Namespace: "default", Headless: true, CodecEndpoint: "http://127.0.0.1:8081"}
+	assert.NotContains(t, o.args(serverPorts{GRPC: 1001, HTTP: 1003, Metrics: 1004}), "--ui-codec-endpoint")
 }
 
 func TestPickPortsFillsOnlyUnsetPorts(t *testing.T) {

@@ -1,5 +1,7 @@
 package lifecycle
 
+import "time"
+
 // ConditionStatus follows Kubernetes/Datum: True, False or Unknown.
 type ConditionStatus string
 
@@ -22,10 +24,18 @@ type Condition struct {
 	Status  ConditionStatus `json:"status"`
 	Reason  string          `json:"reason,omitempty"`
 	Message string          `json:"message,omitempty"`
+	// ObservedAt is when what the condition says was last seen to hold (zero: never observed).
+	ObservedAt time.Time `json:"observedAt,omitzero"`
 }
 
-// ReadyFrom derives Ready from Programmed and Running, as Datum does.
+// ReadyFrom derives Ready from Programmed and Running, as Datum does; it is as fresh as Running.
 func ReadyFrom(programmed, running Condition) Condition {
+	c := readyFrom(programmed, running)
+	c.ObservedAt = running.ObservedAt
+	return c
+}
+
+func readyFrom(programmed, running Condition) Condition {
 	switch {
 	case programmed.Status == ConditionTrue && running.Status == ConditionTrue:
 		return Condition{Type: CondReady, Status: ConditionTrue, Reason: "ProgrammedAndRunning"}
@@ -33,6 +43,9 @@ func ReadyFrom(programmed, running Condition) Condition {
 		return Condition{Type: CondReady, Status: ConditionFalse, Reason: "NotProgrammed", Message: programmed.Message}
 	case running.Status == ConditionFalse:
 		return Condition{Type: CondReady, Status: ConditionFalse, Reason: "NotRunning", Message: running.Message}
+	}
+	if running.Status == ConditionUnknown && running.Reason != "" {
+		return Condition{Type: CondReady, Status: ConditionUnknown, Reason: running.Reason, Message: running.Message}
 	}
 	return Condition{Type: CondReady, Status: ConditionUnknown, Reason: "Pending"}
 }

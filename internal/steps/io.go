@@ -143,6 +143,11 @@ type AppStatus struct {
 	Health    string     `json:"health,omitempty"`
 	Message   string     `json:"message,omitempty"`
 	Resources []Resource `json:"resources,omitempty"`
+	// Observer is the workflow ID of the observer that watches this app's deployer connection
+	// ("" for a deployer nobody observes, such as none).
+	Observer string `json:"observer,omitempty"`
+	// Application is the deployer's name for the app, where it has one.
+	Application string `json:"application,omitempty"`
 }
 
 // DiffInput asks what the repo would get for ConfigYAML (or a re-render of the committed config).

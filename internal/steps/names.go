@@ -43,6 +43,8 @@ const (
 	ActChangedInstances = "ChangedInstances"
 	ActClaimNames       = "ClaimNames"
 	ActReleaseNames     = "ReleaseNames"
+	ActObserveApps      = "ObserveApps"
+	ActObserveApp       = "ObserveApp"
 )
 
 // AllActivities lists every activity name; a test checks each is registered.
@@ -51,5 +53,5 @@ var AllActivities = []string{
 	ActTerraformPlan, ActTerraformApply, ActTerraformDestroy, ActDeployApp, ActRemoveApp,
 	ActConfigDiff, ActCollectLeftovers, ActBootstrapSecrets, ActForgetSecrets, ActForceUnlock,
 	ActSubmitCommand, ActChangedInstances,
-	ActClaimNames, ActReleaseNames,
+	ActClaimNames, ActReleaseNames, ActObserveApps, ActObserveApp,
 }

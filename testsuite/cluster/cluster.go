@@ -63,6 +63,17 @@ func (s *Stack) Get(t testing.TB, path string) (status int, body []byte) {
 	return status, body
 }
 
+// Kube sends a raw request to kube-apiserver as the admin user and fails the test on a
+// transport error; the caller checks the status.
+func (s *Stack) Kube(t testing.TB, method, path, contentType string, body []byte) (status int, resp []byte) {
+	t.Helper()
+	status, resp, err := s.Stack.Kube(context.Background(), method, path, contentType, body)
+	if err != nil {
+		t.Fatalf("cluster: %s %s: %v", method, path, err)
+	}
+	return status, resp
+}
+
 // Apply server-side-applies a multi-document manifest.
 func (s *Stack) Apply(t testing.TB, manifest []byte) {
 	t.Helper()

@@ -1,0 +1,64 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/slipway-dev/slipway/internal/observe"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// observerQueryTimeout bounds the question to the observer; with no worker it would wait long.
+const observerQueryTimeout = 5 * time.Second
+
+// Observer asks an observer workflow about its sweeps.
+func (c *Client) Observer(ctx context.Context, id string) (*workflows.ObserverState, error) {
+	ctx, cancel := context.WithTimeout(ctx, observerQueryTimeout)
+	defer cancel()
+	v, err := c.Temporal.QueryWorkflow(ctx, id, "", workflows.QueryObserver)
+	if err != nil {
+		return nil, fmt.Errorf("observer %s: %w", id, err)
+	}
+	var st workflows.ObserverState
+	if err := v.Get(&st); err != nil {
+		return nil, fmt.Errorf("decode the state of observer %s: %w", id, err)
+	}
+	return &st, nil
+}
+
+// Refresh asks the instance to observe its app now (a read-only activity) and returns its status.
+func (c *Client) Refresh(ctx context.Context, ref steps.Ref) (*workflows.Status, error) {
+	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: workflows.UpdateRefresh,
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return nil, translate(ref.String(), err)
+	}
+	var st workflows.Status
+	if err := h.Get(ctx, &st); err != nil {
+		return nil, translate(ref.String(), err)
+	}
+	c.freshen(ctx, &st)
+	return &st, nil
+}
+
+// freshen folds the observer's last sweep into the status: Running and Ready as of the last
+// time anyone looked, and Unknown (Stale) when nobody has for too long.
+func (c *Client) freshen(ctx context.Context, st *workflows.Status) {
+	o := st.Observed
+	if o == nil || o.Observer == "" || !observe.Observed(st.State) {
+		return
+	}
+	sweep := observe.Sweep{Interval: o.Interval}
+	if obs, err := c.Observer(ctx, o.Observer); err != nil {
+		st.ObserverError = err.Error()
+	} else {
+		sweep.Last, sweep.Interval = obs.LastSweep, obs.Interval
+	}
+	st.Conditions, st.ObservedAt = observe.Freshen(st.Conditions, o.At, sweep, time.Now())
+}
