@@ -194,8 +194,10 @@ func groupResources(rs []steps.Resource, detail bool) []AppResources {
 	return out
 }
 
+// sortedKeys is deterministic: the map's order is thrown away by the sort.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
+	//workflowcheck:ignore
 	for k := range m {
 		keys = append(keys, k)
 	}
