@@ -164,15 +164,21 @@ func (s *sweeps) call(_ context.Context, in steps.ObserveAppsInput) (steps.Obser
 	return steps.ObserveAppsOutput{At: s.env.Now(), Apps: 3, Instances: 3, Signalled: 1}, nil
 }
 
-func TestObserverMarksInstancesStaleOnceWhenTheDeployerIsUnreachable(t *testing.T) {
+// observerEnv is a test environment running the observer over scripted sweeps.
+func observerEnv(outcomes ...error) (*testsuite.TestWorkflowEnvironment, *sweeps) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
 	env.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: workflows.ObserverWorkflowName})
 	env.RegisterActivity(&activities.Activities{})
-	down := temporal.NewNonRetryableApplicationError("argocd: list applications: connection refused", "Unreachable", nil)
-	s := &sweeps{env: env, outcomes: []error{nil, down, down, down, down, down, nil}}
+	s := &sweeps{env: env, outcomes: outcomes}
 	env.OnActivity(steps.ActObserveApps, mock.Anything, mock.Anything).Return(s.call)
+	return env, s
+}
+
+func TestObserverMarksInstancesStaleOnceWhenTheDeployerIsUnreachable(t *testing.T) {
+	down := temporal.NewNonRetryableApplicationError("argocd: list applications: connection refused", "Unreachable", nil)
+	env, s := observerEnv(nil, down, down, down, down, down, nil)
 	env.ExecuteWorkflow(workflows.ObserverWorkflowName, workflows.ObserverInput{Interval: 10 * time.Second})
 
 	var can *workflow.ContinueAsNewError
@@ -192,13 +198,7 @@ func TestObserverMarksInstancesStaleOnceWhenTheDeployerIsUnreachable(t *testing.
 }
 
 func TestObserverTakesANewIntervalFromAStartingWorker(t *testing.T) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
-	env.SetTestTimeout(30 * time.Second)
-	env.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: workflows.ObserverWorkflowName})
-	env.RegisterActivity(&activities.Activities{})
-	s := &sweeps{env: env}
-	env.OnActivity(steps.ActObserveApps, mock.Anything, mock.Anything).Return(s.call)
+	env, s := observerEnv()
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(workflows.SignalObserverConfig, workflows.ObserverConfig{Interval: time.Minute})
 	}, 95*time.Second)
