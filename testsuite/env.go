@@ -46,11 +46,11 @@ func NewEnv(t testing.TB, opts ...func(*devenv.EnvOptions)) *Env {
 	e, err := devenv.Start(context.Background(), o)
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		terminateRunning(e, tq)
+		terminateRunning(e, o.TaskQueue)
 		e.Stop()
 	})
 	t.Setenv("TEMPORAL_ADDRESS", e.Address)
-	return &Env{Env: e, t: t, TaskQueue: tq, log: logs}
+	return &Env{Env: e, t: t, TaskQueue: o.TaskQueue, log: logs}
 }
 
 // Result is what one CLI run printed and returned.

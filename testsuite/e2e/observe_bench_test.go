@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
@@ -131,11 +132,16 @@ func eachRef(refs []steps.Ref, fn func(steps.Ref)) {
 
 // waitWatched waits until visibility lists n watched instances with their fingerprints.
 func waitWatched(b *testing.B, e *testsuite.Env, n int) {
-	require.Eventually(b, func() bool {
-		resp, err := e.Client.Temporal.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{
+	var got int64
+	var err error
+	ok := assert.Eventually(b, func() bool {
+		var resp *workflowservice.CountWorkflowExecutionsResponse
+		resp, err = e.Client.Temporal.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{
 			Query: fmt.Sprintf("TaskQueue = '%s' AND InstanceState = 'Deployed' AND AppObserved IS NOT NULL", e.TaskQueue)})
-		return err == nil && resp.Count == int64(n)
+		got = resp.GetCount()
+		return err == nil && got == int64(n)
 	}, 2*time.Minute, 250*time.Millisecond)
+	require.True(b, ok, "%d of %d instances parked with a fingerprint (last error: %v)", got, n, err)
 }
 
 func waitSweeps(b *testing.B, e *testsuite.Env, observer string, n int) *workflows.ObserverState {
