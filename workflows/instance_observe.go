@@ -56,6 +56,8 @@ func (e *entity) drainObservations(ctx workflow.Context) {
 
 // observed folds an observation into the conditions, unless an operation owns them or the
 // instance is in a state nobody observes. It reports whether it was applied and, if not, why.
+// Observations carry a worker's clock, so they are not ordered against a deploy's end: one made
+// just before a deploy ended is put right by the next sweep, which compares with what it recorded.
 func (e *entity) observed(ctx workflow.Context, obs steps.Observation) (bool, string) {
 	switch {
 	case e.busy:
@@ -66,8 +68,6 @@ func (e *entity) observed(ctx workflow.Context, obs steps.Observation) (bool, st
 		return false, "deployer none: nothing was deployed, nothing to observe"
 	case !obs.Stale && obs.App.Deployer != e.s.Deployer:
 		return false, "observed through deployer " + obs.App.Deployer + ", but the instance is deployed by " + e.s.Deployer
-	case e.s.Observed != nil && obs.At.Before(e.s.Observed.At):
-		return false, "older than the observation already recorded"
 	}
 	before, ready := e.condition(lifecycle.CondRunning), e.condition(lifecycle.CondReady)
 	var running lifecycle.Condition
