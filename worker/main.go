@@ -4,8 +4,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -45,6 +47,17 @@ func run() error {
 		return err
 	}
 	defer c.Close()
+	// A workflow upserting a search attribute the namespace lacks fails its task, so a worker that
+	// brings new ones registers them; without operator rights it says what to run instead.
+	ns := opts.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if err := client.New(c, cfg.TaskQueue, ns).EnsureSearchAttributes(ctx); err != nil {
+		zl.Warn("search attributes not registered: run deploy/temporal/search-attributes.sh", zap.Error(err))
+	}
+	cancel()
 	w, err := app.NewWorker(c, cfg)
 	if err != nil {
 		return err

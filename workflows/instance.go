@@ -111,8 +111,17 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	if o := e.s.Observed; o != nil && o.Fingerprint != "" && observe.Observed(e.s.State) {
 		observed = SAAppObserved.ValueSet(o.Fingerprint)
 	}
+	stack, operation := SAInstanceStack.ValueUnset(), SAInstanceOperation.ValueUnset()
+	if e.s.Stack != "" {
+		stack = SAInstanceStack.ValueSet(e.s.Stack)
+	}
+	if e.s.Current != nil {
+		operation = SAInstanceOperation.ValueSet(string(e.s.Current.Kind))
+	}
+	defer e.showDetails(ctx)
 	err := workflow.UpsertTypedSearchAttributes(ctx,
 		SAInstanceState.ValueSet(string(e.s.State)),
+		stack, operation,
 		SATenant.ValueSet(e.s.Ref.Tenant),
 		SAInstanceName.ValueSet(e.s.Ref.Name),
 		SAInstanceReady.ValueSet(ready),
@@ -130,6 +139,7 @@ func (e *entity) receiveSteps(ctx workflow.Context) {
 			return
 		}
 		e.applyStep(ev)
+		e.showDetails(ctx)
 	}
 }
 

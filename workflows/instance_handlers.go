@@ -193,6 +193,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            op.Pipeline,
 		TypedSearchAttributes: pipelineSearchAttributes(e.s.Ref),
+		StaticSummary:         pipelineSummary(e.s.Ref, op),
 	})
 	var res PipelineResult
 	err := workflow.ExecuteChildWorkflow(cctx, PipelineName(op.Kind), in).Get(ctx, &res)

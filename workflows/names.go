@@ -38,15 +38,20 @@ var (
 	SAInstanceReady = temporal.NewSearchAttributeKeyKeyword("InstanceReady")
 	// SAAppObserved fingerprints the app as the instance last recorded it; the observer compares against it.
 	SAAppObserved = temporal.NewSearchAttributeKeyKeyword("AppObserved")
+	// SAInstanceStack is the instance's stack; SAInstanceOperation its running or last operation.
+	SAInstanceStack     = temporal.NewSearchAttributeKeyKeyword("InstanceStack")
+	SAInstanceOperation = temporal.NewSearchAttributeKeyKeyword("InstanceOperation")
 )
 
 // SearchAttributeTypes is what a namespace must register (name -> Temporal type).
 var SearchAttributeTypes = map[string]string{
-	"InstanceState": "Keyword",
-	"Tenant":        "Keyword",
-	"InstanceName":  "Keyword",
-	"InstanceReady": "Keyword",
-	"AppObserved":   "Keyword",
+	"InstanceState":     "Keyword",
+	"Tenant":            "Keyword",
+	"InstanceName":      "Keyword",
+	"InstanceReady":     "Keyword",
+	"AppObserved":       "Keyword",
+	"InstanceStack":     "Keyword",
+	"InstanceOperation": "Keyword",
 }
 
 // InstanceWorkflowID is the entity workflow's ID: one per instance.

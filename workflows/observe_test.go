@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -209,4 +210,27 @@ func TestObserverTakesANewIntervalFromAStartingWorker(t *testing.T) {
 	require.Equal(t, time.Minute, last.Interval)
 	require.Equal(t, time.Minute, s.times[len(s.times)-1].Sub(s.times[len(s.times)-2]))
 	require.Equal(t, 30*time.Second, s.times[1].Sub(s.times[0]))
+}
+
+func TestCurrentDetailsFollowTheInstance(t *testing.T) {
+	w := newWorld(t)
+	healthy := argoApp("Healthy")
+	w.deployed = &healthy
+	var during string
+	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	deploy.accept = func() {
+		w.env.RegisterDelayedCallback(func() { during = w.details() }, 0)
+	}
+	w.run(workflows.Settings{}, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}), deploy)
+	require.Regexp(t, `^Deploying: deploy 2-\w* (starting|at step [\w-]+) \(attempt 1\)$`, during)
+	require.Regexp(t, `^Deployed; Ready True \(ProgrammedAndRunning\) as of 20\d\d-`, w.details())
+}
+
+// details reads the instance's current details the way the Temporal UI does.
+func (w *world) details() string {
+	v, err := w.env.QueryWorkflow("__temporal_workflow_metadata")
+	require.NoError(w.t, err)
+	var md sdkpb.WorkflowMetadata
+	require.NoError(w.t, v.Get(&md))
+	return md.GetCurrentDetails()
 }

@@ -64,6 +64,7 @@ func (p *pipeline) record(rec StepRecord) {
 
 // notify tells the entity; it is best effort because status is also rebuilt from the result.
 func (p *pipeline) notify(rec StepRecord) {
+	workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))
 	if p.in.ParentID == "" {
 		return
 	}

@@ -60,6 +60,7 @@ func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operati
 		ID: workflows.InstanceWorkflowID(ref), TaskQueue: c.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:            workflows.InstanceSummary(ref),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SAInstanceState.ValueSet(string(lifecycle.NoConfiguration)),
 			workflows.SATenant.ValueSet(ref.Tenant), workflows.SAInstanceName.ValueSet(ref.Name)),
