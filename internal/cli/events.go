@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -12,20 +13,37 @@ import (
 
 func (g *globals) eventsCmd() *cobra.Command {
 	var limit int
-	var asJSON bool
+	var asJSON, follow bool
 	cmd := &cobra.Command{
-		Use:   "events [--limit N]",
-		Short: "Show recorded webhook deliveries and what became of each command, newest first",
-		Args:  exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:   "events [TENANT/NAME [--follow]] [--limit N] [--json]",
+		Short: "Show an instance's log (requests, states, pipelines, steps, observations), or without one the webhook deliveries",
+		Long: `With TENANT/NAME: the instance's log, oldest first, read from its workflow history across
+continue-as-new runs; --follow then waits for new entries (a long poll, no polling loop) until
+Ctrl-C; --json prints one JSON object a line. Without: the recorded webhook deliveries and what
+became of each command, newest first (--limit).`,
+		Args: maxArgs(1, "at most one TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 1 {
 				return usageErr("--limit: must be at least 1, got %d", limit)
+			}
+			if follow && len(args) == 0 {
+				return usageErr("--follow: follows one instance: give TENANT/NAME")
+			}
+			if len(args) == 1 && cmd.Flags().Changed("limit") {
+				return usageErr("--limit: counts webhook deliveries; an instance's log has no limit")
 			}
 			c, err := g.dial(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			if len(args) == 1 {
+				ref, err := parseRef(args[0])
+				if err != nil {
+					return err
+				}
+				return c.InstanceEvents(cmd.Context(), ref, follow, g.printEvent(asJSON))
+			}
 			evs, err := c.Events(cmd.Context(), limit)
 			if err != nil {
 				return err
@@ -48,6 +66,22 @@ func (g *globals) eventsCmd() *cobra.Command {
 	cmd.Flags().IntVar(&limit, "limit", 20, "how many deliveries to show")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// printEvent prints one log entry: a JSON line, or time, kind and text.
+func (g *globals) printEvent(asJSON bool) func(client.InstanceEvent) error {
+	return func(ev client.InstanceEvent) error {
+		if asJSON {
+			data, err := json.Marshal(ev)
+			if err != nil {
+				return err
+			}
+			g.printf("%s\n", data)
+			return nil
+		}
+		g.printf("%s  %-9s  %s\n", ev.At.Local().Format("2006-01-02 15:04:05.000"), ev.Kind, ev.Text)
+		return nil
+	}
 }
 
 func outcomeLine(o steps.DeliveryOutcome) string {

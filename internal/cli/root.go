@@ -67,6 +67,16 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
+// maxArgs is cobra.MaximumNArgs with a usage exit code.
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usageErr("expected %s, got %d argument(s)", what, len(args))
+		}
+		return nil
+	}
+}
+
 func parseRef(s string) (steps.Ref, error) {
 	r, err := config.ParseRef(s)
 	if err != nil {

@@ -22,6 +22,9 @@ type Client struct {
 	Temporal  client.Client
 	TaskQueue string
 	Namespace string
+	// Payloads decodes what history holds (the payload codec); nil for a wrapped client, which
+	// then cannot read an instance's event log.
+	Payloads converter.DataConverter
 }
 
 // Option adjusts the Temporal connection loaded from the environment.
@@ -86,7 +89,9 @@ func Dial(ctx context.Context, taskQueue string, opts ...Option) (*Client, error
 	if err != nil {
 		return nil, &UnavailableError{Address: o.HostPort, Err: err}
 	}
-	return New(c, taskQueue, o.Namespace), nil
+	sc := New(c, taskQueue, o.Namespace)
+	sc.Payloads = o.DataConverter
+	return sc, nil
 }
 
 // DialLazy is Dial for a server that must come up while Temporal is down (the webhook server):

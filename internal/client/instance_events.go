@@ -1,0 +1,207 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/slipway-dev/slipway/internal/observe"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// InstanceEvent is one entry of an instance's log, read from its workflow history: the history
+// is the event source, so the log needs no store of its own and never disagrees with it.
+type InstanceEvent struct {
+	At        time.Time `json:"at"`
+	Run       string    `json:"run"`
+	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, continued
+	Operation string    `json:"operation,omitempty"`
+	Step      string    `json:"step,omitempty"`
+	Status    string    `json:"status,omitempty"`
+	Actor     string    `json:"actor,omitempty"`
+	Text      string    `json:"text"`
+}
+
+// ErrStopEvents, returned by an InstanceEvents callback, ends the read without an error.
+var ErrStopEvents = errors.New("stop reading events")
+
+// InstanceEvents calls fn with each event of the instance, oldest first, from its first run on,
+// following continue-as-new. With follow it then waits for new events by long-polling the
+// history (no polling loop) until ctx ends or fn returns ErrStopEvents.
+func (c *Client) InstanceEvents(ctx context.Context, ref steps.Ref, follow bool, fn func(InstanceEvent) error) error {
+	if c.Payloads == nil {
+		return errors.New("events: this client has no payload converter to read history with")
+	}
+	id := workflows.InstanceWorkflowID(ref)
+	d, err := c.Temporal.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return translate(ref.String(), err)
+	}
+	r := eventReader{dc: c.Payloads, updates: map[string]string{}, steps: map[string]bool{}}
+	run := d.GetWorkflowExecutionInfo().GetFirstRunId()
+	for run != "" {
+		r.run, run = run, ""
+		it := c.Temporal.GetWorkflowHistory(ctx, id, r.run, follow, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				return translate(ref.String(), err)
+			}
+			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
+				run = a.GetNewExecutionRunId()
+			}
+			for _, out := range r.read(ev) {
+				if err := fn(out); errors.Is(err, ErrStopEvents) {
+					return nil
+				} else if err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// eventReader turns history events into log entries, remembering what later events refer to.
+type eventReader struct {
+	dc      converter.DataConverter
+	run     string
+	state   string
+	updates map[string]string // update ID -> update name
+	steps   map[string]bool   // steps already logged, by operation, name, attempt and status
+	opID    string            // the operation of the pipeline started last
+}
+
+func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
+	e := InstanceEvent{At: ev.GetEventTime().AsTime(), Run: r.run}
+	switch {
+	case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
+		e.Kind, e.Text = "run", "run "+r.run+" started"
+	case ev.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
+		a := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest()
+		name := a.GetInput().GetName()
+		r.updates[a.GetMeta().GetUpdateId()] = name
+		var req struct{ Actor, Reason string }
+		r.first(a.GetInput().GetArgs(), &req)
+		e.Kind, e.Operation, e.Actor = "requested", name, req.Actor
+		e.Text = fmt.Sprintf("%s requested by %s", name, orDash(req.Actor))
+		if req.Reason != "" {
+			e.Text += ": " + req.Reason
+		}
+	case ev.GetWorkflowExecutionUpdateCompletedEventAttributes() != nil:
+		a := ev.GetWorkflowExecutionUpdateCompletedEventAttributes()
+		e.Kind, e.Operation = "result", r.updates[a.GetMeta().GetUpdateId()]
+		if f := a.GetOutcome().GetFailure(); f != nil {
+			e.Status, e.Text = "refused", e.Operation+" refused: "+f.GetMessage()
+			break
+		}
+		if e.Operation == workflows.UpdateRefresh {
+			var st workflows.Status
+			r.first(a.GetOutcome().GetSuccess(), &st)
+			e.Status, e.Text = "done", "refresh: "+st.Refresh
+			break
+		}
+		var res workflows.OperationResult
+		r.first(a.GetOutcome().GetSuccess(), &res)
+		e.Status, e.Text = res.Result, fmt.Sprintf("%s %s: %s", e.Operation, orDash(res.Result), res.State)
+		if res.Failure != nil {
+			e.Text += fmt.Sprintf(" (step %s: %s)", res.Failure.Step, res.Failure.Error)
+		}
+	case ev.GetUpsertWorkflowSearchAttributesEventAttributes() != nil:
+		p := ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields()[workflows.SAInstanceState.GetName()]
+		var st string
+		if p == nil || converter.GetDefaultDataConverter().FromPayload(p, &st) != nil || st == r.state {
+			return nil
+		}
+		r.state = st
+		e.Kind, e.Status, e.Text = "state", st, "state "+st
+	case ev.GetStartChildWorkflowExecutionInitiatedEventAttributes() != nil:
+		a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes()
+		var in workflows.PipelineInput
+		r.first(a.GetInput(), &in)
+		r.opID = in.OpID
+		e.Kind, e.Operation, e.Text = "pipeline", string(in.Operation), "pipeline "+a.GetWorkflowId()+" started"
+	case ev.GetWorkflowExecutionSignaledEventAttributes() != nil:
+		return r.signal(e, ev.GetWorkflowExecutionSignaledEventAttributes())
+	case ev.GetChildWorkflowExecutionCompletedEventAttributes() != nil:
+		// A pipeline's last step signal is dropped by the server once the pipeline has closed;
+		// its result holds every step, so the log takes the ones it has not seen from there.
+		var res workflows.PipelineResult
+		r.first(ev.GetChildWorkflowExecutionCompletedEventAttributes().GetResult(), &res)
+		return r.pipelineSteps(e, res.Steps)
+	case ev.GetChildWorkflowExecutionFailedEventAttributes() != nil:
+		var pf workflows.PipelineFailure
+		r.first(ev.GetChildWorkflowExecutionFailedEventAttributes().GetFailure().GetCause().GetApplicationFailureInfo().GetDetails(), &pf)
+		if pf.Steps == nil {
+			r.first(ev.GetChildWorkflowExecutionFailedEventAttributes().GetFailure().GetApplicationFailureInfo().GetDetails(), &pf)
+		}
+		return r.pipelineSteps(e, pf.Steps)
+	case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+		e.Kind, e.Text = "continued", "continued as new in run "+ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
+	default:
+		return nil
+	}
+	return []InstanceEvent{e}
+}
+
+func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSignaledEventAttributes) []InstanceEvent {
+	switch a.GetSignalName() {
+	case workflows.SignalStep:
+		var se workflows.StepEvent
+		r.first(a.GetInput(), &se)
+		r.opID = se.OpID
+		return r.pipelineSteps(e, []workflows.StepRecord{se.Step})
+	case steps.SignalObserved:
+		var obs steps.Observation
+		r.first(a.GetInput(), &obs)
+		running := observe.Running(obs.App, obs.At)
+		if obs.Stale {
+			running = observe.StaleRunning(time.Time{}, obs.At)
+		}
+		e.Kind, e.Status = "observed", string(running.Status)+"/"+running.Reason
+		e.Text = "observed Running " + e.Status + " by " + obs.Observer
+	default:
+		return nil
+	}
+	return []InstanceEvent{e}
+}
+
+// pipelineSteps logs the steps not logged yet.
+func (r *eventReader) pipelineSteps(e InstanceEvent, recs []workflows.StepRecord) []InstanceEvent {
+	var out []InstanceEvent
+	for _, s := range recs {
+		key := fmt.Sprintf("%s/%s/%d/%s", r.opID, s.Name, s.Attempt, s.Status)
+		if r.steps[key] {
+			continue
+		}
+		r.steps[key] = true
+		e.Kind, e.Step, e.Status = "step", s.Name, s.Status
+		e.Text = fmt.Sprintf("step %s %s (attempt %d)", s.Name, s.Status, s.Attempt)
+		if msg := s.Error + s.Detail; msg != "" {
+			e.Text += ": " + msg
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// first decodes the first payload into v; an unreadable one leaves v as it was.
+func (r *eventReader) first(ps *commonpb.Payloads, v any) {
+	if len(ps.GetPayloads()) > 0 {
+		_ = r.dc.FromPayload(ps.GetPayloads()[0], v)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
