@@ -85,7 +85,9 @@ func classify(err error) error {
 		return nonRetryable(steps.ErrStateLocked, err)
 	case errors.As(err, &badInput):
 		return nonRetryable(steps.ErrRefused, err)
-	case errors.As(err, &cmdErr), errors.As(err, &missing), errors.As(err, &stale):
+	case errors.As(err, &stale):
+		return nonRetryable(steps.ErrStalePlan, err)
+	case errors.As(err, &cmdErr), errors.As(err, &missing):
 		return nonRetryable(steps.ErrTerraform, err)
 	case errors.As(err, &syncErr), errors.As(err, &unauth):
 		return nonRetryable(steps.ErrDeployFailed, err)

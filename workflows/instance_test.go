@@ -310,3 +310,21 @@ func TestDeprovisionFromEveryAllowedState(t *testing.T) {
 		})
 	}
 }
+
+// An apply cut short after terraform saved state leaves its plan stale: the pipeline plans what is
+// left, once, and applies that, instead of stopping in DeploymentFailed for an operator.
+func TestStalePlanIsPlannedAgainOnce(t *testing.T) {
+	w := newWorld(t)
+	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	w.failType[steps.ActTerraformApply] = steps.ErrStalePlan
+	deploy.accept = func() { w.failNext(steps.ActTerraformApply, 1) }
+	twice := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	twice.accept = func() { w.failNext(steps.ActTerraformApply, 2) }
+	w.run(workflows.Settings{}, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}), deploy, twice)
+	require.NoError(t, deploy.err)
+	require.Equal(t, lifecycle.Deployed, deploy.result.State)
+	require.Equal(t, lifecycle.DeploymentFailed, twice.result.State, "a plan stale again is not retried forever")
+	require.Equal(t, steps.ErrStalePlan, twice.result.Failure.Type)
+	require.Equal(t, 4, w.called(steps.ActTerraformPlan), "each deploy plans, then plans once more")
+	require.Equal(t, 4, w.called(steps.ActTerraformApply))
+}

@@ -116,11 +116,22 @@ func (p *pipeline) applyPlan() error {
 		var out steps.InfraOutput
 		err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply,
 			steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+		note := ""
+		if err != nil && errorType(err) == steps.ErrStalePlan && replansStalePlans(ctx) {
+			// Only this operation writes the instance's state, so a stale plan means an apply of it
+			// was cut short after terraform saved state: plan what is left, once, and apply that.
+			if err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
+				p.progress.Plan = plan
+				err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply,
+					steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+				note = fmt.Sprintf("; planned again after a stale plan (%s)", planLine(plan.Summary))
+			}
+		}
 		if err != nil {
 			return "", err
 		}
 		p.progress.Infra = &out
-		return fmt.Sprintf("%d resource(s) in state, serial %d", len(out.Resources), out.Serial), nil
+		return fmt.Sprintf("%d resource(s) in state, serial %d%s", len(out.Resources), out.Serial, note), nil
 	})
 }
 

@@ -12,6 +12,8 @@ const (
 	// changeNames records the instance's derived names: claimed at provision, released after
 	// deprovision, the old rule's names recorded for instances from before.
 	changeNames = "recorded-names"
+	// changeStalePlan plans again, once, when an apply finds its plan stale.
+	changeStalePlan = "replan-stale-plan"
 )
 
 // withSecrets reports whether this pipeline run takes the secret steps.
@@ -22,6 +24,11 @@ func withSecrets(ctx workflow.Context) bool {
 // validatesPlans reports whether a plan with a config is validated up front.
 func validatesPlans(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changePlanValidation, workflow.DefaultVersion, 1) >= 1
+}
+
+// replansStalePlans reports whether an apply whose plan went stale plans again and applies that.
+func replansStalePlans(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeStalePlan, workflow.DefaultVersion, 1) >= 1
 }
 
 // recordsNames reports whether this run records, claims and releases derived names.

@@ -30,7 +30,8 @@ type world struct {
 	env       *testsuite.TestWorkflowEnvironment
 	mu        sync.Mutex
 	calls     map[string]int
-	fail      map[string]int // activity -> how many more calls fail
+	fail      map[string]int    // activity -> how many more calls fail
+	failType  map[string]string // activity -> the error type its failures have (default TerraformError)
 	leftovers []steps.Leftover
 	unlocked  []steps.UnlockInput
 	claims    []steps.NamesInput   // ClaimNames calls
@@ -49,7 +50,8 @@ func newWorld(t *testing.T) *world {
 	env.SetTestTimeout(30 * time.Second)
 	app.RegisterWorkflows(env)
 	env.RegisterActivity(&activities.Activities{})
-	w := &world{t: t, env: env, calls: map[string]int{}, fail: map[string]int{}, refs: map[string]steps.Ref{}}
+	w := &world{t: t, env: env, calls: map[string]int{}, fail: map[string]int{}, failType: map[string]string{},
+		refs: map[string]steps.Ref{}}
 	w.mock()
 	return w
 }
@@ -77,9 +79,13 @@ func (w *world) enter(name string) error {
 	if n > 0 {
 		w.fail[name] = n - 1
 	}
+	typ := w.failType[name]
 	w.mu.Unlock()
+	if typ == "" {
+		typ = steps.ErrTerraform
+	}
 	if n > 0 {
-		return temporal.NewNonRetryableApplicationError(name+" exploded", steps.ErrTerraform, nil)
+		return temporal.NewNonRetryableApplicationError(name+" exploded", typ, nil)
 	}
 	return nil
 }

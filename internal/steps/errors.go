@@ -16,12 +16,13 @@ const (
 	ErrRateLimited    = "RateLimited"     // retried after the delay the forge asked for
 	ErrLockContention = "LockContention"  // pg: another workspace holds the database's creation lock; retried
 	ErrUnreadable     = "StoreUnreadable" // a stored plan or secret does not open with the keyring (names the key ID)
+	ErrStalePlan      = "StalePlan"       // the state changed after the plan was made (an apply cut short by a lost host)
 )
 
 // NonRetryable are the error types that activity retry policies stop on.
 var NonRetryable = []string{
 	ErrInvalidConfig, ErrNotAllowed, ErrMergeConflict, ErrNotFound, ErrStateLocked,
-	ErrTerraform, ErrDeployFailed, ErrDeployTimeout, ErrRefused,
+	ErrTerraform, ErrDeployFailed, ErrDeployTimeout, ErrRefused, ErrStalePlan,
 }
 
 // FieldError names one bad field of an instance config.
