@@ -30,7 +30,8 @@ func (c *Client) Observer(ctx context.Context, id string) (*workflows.ObserverSt
 	return &st, nil
 }
 
-// Refresh asks the instance to observe its app now (a read-only activity) and returns its status.
+// Refresh asks the instance to observe its app now (a read-only activity) and returns the status
+// it answers with, whose Refresh says what was seen.
 func (c *Client) Refresh(ctx context.Context, ref steps.Ref) (*workflows.Status, error) {
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: workflows.UpdateRefresh,
@@ -43,7 +44,6 @@ func (c *Client) Refresh(ctx context.Context, ref steps.Ref) (*workflows.Status,
 	if err := h.Get(ctx, &st); err != nil {
 		return nil, translate(ref.String(), err)
 	}
-	c.freshen(ctx, &st)
 	return &st, nil
 }
 

@@ -98,8 +98,19 @@ func (c *Client) Decide(ctx context.Context, ref steps.Ref, d lifecycle.Decision
 	return accepted(ref, requestID, h, err)
 }
 
-// Status queries the instance's status (EMCO shape).
+// Status queries the instance's status (EMCO shape), with Running and Ready as of the
+// observer's last sweep.
 func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
+	st, err := c.query(ctx, ref, req)
+	if err != nil {
+		return nil, err
+	}
+	c.freshen(ctx, st)
+	return st, nil
+}
+
+// query is the instance's status as it recorded it; progress polling needs no more.
+func (c *Client) query(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
 	v, err := c.Temporal.QueryWorkflow(ctx, workflows.InstanceWorkflowID(ref), "", workflows.QueryStatus, req)
 	if err != nil {
 		return nil, translate(ref.String(), err)
@@ -108,6 +119,5 @@ func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.Status
 	if err := v.Get(&st); err != nil {
 		return nil, fmt.Errorf("decode status of %s: %w", ref, err)
 	}
-	c.freshen(ctx, &st)
 	return &st, nil
 }

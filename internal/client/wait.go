@@ -25,7 +25,7 @@ func (c *Client) Wait(ctx context.Context, h *Handle, poll time.Duration, progre
 		select {
 		case o := <-done:
 			if progress != nil {
-				if st, err := c.Status(ctx, h.Ref, workflows.StatusRequest{}); err == nil {
+				if st, err := c.query(ctx, h.Ref, workflows.StatusRequest{}); err == nil {
 					progress(st)
 				}
 			}
@@ -34,7 +34,7 @@ func (c *Client) Wait(ctx context.Context, h *Handle, poll time.Duration, progre
 			if progress == nil {
 				continue
 			}
-			if st, err := c.Status(ctx, h.Ref, workflows.StatusRequest{}); err == nil {
+			if st, err := c.query(ctx, h.Ref, workflows.StatusRequest{}); err == nil {
 				progress(st)
 			}
 		}
