@@ -10,7 +10,7 @@ PHASE  := scripts/phase.sh
 TEMPORAL      = $$($(TOOLS) temporal)
 WORKFLOWCHECK = bin/workflowcheck
 
-.PHONY: build deps demo dev test chaos bench bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check clean
+.PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check clean
 
 ## build: bin/slipway (starter CLI) and bin/slipway-worker
 build:
@@ -60,8 +60,14 @@ test: deps
 chaos: deps temporal
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/chaos -lifecycles 200 -parallel 8 -fault-rate 0.3 $(CHAOS_ARGS)
 
-## bench: figures on the real dev server: ms per activity step, ms per update deploy
+## bench: one table on a real dev server: the Temporal floor, each pipeline against it, an update
+## deploy on real git and terraform split by where the time goes, 10/100/1,000 concurrent lifecycles
+## and 1,000/10,000 parked instances; raw figures in bench/results/ (BENCH_ARGS narrows it, e.g. -rows floor,pipelines)
 bench: temporal
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/bench $(BENCH_ARGS)
+
+## bench-go: the Go benchmarks (activity step, update deploy, observer over an idle fleet)
+bench-go: temporal
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) test -count=1 -run '^$$' -bench . -benchtime 20x ./testsuite/e2e/
 
 ## bench-webhook: 1,000 signed deliveries (20% redelivered, 10% badly signed), 32 at a time, Temporal frozen 3s halfway, on a real dev server

@@ -16,7 +16,7 @@ import (
 // Activities are the steps' side effects, over injected clients.
 type Activities struct {
 	Forge     forge.Forge
-	Terraform *terraform.Runner
+	Terraform Terraform
 	Deployer  deploy.Deployer
 	Secrets   SecretStore
 	// Requests submits webhook deliveries' commands to instances; set from the worker's client.
@@ -27,6 +27,27 @@ type Activities struct {
 	// worker's client.
 	Fleet Fleet
 }
+
+// Terraform runs terraform in one working directory per instance: internal/terraform's Runner,
+// or an instant stand-in in a benchmark. Every method is safe to call again.
+type Terraform interface {
+	// Dir is the workspace's working directory on this host; Backend is "local" or "pg".
+	Dir(ws terraform.Workspace) string
+	Backend() string
+	// Prepare writes files into the working directory; Initialized says whether init has run there.
+	Prepare(ctx context.Context, ws terraform.Workspace, files map[string][]byte) error
+	Initialized(ws terraform.Workspace) bool
+	Init(ctx context.Context, ws terraform.Workspace) error
+	Plan(ctx context.Context, ws terraform.Workspace, planName string, destroy bool) (*terraform.Plan, error)
+	Apply(ctx context.Context, ws terraform.Workspace, p *terraform.Plan) (alreadyApplied bool, err error)
+	Destroy(ctx context.Context, ws terraform.Workspace) error
+	Resources(ctx context.Context, ws terraform.Workspace) ([]terraform.Resource, error)
+	Serial(ctx context.Context, ws terraform.Workspace) (int64, error)
+	Lock(ctx context.Context, ws terraform.Workspace) (*terraform.LockInfo, bool, error)
+	ForceUnlock(ctx context.Context, ws terraform.Workspace, lockID string) error
+}
+
+var _ Terraform = (*terraform.Runner)(nil)
 
 // SecretStore keeps each instance's bootstrapped secrets: internal/store's shared PostgreSQL
 // store for several workers, or internal/secrets' files for one host.

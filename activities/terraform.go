@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -88,10 +87,8 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 	if err := a.Terraform.Prepare(ctx, ws, files); err != nil {
 		return classify(err)
 	}
-	if !forceInit {
-		if _, err := os.Stat(filepath.Join(a.Terraform.Dir(ws), ".terraform")); err == nil {
-			return nil
-		}
+	if !forceInit && a.Terraform.Initialized(ws) {
+		return nil
 	}
 	return classify(withHeartbeat(ctx, "terraform init", func(ctx context.Context) error {
 		return a.Terraform.Init(ctx, ws)

@@ -39,6 +39,13 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 	return nil
 }
 
+// Initialized reports whether init has run in the workspace's working directory on this
+// host; a worker that has not (a new or replaced host) runs it before planning.
+func (r *Runner) Initialized(ws Workspace) bool {
+	_, err := os.Stat(filepath.Join(r.Dir(ws), ".terraform"))
+	return err == nil
+}
+
 // createPGState writes an empty state for a pg workspace that has none. Until its row exists,
 // terraform's pg backend locks a workspace with the database-wide creation lock, so a first
 // apply would block every other workspace in the database for as long as it runs.

@@ -18,8 +18,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
@@ -95,16 +93,9 @@ func parkFleet(b *testing.B, e *testsuite.Env, dep *instant.Deployer, observer, 
 	}
 	now := time.Now().UTC()
 	eachRef(refs, func(ref steps.Ref) {
-		app := instant.Healthy(ref)
-		programmed := lifecycle.Condition{Type: lifecycle.CondProgrammed, Status: lifecycle.ConditionTrue, Reason: "Applied", ObservedAt: now}
-		running := observe.Running(app, now)
-		st := workflows.InstanceState{Ref: ref, State: lifecycle.Deployed, Stack: "example", Deployer: dep.Name(),
-			Started: true, Epoch: "bench", Resources: app.Resources,
-			Conditions: []lifecycle.Condition{programmed, running, lifecycle.ReadyFrom(programmed, running)},
-			Observed:   &workflows.Observed{At: now, Fingerprint: observe.Fingerprint(app), Observer: observer}}
 		_, err := e.Client.Temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 			ID: workflows.InstanceWorkflowID(ref), TaskQueue: e.TaskQueue,
-		}, workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref, State: &st})
+		}, workflows.InstanceWorkflowName, instant.Parked(ref, observer, now))
 		require.NoError(b, err)
 	})
 	return refs

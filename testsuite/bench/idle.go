@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite/instant"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// idleRows parks n Deployed instances on a fresh worker process for each size, with the SDK's
+// sticky cache and with each smaller cache size asked for, and reports what they cost.
+func (b *bench) idleRows(ctx context.Context) error {
+	for _, n := range b.o.idle {
+		covered := false
+		for _, size := range b.o.sticky {
+			if size >= n && covered {
+				continue // a cache holding every instance already measured: the same row again
+			}
+			covered = covered || size >= n
+			r, err := b.idle(ctx, n, size)
+			if err != nil {
+				return err
+			}
+			b.rep.add(r)
+		}
+	}
+	return nil
+}
+
+func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
+	tq := fmt.Sprintf("bench-idle-%d-%d", n, sticky)
+	w, err := startWorker(b.dir, b.env.Address, b.env.KeyFile, tq, sticky)
+	if err != nil {
+		return row{}, err
+	}
+	defer w.stop()
+	if err := waitPoller(ctx, b.env.Client.Temporal, tq); err != nil {
+		return row{}, err
+	}
+	base, _ := w.rss()
+	refs := make([]steps.Ref, n)
+	for i := range refs {
+		refs[i] = steps.Ref{Tenant: tq, Name: fmt.Sprintf("i%05d", i)}
+	}
+	now := time.Now().UTC()
+	parkStart := time.Now()
+	if err := each(refs, 32, func(ref steps.Ref) error {
+		_, err := b.env.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
+			ID: workflows.InstanceWorkflowID(ref), TaskQueue: tq}, workflows.InstanceWorkflowName,
+			instant.Parked(ref, "observer/"+tq, now))
+		return err
+	}); err != nil {
+		return row{}, err
+	}
+	if err := waitParked(ctx, b.env.Client.Temporal, tq, n); err != nil {
+		return row{}, err
+	}
+	park := time.Since(parkStart)
+	time.Sleep(2 * time.Second) // let the worker settle after its busiest moment
+	rss, peak := w.rss()
+	events, bytes, err := historySize(ctx, b.env.Client.Temporal, refs)
+	if err != nil {
+		return row{}, err
+	}
+	// The first parked are the least recently used: evicted when the cache is smaller than n.
+	sample := min(20, n)
+	evicted, err := queryLatency(ctx, b.env.Client.Temporal, refs[:sample])
+	if err != nil {
+		return row{}, err
+	}
+	cached, err := queryLatency(ctx, b.env.Client.Temporal, refs[n-sample:])
+	if err != nil {
+		return row{}, err
+	}
+	name := fmt.Sprintf("%d parked, sticky cache %d", n, sticky)
+	wake := fmt.Sprintf("query %.1f ms cached", ms(cached))
+	if sticky < n {
+		wake += fmt.Sprintf(", %.1f ms evicted (replayed)", ms(evicted))
+	}
+	return row{Section: "idle (Deployed, waiting)", Name: name,
+		Figures: map[string]float64{"instances": float64(n), "stickyCache": float64(sticky), "workerRssMiB": rss,
+			"workerRssOverIdleMiB": rss - base, "workerPeakRssMiB": peak, "kibPerInstance": (rss - base) * 1024 / float64(n),
+			"historyEvents": events, "historyBytes": bytes, "parkS": park.Seconds(),
+			"queryCachedMs": ms(cached), "queryEvictedMs": ms(evicted)},
+		Text: fmt.Sprintf("worker RSS %4.0f MiB (+%.0f MiB, %.1f KiB each; peak %.0f), history %.0f events / %.1f KiB each, %s",
+			rss, rss-base, (rss-base)*1024/float64(n), peak, events, bytes/1024, wake),
+		Note: fmt.Sprintf("parked in %.1f s", park.Seconds())}, nil
+}
+
+// each runs fn for every ref, conc at a time, and returns the first error.
+func each(refs []steps.Ref, conc int, fn func(steps.Ref) error) error {
+	jobs := make(chan steps.Ref)
+	var wg sync.WaitGroup
+	var first atomic.Pointer[error]
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ref := range jobs {
+				if err := fn(ref); err != nil {
+					first.CompareAndSwap(nil, &err)
+				}
+			}
+		}()
+	}
+	for _, r := range refs {
+		jobs <- r
+	}
+	close(jobs)
+	wg.Wait()
+	if p := first.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// waitPoller waits until a worker polls tq, so a row never times the worker's start.
+func waitPoller(ctx context.Context, c sdkclient.Client, tq string) error {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		resp, err := c.DescribeTaskQueue(ctx, tq, 1) // TASK_QUEUE_TYPE_WORKFLOW
+		if err == nil && len(resp.GetPollers()) > 0 {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("no worker polls %s after a minute", tq)
+}
+
+// waitParked waits until visibility shows all n instances past their first workflow task.
+func waitParked(ctx context.Context, c sdkclient.Client, tq string, n int) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	var got int64
+	for time.Now().Before(deadline) {
+		resp, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+			Query: fmt.Sprintf("TaskQueue = '%s' AND InstanceState = 'Deployed' AND AppObserved IS NOT NULL", tq)})
+		if got = resp.GetCount(); err == nil && got == int64(n) {
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return fmt.Errorf("%d of %d instances parked on %s after 10 minutes", got, n, tq)
+}
+
+// historySize is the mean history of the parked instances (a sample of at most 100).
+func historySize(ctx context.Context, c sdkclient.Client, refs []steps.Ref) (events, bytes float64, err error) {
+	sample := refs[:min(100, len(refs))]
+	for _, ref := range sample {
+		d, err := c.DescribeWorkflowExecution(ctx, workflows.InstanceWorkflowID(ref), "")
+		if err != nil {
+			return 0, 0, err
+		}
+		events += float64(d.GetWorkflowExecutionInfo().GetHistoryLength())
+		bytes += float64(d.GetWorkflowExecutionInfo().GetHistorySizeBytes())
+	}
+	return events / float64(len(sample)), bytes / float64(len(sample)), nil
+}
+
+// queryLatency is the median time of one status query to each of refs, one after another.
+func queryLatency(ctx context.Context, c sdkclient.Client, refs []steps.Ref) (time.Duration, error) {
+	var ds []time.Duration
+	for _, ref := range refs {
+		t0 := time.Now()
+		v, err := c.QueryWorkflow(ctx, workflows.InstanceWorkflowID(ref), "", workflows.QueryStatus, workflows.StatusRequest{})
+		if err != nil {
+			return 0, fmt.Errorf("query %s: %w", ref, err)
+		}
+		var st workflows.Status
+		if err := v.Get(&st); err != nil {
+			return 0, err
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2], nil
+}

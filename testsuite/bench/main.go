@@ -1,0 +1,124 @@
+// Command bench prints slipway's performance table in one run, on one real Temporal dev server
+// with the fast settings: the Temporal floor, each pipeline over instant adapters and its ratio to
+// the floor, an update deploy on real git and terraform split by where the time goes, concurrent
+// lifecycles at several sizes, and what parked instances cost. `make bench` runs it; the raw
+// figures go to bench/results/ as JSON.
+//
+//	go run ./testsuite/bench [-rows floor,pipelines,update,throughput,idle] [-lifecycles 10,100,1000] [-idle 1000,10000]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	sdkclient "go.temporal.io/sdk/client"
+)
+
+var allRows = []string{"floor", "pipelines", "update", "throughput", "idle"}
+
+type options struct {
+	rows       []string
+	steps      int   // steps per floor workflow
+	runs       int   // runs per floor and pipeline row, and update deploys
+	lifecycles []int // sizes of the throughput rows
+	idle       []int // sizes of the idle rows
+	sticky     []int // sticky cache sizes the idle rows compare
+	out        string
+}
+
+func main() {
+	var o options
+	var role, address, taskQueue, rows, lifecycles, idle, sticky string
+	var stickyCache int
+	flag.StringVar(&role, "role", "bench", "bench, or worker (internal: the bench's worker process)")
+	flag.StringVar(&address, "address", "", "worker role: the Temporal frontend")
+	flag.StringVar(&taskQueue, "task-queue", "", "worker role: the task queue")
+	flag.IntVar(&stickyCache, "sticky-cache", 0, "worker role: sticky workflow cache size (0: the SDK's)")
+	flag.StringVar(&rows, "rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ","))
+	flag.IntVar(&o.steps, "steps", 20, "activity steps per floor workflow")
+	flag.IntVar(&o.runs, "runs", 10, "runs per floor and pipeline row, and update deploys on real terraform")
+	flag.StringVar(&lifecycles, "lifecycles", "10,100,1000", "concurrent provision+deploy lifecycles, one row each")
+	flag.StringVar(&idle, "idle", "1000,10000", "parked instances, one row each")
+	flag.StringVar(&sticky, "sticky", "10000,2000", "sticky cache sizes the idle rows compare (the SDK default is 10000)")
+	flag.StringVar(&o.out, "out", "bench/results", "directory for the raw figures (JSON)")
+	flag.Parse()
+	var err error
+	if role == "worker" {
+		err = runWorker(address, taskQueue, stickyCache)
+	} else if role != "bench" {
+		err = fmt.Errorf("-role: %q is not bench or worker", role)
+	} else if err = o.parse(rows, lifecycles, idle, sticky); err == nil {
+		err = run(context.Background(), o)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		var flagErr *flagError
+		if errors.As(err, &flagErr) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type flagError struct{ flag, value, reason string }
+
+func (e *flagError) Error() string { return fmt.Sprintf("-%s %q: %s", e.flag, e.value, e.reason) }
+
+func (o *options) parse(rows, lifecycles, idle, sticky string) error {
+	for _, r := range strings.Split(rows, ",") {
+		if !slices.Contains(allRows, r) {
+			return &flagError{"rows", r, "not one of " + strings.Join(allRows, ",")}
+		}
+		o.rows = append(o.rows, r)
+	}
+	var err error
+	if o.lifecycles, err = sizes("lifecycles", lifecycles); err != nil {
+		return err
+	}
+	if o.idle, err = sizes("idle", idle); err != nil {
+		return err
+	}
+	if o.sticky, err = sizes("sticky", sticky); err != nil {
+		return err
+	}
+	if o.steps < 1 || o.runs < 1 {
+		return &flagError{"steps/-runs", fmt.Sprint(o.steps, o.runs), "must be at least 1"}
+	}
+	return nil
+}
+
+func sizes(name, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, &flagError{name, f, "want positive whole numbers separated by commas"}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (o options) want(row string) bool { return slices.Contains(o.rows, row) }
+
+func dialSDK(opts sdkclient.Options) (sdkclient.Client, error) {
+	c, err := sdkclient.Dial(opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w", opts.HostPort, err)
+	}
+	return c, nil
+}
+
+func header() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("slipway bench %s on %s: nproc %d, GOMAXPROCS %d, %s, Temporal dev server (fast settings, SQLite)",
+		time.Now().UTC().Format(time.RFC3339), host, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	for _, tc := range []struct{ rows, lifecycles, idle, sticky, flag string }{
+		{"floor,speed", "10", "10", "10", "rows"},
+		{"floor", "10,x", "10", "10", "lifecycles"},
+		{"floor", "10", "0", "10", "idle"},
+		{"floor", "10", "10", "-1", "sticky"},
+	} {
+		var o options
+		o.steps, o.runs = 1, 1
+		err := o.parse(tc.rows, tc.lifecycles, tc.idle, tc.sticky)
+		var fe *flagError
+		require.ErrorAs(t, err, &fe, tc.flag)
+		assert.Equal(t, tc.flag, fe.flag)
+	}
+	var o options
+	o.steps, o.runs = 20, 10
+	require.NoError(t, o.parse("floor,idle", "10,100", "1000", "10000,2000"))
+	assert.Equal(t, []int{10, 100}, o.lifecycles)
+	assert.True(t, o.want("idle"))
+	assert.False(t, o.want("update"))
+}
+
+func TestGrowthSaysWhenCostPerLifecycleGrows(t *testing.T) {
+	small := row{Figures: map[string]float64{"lifecycles": 10, "wallS": 1, "workerCpuMsPerLifecycle": 50}}
+	flat := row{Figures: map[string]float64{"lifecycles": 1000, "wallS": 100, "workerCpuMsPerLifecycle": 55}}
+	steep := row{Figures: map[string]float64{"lifecycles": 1000, "wallS": 400, "workerCpuMsPerLifecycle": 120}}
+	assert.Contains(t, growth(small, flat).Text, "linear:")
+	assert.Contains(t, growth(small, steep).Text, "worse than linear")
+	assert.InDelta(t, 4.0, growth(small, steep).Figures["wallPerLifecycleRatio"], 1e-9)
+}

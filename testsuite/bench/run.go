@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/devenv"
+)
+
+// bench is one run: the dev server, the worker process over instant adapters, and the client.
+type bench struct {
+	o       options
+	dir     string
+	env     *devenv.Env
+	worker  *workerProc
+	c       *client.Client // on the instant worker's task queue
+	rep     report
+	started time.Time
+}
+
+const instantQueue = "bench-instant"
+
+func run(ctx context.Context, o options) error {
+	dir, err := os.MkdirTemp("", "slipway-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	b := &bench{o: o, dir: dir, rep: report{Header: header()}, started: time.Now()}
+	fmt.Println(b.rep.Header)
+	// The real row's env: local git, real terraform, no deployer; its worker is the bench's own.
+	if b.env, err = devenv.Start(ctx, devenv.EnvOptions{StateDir: dir, Headless: true, Deployer: "none",
+		TaskQueue: "bench-real", NoWorker: true}); err != nil {
+		return err
+	}
+	defer b.env.Stop()
+	if b.env.Server == nil {
+		return fmt.Errorf("the bench measures a dev server of its own, but found one already at %s", b.env.Address)
+	}
+	if b.worker, err = startWorker(dir, b.env.Address, b.env.KeyFile, instantQueue, 0); err != nil {
+		return err
+	}
+	defer func() { b.worker.stop() }()
+	b.c = client.New(b.env.Client.Temporal, instantQueue, "")
+	if _, err := b.floor(ctx, floorRegular, 1, 1); err != nil { // waits for the worker to poll
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	for _, r := range []struct {
+		name string
+		fn   func(context.Context) error
+	}{{"floor", b.floorRows}, {"pipelines", b.pipelineRows}, {"update", b.updateRow},
+		{"throughput", b.throughputRows}, {"idle", b.idleRows}} {
+		if !o.want(r.name) {
+			continue
+		}
+		if err := r.fn(ctx); err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+	}
+	path, err := b.rep.save(o.out)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nraw figures: %s (bench took %s)\n", path, time.Since(b.started).Round(time.Second))
+	return nil
+}
+
+// floor runs runs bare workflows of steps steps one after another and returns ms per step.
+func (b *bench) floor(ctx context.Context, wf string, runs, steps int) (float64, error) {
+	start := time.Now()
+	for i := 0; i < runs; i++ {
+		r, err := b.env.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{TaskQueue: instantQueue}, wf, steps)
+		if err != nil {
+			return 0, err
+		}
+		if err := r.Get(ctx, nil); err != nil {
+			return 0, err
+		}
+	}
+	return ms(time.Since(start)) / float64(runs*steps), nil
+}
+
+func (b *bench) floorRows(ctx context.Context) error {
+	for _, f := range []struct{ wf, name string }{{floorRegular, "regular activity step"}, {floorLocal, "local activity step"}} {
+		perStep, err := b.floor(ctx, f.wf, b.o.runs, b.o.steps)
+		if err != nil {
+			return err
+		}
+		b.rep.add(row{Section: "floor", Name: f.name, Figures: map[string]float64{"msPerStep": perStep},
+			Text: fmt.Sprintf("%6.2f ms/step  (%d workflows of %d steps)", perStep, b.o.runs, b.o.steps)})
+	}
+	return nil
+}
+
+// floorPerStep is this run's regular-activity floor, measured first when the row was left out.
+func (b *bench) floorPerStep(ctx context.Context) (float64, error) {
+	if r, ok := b.rep.find("floor", "regular activity step"); ok {
+		return r.Figures["msPerStep"], nil
+	}
+	return b.floor(ctx, floorRegular, b.o.runs, b.o.steps)
+}

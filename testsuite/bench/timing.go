@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
+)
+
+// clock sums the time spent inside one external system.
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) since(start time.Time) { c.ns.Add(int64(time.Since(start))) }
+func (c *clock) total() time.Duration  { return time.Duration(c.ns.Load()) }
+func (c *clock) reset()                { c.ns.Store(0) }
+
+// timedForge, timedTerraform and timedDeployer time every call into git, terraform and the
+// deployer, so the real row can say how much of a deploy is slipway's own.
+type timedForge struct {
+	forge.Forge
+	c *clock
+}
+
+func (f timedForge) Head(ctx context.Context) (string, error) {
+	defer f.c.since(time.Now())
+	return f.Forge.Head(ctx)
+}
+func (f timedForge) ReadDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
+	defer f.c.since(time.Now())
+	return f.Forge.ReadDir(ctx, rev, dir)
+}
+func (f timedForge) Open(ctx context.Context, ch forge.Change) (forge.MergeRequest, error) {
+	defer f.c.since(time.Now())
+	return f.Forge.Open(ctx, ch)
+}
+func (f timedForge) Merge(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
+	defer f.c.since(time.Now())
+	return f.Forge.Merge(ctx, mr)
+}
+func (f timedForge) Get(ctx context.Context, branch string) (forge.MergeRequest, bool, error) {
+	defer f.c.since(time.Now())
+	return f.Forge.Get(ctx, branch)
+}
+func (f timedForge) ListOpen(ctx context.Context, prefix string) ([]forge.MergeRequest, error) {
+	defer f.c.since(time.Now())
+	return f.Forge.ListOpen(ctx, prefix)
+}
+
+type timedTerraform struct {
+	activities.Terraform
+	c *clock
+}
+
+func (t timedTerraform) Prepare(ctx context.Context, ws terraform.Workspace, files map[string][]byte) error {
+	defer t.c.since(time.Now())
+	return t.Terraform.Prepare(ctx, ws, files)
+}
+func (t timedTerraform) Init(ctx context.Context, ws terraform.Workspace) error {
+	defer t.c.since(time.Now())
+	return t.Terraform.Init(ctx, ws)
+}
+func (t timedTerraform) Plan(ctx context.Context, ws terraform.Workspace, name string, destroy bool) (*terraform.Plan, error) {
+	defer t.c.since(time.Now())
+	return t.Terraform.Plan(ctx, ws, name, destroy)
+}
+func (t timedTerraform) Apply(ctx context.Context, ws terraform.Workspace, p *terraform.Plan) (bool, error) {
+	defer t.c.since(time.Now())
+	return t.Terraform.Apply(ctx, ws, p)
+}
+func (t timedTerraform) Destroy(ctx context.Context, ws terraform.Workspace) error {
+	defer t.c.since(time.Now())
+	return t.Terraform.Destroy(ctx, ws)
+}
+func (t timedTerraform) Resources(ctx context.Context, ws terraform.Workspace) ([]terraform.Resource, error) {
+	defer t.c.since(time.Now())
+	return t.Terraform.Resources(ctx, ws)
+}
+func (t timedTerraform) Serial(ctx context.Context, ws terraform.Workspace) (int64, error) {
+	defer t.c.since(time.Now())
+	return t.Terraform.Serial(ctx, ws)
+}
+func (t timedTerraform) Lock(ctx context.Context, ws terraform.Workspace) (*terraform.LockInfo, bool, error) {
+	defer t.c.since(time.Now())
+	return t.Terraform.Lock(ctx, ws)
+}
+
+type timedDeployer struct {
+	deploy.Deployer
+	c *clock
+}
+
+func (d timedDeployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+	defer d.c.since(time.Now())
+	return d.Deployer.Deploy(ctx, app, deadline)
+}
+func (d timedDeployer) Status(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+	defer d.c.since(time.Now())
+	return d.Deployer.Status(ctx, app)
+}
+func (d timedDeployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+	defer d.c.since(time.Now())
+	return d.Deployer.Remove(ctx, app)
+}

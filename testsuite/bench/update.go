@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/worker"
+
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// updateRow runs update deploys (deploy -f with a changed config) on real git and terraform,
+// with a worker in this process whose adapters are timed, and splits the wall time.
+func (b *bench) updateRow(ctx context.Context) error {
+	var git, tf, dep clock
+	acts := *b.env.Activities
+	acts.Forge = timedForge{acts.Forge, &git}
+	acts.Terraform = timedTerraform{acts.Terraform, &tf}
+	acts.Deployer = timedDeployer{acts.Deployer, &dep}
+	const tq = "bench-real"
+	app.Attach(&acts, b.env.Client.Temporal, tq)
+	w := worker.New(b.env.Client.Temporal, tq, worker.Options{})
+	if err := app.Register(w, &acts); err != nil {
+		return err
+	}
+	if err := w.Start(); err != nil {
+		return err
+	}
+	defer w.Stop()
+	c := client.New(b.env.Client.Temporal, tq, "")
+	ref := steps.Ref{Tenant: "real", Name: "web"}
+	for _, s := range walk[:2] { // provision and deploy: terraform init and the first apply
+		if _, err := submit(ctx, c, ref, s.op, s.config); err != nil {
+			return err
+		}
+	}
+	git.reset()
+	tf.reset()
+	dep.reset()
+	var wall time.Duration
+	for i := 0; i < b.o.runs; i++ {
+		d, err := submit(ctx, c, ref, lifecycle.OpDeploy, instanceConfig(i+2))
+		if err != nil {
+			return err
+		}
+		wall += d
+	}
+	n := float64(b.o.runs)
+	per := func(c *clock) float64 { return ms(c.total()) / n }
+	total := ms(wall) / n
+	inside := per(&tf) + per(&git) + per(&dep)
+	orch := total - inside
+	b.rep.add(row{Section: "update deploy (real git + terraform)", Name: "deploy -f, changed config",
+		Figures: map[string]float64{"msPerUpdate": total, "terraformMs": per(&tf), "gitMs": per(&git),
+			"deployerMs": per(&dep), "orchestrationMs": orch, "orchestrationShare": orch / total},
+		Text: fmt.Sprintf("%6.0f ms/update: terraform %.0f ms, git %.0f ms, deployer %.0f ms, orchestration %.0f ms (%.0f%%; %.0f%% inside terraform, git and the deployer)",
+			total, per(&tf), per(&git), per(&dep), orch, 100*orch/total, 100*inside/total),
+		Note: fmt.Sprintf("%d updates; deployer none (no cluster in the bench); orchestration counts rendering, secrets and Temporal round trips", b.o.runs)})
+	return nil
+}

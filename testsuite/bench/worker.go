@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/testsuite/instant"
+)
+
+// The floor: a bare workflow of N steps, each a no-op regular or local activity.
+const (
+	floorRegular = "bench-floor-regular"
+	floorLocal   = "bench-floor-local"
+	noop         = "bench-noop"
+)
+
+func floorWorkflow(local bool) func(workflow.Context, int) error {
+	return func(ctx workflow.Context, n int) error {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+		ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Minute})
+		for i := 0; i < n; i++ {
+			f := workflow.ExecuteActivity(ctx, noop)
+			if local {
+				f = workflow.ExecuteLocalActivity(ctx, noop)
+			}
+			if err := f.Get(ctx, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// runWorker is the bench's worker process (-role worker): slipway's workflows over instant
+// adapters plus the floor, with the sticky cache the parent chose, until SIGTERM.
+func runWorker(address, taskQueue string, sticky int) error {
+	if sticky > 0 {
+		worker.SetStickyWorkflowCacheSize(sticky)
+	}
+	opts, err := client.Options(client.WithHostPort(address))
+	if err != nil {
+		return err
+	}
+	c, err := dialSDK(opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	acts, err := instant.New()
+	if err != nil {
+		return err
+	}
+	app.Attach(acts, c, taskQueue)
+	w := worker.New(c, taskQueue, worker.Options{})
+	if err := app.Register(w, acts); err != nil {
+		return err
+	}
+	w.RegisterWorkflowWithOptions(floorWorkflow(false), workflow.RegisterOptions{Name: floorRegular})
+	w.RegisterWorkflowWithOptions(floorWorkflow(true), workflow.RegisterOptions{Name: floorLocal})
+	w.RegisterActivityWithOptions(func(context.Context) error { return nil }, activity.RegisterOptions{Name: noop})
+	return w.Run(worker.InterruptCh())
+}
+
+// workerProc is a running bench worker process, whose CPU time and memory the parent reads
+// from /proc.
+type workerProc struct {
+	cmd *exec.Cmd
+	log *os.File
+}
+
+func startWorker(dir, address, keyFile, taskQueue string, sticky int) (*workerProc, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-role", "worker", "-address", address, "-task-queue", taskQueue,
+		"-sticky-cache", strconv.Itoa(sticky))
+	cmd.Env = append(os.Environ(), "SLIPWAY_CODEC_KEY=", "SLIPWAY_CODEC_KEY_FILE="+keyFile)
+	log, err := os.Create(filepath.Join(dir, "worker-"+taskQueue+".log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlives the bench
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &workerProc{cmd: cmd, log: log}, nil
+}
+
+func (p *workerProc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+	_ = p.log.Close()
+}
+
+func (p *workerProc) pid() int                 { return p.cmd.Process.Pid }
+func (p *workerProc) cpu() time.Duration       { return procCPU(p.pid()) }
+func (p *workerProc) rss() (now, peak float64) { return procRSS(p.pid()) }
+
+// resetPeak starts a new VmHWM window (Linux: clear_refs 5), so a row reports its own peak.
+func (p *workerProc) resetPeak() {
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.pid()), []byte("5"), 0)
+}
+
+// procCPU is a process's user+system CPU time so far.
+func procCPU(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// procRSS reads VmRSS (now) and VmHWM (peak since start or resetPeak), in MiB.
+func procRSS(pid int) (now, peak float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		switch k {
+		case "VmRSS":
+			now = kb / 1024
+		case "VmHWM":
+			peak = kb / 1024
+		}
+	}
+	return now, peak
+}
