@@ -158,14 +158,21 @@ func (e *entity) applyStep(ev StepEvent) {
 	if op == nil || op.ID != ev.OpID || op.Attempt != ev.Attempt || op.Result != ResultRunning {
 		return
 	}
-	op.Step = ev.Step.Name
-	for i := len(op.Steps) - 1; i >= 0; i-- {
-		if s := op.Steps[i]; s.Name == ev.Step.Name && s.Attempt == ev.Attempt && s.Status == StepRunning {
-			op.Steps[i] = ev.Step
-			return
+	for _, rec := range append(ev.Ended, ev.Step) {
+		op.Step = rec.Name
+		op.Steps = putStep(op.Steps, rec)
+	}
+}
+
+// putStep records rec in place of the same step's running record, or appends it.
+func putStep(recs []StepRecord, rec StepRecord) []StepRecord {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if s := recs[i]; s.Name == rec.Name && s.Attempt == rec.Attempt && s.Status == StepRunning {
+			recs[i] = rec
+			return recs
 		}
 	}
-	op.Steps = append(op.Steps, ev.Step)
+	return append(recs, rec)
 }
 
 // notAllowed is the error a validator returns; its type lets clients tell bad requests apart.

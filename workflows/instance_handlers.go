@@ -147,7 +147,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	if req.ConfigYAML != "" && (kind != lifecycle.OpPlan || validatesPlans(ctx)) {
 		// Bad input changes nothing: validate before the state moves.
 		in := steps.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
-		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActValidateConfig, in).Get(ctx, nil); err != nil {
+		if err := quick(ctx, runsShortStepsLocally(ctx), steps.ActValidateConfig, in).Get(ctx, nil); err != nil {
 			return OperationResult{}, err
 		}
 	}

@@ -39,6 +39,21 @@ func shortCtx(ctx workflow.Context) workflow.Context {
 	})
 }
 
+// quick runs a short step: a local activity when local is set, which records one marker
+// instead of a task round trip (three events and a workflow task), else a regular one. Only
+// steps that read, or write idempotently, within seconds and need no heartbeat run locally.
+func quick(ctx workflow.Context, local bool, activity string, args ...any) workflow.Future {
+	if !local {
+		return workflow.ExecuteActivity(shortCtx(ctx), activity, args...)
+	}
+	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout:    shortTimeout,
+		ScheduleToCloseTimeout: transientBudget,
+		RetryPolicy:            retryPolicy(),
+	})
+	return workflow.ExecuteLocalActivity(ctx, activity, args...)
+}
+
 // inspectCtx is for compensation and force-unlock: they run terraform and PostgreSQL calls
 // that may take longer than shortTimeout, so they heartbeat instead.
 func inspectCtx(ctx workflow.Context) workflow.Context {

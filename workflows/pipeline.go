@@ -17,11 +17,23 @@ type pipeline struct {
 	in       PipelineInput
 	progress Progress
 	steps    []StepRecord
+	// batch holds ended steps back for the next step's start signal (one signal a step);
+	// pending are those held back.
+	batch   bool
+	pending []StepRecord
+	// local runs the short steps as local activities.
+	local bool
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
-	return &pipeline{ctx: ctx, in: in, progress: in.Resume}
+	p := &pipeline{ctx: ctx, in: in, progress: in.Resume, batch: batchesStepSignals(ctx)}
+	p.local = runsShortStepsLocally(ctx)
+	return p
 }
+
+// localSteps are the steps that run as local activities (see quick).
+var localSteps = map[string]bool{steps.Validate: true, steps.Revision: true, steps.Bootstrap: true,
+	steps.Forget: true, steps.ConfigDiff: true}
 
 // stepError remembers which step failed.
 type stepError struct {
@@ -41,7 +53,13 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 		return nil
 	}
 	rec := StepRecord{Name: name, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(p.ctx)}
-	p.notify(rec)
+	if p.local && p.batch && localSteps[name] {
+		// A local step ends within this workflow task: its start is news to no one, and its
+		// record rides on the next step's start signal.
+		workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))
+	} else {
+		p.notify(rec)
+	}
 	detail, err := fn(p.ctx)
 	rec.EndedAt = workflow.Now(p.ctx)
 	if err != nil {
@@ -63,13 +81,19 @@ func (p *pipeline) record(rec StepRecord) {
 }
 
 // notify tells the entity; it is best effort because status is also rebuilt from the result.
+// A step that ended waits for the next one's start, so a step costs one signal, not two.
 func (p *pipeline) notify(rec StepRecord) {
 	workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))
 	if p.in.ParentID == "" {
 		return
 	}
+	if p.batch && rec.Status != StepRunning {
+		p.pending = append(p.pending, rec)
+		return
+	}
 	_ = workflow.SignalExternalWorkflow(p.ctx, p.in.ParentID, "", SignalStep,
-		StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec})
+		StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.pending})
+	p.pending = nil
 }
 
 func (p *pipeline) result() PipelineResult {

@@ -16,7 +16,7 @@ func (p *pipeline) validate() error {
 	return p.run(steps.Validate, true, func(ctx workflow.Context) (string, error) {
 		var out steps.ValidateOutput
 		in := steps.ValidateInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML, DeployedRevision: p.in.DeployedRevision}
-		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActValidateConfig, in).Get(ctx, &out); err != nil {
+		if err := quick(ctx, p.local, steps.ActValidateConfig, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		p.progress.Stack = out.Stack
@@ -62,7 +62,7 @@ func (p *pipeline) resolveRevision(mustExist bool) error {
 	return p.run(steps.Revision, false, func(ctx workflow.Context) (string, error) {
 		var out steps.RevisionOutput
 		in := steps.RevisionInput{Ref: p.in.Ref, MustExist: mustExist}
-		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActResolveRevision, in).Get(ctx, &out); err != nil {
+		if err := quick(ctx, p.local, steps.ActResolveRevision, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		p.progress.Revision = out.Revision
@@ -210,7 +210,7 @@ func (p *pipeline) bootstrapSecrets() error {
 	return p.run(steps.Bootstrap, false, func(ctx workflow.Context) (string, error) {
 		var out steps.SecretsOutput
 		in := steps.SecretsInput{Ref: p.in.Ref, Revision: p.progress.Revision}
-		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActBootstrapSecrets, in).Get(ctx, &out); err != nil {
+		if err := quick(ctx, p.local, steps.ActBootstrapSecrets, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d secret(s), %d created", len(out.Names), len(out.Created)), nil
@@ -220,7 +220,7 @@ func (p *pipeline) bootstrapSecrets() error {
 // forgetSecrets deletes the instance's secrets once its infrastructure is gone.
 func (p *pipeline) forgetSecrets() error {
 	return p.run(steps.Forget, true, func(ctx workflow.Context) (string, error) {
-		err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActForgetSecrets, p.in.Ref).Get(ctx, nil)
+		err := quick(ctx, p.local, steps.ActForgetSecrets, p.in.Ref).Get(ctx, nil)
 		return "secrets deleted from the worker", err
 	})
 }

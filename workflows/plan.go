@@ -17,7 +17,7 @@ func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error
 		func() error {
 			return p.run(steps.ConfigDiff, false, func(ctx workflow.Context) (string, error) {
 				in := steps.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML}
-				if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActConfigDiff, in).Get(ctx, &diff); err != nil {
+				if err := quick(ctx, p.local, steps.ActConfigDiff, in).Get(ctx, &diff); err != nil {
 					return "", err
 				}
 				if diff == "" {

@@ -82,4 +82,7 @@ type StepEvent struct {
 	OpID    string     `json:"opID"`
 	Attempt int        `json:"attempt"`
 	Step    StepRecord `json:"step"`
+	// Ended are the steps that ended since the last event, sent with the next step's start so
+	// a step costs one signal; the last ones reach the entity in the pipeline's result.
+	Ended []StepRecord `json:"ended,omitempty"`
 }

@@ -14,6 +14,10 @@ const (
 	changeNames = "recorded-names"
 	// changeStalePlan plans again, once, when an apply finds its plan stale.
 	changeStalePlan = "replan-stale-plan"
+	// changeStepSignals sends one step signal per step: an ended step rides on the next start.
+	changeStepSignals = "one-signal-per-step"
+	// changeLocalSteps runs the short read-only or idempotent steps as local activities.
+	changeLocalSteps = "local-short-steps"
 )
 
 // withSecrets reports whether this pipeline run takes the secret steps.
@@ -34,4 +38,14 @@ func replansStalePlans(ctx workflow.Context) bool {
 // recordsNames reports whether this run records, claims and releases derived names.
 func recordsNames(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeNames, workflow.DefaultVersion, 1) >= 1
+}
+
+// batchesStepSignals reports whether this pipeline holds ended steps for the next start signal.
+func batchesStepSignals(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeStepSignals, workflow.DefaultVersion, 1) >= 1
+}
+
+// runsShortStepsLocally reports whether validation, revision, diff and secret steps run as local activities.
+func runsShortStepsLocally(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeLocalSteps, workflow.DefaultVersion, 1) >= 1
 }

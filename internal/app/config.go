@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/codec"
@@ -34,7 +35,16 @@ type Config struct {
 	// apps and tells instances what changed; 0 takes DefaultObserveInterval.
 	ObserveInterval time.Duration
 	observeErr      error
+	// StickyCache (SLIPWAY_STICKY_CACHE) is how many workflows this worker keeps in memory
+	// between tasks; 0 takes DefaultStickyCache. An instance evicted from it is replayed from
+	// its history when it next wakes (a few ms for a parked one).
+	StickyCache int
+	stickyErr   error
 }
+
+// DefaultStickyCache keeps the active part of a fleet warm and bounds the worker's memory:
+// `make bench` measures the cost of a cached instance and of waking an evicted one.
+const DefaultStickyCache = 2000
 
 // DefaultObserveInterval is how often the deployer observer lists the apps by default.
 const DefaultObserveInterval = observe.DefaultInterval
@@ -71,7 +81,22 @@ func FromEnv() Config {
 		}
 		cfg.ObserveInterval = d
 	}
+	if v := os.Getenv("SLIPWAY_STICKY_CACHE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			cfg.stickyErr = fmt.Errorf("SLIPWAY_STICKY_CACHE: %q is not a positive number of workflows", v)
+		}
+		cfg.StickyCache = n
+	}
 	return cfg
+}
+
+// stickyCache is the sticky cache size this worker asks the SDK for.
+func (c Config) stickyCache() int {
+	if c.StickyCache > 0 {
+		return c.StickyCache
+	}
+	return DefaultStickyCache
 }
 
 func forgeFromEnv() Forge {
@@ -95,6 +120,10 @@ func (c Config) Validate() error {
 	switch {
 	case c.observeErr != nil:
 		return c.observeErr
+	case c.stickyErr != nil:
+		return c.stickyErr
+	case c.StickyCache < 0:
+		return fmt.Errorf("SLIPWAY_STICKY_CACHE: %d is negative", c.StickyCache)
 	case c.ObserveInterval < 0:
 		return fmt.Errorf("SLIPWAY_OBSERVE_INTERVAL: %s is negative", c.ObserveInterval)
 	case c.TaskQueue == "":

@@ -102,6 +102,8 @@ func NewWorker(c client.Client, cfg Config) (worker.Worker, error) {
 		return nil, err
 	}
 	Attach(acts, c, cfg.TaskQueue)
+	// The cache is shared by every worker in the process and sized before the first one starts.
+	worker.SetStickyWorkflowCacheSize(cfg.stickyCache())
 	w := worker.New(c, cfg.TaskQueue, worker.Options{})
 	if err := Register(w, acts); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 // follow waits for h, printing each step as it starts and ends, then the final state.
 func (g *globals) follow(ctx context.Context, c *client.Client, h *client.Handle) error {
 	seen := map[string]bool{}
-	res, err := c.Wait(ctx, h, g.poll, func(st *workflows.Status) { g.printSteps(st, seen) })
+	res, err := c.Wait(ctx, h, func(st *workflows.Status) { g.printSteps(st, seen) })
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,8 @@ func NewRoot(s Streams) *cobra.Command {
 	pf.StringVar(&g.taskQueue, "task-queue", envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue), "Temporal task queue of the slipway workers")
 	pf.StringVar(&g.actor, "actor", envOr("SLIPWAY_ACTOR", defaultActor()), "who is asking; recorded with every request and decision")
 	pf.StringVar(&g.requestID, "request-id", "", "idempotency key of this request: the same key never runs twice (default: random)")
-	pf.DurationVar(&g.poll, "poll", 200*time.Millisecond, "how often --wait refreshes progress")
+	pf.DurationVar(&g.poll, "poll", 0, "ignored: --wait follows the instance's history instead of polling")
+	_ = pf.MarkDeprecated("poll", "--wait follows the instance's history by long poll; the flag does nothing")
 	pf.DurationVar(&g.accept, "accept-timeout", 30*time.Second, "how long to wait for a worker to accept a request")
 	root.AddCommand(
 		g.createCmd(), g.deployCmd(), g.planCmd(),

@@ -157,7 +157,7 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		var se workflows.StepEvent
 		r.first(a.GetInput(), &se)
 		r.opID = se.OpID
-		return r.pipelineSteps(e, []workflows.StepRecord{se.Step})
+		return r.pipelineSteps(e, append(se.Ended, se.Step))
 	case steps.SignalObserved:
 		var obs steps.Observation
 		r.first(a.GetInput(), &obs)

@@ -2,40 +2,73 @@ package client
 
 import (
 	"context"
-	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-// Wait waits for h to end, calling progress with the instance's status every
-// poll interval so a caller can show live steps.
-func (c *Client) Wait(ctx context.Context, h *Handle, poll time.Duration, progress func(*workflows.Status)) (workflows.OperationResult, error) {
-	type outcome struct {
-		res workflows.OperationResult
-		err error
+// Wait waits for h to end. With progress, it follows the instance's history by long poll and
+// reads the status only when a step event arrives, then once at the end: a waiting client costs
+// a query per step, never a query per tick, however long the operation runs.
+func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*workflows.Status)) (workflows.OperationResult, error) {
+	if progress == nil {
+		return h.Get(ctx)
 	}
-	done := make(chan outcome, 1)
+	followCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	steps := make(chan struct{}, 1)
+	go c.followSteps(followCtx, h, steps)
+	done := make(chan struct{})
+	var res workflows.OperationResult
+	var err error
 	go func() {
-		res, err := h.Get(ctx)
-		done <- outcome{res, err}
+		defer close(done)
+		res, err = h.Get(ctx)
 	}()
-	t := time.NewTicker(poll)
-	defer t.Stop()
+	show := func() {
+		if st, qerr := c.query(ctx, h.Ref, workflows.StatusRequest{}); qerr == nil {
+			progress(st)
+		}
+	}
 	for {
 		select {
-		case o := <-done:
-			if progress != nil {
-				if st, err := c.query(ctx, h.Ref, workflows.StatusRequest{}); err == nil {
-					progress(st)
-				}
-			}
-			return o.res, o.err
-		case <-t.C:
-			if progress == nil {
-				continue
-			}
-			if st, err := c.query(ctx, h.Ref, workflows.StatusRequest{}); err == nil {
-				progress(st)
+		case <-done:
+			show()
+			return res, err
+		case <-steps:
+			show()
+		}
+	}
+}
+
+// followSteps long-polls the instance's current run and sends on steps (without blocking; a
+// pending send already covers it) once it knows where the history stands, then for each step
+// signal and each pipeline start and end after that.
+func (c *Client) followSteps(ctx context.Context, h *Handle, steps chan<- struct{}) {
+	id := workflows.InstanceWorkflowID(h.Ref)
+	d, err := c.Temporal.DescribeWorkflowExecution(ctx, id, "")
+	steps <- struct{}{}
+	if err != nil {
+		return
+	}
+	seen := d.GetWorkflowExecutionInfo().GetHistoryLength()
+	it := c.Temporal.GetWorkflowHistory(ctx, id, d.GetWorkflowExecutionInfo().GetExecution().GetRunId(), true,
+		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return
+		}
+		if ev.GetEventId() <= seen {
+			continue
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED,
+			enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED:
+			select {
+			case steps <- struct{}{}:
+			default:
 			}
 		}
 	}

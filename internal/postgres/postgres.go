@@ -196,6 +196,9 @@ func (s *Server) Psql(db, sql string) (string, error) {
 }
 
 // Running reports whether the postmaster process is still alive.
+// PID is the postmaster's process ID; its backends are its children.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
 func (s *Server) Running() bool {
 	select {
 	case <-s.exited:

@@ -20,9 +20,11 @@ import (
 	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/slipway-dev/slipway/internal/app"
 )
 
-var allRows = []string{"floor", "pipelines", "update", "throughput", "idle"}
+var allRows = []string{"floor", "pipelines", "update", "throughput", "idle", "cluster"}
 
 type options struct {
 	rows       []string
@@ -31,12 +33,16 @@ type options struct {
 	lifecycles []int // sizes of the throughput rows
 	idle       []int // sizes of the idle rows
 	sticky     []int // sticky cache sizes the idle rows compare
-	out        string
+	// clusterWorkers are the worker counts of the cluster rows
+	clusterWorkers []int
+	out            string
+	// workerSticky is the sticky cache of the bench's main worker
+	workerSticky int
 }
 
 func main() {
 	var o options
-	var role, address, taskQueue, rows, lifecycles, idle, sticky string
+	var role, address, taskQueue, rows, lifecycles, idle, sticky, clusterWorkers string
 	var stickyCache int
 	flag.StringVar(&role, "role", "bench", "bench, or worker (internal: the bench's worker process)")
 	flag.StringVar(&address, "address", "", "worker role: the Temporal frontend")
@@ -48,6 +54,8 @@ func main() {
 	flag.StringVar(&lifecycles, "lifecycles", "10,100,1000", "concurrent provision+deploy lifecycles, one row each")
 	flag.StringVar(&idle, "idle", "1000,10000", "parked instances, one row each")
 	flag.StringVar(&sticky, "sticky", "10000,2000", "sticky cache sizes the idle rows compare (the SDK default is 10000)")
+	flag.StringVar(&clusterWorkers, "cluster-workers", "1,3", "worker processes of the cluster rows, which run the largest -lifecycles size")
+	flag.IntVar(&o.workerSticky, "worker-sticky", app.DefaultStickyCache, "sticky cache of the worker the floor, pipeline and throughput rows run on (slipway's default)")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the raw figures (JSON)")
 	flag.Parse()
 	var err error
@@ -55,7 +63,7 @@ func main() {
 		err = runWorker(address, taskQueue, stickyCache)
 	} else if role != "bench" {
 		err = fmt.Errorf("-role: %q is not bench or worker", role)
-	} else if err = o.parse(rows, lifecycles, idle, sticky); err == nil {
+	} else if err = o.parse(rows, lifecycles, idle, sticky, clusterWorkers); err == nil {
 		err = run(context.Background(), o)
 	}
 	if err != nil {
@@ -72,7 +80,7 @@ type flagError struct{ flag, value, reason string }
 
 func (e *flagError) Error() string { return fmt.Sprintf("-%s %q: %s", e.flag, e.value, e.reason) }
 
-func (o *options) parse(rows, lifecycles, idle, sticky string) error {
+func (o *options) parse(rows, lifecycles, idle, sticky, clusterWorkers string) error {
 	for _, r := range strings.Split(rows, ",") {
 		if !slices.Contains(allRows, r) {
 			return &flagError{"rows", r, "not one of " + strings.Join(allRows, ",")}
@@ -88,6 +96,12 @@ func (o *options) parse(rows, lifecycles, idle, sticky string) error {
 	}
 	if o.sticky, err = sizes("sticky", sticky); err != nil {
 		return err
+	}
+	if o.clusterWorkers, err = sizes("cluster-workers", clusterWorkers); err != nil {
+		return err
+	}
+	if o.workerSticky < 1 {
+		return &flagError{"worker-sticky", fmt.Sprint(o.workerSticky), "must be at least 1"}
 	}
 	if o.steps < 1 || o.runs < 1 {
 		return &flagError{"steps/-runs", fmt.Sprint(o.steps, o.runs), "must be at least 1"}

@@ -8,32 +8,35 @@ import (
 )
 
 func TestBadFlagsNameTheFlag(t *testing.T) {
-	for _, tc := range []struct{ rows, lifecycles, idle, sticky, flag string }{
-		{"floor,speed", "10", "10", "10", "rows"},
-		{"floor", "10,x", "10", "10", "lifecycles"},
-		{"floor", "10", "0", "10", "idle"},
-		{"floor", "10", "10", "-1", "sticky"},
+	for _, tc := range []struct{ rows, lifecycles, idle, sticky, workers, flag string }{
+		{"floor,speed", "10", "10", "10", "1", "rows"},
+		{"floor", "10,x", "10", "10", "1", "lifecycles"},
+		{"floor", "10", "0", "10", "1", "idle"},
+		{"floor", "10", "10", "-1", "1", "sticky"},
+		{"floor", "10", "10", "10", "", "cluster-workers"},
 	} {
 		var o options
-		o.steps, o.runs = 1, 1
-		err := o.parse(tc.rows, tc.lifecycles, tc.idle, tc.sticky)
+		o.steps, o.runs, o.workerSticky = 1, 1, 1
+		err := o.parse(tc.rows, tc.lifecycles, tc.idle, tc.sticky, tc.workers)
 		var fe *flagError
 		require.ErrorAs(t, err, &fe, tc.flag)
 		assert.Equal(t, tc.flag, fe.flag)
 	}
 	var o options
-	o.steps, o.runs = 20, 10
-	require.NoError(t, o.parse("floor,idle", "10,100", "1000", "10000,2000"))
+	o.steps, o.runs, o.workerSticky = 20, 10, 2000
+	require.NoError(t, o.parse("floor,idle", "10,100", "1000", "10000,2000", "1,3"))
 	assert.Equal(t, []int{10, 100}, o.lifecycles)
 	assert.True(t, o.want("idle"))
 	assert.False(t, o.want("update"))
 }
 
 func TestGrowthSaysWhenCostPerLifecycleGrows(t *testing.T) {
-	small := row{Figures: map[string]float64{"lifecycles": 10, "wallS": 1, "workerCpuMsPerLifecycle": 50}}
-	flat := row{Figures: map[string]float64{"lifecycles": 1000, "wallS": 100, "workerCpuMsPerLifecycle": 55}}
-	steep := row{Figures: map[string]float64{"lifecycles": 1000, "wallS": 400, "workerCpuMsPerLifecycle": 120}}
-	assert.Contains(t, growth(small, flat).Text, "linear:")
+	small := row{Figures: map[string]float64{"lifecycles": 10, "wallS": 1, "workerCpuMsPerLifecycle": 50, "serverCpuMsPerLifecycle": 200}}
+	flat := row{Figures: map[string]float64{"lifecycles": 1000, "wallS": 110, "workerCpuMsPerLifecycle": 55, "serverCpuMsPerLifecycle": 210}}
+	steep := row{Figures: map[string]float64{"lifecycles": 1000, "wallS": 400, "workerCpuMsPerLifecycle": 60, "serverCpuMsPerLifecycle": 600}}
+	assert.Contains(t, growth(small, flat).Text, "linear from")
+	assert.NotContains(t, growth(small, flat).Text, "worse")
 	assert.Contains(t, growth(small, steep).Text, "worse than linear")
 	assert.InDelta(t, 4.0, growth(small, steep).Figures["wallPerLifecycleRatio"], 1e-9)
+	assert.InDelta(t, 3.0, growth(small, steep).Figures["serverCpuPerLifecycleRatio"], 1e-9)
 }

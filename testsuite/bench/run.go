@@ -42,7 +42,7 @@ func run(ctx context.Context, o options) error {
 	if b.env.Server == nil {
 		return fmt.Errorf("the bench measures a dev server of its own, but found one already at %s", b.env.Address)
 	}
-	if b.worker, err = startWorker(dir, b.env.Address, b.env.KeyFile, instantQueue, 0); err != nil {
+	if b.worker, err = startWorker(dir, b.env.Address, b.env.KeyFile, instantQueue, o.workerSticky); err != nil {
 		return err
 	}
 	defer func() { b.worker.stop() }()
@@ -54,7 +54,7 @@ func run(ctx context.Context, o options) error {
 		name string
 		fn   func(context.Context) error
 	}{{"floor", b.floorRows}, {"pipelines", b.pipelineRows}, {"update", b.updateRow},
-		{"throughput", b.throughputRows}, {"idle", b.idleRows}} {
+		{"throughput", b.throughputRows}, {"idle", b.idleRows}, {"cluster", b.clusterRows}} {
 		if !o.want(r.name) {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -35,74 +36,129 @@ func (b *bench) throughputRows(ctx context.Context) error {
 }
 
 func (b *bench) throughput(ctx context.Context, n int) (row, error) {
-	tenant := fmt.Sprintf("tp%d", n)
+	f := fleet{clients: []*client.Client{b.c}, workers: []*workerProc{b.worker}, server: []int{b.env.Server.PID()},
+		temporal: b.env.Client.Temporal}
+	r, err := f.run(ctx, fmt.Sprintf("tp%d", n), n)
+	if err != nil {
+		return row{}, err
+	}
+	return r.row("throughput (instant adapters, one worker)", fmt.Sprintf("%d concurrent provision+deploy", n)), nil
+}
+
+// fleet is where lifecycles run: a client per task queue, each served by one worker process,
+// on a Temporal whose processes are server.
+type fleet struct {
+	clients  []*client.Client
+	workers  []*workerProc
+	server   []int
+	database int // the PostgreSQL postmaster; 0 for the dev server, whose SQLite is in its process
+	temporal sdkclient.Client
+}
+
+type lifecycles struct {
+	n                  int
+	wall, p50, p99     time.Duration
+	workerCPU, server  time.Duration
+	database           time.Duration // PostgreSQL's, when the server keeps its data there
+	workerPeakMiB      float64
+	eventsPerLifecycle float64
+}
+
+// run starts n provision+deploy lifecycles at once, spread over the fleet's task queues.
+func (f fleet) run(ctx context.Context, tenant string, n int) (lifecycles, error) {
 	lat := make([]time.Duration, n)
 	errs := make([]error, n)
-	b.worker.resetPeak()
-	cpu0, server0 := b.worker.cpu(), procCPU(b.env.Server.PID())
+	cpu := func(pids []int, ws []*workerProc) (t time.Duration) {
+		for _, p := range pids {
+			t += procCPU(p)
+		}
+		for _, w := range ws {
+			t += w.cpu()
+		}
+		return t
+	}
+	for _, w := range f.workers {
+		w.resetPeak()
+	}
+	cpu0, server0, db0 := cpu(nil, f.workers), cpu(f.server, nil), procTreeCPU(f.database)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
+			c := f.clients[i%len(f.clients)]
 			ref := steps.Ref{Tenant: tenant, Name: fmt.Sprintf("i%05d", i)}
 			t0 := time.Now()
-			if _, errs[i] = submit(ctx, b.c, ref, lifecycle.OpProvision, instanceConfig(1)); errs[i] != nil {
+			if _, errs[i] = submit(ctx, c, ref, lifecycle.OpProvision, instanceConfig(1)); errs[i] != nil {
 				return
 			}
-			_, errs[i] = submit(ctx, b.c, ref, lifecycle.OpDeploy, "")
+			_, errs[i] = submit(ctx, c, ref, lifecycle.OpDeploy, "")
 			lat[i] = time.Since(t0)
 		}(i)
 	}
 	wg.Wait()
-	wall := time.Since(start)
-	cpu, server := b.worker.cpu()-cpu0, procCPU(b.env.Server.PID())-server0
-	_, peak := b.worker.rss()
+	out := lifecycles{n: n, wall: time.Since(start), workerCPU: cpu(nil, f.workers) - cpu0, server: cpu(f.server, nil) - server0}
+	if f.database != 0 {
+		out.database = procTreeCPU(f.database) - db0
+	}
+	for _, w := range f.workers {
+		_, peak := w.rss()
+		out.workerPeakMiB = max(out.workerPeakMiB, peak)
+	}
 	for _, err := range errs {
 		if err != nil {
-			return row{}, err
+			return out, err
 		}
 	}
-	events, err := b.eventsPerLifecycle(ctx, tenant, min(n, 5))
-	if err != nil {
-		return row{}, err
+	var err error
+	if out.eventsPerLifecycle, err = eventsPerLifecycle(ctx, f.temporal, tenant, min(n, 5)); err != nil {
+		return out, err
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	p50, p99 := lat[n/2], lat[min(n-1, int(math.Ceil(float64(n)*0.99))-1)]
-	return row{Section: "throughput (instant adapters, one worker)", Name: fmt.Sprintf("%d concurrent provision+deploy", n),
-		Figures: map[string]float64{"lifecycles": float64(n), "wallS": wall.Seconds(), "perSecond": float64(n) / wall.Seconds(),
-			"p50Ms": ms(p50), "p99Ms": ms(p99), "workerCpuS": cpu.Seconds(), "workerPeakRssMiB": peak,
-			"workerCpuMsPerLifecycle": ms(cpu) / float64(n), "serverCpuS": server.Seconds(),
-			"serverCpuMsPerLifecycle": ms(server) / float64(n), "historyEventsPerLifecycle": events},
-		Text: fmt.Sprintf("%6.1f s wall, %5.1f/s, p50 %5.2f s, p99 %5.2f s, worker %5.1f CPU-s (%.0f ms each), peak RSS %.0f MiB; server %.0f ms CPU and %.0f history events each",
-			wall.Seconds(), float64(n)/wall.Seconds(), p50.Seconds(), p99.Seconds(), cpu.Seconds(), ms(cpu)/float64(n), peak,
-			ms(server)/float64(n), events)}, nil
+	out.p50, out.p99 = lat[n/2], lat[min(n-1, int(math.Ceil(float64(n)*0.99))-1)]
+	return out, nil
 }
 
-// growth compares the cost per lifecycle at the smallest and largest sizes: linear growth keeps
-// the worker's CPU per lifecycle flat, and throughput flat once the worker is saturated.
+func (l lifecycles) row(section, name string) row {
+	n := float64(l.n)
+	return row{Section: section, Name: name,
+		Figures: map[string]float64{"lifecycles": n, "wallS": l.wall.Seconds(), "perSecond": n / l.wall.Seconds(),
+			"p50Ms": ms(l.p50), "p99Ms": ms(l.p99), "workerCpuS": l.workerCPU.Seconds(), "workerPeakRssMiB": l.workerPeakMiB,
+			"workerCpuMsPerLifecycle": ms(l.workerCPU) / n, "serverCpuS": l.server.Seconds(),
+			"serverCpuMsPerLifecycle": ms(l.server) / n, "historyEventsPerLifecycle": l.eventsPerLifecycle,
+			"postgresCpuMsPerLifecycle": ms(l.database) / n},
+		Text: fmt.Sprintf("%6.1f s wall, %5.1f/s, p50 %5.2f s, p99 %5.2f s, worker %5.1f CPU-s (%.0f ms each), peak RSS %.0f MiB; server %.0f ms CPU and %.0f history events each",
+			l.wall.Seconds(), n/l.wall.Seconds(), l.p50.Seconds(), l.p99.Seconds(), l.workerCPU.Seconds(), ms(l.workerCPU)/n,
+			l.workerPeakMiB, ms(l.server)/n, l.eventsPerLifecycle)}
+}
+
+// growth compares the cost per lifecycle at the smallest and largest sizes. Growth is linear
+// when the wall time per lifecycle stays within 20% once the worker is saturated; the CPU
+// ratios say whether the worker or the server is where it grows.
 func growth(small, large row) row {
 	f := func(r row, k string) float64 { return r.Figures[k] }
-	cpuRatio := f(large, "workerCpuMsPerLifecycle") / f(small, "workerCpuMsPerLifecycle")
+	ratio := func(k string) float64 { return f(large, k) / f(small, k) }
 	wallPer := func(r row) float64 { return f(r, "wallS") / f(r, "lifecycles") }
+	wallRatio := wallPer(large) / wallPer(small)
 	verdict := "linear"
-	if cpuRatio > 1.5 {
+	if wallRatio > 1.2 {
 		verdict = "worse than linear"
 	}
 	return row{Section: "throughput (instant adapters, one worker)", Name: "growth",
-		Figures: map[string]float64{"cpuPerLifecycleRatio": cpuRatio, "wallPerLifecycleRatio": wallPer(large) / wallPer(small)},
-		Text: fmt.Sprintf("%s: from %.0f to %.0f lifecycles, worker CPU per lifecycle x%.2f, wall per lifecycle x%.2f",
-			verdict, f(small, "lifecycles"), f(large, "lifecycles"), cpuRatio, wallPer(large)/wallPer(small))}
+		Figures: map[string]float64{"wallPerLifecycleRatio": wallRatio, "workerCpuPerLifecycleRatio": ratio("workerCpuMsPerLifecycle"),
+			"serverCpuPerLifecycleRatio": ratio("serverCpuMsPerLifecycle")},
+		Text: fmt.Sprintf("%s from %.0f to %.0f lifecycles: wall per lifecycle x%.2f, worker CPU per lifecycle x%.2f, server CPU per lifecycle x%.2f",
+			verdict, f(small, "lifecycles"), f(large, "lifecycles"), wallRatio, ratio("workerCpuMsPerLifecycle"), ratio("serverCpuMsPerLifecycle"))}
 }
 
 // eventsPerLifecycle is the mean history length, over sample lifecycles, of the instance and
-// every workflow it started (pipelines and name claims), read from each run's history.
-func (b *bench) eventsPerLifecycle(ctx context.Context, tenant string, sample int) (float64, error) {
+// the pipelines it started, read from each run's history.
+func eventsPerLifecycle(ctx context.Context, c sdkclient.Client, tenant string, sample int) (float64, error) {
 	var total int64
 	for i := 0; i < sample; i++ {
 		id := workflows.InstanceWorkflowID(steps.Ref{Tenant: tenant, Name: fmt.Sprintf("i%05d", i)})
-		n, err := historyTree(ctx, b.env.Client.Temporal, id, "")
+		n, err := historyTree(ctx, c, id, "")
 		if err != nil {
 			return 0, err
 		}

@@ -125,15 +125,47 @@ func (p *workerProc) resetPeak() {
 
 // procCPU is a process's user+system CPU time so far.
 func procCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	f := statFields(pid)
+	if f == nil {
 		return 0
 	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+	return time.Duration(ticks(f, 11)+ticks(f, 12)) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// procTreeCPU is the CPU time of a process, its reaped children and its live children: a
+// PostgreSQL postmaster and its backends.
+func procTreeCPU(pid int) time.Duration {
+	own := statFields(pid)
+	if own == nil {
+		return 0
+	}
+	total := ticks(own, 11) + ticks(own, 12) + ticks(own, 13) + ticks(own, 14)
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		child, err := strconv.Atoi(filepath.Base(d))
+		if err != nil || child == pid {
+			continue
+		}
+		if f := statFields(child); f != nil && f[1] == strconv.Itoa(pid) {
+			total += ticks(f, 11) + ticks(f, 12)
+		}
+	}
+	return time.Duration(total) * time.Second / 100
+}
+
+// statFields are /proc/PID/stat's fields after the command name (state is [0], ppid [1]).
+func statFields(pid int) []string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(data)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+}
+
+func ticks(f []string, i int) int64 {
+	n, _ := strconv.ParseInt(f[i], 10, 64)
+	return n
 }
 
 // procRSS reads VmRSS (now) and VmHWM (peak since start or resetPeak), in MiB.

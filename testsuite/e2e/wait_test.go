@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite"
+	"github.com/slipway-dev/slipway/testsuite/instant"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// slowDeployer takes its time over a deploy, as a rollout does.
+type slowDeployer struct {
+	deploy.Deployer
+	wait time.Duration
+}
+
+func (d slowDeployer) Deploy(ctx context.Context, a deploy.App, deadline time.Time) (steps.AppStatus, error) {
+	time.Sleep(d.wait)
+	return d.Deployer.Deploy(ctx, a, deadline)
+}
+
+// countingClient counts the status queries a waiting client sends.
+type countingClient struct {
+	sdkclient.Client
+	queries atomic.Int64
+}
+
+func (c *countingClient) QueryWorkflow(ctx context.Context, id, run, query string, args ...any) (converter.EncodedValue, error) {
+	c.queries.Add(1)
+	return c.Client.QueryWorkflow(ctx, id, run, query, args...)
+}
+
+// --wait shows each step as it starts and ends, and costs a query per step, not one per tick:
+// a deploy that sits in one step for 6 s is followed with a handful of queries (a 200 ms poll
+// would send 30).
+func TestWaitFollowsStepsWithoutPolling(t *testing.T) {
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
+	acts, err := instant.New()
+	require.NoError(t, err)
+	acts.Deployer = slowDeployer{acts.Deployer, 6 * time.Second}
+	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
+	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
+	require.NoError(t, app.Register(w, acts))
+	require.NoError(t, w.Start())
+	defer w.Stop()
+
+	ctx := context.Background()
+	ref := steps.Ref{Tenant: "wait", Name: "web"}
+	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision, workflows.OperationRequest{
+		ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n"}, "")
+	require.NoError(t, err)
+	_, err = h.Get(ctx)
+	require.NoError(t, err)
+
+	counting := &countingClient{Client: e.Client.Temporal}
+	c := client.New(counting, e.TaskQueue, "")
+	h, err = c.Submit(ctx, ref, lifecycle.OpDeploy, workflows.OperationRequest{}, "")
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	res, err := c.Wait(ctx, h, func(st *workflows.Status) {
+		if st.Operation != nil {
+			for _, s := range st.Operation.Steps {
+				seen[s.Name+" "+s.Status] = true
+			}
+		}
+	})
+	require.NoError(t, err)
+	require.Equal(t, workflows.ResultSucceeded, res.Result)
+	assert.True(t, seen[steps.DeployApp+" "+workflows.StepRunning], "the slow step was shown while it ran: %v", seen)
+	assert.True(t, seen[steps.DeployApp+" "+workflows.StepDone], "and when it ended: %v", seen)
+	assert.LessOrEqual(t, counting.queries.Load(), int64(12), "queries while waiting 6 s in one step")
+}
