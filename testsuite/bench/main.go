@@ -38,6 +38,8 @@ type options struct {
 	out            string
 	// workerSticky is the sticky cache of the bench's main worker
 	workerSticky int
+	// compare is a git ref whose build also runs the pipeline and throughput rows
+	compare string
 }
 
 func main() {
@@ -56,6 +58,7 @@ func main() {
 	flag.StringVar(&sticky, "sticky", "10000,2000", "sticky cache sizes the idle rows compare (the SDK default is 10000)")
 	flag.StringVar(&clusterWorkers, "cluster-workers", "1,3", "worker processes of the cluster rows, which run the largest -lifecycles size")
 	flag.IntVar(&o.workerSticky, "worker-sticky", app.DefaultStickyCache, "sticky cache of the worker the floor, pipeline and throughput rows run on (slipway's default)")
+	flag.StringVar(&o.compare, "compare", "", "a git ref (e8747d1 or later) whose build also runs the pipeline and throughput rows, for before/after rows in one run")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the raw figures (JSON)")
 	flag.Parse()
 	var err error

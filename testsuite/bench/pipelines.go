@@ -77,22 +77,31 @@ func (b *bench) pipelineRows(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, t := range b.targets() {
+		if err := b.pipelines(ctx, t, floor); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) pipelines(ctx context.Context, t target, floor float64) error {
 	type total struct {
 		wall  time.Duration
 		steps int
 	}
 	totals := map[string]*total{}
 	for i := 0; i < b.o.runs; i++ {
-		ref := steps.Ref{Tenant: "pipelines", Name: fmt.Sprintf("p%03d", i)}
+		ref := steps.Ref{Tenant: "pipelines" + t.suffix, Name: fmt.Sprintf("p%03d", i)}
 		for _, s := range walk {
-			d, err := submit(ctx, b.c, ref, s.op, s.config)
+			d, err := submit(ctx, t.c, ref, s.op, s.config)
 			if err != nil {
 				return err
 			}
 			if s.row == "" {
 				continue
 			}
-			n, err := stepsDone(ctx, b.c, ref)
+			n, err := stepsDone(ctx, t.c, ref)
 			if err != nil {
 				return err
 			}
@@ -104,17 +113,17 @@ func (b *bench) pipelineRows(ctx context.Context) error {
 		}
 	}
 	for _, s := range walk {
-		t := totals[s.row]
-		if t == nil || t.steps == 0 {
+		tot := totals[s.row]
+		if tot == nil || tot.steps == 0 {
 			continue
 		}
-		perOp := ms(t.wall) / float64(b.o.runs)
-		perStep := ms(t.wall) / float64(t.steps)
-		b.rep.add(row{Section: "pipelines (instant adapters)", Name: s.row,
-			Figures: map[string]float64{"msPerOperation": perOp, "steps": float64(t.steps) / float64(b.o.runs),
+		perOp := ms(tot.wall) / float64(b.o.runs)
+		perStep := ms(tot.wall) / float64(tot.steps)
+		b.rep.add(row{Section: "pipelines (instant adapters)", Name: s.row + t.label,
+			Figures: map[string]float64{"msPerOperation": perOp, "steps": float64(tot.steps) / float64(b.o.runs),
 				"msPerStep": perStep, "ratioToFloor": perStep / floor},
 			Text: fmt.Sprintf("%6.2f ms/step  %4.2fx floor  (%.0f ms for %d steps)", perStep, perStep/floor,
-				perOp, t.steps/b.o.runs)})
+				perOp, tot.steps/b.o.runs)})
 	}
 	return nil
 }

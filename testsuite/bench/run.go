@@ -19,6 +19,7 @@ type bench struct {
 	env     *devenv.Env
 	worker  *workerProc
 	c       *client.Client // on the instant worker's task queue
+	compare *target        // -compare's worker, if any
 	rep     report
 	started time.Time
 }
@@ -47,6 +48,12 @@ func run(ctx context.Context, o options) error {
 	}
 	defer func() { b.worker.stop() }()
 	b.c = client.New(b.env.Client.Temporal, instantQueue, "")
+	if o.compare != "" {
+		if b.compare, err = b.startCompare(ctx, o.compare); err != nil {
+			return err
+		}
+		defer b.compare.worker.stop()
+	}
 	if _, err := b.floor(ctx, floorRegular, 1, 1); err != nil { // waits for the worker to poll
 		return fmt.Errorf("warm-up: %w", err)
 	}

@@ -17,32 +17,29 @@ import (
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-// throughputRows starts n provision+deploy lifecycles at once on the one instant worker, for
-// each size, then states how the cost per lifecycle grows with n.
+// throughputRows starts n provision+deploy lifecycles at once on one instant worker, for each
+// size (and on -compare's worker too), then states how the cost per lifecycle grows with n.
 func (b *bench) throughputRows(ctx context.Context) error {
 	var rows []row
 	for _, n := range b.o.lifecycles {
-		r, err := b.throughput(ctx, n)
-		if err != nil {
-			return err
+		for _, t := range b.targets() {
+			f := fleet{clients: []*client.Client{t.c}, workers: []*workerProc{t.worker}, server: []int{b.env.Server.PID()},
+				temporal: b.env.Client.Temporal}
+			l, err := f.run(ctx, fmt.Sprintf("tp%d%s", n, t.suffix), n)
+			if err != nil {
+				return err
+			}
+			r := l.row("throughput (instant adapters, one worker)", fmt.Sprintf("%d concurrent provision+deploy%s", n, t.label))
+			b.rep.add(r)
+			if t.label == "" {
+				rows = append(rows, r)
+			}
 		}
-		b.rep.add(r)
-		rows = append(rows, r)
 	}
 	if len(rows) > 1 {
 		b.rep.add(growth(rows[0], rows[len(rows)-1]))
 	}
 	return nil
-}
-
-func (b *bench) throughput(ctx context.Context, n int) (row, error) {
-	f := fleet{clients: []*client.Client{b.c}, workers: []*workerProc{b.worker}, server: []int{b.env.Server.PID()},
-		temporal: b.env.Client.Temporal}
-	r, err := f.run(ctx, fmt.Sprintf("tp%d", n), n)
-	if err != nil {
-		return row{}, err
-	}
-	return r.row("throughput (instant adapters, one worker)", fmt.Sprintf("%d concurrent provision+deploy", n)), nil
 }
 
 // fleet is where lifecycles run: a client per task queue, each served by one worker process,

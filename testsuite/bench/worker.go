@@ -81,12 +81,17 @@ type workerProc struct {
 	log *os.File
 }
 
+// startWorker runs this bench binary as a worker process; startWorkerFrom runs another build's.
 func startWorker(dir, address, keyFile, taskQueue string, sticky int) (*workerProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-role", "worker", "-address", address, "-task-queue", taskQueue,
+	return startWorkerFrom(self, dir, address, keyFile, taskQueue, sticky)
+}
+
+func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int) (*workerProc, error) {
+	cmd := exec.Command(bin, "-role", "worker", "-address", address, "-task-queue", taskQueue,
 		"-sticky-cache", strconv.Itoa(sticky))
 	cmd.Env = append(os.Environ(), "SLIPWAY_CODEC_KEY=", "SLIPWAY_CODEC_KEY_FILE="+keyFile)
 	log, err := os.Create(filepath.Join(dir, "worker-"+taskQueue+".log"))
