@@ -52,7 +52,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.decisionCmd("retry", "Continue the failed operation from its failed step"),
 		g.decisionCmd("resolve", "Say the leftovers were cleaned up by hand; go back to the last good state"),
 		g.decisionCmd("abandon", "Give up on the failed operation; leftovers stay on record"),
-		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(),
+		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(), g.watchCmd(),
 		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(),
 	)
 	return root

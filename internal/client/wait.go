@@ -5,6 +5,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -17,8 +18,8 @@ func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*workflows.S
 	}
 	followCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	steps := make(chan struct{}, 1)
-	go c.followSteps(followCtx, h, steps)
+	events := make(chan struct{}, 1)
+	go c.followSteps(followCtx, h.Ref, events)
 	done := make(chan struct{})
 	var res workflows.OperationResult
 	var err error
@@ -36,7 +37,11 @@ func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*workflows.S
 		case <-done:
 			show()
 			return res, err
-		case <-steps:
+		case _, ok := <-events:
+			if !ok {
+				events = nil // the run ended: the result arrives through done
+				continue
+			}
 			show()
 		}
 	}
@@ -44,9 +49,11 @@ func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*workflows.S
 
 // followSteps long-polls the instance's current run and sends on steps (without blocking; a
 // pending send already covers it) once it knows where the history stands, then for each step
-// signal and each pipeline start and end after that.
-func (c *Client) followSteps(ctx context.Context, h *Handle, steps chan<- struct{}) {
-	id := workflows.InstanceWorkflowID(h.Ref)
+// signal, pipeline start and end, state change and finished request after that. It closes
+// steps when the run ends or ctx does.
+func (c *Client) followSteps(ctx context.Context, ref steps.Ref, steps chan<- struct{}) {
+	defer close(steps)
+	id := workflows.InstanceWorkflowID(ref)
 	d, err := c.Temporal.DescribeWorkflowExecution(ctx, id, "")
 	steps <- struct{}{}
 	if err != nil {
@@ -65,7 +72,8 @@ func (c *Client) followSteps(ctx context.Context, h *Handle, steps chan<- struct
 		}
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED,
-			enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED:
+			enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
+			enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED:
 			select {
 			case steps <- struct{}{}:
 			default:

@@ -1,0 +1,61 @@
+package client
+
+import (
+	"context"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Watch follows the instance's running operation to its end, calling progress with the status
+// at the start and after each step event (a long poll of the history, no polling loop). It
+// returns the last status read: the operation that ended, or the status as it was when no
+// operation was running.
+func (c *Client) Watch(ctx context.Context, ref steps.Ref, progress func(*workflows.Status)) (*workflows.Status, error) {
+	st, err := c.query(ctx, ref, workflows.StatusRequest{})
+	if err != nil {
+		return nil, err
+	}
+	if !running(st) {
+		return st, nil
+	}
+	op := st.Operation.ID
+	followCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	events := make(chan struct{}, 1)
+	go c.followSteps(followCtx, ref, events)
+	for {
+		if progress != nil {
+			progress(st)
+		}
+		_, followed := <-events
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if st, err = c.query(ctx, ref, workflows.StatusRequest{}); err != nil {
+			return nil, err
+		}
+		if !running(st) || st.Operation.ID != op {
+			if progress != nil {
+				progress(st)
+			}
+			return st, nil
+		}
+		if !followed {
+			// The history read ended with the operation still running (a failed read): follow
+			// again after a pause, so a broken connection never turns into a busy loop.
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			events = make(chan struct{}, 1)
+			go c.followSteps(followCtx, ref, events)
+		}
+	}
+}
+
+func running(st *workflows.Status) bool {
+	return st.Operation != nil && st.Operation.Result == workflows.ResultRunning
+}

@@ -1,0 +1,55 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite"
+	"github.com/slipway-dev/slipway/testsuite/instant"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// slipway watch follows an operation someone else started, step by step, to its outcome.
+func TestWatchFollowsARunningOperationToItsEnd(t *testing.T) {
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
+	acts, err := instant.New()
+	require.NoError(t, err)
+	acts.Deployer = slowDeployer{acts.Deployer, 3 * time.Second}
+	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
+	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
+	require.NoError(t, app.Register(w, acts))
+	require.NoError(t, w.Start())
+	defer w.Stop()
+
+	ctx := context.Background()
+	ref := steps.Ref{Tenant: "watch", Name: "web"}
+	e.MustCLI(0, "create", ref.String(), "-f", "../../examples/instances/web.yaml", "--wait")
+	h, err := e.Client.Submit(ctx, ref, lifecycle.OpDeploy, workflows.OperationRequest{Actor: "someone-else"}, "")
+	require.NoError(t, err)
+
+	out := e.MustCLI(0, "watch", ref.String()).Stdout
+	assert.Contains(t, out, "watch/web: deploy ")
+	assert.Contains(t, out, "started by someone-else")
+	assert.Regexp(t, `deploy-app\s+running`, out)
+	assert.Regexp(t, `deploy-app\s+done \(\d`, out, "an ended step shows its elapsed time")
+	assert.Contains(t, out, "watch/web is Deployed (deploy succeeded)")
+	res, err := h.Get(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, workflows.ResultSucceeded, res.Result)
+
+	idle := e.MustCLI(0, "watch", ref.String()).Stdout
+	assert.Equal(t, "watch/web is Deployed; no operation is running (last: deploy succeeded)\n", idle)
+
+	bad := e.MustCLI(2, "watch", "not a ref")
+	assert.Contains(t, bad.Stderr, "TENANT/NAME")
+	e.MustCLI(2, "watch", "watch/nobody")
+}
