@@ -6,29 +6,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
-	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // The bench measures orchestration over instant adapters; this shows every pipeline runs on them
 // on the real dev server and ends where the real adapters end, so the bench times real lifecycles.
 func TestInstantAdaptersRunTheWholeLifecycle(t *testing.T) {
-	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
-	acts, err := instant.New()
-	require.NoError(t, err)
-	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
-	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
-	require.NoError(t, app.Register(w, acts))
-	require.NoError(t, w.Start())
-	defer w.Stop()
+	e, acts := instantEnv(t, nil)
 
 	ref := steps.Ref{Tenant: "instant", Name: "web"}
 	cfg := func(replicas string) string {

@@ -10,29 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
-	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
 )
-
-// slowDeployer takes its time over a deploy, as a rollout does.
-type slowDeployer struct {
-	deploy.Deployer
-	wait time.Duration
-}
-
-func (d slowDeployer) Deploy(ctx context.Context, a deploy.App, deadline time.Time) (steps.AppStatus, error) {
-	time.Sleep(d.wait)
-	return d.Deployer.Deploy(ctx, a, deadline)
-}
 
 // countingClient counts the status queries a waiting client sends.
 type countingClient struct {
@@ -49,15 +32,7 @@ func (c *countingClient) QueryWorkflow(ctx context.Context, id, run, query strin
 // a deploy that sits in one step for 6 s is followed with a handful of queries (a 200 ms poll
 // would send 30).
 func TestWaitFollowsStepsWithoutPolling(t *testing.T) {
-	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
-	acts, err := instant.New()
-	require.NoError(t, err)
-	acts.Deployer = slowDeployer{acts.Deployer, 6 * time.Second}
-	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
-	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
-	require.NoError(t, app.Register(w, acts))
-	require.NoError(t, w.Start())
-	defer w.Stop()
+	e, _ := instantEnv(t, slowDeploys(6*time.Second))
 
 	ctx := context.Background()
 	ref := steps.Ref{Tenant: "wait", Name: "web"}

@@ -7,28 +7,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
-	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
-	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // slipway watch follows an operation someone else started, step by step, to its outcome.
 func TestWatchFollowsARunningOperationToItsEnd(t *testing.T) {
-	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
-	acts, err := instant.New()
-	require.NoError(t, err)
-	acts.Deployer = slowDeployer{acts.Deployer, 3 * time.Second}
-	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
-	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
-	require.NoError(t, app.Register(w, acts))
-	require.NoError(t, w.Start())
-	defer w.Stop()
+	e, _ := instantEnv(t, slowDeploys(3*time.Second))
 
 	ctx := context.Background()
 	ref := steps.Ref{Tenant: "watch", Name: "web"}
