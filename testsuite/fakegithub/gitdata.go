@@ -14,6 +14,7 @@ type repo struct {
 	objects     *store
 	refs        map[string]string // branch name → commit SHA
 	pulls       []*pull
+	reports     *reports // commit statuses and comments (report.go); nil until the first
 }
 
 func (s *Server) repoURL(r *http.Request, rp *repo) string {

@@ -74,6 +74,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	handle("GET /repos/{owner}/{repo}/pulls/{number}", s.getPull)
 	handle("PUT /repos/{owner}/{repo}/pulls/{number}/merge", s.mergePull)
 	handle("GET /repos/{owner}/{repo}/compare/{basehead}", s.compare)
+	handle("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
+	handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.listComments)
+	handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 	})

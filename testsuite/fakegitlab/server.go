@@ -27,6 +27,7 @@ type Server struct {
 	retryAfter  time.Duration
 	requests    []string
 	mergeMethod string
+	reports     *reports // commit statuses and MR notes (report.go); nil until the first
 }
 
 // Option configures a Server.
@@ -201,6 +202,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string) {
 		s.getMergeRequest(w, segs[1])
 	case is("PUT", "merge_requests", "*", "merge"):
 		s.acceptMergeRequest(w, r, segs[1])
+	case is("POST", "statuses", "*"):
+		s.setCommitStatus(w, r, segs[1])
+	case is("GET", "merge_requests", "*", "notes"):
+		s.listNotes(w, r, segs[1])
+	case is("POST", "merge_requests", "*", "notes"):
+		s.createNote(w, r, segs[1])
 	default:
 		writeError(w, http.StatusNotFound, "404 Not Found")
 	}
