@@ -42,25 +42,13 @@ became of each command, newest first (--limit).`,
 				if err != nil {
 					return err
 				}
-				return c.InstanceEvents(cmd.Context(), ref, follow, g.printEvent(asJSON))
+				return c.InstanceEvents(cmd.Context(), ref, follow, g.printEvent(asJSON, time.Local))
 			}
 			evs, err := c.Events(cmd.Context(), limit)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if evs == nil {
-					evs = []client.DeliveryEvent{}
-				}
-				return g.json(evs)
-			}
-			for _, ev := range evs {
-				g.printf("%s  %s  %s\n", ev.Started.Local().Format(time.DateTime), ev.Workflow, ev.Status)
-				for _, o := range ev.Outcomes {
-					g.printf("    %s\n", outcomeLine(o))
-				}
-			}
-			return nil
+			return g.printDeliveries(evs, asJSON, time.Local)
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 20, "how many deliveries to show")
@@ -68,8 +56,8 @@ became of each command, newest first (--limit).`,
 	return cmd
 }
 
-// printEvent prints one log entry: a JSON line, or time, kind and text.
-func (g *globals) printEvent(asJSON bool) func(client.InstanceEvent) error {
+// printEvent prints one log entry: a JSON line, or time (in loc), kind and text.
+func (g *globals) printEvent(asJSON bool, loc *time.Location) func(client.InstanceEvent) error {
 	return func(ev client.InstanceEvent) error {
 		if asJSON {
 			data, err := json.Marshal(ev)
@@ -79,9 +67,27 @@ func (g *globals) printEvent(asJSON bool) func(client.InstanceEvent) error {
 			g.printf("%s\n", data)
 			return nil
 		}
-		g.printf("%s  %-9s  %s\n", ev.At.Local().Format("2006-01-02 15:04:05.000"), ev.Kind, ev.Text)
+		g.printf("%s  %-9s  %s\n", ev.At.In(loc).Format("2006-01-02 15:04:05.000"), ev.Kind, ev.Text)
 		return nil
 	}
+}
+
+// printDeliveries prints webhook deliveries: a JSON array, or each start time (in loc),
+// workflow and status with what became of its commands.
+func (g *globals) printDeliveries(evs []client.DeliveryEvent, asJSON bool, loc *time.Location) error {
+	if asJSON {
+		if evs == nil {
+			evs = []client.DeliveryEvent{}
+		}
+		return g.json(evs)
+	}
+	for _, ev := range evs {
+		g.printf("%s  %s  %s\n", ev.Started.In(loc).Format(time.DateTime), ev.Workflow, ev.Status)
+		for _, o := range ev.Outcomes {
+			g.printf("    %s\n", outcomeLine(o))
+		}
+	}
+	return nil
 }
 
 func outcomeLine(o steps.DeliveryOutcome) string {

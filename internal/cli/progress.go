@@ -3,17 +3,23 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"golang.org/x/term"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-// follow waits for h, printing each step as it starts and ends, then the final state.
+// follow waits for h, showing each step as it starts and ends, then the final state.
 func (g *globals) follow(ctx context.Context, c *client.Client, h *client.Handle) error {
-	seen := map[string]bool{}
-	res, err := c.Wait(ctx, h, func(st *workflows.Status) { g.printSteps(st, seen) })
+	view := g.progressView(false)
+	res, err := c.Wait(ctx, h, view.Update)
+	view.Done()
 	if err != nil {
 		return err
 	}
@@ -23,6 +29,52 @@ func (g *globals) follow(ctx context.Context, c *client.Client, h *client.Handle
 	}
 	return nil
 }
+
+// progressView shows an operation's steps from the status snapshots a wait or watch reads.
+// Update and Done are called from one goroutine; nothing else may write to stdout between the
+// first Update and Done.
+type progressView interface {
+	// Update shows the steps of st: called once per step event with a fresh status.
+	Update(st *workflows.Status)
+	// Done stops showing; what is printed next goes below the steps.
+	Done()
+}
+
+// progressView picks how follow and watch show steps: a live display (progress_tty.go) when
+// stdout is a terminal that can take one, else one plain line per step and status change,
+// which scripts and the e2e tests read. plain asks for the plain lines on a terminal too, as
+// SLIPWAY_PROGRESS=plain, NO_COLOR and TERM=dumb do.
+func (g *globals) progressView(plain bool) progressView {
+	if f, ok := g.streams.Out.(*os.File); ok && !plain && liveProgress(os.Getenv) && drawable(f) {
+		return newTTYView(time.Now, mpb.WithOutput(f), mpb.WithRefreshRate(ttyRefresh))
+	}
+	return &plainView{g: g, seen: map[string]bool{}}
+}
+
+// drawable says whether f is a terminal with a width to draw in: a pseudo-terminal that was
+// given no size (some CI runners, script(1)) would truncate every line to nothing.
+func drawable(f *os.File) bool {
+	fd := int(f.Fd())
+	if !term.IsTerminal(fd) {
+		return false
+	}
+	w, _, err := term.GetSize(fd)
+	return err == nil && w > 0
+}
+
+// liveProgress says whether the environment lets a terminal have the live display.
+func liveProgress(getenv func(string) string) bool {
+	return getenv("SLIPWAY_PROGRESS") != "plain" && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}
+
+// plainView prints each step once per status it reaches: "  NAME  STATUS (DURATION)  DETAIL".
+type plainView struct {
+	g    *globals
+	seen map[string]bool
+}
+
+func (v *plainView) Update(st *workflows.Status) { v.g.printSteps(st, v.seen) }
+func (v *plainView) Done()                       {}
 
 func (g *globals) printSteps(st *workflows.Status, seen map[string]bool) {
 	if st.Operation == nil {

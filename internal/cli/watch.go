@@ -7,12 +7,16 @@ import (
 )
 
 func (g *globals) watchCmd() *cobra.Command {
-	return &cobra.Command{
+	var plain bool
+	cmd := &cobra.Command{
 		Use:   "watch TENANT/NAME",
 		Short: "Follow the instance's running operation step by step, with elapsed times, until it ends",
 		Long: `Prints each step of the running operation as it starts and ends, then the outcome, as --wait
 does for a request you sent: it follows the instance's history by long poll and reads the status
-once per step event. Exit code 0 when the operation succeeds or none is running, 1 when it fails.`,
+once per step event. On a terminal the steps are a live display, each with a spinner and its
+elapsed time while it runs; --plain (or SLIPWAY_PROGRESS=plain, NO_COLOR, TERM=dumb) prints one
+line per step and status change instead, as without a terminal. Exit code 0 when the operation
+succeeds or none is running, 1 when it fails.`,
 		Args: exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := parseRef(args[0])
@@ -24,7 +28,7 @@ once per step event. Exit code 0 when the operation succeeds or none is running,
 				return err
 			}
 			defer c.Close()
-			seen, watched := map[string]bool{}, false
+			view, watched := g.progressView(plain), false
 			st, err := c.Watch(cmd.Context(), ref, func(st *workflows.Status) {
 				if !watched && st.Operation != nil {
 					g.printf("%s: %s %s (attempt %d)", ref, st.Operation.Kind, st.Operation.ID, st.Operation.Attempt)
@@ -34,8 +38,9 @@ once per step event. Exit code 0 when the operation succeeds or none is running,
 					g.printf("\n")
 				}
 				watched = true
-				g.printSteps(st, seen)
+				view.Update(st)
 			})
+			view.Done()
 			if err != nil {
 				return err
 			}
@@ -58,4 +63,6 @@ once per step event. Exit code 0 when the operation succeeds or none is running,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&plain, "plain", false, "print one line per step and status change, even on a terminal")
+	return cmd
 }
