@@ -26,6 +26,10 @@ type Activities struct {
 	// Fleet lists watched instances and tells them what the deployer observer saw; set from the
 	// worker's client.
 	Fleet Fleet
+	// Instances lists a stack's instances and sends them a rollout's deploys; set from the worker's client.
+	Instances Instances
+	// Notify holds the notification sinks; nil sends none.
+	Notify *Notifier
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,
@@ -41,6 +45,8 @@ type Terraform interface {
 	Plan(ctx context.Context, ws terraform.Workspace, planName string, destroy bool) (*terraform.Plan, error)
 	Apply(ctx context.Context, ws terraform.Workspace, p *terraform.Plan) (alreadyApplied bool, err error)
 	Destroy(ctx context.Context, ws terraform.Workspace) error
+	// Drift plans the prepared files against the refreshed state; it writes no state.
+	Drift(ctx context.Context, ws terraform.Workspace) (*terraform.DriftReport, error)
 	Resources(ctx context.Context, ws terraform.Workspace) ([]terraform.Resource, error)
 	Serial(ctx context.Context, ws terraform.Workspace) (int64, error)
 	Lock(ctx context.Context, ws terraform.Workspace) (*terraform.LockInfo, bool, error)

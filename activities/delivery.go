@@ -23,7 +23,11 @@ type Requests interface {
 
 // RefusedError is an instance's answer that no retry changes: it is busy, the state does
 // not allow the operation, or the config is invalid.
-type RefusedError struct{ Err error }
+// Busy says it runs another operation: the same request may be accepted later.
+type RefusedError struct {
+	Err  error
+	Busy bool
+}
 
 func (e *RefusedError) Error() string { return e.Err.Error() }
 func (e *RefusedError) Unwrap() error { return e.Err }

@@ -52,8 +52,12 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 
 // entity is the running instance: its durable state plus what lives only in this run.
 type entity struct {
-	s           InstanceState
-	busy        bool
+	s       InstanceState
+	busy    bool
+	holding string // what holds the instance when it is not an operation (a drift check)
+	// lastReady and lastDrifted are what the sinks last heard, so only a change is notified.
+	lastReady   string
+	lastDrifted bool
 	opsInRun    int
 	stepsChan   workflow.ReceiveChannel
 	observeChan workflow.ReceiveChannel
@@ -64,6 +68,8 @@ func newEntity(ctx workflow.Context, in InstanceInput) *entity {
 		observeChan: workflow.GetSignalChannel(ctx, steps.SignalObserved)}
 	if in.State != nil {
 		e.s = *in.State
+		e.lastReady = string(e.condition(lifecycle.CondReady).Status)
+		e.lastDrifted = e.s.Drift != nil && e.s.Drift.Drifted
 		return e
 	}
 	info := workflow.GetInfo(ctx)
@@ -118,10 +124,18 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	if e.s.Current != nil {
 		operation = SAInstanceOperation.ValueSet(string(e.s.Current.Kind))
 	}
+	drifted := SAInstanceDrifted.ValueUnset()
+	if d := e.driftCondition(); d != nil {
+		drifted = SAInstanceDrifted.ValueSet(string(d.Status))
+	}
+	rollout := SAInstanceRollout.ValueUnset()
+	if e.s.Rollout != "" {
+		rollout = SAInstanceRollout.ValueSet(e.s.Rollout)
+	}
 	defer e.showDetails(ctx)
 	err := workflow.UpsertTypedSearchAttributes(ctx,
 		SAInstanceState.ValueSet(string(e.s.State)),
-		stack, operation,
+		stack, operation, rollout, drifted,
 		SATenant.ValueSet(e.s.Ref.Tenant),
 		SAInstanceName.ValueSet(e.s.Ref.Name),
 		SAInstanceReady.ValueSet(ready),
@@ -129,6 +143,7 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("search attributes not upserted", "error", err)
 	}
+	e.noticeTransitions(ctx)
 }
 
 // receiveSteps applies pipeline progress signals to the running operation.
@@ -173,6 +188,11 @@ func putStep(recs []StepRecord, rec StepRecord) []StepRecord {
 		}
 	}
 	return append(recs, rec)
+}
+
+// busyError refuses a request because the instance holds another; the same request may pass later.
+func busyError(msg string) error {
+	return temporal.NewNonRetryableApplicationError(msg, steps.ErrBusy, nil)
 }
 
 // notAllowed is the error a validator returns; its type lets clients tell bad requests apart.

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -18,6 +19,11 @@ func (e *entity) register(ctx workflow.Context) error {
 		return err
 	}
 	if err := workflow.SetUpdateHandler(ctx, UpdateRefresh, e.refresh); err != nil {
+		return err
+	}
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCheckDrift, e.checkDrift,
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req DriftRequest) error { return e.admitDriftCheck() }})
+	if err != nil {
 		return err
 	}
 	for _, op := range lifecycle.AllOperations {
@@ -52,8 +58,8 @@ func (e *entity) register(ctx workflow.Context) error {
 // admitOperation rejects, before acceptance, anything the current state does not allow.
 func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) error {
 	if e.busy {
-		return notAllowed("%s is busy: %s; %s is rejected, not queued — send it again when the running operation ends",
-			e.s.Ref, e.runningLine(), op)
+		return busyError(fmt.Sprintf("%s is busy: %s; %s is rejected, not queued — send it again when the running operation ends",
+			e.s.Ref, e.runningLine(), op))
 	}
 	if err := lifecycle.Check(e.s.State, op); err != nil {
 		return notAllowed("%s: %s", e.s.Ref, err)
@@ -125,6 +131,9 @@ func (e *entity) admitForceUnlock(d lifecycle.Decision, req DecisionRequest) err
 }
 
 func (e *entity) runningLine() string {
+	if e.holding != "" {
+		return e.holding + " is running"
+	}
 	op := e.s.Current
 	if op == nil || op.Result != ResultRunning {
 		return "an operation is starting"
@@ -161,7 +170,10 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	op := &Operation{
 		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML,
-		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx),
+		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout,
+	}
+	if req.Rollout != "" {
+		e.s.Rollout = req.Rollout
 	}
 	e.pushCurrent(op)
 	e.setState(ctx, kind.Running(e.s.State))
@@ -205,6 +217,9 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		op.Step = pf.Failure.Step
 		op.Steps = mergeSteps(op.Steps, op.Attempt, pf.Steps)
 		e.setState(ctx, op.Kind.Failed(op.From))
+		e.notify(ctx, notify.KindFailed, fmt.Sprintf("%s of %s failed at step %s: %s", op.Kind, e.s.Ref, pf.Failure.Step, pf.Failure.Error),
+			func(ev *notify.Event) { ev.Step = pf.Failure.Step })
+		e.tellRollout(ctx, op)
 		return e.result(op)
 	}
 	op.Result, op.Failure, op.Progress, op.Plan, op.Diff = ResultSucceeded, nil, res.Progress, res.Plan, res.Diff
@@ -213,6 +228,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	e.applySuccess(op)
 	e.setState(ctx, op.Kind.Done(op.From))
 	e.releaseNames(ctx)
+	e.tellRollout(ctx, op)
 	return e.result(op)
 }
 
@@ -230,4 +246,19 @@ func mergeSteps(have []StepRecord, attempt int, final []StepRecord) []StepRecord
 func (e *entity) result(op *Operation) OperationResult {
 	return OperationResult{OperationID: op.ID, Kind: op.Kind, Result: op.Result, State: e.s.State,
 		Failure: op.Failure, Plan: op.Plan, Diff: op.Diff, Revision: e.s.Revision}
+}
+
+// tellRollout tells the rollout that sent op how it ended. Only requests from a rollout carry
+// one, so histories from before rollouts never reach the signal.
+func (e *entity) tellRollout(ctx workflow.Context, op *Operation) {
+	if op.Rollout == "" {
+		return
+	}
+	d := steps.RolloutInstanceDone{Ref: e.s.Ref, OpID: op.ID, Attempt: op.Attempt, Result: op.Result,
+		State: string(e.s.State), Ready: string(e.condition(lifecycle.CondReady).Status)}
+	if op.Failure != nil {
+		d.Error = fmt.Sprintf("at step %s: %s", op.Failure.Step, op.Failure.Error)
+	}
+	// A rollout aborted meanwhile is gone; its instance has nothing to wait for.
+	_ = workflow.SignalExternalWorkflow(ctx, op.Rollout, "", steps.SignalRolloutInstance, d).Get(ctx, nil)
 }

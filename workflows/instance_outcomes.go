@@ -36,6 +36,7 @@ func (e *entity) applySuccess(op *Operation) {
 			cond(lifecycle.CondRunning, lifecycle.ConditionFalse, "NotDeployed", ""))
 	case lifecycle.OpDeploy:
 		e.s.DeployedRevision = p.Revision
+		e.clearDrift(op)
 		e.recordDeployed(p.App, op.EndedAt)
 		e.setConditions(cond(lifecycle.CondProgrammed, lifecycle.ConditionTrue, "Applied",
 			fmt.Sprintf("%d resource(s) at %s", len(e.s.Infrastructure), short(p.Revision))), runningFrom(p.App))

@@ -16,8 +16,11 @@ const DefaultTaskQueue = "slipway"
 
 // Workflow type names, stable across refactors because histories name them.
 const (
-	InstanceWorkflowName = "InstanceWorkflow"
-	ValidateWorkflowName = "ValidateConfigWorkflow"
+	InstanceWorkflowName    = "InstanceWorkflow"
+	ValidateWorkflowName    = "ValidateConfigWorkflow"
+	RolloutWorkflowName     = "RolloutWorkflow"
+	RolloutPlanWorkflowName = "RolloutPlanWorkflow"
+	DriftSweepWorkflowName  = "DriftSweepWorkflow"
 )
 
 // Update, query and signal names. Operations use their lifecycle names as update names.
@@ -27,6 +30,8 @@ const (
 	UpdateAbandon = "abandon"
 	QueryStatus   = "status"
 	SignalStep    = "pipeline-step"
+	// UpdateCheckDrift asks an idle Deployed instance to plan its deployed config against the world.
+	UpdateCheckDrift = "check-drift"
 )
 
 // Typed search attributes the Temporal UI filters on.
@@ -41,6 +46,11 @@ var (
 	// SAInstanceStack is the instance's stack; SAInstanceOperation its running or last operation.
 	SAInstanceStack     = temporal.NewSearchAttributeKeyKeyword("InstanceStack")
 	SAInstanceOperation = temporal.NewSearchAttributeKeyKeyword("InstanceOperation")
+	// SAInstanceRollout is the rollout that last deployed the instance; SARolloutPhase a rollout's phase.
+	SAInstanceRollout = temporal.NewSearchAttributeKeyKeyword("InstanceRollout")
+	SARolloutPhase    = temporal.NewSearchAttributeKeyKeyword("RolloutPhase")
+	// SAInstanceDrifted is the Drifted condition's status (True, False) after a drift check.
+	SAInstanceDrifted = temporal.NewSearchAttributeKeyKeyword("InstanceDrifted")
 )
 
 // SearchAttributeTypes is what a namespace must register (name -> Temporal type).
@@ -52,7 +62,13 @@ var SearchAttributeTypes = map[string]string{
 	"AppObserved":       "Keyword",
 	"InstanceStack":     "Keyword",
 	"InstanceOperation": "Keyword",
+	"InstanceRollout":   "Keyword",
+	"RolloutPhase":      "Keyword",
+	"InstanceDrifted":   "Keyword",
 }
+
+// RolloutWorkflowID is a rollout's workflow ID.
+func RolloutWorkflowID(id string) string { return "rollout/" + id }
 
 // InstanceWorkflowID is the entity workflow's ID: one per instance.
 func InstanceWorkflowID(ref steps.Ref) string {

@@ -23,6 +23,8 @@ type OperationRequest struct {
 	Confirm    bool   `json:"confirm,omitempty"` // deprovision is final and needs it
 	// DeployTimeout bounds the wait for Synced+Healthy in this operation (0: the instance's setting).
 	DeployTimeout time.Duration `json:"deployTimeout,omitempty"`
+	// Rollout is the workflow ID of the rollout that sent the request; it is told when the operation ends.
+	Rollout string `json:"rollout,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.

@@ -45,6 +45,10 @@ type InstanceState struct {
 	Seq              int                   `json:"seq"`
 	Epoch            string                `json:"epoch"` // distinguishes this instance's life from an earlier one of the same name
 	Started          bool                  `json:"started"`
+	Rollout          string                `json:"rollout,omitempty"` // the rollout that last sent an operation
+	Drift            *DriftRecord          `json:"drift,omitempty"`   // the last drift check
+	DriftChecks      int                   `json:"driftChecks,omitempty"`
+	Notices          int                   `json:"notices,omitempty"` // notifications started, for their IDs
 	Settings         Settings              `json:"settings"`
 }
 
@@ -80,6 +84,7 @@ type Operation struct {
 	Diff       string              `json:"diff,omitempty"`
 	StartedAt  time.Time           `json:"startedAt"`
 	EndedAt    time.Time           `json:"endedAt,omitempty"`
+	Rollout    string              `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
 }
 
 // StepRecord is one step of one attempt.
@@ -141,4 +146,16 @@ type DecisionRecord struct {
 func (o Operation) summary() Operation {
 	o.Steps, o.ConfigYAML, o.Diff, o.Progress = nil, "", "", Progress{}
 	return o
+}
+
+// DriftRecord is the last drift check: what differed from the deployed config, or that a
+// deploy has since re-applied it.
+type DriftRecord struct {
+	Drifted   bool      `json:"drifted"`
+	Resources []string  `json:"resources,omitempty"`
+	Revision  string    `json:"revision"` // the deployed revision it compared with
+	Actor     string    `json:"actor,omitempty"`
+	CheckedAt time.Time `json:"checkedAt"`
+	// ClearedBy is the deploy that re-applied the config after drift was found.
+	ClearedBy string `json:"clearedBy,omitempty"`
 }

@@ -37,6 +37,8 @@ type Status struct {
 	Deployer       string                `json:"deployer,omitempty"`
 	Revision       string                `json:"revision,omitempty"`
 	Deployed       string                `json:"deployedRevision,omitempty"`
+	Rollout        string                `json:"rollout,omitempty"` // the rollout that last deployed it
+	Drift          *DriftRecord          `json:"drift,omitempty"`   // the last drift check
 	Conditions     []lifecycle.Condition `json:"conditions"`
 	Operation      *OperationStatus      `json:"operation,omitempty"`
 	Failure        *Failure              `json:"failure,omitempty"`
@@ -115,7 +117,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	s := e.s
 	st := Status{
 		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
-		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision,
+		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision, Rollout: s.Rollout,
 		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
 	}
 	if e.busy {
@@ -123,6 +125,10 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	}
 	if st.Conditions == nil {
 		st.Conditions = []lifecycle.Condition{}
+	}
+	if d := e.driftCondition(); d != nil {
+		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *d)
+		st.Drift = s.Drift
 	}
 	if op := s.Current; op != nil {
 		st.Operation = operationStatus(*op, true)

@@ -18,6 +18,8 @@ const (
 	changeStepSignals = "one-signal-per-step"
 	// changeLocalSteps runs the short read-only or idempotent steps as local activities.
 	changeLocalSteps = "local-short-steps"
+	// changeNotifications starts a notification workflow on Failed, Ready and Drifted transitions.
+	changeNotifications = "notifications"
 )
 
 // withSecrets reports whether this pipeline run takes the secret steps.
@@ -48,4 +50,9 @@ func batchesStepSignals(ctx workflow.Context) bool {
 // runsShortStepsLocally reports whether validation, revision, diff and secret steps run as local activities.
 func runsShortStepsLocally(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeLocalSteps, workflow.DefaultVersion, 1) >= 1
+}
+
+// notifies reports whether this run notifies the sinks of transitions.
+func notifies(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeNotifications, workflow.DefaultVersion, 1) >= 1
 }

@@ -4,7 +4,7 @@
 set -eu
 ns="${TEMPORAL_NAMESPACE:-default}"
 addr="${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS must be set}"
-for name in InstanceState Tenant InstanceName InstanceReady AppObserved InstanceStack InstanceOperation; do
+for name in InstanceState Tenant InstanceName InstanceReady AppObserved InstanceStack InstanceOperation InstanceRollout RolloutPhase InstanceDrifted; do
 	if temporal operator search-attribute list --address "$addr" --namespace "$ns" | grep -qw "$name"; then
 		echo "search attribute $name already registered"
 		continue

@@ -40,6 +40,8 @@ type Config struct {
 	// its history when it next wakes (a few ms for a parked one).
 	StickyCache int
 	stickyErr   error
+	// NotifyFile (SLIPWAY_NOTIFY_FILE) lists the notification sinks; "" sends none.
+	NotifyFile string
 }
 
 // DefaultStickyCache keeps the active part of a fleet warm and bounds the worker's memory:
@@ -70,6 +72,7 @@ func FromEnv() Config {
 		ArgoURL:     os.Getenv("SLIPWAY_ARGOCD_URL"),
 		ArgoToken:   os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
 		Forge:       forgeFromEnv(),
+		NotifyFile:  os.Getenv("SLIPWAY_NOTIFY_FILE"),
 	}
 	if v := os.Getenv("SLIPWAY_OBSERVE_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)

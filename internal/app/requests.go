@@ -23,6 +23,7 @@ func Attach(acts *activities.Activities, c client.Client, taskQueue string) {
 	acts.Requests = requests{c: slipclient.New(c, taskQueue, "")}
 	acts.Names = nameclaim.New(c, taskQueue)
 	acts.Fleet = fleet{c: c}
+	acts.Instances = instances{c: slipclient.New(c, taskQueue, "")}
 }
 
 // requests submits webhook commands as the CLI would, turning refusals into RefusedError.
@@ -40,8 +41,5 @@ func (r requests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 	if err == nil {
 		_, err = r.c.Submit(ctx, ref, op, req, requestID)
 	}
-	if slipclient.IsBadRequest(err) {
-		return &activities.RefusedError{Err: err}
-	}
-	return err
+	return refusal(err)
 }

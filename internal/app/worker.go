@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
@@ -56,7 +59,28 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore}, nil
+	n, err := newNotifier(cfg, fg)
+	if err != nil {
+		return nil, err
+	}
+	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n}, nil
+}
+
+// newNotifier loads the sinks; a bad file stops the worker with the field it names. The forge
+// reports commit statuses and MR comments when it can.
+func newNotifier(cfg Config, fg forge.Forge) (*activities.Notifier, error) {
+	if cfg.NotifyFile == "" {
+		return nil, nil
+	}
+	nc, err := notify.Load(cfg.NotifyFile, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("SLIPWAY_NOTIFY_FILE: %w", err)
+	}
+	var opts []notify.Option
+	if r, ok := fg.(forge.Reporter); ok {
+		opts = append(opts, notify.WithReporter(r))
+	}
+	return &activities.Notifier{Config: nc, Sender: notify.NewSender(opts...)}, nil
 }
 
 // storeConnectTimeout bounds the worker's first connection to the shared store at start.
@@ -135,6 +159,10 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryBatchWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.NameClaimWorkflow, workflow.RegisterOptions{Name: workflows.NameClaimWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: workflows.ObserverWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: workflows.RolloutWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.RolloutPlanWorkflow, workflow.RegisterOptions{Name: workflows.RolloutPlanWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: workflows.DriftSweepWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: workflows.NotifyWorkflowName})
 	pipelines := map[lifecycle.Operation]any{
 		lifecycle.OpProvision:   workflows.ProvisionPipeline,
 		lifecycle.OpDeploy:      workflows.DeployPipeline,

@@ -19,7 +19,11 @@ func (e *NotFoundError) Error() string {
 }
 
 // RejectedError: the instance's state (or the request) does not allow it. Nothing changed.
-type RejectedError struct{ Message string }
+// Busy says the instance runs another operation: the same request may succeed later.
+type RejectedError struct {
+	Message string
+	Busy    bool
+}
 
 func (e *RejectedError) Error() string { return "rejected: " + e.Message }
 
@@ -58,8 +62,9 @@ func IsBadRequest(err error) bool {
 		nf *NotFoundError
 		rj *RejectedError
 		ic *InvalidConfigError
+		rn *RolloutNotFoundError
 	)
-	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic)
+	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn)
 }
 
 // translate turns Temporal errors for an instance into the typed errors above.
@@ -72,6 +77,8 @@ func translate(instance string, err error) error {
 		switch appErr.Type() {
 		case steps.ErrNotAllowed:
 			return &RejectedError{Message: appErr.Message()}
+		case steps.ErrBusy:
+			return &RejectedError{Message: appErr.Message(), Busy: true}
 		case steps.ErrInvalidConfig:
 			ic := &InvalidConfigError{Message: appErr.Message()}
 			if appErr.HasDetails() {

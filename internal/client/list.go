@@ -18,6 +18,9 @@ type ListItem struct {
 	Name    string     `json:"name"`
 	State   string     `json:"state"`
 	Ready   string     `json:"ready,omitempty"` // the Ready condition as last observed: True, False or Unknown
+	Stack   string     `json:"stack,omitempty"`
+	Rollout string     `json:"rollout,omitempty"` // the rollout that last deployed it
+	Drifted string     `json:"drifted,omitempty"` // the last drift check: True or False
 	Running bool       `json:"running"`
 	Started time.Time  `json:"started"`          // this run of the entity workflow
 	Closed  *time.Time `json:"closed,omitempty"` // when the instance's workflow ended
@@ -28,6 +31,9 @@ type ListFilter struct {
 	Tenant string
 	State  string
 	Ready  string // True, False or Unknown
+	Stack  string
+	// Drifted is the last drift check's verdict: True or False.
+	Drifted string
 	// All includes closed entities (Deprovisioned, or never provisioned).
 	All bool
 }
@@ -40,6 +46,12 @@ func (f ListFilter) Query() string {
 	}
 	if f.State != "" {
 		q = append(q, fmt.Sprintf("InstanceState = '%s'", f.State))
+	}
+	if f.Stack != "" {
+		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceStack.GetName(), f.Stack))
+	}
+	if f.Drifted != "" {
+		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceDrifted.GetName(), f.Drifted))
 	}
 	if f.Ready != "" {
 		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceReady.GetName(), f.Ready))
@@ -69,7 +81,8 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 			}
 			fields := ex.GetSearchAttributes().GetIndexedFields()
 			for key, dst := range map[string]*string{"Tenant": &it.Tenant, "InstanceName": &it.Name, "InstanceState": &it.State,
-				workflows.SAInstanceReady.GetName(): &it.Ready} {
+				workflows.SAInstanceReady.GetName(): &it.Ready, workflows.SAInstanceStack.GetName(): &it.Stack,
+				workflows.SAInstanceRollout.GetName(): &it.Rollout, workflows.SAInstanceDrifted.GetName(): &it.Drifted} {
 				if p, ok := fields[key]; ok {
 					_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
 				}

@@ -53,6 +53,8 @@ type EnvOptions struct {
 	TemporalNodes int
 	// ObserveInterval is how often the deployer observer lists the apps (0: app.DefaultObserveInterval).
 	ObserveInterval time.Duration
+	// NotifyFile lists the notification sinks, as SLIPWAY_NOTIFY_FILE.
+	NotifyFile string
 }
 
 // Env is a running embedded default.
@@ -134,7 +136,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
-		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval}
+		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,8 @@ const (
 	CondProgrammed = "Programmed"
 	CondRunning    = "Running"
 	CondReady      = "Ready"
+	// CondDrifted is the last drift check's verdict: True when infrastructure or app moved away from the deployed config.
+	CondDrifted = "Drifted"
 )
 
 // Condition is one observed fact about an instance.

@@ -17,12 +17,13 @@ const (
 	ErrLockContention = "LockContention"  // pg: another workspace holds the database's creation lock; retried
 	ErrUnreadable     = "StoreUnreadable" // a stored plan or secret does not open with the keyring (names the key ID)
 	ErrStalePlan      = "StalePlan"       // the state changed after the plan was made (an apply cut short by a lost host)
+	ErrBusy           = "Busy"            // the instance runs another operation: the request may succeed later
 )
 
 // NonRetryable are the error types that activity retry policies stop on.
 var NonRetryable = []string{
 	ErrInvalidConfig, ErrNotAllowed, ErrMergeConflict, ErrNotFound, ErrStateLocked,
-	ErrTerraform, ErrDeployFailed, ErrDeployTimeout, ErrRefused, ErrStalePlan,
+	ErrTerraform, ErrDeployFailed, ErrDeployTimeout, ErrRefused, ErrStalePlan, ErrBusy,
 }
 
 // FieldError names one bad field of an instance config.

@@ -54,4 +54,6 @@ var AllActivities = []string{
 	ActConfigDiff, ActCollectLeftovers, ActBootstrapSecrets, ActForgetSecrets, ActForceUnlock,
 	ActSubmitCommand, ActChangedInstances,
 	ActClaimNames, ActReleaseNames, ActObserveApps, ActObserveApp,
+	ActPlanRollout, ActRolloutDeploy, ActCheckDrift, ActDriftInstance, ActListDeployed,
+	ActMatchSinks, ActDeliverEvent,
 }

@@ -140,15 +140,19 @@ func summarize(p *tfjson.Plan) PlanSummary {
 		case a.Forget():
 			// Leaves state without destroying anything; listed but, like terraform, not counted.
 		}
-		actions := make([]string, 0, len(a))
-		for _, act := range a {
-			actions = append(actions, string(act))
-		}
-		s.Resources = append(s.Resources, ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: actions})
+		s.Resources = append(s.Resources, ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: actionNames(a)})
 	}
 	sort.Slice(s.Resources, func(i, j int) bool { return s.Resources[i].Address < s.Resources[j].Address })
 	s.NoChanges = len(s.Resources) == 0 && !outputsChange(p)
 	return s
+}
+
+func actionNames(a tfjson.Actions) []string {
+	out := make([]string, 0, len(a))
+	for _, act := range a {
+		out = append(out, string(act))
+	}
+	return out
 }
 
 // outputsChange reports output-only changes, which still make a plan worth applying.

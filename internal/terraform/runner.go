@@ -120,6 +120,14 @@ func (r *Runner) Backend() string {
 	return backendLocal
 }
 
+// StatePath is the workspace's local state file; "" when state is kept in PostgreSQL.
+func (r *Runner) StatePath(ws Workspace) string {
+	if r.pgConn != "" {
+		return ""
+	}
+	return r.statePath(ws)
+}
+
 // statePath is where the local backend keeps a workspace's state, outside the working dir
 // so that wiping a working directory never loses state.
 func (r *Runner) statePath(ws Workspace) string {

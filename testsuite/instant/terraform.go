@@ -29,6 +29,7 @@ type workspace struct {
 	serial      int64
 	plans       map[string]plan // plan file -> plan
 	appliedSHAs map[string]bool
+	tampered    bool // changed outside terraform since the last apply (Tamper)
 }
 
 type plan struct {
@@ -120,6 +121,7 @@ func (t *Terraform) Apply(_ context.Context, ws terraform.Workspace, in *terrafo
 	}
 	w.appliedSHAs[p.sha] = true
 	w.serial++
+	w.tampered = false
 	if p.destroy {
 		w.applied, w.resources = "", nil
 		return false, nil
@@ -195,4 +197,27 @@ func hashFiles(files map[string][]byte) string {
 		h.Write(files[n])
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Drift reports a Tamper since the last apply as changed outside terraform, and prepared files
+// that differ from the applied ones as pending.
+func (t *Terraform) Drift(_ context.Context, ws terraform.Workspace) (*terraform.DriftReport, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.ws(ws)
+	d := &terraform.DriftReport{}
+	if w.tampered {
+		d.Outside = changes(w.resources, "update")
+	}
+	if w.applied != "" && w.applied != hashFiles(w.files) {
+		d.Pending = changes(addresses(w.files), "update")
+	}
+	return d, nil
+}
+
+// Tamper changes ws's infrastructure behind terraform's back, until the next apply.
+func (t *Terraform) Tamper(ws terraform.Workspace) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.ws(ws).tampered = true
 }

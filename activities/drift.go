@@ -1,0 +1,131 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
+)
+
+// CheckDrift plans the deployed revision against the refreshed state and asks the deployer
+// whether the app is still in sync. It never applies, and writes no state: the instance runs
+// it only while it holds no operation.
+func (a *Activities) CheckDrift(ctx context.Context, in steps.DriftInput) (steps.DriftOutput, error) {
+	ctx = withLockNote(ctx)
+	tin := steps.TerraformInput{Ref: in.Ref, OpID: in.CheckID, Revision: in.Revision}
+	if err := a.prepare(ctx, tin, false); err != nil {
+		return steps.DriftOutput{}, err
+	}
+	var rep *terraform.DriftReport
+	err := withHeartbeat(ctx, "terraform plan (drift)", func(ctx context.Context) error {
+		var err error
+		rep, err = a.Terraform.Drift(ctx, workspace(in.Ref))
+		return err
+	})
+	if err != nil {
+		return steps.DriftOutput{}, classify(err)
+	}
+	out := steps.DriftOutput{Outside: changeLines(rep.Outside), Pending: changeLines(rep.Pending)}
+	if out.App, err = a.appDrift(ctx, in); err != nil {
+		return steps.DriftOutput{}, err
+	}
+	out.Drifted = len(out.Resources()) > 0
+	return out, nil
+}
+
+// appDrift lists the app's resources the deployer reports out of sync with the revision.
+func (a *Activities) appDrift(ctx context.Context, in steps.DriftInput) ([]string, error) {
+	app, err := a.app(ctx, in.Ref, in.Revision)
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.Deployer.Status(ctx, app)
+	if err != nil {
+		return nil, classify(err)
+	}
+	if !st.Deployed || st.Sync != "OutOfSync" {
+		return nil, nil
+	}
+	var out []string
+	for _, r := range st.Resources {
+		if r.RsyncStatus != "Applied" || r.ClusterStatus != "Present" {
+			out = append(out, fmt.Sprintf("%s %s/%s (%s, %s)", r.Kind, r.Namespace, r.Name, r.RsyncStatus, r.ClusterStatus))
+		}
+	}
+	if len(out) == 0 {
+		out = []string{fmt.Sprintf("app %s: %s reports OutOfSync", st.Application, st.Deployer)}
+	}
+	return out, nil
+}
+
+func changeLines(rcs []terraform.ResourceChange) []string {
+	out := make([]string, 0, len(rcs))
+	for _, rc := range rcs {
+		out = append(out, fmt.Sprintf("%s (%s)", rc.Address, strings.Join(rc.Actions, ", ")))
+	}
+	return out
+}
+
+// ListDeployed lists the Deployed instances a drift sweep checks.
+func (a *Activities) ListDeployed(ctx context.Context, scope steps.DriftScope) ([]steps.ListedInstance, error) {
+	if a.Instances == nil {
+		return nil, rolloutRefused("this worker has no Temporal client to list instances")
+	}
+	all, err := a.Instances.List(ctx, scope.Stack, scope.Tenant)
+	if err != nil {
+		return nil, err
+	}
+	var out []steps.ListedInstance
+	for _, li := range all {
+		if li.State == string(lifecycle.Deployed) {
+			out = append(out, li)
+		}
+	}
+	return out, nil
+}
+
+// DriftInstance asks one instance to check itself and, under RemediateDeploy, sends a drifted
+// one a normal deploy. Request IDs derive from the sweep, so a retry asks once.
+func (a *Activities) DriftInstance(ctx context.Context, in steps.DriftInstanceInput) (steps.DriftInstanceOutput, error) {
+	if a.Instances == nil {
+		return steps.DriftInstanceOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
+	}
+	out := steps.DriftInstanceOutput{Ref: in.Ref}
+	var res steps.DriftOutput
+	err := withHeartbeat(ctx, "drift check of "+in.Ref.String(), func(ctx context.Context) error {
+		var err error
+		res, err = a.Instances.CheckDrift(ctx, in.Ref, in.Sweep, in.Sweep+"/"+in.Ref.String())
+		return err
+	})
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused) && refused.Busy:
+		out.Outcome, out.Message = steps.DriftBusy, refused.Error()
+		return out, nil
+	case errors.As(err, &refused):
+		out.Outcome, out.Message = steps.DriftRefused, refused.Error()
+		return out, nil
+	case err != nil:
+		return out, err
+	case !res.Drifted:
+		out.Outcome = steps.DriftClean
+		return out, nil
+	}
+	out.Outcome, out.Resources = steps.DriftFound, res.Resources()
+	if in.Remediate != steps.RemediateDeploy {
+		return out, nil
+	}
+	switch err := a.Instances.Deploy(ctx, in.Ref, "", "", in.Sweep, in.Sweep+"/"+in.Ref.String()+"/deploy"); {
+	case err == nil:
+		out.Outcome, out.Message = steps.DriftRemediated, "deploy sent (remediate: deploy)"
+	case errors.As(err, &refused):
+		out.Message = "remediation refused: " + refused.Error()
+	default:
+		return out, err
+	}
+	return out, nil
+}

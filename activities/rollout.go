@@ -1,0 +1,373 @@
+package activities
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// Fleet of instances as a rollout drives them: set from the worker's Temporal client.
+type Instances interface {
+	// List returns the running instances of stack (and tenant, if set) with their state and Ready.
+	List(ctx context.Context, stack, tenant string) ([]steps.ListedInstance, error)
+	// Deployed is the revision of the instance's last successful deploy ("" for none) and its Ready.
+	Deployed(ctx context.Context, ref steps.Ref) (revision, ready string, err error)
+	// Deploy sends a deploy (configYAML "" keeps main's config) and returns once it is accepted.
+	// A refusal is a *RefusedError; Busy says the instance runs another operation.
+	Deploy(ctx context.Context, ref steps.Ref, configYAML, rollout, actor, requestID string) error
+	// Retry resumes the instance's failed operation; refusals as for Deploy.
+	Retry(ctx context.Context, ref steps.Ref, actor, requestID string) error
+	// CheckDrift has the instance run a drift check and waits for its verdict; refusals as for Deploy.
+	CheckDrift(ctx context.Context, ref steps.Ref, actor, requestID string) (steps.DriftOutput, error)
+}
+
+// PlanRollout computes a rollout's action list in rollout order: every instance of the stack in
+// scope, with its current and desired config, or why it is skipped. It changes nothing.
+func (a *Activities) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
+	if a.Instances == nil {
+		return steps.RolloutPlan{}, rolloutRefused("this worker has no Temporal client to list instances")
+	}
+	head, err := a.Forge.Head(ctx)
+	if err != nil {
+		return steps.RolloutPlan{}, classify(err)
+	}
+	t, err := a.rolloutTarget(ctx, spec, head)
+	if err != nil {
+		return steps.RolloutPlan{}, err
+	}
+	listed, err := a.Instances.List(ctx, spec.Stack, spec.Tenant)
+	if err != nil {
+		return steps.RolloutPlan{}, err
+	}
+	sortForRollout(listed, spec.Order)
+	plan := steps.RolloutPlan{Stack: spec.Stack, Head: head, Actions: make([]steps.RolloutAction, 0, len(listed))}
+	for i, li := range listed {
+		activity.RecordHeartbeat(ctx, i)
+		act, err := a.rolloutAction(ctx, t, li)
+		if err != nil {
+			return steps.RolloutPlan{}, err
+		}
+		plan.Actions = append(plan.Actions, act)
+	}
+	return plan, nil
+}
+
+// rolloutAction is one instance's line of the action list.
+func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li steps.ListedInstance) (steps.RolloutAction, error) {
+	act := steps.RolloutAction{Ref: li.Ref, State: li.State, Ready: li.Ready, Action: steps.ActionSkip}
+	st := lifecycle.State(li.State)
+	switch {
+	case st.Failed():
+		act.Reason = fmt.Sprintf("failed (%s): decide first with slipway retry|resolve|abandon %s", st, li.Ref)
+		return act, nil
+	case st == lifecycle.Archived:
+		act.Reason = "archived"
+		return act, nil
+	case st != lifecycle.Deployed && !st.Busy():
+		act.Reason = fmt.Sprintf("not deployed (%s)", st)
+		return act, nil
+	}
+	cur, des, err := a.compare(ctx, t, li.Ref)
+	if err != nil {
+		act.Reason = errorText(err)
+		return act, nil
+	}
+	act.Current, act.Desired = cur.show, des.show
+	switch {
+	case cur.show == des.show && !st.Busy():
+		act.Reason = steps.ReasonAtTarget
+	default:
+		act.Action = steps.ActionUpdate
+		if st.Busy() {
+			act.Reason = fmt.Sprintf("busy now (%s): tried in its batch, and in a later one if still busy", st)
+		}
+	}
+	return act, nil
+}
+
+// RolloutDeploy sends one instance its deploy for a rollout (or, on resume, retries its failed
+// one). The request ID makes a retried activity send it once; the instance tells the rollout
+// when the deploy ends.
+func (a *Activities) RolloutDeploy(ctx context.Context, in steps.RolloutDeployInput) (steps.RolloutDeployOutput, error) {
+	if a.Instances == nil {
+		return steps.RolloutDeployOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
+	}
+	actor := "rollout/" + in.Spec.ID
+	if in.Retry {
+		out := deployOutcome(a.Instances.Retry(ctx, in.Ref, actor, in.RequestID+"/retry"))
+		if out.Outcome != steps.DeployRefused {
+			return out, nil
+		}
+		// Not failed any more (an operator decided meanwhile): deploy as for the first time.
+	}
+	head, err := a.Forge.Head(ctx)
+	if err != nil {
+		return steps.RolloutDeployOutput{}, classify(err)
+	}
+	t, err := a.rolloutTarget(ctx, in.Spec, head)
+	if err != nil {
+		return steps.RolloutDeployOutput{}, err
+	}
+	cur, des, err := a.compare(ctx, t, in.Ref)
+	if err != nil {
+		return steps.RolloutDeployOutput{Outcome: steps.DeployRefused, Message: errorText(err)}, nil
+	}
+	if cur.show == des.show {
+		_, ready, err := a.Instances.Deployed(ctx, in.Ref)
+		if err != nil {
+			return steps.RolloutDeployOutput{}, err
+		}
+		return steps.RolloutDeployOutput{Outcome: steps.DeployAtTarget, Message: steps.ReasonAtTarget, Ready: ready}, nil
+	}
+	err = a.Instances.Deploy(ctx, in.Ref, des.yaml, in.Rollout, actor, in.RequestID)
+	var refused *RefusedError
+	if err != nil && !errors.As(err, &refused) {
+		return steps.RolloutDeployOutput{}, err // not an answer from the instance: retried
+	}
+	return deployOutcome(err), nil
+}
+
+// deployOutcome reads an instance's answer to a request.
+func deployOutcome(err error) steps.RolloutDeployOutput {
+	var refused *RefusedError
+	switch {
+	case err == nil:
+		return steps.RolloutDeployOutput{Outcome: steps.DeployStarted}
+	case errors.As(err, &refused) && refused.Busy:
+		return steps.RolloutDeployOutput{Outcome: steps.DeployBusy, Message: refused.Error()}
+	}
+	return steps.RolloutDeployOutput{Outcome: steps.DeployRefused, Message: err.Error()}
+}
+
+// fingerprint identifies a set of files by content.
+func fingerprint(files map[string][]byte) string {
+	h := sha256.New()
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(files[p]))
+		h.Write(files[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// rolloutTarget is what a rollout moves instances to, read once per activity.
+type rolloutTarget struct {
+	spec  steps.RolloutSpec
+	head  string
+	stack *config.Stack
+	set   map[string]any
+	trees map[string]string // revision -> fingerprint of the stack's files
+}
+
+// configView is a config as the action list shows it, and as a deploy sends it.
+type configView struct {
+	show string
+	yaml string
+}
+
+// rolloutTarget checks the spec against main: the stack exists, every --set names one of its
+// parameters with a valid value, and --stack-rev holds the stack main has now.
+func (a *Activities) rolloutTarget(ctx context.Context, spec steps.RolloutSpec, head string) (*rolloutTarget, error) {
+	files, err := a.Forge.ReadDir(ctx, head, config.StackDir(spec.Stack))
+	if err != nil {
+		return nil, classify(err)
+	}
+	if len(files) == 0 {
+		return nil, rolloutRefused("--stack %s: no such stack on main (%s/ is missing)", spec.Stack, config.StackDir(spec.Stack))
+	}
+	stack, err := config.LoadStack(spec.Stack, files)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	t := &rolloutTarget{spec: spec, head: head, stack: stack, set: map[string]any{}, trees: map[string]string{head: fingerprint(files)}}
+	for _, s := range spec.Set {
+		var v any
+		if err := yaml.Unmarshal([]byte(s.Value), &v); err != nil {
+			return nil, rolloutRefused("--set %s=%s: the value is not YAML: %v", s.Key, s.Value, err)
+		}
+		t.set[s.Key] = v
+	}
+	if err := t.checkSet(); err != nil {
+		return nil, err
+	}
+	if spec.StackRev != "" {
+		at, err := a.stackTree(ctx, t, spec.StackRev)
+		if err != nil {
+			return nil, rolloutRefused("--stack-rev %s: %s", spec.StackRev, errorText(err))
+		}
+		if at != t.trees[head] {
+			return nil, rolloutRefused("--stack-rev %s: stack %s on main changed after it (main is %s); roll out main's head instead",
+				spec.StackRev, spec.Stack, head)
+		}
+	}
+	return t, nil
+}
+
+// checkSet validates the --set values against the stack's schema with every other parameter at its default.
+func (t *rolloutTarget) checkSet() error {
+	var msgs []string
+	for _, k := range slices.Sorted(maps.Keys(t.set)) {
+		if _, ok := t.stack.Schema.Param(k); !ok {
+			msgs = append(msgs, fmt.Sprintf("--set %s: stack %s has no parameter %q", k, t.spec.Stack, k))
+		}
+	}
+	if len(msgs) == 0 {
+		probe := &config.Instance{Stack: t.stack.Name, Parameters: t.set}
+		var ve *config.ValidationError
+		if _, err := config.Validate(t.stack, probe, nil); errors.As(err, &ve) {
+			for _, fe := range ve.Errors {
+				if k, ok := strings.CutPrefix(fe.Field, "parameters."); ok && slices.Contains(slices.Collect(maps.Keys(t.set)), k) {
+					msgs = append(msgs, fmt.Sprintf("--set %s: %s", k, fe.Message))
+				}
+			}
+		}
+	}
+	if len(msgs) > 0 {
+		return rolloutRefused("%s", strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// compare reads the instance's config on main and what the rollout makes of it.
+func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref steps.Ref) (cur, des configView, err error) {
+	inst, err := a.committedInstance(ctx, t.head, ref)
+	if err != nil {
+		return cur, des, err
+	}
+	if inst == nil {
+		return cur, des, fmt.Errorf("no config on main")
+	}
+	if inst.Stack != t.spec.Stack {
+		return cur, des, fmt.Errorf("its config on main is of stack %s now", inst.Stack)
+	}
+	next := &config.Instance{Stack: inst.Stack, Parameters: maps.Clone(inst.Parameters)}
+	maps.Copy(next.Parameters, t.set)
+	before, err := config.Validate(t.stack, inst, nil)
+	if err != nil {
+		return cur, des, fmt.Errorf("its config on main does not validate: %w", err)
+	}
+	after, err := config.Validate(t.stack, next, inst)
+	if err != nil {
+		return cur, des, fmt.Errorf("the new config does not validate: %w", err)
+	}
+	keys := slices.Sorted(maps.Keys(t.set))
+	cur.show, des.show = showParams(before, keys), showParams(after, keys)
+	if t.spec.StackRev != "" {
+		rev, _, err := a.Instances.Deployed(ctx, ref)
+		if err != nil {
+			return cur, des, err
+		}
+		if cur.show, err = a.showStack(ctx, t, rev, cur.show); err != nil {
+			return cur, des, err
+		}
+		des.show = joinShow(des.show, "stack@"+short(t.spec.StackRev))
+	}
+	if len(t.set) > 0 {
+		des.yaml = string(next.Canonical())
+	}
+	return cur, des, nil
+}
+
+// showStack adds the stack revision an instance runs: the rollout's own when its files match.
+func (a *Activities) showStack(ctx context.Context, t *rolloutTarget, rev, show string) (string, error) {
+	if rev == "" {
+		return joinShow(show, "stack@(never deployed)"), nil
+	}
+	tree, err := a.stackTree(ctx, t, rev)
+	if err != nil {
+		return "", err
+	}
+	if tree == t.trees[t.head] {
+		return joinShow(show, "stack@"+short(t.spec.StackRev)), nil
+	}
+	return joinShow(show, "stack@"+short(rev)), nil
+}
+
+// stackTree fingerprints the stack's files at rev, once per revision.
+func (a *Activities) stackTree(ctx context.Context, t *rolloutTarget, rev string) (string, error) {
+	if fp, ok := t.trees[rev]; ok {
+		return fp, nil
+	}
+	files, err := a.Forge.ReadDir(ctx, rev, config.StackDir(t.spec.Stack))
+	if err != nil {
+		return "", classify(err)
+	}
+	t.trees[rev] = fingerprint(files)
+	return t.trees[rev], nil
+}
+
+func showParams(vals map[string]any, keys []string) string {
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, vals[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+func joinShow(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "," + b
+}
+
+// sortForRollout orders instances by tenant/name, or by the ordinal that ends the name
+// (web-0, web-1, …, web-10), as a StatefulSet orders pods; names without one go last.
+func sortForRollout(in []steps.ListedInstance, order string) {
+	slices.SortStableFunc(in, func(x, y steps.ListedInstance) int {
+		if order == steps.OrderOrdinal {
+			ox, okx := ordinal(x.Ref.Name)
+			oy, oky := ordinal(y.Ref.Name)
+			switch {
+			case okx && !oky:
+				return -1
+			case !okx && oky:
+				return 1
+			case okx && oky && ox != oy:
+				return ox - oy
+			}
+		}
+		return strings.Compare(x.Ref.String(), y.Ref.String())
+	})
+}
+
+// ordinal is the number after the name's last dash.
+func ordinal(name string) (int, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' || n > 1e8 {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func rolloutRefused(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), steps.ErrNotAllowed, nil)
+}
+
+// errorText is an error's own message, without Temporal's wrapping.
+func errorText(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Message()
+	}
+	return err.Error()
+}

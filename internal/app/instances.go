@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/slipway-dev/slipway/activities"
+	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// instances is activities.Instances over the slipway client: visibility lists, the status
+// query reads, and requests go as the CLI sends them.
+type instances struct{ c *slipclient.Client }
+
+func (i instances) List(ctx context.Context, stack, tenant string) ([]steps.ListedInstance, error) {
+	items, err := i.c.List(ctx, slipclient.ListFilter{Stack: stack, Tenant: tenant})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]steps.ListedInstance, 0, len(items))
+	for _, it := range items {
+		out = append(out, steps.ListedInstance{Ref: steps.Ref{Tenant: it.Tenant, Name: it.Name}, State: it.State, Ready: it.Ready})
+	}
+	return out, nil
+}
+
+func (i instances) Deployed(ctx context.Context, ref steps.Ref) (string, string, error) {
+	st, err := i.c.Status(ctx, ref, workflows.StatusRequest{})
+	if err != nil {
+		return "", "", err
+	}
+	ready := ""
+	for _, c := range st.Conditions {
+		if c.Type == lifecycle.CondReady {
+			ready = string(c.Status)
+		}
+	}
+	return st.Deployed, ready, nil
+}
+
+func (i instances) Deploy(ctx context.Context, ref steps.Ref, configYAML, rollout, actor, requestID string) error {
+	ctx, cancel := context.WithTimeout(ctx, acceptWait)
+	defer cancel()
+	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Rollout: rollout}
+	_, err := i.c.Submit(ctx, ref, lifecycle.OpDeploy, req, requestID)
+	return refusal(err)
+}
+
+func (i instances) Retry(ctx context.Context, ref steps.Ref, actor, requestID string) error {
+	ctx, cancel := context.WithTimeout(ctx, acceptWait)
+	defer cancel()
+	req := workflows.DecisionRequest{Actor: actor, Reason: "rollout resumed: retry its failed deploy"}
+	_, err := i.c.Decide(ctx, ref, lifecycle.DecisionRetry, req, requestID)
+	return refusal(err)
+}
+
+// refusal wraps the instance's own answers (busy, not allowed, invalid) as a RefusedError.
+func refusal(err error) error {
+	if !slipclient.IsBadRequest(err) {
+		return err
+	}
+	var rj *slipclient.RejectedError
+	return &activities.RefusedError{Err: err, Busy: errors.As(err, &rj) && rj.Busy}
+}
+
+func (i instances) CheckDrift(ctx context.Context, ref steps.Ref, actor, requestID string) (steps.DriftOutput, error) {
+	out, err := i.c.CheckDrift(ctx, ref, workflows.DriftRequest{Actor: actor}, requestID)
+	return out, refusal(err)
+}

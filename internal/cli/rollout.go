@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+func (g *globals) rolloutCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rollout",
+		Short: "Roll a change out to a stack's instances in batches (plan, start, status, pause, resume, abort, list)",
+		Long: `A rollout deploys a change (--set key=value on every instance's config, or --stack-rev REV: the
+stack as main holds it at REV) to every Deployed instance of a stack, batch after batch, as a
+StatefulSet rolls pods. It first computes the action list: each instance with its current and
+desired config and its batch, and the instances it skips and why. An instance counts as done
+when its deploy succeeded; ready/updated/total follow as ReadyReplicas/UpdatedReplicas/Replicas.
+The rollout stops when --max-failures instances failed; resume retries them.`,
+	}
+	cmd.AddCommand(g.rolloutPlanCmd(), g.rolloutStartCmd(), g.rolloutStatusCmd(), g.rolloutListCmd(),
+		g.rolloutControlCmd(workflows.UpdateRolloutPause, "Stop starting deploys; those in flight finish"),
+		g.rolloutControlCmd(workflows.UpdateRolloutResume, "Go on; after a stop, the failed instances are retried first"),
+		g.rolloutControlCmd(workflows.UpdateRolloutAbort, "End the rollout; deploys in flight finish on their instances"))
+	return cmd
+}
+
+// rolloutFlags are the flags plan and start share.
+type rolloutFlags struct {
+	stack, tenant, stackRev, batch, order, id string
+	set                                       []string
+	maxUnavailable, maxFailures               int
+	pauseAfter                                bool
+}
+
+func (f *rolloutFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.stack, "stack", "", "the stack whose instances to roll (required)")
+	fl.StringVar(&f.tenant, "tenant", "", "only this tenant's instances")
+	fl.StringArrayVar(&f.set, "set", nil, "key=value to set in every instance's parameters (YAML value; repeatable)")
+	fl.StringVar(&f.stackRev, "stack-rev", "", "roll out the stack as main holds it at this commit")
+	fl.StringVar(&f.batch, "batch", "25%", "batch size: N instances, or P% of those to update")
+	fl.IntVar(&f.maxUnavailable, "max-unavailable", 0, "deploys in flight at once within a batch (0: the whole batch)")
+	fl.StringVar(&f.order, "order", steps.OrderName, "instance order: name, or ordinal (the number ending the name, as StatefulSet pods)")
+	fl.BoolVar(&f.pauseAfter, "pause-after-batch", false, "pause after each batch until `rollout resume`")
+	fl.IntVar(&f.maxFailures, "max-failures", 1, "stop once this many instances have failed")
+}
+
+var labelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+// spec checks every flag and names the bad one; nothing is sent before it passes.
+func (f *rolloutFlags) spec(g *globals) (steps.RolloutSpec, error) {
+	s := steps.RolloutSpec{ID: f.id, Stack: f.stack, Tenant: f.tenant, StackRev: f.stackRev, Order: f.order,
+		MaxUnavailable: f.maxUnavailable, MaxFailures: f.maxFailures, PauseAfter: f.pauseAfter, Actor: g.actor}
+	switch {
+	case f.stack == "":
+		return s, usageErr("--stack: required (the stack whose instances to roll)")
+	case !labelRE.MatchString(f.stack):
+		return s, usageErr("--stack %q: must be a lowercase label (a-z, 0-9, -)", f.stack)
+	case f.tenant != "" && !labelRE.MatchString(f.tenant):
+		return s, usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", f.tenant)
+	case len(f.set) == 0 && f.stackRev == "":
+		return s, usageErr("--set key=value or --stack-rev REV: say what to roll out")
+	case f.stackRev != "" && !regexp.MustCompile(`^[0-9a-f]{4,64}$`).MatchString(f.stackRev):
+		return s, usageErr("--stack-rev %q: must be a commit SHA (hex)", f.stackRev)
+	case f.order != steps.OrderName && f.order != steps.OrderOrdinal:
+		return s, usageErr("--order %q: must be name or ordinal", f.order)
+	case f.maxUnavailable < 0:
+		return s, usageErr("--max-unavailable: must not be negative, got %d", f.maxUnavailable)
+	case f.maxFailures < 1:
+		return s, usageErr("--max-failures: must be at least 1, got %d", f.maxFailures)
+	case f.id != "" && !labelRE.MatchString(f.id):
+		return s, usageErr("--id %q: must be a lowercase label (a-z, 0-9, -)", f.id)
+	}
+	for _, kv := range f.set {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return s, usageErr("--set %q: must be key=value", kv)
+		}
+		s.Set = append(s.Set, steps.Setting{Key: k, Value: v})
+	}
+	var err error
+	if s.BatchSize, s.BatchPercent, err = parseBatch(f.batch); err != nil {
+		return s, err
+	}
+	if s.ID == "" {
+		s.ID = "r-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:8]
+	}
+	return s, nil
+}
+
+// parseBatch reads --batch N or --batch P%.
+func parseBatch(b string) (size, percent int, err error) {
+	if p, ok := strings.CutSuffix(b, "%"); ok {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 100 {
+			return 0, 0, usageErr("--batch %q: a percentage must be 1%% to 100%%", b)
+		}
+		return 0, n, nil
+	}
+	n, err := strconv.Atoi(b)
+	if err != nil || n < 1 {
+		return 0, 0, usageErr("--batch %q: must be at least 1 instance, or a percentage such as 10%%", b)
+	}
+	return n, 0, nil
+}
+
+func (g *globals) rolloutPlanCmd() *cobra.Command {
+	var f rolloutFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "plan --stack S (--set key=value | --stack-rev REV) [--tenant T] [--batch N|P%] [--order name|ordinal]",
+		Short: "Print the action list a rollout would run, batch by batch; changes nothing",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := f.spec(g)
+			if err != nil {
+				return err
+			}
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			plan, err := c.PlanRollout(cmd.Context(), spec)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return g.json(plan)
+			}
+			writeRolloutPlan(g.streams.Out, spec, plan)
+			return nil
+		},
+	}
+	f.add(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (g *globals) rolloutStartCmd() *cobra.Command {
+	var f rolloutFlags
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "start --stack S (--set key=value | --stack-rev REV) [--tenant T] [--batch N|P%] [--max-unavailable N] [--order name|ordinal] [--pause-after-batch] [--max-failures N] [--id ID] [--wait]",
+		Short: "Start a rollout (workflow rollout/<id>); --wait follows it to its end",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := f.spec(g)
+			if err != nil {
+				return err
+			}
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			// The plan checks the stack and every --set on a worker first: bad input starts nothing.
+			plan, err := c.PlanRollout(cmd.Context(), spec)
+			if err != nil {
+				return err
+			}
+			if err := c.StartRollout(cmd.Context(), spec); err != nil {
+				return err
+			}
+			g.printf("rollout %s started (workflow %s): %s\n", spec.ID, workflows.RolloutWorkflowID(spec.ID), rolloutPlanLine(spec, plan))
+			if !wait {
+				return nil
+			}
+			return g.followRollout(cmd, c, spec.ID)
+		},
+	}
+	f.add(cmd)
+	cmd.Flags().StringVar(&f.id, "id", "", "the rollout's ID (default: r-<random>)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the rollout until it completes, stops or is aborted")
+	return cmd
+}

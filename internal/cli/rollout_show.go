@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// rolloutPlanLine sums an action list up in one line.
+func rolloutPlanLine(spec steps.RolloutSpec, plan steps.RolloutPlan) string {
+	update, batches := 0, 0
+	for _, a := range plan.Actions {
+		if a.Action == steps.ActionUpdate {
+			update++
+			batches = max(batches, a.Batch)
+		}
+	}
+	size := fmt.Sprintf("%d", spec.BatchSize)
+	if spec.BatchPercent > 0 {
+		size = fmt.Sprintf("%d%%", spec.BatchPercent)
+	}
+	return fmt.Sprintf("%d to update in %d batch(es) of %s, %d skipped", update, batches, size, len(plan.Actions)-update)
+}
+
+// writeRolloutPlan prints the action list: the updates batch by batch, then the skipped.
+func writeRolloutPlan(out io.Writer, spec steps.RolloutSpec, plan steps.RolloutPlan) {
+	fmt.Fprintf(out, "rollout plan of stack %s at main %s: %s\n", plan.Stack, shortSHA(plan.Head), rolloutPlanLine(spec, plan))
+	if len(plan.Actions) == 0 {
+		fmt.Fprintf(out, "no instance of stack %s is in scope\n", plan.Stack)
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BATCH\tINSTANCE\tSTATE\tCURRENT\tDESIRED\tNOTE")
+	for _, skipped := range []bool{false, true} {
+		for _, a := range plan.Actions {
+			if (a.Action == steps.ActionSkip) != skipped {
+				continue
+			}
+			batch := fmt.Sprintf("%d", a.Batch)
+			note := a.Reason
+			if skipped {
+				batch, note = "-", "skip: "+a.Reason
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", batch, a.Ref, a.State, dash(a.Current), dash(a.Desired), note)
+		}
+	}
+	_ = tw.Flush()
+}
+
+// writeRolloutStatus prints a rollout: its phase and counts, then each instance.
+func writeRolloutStatus(out io.Writer, st *workflows.RolloutStatus) {
+	fmt.Fprintf(out, "rollout %s of stack %s: %s\n", st.Spec.ID, st.Spec.Stack, rolloutLine(st))
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BATCH\tINSTANCE\tSTATUS\tREADY\tDESIRED\tNOTE")
+	for _, in := range st.Instances {
+		batch := fmt.Sprintf("%d", in.Batch)
+		if in.Batch == 0 {
+			batch = "-"
+		}
+		note := in.Reason
+		if in.Error != "" {
+			note = in.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", batch, in.Ref, in.Status, dash(in.Ready), dash(in.Desired), note)
+	}
+	_ = tw.Flush()
+}
+
+// rolloutLine is the rollout's phase, batch and ready/updated/total.
+func rolloutLine(st *workflows.RolloutStatus) string {
+	l := fmt.Sprintf("%s, batch %d/%d, ready/updated/total %d/%d/%d", st.Phase, min(st.Batch, st.Batches), st.Batches,
+		st.Ready, st.Updated, st.Total)
+	if st.Failures > 0 {
+		l += fmt.Sprintf(", %d failed", st.Failures)
+	}
+	if st.Reason != "" {
+		l += "; " + st.Reason
+	}
+	return l
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (g *globals) rolloutStatusCmd() *cobra.Command {
+	var asJSON, follow bool
+	cmd := &cobra.Command{
+		Use:   "status ID [--json] [--follow]",
+		Short: "Show a rollout: phase, batch, ready/updated/total and each instance",
+		Args:  exactArgs(1, "the rollout ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if follow {
+				return g.followRollout(cmd, c, args[0])
+			}
+			st, err := c.RolloutStatus(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return g.json(st)
+			}
+			writeRolloutStatus(g.streams.Out, st)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&follow, "follow", false, "print each change until the rollout completes, stops or pauses")
+	return cmd
+}
+
+// followRollout prints each instance as it ends and each batch's counts; exit 1 when stopped.
+func (g *globals) followRollout(cmd *cobra.Command, c *client.Client, id string) error {
+	seen, last := map[string]string{}, ""
+	st, err := c.FollowRollout(cmd.Context(), id, func(st *workflows.RolloutStatus) bool {
+		for _, in := range st.Instances {
+			if seen[in.Ref.String()] == in.Status {
+				continue
+			}
+			seen[in.Ref.String()] = in.Status
+			if in.Status == workflows.RolloutUpdated || in.Status == workflows.RolloutFailed {
+				g.printf("  batch %d  %-24s %s %s\n", in.Batch, in.Ref, in.Status, in.Error)
+			}
+		}
+		if line := rolloutLine(st); line != last {
+			last = line
+			g.printf("rollout %s: %s\n", id, line)
+		}
+		// A stop or pause settles once the deploys already sent have ended.
+		return (st.Phase == workflows.PhaseStopped || st.Phase == workflows.PhasePaused) && st.InFlight == 0
+	})
+	if err != nil {
+		return err
+	}
+	switch st.Phase {
+	case workflows.PhaseStopped:
+		g.printf("rollout %s stopped: fix the failed instances, then `slipway rollout resume %s` (or abort)\n", id, id)
+		return failed
+	case workflows.PhasePaused:
+		g.printf("rollout %s is paused: `slipway rollout resume %s` goes on\n", id, id)
+	}
+	return nil
+}
+
+func (g *globals) rolloutListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list [--json]",
+		Short: "List rollouts with their stack and phase",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			items, err := c.ListRollouts(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if items == nil {
+					items = []client.RolloutItem{}
+				}
+				return g.json(items)
+			}
+			tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTACK\tPHASE\tRUNNING")
+			for _, it := range items {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\n", it.ID, it.Stack, it.Phase, it.Running)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (g *globals) rolloutControlCmd(update, short string) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   update + " ID [--reason TEXT]",
+		Short: short,
+		Args:  exactArgs(1, "the rollout ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			st, err := c.ControlRollout(cmd.Context(), args[0], update, workflows.RolloutRequest{Actor: g.actor, Reason: reason})
+			if err != nil {
+				return err
+			}
+			g.printf("rollout %s: %s\n", args[0], rolloutLine(st))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why; recorded with the actor")
+	return cmd
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,190 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// RolloutNotFoundError: no rollout has that ID.
+type RolloutNotFoundError struct{ ID string }
+
+func (e *RolloutNotFoundError) Error() string {
+	return fmt.Sprintf("rollout %s does not exist (slipway rollout list shows them)", e.ID)
+}
+
+// PlanRollout computes a rollout's action list on a worker; it changes nothing.
+func (c *Client) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
+	var plan steps.RolloutPlan
+	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: "rollout-plan/" + uuid.NewString(), TaskQueue: c.TaskQueue,
+		StaticSummary: "rollout plan of stack " + spec.Stack + " (changes nothing)",
+	}, workflows.RolloutPlanWorkflowName, spec)
+	if err != nil {
+		return plan, err
+	}
+	return plan, translate("stack "+spec.Stack, run.Get(ctx, &plan))
+}
+
+// StartRollout starts the rollout workflow rollout/<spec.ID>; an ID in use is refused.
+func (c *Client) StartRollout(ctx context.Context, spec steps.RolloutSpec) error {
+	sa := []temporal.SearchAttributeUpdate{workflows.SAInstanceStack.ValueSet(spec.Stack),
+		workflows.SARolloutPhase.ValueSet(workflows.PhaseRunning)}
+	if spec.Tenant != "" {
+		sa = append(sa, workflows.SATenant.ValueSet(spec.Tenant))
+	}
+	_, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.RolloutWorkflowID(spec.ID), TaskQueue: c.TaskQueue,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		StaticSummary:            RolloutSummary(spec),
+		TypedSearchAttributes:    temporal.NewSearchAttributes(sa...),
+	}, workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: spec})
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return &RejectedError{Message: fmt.Sprintf("--id %s: a rollout with that ID exists already; choose another", spec.ID)}
+	}
+	return err
+}
+
+// RolloutSummary is a rollout's static summary in the Temporal UI.
+func RolloutSummary(spec steps.RolloutSpec) string {
+	var what []string
+	for _, s := range spec.Set {
+		what = append(what, s.Key+"="+s.Value)
+	}
+	if spec.StackRev != "" {
+		what = append(what, "stack@"+spec.StackRev)
+	}
+	scope := spec.Stack
+	if spec.Tenant != "" {
+		scope += " in tenant " + spec.Tenant
+	}
+	return fmt.Sprintf("rollout %s of stack %s: %s", spec.ID, scope, strings.Join(what, ", "))
+}
+
+// RolloutStatus queries a rollout, running or ended.
+func (c *Client) RolloutStatus(ctx context.Context, id string) (*workflows.RolloutStatus, error) {
+	v, err := c.Temporal.QueryWorkflow(ctx, workflows.RolloutWorkflowID(id), "", workflows.QueryStatus)
+	if err != nil {
+		return nil, translateRollout(id, err)
+	}
+	var st workflows.RolloutStatus
+	if err := v.Get(&st); err != nil {
+		return nil, fmt.Errorf("decode status of rollout %s: %w", id, err)
+	}
+	return &st, nil
+}
+
+// ControlRollout sends pause, resume or abort and returns the rollout's status after it.
+func (c *Client) ControlRollout(ctx context.Context, id, update string, req workflows.RolloutRequest) (*workflows.RolloutStatus, error) {
+	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflows.RolloutWorkflowID(id), UpdateName: update, UpdateID: uuid.NewString(),
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return nil, translateRollout(id, err)
+	}
+	var st workflows.RolloutStatus
+	if err := h.Get(ctx, &st); err != nil {
+		return nil, translateRollout(id, err)
+	}
+	return &st, nil
+}
+
+// RolloutItem is one rollout as visibility lists it.
+type RolloutItem struct {
+	ID      string `json:"id"`
+	Stack   string `json:"stack"`
+	Phase   string `json:"phase"`
+	Running bool   `json:"running"`
+	Summary string `json:"summary,omitempty"`
+}
+
+// ListRollouts lists rollouts, newest first.
+func (c *Client) ListRollouts(ctx context.Context) ([]RolloutItem, error) {
+	var out []RolloutItem
+	var token []byte
+	for {
+		resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: c.Namespace, NextPageToken: token,
+			Query: fmt.Sprintf("WorkflowType = '%s'", workflows.RolloutWorkflowName),
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, ex := range resp.Executions {
+			it := RolloutItem{ID: strings.TrimPrefix(ex.GetExecution().GetWorkflowId(), "rollout/"), Running: ex.GetCloseTime() == nil}
+			fields := ex.GetSearchAttributes().GetIndexedFields()
+			decodeSA(fields, workflows.SAInstanceStack.GetName(), &it.Stack)
+			decodeSA(fields, workflows.SARolloutPhase.GetName(), &it.Phase)
+			out = append(out, it)
+		}
+		if token = resp.NextPageToken; len(token) == 0 {
+			return out, nil
+		}
+	}
+}
+
+// FollowRollout calls progress with the rollout's status whenever its history moves, across
+// continue-as-new runs, by long poll; it returns the last status once the rollout ends or
+// progress says to stop.
+func (c *Client) FollowRollout(ctx context.Context, id string, progress func(*workflows.RolloutStatus) (stop bool)) (*workflows.RolloutStatus, error) {
+	wid := workflows.RolloutWorkflowID(id)
+	for {
+		d, err := c.Temporal.DescribeWorkflowExecution(ctx, wid, "")
+		if err != nil {
+			return nil, translateRollout(id, err)
+		}
+		info := d.GetWorkflowExecutionInfo()
+		st, err := c.RolloutStatus(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if progress(st) || info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return st, nil
+		}
+		it := c.Temporal.GetWorkflowHistory(ctx, wid, info.GetExecution().GetRunId(), true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		seen := info.GetHistoryLength()
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				return nil, err
+			}
+			if ev.GetEventId() <= seen || ev.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED {
+				continue
+			}
+			if next, err := c.RolloutStatus(ctx, id); err == nil && progress(next) {
+				return next, nil
+			}
+		}
+	}
+}
+
+func translateRollout(id string, err error) error {
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return &RolloutNotFoundError{ID: id}
+	}
+	return translate("rollout "+id, err)
+}
+
+// decodeSA reads one keyword search attribute; they are plain JSON, never run through the codec.
+func decodeSA(fields map[string]*commonpb.Payload, name string, dst *string) {
+	if p, ok := fields[name]; ok {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
+	}
+}

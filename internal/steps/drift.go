@@ -1,0 +1,70 @@
+package steps
+
+// Drift activities.
+const (
+	ActCheckDrift    = "CheckDrift"
+	ActDriftInstance = "DriftInstance"
+	ActListDeployed  = "ListDeployed"
+)
+
+// DriftInput asks whether an instance still matches the config it was deployed from.
+type DriftInput struct {
+	Ref      Ref    `json:"ref"`
+	Revision string `json:"revision"` // the deployed revision
+	CheckID  string `json:"checkID"`
+}
+
+// DriftOutput is what a drift check found; each entry is "address (actions)".
+type DriftOutput struct {
+	Drifted bool `json:"drifted"`
+	// Outside changed outside terraform (refreshed objects); Pending an apply of the deployed
+	// config would change; App the deployer reports out of sync.
+	Outside []string `json:"outside,omitempty"`
+	Pending []string `json:"pending,omitempty"`
+	App     []string `json:"app,omitempty"`
+}
+
+// Resources lists every drifted entry.
+func (d DriftOutput) Resources() []string {
+	return append(append(append([]string(nil), d.Outside...), d.Pending...), d.App...)
+}
+
+// DriftScope is the instances a drift sweep checks, and what it does about drift.
+type DriftScope struct {
+	Stack  string `json:"stack,omitempty"`
+	Tenant string `json:"tenant,omitempty"`
+	// Concurrency bounds the checks at once (0: the default).
+	Concurrency int `json:"concurrency,omitempty"`
+	// Remediate is "" (report only) or "deploy": a normal deploy of each drifted instance.
+	Remediate string `json:"remediate,omitempty"`
+	// Schedule is the Temporal Schedule that started the sweep, if any.
+	Schedule string `json:"schedule,omitempty"`
+}
+
+// RemediateDeploy is the drift policy that deploys a drifted instance again.
+const RemediateDeploy = "deploy"
+
+// DriftInstanceInput asks one instance to check itself (its entity runs the check, so it never
+// overlaps an operation) and, under RemediateDeploy, to deploy again if it drifted.
+type DriftInstanceInput struct {
+	Ref       Ref    `json:"ref"`
+	Sweep     string `json:"sweep"` // the sweep's workflow ID: the request ID's base and the actor
+	Remediate string `json:"remediate,omitempty"`
+}
+
+// Outcomes of one instance in a sweep.
+const (
+	DriftClean      = "clean"
+	DriftFound      = "drifted"
+	DriftBusy       = "busy"
+	DriftRefused    = "refused"
+	DriftRemediated = "remediating"
+)
+
+// DriftInstanceOutput is one instance's outcome in a sweep.
+type DriftInstanceOutput struct {
+	Ref       Ref      `json:"ref"`
+	Outcome   string   `json:"outcome"`
+	Resources []string `json:"resources,omitempty"`
+	Message   string   `json:"message,omitempty"`
+}

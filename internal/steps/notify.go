@@ -1,0 +1,24 @@
+package steps
+
+import "github.com/slipway-dev/slipway/internal/notify"
+
+// Notification activities.
+const (
+	ActMatchSinks   = "MatchSinks"
+	ActDeliverEvent = "DeliverEvent"
+	// ErrNotifyRefused is a sink's permanent refusal (a 4xx, bad input): retrying cannot help.
+	ErrNotifyRefused = "NotifyRefused"
+)
+
+// DeliverInput sends one event to one configured sink, named (its secret stays on the worker).
+type DeliverInput struct {
+	Sink  string       `json:"sink"`
+	Event notify.Event `json:"event"`
+}
+
+// SinkDelivery is what became of one event at one sink: the notification's record.
+type SinkDelivery struct {
+	Sink      string `json:"sink"`
+	Delivered bool   `json:"delivered"`
+	Error     string `json:"error,omitempty"`
+}

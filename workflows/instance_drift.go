@@ -1,0 +1,73 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// DriftRequest is the argument of check-drift.
+type DriftRequest struct {
+	Actor string `json:"actor,omitempty"`
+}
+
+// admitDriftCheck lets a check run only on an idle Deployed instance: it holds the instance
+// like an operation, so it never overlaps one.
+func (e *entity) admitDriftCheck() error {
+	switch {
+	case e.busy:
+		return busyError(fmt.Sprintf("%s is busy: %s; the drift check is skipped, not queued", e.s.Ref, e.runningLine()))
+	case e.s.State != lifecycle.Deployed || e.s.DeployedRevision == "":
+		return notAllowed("%s: a drift check needs a Deployed instance; it is %s", e.s.Ref, e.s.State)
+	}
+	return nil
+}
+
+// checkDrift plans the deployed revision against the world and records the verdict as the
+// Drifted condition and search attribute. It changes no infrastructure.
+func (e *entity) checkDrift(ctx workflow.Context, req DriftRequest) (steps.DriftOutput, error) {
+	if err := e.admitDriftCheck(); err != nil {
+		return steps.DriftOutput{}, err
+	}
+	e.busy, e.holding = true, "a drift check"
+	defer func() { e.busy, e.holding = false, "" }()
+	e.s.DriftChecks++
+	in := steps.DriftInput{Ref: e.s.Ref, Revision: e.s.DeployedRevision,
+		CheckID: fmt.Sprintf("drift-%d-%s", e.s.DriftChecks, e.s.Epoch)}
+	var out steps.DriftOutput
+	if err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActCheckDrift, in).Get(ctx, &out); err != nil {
+		return out, err
+	}
+	e.s.Drift = &DriftRecord{Drifted: out.Drifted, Resources: out.Resources(), Revision: in.Revision,
+		Actor: req.Actor, CheckedAt: workflow.Now(ctx)}
+	e.upsertSearchAttributes(ctx)
+	return out, nil
+}
+
+// clearDrift records that a deploy re-applied the config a drift check found changed.
+func (e *entity) clearDrift(op *Operation) {
+	if d := e.s.Drift; d != nil && d.Drifted {
+		d.Drifted, d.ClearedBy, d.Resources = false, fmt.Sprintf("%s %s", op.Kind, op.ID), nil
+	}
+}
+
+// driftCondition is the Drifted condition status shows; nil before the first check.
+func (e *entity) driftCondition() *lifecycle.Condition {
+	d := e.s.Drift
+	if d == nil {
+		return nil
+	}
+	c := cond(lifecycle.CondDrifted, lifecycle.ConditionFalse, "InSync", "matches revision "+short(d.Revision))
+	switch {
+	case d.Drifted:
+		c = cond(lifecycle.CondDrifted, lifecycle.ConditionTrue, "Changed", strings.Join(d.Resources, "; "))
+	case d.ClearedBy != "":
+		c.Reason, c.Message = "Redeployed", d.ClearedBy+" re-applied the config"
+	}
+	c.ObservedAt = d.CheckedAt
+	return &c
+}

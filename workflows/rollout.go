@@ -1,0 +1,250 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/notify"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// RolloutWorkflow rolls a change out to a stack's instances in batches, StatefulSet style
+// (ID rollout/<id>). It computes the action list first, then deploys batch after batch, at
+// most MaxUnavailable at once; each instance tells it when its deploy ends. It stops when
+// failures reach MaxFailures, and continues as new between batches so 1,000 instances keep
+// the history bounded.
+func RolloutWorkflow(ctx workflow.Context, in RolloutInput) (RolloutStatus, error) {
+	r := &rollout{doneChan: workflow.GetSignalChannel(ctx, steps.SignalRolloutInstance)}
+	r.s.Phase = PhasePlanning
+	if in.State != nil {
+		r.s = *in.State
+	}
+	if err := r.register(ctx); err != nil {
+		return RolloutStatus{}, err
+	}
+	workflow.Go(ctx, r.receiveDone)
+	if in.State == nil {
+		if err := r.plan(ctx, in.Spec); err != nil {
+			return RolloutStatus{}, err
+		}
+	}
+	for r.s.Batch <= r.s.Batches && r.s.Phase != PhaseAborted {
+		if err := r.runBatch(ctx); err != nil {
+			return r.status(ctx), err
+		}
+		if r.s.Phase == PhaseAborted {
+			break
+		}
+		r.endBatch(ctx)
+		if err := workflow.Await(ctx, func() bool { return r.s.Phase == PhaseRunning || r.s.Phase == PhaseAborted }); err != nil {
+			return r.status(ctx), err
+		}
+		if r.s.Batch <= r.s.Batches && r.shouldContinueAsNew(ctx) {
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return r.status(ctx), err
+			}
+			st := r.s
+			return RolloutStatus{}, workflow.NewContinueAsNewError(ctx, RolloutWorkflowName, RolloutInput{Spec: st.Spec, State: &st})
+		}
+	}
+	if r.s.Phase != PhaseAborted {
+		r.s.Phase, r.s.Reason = PhaseCompleted, ""
+	}
+	r.s.EndedAt = workflow.Now(ctx)
+	r.show(ctx)
+	err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return r.status(ctx), err
+}
+
+// rollout is the running rollout: its record plus what lives only in this run.
+type rollout struct {
+	s        RolloutState
+	inFlight int
+	doneChan workflow.ReceiveChannel
+	shown    string // the phase last upserted, so a search attribute changes once per phase
+}
+
+// rolloutHistoryLimit continues a rollout as new between batches once its history is this long.
+const rolloutHistoryLimit = 4000
+
+func (r *rollout) shouldContinueAsNew(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	return info.GetCurrentHistoryLength() > rolloutHistoryLimit || info.GetContinueAsNewSuggested()
+}
+
+// plan computes the action list and numbers the batches.
+func (r *rollout) plan(ctx workflow.Context, spec steps.RolloutSpec) error {
+	var plan steps.RolloutPlan
+	if err := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActPlanRollout, spec).Get(ctx, &plan); err != nil {
+		return err
+	}
+	r.s = RolloutState{Spec: spec, Phase: PhaseRunning, Head: plan.Head, Batch: 1, StartedAt: workflow.Now(ctx)}
+	r.s.Batches = AssignBatches(spec, plan.Actions)
+	for _, a := range plan.Actions {
+		in := RolloutInstance{RolloutAction: a, Status: RolloutPending}
+		if a.Action == steps.ActionSkip {
+			in.Status = RolloutSkipped
+			if a.Reason == steps.ReasonAtTarget {
+				in.Status = RolloutAtTarget
+			}
+		}
+		r.s.Instances = append(r.s.Instances, in)
+	}
+	r.show(ctx)
+	return nil
+}
+
+// runBatch deploys the current batch's pending instances, at most maxInFlight at once, and
+// returns when none is pending or in flight — or at once when the rollout is aborted.
+func (r *rollout) runBatch(ctx workflow.Context) error {
+	for {
+		var next *RolloutInstance
+		err := workflow.Await(ctx, func() bool {
+			if r.s.Phase == PhaseAborted {
+				return true
+			}
+			next = nil
+			if r.s.Phase == PhaseRunning && r.inFlight < r.s.maxInFlight() {
+				next = r.nextPending()
+			}
+			return next != nil || (r.inFlight == 0 && r.nextPending() == nil && r.s.Phase != PhaseStopped)
+		})
+		if err != nil || r.s.Phase == PhaseAborted {
+			return err
+		}
+		if next == nil {
+			return nil
+		}
+		r.start(ctx, next)
+	}
+}
+
+func (r *rollout) nextPending() *RolloutInstance {
+	for i := range r.s.Instances {
+		if in := &r.s.Instances[i]; in.Batch == r.s.Batch && in.Status == RolloutPending {
+			return in
+		}
+	}
+	return nil
+}
+
+// start sends one instance's deploy; the instance's signal says how it ended.
+func (r *rollout) start(ctx workflow.Context, in *RolloutInstance) {
+	in.Status, in.Error = RolloutStarting, ""
+	in.Tries++
+	r.inFlight++
+	id := RolloutWorkflowID(r.s.Spec.ID)
+	req := steps.RolloutDeployInput{Rollout: id, Spec: r.s.Spec, Ref: in.Ref, Retry: in.Retry,
+		RequestID: fmt.Sprintf("%s/%s/%d", id, in.Ref, in.Tries)}
+	ref := in.Ref
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		var out steps.RolloutDeployOutput
+		err := workflow.ExecuteActivity(requestCtx(ctx), steps.ActRolloutDeploy, req).Get(ctx, &out)
+		in := r.s.find(ref)
+		if in.Status != RolloutStarting {
+			return // its operation already ended and said so
+		}
+		in.Retry = false
+		switch {
+		case err != nil:
+			r.fail(ctx, in, errorMessage(err))
+		case out.Outcome == steps.DeployStarted:
+			in.Status = RolloutRunning
+		case out.Outcome == steps.DeployAtTarget:
+			in.Status, in.Reason, in.Ready = RolloutAtTarget, out.Message, out.Ready
+			r.inFlight--
+		case out.Outcome == steps.DeployBusy && in.Tries < maxBusyTries:
+			in.Status, in.Reason = RolloutPending, "busy: "+out.Message
+			in.Batch = r.s.Batch + 1
+			r.s.Batches = max(r.s.Batches, in.Batch)
+			r.inFlight--
+		default:
+			in.Status, in.Reason = RolloutSkipped, out.Message
+			r.inFlight--
+		}
+		r.show(ctx)
+	})
+}
+
+// receiveDone applies the instances' signals: each ends one in-flight deploy.
+func (r *rollout) receiveDone(ctx workflow.Context) {
+	for {
+		var d steps.RolloutInstanceDone
+		if !r.doneChan.Receive(ctx, &d) {
+			return
+		}
+		in := r.s.find(d.Ref)
+		if in == nil || (in.Status != RolloutStarting && in.Status != RolloutRunning) {
+			continue
+		}
+		in.Ready = d.Ready
+		if d.Result == ResultSucceeded {
+			in.Status, in.Error = RolloutUpdated, ""
+			r.inFlight--
+		} else {
+			r.fail(ctx, in, fmt.Sprintf("%s %s: %s", d.State, d.OpID, d.Error))
+		}
+		r.show(ctx)
+	}
+}
+
+// fail records an instance's failure and stops the rollout once failures reach the limit.
+func (r *rollout) fail(ctx workflow.Context, in *RolloutInstance, msg string) {
+	in.Status, in.Error = RolloutFailed, msg
+	r.inFlight--
+	r.s.Failures++
+	if r.s.Failures >= max(r.s.Spec.MaxFailures, 1) && r.s.Phase == PhaseRunning {
+		r.s.Phase = PhaseStopped
+		r.s.Reason = fmt.Sprintf("%d instance(s) failed (--max-failures %d): %s; fix them, then resume (failed ones are retried) or abort",
+			r.s.Failures, r.s.Spec.MaxFailures, strings.Join(r.s.failedRefs(), ", "))
+	}
+}
+
+// endBatch moves to the next batch, pausing there when asked to.
+func (r *rollout) endBatch(ctx workflow.Context) {
+	workflow.GetLogger(ctx).Info("rollout batch done", "batch", r.s.Batch, "progress", r.s.line())
+	ready, updated, total := r.s.counts()
+	rec := BatchRecord{Batch: r.s.Batch, Ready: ready, Updated: updated, Total: total,
+		Failed: len(r.s.failedRefs()), At: workflow.Now(ctx)}
+	r.s.Ended = append(r.s.Ended, rec)
+	id := RolloutWorkflowID(r.s.Spec.ID)
+	startNotify(ctx, notify.Event{ID: fmt.Sprintf("%s/batch-%d", id, rec.Batch), Kind: notify.KindRolloutBatch,
+		Tenant: r.s.Spec.Tenant, Rollout: r.s.Spec.ID, State: r.s.Phase, At: rec.At,
+		Message: fmt.Sprintf("rollout %s of stack %s: batch %d of %d ended, ready/updated/total %d/%d/%d, %d failed",
+			r.s.Spec.ID, r.s.Spec.Stack, rec.Batch, r.s.Batches, rec.Ready, rec.Updated, rec.Total, rec.Failed)})
+	r.s.Batch++
+	if r.s.Spec.PauseAfter && r.s.Batch <= r.s.Batches && r.s.Phase == PhaseRunning {
+		r.s.Phase, r.s.Reason = PhasePaused, fmt.Sprintf("paused after batch %d (--pause-after-batch)", r.s.Batch-1)
+	}
+	r.show(ctx)
+}
+
+func (r *rollout) status(ctx workflow.Context) RolloutStatus {
+	ready, updated, total := r.s.counts()
+	return RolloutStatus{RolloutState: r.s, ID: RolloutWorkflowID(r.s.Spec.ID), InFlight: r.inFlight,
+		Ready: ready, Updated: updated, Total: total}
+}
+
+func (r *rollout) show(ctx workflow.Context) {
+	workflow.SetCurrentDetails(ctx, r.s.line())
+	if r.shown == r.s.Phase {
+		return
+	}
+	r.shown = r.s.Phase
+	err := workflow.UpsertTypedSearchAttributes(ctx, SARolloutPhase.ValueSet(r.s.Phase))
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("search attributes not upserted", "error", err)
+	}
+}
+
+// requestCtx is for calls that send a request to another workflow and wait for it to be accepted.
+func requestCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    2 * time.Minute,
+		ScheduleToCloseTimeout: transientBudget,
+		RetryPolicy:            retryPolicy(),
+	})
+}

@@ -1,0 +1,235 @@
+package workflows_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/notify"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// fleetSim plays a stack's instances for a rollout: each deploy it is sent ends, a second
+// later, as the instance would tell the rollout — failing for the instances in fail.
+type fleetSim struct {
+	env    *testsuite.TestWorkflowEnvironment
+	mu     sync.Mutex
+	sent   []string
+	byID   map[string]string // activity ID -> the instance it started
+	events []notify.Event    // notifications delivered
+	fail   map[string]bool
+	busy   map[string]int // refuses as busy this many times
+}
+
+func newRolloutEnv(t *testing.T, actions []steps.RolloutAction) (*testsuite.TestWorkflowEnvironment, *fleetSim) {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	f := &fleetSim{env: env, fail: map[string]bool{}, busy: map[string]int{}, byID: map[string]string{}}
+	env.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: workflows.RolloutWorkflowName})
+	env.RegisterActivityWithOptions(func(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
+		return steps.RolloutPlan{Stack: spec.Stack, Head: "abc", Actions: append([]steps.RolloutAction(nil), actions...)}, nil
+	}, activity.RegisterOptions{Name: steps.ActPlanRollout})
+	env.RegisterActivityWithOptions(f.deploy, activity.RegisterOptions{Name: steps.ActRolloutDeploy})
+	env.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: workflows.NotifyWorkflowName})
+	env.RegisterActivityWithOptions(func(context.Context, notify.Event) ([]string, error) { return []string{"hook"}, nil },
+		activity.RegisterOptions{Name: steps.ActMatchSinks})
+	env.RegisterActivityWithOptions(func(_ context.Context, in steps.DeliverInput) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.events = append(f.events, in.Event)
+		return nil
+	}, activity.RegisterOptions{Name: steps.ActDeliverEvent})
+	env.SetOnActivityCompletedListener(func(info *activity.Info, result converter.EncodedValue, err error) {
+		var out steps.RolloutDeployOutput
+		if info.ActivityType.Name != steps.ActRolloutDeploy || result.Get(&out) != nil || out.Outcome != steps.DeployStarted {
+			return
+		}
+		ref := f.startedBy(info.ActivityID)
+		env.RegisterDelayedCallback(func() {
+			d := steps.RolloutInstanceDone{Ref: parseTestRef(ref), Result: workflows.ResultSucceeded, State: "Deployed", Ready: "True"}
+			if f.fail[ref] {
+				d = steps.RolloutInstanceDone{Ref: parseTestRef(ref), Result: workflows.ResultFailed, State: "DeploymentFailed",
+					Ready: "False", Error: "at step tf-apply: boom"}
+			}
+			env.SignalWorkflow(steps.SignalRolloutInstance, d)
+		}, time.Second)
+	})
+	return env, f
+}
+
+func (f *fleetSim) deploy(ctx context.Context, in steps.RolloutDeployInput) (steps.RolloutDeployOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ref := in.Ref.String()
+	if f.busy[ref] > 0 {
+		f.busy[ref]--
+		return steps.RolloutDeployOutput{Outcome: steps.DeployBusy, Message: ref + " is busy"}, nil
+	}
+	f.sent = append(f.sent, ref)
+	f.byID[activity.GetInfo(ctx).ActivityID] = ref
+	return steps.RolloutDeployOutput{Outcome: steps.DeployStarted}, nil
+}
+
+func (f *fleetSim) startedBy(activityID string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.byID[activityID]
+}
+
+func parseTestRef(s string) steps.Ref {
+	var r steps.Ref
+	for i := range s {
+		if s[i] == '/' {
+			r.Tenant, r.Name = s[:i], s[i+1:]
+		}
+	}
+	return r
+}
+
+func updates(n int) []steps.RolloutAction {
+	var out []steps.RolloutAction
+	for i := range n {
+		out = append(out, steps.RolloutAction{Ref: steps.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%d", i)},
+			State: "Deployed", Action: steps.ActionUpdate, Current: "replicas=1", Desired: "replicas=2"})
+	}
+	return out
+}
+
+func TestRolloutRunsBatchesInOrderAndCountsReplicas(t *testing.T) {
+	actions := append(updates(5), steps.RolloutAction{Ref: steps.Ref{Tenant: "acme", Name: "old"}, State: "Archived",
+		Action: steps.ActionSkip, Reason: "archived"},
+		steps.RolloutAction{Ref: steps.Ref{Tenant: "acme", Name: "done"}, State: "Deployed", Ready: "True",
+			Action: steps.ActionSkip, Reason: steps.ReasonAtTarget})
+	env, f := newRolloutEnv(t, actions)
+	var seen []string
+	// After the first batch (two instances, one second each), the counts show it.
+	env.RegisterDelayedCallback(func() {
+		st := queryRollout(t, env)
+		seen = append(seen, fmt.Sprintf("%d/%d/%d", st.Ready, st.Updated, st.Total))
+	}, 1500*time.Millisecond)
+	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: steps.RolloutSpec{ID: "r1", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	require.NoError(t, env.GetWorkflowError())
+	var st workflows.RolloutStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, workflows.PhaseCompleted, st.Phase)
+	require.Equal(t, 3, st.Batches)
+	inBatches(t, f.sent, []string{"acme/web-0", "acme/web-1"}, []string{"acme/web-2", "acme/web-3"}, []string{"acme/web-4"})
+	require.Equal(t, []string{"3/3/6"}, seen, "batch 1's two plus the instance already at the target; the archived one is not counted")
+	require.Equal(t, 6, st.Ready)
+	require.Equal(t, 6, st.Updated)
+	require.Equal(t, 6, st.Total)
+	var ids, msgs []string
+	for _, ev := range f.events {
+		require.Equal(t, notify.KindRolloutBatch, ev.Kind)
+		ids, msgs = append(ids, ev.ID), append(msgs, ev.Message)
+	}
+	require.ElementsMatch(t, []string{"rollout/r1/batch-1", "rollout/r1/batch-2", "rollout/r1/batch-3"}, ids,
+		"one notification per batch end")
+	require.Contains(t, msgs, "rollout r1 of stack web: batch 3 of 3 ended, ready/updated/total 6/6/6, 0 failed")
+}
+
+func TestRolloutStopsAtMaxFailuresAndResumeRetriesTheFailed(t *testing.T) {
+	env, f := newRolloutEnv(t, updates(4))
+	f.fail["acme/web-1"] = true
+	var stopped workflows.RolloutStatus
+	env.RegisterDelayedCallback(func() {
+		stopped = *queryRollout(t, env)
+		f.fail["acme/web-1"] = false // the operator fixed it
+		env.UpdateWorkflow(workflows.UpdateRolloutResume, "u1", &updateCallbacks{t: t}, workflows.RolloutRequest{Actor: "ann"})
+	}, time.Minute)
+	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: steps.RolloutSpec{ID: "r2", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, workflows.PhaseStopped, stopped.Phase)
+	require.Contains(t, stopped.Reason, "acme/web-1")
+	require.Equal(t, 1, stopped.Updated, "web-0 was updated, web-1 failed, batch 2 never started")
+	inBatches(t, f.sent, []string{"acme/web-0", "acme/web-1"}, []string{"acme/web-1"}, []string{"acme/web-2", "acme/web-3"})
+	var st workflows.RolloutStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, workflows.PhaseCompleted, st.Phase)
+	require.Equal(t, 4, st.Ready)
+}
+
+func TestRolloutRetriesABusyInstanceInALaterBatch(t *testing.T) {
+	env, f := newRolloutEnv(t, updates(2))
+	f.busy["acme/web-0"] = 1
+	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: steps.RolloutSpec{ID: "r3", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	require.NoError(t, env.GetWorkflowError())
+	var st workflows.RolloutStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, []string{"acme/web-1", "acme/web-0"}, f.sent, "never queued behind the running operation")
+	require.Equal(t, 2, st.Batches, "a batch was added for it")
+	require.Equal(t, 2, st.Instances[0].Batch)
+	require.Equal(t, 2, st.Updated)
+}
+
+func TestRolloutPauseAfterBatchWaitsForResumeAndAbortEnds(t *testing.T) {
+	env, f := newRolloutEnv(t, updates(4))
+	var paused workflows.RolloutStatus
+	env.RegisterDelayedCallback(func() {
+		paused = *queryRollout(t, env)
+		env.UpdateWorkflow(workflows.UpdateRolloutAbort, "u1", &updateCallbacks{t: t}, workflows.RolloutRequest{Actor: "ann", Reason: "enough"})
+	}, time.Hour)
+	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: steps.RolloutSpec{ID: "r4", Stack: "web",
+		BatchSize: 2, MaxFailures: 1, PauseAfter: true}})
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, workflows.PhasePaused, paused.Phase)
+	require.Equal(t, 2, paused.Batch)
+	var st workflows.RolloutStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, workflows.PhaseAborted, st.Phase)
+	require.Equal(t, "aborted by ann: enough", st.Reason)
+	require.Len(t, f.sent, 2, "batch 2 never started")
+}
+
+func TestAssignBatchesByCountAndPercent(t *testing.T) {
+	acts := updates(10)
+	require.Equal(t, 4, workflows.AssignBatches(steps.RolloutSpec{BatchSize: 3}, acts))
+	require.Equal(t, []int{1, 1, 1, 2, 2, 2, 3, 3, 3, 4}, batchesOf(acts))
+	require.Equal(t, 4, workflows.AssignBatches(steps.RolloutSpec{BatchPercent: 25}, acts), "25% of 10 rounds up to 3")
+	require.Equal(t, 1, workflows.AssignBatches(steps.RolloutSpec{BatchPercent: 100}, acts))
+	acts[0].Action = steps.ActionSkip
+	require.Equal(t, 9, workflows.AssignBatches(steps.RolloutSpec{BatchSize: 1}, acts))
+	require.Equal(t, 0, acts[0].Batch)
+}
+
+// inBatches checks the deploys went batch after batch; within a batch they run at once.
+func inBatches(t *testing.T, sent []string, batches ...[]string) {
+	t.Helper()
+	for _, b := range batches {
+		require.GreaterOrEqual(t, len(sent), len(b), "sent %v", sent)
+		require.ElementsMatch(t, b, sent[:len(b)])
+		sent = sent[len(b):]
+	}
+	require.Empty(t, sent)
+}
+
+func batchesOf(acts []steps.RolloutAction) []int {
+	var out []int
+	for _, a := range acts {
+		out = append(out, a.Batch)
+	}
+	return out
+}
+
+func queryRollout(t *testing.T, env *testsuite.TestWorkflowEnvironment) *workflows.RolloutStatus {
+	v, err := env.QueryWorkflow(workflows.QueryStatus)
+	require.NoError(t, err)
+	var st workflows.RolloutStatus
+	require.NoError(t, v.Get(&st))
+	return &st
+}
+
+type updateCallbacks struct{ t *testing.T }
+
+func (u *updateCallbacks) Accept()             {}
+func (u *updateCallbacks) Reject(err error)    { u.t.Errorf("update rejected: %v", err) }
+func (u *updateCallbacks) Complete(any, error) {}
