@@ -89,8 +89,11 @@ func (e *entity) notify(ctx workflow.Context, kind notify.Kind, message string, 
 		if mr := op.Progress.MR; mr != nil && !mr.NoChanges {
 			ev.MR = mr
 		}
-		if op.Plan != nil {
+		switch {
+		case op.Plan != nil:
 			ev.Plan = planLine(*op.Plan)
+		case op.Progress.Plan != nil:
+			ev.Plan = planLine(op.Progress.Plan.Summary)
 		}
 	}
 	if fill != nil {

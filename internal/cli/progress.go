@@ -17,7 +17,7 @@ import (
 
 // follow waits for h, showing each step as it starts and ends, then the final state.
 func (g *globals) follow(ctx context.Context, c *client.Client, h *client.Handle) error {
-	view := g.progressView(false)
+	view := g.progressView(g.plain)
 	res, err := c.Wait(ctx, h, view.Update)
 	view.Done()
 	if err != nil {

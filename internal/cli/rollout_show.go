@@ -47,7 +47,7 @@ func writeRolloutPlan(out io.Writer, spec steps.RolloutSpec, plan steps.RolloutP
 			if skipped {
 				batch, note = "-", "skip: "+a.Reason
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", batch, a.Ref, a.State, dash(a.Current), dash(a.Desired), note)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", batch, a.Ref, a.State, dash(a.Current), dash(a.Desired), dash(note))
 		}
 	}
 	_ = tw.Flush()
@@ -67,7 +67,7 @@ func writeRolloutStatus(out io.Writer, st *workflows.RolloutStatus) {
 		if in.Error != "" {
 			note = in.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", batch, in.Ref, in.Status, dash(in.Ready), dash(in.Desired), note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", batch, in.Ref, in.Status, dash(in.Ready), dash(in.Desired), dash(note))
 	}
 	_ = tw.Flush()
 }

@@ -25,6 +25,7 @@ type globals struct {
 	requestID string
 	poll      time.Duration
 	accept    time.Duration
+	plain     bool
 }
 
 // NewRoot builds the command tree.
@@ -43,6 +44,7 @@ func NewRoot(s Streams) *cobra.Command {
 	pf.StringVar(&g.requestID, "request-id", "", "idempotency key of this request: the same key never runs twice (default: random)")
 	pf.DurationVar(&g.poll, "poll", 0, "ignored: --wait follows the instance's history instead of polling")
 	_ = pf.MarkDeprecated("poll", "--wait follows the instance's history by long poll; the flag does nothing")
+	pf.BoolVar(&g.plain, "plain", false, "watch and --wait print one line per step change, even on a terminal (also SLIPWAY_PROGRESS=plain)")
 	pf.DurationVar(&g.accept, "accept-timeout", 30*time.Second, "how long to wait for a worker to accept a request")
 	root.AddCommand(
 		g.createCmd(), g.deployCmd(), g.planCmd(),
@@ -53,7 +55,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.decisionCmd("resolve", "Say the leftovers were cleaned up by hand; go back to the last good state"),
 		g.decisionCmd("abandon", "Give up on the failed operation; leftovers stay on record"),
 		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(), g.watchCmd(),
-		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(),
+		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(), g.notifyCmd(),
 	)
 	return root
 }

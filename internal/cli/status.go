@@ -81,6 +81,9 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if st.Deployer != "" {
 		g.printf("deployer: %s\n", st.Deployer)
 	}
+	if st.Rollout != "" {
+		g.printf("rollout: %s (the last rollout that deployed it: slipway rollout status %s)\n", st.Rollout, strings.TrimPrefix(st.Rollout, "rollout/"))
+	}
 	now := time.Now()
 	if !st.ObservedAt.IsZero() {
 		g.printf("observedAt: %s (%s ago)", st.ObservedAt.UTC().Format(time.RFC3339), age(now, st.ObservedAt))
@@ -174,6 +177,12 @@ func (g *globals) listCmd() *cobra.Command {
 			if f.Tenant != "" && strings.ContainsAny(f.Tenant, "'\"\\ ") {
 				return usageErr("--tenant: %q is not a tenant name", f.Tenant)
 			}
+			if f.Stack != "" && !labelRE.MatchString(f.Stack) {
+				return usageErr("--stack: %q is not a stack name", f.Stack)
+			}
+			if f.Drifted != "" && f.Drifted != "True" && f.Drifted != "False" {
+				return usageErr("--drifted: %q is not one of True, False", f.Drifted)
+			}
 			c, err := g.dial(cmd.Context())
 			if err != nil {
 				return err
@@ -190,17 +199,14 @@ func (g *globals) listCmd() *cobra.Command {
 				return g.json(items)
 			}
 			tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "INSTANCE\tSTATE\tREADY\tSTARTED\tCLOSED")
+			fmt.Fprintln(tw, "INSTANCE\tSTACK\tSTATE\tREADY\tDRIFTED\tROLLOUT\tSTARTED\tCLOSED")
 			for _, it := range items {
 				closed := "-"
 				if it.Closed != nil {
 					closed = it.Closed.Format(time.DateTime)
 				}
-				ready := it.Ready
-				if ready == "" {
-					ready = "-"
-				}
-				fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, it.State, ready, it.Started.Format(time.DateTime), closed)
+				fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, dash(it.Stack), it.State, dash(it.Ready),
+					dash(it.Drifted), dash(strings.TrimPrefix(it.Rollout, "rollout/")), it.Started.Format(time.DateTime), closed)
 			}
 			return tw.Flush()
 		},
@@ -208,6 +214,8 @@ func (g *globals) listCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Tenant, "tenant", "", "only this tenant")
 	cmd.Flags().StringVar(&f.State, "state", "", "only this state")
 	cmd.Flags().StringVar(&f.Ready, "ready", "", "only instances whose Ready condition, as last observed, is True, False or Unknown")
+	cmd.Flags().StringVar(&f.Stack, "stack", "", "only instances of this stack")
+	cmd.Flags().StringVar(&f.Drifted, "drifted", "", "only instances whose last drift check said True or False")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

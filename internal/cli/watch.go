@@ -7,7 +7,6 @@ import (
 )
 
 func (g *globals) watchCmd() *cobra.Command {
-	var plain bool
 	cmd := &cobra.Command{
 		Use:   "watch TENANT/NAME",
 		Short: "Follow the instance's running operation step by step, with elapsed times, until it ends",
@@ -28,7 +27,7 @@ succeeds or none is running, 1 when it fails.`,
 				return err
 			}
 			defer c.Close()
-			view, watched := g.progressView(plain), false
+			view, watched := g.progressView(g.plain), false
 			st, err := c.Watch(cmd.Context(), ref, func(st *workflows.Status) {
 				if !watched && st.Operation != nil {
 					g.printf("%s: %s %s (attempt %d)", ref, st.Operation.Kind, st.Operation.ID, st.Operation.Attempt)
@@ -63,6 +62,5 @@ succeeds or none is running, 1 when it fails.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&plain, "plain", false, "print one line per step and status change, even on a terminal")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -11,6 +12,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -21,7 +23,7 @@ import (
 type InstanceEvent struct {
 	At        time.Time `json:"at"`
 	Run       string    `json:"run"`
-	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, continued
+	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, drift, notified, continued
 	Operation string    `json:"operation,omitempty"`
 	Step      string    `json:"step,omitempty"`
 	Status    string    `json:"status,omitempty"`
@@ -102,6 +104,15 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 			e.Status, e.Text = "refused", e.Operation+" refused: "+f.GetMessage()
 			break
 		}
+		if e.Operation == workflows.UpdateCheckDrift {
+			var out steps.DriftOutput
+			r.first(a.GetOutcome().GetSuccess(), &out)
+			e.Kind, e.Status, e.Text = "drift", "in sync", "drift check: in sync with the deployed revision"
+			if out.Drifted {
+				e.Status, e.Text = "drifted", "drift check: drifted: "+strings.Join(out.Resources(), "; ")
+			}
+			break
+		}
 		if e.Operation == workflows.UpdateRefresh {
 			var st workflows.Status
 			r.first(a.GetOutcome().GetSuccess(), &st)
@@ -122,6 +133,12 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		}
 		r.state = st
 		e.Kind, e.Status, e.Text = "state", st, "state "+st
+	case ev.GetStartChildWorkflowExecutionInitiatedEventAttributes().GetWorkflowType().GetName() == workflows.NotifyWorkflowName:
+		a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes()
+		var n notify.Event
+		r.first(a.GetInput(), &n)
+		e.Kind, e.Status = "notified", string(n.Kind)
+		e.Text = fmt.Sprintf("notification %s sent to the sinks (%s): %s", n.Kind, a.GetWorkflowId(), n.Message)
 	case ev.GetStartChildWorkflowExecutionInitiatedEventAttributes() != nil:
 		a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes()
 		var in workflows.PipelineInput

@@ -1,10 +1,10 @@
 // Command bench prints slipway's performance table in one run, on one real Temporal dev server
 // with the fast settings: the Temporal floor, each pipeline over instant adapters and its ratio to
 // the floor, an update deploy on real git and terraform split by where the time goes, concurrent
-// lifecycles at several sizes, and what parked instances cost. `make bench` runs it; the raw
-// figures go to bench/results/ as JSON.
+// lifecycles at several sizes, what parked instances cost, and a rollout to a fleet. `make bench`
+// runs it; the raw figures go to bench/results/ as JSON.
 //
-//	go run ./testsuite/bench [-rows floor,pipelines,update,throughput,idle] [-lifecycles 10,100,1000] [-idle 1000,10000]
+//	go run ./testsuite/bench [-rows floor,pipelines,update,throughput,idle,cluster,rollout] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000]
 package main
 
 import (
@@ -24,7 +24,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/app"
 )
 
-var allRows = []string{"floor", "pipelines", "update", "throughput", "idle", "cluster"}
+var allRows = []string{"floor", "pipelines", "update", "throughput", "idle", "cluster", "rollout"}
 
 type options struct {
 	rows       []string
@@ -40,6 +40,8 @@ type options struct {
 	workerSticky int
 	// compare is a git ref whose build also runs the pipeline and throughput rows
 	compare string
+	// rollout is the fleet size of the rollout row
+	rollout int
 }
 
 func main() {
@@ -59,6 +61,7 @@ func main() {
 	flag.StringVar(&clusterWorkers, "cluster-workers", "1,3", "worker processes of the cluster rows, which run the largest -lifecycles size")
 	flag.IntVar(&o.workerSticky, "worker-sticky", app.DefaultStickyCache, "sticky cache of the worker the floor, pipeline and throughput rows run on (slipway's default)")
 	flag.StringVar(&o.compare, "compare", "", "a git ref (e8747d1 or later) whose build also runs the pipeline and throughput rows, for before/after rows in one run")
+	flag.IntVar(&o.rollout, "rollout", 1000, "instances the rollout row provisions, deploys and rolls replicas=2 out to, in batches of 10%")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the raw figures (JSON)")
 	flag.Parse()
 	var err error
@@ -105,6 +108,9 @@ func (o *options) parse(rows, lifecycles, idle, sticky, clusterWorkers string) e
 	}
 	if o.workerSticky < 1 {
 		return &flagError{"worker-sticky", fmt.Sprint(o.workerSticky), "must be at least 1"}
+	}
+	if o.rollout < 1 {
+		return &flagError{"rollout", fmt.Sprint(o.rollout), "must be at least 1"}
 	}
 	if o.steps < 1 || o.runs < 1 {
 		return &flagError{"steps/-runs", fmt.Sprint(o.steps, o.runs), "must be at least 1"}

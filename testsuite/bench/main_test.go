@@ -8,25 +8,31 @@ import (
 )
 
 func TestBadFlagsNameTheFlag(t *testing.T) {
-	for _, tc := range []struct{ rows, lifecycles, idle, sticky, workers, flag string }{
-		{"floor,speed", "10", "10", "10", "1", "rows"},
-		{"floor", "10,x", "10", "10", "1", "lifecycles"},
-		{"floor", "10", "0", "10", "1", "idle"},
-		{"floor", "10", "10", "-1", "1", "sticky"},
-		{"floor", "10", "10", "10", "", "cluster-workers"},
+	for _, tc := range []struct {
+		rows, lifecycles, idle, sticky, workers string
+		rollout                                 int
+		flag                                    string
+	}{
+		{"floor,speed", "10", "10", "10", "1", 1, "rows"},
+		{"floor", "10,x", "10", "10", "1", 1, "lifecycles"},
+		{"floor", "10", "0", "10", "1", 1, "idle"},
+		{"floor", "10", "10", "-1", "1", 1, "sticky"},
+		{"floor", "10", "10", "10", "", 1, "cluster-workers"},
+		{"rollout", "10", "10", "10", "1", 0, "rollout"},
 	} {
 		var o options
-		o.steps, o.runs, o.workerSticky = 1, 1, 1
+		o.steps, o.runs, o.workerSticky, o.rollout = 1, 1, 1, tc.rollout
 		err := o.parse(tc.rows, tc.lifecycles, tc.idle, tc.sticky, tc.workers)
 		var fe *flagError
 		require.ErrorAs(t, err, &fe, tc.flag)
 		assert.Equal(t, tc.flag, fe.flag)
 	}
 	var o options
-	o.steps, o.runs, o.workerSticky = 20, 10, 2000
-	require.NoError(t, o.parse("floor,idle", "10,100", "1000", "10000,2000", "1,3"))
+	o.steps, o.runs, o.workerSticky, o.rollout = 20, 10, 2000, 1000
+	require.NoError(t, o.parse("floor,idle,rollout", "10,100", "1000", "10000,2000", "1,3"))
 	assert.Equal(t, []int{10, 100}, o.lifecycles)
 	assert.True(t, o.want("idle"))
+	assert.True(t, o.want("rollout"))
 	assert.False(t, o.want("update"))
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -57,15 +58,21 @@ func run(ctx context.Context, o options) error {
 	if _, err := b.floor(ctx, floorRegular, 1, 1); err != nil { // waits for the worker to poll
 		return fmt.Errorf("warm-up: %w", err)
 	}
+	var failed []error // rows that printed FAILED; the bench still saves the figures, then exits 1
 	for _, r := range []struct {
 		name string
 		fn   func(context.Context) error
 	}{{"floor", b.floorRows}, {"pipelines", b.pipelineRows}, {"update", b.updateRow},
-		{"throughput", b.throughputRows}, {"idle", b.idleRows}, {"cluster", b.clusterRows}} {
+		{"throughput", b.throughputRows}, {"idle", b.idleRows}, {"cluster", b.clusterRows}, {"rollout", b.rolloutRows}} {
 		if !o.want(r.name) {
 			continue
 		}
 		if err := r.fn(ctx); err != nil {
+			var rf *rowFailedError
+			if errors.As(err, &rf) {
+				failed = append(failed, fmt.Errorf("%s: %w", r.name, err))
+				continue
+			}
 			return fmt.Errorf("%s: %w", r.name, err)
 		}
 	}
@@ -74,7 +81,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	fmt.Printf("\nraw figures: %s (bench took %s)\n", path, time.Since(b.started).Round(time.Second))
-	return nil
+	return errors.Join(failed...)
 }
 
 // floor runs runs bare workflows of steps steps one after another and returns ms per step.

@@ -63,6 +63,16 @@ type lifecycles struct {
 
 // run starts n provision+deploy lifecycles at once, spread over the fleet's task queues.
 func (f fleet) run(ctx context.Context, tenant string, n int) (lifecycles, error) {
+	refs := make([]steps.Ref, n)
+	for i := range refs {
+		refs[i] = steps.Ref{Tenant: tenant, Name: fmt.Sprintf("i%05d", i)}
+	}
+	return f.runRefs(ctx, refs)
+}
+
+// runRefs provisions and deploys every ref at once, spread over the fleet's task queues.
+func (f fleet) runRefs(ctx context.Context, refs []steps.Ref) (lifecycles, error) {
+	n := len(refs)
 	lat := make([]time.Duration, n)
 	errs := make([]error, n)
 	cpu := func(pids []int, ws []*workerProc) (t time.Duration) {
@@ -84,8 +94,7 @@ func (f fleet) run(ctx context.Context, tenant string, n int) (lifecycles, error
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			c := f.clients[i%len(f.clients)]
-			ref := steps.Ref{Tenant: tenant, Name: fmt.Sprintf("i%05d", i)}
+			c, ref := f.clients[i%len(f.clients)], refs[i]
 			t0 := time.Now()
 			if _, errs[i] = submit(ctx, c, ref, lifecycle.OpProvision, instanceConfig(1)); errs[i] != nil {
 				return
@@ -109,7 +118,7 @@ func (f fleet) run(ctx context.Context, tenant string, n int) (lifecycles, error
 		}
 	}
 	var err error
-	if out.eventsPerLifecycle, err = eventsPerLifecycle(ctx, f.temporal, tenant, min(n, 5)); err != nil {
+	if out.eventsPerLifecycle, err = eventsPerLifecycle(ctx, f.temporal, refs[:min(n, 5)]); err != nil {
 		return out, err
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
@@ -149,19 +158,18 @@ func growth(small, large row) row {
 			verdict, f(small, "lifecycles"), f(large, "lifecycles"), wallRatio, ratio("workerCpuMsPerLifecycle"), ratio("serverCpuMsPerLifecycle"))}
 }
 
-// eventsPerLifecycle is the mean history length, over sample lifecycles, of the instance and
-// the pipelines it started, read from each run's history.
-func eventsPerLifecycle(ctx context.Context, c sdkclient.Client, tenant string, sample int) (float64, error) {
+// eventsPerLifecycle is the mean history length, over the sample lifecycles, of the instance
+// and the pipelines it started, read from each run's history.
+func eventsPerLifecycle(ctx context.Context, c sdkclient.Client, sample []steps.Ref) (float64, error) {
 	var total int64
-	for i := 0; i < sample; i++ {
-		id := workflows.InstanceWorkflowID(steps.Ref{Tenant: tenant, Name: fmt.Sprintf("i%05d", i)})
-		n, err := historyTree(ctx, c, id, "")
+	for _, ref := range sample {
+		n, err := historyTree(ctx, c, workflows.InstanceWorkflowID(ref), "")
 		if err != nil {
 			return 0, err
 		}
 		total += n
 	}
-	return float64(total) / float64(sample), nil
+	return float64(total) / float64(len(sample)), nil
 }
 
 // historyTree counts the events of one run and of the children it started.

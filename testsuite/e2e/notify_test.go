@@ -122,6 +122,12 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
 	require.Zero(t, rc.dups, "no delivery came twice")
 	require.Len(t, rc.slack, 1, "the Slack sink wants Failed only")
 	require.Contains(t, rc.slack[0], "note/web")
+	events := e.MustCLI(0, "events", "note/web").Stdout
+	for _, line := range []string{"notified   notification Ready sent to the sinks", "notified   notification Failed sent",
+		"drift      drift check: drifted: terraform_data.app (update)", "notified   notification Drifted sent",
+		"requested  deploy requested by rollout/note-r"} {
+		require.Contains(t, events, line)
+	}
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "note", Name: "web"}), "notify")
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.RolloutWorkflowID("note-r"), "rollout")
 	// The forge sink set a commit status on each event's revision and commented on the MR.
@@ -132,6 +138,7 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
 			require.NotNil(t, ev.MR, "the failed deploy's MR is in the event")
 			require.Contains(t, forgeNotes(t, e, localgit.CommentNotes, ev.MR.MergeSHA), "**slipway: Failed** · note/web")
 		case notify.KindReady:
+			require.Equal(t, "2 to add, 0 to change, 0 to destroy", ev.Plan, "the deploy's plan summary rides along")
 			require.Contains(t, forgeNotes(t, e, localgit.StatusNotes, ev.Revision), "slipway/note/web\tsuccess\t")
 		case notify.KindDrifted:
 			// The drifted revision is the one the failed deploy merged: its status was set to
