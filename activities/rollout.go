@@ -25,7 +25,7 @@ type Instances interface {
 	List(ctx context.Context, stack, tenant string) ([]steps.ListedInstance, error)
 	// Deployed is the revision of the instance's last successful deploy ("" for none) and its Ready.
 	Deployed(ctx context.Context, ref steps.Ref) (revision, ready string, err error)
-	// Deploy sends a deploy (configYAML "" keeps main's config) and returns once it is accepted.
+	// Deploy sends a deploy (configYAML "" deploys main's rendering as it is) and returns once it is accepted.
 	// A refusal is a *RefusedError; Busy says the instance runs another operation.
 	Deploy(ctx context.Context, ref steps.Ref, configYAML, rollout, actor, requestID string) error
 	// Retry resumes the instance's failed operation; refusals as for Deploy.
@@ -274,9 +274,9 @@ func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref steps.Re
 		}
 		des.show = joinShow(des.show, "stack@"+short(t.spec.StackRev))
 	}
-	if len(t.set) > 0 {
-		des.yaml = string(next.Canonical())
-	}
+	// Sent even without --set: the deploy renders the config again against the stack on main,
+	// which is how a stack change reaches the instance's manifests and terraform.
+	des.yaml = string(next.Canonical())
 	return cur, des, nil
 }
 

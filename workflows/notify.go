@@ -19,27 +19,28 @@ const NotifyWorkflowName = "NotifyWorkflow"
 // notifyDeadline is how long a sink is retried before its delivery is given up and recorded so.
 const notifyDeadline = time.Hour
 
+// NotifyRequest is one event and the sinks that want it.
+type NotifyRequest struct {
+	Event notify.Event `json:"event"`
+	Sinks []string     `json:"sinks"`
+}
+
 // NotifyResult is the record of one notification: the event and what each sink made of it.
 type NotifyResult struct {
 	Event      notify.Event         `json:"event"`
 	Deliveries []steps.SinkDelivery `json:"deliveries"`
 }
 
-// NotifyWorkflow delivers ev to every configured sink that wants it, each with its own retries
-// and deadline. It never fails: a sink that refuses or stays down is recorded as undelivered.
-func NotifyWorkflow(ctx workflow.Context, ev notify.Event) (NotifyResult, error) {
-	res := NotifyResult{Event: ev, Deliveries: []steps.SinkDelivery{}}
-	var sinks []string
-	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActMatchSinks, ev).Get(ctx, &sinks); err != nil {
-		res.Deliveries = append(res.Deliveries, steps.SinkDelivery{Sink: "*", Error: errorMessage(err)})
-		return res, nil
-	}
-	futures := make([]workflow.Future, len(sinks))
-	for i, s := range sinks {
-		futures[i] = workflow.ExecuteActivity(notifyCtx(ctx), steps.ActDeliverEvent, steps.DeliverInput{Sink: s, Event: ev})
+// NotifyWorkflow delivers an event to the sinks that want it, each with its own retries and
+// deadline. It never fails: a sink that refuses or stays down is recorded as undelivered.
+func NotifyWorkflow(ctx workflow.Context, in NotifyRequest) (NotifyResult, error) {
+	res := NotifyResult{Event: in.Event, Deliveries: []steps.SinkDelivery{}}
+	futures := make([]workflow.Future, len(in.Sinks))
+	for i, s := range in.Sinks {
+		futures[i] = workflow.ExecuteActivity(notifyCtx(ctx), steps.ActDeliverEvent, steps.DeliverInput{Sink: s, Event: in.Event})
 	}
 	for i, f := range futures {
-		d := steps.SinkDelivery{Sink: sinks[i], Delivered: true}
+		d := steps.SinkDelivery{Sink: in.Sinks[i], Delivered: true}
 		if err := f.Get(ctx, nil); err != nil {
 			d.Delivered, d.Error = false, errorMessage(err)
 		}
@@ -57,17 +58,26 @@ func notifyCtx(ctx workflow.Context) workflow.Context {
 	})
 }
 
-// startNotify starts ev's delivery as a workflow of its own and waits only until it started: a
-// slow or failing sink never holds up the lifecycle. The ID is the event's, so a transition is
-// notified once even if this code runs again.
+// startNotify asks this worker's sinks which want ev (a local activity: one marker, so a worker
+// without sinks pays next to nothing), then starts the delivery as a workflow of its own and
+// waits only until it started: a slow or failing sink never holds up the lifecycle. The ID is the
+// event's, so a transition is notified once even if this code runs again.
 func startNotify(ctx workflow.Context, ev notify.Event) {
+	var sinks []string
+	if err := quick(ctx, true, steps.ActMatchSinks, ev).Get(ctx, &sinks); err != nil {
+		workflow.GetLogger(ctx).Warn("notification sinks not read", "event", ev.ID, "error", err)
+		return
+	}
+	if len(sinks) == 0 {
+		return
+	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            "notify/" + ev.ID,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		StaticSummary:         fmt.Sprintf("notify %s: %s", ev.Kind, ev.Message),
 	})
-	f := workflow.ExecuteChildWorkflow(cctx, NotifyWorkflowName, ev)
+	f := workflow.ExecuteChildWorkflow(cctx, NotifyWorkflowName, NotifyRequest{Event: ev, Sinks: sinks})
 	if err := f.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("notification not started", "event", ev.ID, "error", err)
 	}

@@ -80,17 +80,14 @@ func (g *globals) driftScheduleCmd() *cobra.Command {
 			case !labelRE.MatchString(id):
 				return usageErr("--id %q: must be a lowercase label (a-z, 0-9, -)", id)
 			}
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if err := c.ScheduleDrift(cmd.Context(), id, every, scope); err != nil {
-				return err
-			}
-			g.printf("schedule %s: %s every %s (overlapping runs are skipped); see it in the UI's Schedules\n",
-				client.DriftScheduleID(id), client.DriftSummary(scope), every)
-			return nil
+			return g.withClient(cmd, func(c *client.Client) error {
+				if err := c.ScheduleDrift(cmd.Context(), id, every, scope); err != nil {
+					return err
+				}
+				g.printf("schedule %s: %s every %s (overlapping runs are skipped); see it in the UI's Schedules\n",
+					client.DriftScheduleID(id), client.DriftSummary(scope), every)
+				return nil
+			})
 		},
 	}
 	f.add(cmd, true)
@@ -105,16 +102,13 @@ func (g *globals) driftUnscheduleCmd() *cobra.Command {
 		Short: "Delete a drift schedule; a check already running finishes",
 		Args:  exactArgs(1, "the schedule ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if err := c.Unschedule(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			g.printf("schedule %s deleted\n", client.DriftScheduleID(args[0]))
-			return nil
+			return g.withClient(cmd, func(c *client.Client) error {
+				if err := c.Unschedule(cmd.Context(), args[0]); err != nil {
+					return err
+				}
+				g.printf("schedule %s deleted\n", client.DriftScheduleID(args[0]))
+				return nil
+			})
 		},
 	}
 }
@@ -131,20 +125,13 @@ func (g *globals) driftCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			res, err := c.SweepDrift(cmd.Context(), scope)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return g.json(res)
-			}
-			writeDriftSweep(g.streams.Out, res)
-			return nil
+			return g.withClient(cmd, func(c *client.Client) error {
+				res, err := c.SweepDrift(cmd.Context(), scope)
+				if err != nil {
+					return err
+				}
+				return g.output(asJSON, res, func(w io.Writer) { writeDriftSweep(w, res) })
+			})
 		},
 	}
 	f.add(cmd, true)
@@ -164,20 +151,13 @@ func (g *globals) driftListCmd() *cobra.Command {
 			if _, err := f.scope(); err != nil {
 				return err
 			}
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			items, err := c.Drifted(cmd.Context(), client.ListFilter{Stack: f.stack, Tenant: f.tenant})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return g.json(items)
-			}
-			writeDriftList(g.streams.Out, items, time.Local)
-			return nil
+			return g.withClient(cmd, func(c *client.Client) error {
+				items, err := c.Drifted(cmd.Context(), client.ListFilter{Stack: f.stack, Tenant: f.tenant})
+				if err != nil {
+					return err
+				}
+				return g.output(asJSON, items, func(w io.Writer) { writeDriftList(w, items, time.Local) })
+			})
 		},
 	}
 	f.add(cmd, false)

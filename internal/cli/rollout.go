@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -122,20 +124,13 @@ func (g *globals) rolloutPlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			plan, err := c.PlanRollout(cmd.Context(), spec)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return g.json(plan)
-			}
-			writeRolloutPlan(g.streams.Out, spec, plan)
-			return nil
+			return g.withClient(cmd, func(c *client.Client) error {
+				plan, err := c.PlanRollout(cmd.Context(), spec)
+				if err != nil {
+					return err
+				}
+				return g.output(asJSON, plan, func(w io.Writer) { writeRolloutPlan(w, spec, plan) })
+			})
 		},
 	}
 	f.add(cmd)
@@ -155,24 +150,21 @@ func (g *globals) rolloutStartCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			// The plan checks the stack and every --set on a worker first: bad input starts nothing.
-			plan, err := c.PlanRollout(cmd.Context(), spec)
-			if err != nil {
-				return err
-			}
-			if err := c.StartRollout(cmd.Context(), spec); err != nil {
-				return err
-			}
-			g.printf("rollout %s started (workflow %s): %s\n", spec.ID, workflows.RolloutWorkflowID(spec.ID), rolloutPlanLine(spec, plan))
-			if !wait {
-				return nil
-			}
-			return g.followRollout(cmd, c, spec.ID)
+			return g.withClient(cmd, func(c *client.Client) error {
+				// The plan checks the stack and every --set on a worker first: bad input starts nothing.
+				plan, err := c.PlanRollout(cmd.Context(), spec)
+				if err != nil {
+					return err
+				}
+				if err := c.StartRollout(cmd.Context(), spec); err != nil {
+					return err
+				}
+				g.printf("rollout %s started (workflow %s): %s\n", spec.ID, workflows.RolloutWorkflowID(spec.ID), rolloutPlanLine(spec, plan))
+				if !wait {
+					return nil
+				}
+				return g.followRollout(cmd, c, spec.ID)
+			})
 		},
 	}
 	f.add(cmd)

@@ -99,23 +99,16 @@ func (g *globals) rolloutStatusCmd() *cobra.Command {
 		Short: "Show a rollout: phase, batch, ready/updated/total and each instance",
 		Args:  exactArgs(1, "the rollout ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if follow {
-				return g.followRollout(cmd, c, args[0])
-			}
-			st, err := c.RolloutStatus(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return g.json(st)
-			}
-			writeRolloutStatus(g.streams.Out, st)
-			return nil
+			return g.withClient(cmd, func(c *client.Client) error {
+				if follow {
+					return g.followRollout(cmd, c, args[0])
+				}
+				st, err := c.RolloutStatus(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				return g.output(asJSON, st, func(w io.Writer) { writeRolloutStatus(w, st) })
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -163,27 +156,23 @@ func (g *globals) rolloutListCmd() *cobra.Command {
 		Short: "List rollouts with their stack and phase",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			items, err := c.ListRollouts(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
+			return g.withClient(cmd, func(c *client.Client) error {
+				items, err := c.ListRollouts(cmd.Context())
+				if err != nil {
+					return err
+				}
 				if items == nil {
 					items = []client.RolloutItem{}
 				}
-				return g.json(items)
-			}
-			tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTACK\tPHASE\tRUNNING")
-			for _, it := range items {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\n", it.ID, it.Stack, it.Phase, it.Running)
-			}
-			return tw.Flush()
+				return g.output(asJSON, items, func(w io.Writer) {
+					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "ID\tSTACK\tPHASE\tRUNNING")
+					for _, it := range items {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%t\n", it.ID, it.Stack, it.Phase, it.Running)
+					}
+					_ = tw.Flush()
+				})
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -197,17 +186,14 @@ func (g *globals) rolloutControlCmd(update, short string) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(1, "the rollout ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			st, err := c.ControlRollout(cmd.Context(), args[0], update, workflows.RolloutRequest{Actor: g.actor, Reason: reason})
-			if err != nil {
-				return err
-			}
-			g.printf("rollout %s: %s\n", args[0], rolloutLine(st))
-			return nil
+			return g.withClient(cmd, func(c *client.Client) error {
+				st, err := c.ControlRollout(cmd.Context(), args[0], update, workflows.RolloutRequest{Actor: g.actor, Reason: reason})
+				if err != nil {
+					return err
+				}
+				g.printf("rollout %s: %s\n", args[0], rolloutLine(st))
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why; recorded with the actor")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"time"
@@ -90,6 +91,25 @@ func parseRef(s string) (steps.Ref, error) {
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
 	return client.Dial(ctx, g.taskQueue, client.WithLogger(logging.NewTemporal(logging.Nop())))
+}
+
+// withClient dials Temporal, runs fn with the client and closes it.
+func (g *globals) withClient(cmd *cobra.Command, fn func(c *client.Client) error) error {
+	c, err := g.dial(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(c)
+}
+
+// output prints v as JSON, or as text with write.
+func (g *globals) output(asJSON bool, v any, write func(w io.Writer)) error {
+	if asJSON {
+		return g.json(v)
+	}
+	write(g.streams.Out)
+	return nil
 }
 
 func (g *globals) printf(format string, args ...any) { fmt.Fprintf(g.streams.Out, format, args...) }

@@ -12,7 +12,6 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -135,10 +134,11 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		e.Kind, e.Status, e.Text = "state", st, "state "+st
 	case ev.GetStartChildWorkflowExecutionInitiatedEventAttributes().GetWorkflowType().GetName() == workflows.NotifyWorkflowName:
 		a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes()
-		var n notify.Event
-		r.first(a.GetInput(), &n)
+		var in workflows.NotifyRequest
+		r.first(a.GetInput(), &in)
+		n := in.Event
 		e.Kind, e.Status = "notified", string(n.Kind)
-		e.Text = fmt.Sprintf("notification %s sent to the sinks (%s): %s", n.Kind, a.GetWorkflowId(), n.Message)
+		e.Text = fmt.Sprintf("notification %s sent to %s (%s): %s", n.Kind, strings.Join(in.Sinks, ", "), a.GetWorkflowId(), n.Message)
 	case ev.GetStartChildWorkflowExecutionInitiatedEventAttributes() != nil:
 		a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes()
 		var in workflows.PipelineInput

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/hashicorp/terraform-exec/tfexec"
 	tfjson "github.com/hashicorp/terraform-json"
 )
 
@@ -35,20 +34,9 @@ func (r *Runner) Drift(ctx context.Context, ws Workspace) (*DriftReport, error) 
 	}
 	file := filepath.Join(r.Dir(ws), driftPlan)
 	defer os.Remove(file)
-	err = c.recorded(ctx, func() error {
-		_, err := c.tf.Plan(ctx, tfexec.Out(file), tfexec.LockTimeout("0s"))
-		return c.fail(err)
-	})
+	p, err := r.planTo(ctx, c, ws, file, false)
 	if err != nil {
 		return nil, err
-	}
-	show, err := r.open(ws, cmdShow)
-	if err != nil {
-		return nil, err
-	}
-	p, err := show.tf.ShowPlanFile(ctx, file)
-	if err != nil {
-		return nil, show.fail(err)
 	}
 	return &DriftReport{Outside: changes(p.ResourceDrift), Pending: summarize(p).Resources}, nil
 }

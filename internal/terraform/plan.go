@@ -59,16 +59,29 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
 		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
 	}
-	err = c.recorded(ctx, func() error {
-		_, err := c.tf.Plan(ctx, tfexec.Out(file), tfexec.Destroy(destroy), tfexec.LockTimeout("0s"))
-		return c.fail(err)
-	})
+	p, err := r.planTo(ctx, c, ws, file, destroy)
 	if err != nil {
 		return nil, err
 	}
 	saved, err := r.savedPlan(ws, file)
 	if err != nil {
 		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
+	}
+	// Stored last: a plan in the store is one that terraform could read back.
+	if err := r.plans.SavePlan(ctx, ws, planName, saved); err != nil {
+		return nil, storeErr(ws, "plan", err)
+	}
+	return &Plan{File: file, SHA256: saved.SHA256, Summary: summarize(p)}, nil
+}
+
+// planTo runs `terraform plan -out=file` with c and reads the saved plan back as JSON.
+func (r *Runner) planTo(ctx context.Context, c *call, ws Workspace, file string, destroy bool) (*tfjson.Plan, error) {
+	err := c.recorded(ctx, func() error {
+		_, err := c.tf.Plan(ctx, tfexec.Out(file), tfexec.Destroy(destroy), tfexec.LockTimeout("0s"))
+		return c.fail(err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	show, err := r.open(ws, cmdShow)
 	if err != nil {
@@ -78,11 +91,7 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err != nil {
 		return nil, show.fail(err)
 	}
-	// Stored last: a plan in the store is one that terraform could read back.
-	if err := r.plans.SavePlan(ctx, ws, planName, saved); err != nil {
-		return nil, storeErr(ws, "plan", err)
-	}
-	return &Plan{File: file, SHA256: saved.SHA256, Summary: summarize(p)}, nil
+	return p, nil
 }
 
 // savedPlan reads the plan file and the configuration beside it (everything Prepare and init

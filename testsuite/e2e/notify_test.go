@@ -123,7 +123,7 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
 	require.Len(t, rc.slack, 1, "the Slack sink wants Failed only")
 	require.Contains(t, rc.slack[0], "note/web")
 	events := e.MustCLI(0, "events", "note/web").Stdout
-	for _, line := range []string{"notified   notification Ready sent to the sinks", "notified   notification Failed sent",
+	for _, line := range []string{"notified   notification Ready sent to ops, git", "notified   notification Failed sent",
 		"drift      drift check: drifted: terraform_data.app (update)", "notified   notification Drifted sent",
 		"requested  deploy requested by rollout/note-r"} {
 		require.Contains(t, events, line)
