@@ -4,20 +4,15 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
 // FieldError names one bad field, e.g. "parameters.replicas", "stack" or "schema.parameters[2].type".
-type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-}
+// Its fields are Field and Message, as JSON "field" and "message".
+type FieldError yamlfields.FieldError
 
-func (e FieldError) String() string {
-	if e.Field == "" {
-		return e.Message
-	}
-	return e.Field + ": " + e.Message
-}
+func (e FieldError) String() string { return yamlfields.FieldError(e).String() }
 
 // ValidationError is everything wrong with an instance file, sorted by field.
 type ValidationError struct {
@@ -75,38 +70,36 @@ func (e *ManifestError) Error() string {
 	return b.String()
 }
 
-// fieldErrors collects FieldErrors; sorted() gives them in a stable, readable order.
-type fieldErrors []FieldError
-
-func (fe *fieldErrors) add(field, format string, args ...any) {
-	*fe = append(*fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
-}
-
-func (fe fieldErrors) sorted() []FieldError {
-	out := append([]FieldError(nil), fe...)
+// validationError returns nil when nothing was collected, so callers can
+// `return x, validationError(fe)`; the errors are sorted by field.
+func validationError(fe yamlfields.Errors) error {
+	if len(fe) == 0 {
+		return nil
+	}
+	out := fieldErrors(fe)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Field != out[j].Field {
 			return out[i].Field < out[j].Field
 		}
 		return out[i].Message < out[j].Message
 	})
+	return &ValidationError{Errors: out}
+}
+
+// stackError keeps document order: schema errors read best in the order they were written.
+func stackError(name string, fe yamlfields.Errors) error {
+	if len(fe) == 0 {
+		return nil
+	}
+	return &StackError{Stack: name, Errors: fieldErrors(fe)}
+}
+
+func fieldErrors(fe yamlfields.Errors) []FieldError {
+	out := make([]FieldError, len(fe))
+	for i, e := range fe {
+		out[i] = FieldError(e)
+	}
 	return out
-}
-
-// validation returns nil when nothing was collected, so callers can `return x, fe.validation()`.
-func (fe fieldErrors) validation() error {
-	if len(fe) == 0 {
-		return nil
-	}
-	return &ValidationError{Errors: fe.sorted()}
-}
-
-// stack keeps document order: schema errors read best in the order they were written.
-func (fe fieldErrors) stack(name string) error {
-	if len(fe) == 0 {
-		return nil
-	}
-	return &StackError{Stack: name, Errors: append([]FieldError(nil), fe...)}
 }
 
 func joinFields(errs []FieldError) string {

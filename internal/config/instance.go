@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
 // InstanceFile is the instance's config inside its directory in the GitOps repository.
@@ -21,70 +23,70 @@ type Instance struct {
 // Parameter values are kept as YAML gives them; Validate checks them against the stack.
 // Errors are *ValidationError.
 func ParseInstance(data []byte) (*Instance, error) {
-	var fe fieldErrors
+	var fe yamlfields.Errors
 	inst := &Instance{Parameters: map[string]any{}}
-	root, err := parseDoc(data)
+	root, err := yamlfields.ParseDoc(data)
 	switch {
 	case err != nil:
-		fe.add("yaml", "%v", err)
-		return nil, fe.validation()
+		fe.Add("yaml", "%v", err)
+		return nil, validationError(fe)
 	case root == nil:
-		fe.add("stack", "is required (the instance file is empty)")
-		return nil, fe.validation()
+		fe.Add("stack", "is required (the instance file is empty)")
+		return nil, validationError(fe)
 	case root.Kind != yaml.MappingNode:
-		fe.add("yaml", "the instance file must be a mapping with keys stack, parameters; got %s (line %d)", nodeKind(root), root.Line)
-		return nil, fe.validation()
+		fe.Add("yaml", "the instance file must be a mapping with keys stack, parameters; got %s (line %d)", nodeKind(root), root.Line)
+		return nil, validationError(fe)
 	}
 	hasStack := false
 	for _, kv := range pairs(root, "", &fe) {
-		switch kv.key {
+		switch kv.Key {
 		case "stack":
 			hasStack = true
-			inst.Stack = parseStackName(kv.value, &fe)
+			inst.Stack = parseStackName(kv.Value, &fe)
 		case "parameters":
-			parseParamValues(kv.value, inst.Parameters, &fe)
+			parseParamValues(kv.Value, inst.Parameters, &fe)
 		default:
-			fe.add(kv.key, "unknown field (line %d); allowed: stack, parameters", kv.line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters", kv.Line)
 		}
 	}
 	if !hasStack {
-		fe.add("stack", "is required")
+		fe.Add("stack", "is required")
 	}
-	if err := fe.validation(); err != nil {
+	if err := validationError(fe); err != nil {
 		return nil, err
 	}
 	return inst, nil
 }
 
-func parseStackName(n *yaml.Node, fe *fieldErrors) string {
-	s, ok := stringNode(n)
+func parseStackName(n *yaml.Node, fe *yamlfields.Errors) string {
+	s, ok := yamlfields.String(n)
 	switch {
 	case !ok:
-		fe.add("stack", "must be a string, got %s (line %d)", nodeKind(n), n.Line)
+		fe.Add("stack", "must be a string, got %s (line %d)", nodeKind(n), n.Line)
 	case s == "":
-		fe.add("stack", "is required (line %d)", n.Line)
+		fe.Add("stack", "is required (line %d)", n.Line)
 	case !isLabel(s):
 		// The name becomes a path (stacks/<name>), so it must be a plain label.
-		fe.add("stack", "%q %s (line %d)", s, labelRule, n.Line)
+		fe.Add("stack", "%q %s (line %d)", s, labelRule, n.Line)
 	}
 	return s
 }
 
-func parseParamValues(n *yaml.Node, into map[string]any, fe *fieldErrors) {
+func parseParamValues(n *yaml.Node, into map[string]any, fe *yamlfields.Errors) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		fe.add("parameters", "must be a mapping of name: value, got %s (line %d)", nodeKind(n), n.Line)
+		fe.Add("parameters", "must be a mapping of name: value, got %s (line %d)", nodeKind(n), n.Line)
 		return
 	}
 	for _, kv := range pairs(n, "parameters.", fe) {
-		v, err := nodeValue(kv.value)
+		v, err := nodeValue(kv.Value)
 		if err != nil {
-			fe.add("parameters."+kv.key, "%v (line %d)", err, kv.line)
+			fe.Add("parameters."+kv.Key, "%v (line %d)", err, kv.Line)
 			continue
 		}
-		into[kv.key] = v
+		into[kv.Key] = v
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
 // TemplateData is what a stack's templates see.
@@ -38,23 +40,23 @@ func Render(ref Ref, namespace string, stack *Stack, inst *Instance) (map[string
 	out := map[string][]byte{
 		InstanceFile: (&Instance{Stack: stack.Name, Parameters: params}).Canonical(),
 	}
-	var fe fieldErrors
+	var fe yamlfields.Errors
 	for _, p := range sortedKeys(stack.Files) {
 		target, content := strings.TrimSuffix(p, TemplateSuffix), stack.Files[p]
 		if target != p {
 			content, err = execute(p, content, data)
 			if err != nil {
-				fe.add(p, "%v", err)
+				fe.Add(p, "%v", err)
 				continue
 			}
 		}
 		if strings.HasPrefix(target, TerraformDir+"/") && strings.HasSuffix(target, ".tf") && backendRE.Match(content) {
-			fe.add(p, "must not declare a backend or cloud block: slipway adds the backend")
+			fe.Add(p, "must not declare a backend or cloud block: slipway adds the backend")
 			continue
 		}
 		out[target] = bytes.Clone(content)
 	}
-	if err := fe.stack(stack.Name); err != nil {
+	if err := stackError(stack.Name, fe); err != nil {
 		return nil, err
 	}
 	return out, nil

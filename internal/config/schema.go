@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
 // ParamType is the type of a stack parameter.
@@ -65,18 +67,18 @@ func (s *Schema) Param(name string) (Param, bool) {
 // ParseSchema parses and checks a schema.yaml strictly; errors are *StackError with fields
 // like "schema.parameters[2].type".
 func ParseSchema(data []byte) (*Schema, error) {
-	var fe fieldErrors
+	var fe yamlfields.Errors
 	s := parseSchema(data, &fe)
-	if err := fe.stack(""); err != nil {
+	if err := stackError("", fe); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func parseSchema(data []byte, fe *fieldErrors) *Schema {
-	root, err := parseDoc(data)
+func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
+	root, err := yamlfields.ParseDoc(data)
 	if err != nil {
-		fe.add("schema", "%v", err)
+		fe.Add("schema", "%v", err)
 		return nil
 	}
 	s := &Schema{}
@@ -84,43 +86,43 @@ func parseSchema(data []byte, fe *fieldErrors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.add("schema", "must be a mapping with keys description, parameters, secrets (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
-		field := "schema." + kv.key
-		switch kv.key {
+		field := "schema." + kv.Key
+		switch kv.Key {
 		case "description":
-			s.Description = parseString(kv.value, field, fe)
+			s.Description = parseString(kv.Value, field, fe)
 		case "parameters":
-			s.Parameters = parseParams(kv.value, fe)
+			s.Parameters = parseParams(kv.Value, fe)
 		case "secrets":
-			s.Secrets = parseSecrets(kv.value, fe)
+			s.Secrets = parseSecrets(kv.Value, fe)
 		default:
-			fe.add(field, "unknown field (line %d); allowed: description, parameters, secrets", kv.line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets", kv.Line)
 		}
 	}
 	return s
 }
 
-func parseParams(n *yaml.Node, fe *fieldErrors) []Param {
+func parseParams(n *yaml.Node, fe *yamlfields.Errors) []Param {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		fe.add("schema.parameters", "must be a list, got %s (line %d)", nodeKind(n), n.Line)
+		fe.Add("schema.parameters", "must be a list, got %s (line %d)", nodeKind(n), n.Line)
 		return nil
 	}
 	var params []Param
 	firstAt := map[string]int{}
 	for i, item := range n.Content {
 		prefix := fmt.Sprintf("schema.parameters[%d]", i)
-		p, ok := parseParam(deref(item), prefix, fe)
+		p, ok := parseParam(yamlfields.Deref(item), prefix, fe)
 		if !ok {
 			continue
 		}
 		if j, dup := firstAt[p.Name]; dup {
-			fe.add(prefix+".name", "duplicate parameter %q (first at schema.parameters[%d])", p.Name, j)
+			fe.Add(prefix+".name", "duplicate parameter %q (first at schema.parameters[%d])", p.Name, j)
 			continue
 		}
 		firstAt[p.Name] = i
@@ -130,24 +132,24 @@ func parseParams(n *yaml.Node, fe *fieldErrors) []Param {
 }
 
 // parseSecrets reads the list of secret names; names follow the parameter rule.
-func parseSecrets(n *yaml.Node, fe *fieldErrors) []string {
+func parseSecrets(n *yaml.Node, fe *yamlfields.Errors) []string {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		fe.add("schema.secrets", "must be a list of names, got %s (line %d)", nodeKind(n), n.Line)
+		fe.Add("schema.secrets", "must be a list of names, got %s (line %d)", nodeKind(n), n.Line)
 		return nil
 	}
 	var names []string
 	seen := map[string]bool{}
 	for i, item := range n.Content {
 		field := fmt.Sprintf("schema.secrets[%d]", i)
-		name, ok := stringNode(deref(item))
+		name, ok := yamlfields.String(yamlfields.Deref(item))
 		switch {
 		case !ok || !paramNameRE.MatchString(name):
-			fe.add(field, "must be a name matching %s (line %d)", paramNameRE, item.Line)
+			fe.Add(field, "must be a name matching %s (line %d)", paramNameRE, item.Line)
 		case seen[name]:
-			fe.add(field, "duplicate secret %q", name)
+			fe.Add(field, "duplicate secret %q", name)
 		default:
 			seen[name] = true
 			names = append(names, name)
@@ -157,101 +159,101 @@ func parseSecrets(n *yaml.Node, fe *fieldErrors) []string {
 }
 
 // parseParam reads one parameter; ok is false when it has errors of its own.
-func parseParam(n *yaml.Node, prefix string, fe *fieldErrors) (Param, bool) {
+func parseParam(n *yaml.Node, prefix string, fe *yamlfields.Errors) (Param, bool) {
 	before := len(*fe)
 	if n.Kind != yaml.MappingNode {
-		fe.add(prefix, "must be a mapping, got %s (line %d)", nodeKind(n), n.Line)
+		fe.Add(prefix, "must be a mapping, got %s (line %d)", nodeKind(n), n.Line)
 		return Param{}, false
 	}
 	var p Param
 	var defaultNode *yaml.Node
 	var hasName, hasType bool
 	for _, kv := range pairs(n, prefix+".", fe) {
-		field := prefix + "." + kv.key
-		switch kv.key {
+		field := prefix + "." + kv.Key
+		switch kv.Key {
 		case "name":
 			hasName = true
-			if name, ok := stringNode(kv.value); ok && !paramNameRE.MatchString(name) {
-				fe.add(field, "%q must match %s (a lowercase letter, then lowercase letters, digits or '_')", name, paramNameRE)
+			if name, ok := yamlfields.String(kv.Value); ok && !paramNameRE.MatchString(name) {
+				fe.Add(field, "%q must match %s (a lowercase letter, then lowercase letters, digits or '_')", name, paramNameRE)
 			}
-			p.Name = parseString(kv.value, field, fe)
+			p.Name = parseString(kv.Value, field, fe)
 		case "type":
 			hasType = true
-			if t, ok := stringNode(kv.value); ok && !ParamType(t).valid() {
-				fe.add(field, "unknown type %q; allowed: string, int, bool, number", t)
+			if t, ok := yamlfields.String(kv.Value); ok && !ParamType(t).valid() {
+				fe.Add(field, "unknown type %q; allowed: string, int, bool, number", t)
 			}
-			p.Type = ParamType(parseString(kv.value, field, fe))
+			p.Type = ParamType(parseString(kv.Value, field, fe))
 		case "default":
-			defaultNode = kv.value
+			defaultNode = kv.Value
 		case "required":
-			p.Required = parseBool(kv.value, field, fe)
+			p.Required = parseBool(kv.Value, field, fe)
 		case "initial":
-			p.Initial = parseBool(kv.value, field, fe)
+			p.Initial = parseBool(kv.Value, field, fe)
 		case "enum":
-			p.Enum = parseEnum(kv.value, field, fe)
+			p.Enum = parseEnum(kv.Value, field, fe)
 		case "description":
-			p.Description = parseString(kv.value, field, fe)
+			p.Description = parseString(kv.Value, field, fe)
 		default:
-			fe.add(field, "unknown field (line %d); allowed: name, type, default, required, initial, enum, description", kv.line)
+			fe.Add(field, "unknown field (line %d); allowed: name, type, default, required, initial, enum, description", kv.Line)
 		}
 	}
 	if !hasName {
-		fe.add(prefix+".name", "is required")
+		fe.Add(prefix+".name", "is required")
 	}
 	if !hasType {
-		fe.add(prefix+".type", "is required")
+		fe.Add(prefix+".type", "is required")
 	}
 	if p.Enum != nil && p.Type != TypeString && p.Type.valid() {
-		fe.add(prefix+".enum", "is only allowed for type string, not %s", p.Type)
+		fe.Add(prefix+".enum", "is only allowed for type string, not %s", p.Type)
 	}
 	switch {
 	case defaultNode != nil && p.Required:
-		fe.add(prefix+".default", "must not be set on a required parameter")
+		fe.Add(prefix+".default", "must not be set on a required parameter")
 	case defaultNode == nil && !p.Required:
-		fe.add(prefix+".default", "is required unless required is true (every parameter must resolve to a value)")
+		fe.Add(prefix+".default", "is required unless required is true (every parameter must resolve to a value)")
 	case defaultNode != nil && p.Type.valid():
 		p.Default = parseDefault(defaultNode, p, prefix+".default", fe)
 	}
 	return p, len(*fe) == before
 }
 
-func parseDefault(n *yaml.Node, p Param, field string, fe *fieldErrors) any {
+func parseDefault(n *yaml.Node, p Param, field string, fe *yamlfields.Errors) any {
 	raw, err := nodeValue(n)
 	if err != nil {
-		fe.add(field, "%v (line %d)", err, n.Line)
+		fe.Add(field, "%v (line %d)", err, n.Line)
 		return nil
 	}
 	v, msg := normalize(p.Type, raw)
 	if msg != "" {
-		fe.add(field, "%s (line %d)", msg, n.Line)
+		fe.Add(field, "%s (line %d)", msg, n.Line)
 		return nil
 	}
 	if s, ok := v.(string); ok && p.Enum != nil && !slices.Contains(p.Enum, s) {
-		fe.add(field, "%q is not one of the enum values %s (line %d)", s, joinQuoted(p.Enum), n.Line)
+		fe.Add(field, "%q is not one of the enum values %s (line %d)", s, joinQuoted(p.Enum), n.Line)
 		return nil
 	}
 	return v
 }
 
-func parseEnum(n *yaml.Node, field string, fe *fieldErrors) []string {
+func parseEnum(n *yaml.Node, field string, fe *yamlfields.Errors) []string {
 	if n.Kind != yaml.SequenceNode {
-		fe.add(field, "must be a list of strings, got %s (line %d)", nodeKind(n), n.Line)
+		fe.Add(field, "must be a list of strings, got %s (line %d)", nodeKind(n), n.Line)
 		return nil
 	}
 	if len(n.Content) == 0 {
-		fe.add(field, "must list at least one value (line %d)", n.Line)
+		fe.Add(field, "must list at least one value (line %d)", n.Line)
 		return nil
 	}
 	values := make([]string, 0, len(n.Content))
 	for i, item := range n.Content {
-		item = deref(item)
-		s, ok := stringNode(item)
+		item = yamlfields.Deref(item)
+		s, ok := yamlfields.String(item)
 		if !ok {
-			fe.add(fmt.Sprintf("%s[%d]", field, i), "must be a string, got %s (line %d)", nodeKind(item), item.Line)
+			fe.Add(fmt.Sprintf("%s[%d]", field, i), "must be a string, got %s (line %d)", nodeKind(item), item.Line)
 			continue
 		}
 		if slices.Contains(values, s) {
-			fe.add(fmt.Sprintf("%s[%d]", field, i), "duplicate value %q", s)
+			fe.Add(fmt.Sprintf("%s[%d]", field, i), "duplicate value %q", s)
 			continue
 		}
 		values = append(values, s)
@@ -259,21 +261,21 @@ func parseEnum(n *yaml.Node, field string, fe *fieldErrors) []string {
 	return values
 }
 
-func parseString(n *yaml.Node, field string, fe *fieldErrors) string {
-	s, ok := stringNode(n)
+func parseString(n *yaml.Node, field string, fe *yamlfields.Errors) string {
+	s, ok := yamlfields.String(n)
 	if !ok {
-		fe.add(field, "must be a string, got %s (line %d)", nodeKind(n), n.Line)
+		fe.Add(field, "must be a string, got %s (line %d)", nodeKind(n), n.Line)
 	}
 	return s
 }
 
-func parseBool(n *yaml.Node, field string, fe *fieldErrors) bool {
+func parseBool(n *yaml.Node, field string, fe *yamlfields.Errors) bool {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
 		var b bool
 		if err := n.Decode(&b); err == nil {
 			return b
 		}
 	}
-	fe.add(field, "must be true or false, got %s (line %d)", nodeKind(n), n.Line)
+	fe.Add(field, "must be true or false, got %s (line %d)", nodeKind(n), n.Line)
 	return false
 }

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"text/template"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
 // SchemaFile is the stack's schema, relative to its directory.
@@ -33,21 +35,21 @@ func StackDir(name string) string { return "stacks/" + name }
 // returns it): the schema, safe file paths, and that every template parses. No files means
 // the stack does not exist (*ValidationError on "stack"); a broken stack is a *StackError.
 func LoadStack(name string, files map[string][]byte) (*Stack, error) {
-	var bad fieldErrors
+	var bad yamlfields.Errors
 	if !isLabel(name) {
-		bad.add("stack", "%q %s", name, labelRule)
-		return nil, bad.validation()
+		bad.Add("stack", "%q %s", name, labelRule)
+		return nil, validationError(bad)
 	}
 	if len(files) == 0 {
-		bad.add("stack", "unknown stack %q (nothing under %s/)", name, StackDir(name))
-		return nil, bad.validation()
+		bad.Add("stack", "unknown stack %q (nothing under %s/)", name, StackDir(name))
+		return nil, validationError(bad)
 	}
-	var fe fieldErrors
+	var fe yamlfields.Errors
 	st := &Stack{Name: name, Files: map[string][]byte{}}
 	if data, ok := files[SchemaFile]; ok {
 		st.Schema = parseSchema(data, &fe)
 	} else {
-		fe.add(SchemaFile, "is missing from %s/", StackDir(name))
+		fe.Add(SchemaFile, "is missing from %s/", StackDir(name))
 	}
 	outputs := map[string]string{}
 	for _, p := range sortedKeys(files) {
@@ -55,24 +57,24 @@ func LoadStack(name string, files map[string][]byte) (*Stack, error) {
 			continue
 		}
 		if path.IsAbs(p) || path.Clean(p) != p || strings.HasPrefix(p, "../") {
-			fe.add(p, "is not a clean relative path")
+			fe.Add(p, "is not a clean relative path")
 			continue
 		}
 		out := strings.TrimSuffix(p, TemplateSuffix)
 		if other, dup := outputs[out]; dup {
-			fe.add(p, "renders to %s, as %s does", out, other)
+			fe.Add(p, "renders to %s, as %s does", out, other)
 			continue
 		}
 		outputs[out] = p
 		if strings.HasSuffix(p, TemplateSuffix) {
 			if _, err := newTemplate(p, files[p]); err != nil {
-				fe.add(p, "%v", err)
+				fe.Add(p, "%v", err)
 				continue
 			}
 		}
 		st.Files[p] = files[p]
 	}
-	if err := fe.stack(name); err != nil {
+	if err := stackError(name, fe); err != nil {
 		return nil, err
 	}
 	return st, nil

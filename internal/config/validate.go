@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"slices"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
 // Validate checks inst against stack and returns the resolved parameters: every schema
@@ -17,33 +19,33 @@ func Validate(stack *Stack, inst *Instance, previous *Instance) (map[string]any,
 	if inst == nil {
 		inst = &Instance{}
 	}
-	var fe fieldErrors
+	var fe yamlfields.Errors
 	if inst.Stack != stack.Name {
-		fe.add("stack", "is %q, but the stack given is %q", inst.Stack, stack.Name)
+		fe.Add("stack", "is %q, but the stack given is %q", inst.Stack, stack.Name)
 	}
 	resolved := resolve(stack.Schema, inst.Parameters, &fe)
 	for _, name := range sortedKeys(inst.Parameters) {
 		if _, known := stack.Schema.Param(name); !known {
-			fe.add("parameters."+name, "unknown parameter; stack %q has: %s", stack.Name, paramNames(stack.Schema))
+			fe.Add("parameters."+name, "unknown parameter; stack %q has: %s", stack.Name, paramNames(stack.Schema))
 		}
 	}
 	if previous != nil {
 		checkInitial(stack.Schema, previous, inst, resolved, &fe)
 	}
-	if err := fe.validation(); err != nil {
+	if err := validationError(fe); err != nil {
 		return nil, err
 	}
 	return resolved, nil
 }
 
-func resolve(s *Schema, given map[string]any, fe *fieldErrors) map[string]any {
+func resolve(s *Schema, given map[string]any, fe *yamlfields.Errors) map[string]any {
 	out := make(map[string]any, len(s.Parameters))
 	for _, p := range s.Parameters {
 		field := "parameters." + p.Name
 		raw, set := given[p.Name]
 		if !set {
 			if p.Required {
-				fe.add(field, "is required")
+				fe.Add(field, "is required")
 				continue
 			}
 			out[p.Name] = p.Default
@@ -51,11 +53,11 @@ func resolve(s *Schema, given map[string]any, fe *fieldErrors) map[string]any {
 		}
 		v, msg := normalize(p.Type, raw)
 		if msg != "" {
-			fe.add(field, "%s", msg)
+			fe.Add(field, "%s", msg)
 			continue
 		}
 		if s, ok := v.(string); ok && p.Enum != nil && !slices.Contains(p.Enum, s) {
-			fe.add(field, "must be one of %s, got %q", joinQuoted(p.Enum), s)
+			fe.Add(field, "must be one of %s, got %q", joinQuoted(p.Enum), s)
 			continue
 		}
 		out[p.Name] = v
@@ -65,9 +67,9 @@ func resolve(s *Schema, given map[string]any, fe *fieldErrors) map[string]any {
 
 // checkInitial compares `initial` parameters with the previous config. A parameter the
 // previous config cannot resolve (added to the stack since) is fixed by this deploy instead.
-func checkInitial(s *Schema, previous, inst *Instance, resolved map[string]any, fe *fieldErrors) {
+func checkInitial(s *Schema, previous, inst *Instance, resolved map[string]any, fe *yamlfields.Errors) {
 	if previous.Stack != "" && inst.Stack != previous.Stack {
-		fe.add("stack", "cannot change after the first deploy (was %q, now %q)", previous.Stack, inst.Stack)
+		fe.Add("stack", "cannot change after the first deploy (was %q, now %q)", previous.Stack, inst.Stack)
 	}
 	for _, p := range s.Parameters {
 		now, ok := resolved[p.Name]
@@ -76,7 +78,7 @@ func checkInitial(s *Schema, previous, inst *Instance, resolved map[string]any, 
 		}
 		was, ok := previousValue(p, previous)
 		if ok && !sameValue(was, now) {
-			fe.add("parameters."+p.Name, "is initial and cannot change after the first deploy (was %s, now %s)", show(was), show(now))
+			fe.Add("parameters."+p.Name, "is initial and cannot change after the first deploy (was %s, now %s)", show(was), show(now))
 		}
 	}
 }

@@ -1,76 +1,18 @@
 package config
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
-	"io"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
-// parseDoc parses exactly one YAML document and returns its root node, nil for an empty file.
-func parseDoc(data []byte) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil
-		}
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("only one YAML document is allowed (a second one starts near line %d)", extra.Line)
-	}
-	if len(doc.Content) == 0 {
-		return nil, nil
-	}
-	root := deref(doc.Content[0])
-	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
-		return nil, nil
-	}
-	return root, nil
-}
-
-// deref follows aliases (*anchor) to the node they name.
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-type pair struct {
-	key   string
-	line  int
-	value *yaml.Node
-}
-
-// pairs lists a mapping's entries in document order; a repeated or non-string key is reported
-// under prefix+key and left out.
-func pairs(m *yaml.Node, prefix string, fe *fieldErrors) []pair {
-	seen := map[string]int{}
-	var out []pair
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := deref(m.Content[i]), deref(m.Content[i+1])
-		if k.Kind != yaml.ScalarNode || (k.ShortTag() != "!!str" && k.ShortTag() != "!!merge") {
-			field := strings.TrimSuffix(prefix, ".")
-			if field == "" {
-				field = "yaml" // the document's top level, as for syntax errors
-			}
-			fe.add(field, "keys must be strings, got %s (line %d)", nodeKind(k), k.Line)
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			fe.add(prefix+k.Value, "is set twice (lines %d and %d)", first, k.Line)
-			continue
-		}
-		seen[k.Value] = k.Line
-		out = append(out, pair{key: k.Value, line: k.Line, value: v})
-	}
-	return out
+// pairs lists a mapping's entries (see yamlfields.Keys.Pairs). A merge key "<<" is read as an
+// ordinary key, so it is reported as an unknown field rather than as a non-string key.
+func pairs(m *yaml.Node, prefix string, fe *yamlfields.Errors) []yamlfields.Pair {
+	return yamlfields.Keys{Describe: nodeKind, Merge: true}.Pairs(m, prefix, fe)
 }
 
 // nodeValue decodes a node into plain Go values (string, int, float64, bool, nil, []any, map[string]any).
@@ -82,27 +24,13 @@ func nodeValue(n *yaml.Node) (any, error) {
 	return v, nil
 }
 
-// stringNode returns the text of a string scalar; ok is false for anything else.
-func stringNode(n *yaml.Node) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		return "", false
-	}
-	return n.Value, true
-}
-
 // nodeKind describes a node for error messages, in the words used for parameter values.
 func nodeKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
+	return yamlfields.Kind(n, func(n *yaml.Node) string {
 		v, err := nodeValue(n)
 		if err != nil {
 			return "a scalar"
 		}
 		return describe(v)
-	}
-	return "an unknown node"
+	})
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
 // Config is a notify config file: the sinks, in file order.
@@ -51,52 +53,52 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var fe fieldErrors
-	root, err := parseDoc(data)
+	var fe yamlfields.Errors
+	root, err := yamlfields.ParseDoc(data)
 	switch {
 	case err != nil:
-		fe.add("yaml", "%v", err)
-		return nil, fe.config()
+		fe.Add("yaml", "%v", err)
+		return nil, newConfigError(fe)
 	case root == nil:
 		return &Config{}, nil
 	case root.Kind != yaml.MappingNode:
-		fe.add("yaml", "the notify config must be a mapping with the key sinks; got %s (line %d)", nodeKind(root), root.Line)
-		return nil, fe.config()
+		fe.Add("yaml", "the notify config must be a mapping with the key sinks; got %s (line %d)", nodeKind(root), root.Line)
+		return nil, newConfigError(fe)
 	}
 	cfg := &Config{}
 	for _, kv := range pairs(root, "", &fe) {
-		switch kv.key {
+		switch kv.Key {
 		case "sinks":
-			cfg.Sinks = parseSinks(kv.value, getenv, &fe)
+			cfg.Sinks = parseSinks(kv.Value, getenv, &fe)
 		default:
-			fe.add(kv.key, "unknown field (line %d); allowed: sinks", kv.line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: sinks", kv.Line)
 		}
 	}
-	if err := fe.config(); err != nil {
+	if err := newConfigError(fe); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
 
-func parseSinks(n *yaml.Node, getenv func(string) string, fe *fieldErrors) []Sink {
-	if isNull(n) {
+func parseSinks(n *yaml.Node, getenv func(string) string, fe *yamlfields.Errors) []Sink {
+	if yamlfields.IsNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		fe.add("sinks", "must be a list of sinks, got %s (line %d)", nodeKind(n), n.Line)
+		fe.Add("sinks", "must be a list of sinks, got %s (line %d)", nodeKind(n), n.Line)
 		return nil
 	}
 	var out []Sink
 	names := map[string]int{}
 	for i, item := range n.Content {
 		field := fmt.Sprintf("sinks[%d]", i)
-		s, ok := parseSink(deref(item), field, getenv, fe)
+		s, ok := parseSink(yamlfields.Deref(item), field, getenv, fe)
 		if !ok {
 			continue
 		}
 		if s.Name != "" {
 			if first, dup := names[s.Name]; dup {
-				fe.add(field+".name", "%q is already the name of sinks[%d]; names must be unique", s.Name, first)
+				fe.Add(field+".name", "%q is already the name of sinks[%d]; names must be unique", s.Name, first)
 			} else {
 				names[s.Name] = i
 			}
@@ -107,35 +109,35 @@ func parseSinks(n *yaml.Node, getenv func(string) string, fe *fieldErrors) []Sin
 }
 
 // parseSink reads one sink; ok is false when it is not even a mapping.
-func parseSink(n *yaml.Node, field string, getenv func(string) string, fe *fieldErrors) (Sink, bool) {
+func parseSink(n *yaml.Node, field string, getenv func(string) string, fe *yamlfields.Errors) (Sink, bool) {
 	if n.Kind != yaml.MappingNode {
-		fe.add(field, "must be a mapping with keys %s, got %s (line %d)", sinkFields, nodeKind(n), n.Line)
+		fe.Add(field, "must be a mapping with keys %s, got %s (line %d)", sinkFields, nodeKind(n), n.Line)
 		return Sink{}, false
 	}
 	var s Sink
 	bad := map[string]bool{} // fields already reported, so "is required" does not pile on
 	set := map[string]bool{}
 	for _, kv := range pairs(n, field+".", fe) {
-		f := field + "." + kv.key
-		set[kv.key] = true
-		v, isStr := stringNode(kv.value)
-		switch kv.key {
+		f := field + "." + kv.Key
+		set[kv.Key] = true
+		v, isStr := yamlfields.String(kv.Value)
+		switch kv.Key {
 		case "name", "kind", "url", "secretEnv":
 			if !isStr {
-				fe.add(f, "must be a string, got %s (line %d)", nodeKind(kv.value), kv.value.Line)
-				bad[kv.key] = true
+				fe.Add(f, "must be a string, got %s (line %d)", nodeKind(kv.Value), kv.Value.Line)
+				bad[kv.Key] = true
 				continue
 			}
 		}
-		switch kv.key {
+		switch kv.Key {
 		case "name":
 			s.Name = v
 			if v != "" && !isLabel(v) {
-				fe.add(f, "%q %s", v, labelRule)
+				fe.Add(f, "%q %s", v, labelRule)
 			}
 		case "kind":
 			if v != "" && !contains(sinkKinds, SinkKind(v)) {
-				fe.add(f, "unknown value %q; allowed: %s", v, joinKinds(sinkKinds))
+				fe.Add(f, "unknown value %q; allowed: %s", v, joinKinds(sinkKinds))
 				bad["kind"] = true
 				continue
 			}
@@ -145,27 +147,27 @@ func parseSink(n *yaml.Node, field string, getenv func(string) string, fe *field
 		case "secretEnv":
 			s.secretEnv = v
 		case "tenants":
-			s.tenants = parseTenants(kv.value, f, fe)
+			s.tenants = parseTenants(kv.Value, f, fe)
 		case "events":
-			s.events = parseEvents(kv.value, f, fe)
+			s.events = parseEvents(kv.Value, f, fe)
 		default:
-			fe.add(f, "unknown field (line %d); allowed: %s", kv.line, sinkFields)
+			fe.Add(f, "unknown field (line %d); allowed: %s", kv.Line, sinkFields)
 		}
 	}
 	if s.Name == "" && !bad["name"] {
-		fe.add(field+".name", "is required")
+		fe.Add(field+".name", "is required")
 	}
 	if s.Kind == "" && !bad["kind"] {
-		fe.add(field+".kind", "is required; allowed: %s", joinKinds(sinkKinds))
+		fe.Add(field+".kind", "is required; allowed: %s", joinKinds(sinkKinds))
 	}
 
 	// url: webhook and slack need one, forge must not have one.
 	switch {
 	case bad["url"]:
 	case s.Kind == SinkForge && set["url"]:
-		fe.add(field+".url", "is not allowed for kind forge (it reports through the forge's own API)")
+		fe.Add(field+".url", "is not allowed for kind forge (it reports through the forge's own API)")
 	case s.url == "" && (s.Kind == SinkWebhook || s.Kind == SinkSlack):
-		fe.add(field+".url", "is required for kind %s", s.Kind)
+		fe.Add(field+".url", "is required for kind %s", s.Kind)
 	case s.url != "":
 		checkURL(s.Kind, s.url, field+".url", fe)
 	}
@@ -175,34 +177,34 @@ func parseSink(n *yaml.Node, field string, getenv func(string) string, fe *field
 	switch {
 	case bad["secretEnv"]:
 	case (s.Kind == SinkSlack || s.Kind == SinkForge) && set["secretEnv"]:
-		fe.add(f, "is not allowed for kind %s (only webhook sinks sign their deliveries)", s.Kind)
+		fe.Add(f, "is not allowed for kind %s (only webhook sinks sign their deliveries)", s.Kind)
 	case s.secretEnv == "" && s.Kind == SinkWebhook:
-		fe.add(f, "is required for kind webhook: the name of the environment variable that holds the HMAC secret")
+		fe.Add(f, "is required for kind webhook: the name of the environment variable that holds the HMAC secret")
 	case s.secretEnv == "":
 	case !envVarRE.MatchString(s.secretEnv):
-		fe.add(f, "%q is not an environment variable name", s.secretEnv)
+		fe.Add(f, "%q is not an environment variable name", s.secretEnv)
 	case s.Kind == SinkWebhook:
 		v := getenv(s.secretEnv)
 		if v == "" {
-			fe.add(f, "environment variable %s is unset or empty; it must hold the webhook's HMAC secret", s.secretEnv)
+			fe.Add(f, "environment variable %s is unset or empty; it must hold the webhook's HMAC secret", s.secretEnv)
 		}
 		s.secret = secret(v)
 	}
 	return s, true
 }
 
-func parseTenants(n *yaml.Node, field string, fe *fieldErrors) []string {
+func parseTenants(n *yaml.Node, field string, fe *yamlfields.Errors) []string {
 	var out []string
 	for i, item := range listItems(n, field, "tenant names", fe) {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		t, ok := stringNode(item)
+		t, ok := yamlfields.String(item)
 		switch {
 		case !ok:
-			fe.add(f, "must be a string, got %s (line %d)", nodeKind(item), item.Line)
+			fe.Add(f, "must be a string, got %s (line %d)", nodeKind(item), item.Line)
 		case !isLabel(t):
-			fe.add(f, "%q %s", t, labelRule)
+			fe.Add(f, "%q %s", t, labelRule)
 		case contains(out, t):
-			fe.add(f, "%q is listed twice", t)
+			fe.Add(f, "%q is listed twice", t)
 		default:
 			out = append(out, t)
 		}
@@ -210,19 +212,19 @@ func parseTenants(n *yaml.Node, field string, fe *fieldErrors) []string {
 	return out
 }
 
-func parseEvents(n *yaml.Node, field string, fe *fieldErrors) []Kind {
+func parseEvents(n *yaml.Node, field string, fe *yamlfields.Errors) []Kind {
 	var out []Kind
 	for i, item := range listItems(n, field, "event kinds", fe) {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		v, ok := stringNode(item)
+		v, ok := yamlfields.String(item)
 		k := Kind(v)
 		switch {
 		case !ok:
-			fe.add(f, "must be a string, got %s (line %d)", nodeKind(item), item.Line)
+			fe.Add(f, "must be a string, got %s (line %d)", nodeKind(item), item.Line)
 		case !k.Valid():
-			fe.add(f, "unknown value %q; allowed: %s", v, joinKinds(kinds))
+			fe.Add(f, "unknown value %q; allowed: %s", v, joinKinds(kinds))
 		case contains(out, k):
-			fe.add(f, "%q is listed twice", v)
+			fe.Add(f, "%q is listed twice", v)
 		default:
 			out = append(out, k)
 		}
@@ -231,44 +233,44 @@ func parseEvents(n *yaml.Node, field string, fe *fieldErrors) []Kind {
 }
 
 // listItems returns a sequence's items; null is an empty list, anything else is reported.
-func listItems(n *yaml.Node, field, what string, fe *fieldErrors) []*yaml.Node {
-	if isNull(n) {
+func listItems(n *yaml.Node, field, what string, fe *yamlfields.Errors) []*yaml.Node {
+	if yamlfields.IsNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		fe.add(field, "must be a list of %s, got %s (line %d)", what, nodeKind(n), n.Line)
+		fe.Add(field, "must be a list of %s, got %s (line %d)", what, nodeKind(n), n.Line)
 		return nil
 	}
 	out := make([]*yaml.Node, len(n.Content))
 	for i, item := range n.Content {
-		out[i] = deref(item)
+		out[i] = yamlfields.Deref(item)
 	}
 	return out
 }
 
 // checkURL wants an absolute https URL with a host; http is allowed only on loopback, where
 // nothing crosses a network. The URL is echoed as displayURL shows it, never with credentials.
-func checkURL(kind SinkKind, raw, field string, fe *fieldErrors) {
+func checkURL(kind SinkKind, raw, field string, fe *yamlfields.Errors) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		fe.add(field, "is not a valid URL: %v", err)
+		fe.Add(field, "is not a valid URL: %v", err)
 		return
 	}
 	shown := displayURL(kind, raw)
 	switch {
 	case u.Host == "" || u.Hostname() == "":
 		u.RawQuery, u.Fragment = "", ""
-		fe.add(field, "%q must be an absolute URL with a host", u.Redacted())
+		fe.Add(field, "%q must be an absolute URL with a host", u.Redacted())
 	case u.Scheme == "https":
 	case u.Scheme == "http" && isLoopback(u.Hostname()):
 	case u.Scheme == "http":
-		fe.add(field, "%q must be https (http is allowed only on loopback)", shown)
+		fe.Add(field, "%q must be https (http is allowed only on loopback)", shown)
 	default:
-		fe.add(field, "%q has scheme %q; it must be https (http is allowed only on loopback)", shown, u.Scheme)
+		fe.Add(field, "%q has scheme %q; it must be https (http is allowed only on loopback)", shown, u.Scheme)
 	}
 }
 

@@ -4,20 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
 // FieldError names one bad field of a notify config, e.g. "sinks[1].kind".
-type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-}
+// Its fields are Field and Message, as JSON "field" and "message".
+type FieldError yamlfields.FieldError
 
-func (e FieldError) String() string {
-	if e.Field == "" {
-		return e.Message
-	}
-	return e.Field + ": " + e.Message
-}
+func (e FieldError) String() string { return yamlfields.FieldError(e).String() }
 
 // ConfigError is everything wrong with a notify config, in document order. File is set by Load.
 type ConfigError struct {
@@ -47,19 +42,16 @@ func (e *ConfigError) Field(field string) (FieldError, bool) {
 	return FieldError{}, false
 }
 
-// fieldErrors collects FieldErrors in the order they are found.
-type fieldErrors []FieldError
-
-func (fe *fieldErrors) add(field, format string, args ...any) {
-	*fe = append(*fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
-}
-
-// config returns nil when nothing was collected.
-func (fe fieldErrors) config() error {
+// newConfigError returns nil when nothing was collected.
+func newConfigError(fe yamlfields.Errors) error {
 	if len(fe) == 0 {
 		return nil
 	}
-	return &ConfigError{Errors: append([]FieldError(nil), fe...)}
+	errs := make([]FieldError, len(fe))
+	for i, e := range fe {
+		errs[i] = FieldError(e)
+	}
+	return &ConfigError{Errors: errs}
 }
 
 // DeliveryError is one failed delivery attempt. Status is the HTTP status, 0 when there was
