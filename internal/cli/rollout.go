@@ -112,6 +112,21 @@ func parseBatch(b string) (size, percent int, err error) {
 	return n, 0, nil
 }
 
+// withPlan checks the flags, computes the action list on a worker, and hands both to fn.
+func (g *globals) withPlan(cmd *cobra.Command, f *rolloutFlags, fn func(*client.Client, steps.RolloutSpec, steps.RolloutPlan) error) error {
+	spec, err := f.spec(g)
+	if err != nil {
+		return err
+	}
+	return g.withClient(cmd, func(c *client.Client) error {
+		plan, err := c.PlanRollout(cmd.Context(), spec)
+		if err != nil {
+			return err
+		}
+		return fn(c, spec, plan)
+	})
+}
+
 func (g *globals) rolloutPlanCmd() *cobra.Command {
 	var f rolloutFlags
 	var asJSON bool
@@ -120,15 +135,7 @@ func (g *globals) rolloutPlanCmd() *cobra.Command {
 		Short: "Print the action list a rollout would run, batch by batch; changes nothing",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := f.spec(g)
-			if err != nil {
-				return err
-			}
-			return g.withClient(cmd, func(c *client.Client) error {
-				plan, err := c.PlanRollout(cmd.Context(), spec)
-				if err != nil {
-					return err
-				}
+			return g.withPlan(cmd, &f, func(c *client.Client, spec steps.RolloutSpec, plan steps.RolloutPlan) error {
 				return g.output(asJSON, plan, func(w io.Writer) { writeRolloutPlan(w, spec, plan) })
 			})
 		},
@@ -146,16 +153,8 @@ func (g *globals) rolloutStartCmd() *cobra.Command {
 		Short: "Start a rollout (workflow rollout/<id>); --wait follows it to its end",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := f.spec(g)
-			if err != nil {
-				return err
-			}
-			return g.withClient(cmd, func(c *client.Client) error {
-				// The plan checks the stack and every --set on a worker first: bad input starts nothing.
-				plan, err := c.PlanRollout(cmd.Context(), spec)
-				if err != nil {
-					return err
-				}
+			// The plan checks the stack and every --set on a worker first: bad input starts nothing.
+			return g.withPlan(cmd, &f, func(c *client.Client, spec steps.RolloutSpec, plan steps.RolloutPlan) error {
 				if err := c.StartRollout(cmd.Context(), spec); err != nil {
 					return err
 				}
