@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/activities"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
@@ -68,5 +71,23 @@ func refusal(err error) error {
 
 func (i instances) CheckDrift(ctx context.Context, ref steps.Ref, actor, requestID string) (steps.DriftOutput, error) {
 	out, err := i.c.CheckDrift(ctx, ref, workflows.DriftRequest{Actor: actor}, requestID)
+	var failed *temporal.ApplicationError
+	if errors.As(err, &failed) {
+		// The check ran and failed (a locked state, say): asking again with the same request ID
+		// only returns the same answer, so it is the instance's answer, not a blip.
+		return out, &activities.RefusedError{Err: fmt.Errorf("the drift check failed: %s", innermost(failed))}
+	}
 	return out, refusal(err)
+}
+
+// innermost is the message of the deepest application error: what the activity said.
+func innermost(err *temporal.ApplicationError) string {
+	msg := err.Message()
+	for e := errors.Unwrap(err); e != nil; e = errors.Unwrap(e) {
+		var a *temporal.ApplicationError
+		if errors.As(e, &a) {
+			msg, e = a.Message(), a
+		}
+	}
+	return msg
 }

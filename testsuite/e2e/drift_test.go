@@ -64,6 +64,12 @@ func TestScheduledDriftCheckFindsAnOutOfBandEditAndDeployClearsIt(t *testing.T) 
 
 	check := e.MustCLI(0, "drift", "check", "--tenant", "drift")
 	require.Contains(t, check.Stdout, "2 checked, 0 drifted", "the redeploy put the state back")
+
+	// A check that cannot run (terraform's lock is held) is reported for that instance, not retried for an hour.
+	unlock := lockState(t, e, "drift", "api")
+	locked := e.MustCLI(0, "drift", "check", "--tenant", "drift")
+	require.Regexp(t, `drift/api\s+refused \(the drift check failed: terraform plan for workspace drift/api: state is locked`, locked.Stdout)
+	unlock()
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "drift", Name: "web"}), "drift")
 	e.MustCLI(0, "drift", "unschedule", "drift-e2e")
 	gone := e.CLI("drift", "unschedule", "drift-e2e")
