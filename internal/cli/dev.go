@@ -49,7 +49,7 @@ Stop with Ctrl-C.`,
 				TaskQueue: g.taskQueue, Logger: logging.NewTemporal(zl),
 				TFPGConn: os.Getenv("SLIPWAY_TF_PG_CONN"), Deployer: deployer,
 				ArgoURL: os.Getenv("SLIPWAY_ARGOCD_URL"), ArgoToken: os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
-				Temporal: engine, TemporalNodes: nodes, CodecListen: devCodecListen,
+				Temporal: engine, TemporalNodes: nodes, CodecListen: devCodecListen, NotifyFile: os.Getenv("SLIPWAY_NOTIFY_FILE"),
 			})
 			if err != nil {
 				return err
