@@ -70,6 +70,16 @@ func TestScheduledDriftCheckFindsAnOutOfBandEditAndDeployClearsIt(t *testing.T) 
 	locked := e.MustCLI(0, "drift", "check", "--tenant", "drift")
 	require.Regexp(t, `drift/api\s+refused \(the drift check failed: terraform plan for workspace drift/api: state is locked`, locked.Stdout)
 	unlock()
+
+	// remediate: deploy sends a drifted instance a normal deploy, which re-applies its config.
+	tamperState(t, e, "drift", "api")
+	fixed := e.MustCLI(0, "drift", "check", "--tenant", "drift", "--remediate", "deploy")
+	require.Regexp(t, `drift/api\s+remediating: terraform_data.app \(update\)`, fixed.Stdout)
+	require.Eventually(t, func() bool {
+		st := e.Status("drift/api")
+		return st.State == lifecycle.Deployed && st.Drift != nil && !st.Drift.Drifted && st.Drift.ClearedBy != ""
+	}, time.Minute, 100*time.Millisecond, "the remediating deploy ends and clears the drift")
+	require.Contains(t, e.MustCLI(0, "drift", "check", "--tenant", "drift").Stdout, "2 checked, 0 drifted")
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "drift", Name: "web"}), "drift")
 	e.MustCLI(0, "drift", "unschedule", "drift-e2e")
 	gone := e.CLI("drift", "unschedule", "drift-e2e")

@@ -40,6 +40,10 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	if r.URL.Path == "/gone" {
+		http.Error(w, "this hook was deleted", http.StatusGone)
+		return
+	}
 	if r.URL.Path == "/slack" {
 		var m struct{ Text string }
 		_ = json.Unmarshal(body, &m)
@@ -92,7 +96,12 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
   - name: git
     kind: forge
     tenants: [note]
-`, srv.URL, srv.URL)), 0o600))
+  - name: broken
+    kind: webhook
+    url: %s/gone
+    secretEnv: SLIPWAY_E2E_HOOK_SECRET
+    events: [Ready]
+`, srv.URL, srv.URL, srv.URL)), 0o600))
 	stack := cluster.Start(t)
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
 		o.Deployer, o.ArgoURL, o.ArgoToken, o.NotifyFile = "argocd", stack.ArgoURL, stack.ArgoToken, file
@@ -122,8 +131,25 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
 	require.Zero(t, rc.dups, "no delivery came twice")
 	require.Len(t, rc.slack, 1, "the Slack sink wants Failed only")
 	require.Contains(t, rc.slack[0], "note/web")
+	// The sink that answers 410 Gone is recorded as undelivered; the lifecycle went on regardless.
+	var ready notify.Event
+	for _, ev := range rc.got {
+		if ev.Kind == notify.KindReady {
+			ready = ev
+		}
+	}
+	var res workflows.NotifyResult
+	require.NoError(t, e.Client.Temporal.GetWorkflow(t.Context(), "notify/"+ready.ID, "").Get(t.Context(), &res))
+	byName := map[string]steps.SinkDelivery{}
+	for _, d := range res.Deliveries {
+		byName[d.Sink] = d
+	}
+	require.True(t, byName["ops"].Delivered)
+	require.True(t, byName["git"].Delivered)
+	require.False(t, byName["broken"].Delivered)
+	require.Contains(t, byName["broken"].Error, "410")
 	events := e.MustCLI(0, "events", "note/web").Stdout
-	for _, line := range []string{"notified   notification Ready sent to ops, git", "notified   notification Failed sent",
+	for _, line := range []string{"notified   notification Ready sent to ops, git, broken", "notified   notification Failed sent",
 		"drift      drift check: drifted: terraform_data.app (update)", "notified   notification Drifted sent",
 		"requested  deploy requested by rollout/note-r"} {
 		require.Contains(t, events, line)
