@@ -27,7 +27,7 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	if _, err := config.Validate(stack, inst, previous); err != nil {
 		return steps.ValidateOutput{}, invalidConfig(err)
 	}
-	return steps.ValidateOutput{Stack: inst.Stack}, nil
+	return steps.ValidateOutput{Stack: inst.Stack, Gates: inst.SchedulingGates}, nil
 }
 
 // loadStack reads stacks/<name>/ at rev ("" = main).

@@ -25,6 +25,7 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	e.upsertSearchAttributes(ctx)
 	workflow.Go(ctx, e.receiveSteps)
 	workflow.Go(ctx, e.receiveObservations)
+	workflow.Go(ctx, e.receiveGateSignals)
 	for {
 		if err := workflow.Await(ctx, func() bool {
 			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))
@@ -40,6 +41,7 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 		}
 		e.drainSteps()
 		e.drainObservations(ctx)
+		e.drainGateSignals(ctx)
 		switch {
 		case e.s.State.Final(), e.empty():
 			return nil
@@ -58,14 +60,21 @@ type entity struct {
 	// lastReady and lastDrifted are what the sinks last heard, so only a change is notified.
 	lastReady   string
 	lastDrifted bool
-	opsInRun    int
-	stepsChan   workflow.ReceiveChannel
-	observeChan workflow.ReceiveChannel
+	// gatesChanged counts gate changes, so a gated wait wakes on each; cancelled ends that wait.
+	gatesChanged int
+	cancelled    bool
+	watchChan    workflow.ReceiveChannel
+	clearedChan  workflow.ReceiveChannel
+	opsInRun     int
+	stepsChan    workflow.ReceiveChannel
+	observeChan  workflow.ReceiveChannel
 }
 
 func newEntity(ctx workflow.Context, in InstanceInput) *entity {
 	e := &entity{stepsChan: workflow.GetSignalChannel(ctx, SignalStep),
-		observeChan: workflow.GetSignalChannel(ctx, steps.SignalObserved)}
+		observeChan: workflow.GetSignalChannel(ctx, steps.SignalObserved),
+		watchChan:   workflow.GetSignalChannel(ctx, SignalWatchReady),
+		clearedChan: workflow.GetSignalChannel(ctx, SignalGateCleared)}
 	if in.State != nil {
 		e.s = *in.State
 		e.lastReady = string(e.condition(lifecycle.CondReady).Status)
@@ -128,6 +137,10 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	if d := e.driftCondition(); d != nil {
 		drifted = SAInstanceDrifted.ValueSet(string(d.Status))
 	}
+	gated := SAInstanceGated.ValueUnset()
+	if len(e.s.Gates) > 0 {
+		gated = SAInstanceGated.ValueSet(true)
+	}
 	rollout := SAInstanceRollout.ValueUnset()
 	if e.s.Rollout != "" {
 		rollout = SAInstanceRollout.ValueSet(e.s.Rollout)
@@ -135,7 +148,7 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	defer e.showDetails(ctx)
 	err := workflow.UpsertTypedSearchAttributes(ctx,
 		SAInstanceState.ValueSet(string(e.s.State)),
-		stack, operation, rollout, drifted,
+		stack, operation, rollout, drifted, gated,
 		SATenant.ValueSet(e.s.Ref.Tenant),
 		SAInstanceName.ValueSet(e.s.Ref.Name),
 		SAInstanceReady.ValueSet(ready),

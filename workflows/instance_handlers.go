@@ -26,6 +26,9 @@ func (e *entity) register(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := e.registerGates(ctx); err != nil {
+		return err
+	}
 	for _, op := range lifecycle.AllOperations {
 		op := op
 		err := workflow.SetUpdateHandlerWithOptions(ctx, string(op),
@@ -153,11 +156,17 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	e.busy = true
 	defer func() { e.busy = false }()
 	e.s.Started = true
+	var valid steps.ValidateOutput
 	if req.ConfigYAML != "" && (kind != lifecycle.OpPlan || validatesPlans(ctx)) {
 		// Bad input changes nothing: validate before the state moves.
 		in := steps.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
-		if err := quick(ctx, runsShortStepsLocally(ctx), steps.ActValidateConfig, in).Get(ctx, nil); err != nil {
+		if err := quick(ctx, runsShortStepsLocally(ctx), steps.ActValidateConfig, in).Get(ctx, &valid); err != nil {
 			return OperationResult{}, err
+		}
+	}
+	if kind == lifecycle.OpProvision || kind == lifecycle.OpDeploy {
+		if res, held := e.gated(ctx, kind, req, valid.Gates); held {
+			return res, nil
 		}
 	}
 	if kind == lifecycle.OpProvision {

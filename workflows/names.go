@@ -51,6 +51,9 @@ var (
 	SARolloutPhase    = temporal.NewSearchAttributeKeyKeyword("RolloutPhase")
 	// SAInstanceDrifted is the Drifted condition's status (True, False) after a drift check.
 	SAInstanceDrifted = temporal.NewSearchAttributeKeyKeyword("InstanceDrifted")
+	// SAInstanceGated is true while scheduling gates are set on the instance. It is a Bool: SQL
+	// visibility holds at most 10 Keyword attributes, and the ten above use them all.
+	SAInstanceGated = temporal.NewSearchAttributeKeyBool("InstanceGated")
 )
 
 // SearchAttributeTypes is what a namespace must register (name -> Temporal type).
@@ -65,6 +68,7 @@ var SearchAttributeTypes = map[string]string{
 	"InstanceRollout":   "Keyword",
 	"RolloutPhase":      "Keyword",
 	"InstanceDrifted":   "Keyword",
+	"InstanceGated":     "Bool",
 }
 
 // RolloutWorkflowID is a rollout's workflow ID.

@@ -115,6 +115,9 @@ func (e *entity) notify(ctx workflow.Context, kind notify.Kind, message string, 
 // noticeTransitions notifies Ready and Drifted as they turn True.
 func (e *entity) noticeTransitions(ctx workflow.Context) {
 	ready := e.condition("Ready")
+	if ready.Status == "True" && len(e.s.ReadyWatchers) > 0 {
+		e.tellReadyWatchers(ctx)
+	}
 	if ready.Status == "True" && e.lastReady != "True" {
 		e.notify(ctx, notify.KindReady, fmt.Sprintf("%s is Ready (%s)", e.s.Ref, ready.Reason), func(ev *notify.Event) {
 			ev.Revision = e.s.DeployedRevision

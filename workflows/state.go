@@ -48,7 +48,11 @@ type InstanceState struct {
 	Rollout          string                `json:"rollout,omitempty"` // the rollout that last sent an operation
 	Drift            *DriftRecord          `json:"drift,omitempty"`   // the last drift check
 	DriftChecks      int                   `json:"driftChecks,omitempty"`
-	Notices          int                   `json:"notices,omitempty"` // notifications started, for their IDs
+	Notices          int                   `json:"notices,omitempty"`       // notifications started, for their IDs
+	Gates            []Gate                `json:"gates,omitempty"`         // scheduling gates set now
+	GateLog          []GateRecord          `json:"gateLog,omitempty"`       // every gate change, newest last
+	Waiting          *GateWait             `json:"waiting,omitempty"`       // the operation held at the gates
+	ReadyWatchers    []ReadyWatch          `json:"readyWatchers,omitempty"` // gated instances waiting for this one's Ready
 	Settings         Settings              `json:"settings"`
 }
 

@@ -39,6 +39,9 @@ type Status struct {
 	Deployed       string                `json:"deployedRevision,omitempty"`
 	Rollout        string                `json:"rollout,omitempty"` // the rollout that last deployed it
 	Drift          *DriftRecord          `json:"drift,omitempty"`   // the last drift check
+	Gates          []Gate                `json:"gates,omitempty"`   // scheduling gates set now
+	Waiting        *GateWait             `json:"waiting,omitempty"` // the operation held at the gates
+	GateLog        []GateRecord          `json:"gateLog,omitempty"` // output all: every gate change
 	Conditions     []lifecycle.Condition `json:"conditions"`
 	Operation      *OperationStatus      `json:"operation,omitempty"`
 	Failure        *Failure              `json:"failure,omitempty"`
@@ -130,6 +133,10 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *d)
 		st.Drift = s.Drift
 	}
+	if c := e.scheduledCondition(); c != nil {
+		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
+	}
+	st.Gates, st.Waiting = s.Gates, s.Waiting
 	if op := s.Current; op != nil {
 		st.Operation = operationStatus(*op, true)
 		if s.State.Failed() {
@@ -149,7 +156,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	}
 	st.Resources = groupResources(picked, out == OutputDetail)
 	st.Infrastructure, st.Decisions, st.Abandoned = s.Infrastructure, s.Decisions, s.Abandoned
-	st.Observations = s.Observations
+	st.Observations, st.GateLog = s.Observations, s.GateLog
 	for _, h := range s.History {
 		st.History = append(st.History, *operationStatus(h, false))
 	}

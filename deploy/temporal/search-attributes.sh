@@ -4,10 +4,16 @@
 set -eu
 ns="${TEMPORAL_NAMESPACE:-default}"
 addr="${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS must be set}"
-for name in InstanceState Tenant InstanceName InstanceReady AppObserved InstanceStack InstanceOperation InstanceRollout RolloutPhase InstanceDrifted; do
+# SQL visibility holds at most 10 Keyword attributes per namespace; slipway uses all 10, so
+# yes/no attributes are Bool.
+for spec in InstanceState:Keyword Tenant:Keyword InstanceName:Keyword InstanceReady:Keyword AppObserved:Keyword \
+	InstanceStack:Keyword InstanceOperation:Keyword InstanceRollout:Keyword RolloutPhase:Keyword InstanceDrifted:Keyword \
+	InstanceGated:Bool; do
+	name="${spec%%:*}"
+	type="${spec#*:}"
 	if temporal operator search-attribute list --address "$addr" --namespace "$ns" | grep -qw "$name"; then
 		echo "search attribute $name already registered"
 		continue
 	fi
-	temporal operator search-attribute create --address "$addr" --namespace "$ns" --name "$name" --type Keyword
+	temporal operator search-attribute create --address "$addr" --namespace "$ns" --name "$name" --type "$type"
 done

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -127,6 +128,10 @@ func (g *globals) submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 		st, err := c.Status(ctx, ref, workflows.StatusRequest{})
 		if err != nil {
 			return err
+		}
+		if w := st.Waiting; w != nil {
+			return &client.RejectedError{Busy: true, Message: fmt.Sprintf("%s is busy: %s waiting at scheduling gates (%s) since %s; %s is rejected, not queued — remove the gates, or slipway cancel %s",
+				ref, w.Operation, gateNames(st.Gates), w.Since.UTC().Format(time.RFC3339), op, ref)}
 		}
 		if err := lifecycle.Check(st.State, op); err != nil {
 			return &client.RejectedError{Message: ref.String() + ": " + err.Error()}

@@ -81,6 +81,9 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if st.Deployer != "" {
 		g.printf("deployer: %s\n", st.Deployer)
 	}
+	if len(st.Gates) > 0 || st.Waiting != nil {
+		writeGates(g.streams.Out, st, time.Now())
+	}
 	if st.Rollout != "" {
 		g.printf("rollout: %s (the last rollout that deployed it: slipway rollout status %s)\n", st.Rollout, strings.TrimPrefix(st.Rollout, "rollout/"))
 	}
@@ -216,6 +219,7 @@ func (g *globals) listCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Ready, "ready", "", "only instances whose Ready condition, as last observed, is True, False or Unknown")
 	cmd.Flags().StringVar(&f.Stack, "stack", "", "only instances of this stack")
 	cmd.Flags().StringVar(&f.Drifted, "drifted", "", "only instances whose last drift check said True or False")
+	cmd.Flags().BoolVar(&f.Gated, "gated", false, "only instances with scheduling gates set")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

@@ -22,7 +22,7 @@ import (
 type InstanceEvent struct {
 	At        time.Time `json:"at"`
 	Run       string    `json:"run"`
-	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, drift, notified, continued
+	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, drift, gate, notified, continued
 	Operation string    `json:"operation,omitempty"`
 	Step      string    `json:"step,omitempty"`
 	Status    string    `json:"status,omitempty"`
@@ -89,10 +89,13 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		a := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest()
 		name := a.GetInput().GetName()
 		r.updates[a.GetMeta().GetUpdateId()] = name
-		var req struct{ Actor, Reason string }
+		var req struct{ Actor, Reason, Name string }
 		r.first(a.GetInput().GetArgs(), &req)
 		e.Kind, e.Operation, e.Actor = "requested", name, req.Actor
 		e.Text = fmt.Sprintf("%s requested by %s", name, orDash(req.Actor))
+		if req.Name != "" {
+			e.Text = fmt.Sprintf("%s %s requested by %s", name, req.Name, orDash(req.Actor))
+		}
 		if req.Reason != "" {
 			e.Text += ": " + req.Reason
 		}
@@ -110,6 +113,16 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 			if out.Drifted {
 				e.Status, e.Text = "drifted", "drift check: drifted: "+strings.Join(out.Resources(), "; ")
 			}
+			break
+		}
+		if e.Operation == workflows.UpdateGateAdd || e.Operation == workflows.UpdateGateRemove || e.Operation == workflows.UpdateCancel {
+			var gs []workflows.Gate
+			r.first(a.GetOutcome().GetSuccess(), &gs)
+			names := make([]string, 0, len(gs))
+			for _, g := range gs {
+				names = append(names, g.Name)
+			}
+			e.Kind, e.Status, e.Text = "gate", "done", fmt.Sprintf("%s done; gates now: %s", e.Operation, orDash(strings.Join(names, ", ")))
 			break
 		}
 		if e.Operation == workflows.UpdateRefresh {
@@ -175,6 +188,10 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		r.first(a.GetInput(), &se)
 		r.opID = se.OpID
 		return r.pipelineSteps(e, append(se.Ended, se.Step))
+	case workflows.SignalGateCleared:
+		var w workflows.ReadyWatch
+		r.first(a.GetInput(), &w)
+		e.Kind, e.Status, e.Text = "gate", "cleared", fmt.Sprintf("gate %s cleared: %s is Ready", w.Gate, w.Workflow)
 	case steps.SignalObserved:
 		var obs steps.Observation
 		r.first(a.GetInput(), &obs)

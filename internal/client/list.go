@@ -34,6 +34,8 @@ type ListFilter struct {
 	Stack  string
 	// Drifted is the last drift check's verdict: True or False.
 	Drifted string
+	// Gated lists only instances with scheduling gates set.
+	Gated bool
 	// All includes closed entities (Deprovisioned, or never provisioned).
 	All bool
 }
@@ -49,6 +51,9 @@ func (f ListFilter) Query() string {
 	}
 	if f.Stack != "" {
 		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceStack.GetName(), f.Stack))
+	}
+	if f.Gated {
+		q = append(q, fmt.Sprintf("%s = true", workflows.SAInstanceGated.GetName()))
 	}
 	if f.Drifted != "" {
 		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceDrifted.GetName(), f.Drifted))

@@ -3,9 +3,11 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -17,6 +19,8 @@ const InstanceFile = "instance.yaml"
 type Instance struct {
 	Stack      string         `yaml:"stack" json:"stack"`
 	Parameters map[string]any `yaml:"parameters" json:"parameters"`
+	// SchedulingGates hold every provision and deploy until each is removed or cleared.
+	SchedulingGates []gates.Spec `yaml:"schedulingGates,omitempty" json:"schedulingGates,omitempty"`
 }
 
 // ParseInstance parses an instance file strictly: unknown or repeated keys are errors.
@@ -45,8 +49,10 @@ func ParseInstance(data []byte) (*Instance, error) {
 			inst.Stack = parseStackName(kv.Value, &fe)
 		case "parameters":
 			parseParamValues(kv.Value, inst.Parameters, &fe)
+		case "schedulingGates":
+			inst.SchedulingGates = parseGates(kv.Value, &fe)
 		default:
-			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters", kv.Line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates", kv.Line)
 		}
 	}
 	if !hasStack {
@@ -56,6 +62,62 @@ func ParseInstance(data []byte) (*Instance, error) {
 		return nil, err
 	}
 	return inst, nil
+}
+
+// parseGates reads schedulingGates: a list of gate names, or of {name, timeout}.
+func parseGates(n *yaml.Node, fe *yamlfields.Errors) []gates.Spec {
+	if n.Kind != yaml.SequenceNode {
+		fe.Add("schedulingGates", "must be a list of gate names, got %s (line %d)", nodeKind(n), n.Line)
+		return nil
+	}
+	var out []gates.Spec
+	seen := map[string]bool{}
+	for i, item := range n.Content {
+		field := fmt.Sprintf("schedulingGates[%d]", i)
+		spec, ok := parseGate(item, field, fe)
+		switch {
+		case !ok:
+		case seen[spec.Name]:
+			fe.Add(field, "gate %q is listed twice (line %d)", spec.Name, item.Line)
+		default:
+			seen[spec.Name] = true
+			out = append(out, spec)
+		}
+	}
+	return out
+}
+
+func parseGate(n *yaml.Node, field string, fe *yamlfields.Errors) (gates.Spec, bool) {
+	var spec gates.Spec
+	if name, ok := yamlfields.String(n); ok {
+		spec.Name = name
+	} else if n.Kind == yaml.MappingNode {
+		for _, kv := range pairs(n, field+".", fe) {
+			switch kv.Key {
+			case "name":
+				spec.Name, _ = yamlfields.String(kv.Value)
+			case "timeout":
+				s, _ := yamlfields.String(kv.Value)
+				d, err := time.ParseDuration(s)
+				if err != nil || d <= 0 {
+					fe.Add(field+".timeout", "%q is not a positive duration such as 10m (line %d)", s, kv.Line)
+					return spec, false
+				}
+				spec.Timeout = d
+			default:
+				fe.Add(field+"."+kv.Key, "unknown field (line %d); allowed: name, timeout", kv.Line)
+				return spec, false
+			}
+		}
+	} else {
+		fe.Add(field, "must be a gate name or {name, timeout}, got %s (line %d)", nodeKind(n), n.Line)
+		return spec, false
+	}
+	if err := gates.Check(spec.Name); err != nil {
+		fe.Add(field, "%v (line %d)", err, n.Line)
+		return spec, false
+	}
+	return spec, true
 }
 
 func parseStackName(n *yaml.Node, fe *yamlfields.Errors) string {
@@ -104,6 +166,18 @@ func (i *Instance) Canonical() []byte {
 		scalar("stack"), scalar(i.Stack),
 		scalar("parameters"), params,
 	}}
+	if len(i.SchedulingGates) > 0 {
+		list := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, g := range i.SchedulingGates {
+			item := scalar(g.Name)
+			if g.Timeout > 0 {
+				item = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+					scalar("name"), scalar(g.Name), scalar("timeout"), scalar(g.Timeout.String())}}
+			}
+			list.Content = append(list.Content, item)
+		}
+		root.Content = append(root.Content, scalar("schedulingGates"), list)
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)

@@ -38,7 +38,7 @@ func TestParseInstance(t *testing.T) {
 		{
 			name:     "unknown top-level key",
 			in:       "stack: example\ntenant: acme\n",
-			wantErrs: []FieldError{{"tenant", "unknown field (line 2); allowed: stack, parameters"}},
+			wantErrs: []FieldError{{"tenant", "unknown field (line 2); allowed: stack, parameters, schedulingGates"}},
 		},
 		{
 			name:     "missing stack",

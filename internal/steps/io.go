@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/names"
 )
 
@@ -42,6 +43,8 @@ type ValidateInput struct {
 // ValidateOutput is a valid config's stack.
 type ValidateOutput struct {
 	Stack string `json:"stack"`
+	// Gates are the config's schedulingGates.
+	Gates []gates.Spec `json:"gates,omitempty"`
 }
 
 // OpenMRInput renders the instance (or removes it, for deprovision) and opens one MR.

@@ -32,6 +32,10 @@ func TestBadInputIsRefusedWithExitTwoAndNoStateChange(t *testing.T) {
 		{"status never created", []string{"status", "input/ghost"}, "input/ghost does not exist"},
 		{"unknown flag", []string{"deploy", "input/web", "--force"}, "--force"},
 		{"bad list state", []string{"list", "--state", "Running"}, "--state"},
+		{"unknown gate kind in the file", []string{"create", "input/web", "-f", writeFile(t, "stack: example\nparameters: {greeting: hi}\nschedulingGates: [\"dns:acme/db\"]\n")}, `schedulingGates[0]: gate "dns:acme/db": unknown gate kind "dns"`},
+		{"unknown gate kind", []string{"gate", "add", "input/web", "dns:acme/db"}, `unknown gate kind "dns"; the built-in kinds are: instance`},
+		{"negative gate timeout", []string{"gate", "add", "input/web", "network", "--timeout", "-1s"}, "--timeout"},
+		{"cancel with nothing gated", []string{"cancel", "input/ghost"}, "input/ghost does not exist"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

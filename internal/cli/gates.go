@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/gates"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+func (g *globals) gateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "gate",
+		Short: "Scheduling gates: while an instance has one, its provisions and deploys wait (add, remove, list)",
+		Long: `A gate holds every provision and deploy of the instance until it is removed, durably and
+visibly: the state stays, the condition Scheduled=False names the gates, and the search attribute
+InstanceGated lists gated instances. A manual gate is a label a person removes; the built-in gate
+instance:TENANT/NAME clears itself when that instance is Ready. A gate may carry --timeout: a
+waiting operation then fails as <Op>Failed, with nothing changed. slipway cancel ends a waiting one.`,
+	}
+	var timeout time.Duration
+	var reason string
+	add := g.gateUpdateCmd("add", workflows.UpdateGateAdd, "Set a gate (recorded with the actor)", &timeout, &reason)
+	add.Flags().DurationVar(&timeout, "timeout", 0, "fail a waiting operation when the gate has not cleared after this long")
+	cmd.AddCommand(add, g.gateUpdateCmd("remove", workflows.UpdateGateRemove, "Remove a gate; a waiting operation goes on at once when it was the last", nil, &reason), g.gateListCmd())
+	return cmd
+}
+
+func (g *globals) gateUpdateCmd(verb, update, short string, timeout *time.Duration, reason *string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   verb + " TENANT/NAME GATE",
+		Short: short,
+		Args:  exactArgs(2, "TENANT/NAME and GATE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			if err := gates.Check(args[1]); err != nil {
+				return usageErr("%v", err)
+			}
+			req := workflows.GateRequest{Name: args[1], Actor: g.actor, Reason: *reason}
+			if timeout != nil {
+				if err := gates.CheckTimeout(args[1], *timeout); err != nil {
+					return usageErr("--timeout: %v", err)
+				}
+				req.Timeout = *timeout
+			}
+			return g.withClient(cmd, func(c *client.Client) error {
+				gs, err := c.Gate(cmd.Context(), ref, update, req)
+				if err != nil {
+					return err
+				}
+				g.printf("%s: gates: %s\n", ref, gateNames(gs))
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(reason, "reason", "", "why; recorded with the actor")
+	return cmd
+}
+
+func (g *globals) gateListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list TENANT/NAME [--json]",
+		Short: "List an instance's gates and the operation waiting at them",
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			return g.withClient(cmd, func(c *client.Client) error {
+				st, err := c.Status(cmd.Context(), ref, workflows.StatusRequest{})
+				if err != nil {
+					return err
+				}
+				return g.output(asJSON, st.Gates, func(w io.Writer) { writeGates(w, st, time.Now()) })
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (g *globals) cancelCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "cancel TENANT/NAME [--reason TEXT]",
+		Short: "End the operation waiting at the instance's scheduling gates; nothing is changed",
+		Args:  exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			return g.withClient(cmd, func(c *client.Client) error {
+				if _, err := c.Gate(cmd.Context(), ref, workflows.UpdateCancel, workflows.GateRequest{Actor: g.actor, Reason: reason}); err != nil {
+					return err
+				}
+				g.printf("%s: the waiting operation was cancelled; nothing was changed\n", ref)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why; recorded with the actor")
+	return cmd
+}
+
+func gateNames(gs []workflows.Gate) string {
+	if len(gs) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, gt := range gs {
+		if i > 0 {
+			s += ", "
+		}
+		s += gt.Name
+	}
+	return s
+}
+
+// writeGates prints the gates and how long an operation has waited at them.
+func writeGates(w io.Writer, st *workflows.Status, now time.Time) {
+	if wt := st.Waiting; wt != nil {
+		fmt.Fprintf(w, "%s waiting since %s (%s)\n", wt.Operation, wt.Since.UTC().Format(time.RFC3339), now.Sub(wt.Since).Round(time.Second))
+	}
+	if len(st.Gates) == 0 {
+		fmt.Fprintf(w, "%s has no scheduling gates\n", st.Name)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GATE\tTIMEOUT\tSOURCE\tBY\tADDED\tNOTE")
+	for _, gt := range st.Gates {
+		to := "-"
+		if gt.Timeout > 0 {
+			to = gt.Timeout.String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", gt.Name, to, gt.Source, dash(gt.Actor), gt.AddedAt.UTC().Format(time.RFC3339), dash(gt.Note))
+	}
+	_ = tw.Flush()
+}

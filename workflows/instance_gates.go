@@ -1,0 +1,408 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/gates"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/notify"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// Gate updates and signals.
+const (
+	UpdateGateAdd    = "gate-add"
+	UpdateGateRemove = "gate-remove"
+	UpdateCancel     = "cancel"
+	// SignalWatchReady asks an instance to say when it is Ready (an instance:T/N gate's target).
+	SignalWatchReady = "watch-ready"
+	// SignalGateCleared tells a gated instance that a built-in gate's condition holds.
+	SignalGateCleared = "gate-cleared"
+	// CondScheduled is False while scheduling gates hold the instance's provisions and deploys.
+	CondScheduled = "Scheduled"
+	// ResultCancelled is an operation cancelled while it waited at its gates: nothing was done.
+	ResultCancelled = "cancelled"
+	gateLogKept     = 50
+	// askAgain is how often a gated instance asks an instance:T/N target that could not be
+	// reached (it does not exist yet) to tell it when it is Ready.
+	askAgain = 5 * time.Second
+)
+
+// Gate is one scheduling gate on the instance.
+type Gate struct {
+	gates.Spec
+	Source  string    `json:"source"` // file (schedulingGates) or cli
+	Actor   string    `json:"actor,omitempty"`
+	AddedAt time.Time `json:"addedAt"`
+	Note    string    `json:"note,omitempty"`
+}
+
+// GateRecord is one change to the gates, with who and why.
+type GateRecord struct {
+	Gate   string    `json:"gate"`
+	Action string    `json:"action"` // added, removed, cleared, timed-out, cancelled
+	Actor  string    `json:"actor,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// GateWait is an operation held at the gates.
+type GateWait struct {
+	Operation lifecycle.Operation `json:"operation"`
+	Actor     string              `json:"actor,omitempty"`
+	Since     time.Time           `json:"since"`
+}
+
+// GateRequest is the argument of gate-add, gate-remove and cancel.
+type GateRequest struct {
+	Name    string        `json:"name,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+	Actor   string        `json:"actor,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+}
+
+// ReadyWatch asks for a gate-cleared signal once this instance is Ready.
+type ReadyWatch struct {
+	Workflow string `json:"workflow"`
+	Gate     string `json:"gate"`
+}
+
+var errGateCancelled = errors.New("cancelled at the scheduling gates")
+
+// gateTimeoutError names the gates whose timeout ran out.
+type gateTimeoutError struct{ gates []string }
+
+func (e *gateTimeoutError) Error() string { return "gate(s) timed out: " + strings.Join(e.gates, ", ") }
+
+func (e *entity) gate(name string) int {
+	return slices.IndexFunc(e.s.Gates, func(g Gate) bool { return g.Name == name })
+}
+
+func (e *entity) admitGateAdd(req GateRequest) error {
+	if err := gates.Check(req.Name); err != nil {
+		return notAllowed("%s: %v", e.s.Ref, err)
+	}
+	if err := gates.CheckTimeout(req.Name, req.Timeout); err != nil {
+		return notAllowed("%s: %v", e.s.Ref, err)
+	}
+	if e.gate(req.Name) >= 0 {
+		return notAllowed("%s: gate %q is already set", e.s.Ref, req.Name)
+	}
+	return nil
+}
+
+func (e *entity) admitGateRemove(req GateRequest) error {
+	if e.gate(req.Name) < 0 {
+		return notAllowed("%s: no gate %q; its gates are: %s", e.s.Ref, req.Name, e.gateNames())
+	}
+	return nil
+}
+
+func (e *entity) admitCancel(req GateRequest) error {
+	if e.s.Waiting == nil {
+		return notAllowed("%s: no operation waits at scheduling gates; cancel ends only a gated one (a running pipeline is not cancelled)", e.s.Ref)
+	}
+	return nil
+}
+
+func (e *entity) gateNames() string {
+	if len(e.s.Gates) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, g := range e.s.Gates {
+		names = append(names, g.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (e *entity) logGate(ctx workflow.Context, gate, action, actor, reason string) {
+	e.s.GateLog = append(e.s.GateLog, GateRecord{Gate: gate, Action: action, Actor: actor, Reason: reason, At: workflow.Now(ctx)})
+	if len(e.s.GateLog) > gateLogKept {
+		e.s.GateLog = e.s.GateLog[len(e.s.GateLog)-gateLogKept:]
+	}
+}
+
+func (e *entity) addGate(ctx workflow.Context, spec gates.Spec, source, actor, reason string) {
+	e.s.Gates = append(e.s.Gates, Gate{Spec: spec, Source: source, Actor: actor, AddedAt: workflow.Now(ctx)})
+	e.logGate(ctx, spec.Name, "added", actor, reason)
+	e.gatesChanged++
+	if e.s.Waiting != nil {
+		e.watchReady(ctx, spec.Name)
+	}
+	e.upsertSearchAttributes(ctx)
+}
+
+func (e *entity) dropGate(ctx workflow.Context, name, action, actor, reason string) {
+	if i := e.gate(name); i >= 0 {
+		e.s.Gates = slices.Delete(e.s.Gates, i, i+1)
+		e.logGate(ctx, name, action, actor, reason)
+		e.gatesChanged++
+		e.upsertSearchAttributes(ctx)
+	}
+}
+
+// awaitGates holds a provision or deploy while any gate is set: durably (the wait is this
+// workflow's), visibly (condition Scheduled=False, search attribute InstanceGated), and without
+// polling (removing the last gate, or a built-in one clearing, wakes it at once).
+func (e *entity) awaitGates(ctx workflow.Context, kind lifecycle.Operation, actor string, fromFile []gates.Spec) error {
+	for _, spec := range fromFile {
+		if e.gate(spec.Name) < 0 {
+			e.addGate(ctx, spec, "file", actor, "schedulingGates in the instance file")
+		}
+	}
+	if len(e.s.Gates) == 0 {
+		return nil
+	}
+	e.s.Waiting = &GateWait{Operation: kind, Actor: actor, Since: workflow.Now(ctx)}
+	e.holding = fmt.Sprintf("%s waiting at scheduling gates (%s)", kind, e.gateNames())
+	e.cancelled = false
+	defer func() { e.s.Waiting, e.holding = nil, ""; e.upsertSearchAttributes(ctx) }()
+	for _, g := range e.s.Gates {
+		e.watchReady(ctx, g.Name)
+	}
+	e.upsertSearchAttributes(ctx)
+	for {
+		if e.cancelled {
+			return errGateCancelled
+		}
+		if len(e.s.Gates) == 0 {
+			return nil
+		}
+		seen := e.gatesChanged
+		woke := func() bool { return e.cancelled || e.gatesChanged != seen }
+		wait, timed := e.nextGateDeadline(workflow.Now(ctx))
+		if unasked := e.unaskedGates(); len(unasked) > 0 {
+			// A target that does not exist yet cannot be told; ask it again a little later.
+			if !timed || wait > askAgain {
+				if _, err := workflow.AwaitWithTimeout(ctx, askAgain, woke); err != nil {
+					return err
+				}
+				for _, name := range e.unaskedGates() {
+					e.watchReady(ctx, name)
+				}
+				continue
+			}
+		}
+		if !timed {
+			if err := workflow.Await(ctx, woke); err != nil {
+				return err
+			}
+			continue
+		}
+		if wait <= 0 {
+			return &gateTimeoutError{gates: e.timedOutGates(workflow.Now(ctx))}
+		}
+		if _, err := workflow.AwaitWithTimeout(ctx, wait, woke); err != nil {
+			return err
+		}
+	}
+}
+
+// nextGateDeadline is how long until the first gate with a timeout runs out, counted from when
+// the wait began or the gate was added, whichever is later.
+func (e *entity) nextGateDeadline(now time.Time) (time.Duration, bool) {
+	var next time.Duration
+	found := false
+	for _, g := range e.s.Gates {
+		if g.Timeout <= 0 {
+			continue
+		}
+		left := g.AddedAt
+		if e.s.Waiting.Since.After(left) {
+			left = e.s.Waiting.Since
+		}
+		d := left.Add(g.Timeout).Sub(now)
+		if !found || d < next {
+			next, found = d, true
+		}
+	}
+	return next, found
+}
+
+// timedOutGates names the gates whose timeout ran out.
+func (e *entity) timedOutGates(now time.Time) []string {
+	var out []string
+	for _, g := range e.s.Gates {
+		if g.Timeout > 0 && !now.Before(maxTime(g.AddedAt, e.s.Waiting.Since).Add(g.Timeout)) {
+			out = append(out, fmt.Sprintf("%s (timeout %s)", g.Name, g.Timeout))
+		}
+	}
+	return out
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// watchReady asks an instance:T/N gate's target to say when it is Ready.
+func (e *entity) watchReady(ctx workflow.Context, name string) {
+	target, ok := gates.Instance(name)
+	if !ok {
+		return
+	}
+	tenant, n, _ := strings.Cut(target, "/")
+	w := ReadyWatch{Workflow: InstanceWorkflowID(e.s.Ref), Gate: name}
+	err := workflow.SignalExternalWorkflow(ctx, InstanceWorkflowID(steps.Ref{Tenant: tenant, Name: n}), "", SignalWatchReady, w).Get(ctx, nil)
+	if i := e.gate(name); i >= 0 {
+		e.s.Gates[i].Note = ""
+		if err != nil {
+			e.s.Gates[i].Note = fmt.Sprintf("instance %s cannot be reached yet (%s); asked again every %s", target, errorMessage(err), askAgain)
+		}
+	}
+}
+
+// unaskedGates are the instance gates whose target could not be reached.
+func (e *entity) unaskedGates() []string {
+	var out []string
+	for _, g := range e.s.Gates {
+		if _, ok := gates.Instance(g.Name); ok && g.Note != "" {
+			out = append(out, g.Name)
+		}
+	}
+	return out
+}
+
+// receiveGateSignals serves both sides of instance gates: watch requests from gated instances,
+// and clearances from the instances they wait for.
+func (e *entity) receiveGateSignals(ctx workflow.Context) {
+	for {
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(e.watchChan, func(c workflow.ReceiveChannel, more bool) {
+			var w ReadyWatch
+			c.Receive(ctx, &w)
+			e.addWatch(ctx, w)
+		})
+		sel.AddReceive(e.clearedChan, func(c workflow.ReceiveChannel, more bool) {
+			var w ReadyWatch
+			c.Receive(ctx, &w)
+			e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
+		})
+		sel.Select(ctx)
+	}
+}
+
+// drainGateSignals applies what arrived before the run closes.
+func (e *entity) drainGateSignals(ctx workflow.Context) {
+	var w ReadyWatch
+	for e.watchChan.ReceiveAsync(&w) {
+		e.addWatch(ctx, w)
+	}
+	for e.clearedChan.ReceiveAsync(&w) {
+		e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
+	}
+}
+
+func (e *entity) addWatch(ctx workflow.Context, w ReadyWatch) {
+	if e.condition(lifecycle.CondReady).Status == lifecycle.ConditionTrue {
+		e.clearWatch(ctx, w)
+		return
+	}
+	if !slices.Contains(e.s.ReadyWatchers, w) {
+		e.s.ReadyWatchers = append(e.s.ReadyWatchers, w)
+	}
+}
+
+// tellReadyWatchers clears the gates waiting for this instance, now that it is Ready.
+func (e *entity) tellReadyWatchers(ctx workflow.Context) {
+	watchers := e.s.ReadyWatchers
+	e.s.ReadyWatchers = nil
+	for _, w := range watchers {
+		e.clearWatch(ctx, w)
+	}
+}
+
+func (e *entity) clearWatch(ctx workflow.Context, w ReadyWatch) {
+	// A watcher that has closed meanwhile has nothing left to wait for.
+	_ = workflow.SignalExternalWorkflow(ctx, w.Workflow, "", SignalGateCleared, ReadyWatch{Workflow: InstanceWorkflowID(e.s.Ref), Gate: w.Gate}).Get(ctx, nil)
+}
+
+// scheduledCondition is Scheduled=False while gates are set; nil when there are none.
+func (e *entity) scheduledCondition() *lifecycle.Condition {
+	if len(e.s.Gates) == 0 {
+		return nil
+	}
+	msg := "gates: " + e.gateNames()
+	if w := e.s.Waiting; w != nil {
+		msg += fmt.Sprintf("; %s waiting since %s", w.Operation, stamp(w.Since))
+	}
+	c := cond(CondScheduled, lifecycle.ConditionFalse, "SchedulingGated", msg)
+	return &c
+}
+
+func (e *entity) registerGates(ctx workflow.Context) error {
+	handlers := map[string]struct {
+		admit func(GateRequest) error
+		apply func(workflow.Context, GateRequest)
+	}{
+		UpdateGateAdd: {e.admitGateAdd, func(ctx workflow.Context, req GateRequest) {
+			e.addGate(ctx, gates.Spec{Name: req.Name, Timeout: req.Timeout}, "cli", req.Actor, req.Reason)
+		}},
+		UpdateGateRemove: {e.admitGateRemove, func(ctx workflow.Context, req GateRequest) {
+			e.dropGate(ctx, req.Name, "removed", req.Actor, req.Reason)
+		}},
+		UpdateCancel: {e.admitCancel, func(ctx workflow.Context, req GateRequest) {
+			e.cancelled = true
+			e.logGate(ctx, e.gateNames(), "cancelled", req.Actor, req.Reason)
+		}},
+	}
+	for _, name := range []string{UpdateGateAdd, UpdateGateRemove, UpdateCancel} {
+		h := handlers[name]
+		err := workflow.SetUpdateHandlerWithOptions(ctx, name,
+			func(ctx workflow.Context, req GateRequest) ([]Gate, error) {
+				if err := h.admit(req); err != nil {
+					return nil, err
+				}
+				h.apply(ctx, req)
+				return e.s.Gates, nil
+			},
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req GateRequest) error { return h.admit(req) }})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gated holds kind at the gates. held says the operation ended there: cancelled (nothing was
+// done, the state is as it was) or timed out (a <Op>Failed with no leftovers).
+func (e *entity) gated(ctx workflow.Context, kind lifecycle.Operation, req OperationRequest, fromFile []gates.Spec) (OperationResult, bool) {
+	err := e.awaitGates(ctx, kind, req.Actor, fromFile)
+	if err == nil {
+		return OperationResult{}, false
+	}
+	now := workflow.Now(ctx)
+	var timeout *gateTimeoutError
+	e.s.Seq++
+	op := &Operation{ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
+		Actor: req.Actor, From: e.s.State, Attempt: 1, ConfigYAML: req.ConfigYAML, StartedAt: now, EndedAt: now, Rollout: req.Rollout}
+	e.pushCurrent(op)
+	switch {
+	case errors.Is(err, errGateCancelled):
+		op.Result = ResultCancelled
+	case errors.As(err, &timeout):
+		timedOut := timeout.gates
+		for _, g := range timedOut {
+			e.logGate(ctx, g, "timed-out", "", "")
+		}
+		op.Result = ResultFailed
+		op.Failure = &Failure{Step: "scheduling-gate", Type: "GateTimeout", Leftovers: []steps.Leftover{}, At: now,
+			Error: fmt.Sprintf("%s did not start: gate(s) %s did not clear in time; nothing was changed", kind, strings.Join(timedOut, ", "))}
+		e.setState(ctx, kind.Failed(op.From))
+		e.notify(ctx, notify.KindFailed, fmt.Sprintf("%s of %s failed at its scheduling gates: %s", kind, e.s.Ref, op.Failure.Error), nil)
+		e.tellRollout(ctx, op)
+	default:
+		op.Result = ResultFailed
+		op.Failure = &Failure{Step: "scheduling-gate", Error: errorMessage(err), Leftovers: []steps.Leftover{}, At: now}
+	}
+	return e.result(op), true
+}
