@@ -10,6 +10,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/gates"
+	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -37,10 +38,6 @@ func (g *globals) gateUpdateCmd(verb, update, short string, timeout *time.Durati
 		Short: short,
 		Args:  exactArgs(2, "TENANT/NAME and GATE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := parseRef(args[0])
-			if err != nil {
-				return err
-			}
 			if err := gates.Check(args[1]); err != nil {
 				return usageErr("%v", err)
 			}
@@ -51,7 +48,7 @@ func (g *globals) gateUpdateCmd(verb, update, short string, timeout *time.Durati
 				}
 				req.Timeout = *timeout
 			}
-			return g.withClient(cmd, func(c *client.Client) error {
+			return g.withInstance(cmd, args[0], func(ref steps.Ref, c *client.Client) error {
 				gs, err := c.Gate(cmd.Context(), ref, update, req)
 				if err != nil {
 					return err
@@ -72,11 +69,7 @@ func (g *globals) gateListCmd() *cobra.Command {
 		Short: "List an instance's gates and the operation waiting at them",
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := parseRef(args[0])
-			if err != nil {
-				return err
-			}
-			return g.withClient(cmd, func(c *client.Client) error {
+			return g.withInstance(cmd, args[0], func(ref steps.Ref, c *client.Client) error {
 				st, err := c.Status(cmd.Context(), ref, workflows.StatusRequest{})
 				if err != nil {
 					return err
@@ -96,11 +89,7 @@ func (g *globals) cancelCmd() *cobra.Command {
 		Short: "End the operation waiting at the instance's scheduling gates; nothing is changed",
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := parseRef(args[0])
-			if err != nil {
-				return err
-			}
-			return g.withClient(cmd, func(c *client.Client) error {
+			return g.withInstance(cmd, args[0], func(ref steps.Ref, c *client.Client) error {
 				if _, err := c.Gate(cmd.Context(), ref, workflows.UpdateCancel, workflows.GateRequest{Actor: g.actor, Reason: reason}); err != nil {
 					return err
 				}

@@ -103,6 +103,15 @@ func (g *globals) withClient(cmd *cobra.Command, fn func(c *client.Client) error
 	return fn(c)
 }
 
+// withInstance parses TENANT/NAME, dials Temporal and runs fn with both.
+func (g *globals) withInstance(cmd *cobra.Command, arg string, fn func(ref steps.Ref, c *client.Client) error) error {
+	ref, err := parseRef(arg)
+	if err != nil {
+		return err
+	}
+	return g.withClient(cmd, func(c *client.Client) error { return fn(ref, c) })
+}
+
 // output prints v as JSON, or as text with write.
 func (g *globals) output(asJSON bool, v any, write func(w io.Writer)) error {
 	if asJSON {
