@@ -76,6 +76,10 @@ func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li ste
 	case st == lifecycle.Archived:
 		act.Reason = "archived"
 		return act, nil
+	case li.Gated:
+		// A deploy would wait at the gates and hold the batch; the operator removes them first.
+		act.Reason = fmt.Sprintf("gated: scheduling gates hold its deploys (slipway gate list %s)", li.Ref)
+		return act, nil
 	case st != lifecycle.Deployed && !st.Busy():
 		act.Reason = fmt.Sprintf("not deployed (%s)", st)
 		return act, nil

@@ -67,6 +67,10 @@ func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) er
 	if err := lifecycle.Check(e.s.State, op); err != nil {
 		return notAllowed("%s: %s", e.s.Ref, err)
 	}
+	if req.Rollout != "" && len(e.s.Gates) > 0 {
+		// A rollout's deploy would wait at the gates and hold its whole batch.
+		return notAllowed("%s is gated (%s): the rollout skips it; remove the gates, then deploy it", e.s.Ref, e.gateNames())
+	}
 	if op == lifecycle.OpProvision && strings.TrimSpace(req.ConfigYAML) == "" {
 		return notAllowed("%s: provision needs the instance config (configYAML)", e.s.Ref)
 	}

@@ -25,7 +25,7 @@ func (i instances) List(ctx context.Context, stack, tenant string) ([]steps.List
 	}
 	out := make([]steps.ListedInstance, 0, len(items))
 	for _, it := range items {
-		out = append(out, steps.ListedInstance{Ref: steps.Ref{Tenant: it.Tenant, Name: it.Name}, State: it.State, Ready: it.Ready})
+		out = append(out, steps.ListedInstance{Ref: steps.Ref{Tenant: it.Tenant, Name: it.Name}, State: it.State, Ready: it.Ready, Gated: it.Gated})
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ type ListItem struct {
 	Stack   string     `json:"stack,omitempty"`
 	Rollout string     `json:"rollout,omitempty"` // the rollout that last deployed it
 	Drifted string     `json:"drifted,omitempty"` // the last drift check: True or False
+	Gated   bool       `json:"gated,omitempty"`   // scheduling gates are set
 	Running bool       `json:"running"`
 	Started time.Time  `json:"started"`          // this run of the entity workflow
 	Closed  *time.Time `json:"closed,omitempty"` // when the instance's workflow ended
@@ -91,6 +92,9 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 				if p, ok := fields[key]; ok {
 					_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
 				}
+			}
+			if p, ok := fields[workflows.SAInstanceGated.GetName()]; ok {
+				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.Gated)
 			}
 			items = append(items, it)
 		}

@@ -69,6 +69,7 @@ type ListedInstance struct {
 	Ref   Ref    `json:"ref"`
 	State string `json:"state"`
 	Ready string `json:"ready,omitempty"`
+	Gated bool   `json:"gated,omitempty"` // scheduling gates hold its deploys
 }
 
 // RolloutDeployInput starts (or, Retry, resumes) one instance's deploy for a rollout.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"regexp"
 	"testing"
 	"time"
 
@@ -91,6 +92,13 @@ func TestSchedulingGatesHoldProvisionsAndDeploys(t *testing.T) {
 		require.Contains(t, events, line)
 	}
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "gate", Name: "web"}), "gates")
+
+	// A rollout skips a gated instance rather than wait at its gates with the batch.
+	e.MustCLI(0, "gate", "add", "gate/web", "freeze")
+	require.Eventually(t, func() bool {
+		plan := e.MustCLI(0, "rollout", "plan", "--stack", "example", "--tenant", "gate", "--set", "replicas=2").Stdout
+		return regexp.MustCompile(`gate/web\s+Deployed\s+-\s+-\s+skip: gated`).MatchString(plan)
+	}, 10*time.Second, 200*time.Millisecond)
 }
 
 func conditionOf(cs []lifecycle.Condition, typ string) lifecycle.Condition {
