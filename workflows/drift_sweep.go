@@ -18,45 +18,70 @@ type DriftSweepResult struct {
 	Instances []steps.DriftInstanceOutput `json:"instances"`
 }
 
+// driftSweepChunk is how many instances one run of a sweep checks before it continues as new,
+// which keeps a sweep of tens of thousands of instances within a bounded history.
+const driftSweepChunk = 500
+
 // DriftSweepWorkflow checks every Deployed instance in scope for drift, a few at a time; a
 // Temporal Schedule starts it (slipway drift schedule). Each instance runs its own check, so a
 // check never overlaps an operation: a busy instance is reported busy and checked next time.
+// Past driftSweepChunk instances it continues as new, carrying only the outcomes worth reading.
 func DriftSweepWorkflow(ctx workflow.Context, scope steps.DriftScope) (DriftSweepResult, error) {
-	var listed []steps.ListedInstance
-	if err := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActListDeployed, scope).Get(ctx, &listed); err != nil {
+	prog := scope.Resume
+	if prog == nil {
+		prog = &steps.DriftResume{}
+		if err := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActListDeployed, scope).Get(ctx, &prog.Left); err != nil {
+			return DriftSweepResult{}, err
+		}
+	}
+	chunk := prog.Left[:min(len(prog.Left), driftSweepChunk)]
+	outs, err := checkDrift(ctx, scope, chunk)
+	if err != nil {
 		return DriftSweepResult{}, err
 	}
+	prog.Left = prog.Left[len(chunk):]
+	for _, o := range outs {
+		prog.Checked++
+		if o.Outcome == steps.DriftFound || o.Outcome == steps.DriftRemediated {
+			prog.Drifted++
+		}
+	}
+	if len(prog.Left) > 0 {
+		for _, o := range outs {
+			if o.Outcome != steps.DriftClean {
+				prog.Notable = append(prog.Notable, o)
+			}
+		}
+		scope.Resume = prog
+		return DriftSweepResult{}, workflow.NewContinueAsNewError(ctx, DriftSweepWorkflowName, scope)
+	}
+	// The last run lists its own outcomes in full; earlier runs kept only the notable ones.
+	return DriftSweepResult{Checked: prog.Checked, Drifted: prog.Drifted, Instances: append(prog.Notable, outs...)}, nil
+}
+
+// checkDrift asks each instance to check itself, at most scope.Concurrency at once.
+func checkDrift(ctx workflow.Context, scope steps.DriftScope, listed []steps.ListedInstance) ([]steps.DriftInstanceOutput, error) {
 	limit := scope.Concurrency
 	if limit <= 0 {
 		limit = defaultDriftConcurrency
 	}
-	res := DriftSweepResult{Instances: make([]steps.DriftInstanceOutput, len(listed))}
+	outs := make([]steps.DriftInstanceOutput, len(listed))
 	sweep := workflow.GetInfo(ctx).WorkflowExecution.ID
 	inFlight := 0
 	for i, li := range listed {
 		if err := workflow.Await(ctx, func() bool { return inFlight < limit }); err != nil {
-			return res, err
+			return nil, err
 		}
 		inFlight++
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer func() { inFlight-- }()
 			in := steps.DriftInstanceInput{Ref: li.Ref, Sweep: sweep, Remediate: scope.Remediate}
-			out := &res.Instances[i]
-			if err := workflow.ExecuteActivity(driftCtx(ctx), steps.ActDriftInstance, in).Get(ctx, out); err != nil {
-				*out = steps.DriftInstanceOutput{Ref: li.Ref, Outcome: steps.DriftRefused, Message: errorMessage(err)}
+			if err := workflow.ExecuteActivity(driftCtx(ctx), steps.ActDriftInstance, in).Get(ctx, &outs[i]); err != nil {
+				outs[i] = steps.DriftInstanceOutput{Ref: li.Ref, Outcome: steps.DriftRefused, Message: errorMessage(err)}
 			}
 		})
 	}
-	if err := workflow.Await(ctx, func() bool { return inFlight == 0 }); err != nil {
-		return res, err
-	}
-	for _, o := range res.Instances {
-		res.Checked++
-		if o.Outcome == steps.DriftFound || o.Outcome == steps.DriftRemediated {
-			res.Drifted++
-		}
-	}
-	return res, nil
+	return outs, workflow.Await(ctx, func() bool { return inFlight == 0 })
 }
 
 // driftCtx waits for one instance's check: a terraform plan, heartbeating.

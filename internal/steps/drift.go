@@ -39,6 +39,17 @@ type DriftScope struct {
 	Remediate string `json:"remediate,omitempty"`
 	// Schedule is the Temporal Schedule that started the sweep, if any.
 	Schedule string `json:"schedule,omitempty"`
+	// Resume carries a sweep across continue-as-new: what is left to check and what was found.
+	Resume *DriftResume `json:"resume,omitempty"`
+}
+
+// DriftResume is a sweep's progress: the instances still to check, the counts so far, and the
+// outcomes worth reading (every one but clean).
+type DriftResume struct {
+	Left    []ListedInstance      `json:"left"`
+	Checked int                   `json:"checked"`
+	Drifted int                   `json:"drifted"`
+	Notable []DriftInstanceOutput `json:"notable,omitempty"`
 }
 
 // RemediateDeploy is the drift policy that deploys a drifted instance again.

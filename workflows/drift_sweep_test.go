@@ -1,0 +1,65 @@
+package workflows_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+func sweepEnv(listed []steps.ListedInstance) *testsuite.TestWorkflowEnvironment {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: workflows.DriftSweepWorkflowName})
+	env.RegisterActivityWithOptions(func(context.Context, steps.DriftScope) ([]steps.ListedInstance, error) { return listed, nil },
+		activity.RegisterOptions{Name: steps.ActListDeployed})
+	env.RegisterActivityWithOptions(func(_ context.Context, in steps.DriftInstanceInput) (steps.DriftInstanceOutput, error) {
+		out := steps.DriftInstanceOutput{Ref: in.Ref, Outcome: steps.DriftClean}
+		switch in.Ref.Name {
+		case "web-7", "web-600":
+			out.Outcome, out.Resources = steps.DriftFound, []string{"terraform_data.app (update)"}
+		case "web-8":
+			out.Outcome, out.Message = steps.DriftBusy, "busy"
+		}
+		return out, nil
+	}, activity.RegisterOptions{Name: steps.ActDriftInstance})
+	return env
+}
+
+// A sweep past 500 instances continues as new, carrying what is left and the outcomes worth
+// reading; the last run sums them up.
+func TestDriftSweepContinuesAsNewAndKeepsTheNotableOutcomes(t *testing.T) {
+	var listed []steps.ListedInstance
+	for i := range 620 {
+		listed = append(listed, steps.ListedInstance{Ref: steps.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%d", i)}, State: "Deployed"})
+	}
+	env := sweepEnv(listed)
+	env.ExecuteWorkflow(workflows.DriftSweepWorkflowName, steps.DriftScope{Concurrency: 8})
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(env.GetWorkflowError(), &can), "%v", env.GetWorkflowError())
+	var next steps.DriftScope
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	require.NotNil(t, next.Resume)
+	require.Len(t, next.Resume.Left, 120)
+	require.Equal(t, 500, next.Resume.Checked)
+	require.Equal(t, 1, next.Resume.Drifted)
+	require.Len(t, next.Resume.Notable, 2, "web-7 drifted and web-8 busy; the clean ones are only counted")
+
+	env = sweepEnv(nil)
+	env.ExecuteWorkflow(workflows.DriftSweepWorkflowName, next)
+	require.NoError(t, env.GetWorkflowError())
+	var res workflows.DriftSweepResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.Equal(t, 620, res.Checked)
+	require.Equal(t, 2, res.Drifted)
+	require.Len(t, res.Instances, 122, "the notable two, then the last run's 120 in full")
+}
