@@ -232,7 +232,8 @@ func (t *rolloutTarget) checkSet() error {
 		var ve *config.ValidationError
 		if _, err := config.Validate(t.stack, probe, nil); errors.As(err, &ve) {
 			for _, fe := range ve.Errors {
-				if k, ok := strings.CutPrefix(fe.Field, "parameters."); ok && slices.Contains(slices.Collect(maps.Keys(t.set)), k) {
+				k, ok := strings.CutPrefix(fe.Field, "parameters.")
+				if _, given := t.set[k]; ok && given {
 					msgs = append(msgs, fmt.Sprintf("--set %s: %s", k, fe.Message))
 				}
 			}

@@ -205,22 +205,13 @@ func (e *entity) awaitGates(ctx workflow.Context, kind lifecycle.Operation, acto
 	}
 }
 
-// nextGateDeadline is how long until the first gate with a timeout runs out, counted from when
-// the wait began or the gate was added, whichever is later.
+// nextGateDeadline is how long until the first gate with a timeout runs out.
 func (e *entity) nextGateDeadline(now time.Time) (time.Duration, bool) {
 	var next time.Duration
 	found := false
 	for _, g := range e.s.Gates {
-		if g.Timeout <= 0 {
-			continue
-		}
-		left := g.AddedAt
-		if e.s.Waiting.Since.After(left) {
-			left = e.s.Waiting.Since
-		}
-		d := left.Add(g.Timeout).Sub(now)
-		if !found || d < next {
-			next, found = d, true
+		if d, ok := e.gateDeadline(g); ok && (!found || d.Sub(now) < next) {
+			next, found = d.Sub(now), true
 		}
 	}
 	return next, found
@@ -230,18 +221,24 @@ func (e *entity) nextGateDeadline(now time.Time) (time.Duration, bool) {
 func (e *entity) timedOutGates(now time.Time) []string {
 	var out []string
 	for _, g := range e.s.Gates {
-		if g.Timeout > 0 && !now.Before(maxTime(g.AddedAt, e.s.Waiting.Since).Add(g.Timeout)) {
+		if d, ok := e.gateDeadline(g); ok && !now.Before(d) {
 			out = append(out, fmt.Sprintf("%s (timeout %s)", g.Name, g.Timeout))
 		}
 	}
 	return out
 }
 
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
+// gateDeadline is when g's timeout runs out, counted from when the wait began or the gate was
+// added, whichever is later; ok is false for a gate without one.
+func (e *entity) gateDeadline(g Gate) (time.Time, bool) {
+	if g.Timeout <= 0 {
+		return time.Time{}, false
 	}
-	return b
+	from := g.AddedAt
+	if e.s.Waiting.Since.After(from) {
+		from = e.s.Waiting.Since
+	}
+	return from.Add(g.Timeout), true
 }
 
 // watchReady asks an instance:T/N gate's target to say when it is Ready.
