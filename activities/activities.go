@@ -48,6 +48,8 @@ type Terraform interface {
 	// Drift plans the prepared files against the refreshed state; it writes no state.
 	Drift(ctx context.Context, ws terraform.Workspace) (*terraform.DriftReport, error)
 	Resources(ctx context.Context, ws terraform.Workspace) ([]terraform.Resource, error)
+	// Outputs are the root module's outputs in the state, sensitive ones masked.
+	Outputs(ctx context.Context, ws terraform.Workspace) (map[string]any, error)
 	Serial(ctx context.Context, ws terraform.Workspace) (int64, error)
 	Lock(ctx context.Context, ws terraform.Workspace) (*terraform.LockInfo, bool, error)
 	ForceUnlock(ctx context.Context, ws terraform.Workspace, lockID string) error

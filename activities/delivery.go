@@ -19,6 +19,8 @@ import (
 // accepted or refused it (internal/client does, over the worker's Temporal connection).
 type Requests interface {
 	Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, configYAML, actor, requestID string) error
+	// Approve sends an approval comment's approve or reject to its instance.
+	Approve(ctx context.Context, cmd steps.ApprovalCommand, source, requestID string) error
 }
 
 // RefusedError is an instance's answer that no retry changes: it is busy, the state does

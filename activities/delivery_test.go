@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 
@@ -22,13 +23,45 @@ type submittedReq struct {
 
 // fakeRequests stands in for the instances: it records submissions and answers err.
 type fakeRequests struct {
-	got []submittedReq
-	err error
+	approvals []submittedApproval
+	got       []submittedReq
+	err       error
 }
 
 func (f *fakeRequests) Submit(_ context.Context, ref steps.Ref, op lifecycle.Operation, cfg, _, id string) error {
 	f.got = append(f.got, submittedReq{ref, op, cfg, id})
 	return f.err
+}
+
+func (f *fakeRequests) Approve(_ context.Context, cmd steps.ApprovalCommand, source, id string) error {
+	f.approvals = append(f.approvals, submittedApproval{cmd, source, id})
+	return f.err
+}
+
+type submittedApproval struct {
+	cmd        steps.ApprovalCommand
+	source, id string
+}
+
+func TestSubmitApprovalKeysTheRequestAndReportsARefusal(t *testing.T) {
+	fg, err := localgit.Init(filepath.Join(t.TempDir(), "repo"), map[string][]byte{"README": []byte("x")})
+	require.NoError(t, err)
+	reqs := &fakeRequests{}
+	a := &Activities{Forge: fg, Requests: reqs}
+	cmd := steps.ApprovalCommand{Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Verb: steps.VerbApprove, Plan: "abcdef1",
+		Commenter: "alice", MR: "7", URL: "https://forge.example/pr/7#c1"}
+	out, err := a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-1", Index: 2, Command: cmd, Provider: "github"})
+	require.NoError(t, err)
+	assert.True(t, out.Started)
+	require.Len(t, reqs.approvals, 1)
+	assert.Equal(t, "github/d-1/approval-2", reqs.approvals[0].id, "the delivery and the comment's place key the request")
+	assert.Contains(t, reqs.approvals[0].source, "github comment by alice on MR 7")
+
+	reqs.err = &RefusedError{Err: errors.New("rejected: alice may not approve")}
+	out, err = a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-2", Command: cmd, Provider: "github"})
+	require.NoError(t, err, "a refusal is the outcome, not a retried error")
+	assert.False(t, out.Started)
+	assert.Contains(t, out.Error, "may not approve")
 }
 
 func TestSubmitCommandReadsTheInstanceFileAtItsCommit(t *testing.T) {

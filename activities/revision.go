@@ -2,7 +2,11 @@ package activities
 
 import (
 	"context"
+	"errors"
 
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -23,5 +27,18 @@ func (a *Activities) ResolveRevision(ctx context.Context, in steps.RevisionInput
 		}
 		return steps.RevisionOutput{Revision: head}, nil
 	}
-	return steps.RevisionOutput{Revision: head, Exists: true, Stack: inst.Stack}, nil
+	out := steps.RevisionOutput{Revision: head, Exists: true, Stack: inst.Stack}
+	stack, err := a.loadStack(ctx, head, inst.Stack)
+	var appErr *temporal.ApplicationError
+	switch {
+	case err == nil:
+		out.Controls = controls(stack, inst)
+	case errors.As(err, &appErr) && appErr.NonRetryable():
+		// A stack broken or gone since the deploy must not block archiving or destroying it:
+		// the instance file's own controls still hold.
+		out.Controls = controls(&config.Stack{}, inst)
+	default:
+		return steps.RevisionOutput{}, err
+	}
+	return out, nil
 }

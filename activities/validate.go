@@ -27,7 +27,17 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	if _, err := config.Validate(stack, inst, previous); err != nil {
 		return steps.ValidateOutput{}, invalidConfig(err)
 	}
-	return steps.ValidateOutput{Stack: inst.Stack, Gates: inst.SchedulingGates}, nil
+	return steps.ValidateOutput{Stack: inst.Stack, Gates: inst.SchedulingGates, Controls: controls(stack, inst)}, nil
+}
+
+// controls are the approval rule and hooks in force for inst: the stack's, overridden by the instance's.
+func controls(stack *config.Stack, inst *config.Instance) *steps.Controls {
+	c := &steps.Controls{Approval: inst.Approval}
+	if stack.Schema != nil {
+		c.Approval = stack.Schema.Approval.Over(inst.Approval)
+		c.Hooks = hookNames(stack.Schema)
+	}
+	return c
 }
 
 // loadStack reads stacks/<name>/ at rev ("" = main).

@@ -49,6 +49,15 @@ func DeliveryWorkflow(ctx workflow.Context, in steps.Delivery) (steps.DeliveryRe
 		}
 		res.Outcomes = append(res.Outcomes, out)
 	}
+	// Only deliveries recorded since approvals carry any, so older histories never get here.
+	for i, a := range in.Approvals {
+		var out steps.DeliveryOutcome
+		sin := steps.ApprovalSubmit{Delivery: res.Delivery, Index: i, Command: a, Provider: in.Provider}
+		if err := workflow.ExecuteActivity(deliveryCtx(ctx), steps.ActSubmitApproval, sin).Get(ctx, &out); err != nil {
+			out = steps.DeliveryOutcome{Instance: a.Ref.String(), Operation: a.Verb, Error: errorMessage(err)}
+		}
+		res.Outcomes = append(res.Outcomes, out)
+	}
 	return res, nil
 }
 

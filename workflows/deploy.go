@@ -10,13 +10,13 @@ func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, err
 	secrets := withSecrets(ctx)
 	var plan []func() error
 	if in.ConfigYAML != "" {
-		plan = append(plan, p.validate, func() error { return p.openMR(false) }, p.mergeMR)
+		plan = append(plan, p.validate, func() error { return p.openMR(false) }, p.planOnMR, p.mergeMR)
 	}
 	plan = append(plan, func() error { return p.resolveRevision(true) }, p.applyPlan)
 	if secrets {
 		plan = append(plan, p.bootstrapSecrets)
 	}
-	plan = append(plan, p.deployApp)
+	plan = append(plan, p.deployApp, func() error { return p.hook(HookPostDeploy) })
 	for _, step := range plan {
 		if err := step(); err != nil {
 			return PipelineResult{}, p.fail(err)

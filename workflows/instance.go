@@ -26,6 +26,7 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	workflow.Go(ctx, e.receiveSteps)
 	workflow.Go(ctx, e.receiveObservations)
 	workflow.Go(ctx, e.receiveGateSignals)
+	workflow.Go(ctx, e.receiveApprovals)
 	for {
 		if err := workflow.Await(ctx, func() bool {
 			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))
@@ -141,6 +142,10 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	if len(e.s.Gates) > 0 {
 		gated = SAInstanceGated.ValueSet(true)
 	}
+	awaiting := SAInstanceAwaitingApproval.ValueUnset()
+	if e.s.Approval != nil {
+		awaiting = SAInstanceAwaitingApproval.ValueSet(true)
+	}
 	rollout := SAInstanceRollout.ValueUnset()
 	if e.s.Rollout != "" {
 		rollout = SAInstanceRollout.ValueSet(e.s.Rollout)
@@ -152,7 +157,7 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 		SATenant.ValueSet(e.s.Ref.Tenant),
 		SAInstanceName.ValueSet(e.s.Ref.Name),
 		SAInstanceReady.ValueSet(ready),
-		observed)
+		observed, awaiting)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("search attributes not upserted", "error", err)
 	}

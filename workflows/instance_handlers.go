@@ -29,6 +29,9 @@ func (e *entity) register(ctx workflow.Context) error {
 	if err := e.registerGates(ctx); err != nil {
 		return err
 	}
+	if err := e.registerApprovals(ctx); err != nil {
+		return err
+	}
 	for _, op := range lifecycle.AllOperations {
 		op := op
 		err := workflow.SetUpdateHandlerWithOptions(ctx, string(op),
@@ -98,6 +101,11 @@ func (e *entity) admitDecision(d lifecycle.Decision, req DecisionRequest) error 
 	}
 	if req.ForceUnlock != "" {
 		if err := e.admitForceUnlock(d, req); err != nil {
+			return err
+		}
+	}
+	if req.SkipHook {
+		if err := e.admitSkipHook(d, req); err != nil {
 			return err
 		}
 	}
@@ -210,7 +218,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	in := PipelineInput{
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
-		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress,
+		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress, From: op.From,
 	}
 	if op.Timeout > 0 {
 		in.Settings.DeployTimeout = op.Timeout
@@ -224,6 +232,9 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	err := workflow.ExecuteChildWorkflow(cctx, PipelineName(op.Kind), in).Get(ctx, &res)
 	e.drainSteps()
 	op.EndedAt = workflow.Now(ctx)
+	if err != nil && errorType(err) == steps.ErrNotApproved {
+		return e.endUnapproved(ctx, op, pipelineFailure(err))
+	}
 	if err != nil {
 		pf := pipelineFailure(err)
 		op.Result, op.Failure, op.Progress = ResultFailed, &pf.Failure, pf.Progress
@@ -274,4 +285,23 @@ func (e *entity) tellRollout(ctx workflow.Context, op *Operation) {
 	}
 	// A rollout aborted meanwhile is gone; its instance has nothing to wait for.
 	_ = workflow.SignalExternalWorkflow(ctx, op.Rollout, "", steps.SignalRolloutInstance, d).Get(ctx, nil)
+}
+
+// admitSkipHook accepts resolve --skip-hook only for an operation that failed in a hook.
+func (e *entity) admitSkipHook(d lifecycle.Decision, req DecisionRequest) error {
+	if d != lifecycle.DecisionResolve {
+		return notAllowed("%s: skipHook (--skip-hook) goes with resolve, not %s", e.s.Ref, d)
+	}
+	if req.To != "" || req.ForceUnlock != "" {
+		return notAllowed("%s: resolve --skip-hook resumes the operation past its hook; it takes neither --to nor --force-unlock", e.s.Ref)
+	}
+	f := e.s.Current.Failure
+	if f == nil || (f.Step != steps.DrainHook && f.Step != steps.PostDeployHook) {
+		step := "none"
+		if f != nil {
+			step = f.Step
+		}
+		return notAllowed("%s: --skip-hook: the operation did not fail in a hook (it failed at step %s)", e.s.Ref, step)
+	}
+	return nil
 }

@@ -99,6 +99,13 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req Decision
 	if req.ForceUnlock != "" {
 		return e.forceUnlockAndResume(ctx, op, rec, req.ForceUnlock)
 	}
+	if req.SkipHook {
+		e.busy = true
+		defer func() { e.busy = false }()
+		rec.SkippedHook = op.Failure.Step
+		op.Progress.Done = append(op.Progress.Done, op.Failure.Step)
+		return e.resume(ctx, op, rec), nil
+	}
 	switch d {
 	case lifecycle.DecisionRetry:
 		e.busy = true

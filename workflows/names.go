@@ -54,21 +54,24 @@ var (
 	// SAInstanceGated is true while scheduling gates are set on the instance. It is a Bool: SQL
 	// visibility holds at most 10 Keyword attributes, and the ten above use them all.
 	SAInstanceGated = temporal.NewSearchAttributeKeyBool("InstanceGated")
+	// SAInstanceAwaitingApproval is true while an operation waits for its plan's approval.
+	SAInstanceAwaitingApproval = temporal.NewSearchAttributeKeyBool("InstanceAwaitingApproval")
 )
 
 // SearchAttributeTypes is what a namespace must register (name -> Temporal type).
 var SearchAttributeTypes = map[string]string{
-	"InstanceState":     "Keyword",
-	"Tenant":            "Keyword",
-	"InstanceName":      "Keyword",
-	"InstanceReady":     "Keyword",
-	"AppObserved":       "Keyword",
-	"InstanceStack":     "Keyword",
-	"InstanceOperation": "Keyword",
-	"InstanceRollout":   "Keyword",
-	"RolloutPhase":      "Keyword",
-	"InstanceDrifted":   "Keyword",
-	"InstanceGated":     "Bool",
+	"InstanceState":            "Keyword",
+	"Tenant":                   "Keyword",
+	"InstanceName":             "Keyword",
+	"InstanceReady":            "Keyword",
+	"AppObserved":              "Keyword",
+	"InstanceStack":            "Keyword",
+	"InstanceOperation":        "Keyword",
+	"InstanceRollout":          "Keyword",
+	"RolloutPhase":             "Keyword",
+	"InstanceDrifted":          "Keyword",
+	"InstanceGated":            "Bool",
+	"InstanceAwaitingApproval": "Bool",
 }
 
 // RolloutWorkflowID is a rollout's workflow ID.

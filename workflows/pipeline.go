@@ -23,11 +23,19 @@ type pipeline struct {
 	pending []StepRecord
 	// local runs the short steps as local activities.
 	local bool
+	// controls runs approvals and hooks; approved is the plan hash approved in this attempt,
+	// and early the plan made on the MR's head before the merge, applied after it.
+	controls bool
+	approved string
+	early    *steps.PlanOutput
+	// output is a hook's output for the record of the step that ran it.
+	output string
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
 	p := &pipeline{ctx: ctx, in: in, progress: in.Resume, batch: batchesStepSignals(ctx)}
 	p.local = runsShortStepsLocally(ctx)
+	p.controls = runsControls(ctx)
 	return p
 }
 
@@ -62,6 +70,7 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 	}
 	detail, err := fn(p.ctx)
 	rec.EndedAt = workflow.Now(p.ctx)
+	rec.Output, p.output = p.output, ""
 	if err != nil {
 		rec.Status, rec.Error = StepFailed, errorMessage(err)
 		p.record(rec)
@@ -103,6 +112,9 @@ func (p *pipeline) result() PipelineResult {
 // fail runs compensation: it collects what the failed step left behind and
 // returns a non-retryable PipelineFailed error that carries the record.
 func (p *pipeline) fail(err error) error {
+	if na := asNotApproved(err); na != nil {
+		return p.unapproved(na)
+	}
 	step := "pipeline"
 	var se *stepError
 	if errors.As(err, &se) {
@@ -121,6 +133,9 @@ func (p *pipeline) fail(err error) error {
 	}
 	if leftovers == nil {
 		leftovers = []steps.Leftover{}
+	}
+	if l, ok := p.hookLeftover(step); ok {
+		leftovers = append(leftovers, l)
 	}
 	rec.Status, rec.EndedAt, rec.Detail = StepDone, workflow.Now(ctx), fmt.Sprintf("%d leftover(s)", len(leftovers))
 	p.record(rec)
@@ -162,7 +177,7 @@ func errorType(err error) string {
 // pipelineFailure reads the failure record out of a child's error.
 func pipelineFailure(err error) PipelineFailure {
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == steps.ErrPipelineFailed && appErr.HasDetails() {
+	if errors.As(err, &appErr) && (appErr.Type() == steps.ErrPipelineFailed || appErr.Type() == steps.ErrNotApproved) && appErr.HasDetails() {
 		var pf PipelineFailure
 		if appErr.Details(&pf) == nil {
 			return pf

@@ -20,6 +20,9 @@ func (p *pipeline) validate() error {
 			return "", err
 		}
 		p.progress.Stack = out.Stack
+		if out.Controls != nil {
+			p.progress.Controls = out.Controls
+		}
 		return "stack " + out.Stack, nil
 	})
 }
@@ -69,6 +72,9 @@ func (p *pipeline) resolveRevision(mustExist bool) error {
 		if out.Stack != "" {
 			p.progress.Stack = out.Stack
 		}
+		if out.Controls != nil {
+			p.progress.Controls = out.Controls
+		}
 		if !out.Exists {
 			return short(out.Revision) + " (no config for this instance)", nil
 		}
@@ -104,14 +110,20 @@ func (p *pipeline) applyPlan() error {
 		return p.run(steps.TFApply, true, nil)
 	}
 	in := p.tfInput(false)
-	if err := p.tfInit(in); err != nil {
-		return err
+	plan := p.early
+	if plan == nil {
+		if err := p.tfInit(in); err != nil {
+			return err
+		}
+		var err error
+		if plan, err = p.tfPlan(in); err != nil {
+			return err
+		}
+		p.progress.Plan = plan
+		if err := p.approvePlan(plan, "terraform plan"); err != nil {
+			return err
+		}
 	}
-	plan, err := p.tfPlan(in)
-	if err != nil {
-		return err
-	}
-	p.progress.Plan = plan
 	return p.run(steps.TFApply, true, func(ctx workflow.Context) (string, error) {
 		var out steps.InfraOutput
 		err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply,
@@ -122,8 +134,11 @@ func (p *pipeline) applyPlan() error {
 			// was cut short after terraform saved state: plan what is left, once, and apply that.
 			if err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
 				p.progress.Plan = plan
-				err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply,
-					steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+				// An approval names one plan: the new one needs its own.
+				if err = p.approvePlan(plan, "terraform plan, made again after a stale plan"); err == nil {
+					err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply,
+						steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+				}
 				note = fmt.Sprintf("; planned again after a stale plan (%s)", planLine(plan.Summary))
 			}
 		}
@@ -140,6 +155,9 @@ func (p *pipeline) destroyInfra() error {
 		return p.run(steps.TFDestroy, true, nil)
 	}
 	in := p.tfInput(true)
+	if p.early != nil {
+		return p.applyDestroyPlan(in)
+	}
 	if err := p.tfInit(in); err != nil {
 		return err
 	}

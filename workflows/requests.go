@@ -37,6 +37,8 @@ type DecisionRequest struct {
 	// ForceUnlock (resolve only) is the ID of a terraform-lock leftover of the failed operation:
 	// the lock is forced and the operation resumes like a retry.
 	ForceUnlock string `json:"forceUnlock,omitempty"`
+	// SkipHook (resolve only) goes on past the failed hook without running it, like a retry.
+	SkipHook bool `json:"skipHook,omitempty"`
 }
 
 // OperationResult is what an operation (or a retry) ended with.
@@ -62,6 +64,8 @@ type PipelineInput struct {
 	DeployedRevision string              `json:"deployedRevision,omitempty"`
 	Settings         Settings            `json:"settings"`
 	Resume           Progress            `json:"resume"`
+	// From is the state the operation started in; hooks are told it.
+	From lifecycle.State `json:"from,omitempty"`
 }
 
 // PipelineResult is a successful pipeline's outcome.
@@ -77,6 +81,8 @@ type PipelineFailure struct {
 	Failure  Failure      `json:"failure"`
 	Progress Progress     `json:"progress"`
 	Steps    []StepRecord `json:"steps"`
+	// Decision is the rejection or expiry that ended an operation at its approval.
+	Decision *ApprovalDecision `json:"decision,omitempty"`
 }
 
 // StepEvent is the signal a pipeline sends its entity as each step starts and ends.

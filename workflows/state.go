@@ -53,6 +53,8 @@ type InstanceState struct {
 	GateLog          []GateRecord          `json:"gateLog,omitempty"`       // every gate change, newest last
 	Waiting          *GateWait             `json:"waiting,omitempty"`       // the operation held at the gates
 	ReadyWatchers    []ReadyWatch          `json:"readyWatchers,omitempty"` // gated instances waiting for this one's Ready
+	Approval         *ApprovalWait         `json:"approval,omitempty"`      // the plan an operation waits to have approved
+	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last
 	Settings         Settings              `json:"settings"`
 }
 
@@ -93,11 +95,13 @@ type Operation struct {
 
 // StepRecord is one step of one attempt.
 type StepRecord struct {
-	Name      string    `json:"name"`
-	Status    string    `json:"status"`
-	Attempt   int       `json:"attempt"`
-	Detail    string    `json:"detail,omitempty"`
-	Error     string    `json:"error,omitempty"`
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Attempt int    `json:"attempt"`
+	Detail  string `json:"detail,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Output is what a hook printed or answered, redacted and cut to its tail.
+	Output    string    `json:"output,omitempty"`
 	StartedAt time.Time `json:"startedAt"`
 	EndedAt   time.Time `json:"endedAt,omitempty"`
 }
@@ -120,6 +124,8 @@ type Progress struct {
 	Plan     *steps.PlanOutput   `json:"plan,omitempty"`
 	Infra    *steps.InfraOutput  `json:"infra,omitempty"`
 	App      *steps.AppStatus    `json:"app,omitempty"`
+	// Controls are the approval rule and hooks read with the config.
+	Controls *steps.Controls `json:"controls,omitempty"`
 }
 
 func (p *Progress) done(step string) bool {
@@ -142,6 +148,8 @@ type DecisionRecord struct {
 	At          time.Time          `json:"at"`
 	// ForceUnlock is the terraform lock a resolve forced before resuming.
 	ForceUnlock string `json:"forceUnlock,omitempty"`
+	// SkippedHook is the hook step a resolve --skip-hook went on past.
+	SkippedHook string `json:"skippedHook,omitempty"`
 	// Error says why the decision could not be carried out; the state then did not change.
 	Error string `json:"error,omitempty"`
 }

@@ -37,11 +37,13 @@ type Status struct {
 	Deployer       string                `json:"deployer,omitempty"`
 	Revision       string                `json:"revision,omitempty"`
 	Deployed       string                `json:"deployedRevision,omitempty"`
-	Rollout        string                `json:"rollout,omitempty"` // the rollout that last deployed it
-	Drift          *DriftRecord          `json:"drift,omitempty"`   // the last drift check
-	Gates          []Gate                `json:"gates,omitempty"`   // scheduling gates set now
-	Waiting        *GateWait             `json:"waiting,omitempty"` // the operation held at the gates
-	GateLog        []GateRecord          `json:"gateLog,omitempty"` // output all: every gate change
+	Rollout        string                `json:"rollout,omitempty"`     // the rollout that last deployed it
+	Drift          *DriftRecord          `json:"drift,omitempty"`       // the last drift check
+	Gates          []Gate                `json:"gates,omitempty"`       // scheduling gates set now
+	Waiting        *GateWait             `json:"waiting,omitempty"`     // the operation held at the gates
+	GateLog        []GateRecord          `json:"gateLog,omitempty"`     // output all: every gate change
+	Approval       *ApprovalWait         `json:"approval,omitempty"`    // the plan awaiting approval
+	ApprovalLog    []ApprovalRecord      `json:"approvalLog,omitempty"` // output all: every approval event
 	Conditions     []lifecycle.Condition `json:"conditions"`
 	Operation      *OperationStatus      `json:"operation,omitempty"`
 	Failure        *Failure              `json:"failure,omitempty"`
@@ -137,6 +139,10 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
 	}
 	st.Gates, st.Waiting = s.Gates, s.Waiting
+	if c := e.approvalCondition(); c != nil {
+		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
+		st.Approval = s.Approval
+	}
 	if op := s.Current; op != nil {
 		st.Operation = operationStatus(*op, true)
 		if s.State.Failed() {
@@ -156,7 +162,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	}
 	st.Resources = groupResources(picked, out == OutputDetail)
 	st.Infrastructure, st.Decisions, st.Abandoned = s.Infrastructure, s.Decisions, s.Abandoned
-	st.Observations, st.GateLog = s.Observations, s.GateLog
+	st.Observations, st.GateLog, st.ApprovalLog = s.Observations, s.GateLog, s.ApprovalLog
 	for _, h := range s.History {
 		st.History = append(st.History, *operationStatus(h, false))
 	}

@@ -36,6 +36,10 @@ func stepDetails(in PipelineInput, rec StepRecord) string {
 func (e *entity) details() string {
 	op := e.s.Current
 	switch {
+	case e.s.Approval != nil:
+		w := e.s.Approval
+		return fmt.Sprintf("%s: %s %s awaits approval of plan %s (%s) until %s: slipway approve %s --plan %s",
+			e.s.State, op.Kind, op.ID, short(w.Hash), w.What, stamp(w.Deadline), e.s.Ref, short(w.Hash))
 	case op != nil && op.Result == ResultRunning && op.Step != "":
 		return fmt.Sprintf("%s: %s %s at step %s (attempt %d)", e.s.State, op.Kind, op.ID, op.Step, op.Attempt)
 	case op != nil && op.Result == ResultRunning:

@@ -20,6 +20,8 @@ const (
 	changeLocalSteps = "local-short-steps"
 	// changeNotifications starts a notification workflow on Failed, Ready and Drifted transitions.
 	changeNotifications = "notifications"
+	// changeControls runs approvals before destructive changes and the stack's lifecycle hooks.
+	changeControls = "lifecycle-controls"
 )
 
 // withSecrets reports whether this pipeline run takes the secret steps.
@@ -55,4 +57,9 @@ func runsShortStepsLocally(ctx workflow.Context) bool {
 // notifies reports whether this run notifies the sinks of transitions.
 func notifies(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeNotifications, workflow.DefaultVersion, 1) >= 1
+}
+
+// runsControls reports whether this pipeline runs approvals and lifecycle hooks.
+func runsControls(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeControls, workflow.DefaultVersion, 1) >= 1
 }

@@ -43,3 +43,12 @@ func (r requests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 	}
 	return refusal(err)
 }
+
+// Approve sends a forge comment's approve or reject to its instance, keyed by requestID.
+func (r requests) Approve(ctx context.Context, cmd steps.ApprovalCommand, source, requestID string) error {
+	ctx, cancel := context.WithTimeout(ctx, acceptWait)
+	defer cancel()
+	req := workflows.ApprovalRequest{Plan: cmd.Plan, Actor: cmd.Commenter, Reason: cmd.Reason, Source: source, MR: cmd.MR}
+	_, err := r.c.Approval(ctx, cmd.Ref, cmd.Verb, req, requestID)
+	return refusal(err)
+}

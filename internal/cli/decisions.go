@@ -12,7 +12,7 @@ import (
 
 func (g *globals) decisionCmd(name, short string) *cobra.Command {
 	var reason, to, lockID string
-	var wait bool
+	var wait, skipHook bool
 	d, _ := lifecycle.ParseDecision(name)
 	cmd := &cobra.Command{
 		Use:   name + " TENANT/NAME",
@@ -23,7 +23,10 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := workflows.DecisionRequest{Actor: g.actor, Reason: reason, ForceUnlock: lockID}
+			req := workflows.DecisionRequest{Actor: g.actor, Reason: reason, ForceUnlock: lockID, SkipHook: skipHook}
+			if skipHook && (to != "" || lockID != "") {
+				return usageErr("--skip-hook resumes the failed operation past its hook; it goes with neither --to nor --force-unlock")
+			}
 			if cmd.Flags().Changed("force-unlock") && lockID == "" {
 				return usageErr("--force-unlock: needs the lock ID from the terraform-lock leftover (slipway status %s)", args[0])
 			}
@@ -49,7 +52,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 				return err
 			}
 			g.printf("accepted: %s of %s (request %s)\n", d, ref, h.RequestID)
-			if !wait && d == lifecycle.DecisionRetry && lockID == "" {
+			if !wait && d == lifecycle.DecisionRetry && lockID == "" && !skipHook {
 				return nil
 			}
 			return g.follow(cmd.Context(), c, h)
@@ -58,6 +61,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "why; required for resolve and abandon, recorded with the decision")
 	if d == lifecycle.DecisionResolve {
 		cmd.Flags().StringVar(&to, "to", "", "state things were left in: the last good state (default) or the one the operation would have reached")
+		cmd.Flags().BoolVar(&skipHook, "skip-hook", false, "go on past the failed drain or post-deploy hook without running it, then resume like retry (recorded)")
 		cmd.Flags().StringVar(&lockID, "force-unlock", "", "force the stuck terraform state lock with this ID (a terraform-lock leftover) once its holder is gone, then resume like retry")
 	}
 	if d == lifecycle.DecisionRetry {

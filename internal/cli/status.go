@@ -84,6 +84,9 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if len(st.Gates) > 0 || st.Waiting != nil {
 		writeGates(g.streams.Out, st, time.Now())
 	}
+	if w := st.Approval; w != nil {
+		writeApproval(g.streams.Out, st.Name, w, time.Now())
+	}
 	if st.Rollout != "" {
 		g.printf("rollout: %s (the last rollout that deployed it: slipway rollout status %s)\n", st.Rollout, strings.TrimPrefix(st.Rollout, "rollout/"))
 	}
@@ -220,6 +223,7 @@ func (g *globals) listCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Stack, "stack", "", "only instances of this stack")
 	cmd.Flags().StringVar(&f.Drifted, "drifted", "", "only instances whose last drift check said True or False")
 	cmd.Flags().BoolVar(&f.Gated, "gated", false, "only instances with scheduling gates set")
+	cmd.Flags().BoolVar(&f.AwaitingApproval, "awaiting-approval", false, "only instances whose operation waits for its plan to be approved")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

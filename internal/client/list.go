@@ -14,17 +14,19 @@ import (
 
 // ListItem is one instance as the visibility store (and the Temporal UI) sees it.
 type ListItem struct {
-	Tenant  string     `json:"tenant"`
-	Name    string     `json:"name"`
-	State   string     `json:"state"`
-	Ready   string     `json:"ready,omitempty"` // the Ready condition as last observed: True, False or Unknown
-	Stack   string     `json:"stack,omitempty"`
-	Rollout string     `json:"rollout,omitempty"` // the rollout that last deployed it
-	Drifted string     `json:"drifted,omitempty"` // the last drift check: True or False
-	Gated   bool       `json:"gated,omitempty"`   // scheduling gates are set
-	Running bool       `json:"running"`
-	Started time.Time  `json:"started"`          // this run of the entity workflow
-	Closed  *time.Time `json:"closed,omitempty"` // when the instance's workflow ended
+	Tenant  string `json:"tenant"`
+	Name    string `json:"name"`
+	State   string `json:"state"`
+	Ready   string `json:"ready,omitempty"` // the Ready condition as last observed: True, False or Unknown
+	Stack   string `json:"stack,omitempty"`
+	Rollout string `json:"rollout,omitempty"` // the rollout that last deployed it
+	Drifted string `json:"drifted,omitempty"` // the last drift check: True or False
+	Gated   bool   `json:"gated,omitempty"`   // scheduling gates are set
+	// AwaitingApproval: an operation waits for its plan to be approved.
+	AwaitingApproval bool       `json:"awaitingApproval,omitempty"`
+	Running          bool       `json:"running"`
+	Started          time.Time  `json:"started"`          // this run of the entity workflow
+	Closed           *time.Time `json:"closed,omitempty"` // when the instance's workflow ended
 }
 
 // ListFilter narrows List; empty fields match everything.
@@ -37,6 +39,8 @@ type ListFilter struct {
 	Drifted string
 	// Gated lists only instances with scheduling gates set.
 	Gated bool
+	// AwaitingApproval lists only instances whose operation waits for approval.
+	AwaitingApproval bool
 	// All includes closed entities (Deprovisioned, or never provisioned).
 	All bool
 }
@@ -55,6 +59,9 @@ func (f ListFilter) Query() string {
 	}
 	if f.Gated {
 		q = append(q, fmt.Sprintf("%s = true", workflows.SAInstanceGated.GetName()))
+	}
+	if f.AwaitingApproval {
+		q = append(q, fmt.Sprintf("%s = true", workflows.SAInstanceAwaitingApproval.GetName()))
 	}
 	if f.Drifted != "" {
 		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceDrifted.GetName(), f.Drifted))
@@ -95,6 +102,9 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 			}
 			if p, ok := fields[workflows.SAInstanceGated.GetName()]; ok {
 				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.Gated)
+			}
+			if p, ok := fields[workflows.SAInstanceAwaitingApproval.GetName()]; ok {
+				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.AwaitingApproval)
 			}
 			items = append(items, it)
 		}

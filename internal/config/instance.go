@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
@@ -21,6 +22,10 @@ type Instance struct {
 	Parameters map[string]any `yaml:"parameters" json:"parameters"`
 	// SchedulingGates hold every provision and deploy until each is removed or cleared.
 	SchedulingGates []gates.Spec `yaml:"schedulingGates,omitempty" json:"schedulingGates,omitempty"`
+	// Approval overrides the stack's approval rule, field by field.
+	Approval approval.Rule `yaml:"approval,omitempty" json:"approval,omitempty"`
+	// ControlPlane is the worker pool that runs the instance's pipelines ("" is the default pool).
+	ControlPlane string `yaml:"controlPlane,omitempty" json:"controlPlane,omitempty"`
 }
 
 // ParseInstance parses an instance file strictly: unknown or repeated keys are errors.
@@ -51,8 +56,12 @@ func ParseInstance(data []byte) (*Instance, error) {
 			parseParamValues(kv.Value, inst.Parameters, &fe)
 		case "schedulingGates":
 			inst.SchedulingGates = parseGates(kv.Value, &fe)
+		case "approval":
+			inst.Approval = parseApproval(kv.Value, "approval", &fe)
+		case "controlPlane":
+			inst.ControlPlane = parseControlPlane(kv.Value, &fe)
 		default:
-			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates", kv.Line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane", kv.Line)
 		}
 	}
 	if !hasStack {
@@ -120,6 +129,16 @@ func parseGate(n *yaml.Node, field string, fe *yamlfields.Errors) (gates.Spec, b
 	return spec, true
 }
 
+// parseControlPlane reads controlPlane: a worker pool's name, a DNS-1123 label like a stack's.
+func parseControlPlane(n *yaml.Node, fe *yamlfields.Errors) string {
+	s, ok := yamlfields.String(n)
+	if !ok || !isLabel(s) {
+		fe.Add("controlPlane", "must be a worker pool's name (%s), got %q (line %d)", labelRule, s, n.Line)
+		return ""
+	}
+	return s
+}
+
 func parseStackName(n *yaml.Node, fe *yamlfields.Errors) string {
 	s, ok := yamlfields.String(n)
 	switch {
@@ -177,6 +196,12 @@ func (i *Instance) Canonical() []byte {
 			list.Content = append(list.Content, item)
 		}
 		root.Content = append(root.Content, scalar("schedulingGates"), list)
+	}
+	if a := approvalNode(i.Approval); len(a.Content) > 0 {
+		root.Content = append(root.Content, scalar("approval"), a)
+	}
+	if i.ControlPlane != "" {
+		root.Content = append(root.Content, scalar("controlPlane"), scalar(i.ControlPlane))
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

@@ -38,7 +38,8 @@ func Render(ref Ref, namespace string, stack *Stack, inst *Instance) (map[string
 	}
 	data := TemplateData{Tenant: ref.Tenant, Name: ref.Name, Namespace: namespace, Stack: stack.Name, Params: params}
 	out := map[string][]byte{
-		InstanceFile: (&Instance{Stack: stack.Name, Parameters: params}).Canonical(),
+		// The controls an instance file sets stay with it: every later operation reads them from main.
+		InstanceFile: (&Instance{Stack: stack.Name, Parameters: params, Approval: inst.Approval, ControlPlane: inst.ControlPlane}).Canonical(),
 	}
 	var fe yamlfields.Errors
 	for _, p := range sortedKeys(stack.Files) {

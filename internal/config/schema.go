@@ -7,6 +7,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -52,6 +54,10 @@ type Schema struct {
 	// Secrets are generated at random on the first deploy (EDP) and handed to the
 	// deployer, never to git, templates, or workflow history.
 	Secrets []string
+	// Approval is the stack's approval rule; an instance file may override it.
+	Approval approval.Rule
+	// Hooks are the stack's lifecycle hooks (drain, post-deploy), in document order.
+	Hooks []hooks.Spec
 }
 
 // Param finds a parameter by name.
@@ -86,7 +92,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, hooks (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -98,8 +104,12 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Parameters = parseParams(kv.Value, fe)
 		case "secrets":
 			s.Secrets = parseSecrets(kv.Value, fe)
+		case "hooks":
+			s.Hooks = parseHooks(kv.Value, fe)
+		case "approval":
+			s.Approval = parseApproval(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, hooks", kv.Line)
 		}
 	}
 	return s

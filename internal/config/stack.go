@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -15,6 +16,7 @@ const SchemaFile = "schema.yaml"
 const (
 	TerraformDir = "terraform"
 	ManifestsDir = "manifests"
+	HooksDir     = hooks.ScriptDir // exec hooks' scripts, read from the instance's directory
 )
 
 // TemplateSuffix marks files that are rendered; the suffix is dropped from the output path.
@@ -74,6 +76,7 @@ func LoadStack(name string, files map[string][]byte) (*Stack, error) {
 		}
 		st.Files[p] = files[p]
 	}
+	checkHookScripts(name, st.Schema, files, &fe)
 	if err := stackError(name, fe); err != nil {
 		return nil, err
 	}
@@ -82,7 +85,7 @@ func LoadStack(name string, files map[string][]byte) (*Stack, error) {
 
 // rendered says whether a stack file belongs in the instance's directory.
 func rendered(p string) bool {
-	return strings.HasPrefix(p, TerraformDir+"/") || strings.HasPrefix(p, ManifestsDir+"/")
+	return strings.HasPrefix(p, TerraformDir+"/") || strings.HasPrefix(p, ManifestsDir+"/") || strings.HasPrefix(p, HooksDir+"/")
 }
 
 func newTemplate(name string, text []byte) (*template.Template, error) {

@@ -64,6 +64,20 @@ func (e *HeadChangedError) Error() string {
 	return fmt.Sprintf("branch %s moved: head is %s, expected %s", e.Branch, e.Got, e.Want)
 }
 
+// MergedError means Close found the MR already merged: its change is on the base, and closing
+// cannot take it back. A retry gives the same answer, so it is non-retryable.
+type MergedError struct {
+	MR MergeRequest // as the forge has it now, State StateMerged and MergeSHA set when the forge says
+}
+
+func (e *MergedError) Error() string {
+	msg := fmt.Sprintf("merge request %s of branch %s is already merged", e.MR.ID, e.MR.Branch)
+	if e.MR.MergeSHA != "" {
+		msg += " (as " + e.MR.MergeSHA + ")"
+	}
+	return msg + "; it cannot be closed"
+}
+
 // RateLimitError means the forge refused the call for now; RetryAfter is how long it asked
 // us to wait. It is retryable: the activity retry backs off at least that long.
 type RateLimitError struct {
@@ -88,7 +102,8 @@ func IsNonRetryable(err error) bool {
 	var notFound *NotFoundError
 	var invalid *InvalidError
 	var headChanged *HeadChangedError
+	var merged *MergedError
 	var marked nonRetryable
 	return errors.As(err, &conflict) || errors.As(err, &notFound) || errors.As(err, &invalid) ||
-		errors.As(err, &headChanged) || errors.As(err, &marked) && marked.NonRetryable()
+		errors.As(err, &headChanged) || errors.As(err, &merged) || errors.As(err, &marked) && marked.NonRetryable()
 }

@@ -20,6 +20,7 @@ func TestIsNonRetryableHeadChangedRateLimitAndMarked(t *testing.T) {
 		want bool
 	}{
 		"head changed":         {&HeadChangedError{Branch: "b", Want: "1", Got: "2"}, true},
+		"wrapped merged":       {fmt.Errorf("close: %w", &MergedError{MR: MergeRequest{ID: "7", State: StateMerged}}), true},
 		"wrapped head changed": {fmt.Errorf("merge: %w", &HeadChangedError{Branch: "b", Want: "1"}), true},
 		"rate limit":           {&RateLimitError{RetryAfter: time.Minute}, false},
 		"wrapped rate limit":   {fmt.Errorf("open: %w", &RateLimitError{RetryAfter: time.Second}), false},
@@ -42,4 +43,11 @@ func TestHeadChangedAndRateLimitMessages(t *testing.T) {
 	var rl *RateLimitError
 	assert.True(t, errors.As(fmt.Errorf("w: %w", &RateLimitError{RetryAfter: time.Second}), &rl))
 	assert.Equal(t, time.Second, rl.RetryAfter)
+}
+
+func TestMergedErrorNamesTheMergeRequest(t *testing.T) {
+	assert.EqualError(t, &MergedError{MR: MergeRequest{ID: "7", Branch: "slipway/a", State: StateMerged, MergeSHA: "abc"}},
+		"merge request 7 of branch slipway/a is already merged (as abc); it cannot be closed")
+	assert.EqualError(t, &MergedError{MR: MergeRequest{ID: "7", Branch: "slipway/a", State: StateMerged}},
+		"merge request 7 of branch slipway/a is already merged; it cannot be closed")
 }

@@ -58,4 +58,11 @@ type Forge interface {
 	Get(ctx context.Context, branch string) (mr MergeRequest, ok bool, err error)
 	// ListOpen lists the open MRs whose branch starts with prefix, oldest first.
 	ListOpen(ctx context.Context, prefix string) ([]MergeRequest, error)
+	// Close closes an open MR without merging it and deletes its branch, so an operation that
+	// ends unapproved leaves nothing behind, and returns it with State StateClosed. Closing a
+	// closed MR returns it unchanged (a retry after a lost answer succeeds); closing a merged
+	// one is a *MergedError; an MR with NoChanges is returned as it is, with no call. After
+	// Close, ListOpen no longer lists it, Get reports it closed (github: reports none, as its
+	// Get skips closed PRs), and Open of the same branch opens a new MR.
+	Close(ctx context.Context, mr MergeRequest) (MergeRequest, error)
 }

@@ -7,7 +7,7 @@ import (
 	"code.gitea.io/sdk/gitea"
 )
 
-// AddWebhook makes Gitea POST push and pull-request events for AdminUser/repo to url as
+// AddWebhook makes Gitea POST push, pull-request and comment events for AdminUser/repo to url as
 // JSON, signed with secret (header X-Gitea-Signature, HMAC-SHA256 of the body).
 func (s *Server) AddWebhook(ctx context.Context, repo, url, secret string) error {
 	switch {
@@ -23,7 +23,7 @@ func (s *Server) AddWebhook(ctx context.Context, repo, url, secret string) error
 	_, _, err = c.CreateRepoHook(AdminUser, repo, gitea.CreateHookOption{
 		Type:   gitea.HookTypeGitea,
 		Config: map[string]string{"url": url, "content_type": "json", "secret": secret},
-		Events: []string{"push", "pull_request"},
+		Events: []string{"push", "pull_request", "issue_comment", "pull_request_comment"},
 		Active: true,
 	})
 	if err != nil {

@@ -10,6 +10,8 @@ type Delivery struct {
 	Commands []DeliveryCommand `json:"commands,omitempty"`
 	// Merge is a merged pull request whose instance changes the workflow reads.
 	Merge *MergeRange `json:"merge,omitempty"`
+	// Approvals are `/slipway approve|reject` comments on instances' MRs, parsed by the server.
+	Approvals []ApprovalCommand `json:"approvals,omitempty"`
 	// Refused are lines or requests the server refused, kept with the delivery's record.
 	Refused          []DeliveryOutcome `json:"refused,omitempty"`
 	AllowDeprovision bool              `json:"allowDeprovision,omitempty"`

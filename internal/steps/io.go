@@ -45,6 +45,8 @@ type ValidateOutput struct {
 	Stack string `json:"stack"`
 	// Gates are the config's schedulingGates.
 	Gates []gates.Spec `json:"gates,omitempty"`
+	// Controls are the config's approval rule and its stack's hooks.
+	Controls *Controls `json:"controls,omitempty"`
 }
 
 // OpenMRInput renders the instance (or removes it, for deprovision) and opens one MR.
@@ -68,6 +70,8 @@ type RevisionOutput struct {
 	Revision string `json:"revision"`
 	Exists   bool   `json:"exists"`
 	Stack    string `json:"stack,omitempty"`
+	// Controls are the committed config's approval rule and its stack's hooks.
+	Controls *Controls `json:"controls,omitempty"`
 }
 
 // TerraformInput names the instance's terraform working directory and the config revision.

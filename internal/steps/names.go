@@ -56,4 +56,28 @@ var AllActivities = []string{
 	ActClaimNames, ActReleaseNames, ActObserveApps, ActObserveApp,
 	ActPlanRollout, ActRolloutDeploy, ActCheckDrift, ActDriftInstance, ActListDeployed,
 	ActMatchSinks, ActDeliverEvent,
+	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval,
+}
+
+// Steps and activities of the lifecycle controls (approvals and hooks).
+const (
+	Approval          = "approval"
+	DrainHook         = "drain-hook"
+	PostDeployHook    = "post-deploy-hook"
+	ActCloseMR        = "CloseMergeRequest"
+	ActAnnouncePlan   = "AnnouncePlan"
+	ActRunHook        = "RunHook"
+	ActSubmitApproval = "SubmitApproval"
+	// ErrNotApproved ends an operation that was rejected or whose approval timed out: nothing applied.
+	ErrNotApproved = "NotApproved"
+	// LeftoverHook is the state a failed hook left the instance in.
+	LeftoverHook = "hook"
+)
+
+// AnnounceInput tells reviewers on the MR that an operation awaits approval of a plan.
+type AnnounceInput struct {
+	Ref  Ref    `json:"ref"`
+	MR   string `json:"mr"` // the MR's branch
+	Body string `json:"body"`
+	Key  string `json:"key"`
 }

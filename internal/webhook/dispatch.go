@@ -42,6 +42,9 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	case ev.Kind == EventIgnored:
 		resp.Ignored = ev.Reason
 		return nil, resp
+	case ev.Kind == EventComment:
+		// Comments carry no branch: the MR's title names the instance instead.
+		return planComment(ev.Comment, d, resp)
 	case ev.Branch != s.o.Branch:
 		resp.Ignored = fmt.Sprintf("%s to %q, not %q", ev.Kind, ev.Branch, s.o.Branch)
 		return nil, resp
@@ -82,6 +85,42 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	}
 	resp.Ignored = "no [slipway][operation] lines"
 	return nil, resp
+}
+
+// planComment turns an MR/PR comment's `/slipway approve|reject` lines into the delivery's
+// approvals, each carrying its commenter for the instance to check against its approvers.
+func planComment(c *Comment, d *steps.Delivery, resp Response) (*steps.Delivery, Response) {
+	cmds, errs := ParseApprovals(c.Body)
+	if len(cmds) == 0 && len(errs) == 0 {
+		resp.Ignored = "comment has no /slipway command"
+		return nil, resp
+	}
+	ref, ok := InstanceOfTitle(c.Title)
+	if !ok {
+		resp.Ignored = fmt.Sprintf("not a slipway MR: MR %s is titled %q, not \"slipway: <operation> <tenant>/<name>\"", c.MR, c.Title)
+		return nil, resp
+	}
+	where := fmt.Sprintf("comment by %s on MR %s", c.Author, c.MR)
+	for _, err := range errs {
+		resp.Refused = append(resp.Refused, Refused{Instance: ref.String(), Error: fmt.Sprintf("%s: %v", where, err)})
+	}
+	if c.Author == "" && len(cmds) > 0 {
+		// Approvers are checked against the commenter: without one nothing can be approved.
+		resp.Refused = append(resp.Refused, Refused{Instance: ref.String(), Error: "comment on MR " + c.MR + " has no author: its /slipway commands cannot be checked against the approvers"})
+		cmds = nil
+	}
+	for _, a := range cmds {
+		d.Approvals = append(d.Approvals, steps.ApprovalCommand{Ref: ref, Verb: a.Verb, Plan: a.Plan, Reason: a.Reason,
+			Commenter: c.Author, MR: c.MR, URL: c.URL})
+	}
+	for _, r := range resp.Refused {
+		d.Refused = append(d.Refused, steps.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})
+	}
+	resp.Commands = len(d.Approvals)
+	if len(d.Approvals) == 0 {
+		return nil, resp
+	}
+	return d, resp
 }
 
 func short(sha string) string {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 // giteaPush and giteaPull are the fields slipway reads from Gitea/Forgejo payloads.
@@ -33,8 +34,30 @@ type giteaPull struct {
 	} `json:"pull_request"`
 }
 
+// giteaComment is an issue_comment event; Gitea sends it for issues and pull requests alike
+// (X-Gitea-Event-Type says pull_request_comment for the latter).
+type giteaComment struct {
+	Action string `json:"action"`
+	IsPull bool   `json:"is_pull"`
+	Issue  struct {
+		Number      int64     `json:"number"`
+		Title       string    `json:"title"`
+		PullRequest *struct{} `json:"pull_request"`
+	} `json:"issue"`
+	Comment struct {
+		HTMLURL string `json:"html_url"`
+		Body    string `json:"body"`
+		User    struct {
+			Login string `json:"login"`
+		} `json:"user"`
+	} `json:"comment"`
+	Sender struct {
+		Login string `json:"login"`
+	} `json:"sender"`
+}
+
 // parseGitea checks X-Gitea-Signature or X-Forgejo-Signature (hex HMAC-SHA256 of
-// the body) in constant time, then reads push and pull_request events.
+// the body) in constant time, then reads push, pull_request and issue_comment events.
 func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -77,6 +100,21 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 		}
 		return &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventMerge, Branch: pr.Base.Ref,
 			HeadBranch: pr.Head.Ref, BaseSHA: pr.Base.SHA, MergeSHA: pr.MergeCommitSHA}, nil
+	case "issue_comment":
+		var p giteaComment
+		if err := json.Unmarshal(body, &p); err != nil {
+			return nil, &PayloadError{Provider: "gitea", Err: err}
+		}
+		switch {
+		case p.Action != "created":
+			// An edit or a deletion would replay or retract a decision already taken: only new comments count.
+			return ignored("gitea", delivery, "comment "+p.Action+", not created"), nil
+		case !p.IsPull && p.Issue.PullRequest == nil:
+			return ignored("gitea", delivery, "comment on an issue, not a pull request"), nil
+		}
+		return &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventComment, Comment: &Comment{
+			MR: strconv.FormatInt(p.Issue.Number, 10), Title: p.Issue.Title, Body: p.Comment.Body,
+			Author: first(p.Comment.User.Login, p.Sender.Login), URL: p.Comment.HTMLURL}}, nil
 	}
 	return ignored("gitea", delivery, "event "+kind+" is not handled"), nil
 }

@@ -3,12 +3,14 @@ package webhook
 import (
 	"errors"
 	"net/http"
+	"strconv"
 
 	gh "github.com/google/go-github/v62/github"
 )
 
 // parseGitHub checks X-Hub-Signature-256 with go-github's ValidatePayload and
-// parses the event with ParseWebHook. The SHA-1 header alone is refused.
+// parses push, pull_request and issue_comment events with ParseWebHook. The SHA-1
+// header alone is refused.
 func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 	if r.Header.Get(gh.SHA256SignatureHeader) == "" {
 		return nil, &SignatureError{Provider: "github", Reason: "missing X-Hub-Signature-256 (SHA-1 signatures are refused)"}
@@ -40,6 +42,18 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 		}
 		return &Event{Provider: "github", DeliveryID: delivery, Kind: EventMerge, Branch: pr.GetBase().GetRef(),
 			HeadBranch: pr.GetHead().GetRef(), BaseSHA: pr.GetBase().GetSHA(), MergeSHA: pr.GetMergeCommitSHA()}, nil
+	case *gh.IssueCommentEvent:
+		// An edit or a deletion would replay or retract a decision already taken: only new comments count.
+		if e.GetAction() != "created" {
+			return ignored("github", delivery, "comment "+e.GetAction()+", not created"), nil
+		}
+		issue, c := e.GetIssue(), e.GetComment()
+		if issue.GetPullRequestLinks() == nil {
+			return ignored("github", delivery, "comment on an issue, not a pull request"), nil
+		}
+		return &Event{Provider: "github", DeliveryID: delivery, Kind: EventComment, Comment: &Comment{
+			MR: strconv.Itoa(issue.GetNumber()), Title: issue.GetTitle(), Body: c.GetBody(),
+			Author: c.GetUser().GetLogin(), URL: c.GetHTMLURL()}}, nil
 	}
 	return ignored("github", delivery, "event "+gh.WebHookType(r)+" is not handled"), nil
 }

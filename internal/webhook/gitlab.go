@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 type gitlabPush struct {
@@ -28,8 +29,26 @@ type gitlabMerge struct {
 	} `json:"object_attributes"`
 }
 
+// gitlabNote is a Note Hook: a comment on a commit, issue, snippet or merge request.
+type gitlabNote struct {
+	User struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectAttributes struct {
+		Note         string `json:"note"`
+		NoteableType string `json:"noteable_type"`
+		Action       string `json:"action"` // create or update; absent before GitLab sent edits
+		System       bool   `json:"system"`
+		URL          string `json:"url"`
+	} `json:"object_attributes"`
+	MergeRequest struct {
+		IID   int64  `json:"iid"`
+		Title string `json:"title"`
+	} `json:"merge_request"`
+}
+
 // parseGitLab compares X-Gitlab-Token with the secret in constant time (and never
-// echoes it), then reads push and merge request events.
+// echoes it), then reads push, merge request and merge request comment events.
 func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 	token := r.Header.Get("X-Gitlab-Token")
 	if token == "" || subtle.ConstantTimeCompare([]byte(token), secret) != 1 {
@@ -62,6 +81,24 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 		}
 		return &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventMerge, Branch: a.TargetBranch,
 			HeadBranch: a.SourceBranch, BaseSHA: a.DiffRefs.BaseSHA, MergeSHA: a.MergeCommitSHA}, nil
+	case "Note Hook":
+		var p gitlabNote
+		if err := json.Unmarshal(body, &p); err != nil {
+			return nil, &PayloadError{Provider: "gitlab", Err: err}
+		}
+		a := p.ObjectAttributes
+		switch {
+		case a.NoteableType != "MergeRequest":
+			return ignored("gitlab", delivery, "comment on "+first(a.NoteableType, "something")+", not a MergeRequest"), nil
+		case a.Action != "" && a.Action != "create":
+			// An edit would replay or retract a decision already taken: only new comments count.
+			return ignored("gitlab", delivery, "comment "+a.Action+", not create"), nil
+		case a.System:
+			return ignored("gitlab", delivery, "system note, not a comment"), nil
+		}
+		return &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventComment, Comment: &Comment{
+			MR: strconv.FormatInt(p.MergeRequest.IID, 10), Title: p.MergeRequest.Title, Body: a.Note,
+			Author: p.User.Username, URL: a.URL}}, nil
 	default:
 		return ignored("gitlab", delivery, "event "+kind+" is not handled"), nil
 	}

@@ -50,6 +50,10 @@ func (f timedForge) ListOpen(ctx context.Context, prefix string) ([]forge.MergeR
 	defer f.c.since(time.Now())
 	return f.Forge.ListOpen(ctx, prefix)
 }
+func (f timedForge) Close(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
+	defer f.c.since(time.Now())
+	return f.Forge.Close(ctx, mr)
+}
 
 type timedTerraform struct {
 	activities.Terraform

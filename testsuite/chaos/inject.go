@@ -96,6 +96,11 @@ func (f faultyForge) ListOpen(ctx context.Context, prefix string) (mrs []forge.M
 	return mrs, err
 }
 
+func (f faultyForge) Close(ctx context.Context, m forge.MergeRequest) (mr forge.MergeRequest, err error) {
+	err = f.in.call("forge.Close", func() error { mr, err = f.Forge.Close(ctx, m); return err })
+	return mr, err
+}
+
 // faultyDeployer is a deployer whose every call may fail transiently.
 type faultyDeployer struct {
 	deploy.Deployer

@@ -84,6 +84,18 @@ func (s *Server) updateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
 	}
 }
 
+// deleteRef answers DELETE /repos/{owner}/{repo}/git/refs/heads/{branch}: 204, or 422
+// "Reference does not exist" for a branch that is not there, as GitHub answers.
+func (s *Server) deleteRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+	branch, ok := strings.CutPrefix(r.PathValue("ref"), "heads/")
+	if !ok || rp.refs[branch] == "" {
+		writeError(w, http.StatusUnprocessableEntity, "Reference does not exist")
+		return
+	}
+	delete(rp.refs, branch)
+	w.WriteHeader(http.StatusNoContent)
+}
+
 func (s *Server) commitJSON(r *http.Request, rp *repo, sha string) map[string]any {
 	c := rp.objects.commits[sha]
 	parents := []map[string]any{}

@@ -14,6 +14,7 @@ type pull struct {
 	title    string
 	body     string
 	head     string // branch
+	headSHA  string // the branch's head when the PR closed (merged or not); it follows the branch while open
 	baseSHA  string // base head when opened; GitHub updates it on pushes, which slipway never makes
 	closed   bool
 	mergeSHA string
@@ -31,7 +32,7 @@ func (s *Server) pullJSON(r *http.Request, rp *repo, p *pull) map[string]any {
 		"html_url":   "http://" + r.Host + "/" + rp.owner + "/" + rp.name + "/pull/" + strconv.Itoa(p.number),
 		"url":        s.repoURL(r, rp) + "/pulls/" + strconv.Itoa(p.number),
 		"created_at": p.created.UTC().Format(time.RFC3339),
-		"head": map[string]any{"ref": p.head, "sha": rp.refs[p.head], "label": rp.owner + ":" + p.head,
+		"head": map[string]any{"ref": p.head, "sha": rp.headOf(p), "label": rp.owner + ":" + p.head,
 			"repo": map[string]any{"full_name": rp.owner + "/" + rp.name}},
 		"base": map[string]any{"ref": rp.base, "sha": p.baseSHA, "label": rp.owner + ":" + rp.base,
 			"repo": map[string]any{"full_name": rp.owner + "/" + rp.name}},
@@ -47,6 +48,15 @@ func (s *Server) pullJSON(r *http.Request, rp *repo, p *pull) map[string]any {
 		out["mergeable_state"] = map[bool]string{true: "clean", false: "dirty"}[len(conflicts) == 0]
 	}
 	return out
+}
+
+// headOf is the PR's head commit: the branch's while open, frozen once closed, so a closed PR
+// keeps its head after its branch is deleted (or reused by a newer PR).
+func (rp *repo) headOf(p *pull) string {
+	if p.closed {
+		return p.headSHA
+	}
+	return rp.refs[p.head]
 }
 
 // tryMerge computes the merge of p's head into the base without moving anything.
@@ -217,8 +227,47 @@ func (s *Server) mergePull(w http.ResponseWriter, r *http.Request, rp *repo) {
 	msg := title + "\n\n" + in.CommitMessage
 	p.mergeSHA = rp.objects.putCommit(tree, []string{rp.refs[rp.base], rp.refs[p.head]}, msg)
 	rp.refs[rp.base] = p.mergeSHA
-	p.closed, p.mergedAt = true, time.Now()
+	p.closed, p.headSHA, p.mergedAt = true, rp.refs[p.head], time.Now()
 	writeJSON(w, http.StatusOK, map[string]any{"sha": p.mergeSHA, "merged": true, "message": "Pull Request successfully merged"})
+}
+
+// updatePull answers PATCH /repos/{owner}/{repo}/pulls/{number} for what slipway sends: title,
+// body and state. Closing a closed PR changes nothing (200). A merged PR's state cannot change:
+// 422 Validation Failed, as for the other fields GitHub refuses. Reopening is not modelled.
+func (s *Server) updatePull(w http.ResponseWriter, r *http.Request, rp *repo) {
+	p := s.findPull(w, r, rp)
+	if p == nil {
+		return
+	}
+	var in struct {
+		Title, Body, State *string
+	}
+	if !readJSON(w, r, &in) {
+		return
+	}
+	switch {
+	case in.State != nil && *in.State != "open" && *in.State != "closed":
+		writeValidation(w, "PullRequest", "state", "invalid")
+		return
+	case in.State != nil && p.mergeSHA != "":
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "documentation_url": docsURL,
+			"errors": []map[string]any{{"resource": "PullRequest", "field": "state", "code": "custom",
+				"message": "state cannot be changed. The pull request has already been merged."}}})
+		return
+	case in.State != nil && *in.State == "open" && p.closed:
+		writeError(w, http.StatusUnprocessableEntity, "fake does not model reopening a pull request")
+		return
+	}
+	if in.Title != nil {
+		p.title = *in.Title
+	}
+	if in.Body != nil {
+		p.body = *in.Body
+	}
+	if in.State != nil && *in.State == "closed" && !p.closed {
+		p.closed, p.headSHA = true, rp.refs[p.head]
+	}
+	writeJSON(w, http.StatusOK, s.pullJSON(r, rp, p))
 }
 
 // compare answers /compare/BASE...HEAD: the merge base and the files HEAD changed since it.

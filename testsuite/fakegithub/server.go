@@ -1,6 +1,6 @@
 // Package fakegithub is a fake GitHub REST API for tests: an in-memory server that
 // answers the documented endpoints slipway's GitHub forge uses (git data, pulls, merge,
-// compare) with GitHub's status codes, JSON error bodies, Link pagination, bearer-token
+// close, compare) with GitHub's status codes, JSON error bodies, Link pagination, bearer-token
 // auth and rate-limit responses. It is a fake, not GitHub: only what the forge needs exists.
 package fakegithub
 
@@ -63,6 +63,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	handle("GET /repos/{owner}/{repo}/git/ref/{ref...}", s.getRef)
 	handle("POST /repos/{owner}/{repo}/git/refs", s.createRef)
 	handle("PATCH /repos/{owner}/{repo}/git/refs/{ref...}", s.updateRef)
+	handle("DELETE /repos/{owner}/{repo}/git/refs/{ref...}", s.deleteRef)
 	handle("GET /repos/{owner}/{repo}/git/commits/{sha}", s.getCommit)
 	handle("POST /repos/{owner}/{repo}/git/commits", s.createCommit)
 	handle("GET /repos/{owner}/{repo}/git/trees/{sha}", s.getTree)
@@ -72,6 +73,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	handle("GET /repos/{owner}/{repo}/pulls", s.listPulls)
 	handle("POST /repos/{owner}/{repo}/pulls", s.createPull)
 	handle("GET /repos/{owner}/{repo}/pulls/{number}", s.getPull)
+	handle("PATCH /repos/{owner}/{repo}/pulls/{number}", s.updatePull)
 	handle("PUT /repos/{owner}/{repo}/pulls/{number}/merge", s.mergePull)
 	handle("GET /repos/{owner}/{repo}/compare/{basehead}", s.compare)
 	handle("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)

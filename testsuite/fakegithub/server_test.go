@@ -114,3 +114,50 @@ func TestRefAlreadyExists(t *testing.T) {
 	assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
 	assert.Contains(t, err.Error(), "Reference already exists")
 }
+
+func TestClosePullAndDeleteItsRef(t *testing.T) {
+	s := New(t)
+	s.AddRepo("o", "r", "main")
+	c, ctx := client(t, s), context.Background()
+	head := s.CommitFiles("o", "r", "b", "b", map[string][]byte{"b": []byte("b")})
+	_, _, err := c.PullRequests.Create(ctx, "o", "r", &gh.NewPullRequest{Title: gh.String("b"), Head: gh.String("b"), Base: gh.String("main")})
+	require.NoError(t, err)
+
+	closed, _, err := c.PullRequests.Edit(ctx, "o", "r", 1, &gh.PullRequest{State: gh.String("closed")})
+	require.NoError(t, err)
+	assert.Equal(t, "closed", closed.GetState())
+	assert.False(t, closed.GetMerged())
+	_, err = c.Git.DeleteRef(ctx, "o", "r", "heads/b")
+	require.NoError(t, err)
+	_, err = c.Git.DeleteRef(ctx, "o", "r", "heads/b")
+	var er *gh.ErrorResponse
+	require.ErrorAs(t, err, &er)
+	assert.Equal(t, http.StatusUnprocessableEntity, er.Response.StatusCode)
+	assert.Equal(t, "Reference does not exist", er.Message)
+	got, _, err := c.PullRequests.Get(ctx, "o", "r", 1)
+	require.NoError(t, err)
+	assert.Equal(t, head, got.GetHead().GetSHA(), "a closed PR keeps its head after the branch is gone")
+	again, _, err := c.PullRequests.Edit(ctx, "o", "r", 1, &gh.PullRequest{State: gh.String("closed")})
+	require.NoError(t, err, "closing a closed PR changes nothing")
+	assert.Equal(t, "closed", again.GetState())
+}
+
+func TestClosingAMergedPullIsValidationFailed(t *testing.T) {
+	s := New(t)
+	s.AddRepo("o", "r", "main")
+	c, ctx := client(t, s), context.Background()
+	s.CommitFiles("o", "r", "b", "b", map[string][]byte{"b": []byte("b")})
+	_, _, err := c.PullRequests.Create(ctx, "o", "r", &gh.NewPullRequest{Title: gh.String("b"), Head: gh.String("b"), Base: gh.String("main")})
+	require.NoError(t, err)
+	_, _, err = c.PullRequests.Merge(ctx, "o", "r", 1, "", nil)
+	require.NoError(t, err)
+
+	_, _, err = c.PullRequests.Edit(ctx, "o", "r", 1, &gh.PullRequest{State: gh.String("closed")})
+	var er *gh.ErrorResponse
+	require.ErrorAs(t, err, &er)
+	assert.Equal(t, http.StatusUnprocessableEntity, er.Response.StatusCode)
+	assert.Equal(t, "Validation Failed", er.Message)
+	got, _, err := c.PullRequests.Get(ctx, "o", "r", 1)
+	require.NoError(t, err)
+	assert.True(t, got.GetMerged())
+}

@@ -16,16 +16,17 @@ type mergeRequest struct {
 	source       string
 	target       string
 	state        string // opened, merged, closed
-	headAtMerge  string
+	lastHead     string // the source branch's head when merged or closed
 	mergeCommit  string
 	created      time.Time
 	removeSource bool
 }
 
-// head is the source branch's current head, or the head it had when merged.
+// head is the source branch's current head, or the head it had when merged or closed (GitLab
+// keeps a closed MR's diff after its branch is deleted or reused).
 func (s *Server) head(mr *mergeRequest) string {
-	if mr.state == "merged" {
-		return mr.headAtMerge
+	if mr.state != "opened" {
+		return mr.lastHead
 	}
 	return s.branches[mr.source]
 }
@@ -185,9 +186,50 @@ func (s *Server) acceptMergeRequest(w http.ResponseWriter, r *http.Request, iid 
 		merged = s.objects.putCommit(files, msg, target, source)
 	}
 	s.branches[mr.target] = merged.id
-	mr.state, mr.headAtMerge, mr.mergeCommit = "merged", source, merged.id
+	mr.state, mr.lastHead, mr.mergeCommit = "merged", source, merged.id
 	if body.ShouldRemoveSourceBranch != nil && *body.ShouldRemoveSourceBranch || body.ShouldRemoveSourceBranch == nil && mr.removeSource {
 		delete(s.branches, mr.source)
+	}
+	writeJSON(w, http.StatusOK, s.mrJSON(mr))
+}
+
+type updateMRBody struct {
+	Title       *string `json:"title"`
+	Description *string `json:"description"`
+	StateEvent  *string `json:"state_event"`
+}
+
+// updateMergeRequest answers PUT merge_requests/:iid for title, description and
+// state_event=close; reopen is not modelled (400, like an unknown value). GitLab's close
+// transition only leaves opened (or locked): closing a closed MR is a no-op, and so is closing
+// a merged one, which the source (MergeRequests::CloseService; the API re-validates before
+// answering) returns as 200 with the MR still "merged" rather than an error.
+func (s *Server) updateMergeRequest(w http.ResponseWriter, r *http.Request, iid string) {
+	mr := s.findMR(w, iid)
+	if mr == nil {
+		return
+	}
+	var body updateMRBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, "400 Bad request - "+err.Error())
+		return
+	}
+	if body.StateEvent != nil && *body.StateEvent != "close" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "state_event does not have a valid value"})
+		return
+	}
+	if body.Title == nil && body.Description == nil && body.StateEvent == nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "title, description, state_event are missing, at least one parameter must be provided"})
+		return
+	}
+	if body.Title != nil {
+		mr.title = *body.Title
+	}
+	if body.Description != nil {
+		mr.description = *body.Description
+	}
+	if body.StateEvent != nil && mr.state == "opened" {
+		mr.state, mr.lastHead = "closed", s.branches[mr.source]
 	}
 	writeJSON(w, http.StatusOK, s.mrJSON(mr))
 }

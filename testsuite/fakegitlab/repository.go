@@ -25,6 +25,21 @@ func (s *Server) getBranch(w http.ResponseWriter, name string) {
 	})
 }
 
+// deleteBranch answers DELETE repository/branches/:branch: 204; 404 "Branch Not Found" for a
+// branch that is not there; 405 for the default branch, which GitLab never deletes.
+func (s *Server) deleteBranch(w http.ResponseWriter, name string) {
+	if _, ok := s.branches[name]; !ok {
+		writeError(w, http.StatusNotFound, "404 Branch Not Found")
+		return
+	}
+	if name == s.cfg.base {
+		writeError(w, http.StatusMethodNotAllowed, "Cannot remove HEAD branch")
+		return
+	}
+	delete(s.branches, name)
+	w.WriteHeader(http.StatusNoContent)
+}
+
 func commitJSON(c *commit) map[string]any {
 	parents := c.parents
 	if parents == nil {

@@ -184,6 +184,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string) {
 		s.getProject(w)
 	case is("GET", "repository", "branches", "*"):
 		s.getBranch(w, segs[2])
+	case is("DELETE", "repository", "branches", "*"):
+		s.deleteBranch(w, segs[2])
 	case is("GET", "repository", "commits", "*"):
 		s.getCommit(w, segs[2])
 	case is("POST", "repository", "commits"):
@@ -200,6 +202,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string) {
 		s.createMergeRequest(w, r)
 	case is("GET", "merge_requests", "*"):
 		s.getMergeRequest(w, segs[1])
+	case is("PUT", "merge_requests", "*"):
+		s.updateMergeRequest(w, r, segs[1])
 	case is("PUT", "merge_requests", "*", "merge"):
 		s.acceptMergeRequest(w, r, segs[1])
 	case is("POST", "statuses", "*"):

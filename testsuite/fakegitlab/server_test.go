@@ -68,3 +68,50 @@ func TestConflictingMergeIs422(t *testing.T) {
 	assert.Equal(t, 422, resp.StatusCode)
 	assert.Equal(t, "opened", func() string { m, _, _ := c.MergeRequests.GetMergeRequest(s.Project, mr.IID, nil); return m.State }())
 }
+
+func TestCloseMergeRequestAndDeleteItsBranch(t *testing.T) {
+	s := New()
+	t.Cleanup(s.Close)
+	c := client(t, s, s.Token)
+	head := s.Push("a", "a", map[string][]byte{"f": []byte("a")})
+	mr, _, err := c.MergeRequests.CreateMergeRequest(s.Project, &gl.CreateMergeRequestOptions{
+		SourceBranch: gl.Ptr("a"), TargetBranch: gl.Ptr("main"), Title: gl.Ptr("t")})
+	require.NoError(t, err)
+
+	closed, _, err := c.MergeRequests.UpdateMergeRequest(s.Project, mr.IID, &gl.UpdateMergeRequestOptions{StateEvent: gl.Ptr("close")})
+	require.NoError(t, err)
+	assert.Equal(t, "closed", closed.State)
+	resp, err := c.Branches.DeleteBranch(s.Project, "a")
+	require.NoError(t, err)
+	assert.Equal(t, 204, resp.StatusCode)
+	resp, err = c.Branches.DeleteBranch(s.Project, "a")
+	require.Error(t, err)
+	assert.Equal(t, 404, resp.StatusCode, "a branch already gone")
+	got, _, err := c.MergeRequests.GetMergeRequest(s.Project, mr.IID, nil)
+	require.NoError(t, err)
+	assert.Equal(t, head, got.SHA, "a closed MR keeps its head after the branch is gone")
+
+	resp, err = c.Branches.DeleteBranch(s.Project, "main")
+	require.Error(t, err)
+	assert.Equal(t, 405, resp.StatusCode, "the default branch is never deleted")
+	_, resp, err = c.MergeRequests.UpdateMergeRequest(s.Project, mr.IID, &gl.UpdateMergeRequestOptions{StateEvent: gl.Ptr("reopen")})
+	require.Error(t, err)
+	assert.Equal(t, 400, resp.StatusCode, "reopen is not modelled")
+}
+
+// GitLab's close transition does not leave "merged": the answer is 200 with the MR unchanged.
+func TestClosingAMergedMergeRequestLeavesItMerged(t *testing.T) {
+	s := New()
+	t.Cleanup(s.Close)
+	c := client(t, s, s.Token)
+	s.Push("a", "a", map[string][]byte{"f": []byte("a")})
+	mr, _, err := c.MergeRequests.CreateMergeRequest(s.Project, &gl.CreateMergeRequestOptions{
+		SourceBranch: gl.Ptr("a"), TargetBranch: gl.Ptr("main"), Title: gl.Ptr("t")})
+	require.NoError(t, err)
+	_, _, err = c.MergeRequests.AcceptMergeRequest(s.Project, mr.IID, nil)
+	require.NoError(t, err)
+
+	got, _, err := c.MergeRequests.UpdateMergeRequest(s.Project, mr.IID, &gl.UpdateMergeRequestOptions{StateEvent: gl.Ptr("close")})
+	require.NoError(t, err)
+	assert.Equal(t, "merged", got.State)
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -98,17 +99,41 @@ func (f *Forge) ReadDir(_ context.Context, rev, dir string) (map[string][]byte, 
 func (f *Forge) Open(_ context.Context, c forge.Change) (forge.MergeRequest, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	head := sha("branch", c.Branch)
 	if mr, ok := f.mrs[c.Branch]; ok {
-		return *mr, nil
+		if mr.State != forge.StateClosed {
+			return *mr, nil
+		}
+		// A closed MR's branch opens anew: a new head, and last in the order.
+		head = sha("branch", c.Branch+"\x00"+mr.HeadSHA)
+		f.order = slices.DeleteFunc(f.order, func(b string) bool { return b == c.Branch })
 	}
 	if equalFiles(f.latestLocked(strings.Trim(c.Dir, "/"), f.seq), c.Files) {
 		return forge.MergeRequest{Branch: c.Branch, Title: c.Title, State: forge.StateMerged,
 			BaseSHA: f.head, HeadSHA: f.head, NoChanges: true}, nil
 	}
 	mr := &forge.MergeRequest{ID: c.Branch, Branch: c.Branch, Title: c.Title, State: forge.StateOpen,
-		BaseSHA: f.head, HeadSHA: sha("branch", c.Branch)}
+		BaseSHA: f.head, HeadSHA: head}
 	f.mrs[c.Branch], f.changes[c.Branch] = mr, c
 	f.order = append(f.order, c.Branch)
+	return *mr, nil
+}
+
+// Close closes an open MR; a merged one is a *forge.MergedError, as on a real forge.
+func (f *Forge) Close(_ context.Context, in forge.MergeRequest) (forge.MergeRequest, error) {
+	if in.NoChanges {
+		return in, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	mr, ok := f.mrs[in.Branch]
+	if !ok {
+		return forge.MergeRequest{}, fmt.Errorf("instant forge: no merge request for branch %q", in.Branch)
+	}
+	if mr.State == forge.StateMerged {
+		return forge.MergeRequest{}, &forge.MergedError{MR: *mr}
+	}
+	mr.State = forge.StateClosed
 	return *mr, nil
 }
 
@@ -119,8 +144,11 @@ func (f *Forge) Merge(_ context.Context, in forge.MergeRequest) (forge.MergeRequ
 	if !ok {
 		return forge.MergeRequest{}, fmt.Errorf("instant forge: no merge request for branch %q", in.Branch)
 	}
-	if mr.State == forge.StateMerged {
+	switch mr.State {
+	case forge.StateMerged:
 		return *mr, nil
+	case forge.StateClosed:
+		return forge.MergeRequest{}, &forge.InvalidError{Field: "mr", Value: in.Branch, Problem: "is closed without being merged"}
 	}
 	c := f.changes[in.Branch]
 	var files map[string][]byte

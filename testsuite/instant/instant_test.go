@@ -54,6 +54,36 @@ func TestForgeReadsEachRevisionAsItWasMerged(t *testing.T) {
 	assert.Error(t, err, "an unknown revision is an error, as in git")
 }
 
+func TestForgeClosesAndReopens(t *testing.T) {
+	ctx := context.Background()
+	f := NewForge(nil)
+	change := forge.Change{Branch: "slipway/a/b/provision-1", Dir: "instances/a/b", Files: map[string][]byte{"instance.yaml": []byte("v1")}}
+	mr, err := f.Open(ctx, change)
+	require.NoError(t, err)
+	closed, err := f.Close(ctx, mr)
+	require.NoError(t, err)
+	assert.Equal(t, forge.StateClosed, closed.State)
+	again, err := f.Close(ctx, mr)
+	require.NoError(t, err)
+	assert.Equal(t, closed, again, "closing a closed MR changes nothing")
+	open, err := f.ListOpen(ctx, "slipway/")
+	require.NoError(t, err)
+	assert.Empty(t, open)
+	_, err = f.Merge(ctx, mr)
+	assert.Error(t, err, "a closed MR cannot be merged")
+
+	reopened, err := f.Open(ctx, change)
+	require.NoError(t, err)
+	assert.Equal(t, forge.StateOpen, reopened.State)
+	assert.NotEqual(t, mr.HeadSHA, reopened.HeadSHA, "a new MR")
+	merged, err := f.Merge(ctx, reopened)
+	require.NoError(t, err)
+	_, err = f.Close(ctx, merged)
+	var me *forge.MergedError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, merged, me.MR)
+}
+
 func TestTerraformPlansWhatChangedAndAppliesOnce(t *testing.T) {
 	ctx := context.Background()
 	tf := NewTerraform()

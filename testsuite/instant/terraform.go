@@ -141,6 +141,11 @@ func (t *Terraform) Destroy(_ context.Context, ws terraform.Workspace) error {
 	return nil
 }
 
+// Outputs: the stand-in keeps no outputs.
+func (t *Terraform) Outputs(context.Context, terraform.Workspace) (map[string]any, error) {
+	return map[string]any{}, nil
+}
+
 func (t *Terraform) Resources(_ context.Context, ws terraform.Workspace) ([]terraform.Resource, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

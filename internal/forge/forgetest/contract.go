@@ -26,6 +26,8 @@ func Contract(t *testing.T, newForge func(t *testing.T) forge.Forge) {
 	t.Run("Conflict", func(t *testing.T) { conflict(t, newForge(t)) })
 	t.Run("BaseMovedWithoutConflict", func(t *testing.T) { baseMovedWithoutConflict(t, newForge(t)) })
 	t.Run("BadInput", func(t *testing.T) { badInput(t, newForge(t)) })
+	t.Run("CloseThenReopen", func(t *testing.T) { closeThenReopen(t, newForge(t)) })
+	t.Run("CloseMerged", func(t *testing.T) { closeMerged(t, newForge(t)) })
 }
 
 // Change builds a change of dir on branch slipway/contract/<name>.
@@ -293,7 +295,108 @@ func badInput(t *testing.T, f forge.Forge) {
 	var nf *forge.NotFoundError
 	require.True(t, errors.As(err, &nf), "want *forge.NotFoundError, got %v", err)
 	assert.True(t, forge.IsNonRetryable(err))
+	_, err = f.Close(ctx, forge.MergeRequest{ID: "slipway/contract/never-opened", Branch: "slipway/contract/never-opened"})
+	require.True(t, errors.As(err, &nf), "close: want *forge.NotFoundError, got %v", err)
 	_, ok, err := f.Get(ctx, "slipway/contract/never-opened")
 	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+// closeThenReopen: Close leaves nothing open, is idempotent, and the change can be opened
+// again. After Close, Get reports the MR closed, except on github, whose Get skips closed PRs
+// and reports none. The reopened MR is new; its ID stays the branch on localgit, and gitea
+// puts it on the branch's next name (gitea/orphan.go), so only its content and state are checked.
+func closeThenReopen(t *testing.T, f forge.Forge) {
+	ctx := context.Background()
+	nothing, err := f.Open(ctx, Change("close/noop-1", "contract/never-there", nil))
+	require.NoError(t, err)
+	require.True(t, nothing.NoChanges)
+	same, err := f.Close(ctx, nothing)
+	require.NoError(t, err)
+	assert.Equal(t, nothing, same, "an MR without changes is returned as it is")
+
+	head0, err := f.Head(ctx)
+	require.NoError(t, err)
+	c := Change("close/deploy-1", "contract/close", map[string][]byte{"a": []byte("1")})
+	mr, err := f.Open(ctx, c)
+	require.NoError(t, err)
+	closed, err := f.Close(ctx, mr)
+	require.NoError(t, err)
+	want := mr
+	want.State = forge.StateClosed
+	assert.Equal(t, want, closed)
+	head, err := f.Head(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, head0, head, "Close must not move the base")
+	onBase, err := f.ReadDir(ctx, "", c.Dir)
+	require.NoError(t, err)
+	assert.Empty(t, onBase)
+	open, err := f.ListOpen(ctx, "slipway/contract/close/")
+	require.NoError(t, err)
+	assert.Empty(t, open, "a closed MR is not open")
+	if got, ok, err := f.Get(ctx, c.Branch); assert.NoError(t, err) && ok {
+		assert.Equal(t, closed, got)
+	}
+
+	// A retry after a lost answer holds what Open returned, or what Close did.
+	for _, retry := range []forge.MergeRequest{mr, closed} {
+		again, err := f.Close(ctx, retry)
+		require.NoError(t, err)
+		assert.Equal(t, closed, again)
+	}
+
+	c.Files = map[string][]byte{"a": []byte("2")}
+	reopened, err := f.Open(ctx, c)
+	require.NoError(t, err)
+	assert.Equal(t, forge.StateOpen, reopened.State, "Open of a closed MR's branch opens a new MR")
+	assert.False(t, reopened.NoChanges)
+	assert.NotEqual(t, closed.HeadSHA, reopened.HeadSHA)
+	files, err := f.ReadDir(ctx, reopened.HeadSHA, c.Dir)
+	require.NoError(t, err)
+	assert.Equal(t, c.Files, files, "the new MR holds the new change")
+	got, ok, err := f.Get(ctx, c.Branch)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, reopened, got)
+	again, err := f.Open(ctx, c)
+	require.NoError(t, err)
+	assert.Equal(t, reopened, again)
+
+	// A late retry of the first Close must leave the new MR alone.
+	_, err = f.Close(ctx, mr)
+	require.NoError(t, err)
+	open, err = f.ListOpen(ctx, "slipway/contract/close/")
+	require.NoError(t, err)
+	assert.Equal(t, []forge.MergeRequest{reopened}, open)
+	merged, err := f.Merge(ctx, reopened)
+	require.NoError(t, err)
+	onBase, err = f.ReadDir(ctx, merged.MergeSHA, c.Dir)
+	require.NoError(t, err)
+	assert.Equal(t, c.Files, onBase)
+}
+
+// closeMerged: a merged MR cannot be closed; the error says so, typed, and nothing changes.
+func closeMerged(t *testing.T, f forge.Forge) {
+	ctx := context.Background()
+	c := Change("closemerged/deploy-1", "contract/closemerged", map[string][]byte{"a": []byte("1")})
+	merged := OpenAndMerge(t, f, c)
+	head, err := f.Head(ctx)
+	require.NoError(t, err)
+	opened := merged // a caller that only saw Open's answer
+	opened.State, opened.MergeSHA = forge.StateOpen, ""
+	for _, mr := range []forge.MergeRequest{merged, opened} {
+		_, err := f.Close(ctx, mr)
+		var me *forge.MergedError
+		require.True(t, errors.As(err, &me), "want *forge.MergedError, got %v", err)
+		assert.Equal(t, forge.StateMerged, me.MR.State)
+		assert.Equal(t, merged.MergeSHA, me.MR.MergeSHA)
+		assert.True(t, forge.IsNonRetryable(err))
+	}
+	after, err := f.Head(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, head, after)
+	got, ok, err := f.Get(ctx, c.Branch)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, merged, got)
 }

@@ -8,21 +8,35 @@ import (
 )
 
 // Get finds the PR (open, merged or closed) of branch: on branch itself, or on the next of
-// its candidates when a lost request orphaned the earlier ones (orphan.go).
+// its candidates when a lost request orphaned the earlier ones or their PR was closed and the
+// change opened again (orphan.go). The last closed PR is the answer when nothing newer is open
+// or merged.
 func (f *Forge) Get(ctx context.Context, branch string) (forge.MergeRequest, bool, error) {
 	if err := forge.CheckRefName("branch", branch); err != nil {
 		return forge.MergeRequest{}, false, err
 	}
+	var closed forge.MergeRequest
+	found := false
 	for _, b := range branchCandidates(branch) {
 		mr, ok, err := f.getOne(ctx, b)
-		if err != nil || ok {
-			return mr, ok, err
+		switch {
+		case err != nil:
+			return forge.MergeRequest{}, false, err
+		case ok && mr.State != forge.StateClosed:
+			return mr, true, nil
+		case ok:
+			closed, found = mr, true
+			continue
 		}
-		if state, err := f.branchState(ctx, b); err != nil || state != branchOrphaned {
+		state, err := f.branchState(ctx, b)
+		if err != nil {
 			return forge.MergeRequest{}, false, err
 		}
+		if state != branchOrphaned {
+			break
+		}
 	}
-	return forge.MergeRequest{}, false, nil
+	return closed, found, nil
 }
 
 // getOne finds the PR whose head is exactly branch.

@@ -56,7 +56,7 @@ func (f *Forge) Merge(ctx context.Context, mr forge.MergeRequest) (forge.MergeRe
 		case pr.HasMerged:
 			return f.toMR(ctx, pr)
 		case pr.State == sdk.StateClosed:
-			return forge.MergeRequest{}, &ClosedError{Branch: pr.Head.Ref, ID: strconv.FormatInt(pr.Index, 10)}
+			return forge.MergeRequest{}, &ClosedError{Branch: headBranch(pr), ID: strconv.FormatInt(pr.Index, 10)}
 		case pr.Head.Sha != want:
 			return forge.MergeRequest{}, &forge.HeadChangedError{Branch: pr.Head.Ref, Want: want, Got: pr.Head.Sha}
 		}

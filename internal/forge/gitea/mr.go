@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
 
@@ -16,7 +17,7 @@ func (f *Forge) toMR(ctx context.Context, pr *sdk.PullRequest) (forge.MergeReque
 	if pr.Head == nil || pr.Head.Sha == "" {
 		return forge.MergeRequest{}, &APIError{Op: "read pull request", Err: fmt.Errorf("pull request #%d has no head", pr.Index)}
 	}
-	mr := forge.MergeRequest{ID: strconv.FormatInt(pr.Index, 10), Branch: pr.Head.Ref, Title: pr.Title,
+	mr := forge.MergeRequest{ID: strconv.FormatInt(pr.Index, 10), Branch: headBranch(pr), Title: pr.Title,
 		State: forge.StateOpen, HeadSHA: pr.Head.Sha, URL: pr.HTMLURL}
 	switch {
 	case pr.HasMerged:
@@ -36,4 +37,13 @@ func (f *Forge) toMR(ctx context.Context, pr *sdk.PullRequest) (forge.MergeReque
 	}
 	mr.BaseSHA = commit.Parents[0].SHA
 	return mr, nil
+}
+
+// headBranch is the PR's branch name. Once the branch is deleted (a closed PR) Gitea's ref is
+// the PR's own refs/pull/N/head, and only the label still names the branch.
+func headBranch(pr *sdk.PullRequest) string {
+	if strings.HasPrefix(pr.Head.Ref, "refs/pull/") && pr.Head.Name != "" {
+		return pr.Head.Name
+	}
+	return pr.Head.Ref
 }

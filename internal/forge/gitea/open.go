@@ -9,22 +9,31 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"slices"
 	"sort"
+	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
 
 	"github.com/slipway-dev/slipway/internal/forge"
 )
 
-// Open opens the PR for c.Branch, or returns the existing one for that branch unchanged.
+// Open opens the PR for c.Branch, or returns the existing one for that branch (open or
+// merged) unchanged. A closed PR keeps its branch name: c opens anew on a later candidate,
+// because Gitea's lookup by head cannot tell two PRs of one branch name apart.
 func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, error) {
 	if err := forge.ValidateChange(c, f.cfg.base); err != nil {
 		return forge.MergeRequest{}, err
 	}
-	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok {
-		return mr, err
+	prev, ok, err := f.Get(ctx, c.Branch)
+	if err != nil || ok && prev.State != forge.StateClosed {
+		return prev, err
 	}
-	branch, state, err := f.usableBranch(ctx, c.Branch)
+	names := branchCandidates(c.Branch)
+	if ok {
+		names = names[slices.Index(names, prev.Branch)+1:]
+	}
+	branch, state, err := f.usableBranch(ctx, c.Branch, names)
 	if err != nil {
 		return forge.MergeRequest{}, err
 	}
@@ -46,7 +55,7 @@ func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, e
 	if err != nil {
 		if resp != nil && resp.Response != nil && resp.StatusCode == http.StatusConflict {
 			// Another attempt opened it between our Get and now: return that one.
-			if mr, ok, gerr := f.Get(ctx, c.Branch); gerr == nil && ok {
+			if mr, ok, gerr := f.Get(ctx, c.Branch); gerr == nil && ok && mr.State != forge.StateClosed {
 				return mr, nil
 			}
 		}
@@ -55,10 +64,13 @@ func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, e
 	return f.toMR(ctx, pr)
 }
 
-// usableBranch is the first of c.Branch's candidates that is not orphaned, and whether a
-// previous attempt already committed there.
-func (f *Forge) usableBranch(ctx context.Context, branch string) (string, branchState, error) {
-	names := branchCandidates(branch)
+// usableBranch is the first of names (branch's candidates not taken by a closed PR) that is
+// not orphaned, and whether a previous attempt already committed there.
+func (f *Forge) usableBranch(ctx context.Context, branch string, names []string) (string, branchState, error) {
+	if len(names) == 0 {
+		return "", 0, &forge.InvalidError{Field: "branch", Value: branch,
+			Problem: "has a closed pull request on every name it may use (" + strings.Join(branchCandidates(branch), ", ") + ")"}
+	}
 	for _, b := range names {
 		state, err := f.branchState(ctx, b)
 		if err != nil || state != branchOrphaned {

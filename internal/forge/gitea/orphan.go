@@ -14,7 +14,8 @@ import (
 // push with it: git has already moved the branch, but the post-receive hook that records the
 // branch in Gitea's database never runs. That branch can neither be pushed to nor opened as
 // a PR, so a change whose branch is orphaned moves on to the next name of a fixed sequence:
-// every retry walks the same names and finds the PR wherever it was opened.
+// every retry walks the same names and finds the PR wherever it was opened. A change opened
+// again after its PR was closed moves on the same way (close.go).
 const branchNames = 4
 
 // branchCandidates are the names a change's PR may be on: branch, branch-2, … branch-N.

@@ -14,17 +14,26 @@ import (
 
 // Open returns the MR for c.Branch if one exists (open or merged, unchanged); otherwise it
 // commits the replacement of c.Dir as ONE commit on a new branch from the base head and
-// opens the MR. A change equal to the base creates nothing.
+// opens the MR. A closed MR does not count: c opens a new one. A change equal to the base
+// creates nothing.
 func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, error) {
 	if err := forge.ValidateChange(c, f.cfg.base); err != nil {
 		return forge.MergeRequest{}, err
 	}
-	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok {
-		return mr, err
+	prev, ok, err := f.Get(ctx, c.Branch)
+	if err != nil || ok && prev.State != forge.StateClosed {
+		return prev, err
 	}
-	_, exists, err := f.branchHead(ctx, c.Branch)
+	tip, exists, err := f.branchHead(ctx, c.Branch)
 	if err != nil {
 		return forge.MergeRequest{}, err
+	}
+	if exists && ok && tip == prev.HeadSHA {
+		// The closed MR's own branch (closed by hand, or a Close cut short): not a commit to reuse.
+		if err := f.deleteBranch(ctx, prev); err != nil {
+			return forge.MergeRequest{}, err
+		}
+		exists = false
 	}
 	if !exists { // else an earlier attempt committed but did not open the MR: reuse its commit
 		base, err := f.Head(ctx)
@@ -60,7 +69,7 @@ func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, e
 	}, gl.WithContext(ctx))
 	if err != nil {
 		if status(resp) == http.StatusConflict { // a racing Open opened it first
-			if mr, ok, getErr := f.Get(ctx, c.Branch); getErr == nil && ok {
+			if mr, ok, getErr := f.Get(ctx, c.Branch); getErr == nil && ok && mr.State != forge.StateClosed {
 				return mr, nil
 			}
 		}

@@ -21,6 +21,12 @@ const branchFormat = "%(refname)%00%(objectname)%00%(parent)%00%(contents:subjec
 
 // branches lists refs/heads/* matching the for-each-ref arguments (patterns, filters, sorts).
 func (r *runner) branches(ctx context.Context, args ...string) ([]branch, error) {
+	return r.refs(ctx, "refs/heads/", args...)
+}
+
+// refs lists the refs under namespace ns (e.g. "refs/heads/") matching the for-each-ref
+// arguments, named relative to ns.
+func (r *runner) refs(ctx context.Context, ns string, args ...string) ([]branch, error) {
 	out, err := r.run(ctx, nil, nil, append([]string{"for-each-ref", "--format=" + branchFormat}, args...)...)
 	if err != nil {
 		return nil, err
@@ -31,18 +37,23 @@ func (r *runner) branches(ctx context.Context, args ...string) ([]branch, error)
 			continue
 		}
 		f := strings.SplitN(line, "\x00", 4)
-		if len(f) != 4 || !strings.HasPrefix(f[0], "refs/heads/") {
+		if len(f) != 4 || !strings.HasPrefix(f[0], ns) {
 			return nil, fmt.Errorf("localgit: unexpected for-each-ref line %q", line)
 		}
 		parent, _, _ := strings.Cut(f[2], " ")
-		list = append(list, branch{name: strings.TrimPrefix(f[0], "refs/heads/"), head: f[1], parent: parent, subject: f[3]})
+		list = append(list, branch{name: strings.TrimPrefix(f[0], ns), head: f[1], parent: parent, subject: f[3]})
 	}
 	return list, nil
 }
 
 // readBranch finds one branch by exact name.
 func (r *runner) readBranch(ctx context.Context, name string) (branch, bool, error) {
-	list, err := r.branches(ctx, "refs/heads/"+name)
+	return r.readRef(ctx, "refs/heads/", name)
+}
+
+// readRef finds the ref ns+name by exact name.
+func (r *runner) readRef(ctx context.Context, ns, name string) (branch, bool, error) {
+	list, err := r.refs(ctx, ns, ns+name)
 	if err != nil {
 		return branch{}, false, err
 	}
@@ -97,4 +108,14 @@ func (f *Forge) describe(ctx context.Context, b branch) (forge.MergeRequest, err
 		return forge.MergeRequest{}, err
 	}
 	return f.mr(b, mergeSHA), nil
+}
+
+// describeClosed describes the record of a closed MR: closed, or merged when a merge that
+// raced the Close landed it anyway.
+func (f *Forge) describeClosed(ctx context.Context, rec branch) (forge.MergeRequest, error) {
+	mr, err := f.describe(ctx, rec)
+	if err == nil && mr.State == forge.StateOpen {
+		mr.State = forge.StateClosed
+	}
+	return mr, err
 }

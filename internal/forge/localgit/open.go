@@ -8,12 +8,13 @@ import (
 )
 
 // Open commits c onto the base head as a new branch c.Branch, or returns the MR that
-// branch already is (open or merged). A change equal to the base creates nothing.
+// branch already is (open or merged). A closed MR's branch is gone, so c opens anew.
+// A change equal to the base creates nothing.
 func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, error) {
 	if err := forge.ValidateChange(c, f.base); err != nil {
 		return forge.MergeRequest{}, err
 	}
-	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok {
+	if mr, ok, err := f.Get(ctx, c.Branch); err != nil || ok && mr.State != forge.StateClosed {
 		return mr, err
 	}
 	base, err := f.Head(ctx)
@@ -42,7 +43,7 @@ func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, e
 	// The zero old value makes creation a compare-and-swap: a racing duplicate Open loses.
 	if _, err := f.git.run(ctx, nil, nil, "update-ref", "-m", "slipway: open "+c.Branch,
 		"refs/heads/"+c.Branch, commit, zeroOID(commit)); err != nil {
-		if mr, ok, getErr := f.Get(ctx, c.Branch); getErr == nil && ok {
+		if mr, ok, getErr := f.Get(ctx, c.Branch); getErr == nil && ok && mr.State != forge.StateClosed {
 			return mr, nil
 		}
 		return forge.MergeRequest{}, err

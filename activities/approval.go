@@ -1,0 +1,78 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// CloseMergeRequest closes an MR whose operation ended unapproved and deletes its branch.
+func (a *Activities) CloseMergeRequest(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
+	out, err := a.Forge.Close(ctx, mr)
+	return out, classify(err)
+}
+
+// AnnouncePlan comments on the MR that its operation awaits approval of a plan; the comment's
+// key makes a retry post it once. A forge that cannot comment is told nothing.
+func (a *Activities) AnnouncePlan(ctx context.Context, in steps.AnnounceInput) error {
+	rep, ok := a.Forge.(forge.Reporter)
+	if !ok {
+		return nil
+	}
+	mr, found, err := a.Forge.Get(ctx, in.MR)
+	if err != nil || !found {
+		return classify(err)
+	}
+	return classify(rep.Comment(ctx, mr, in.Key, in.Body))
+}
+
+// SubmitApproval sends one approval comment of a recorded delivery to its instance, keyed by
+// the delivery and the comment's place in it. A refusal is answered on the MR, where the
+// commenter looks, and is the outcome; it is not retried.
+func (a *Activities) SubmitApproval(ctx context.Context, in steps.ApprovalSubmit) (steps.DeliveryOutcome, error) {
+	c := in.Command
+	out := steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Verb,
+		Request: fmt.Sprintf("%s/approval-%d", in.Delivery, in.Index), Workflow: steps.InstanceWorkflowID(c.Ref)}
+	if a.Requests == nil {
+		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", steps.ErrNotAllowed, nil)
+	}
+	source := fmt.Sprintf("%s comment by %s on MR %s", in.Provider, c.Commenter, c.MR)
+	if c.URL != "" {
+		source += " (" + c.URL + ")"
+	}
+	err := a.Requests.Approve(ctx, c, source, out.Request)
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		out.Error = err.Error()
+		a.replyOnMR(ctx, c, "refused-"+out.Request, fmt.Sprintf("slipway did not take `/slipway %s` from @%s: %s", c.Verb, c.Commenter, out.Error))
+		return out, nil
+	case err != nil:
+		return out, err
+	}
+	out.Started = true
+	a.replyOnMR(ctx, c, "taken-"+out.Request, fmt.Sprintf("slipway: %s %s by @%s.", c.Ref, pastTense(c.Verb), c.Commenter))
+	return out, nil
+}
+
+// replyOnMR answers a comment on its MR, once per key; a forge that cannot comment is told nothing.
+func (a *Activities) replyOnMR(ctx context.Context, c steps.ApprovalCommand, key, body string) {
+	if rep, ok := a.Forge.(forge.Reporter); ok {
+		if err := rep.Comment(ctx, forge.MergeRequest{ID: c.MR}, key, body); err != nil && activity.IsActivity(ctx) {
+			activity.GetLogger(ctx).Warn("reply on MR failed", "mr", c.MR, "error", err)
+		}
+	}
+}
+
+func pastTense(verb string) string {
+	if verb == steps.VerbReject {
+		return "rejected"
+	}
+	return "approved"
+}

@@ -1,0 +1,114 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// ErrHookFailed is a hook that failed, answered nonsense or ran out of time: the step fails
+// and the operator decides (retry runs it again, resolve --skip-hook goes on).
+const ErrHookFailed = "HookFailed"
+
+// hookNames lists the hooks a stack declares, with their deadlines.
+func hookNames(s *config.Schema) []steps.HookInfo {
+	var out []steps.HookInfo
+	for _, h := range s.Hooks {
+		out = append(out, steps.HookInfo{Name: h.Name, Kind: h.Kind, Deadline: h.Deadline})
+	}
+	return out
+}
+
+// RunHook runs one of the stack's hooks at the revision, told the instance's current and next
+// state and its terraform outputs. Its output comes back redacted, also with a failure.
+func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.HookOutput, error) {
+	inst, err := a.committedInstance(ctx, in.Revision, in.Ref)
+	if err != nil {
+		return steps.HookOutput{}, err
+	}
+	if inst == nil {
+		return steps.HookOutput{}, notFoundf("no config for %s at %s", in.Ref, in.Revision)
+	}
+	stack, err := a.loadStack(ctx, in.Revision, inst.Stack)
+	if err != nil {
+		return steps.HookOutput{}, err
+	}
+	spec, ok := stack.Schema.Hook(in.Hook)
+	if !ok {
+		return steps.HookOutput{}, nil
+	}
+	outputs, err := a.hookOutputs(ctx, in)
+	if err != nil {
+		return steps.HookOutput{}, err
+	}
+	call := hooks.Call{Spec: spec, Tenant: in.Ref.Tenant, Name: in.Ref.Name, Operation: in.Current.Operation,
+		Current: in.Current, Next: in.Next, Outputs: outputs, Deadline: in.Deadline}
+	switch spec.Kind {
+	case hooks.KindExec:
+		files, err := a.Forge.ReadDir(ctx, in.Revision, configRef(in.Ref).Dir())
+		if err != nil {
+			return steps.HookOutput{}, classify(err)
+		}
+		if call.Script = files[spec.Exec]; call.Script == nil {
+			return steps.HookOutput{}, notFoundf("%s/%s is missing at %s", configRef(in.Ref).Dir(), spec.Exec, in.Revision)
+		}
+	case hooks.KindHTTP:
+		data := hooks.URLData{Tenant: in.Ref.Tenant, Name: in.Ref.Name, Parameters: inst.Parameters, Outputs: outputs}
+		if call.URL, err = hooks.Render(spec.URL, data); err != nil {
+			return steps.HookOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrHookFailed, nil)
+		}
+	}
+	secrets, err := a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name)
+	if err != nil {
+		return steps.HookOutput{}, err
+	}
+	r := hooks.Runner{HTTP: &http.Client{}, Env: hookEnv(),
+		Heartbeat: func(detail string) {
+			if activity.IsActivity(ctx) {
+				activity.RecordHeartbeat(ctx, detail)
+			}
+		}}
+	out, err := r.Run(ctx, call)
+	red := newRedactor(secrets)
+	out.Output = red.text(out.Output)
+	for i, s := range out.Answers {
+		out.Answers[i] = red.text(s)
+	}
+	if isHookError(err) {
+		// The hook's answer, not a blip: the operator decides, with the output in the record.
+		return out, temporal.NewNonRetryableApplicationError(red.text(err.Error()), ErrHookFailed, nil, out)
+	}
+	return out, err
+}
+
+// hookOutputs reads the instance's terraform outputs; none before its first apply.
+func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput) (map[string]any, error) {
+	if err := a.prepare(ctx, steps.TerraformInput{Ref: in.Ref, OpID: in.OpID, Revision: in.Revision}, false); err != nil {
+		return nil, err
+	}
+	out, err := a.Terraform.Outputs(ctx, workspace(in.Ref))
+	return out, classify(err)
+}
+
+func isHookError(err error) bool {
+	var (
+		fe *hooks.FailedError
+		de *hooks.DeadlineError
+		ae *hooks.AnswerError
+		ie *hooks.InvalidSpecError
+	)
+	return errors.As(err, &fe) || errors.As(err, &de) || errors.As(err, &ae) || errors.As(err, &ie)
+}
+
+// hookEnv is what an exec hook inherits from the worker: a PATH and a scratch HOME, nothing else.
+func hookEnv() []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "TZ=UTC", "LANG=C.UTF-8"}
+}

@@ -1,0 +1,92 @@
+package config
+
+import (
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/yamlfields"
+)
+
+// parseApproval reads `approval:` in a schema or an instance file: a policy name, or
+// {policy, approvers, timeout}.
+func parseApproval(n *yaml.Node, field string, fe *yamlfields.Errors) approval.Rule {
+	var r approval.Rule
+	if s, ok := yamlfields.String(n); ok {
+		r.Policy = parsePolicy(s, field, n.Line, fe)
+		return r
+	}
+	if n.Kind != yaml.MappingNode {
+		fe.Add(field, "must be never, destructive, always or {policy, approvers, timeout}, got %s (line %d)", nodeKind(n), n.Line)
+		return r
+	}
+	for _, kv := range pairs(n, field+".", fe) {
+		sub := field + "." + kv.Key
+		switch kv.Key {
+		case "policy":
+			s, _ := yamlfields.String(kv.Value)
+			r.Policy = parsePolicy(s, sub, kv.Line, fe)
+		case "approvers":
+			r.Approvers = parseApprovers(kv.Value, sub, fe)
+		case "timeout":
+			s, _ := yamlfields.String(kv.Value)
+			d, err := time.ParseDuration(s)
+			switch {
+			case err != nil || d <= 0:
+				fe.Add(sub, "%q is not a positive duration such as 24h (line %d)", s, kv.Line)
+			case approval.CheckTimeout(d) != nil:
+				fe.Add(sub, "%v (line %d)", approval.CheckTimeout(d), kv.Line)
+			default:
+				r.Timeout = d
+			}
+		default:
+			fe.Add(sub, "unknown field (line %d); allowed: policy, approvers, timeout", kv.Line)
+		}
+	}
+	return r
+}
+
+func parsePolicy(s, field string, line int, fe *yamlfields.Errors) approval.Policy {
+	p, err := approval.ParsePolicy(s)
+	if err != nil {
+		fe.Add(field, "%v (line %d)", err, line)
+	}
+	return p
+}
+
+func parseApprovers(n *yaml.Node, field string, fe *yamlfields.Errors) []string {
+	if n.Kind != yaml.SequenceNode {
+		fe.Add(field, "must be a list of names, got %s (line %d)", nodeKind(n), n.Line)
+		return nil
+	}
+	out := []string{}
+	for _, item := range n.Content {
+		s, ok := yamlfields.String(item)
+		if !ok || s == "" {
+			fe.Add(field, "must be a list of non-empty names (line %d)", item.Line)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// approvalNode encodes a rule for the canonical instance file.
+func approvalNode(r approval.Rule) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	if r.Policy != "" {
+		m.Content = append(m.Content, scalar("policy"), scalar(string(r.Policy)))
+	}
+	if r.Approvers != nil {
+		list := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, a := range r.Approvers {
+			list.Content = append(list.Content, scalar(a))
+		}
+		m.Content = append(m.Content, scalar("approvers"), list)
+	}
+	if r.Timeout > 0 {
+		m.Content = append(m.Content, scalar("timeout"), scalar(r.Timeout.String()))
+	}
+	return m
+}

@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"code.gitea.io/sdk/gitea"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/examples"
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/webhook"
+	"github.com/slipway-dev/slipway/testsuite"
+	"github.com/slipway-dev/slipway/testsuite/giteaserver"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// An approval by comment on a real Gitea: the deploy's PR carries the plan and how to approve
+// it; a comment from someone who is not an approver is refused (and told so on the PR); an
+// approver's `/slipway approve HASH` comment, delivered by Gitea's own webhook, lets the deploy
+// merge and apply; a redelivery of that comment changes nothing.
+func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
+	ctx := context.Background()
+	gs := giteaserver.Start(t)
+	clone := gs.CreateRepo(t, "gitops")
+	push := strings.Replace(clone, "://", "://"+gs.AdminUser+":"+gs.Token+"@", 1)
+	seed := guardedStack("guarded", "approval: {policy: always, approvers: [alice]}\n", nil)
+	stack, err := examples.StackFiles("example")
+	require.NoError(t, err)
+	for p, d := range stack {
+		seed["stacks/example/"+p] = d
+	}
+	testsuite.PushFiles(t, push, "stacks", seed)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
+		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
+	})
+	secret := "comment-webhook-secret"
+	h, err := webhook.New(webhook.Options{Secret: []byte(secret)}, e.Client)
+	require.NoError(t, err)
+	last := &lastDelivery{next: h}
+	srv := httptest.NewServer(last)
+	t.Cleanup(srv.Close)
+	require.NoError(t, gs.AddWebhook(ctx, "gitops", srv.URL+"/gitea", secret))
+	admin, err := gs.Client(ctx)
+	require.NoError(t, err)
+	commenter := func(name string) *gitea.Client {
+		no := false
+		_, _, err := admin.AdminCreateUser(gitea.CreateUserOption{Username: name, Email: name + "@example.test",
+			Password: "pw-" + name + "-123456", MustChangePassword: &no})
+		require.NoError(t, err)
+		c, err := gitea.NewClient(gs.URL, gitea.SetBasicAuth(name, "pw-"+name+"-123456"))
+		require.NoError(t, err)
+		return c
+	}
+	alice, mallory := commenter("alice"), commenter("mallory")
+
+	const ref = "acme/shop"
+	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hi\n"))
+	var w *workflows.ApprovalWait
+	require.Eventually(t, func() bool { w = e.Status(ref).Approval; return w != nil }, time.Minute, 100*time.Millisecond)
+	require.NotNil(t, w.MR)
+	pr, err := strconv.ParseInt(w.MR.ID, 10, 64)
+	require.NoError(t, err)
+	comments := func() string {
+		cs, _, err := admin.ListIssueComments(gs.AdminUser, "gitops", pr, gitea.ListIssueCommentOptions{})
+		require.NoError(t, err)
+		var b strings.Builder
+		for _, c := range cs {
+			b.WriteString(c.Poster.UserName + ": " + c.Body + "\n")
+		}
+		return b.String()
+	}
+	require.Eventually(t, func() bool { return strings.Contains(comments(), "awaits approval** of plan `"+w.Hash+"`") },
+		30*time.Second, 200*time.Millisecond, "the PR says what waits and how to approve it")
+
+	_, _, err = mallory.CreateIssueComment(gs.AdminUser, "gitops", pr, gitea.CreateIssueCommentOption{Body: "/slipway approve " + w.Hash[:12]})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return strings.Contains(comments(), "slipway did not take `/slipway approve` from @mallory")
+	},
+		time.Minute, 200*time.Millisecond, "comments:\n%s\ndeliveries:\n%s", comments(), last.log())
+	require.Contains(t, comments(), "mallory may not approve: the approvers are alice")
+	require.Equal(t, w.Hash, e.Status(ref).Approval.Hash, "still waiting")
+
+	_, _, err = alice.CreateIssueComment(gs.AdminUser, "gitops", pr, gitea.CreateIssueCommentOption{Body: "LGTM\n/slipway approve " + w.Hash[:12]})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return e.Status(ref).State == lifecycle.Deployed }, 2*time.Minute, 200*time.Millisecond,
+		"deliveries:\n%s", last.log())
+	st := e.Status(ref)
+	var approved *workflows.ApprovalRecord
+	for i := range st.ApprovalLog {
+		if st.ApprovalLog[i].Event == "approved" {
+			approved = &st.ApprovalLog[i]
+		}
+	}
+	require.NotNil(t, approved)
+	require.Equal(t, "alice", approved.Actor)
+	require.Contains(t, approved.Source, "gitea comment by alice on MR "+w.MR.ID)
+	require.Contains(t, comments(), "slipway: acme/shop approved by @alice.")
+
+	// Gitea's redelivery of alice's comment is answered, and taken no second time.
+	last.mu.Lock()
+	header, body := last.header.Clone(), append([]byte(nil), last.body...)
+	last.mu.Unlock()
+	require.Contains(t, string(body), "LGTM", "the last accepted delivery is alice's comment")
+	require.Equal(t, http.StatusOK, post(t, srv.URL+"/gitea", header, body))
+	time.Sleep(time.Second)
+	n := 0
+	for _, r := range e.Status(ref).ApprovalLog {
+		if r.Event == "approved" {
+			n++
+		}
+	}
+	require.Equal(t, 1, n)
+}

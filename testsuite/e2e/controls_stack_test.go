@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/testsuite"
+)
+
+// guardedStack is a stack whose `generation` parameter replaces terraform_data.app (a
+// destructive change) and whose other parameters update in place; extra is added to its schema.
+func guardedStack(name, extra string, files map[string]string) map[string][]byte {
+	dir := "stacks/" + name + "/"
+	out := map[string][]byte{
+		dir + "schema.yaml": []byte(`description: a stack with lifecycle controls, for the e2e tests
+parameters:
+  - name: greeting
+    type: string
+    required: true
+  - name: generation
+    type: int
+    default: 1
+  - name: mode
+    type: string
+    default: normal
+` + extra),
+		dir + "terraform/main.tf.tmpl": []byte(`resource "terraform_data" "app" {
+  input            = { greeting = {{ quote .Params.greeting }} }
+  triggers_replace = { generation = {{ .Params.generation }} }
+}
+
+output "mode" {
+  value = {{ quote .Params.mode }}
+}
+
+output "greeting" {
+  value = terraform_data.app.output.greeting
+}
+`),
+		dir + "manifests/app.yaml.tmpl": []byte(`apiVersion: v1
+kind: Namespace
+metadata:
+  name: {{ .Namespace }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+  namespace: {{ .Namespace }}
+data:
+  greeting: {{ toJSON .Params.greeting }}
+  generation: {{ toJSON (print .Params.generation) }}
+`),
+	}
+	for p, body := range files {
+		out[dir+p] = []byte(body)
+	}
+	return out
+}
+
+// bumpStateSerial moves an instance's local state on by one serial, as any other writer of the
+// state would: a plan saved before it is stale.
+func bumpStateSerial(t *testing.T, e *testsuite.Env, tenant, name string) {
+	runner, ok := e.Activities.Terraform.(*terraform.Runner)
+	require.True(t, ok, "the env runs real terraform")
+	path := runner.StatePath(terraform.Workspace{Tenant: tenant, Name: name})
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	re := regexp.MustCompile(`"serial": (\d+)`)
+	m := re.FindSubmatch(data)
+	require.NotNil(t, m, "state:\n%s", data)
+	n, _ := strconv.Atoi(string(m[1]))
+	edited := re.ReplaceAll(data, []byte(`"serial": `+strconv.Itoa(n+1)))
+	require.NoError(t, os.WriteFile(path, edited, 0o600))
+}

@@ -1,0 +1,278 @@
+package workflows
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// Approval signals: the pipeline tells its instance what it waits for; the instance passes
+// each accepted decision back.
+const (
+	SignalAwaitingApproval = "awaiting-approval"
+	SignalApprovalDecision = "approval-decision"
+	// VerbExpired is the decision the deadline makes.
+	VerbExpired = "expired"
+)
+
+// ApprovalWait is an operation stopped until its plan is approved.
+type ApprovalWait struct {
+	OpID     string             `json:"opID"`
+	Attempt  int                `json:"attempt"`
+	Pipeline string             `json:"pipeline"`
+	Hash     string             `json:"hash"`
+	What     string             `json:"what"` // the plan summary a reviewer reads
+	Plan     *steps.PlanSummary `json:"plan,omitempty"`
+	Why      string             `json:"why"`
+	// Approvers may approve; empty means anyone who can reach the instance.
+	Approvers []string            `json:"approvers,omitempty"`
+	Since     time.Time           `json:"since"`
+	Deadline  time.Time           `json:"deadline"`
+	MR        *forge.MergeRequest `json:"mr,omitempty"`
+	// Voids is the approved plan this one replaced: a plan made again after approval needs its own.
+	Voids string `json:"voids,omitempty"`
+}
+
+// ApprovalDecision is an accepted approve or reject, or the deadline passing.
+type ApprovalDecision struct {
+	Verb   string    `json:"verb"`
+	Hash   string    `json:"hash"`
+	Actor  string    `json:"actor,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	Source string    `json:"source,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// notApprovedError ends an operation at its approval: rejected or expired, nothing applied.
+type notApprovedError struct{ d ApprovalDecision }
+
+func (e *notApprovedError) Error() string {
+	if e.d.Verb == VerbExpired {
+		return fmt.Sprintf("plan %s was not approved before its deadline; nothing was applied", short(e.d.Hash))
+	}
+	return fmt.Sprintf("plan %s was rejected by %s: %s; nothing was applied", short(e.d.Hash), e.d.Actor, e.d.Reason)
+}
+
+// rule is the approval rule in force, or nil when this run has no lifecycle controls.
+func (p *pipeline) rule() *approval.Rule {
+	if !p.controls || p.progress.Controls == nil {
+		return nil
+	}
+	return &p.progress.Controls.Approval
+}
+
+// approvePlan waits for approval of a terraform plan when the rule asks for it.
+func (p *pipeline) approvePlan(plan *steps.PlanOutput, what string) error {
+	return p.approval(plan.SHA256, what+": "+planLine(plan.Summary), &plan.Summary)
+}
+
+// approval stops the operation until hash is approved, when the rule asks for it: durably (a
+// signal wakes it), visibly (the instance shows AwaitingApproval), and for at most the rule's timeout.
+func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
+	r := p.rule()
+	if r == nil {
+		return nil
+	}
+	var removed []string
+	if plan != nil {
+		removed = plan.Removed()
+	}
+	need, why := r.Needs(p.in.Operation, removed)
+	if !need || hash == p.approved {
+		return nil
+	}
+	return p.run(steps.Approval, false, func(ctx workflow.Context) (string, error) {
+		now := workflow.Now(ctx)
+		w := ApprovalWait{OpID: p.in.OpID, Attempt: p.in.Attempt, Pipeline: workflow.GetInfo(ctx).WorkflowExecution.ID,
+			Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers, Since: now, Deadline: now.Add(r.Wait()), Voids: p.approved}
+		if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
+			w.MR = mr
+		}
+		workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Awaiting approval** of plan `%s` — %s\n\n%s\n\n`slipway approve %s --plan %s`",
+			short(hash), what, why, p.in.Ref, short(hash)))
+		if p.in.ParentID != "" {
+			_ = workflow.SignalExternalWorkflow(ctx, p.in.ParentID, "", SignalAwaitingApproval, w).Get(ctx, nil)
+		}
+		p.announce(ctx, w)
+		d, err := awaitDecision(ctx, w)
+		if err != nil {
+			return "", err
+		}
+		if d.Verb != steps.VerbApprove {
+			return "", &notApprovedError{d: d}
+		}
+		p.approved = hash
+		return fmt.Sprintf("plan %s approved by %s (%s)", short(hash), d.Actor, d.Source), nil
+	})
+}
+
+// announce comments the plan and how to approve it on the open MR; reviewers look there.
+func (p *pipeline) announce(ctx workflow.Context, w ApprovalWait) {
+	if w.MR == nil {
+		return
+	}
+	body := fmt.Sprintf("**slipway: %s %s awaits approval** of plan `%s`\n\n%s\n\n%s; until %s.\n\nComment `/slipway approve %s` or `/slipway reject <reason>`, or run `slipway approve %s --plan %s`.",
+		p.in.Operation, p.in.Ref, w.Hash, w.What, w.Why, stamp(w.Deadline), short(w.Hash), p.in.Ref, short(w.Hash))
+	if len(w.Approvers) > 0 {
+		body += "\n\nApprovers: " + strings.Join(w.Approvers, ", ")
+	}
+	in := steps.AnnounceInput{Ref: p.in.Ref, MR: w.MR.Branch, Body: body, Key: "approval-" + w.Hash}
+	// Best effort: the wait is recorded in the instance whether or not the comment lands.
+	_ = workflow.ExecuteActivity(shortCtx(ctx), steps.ActAnnouncePlan, in).Get(ctx, nil)
+}
+
+// awaitDecision waits for a decision on w's plan, or its deadline.
+func awaitDecision(ctx workflow.Context, w ApprovalWait) (ApprovalDecision, error) {
+	ch := workflow.GetSignalChannel(ctx, SignalApprovalDecision)
+	tctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	timer := workflow.NewTimer(tctx, w.Deadline.Sub(workflow.Now(ctx)))
+	for {
+		var d ApprovalDecision
+		expired := false
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(ch, func(c workflow.ReceiveChannel, more bool) { c.Receive(ctx, &d) })
+		sel.AddFuture(timer, func(f workflow.Future) { expired = f.Get(ctx, nil) == nil })
+		sel.Select(ctx)
+		if err := ctx.Err(); err != nil {
+			return d, err
+		}
+		if expired {
+			return ApprovalDecision{Verb: VerbExpired, Hash: w.Hash, At: workflow.Now(ctx)}, nil
+		}
+		if d.Hash == w.Hash { // a decision about a voided plan is stale
+			return d, nil
+		}
+	}
+}
+
+// unapproved ends the pipeline at its approval: the MR it opened is closed, nothing else was
+// changed, and the instance goes back to where it was.
+func (p *pipeline) unapproved(na *notApprovedError) error {
+	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
+	if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
+		var closed forge.MergeRequest
+		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActCloseMR, *mr).Get(ctx, &closed); err == nil {
+			p.progress.MR = &closed
+		}
+	}
+	f := Failure{Step: steps.Approval, Error: na.Error(), Type: steps.ErrNotApproved, Leftovers: []steps.Leftover{}, At: workflow.Now(ctx)}
+	if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
+		f.Leftovers = append(f.Leftovers, steps.Leftover{Kind: "merge-request", ID: mr.ID,
+			Detail: "could not be closed after the approval ended", Cleanup: "close it and delete its branch " + mr.Branch})
+	}
+	return temporal.NewNonRetryableApplicationError(na.Error(), steps.ErrNotApproved, nil,
+		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps, Decision: &na.d})
+}
+
+func asNotApproved(err error) *notApprovedError {
+	var na *notApprovedError
+	if errors.As(err, &na) {
+		return na
+	}
+	return nil
+}
+
+// operationHash identifies an approval for an operation that has no terraform plan (archive):
+// what it removes, at which revision.
+func operationHash(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(h[:])
+}
+
+// planOnMR plans a config change on the MR's head, before the merge, when an approval may be
+// needed: the reviewer approves the plan of exactly what the MR holds, and nothing reaches main
+// until then. The plan is applied after the merge (the merge leaves the instance's files as
+// they are on the branch).
+func (p *pipeline) planOnMR() error {
+	r := p.rule()
+	mr := p.progress.MR
+	if r == nil || r.Policy == "" || r.Policy == approval.Never || mr == nil || p.progress.done(steps.MergeMR) {
+		return nil
+	}
+	rev := mr.HeadSHA
+	if mr.NoChanges || rev == "" {
+		rev = mr.BaseSHA
+	}
+	in := steps.TerraformInput{Ref: p.in.Ref, OpID: p.in.OpID, Revision: rev}
+	if err := p.tfInit(in); err != nil {
+		return err
+	}
+	plan, err := p.tfPlan(in)
+	if err != nil {
+		return err
+	}
+	p.progress.Plan = plan
+	if err := p.approvePlan(plan, "terraform plan of "+mr.ID); err != nil {
+		return err
+	}
+	p.early = plan
+	return nil
+}
+
+// approveRemoval waits for approval of archive, destroy or deprovision when the rule asks for
+// it. Destroy and deprovision plan the destroy first, so the approval names the plan that runs.
+func (p *pipeline) approveRemoval() error {
+	r := p.rule()
+	if r == nil {
+		return nil
+	}
+	if need, _ := r.Needs(p.in.Operation, nil); !need {
+		return nil
+	}
+	names := p.in.Ref.Derived()
+	if p.in.Operation == "archive" {
+		what := fmt.Sprintf("archive: remove the app %s and its namespace %s; the config and the infrastructure stay", names.Application, names.Namespace)
+		return p.approval(operationHash(string(p.in.Operation), p.in.Ref.String(), p.progress.Revision, names.Application), what, nil)
+	}
+	in := p.tfInput(true)
+	if err := p.tfInit(in); err != nil {
+		return err
+	}
+	plan, err := p.tfPlan(in)
+	if err != nil {
+		return err
+	}
+	p.progress.Plan = plan
+	what := fmt.Sprintf("%s: remove the app %s, then terraform destroy", p.in.Operation, names.Application)
+	if err := p.approvePlan(plan, what); err != nil {
+		return err
+	}
+	p.early = plan
+	return nil
+}
+
+// applyDestroyPlan applies the approved destroy plan rather than running a fresh destroy. A
+// plan gone stale is made again and, being a new plan, approved again.
+func (p *pipeline) applyDestroyPlan(in steps.TerraformInput) error {
+	plan := p.early
+	return p.run(steps.TFDestroy, true, func(ctx workflow.Context) (string, error) {
+		var out steps.InfraOutput
+		err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply, steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+		note := ""
+		if err != nil && errorType(err) == steps.ErrStalePlan {
+			if err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
+				p.progress.Plan = plan
+				if err = p.approvePlan(plan, string(p.in.Operation)+": terraform destroy, planned again after a stale plan"); err == nil {
+					err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply, steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+				}
+				note = "; planned again after a stale plan"
+			}
+		}
+		if err != nil {
+			return "", err
+		}
+		p.progress.Infra = &out
+		return fmt.Sprintf("approved destroy plan %s applied: %d resource(s) left in state%s", short(plan.SHA256), len(out.Resources), note), nil
+	})
+}
