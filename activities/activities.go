@@ -30,6 +30,8 @@ type Activities struct {
 	Instances Instances
 	// Notify holds the notification sinks; nil sends none.
 	Notify *Notifier
+	// ControlPlanes lists the registered worker pools; set from the worker's client.
+	ControlPlanes ControlPlanes
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

@@ -49,7 +49,7 @@ func (a *Activities) app(ctx context.Context, ref steps.Ref, rev string) (deploy
 	cref := configRef(ref)
 	derived := ref.Derived()
 	app := deploy.App{Ref: ref, Namespace: derived.Namespace, Application: derived.Application,
-		RepoURL: a.Forge.RepoURL(), Path: cref.Dir() + "/manifests", Revision: rev}
+		RepoURL: a.repoURL(ctx), Path: cref.Dir() + "/manifests", Revision: rev}
 	files, err := a.Forge.ReadDir(ctx, rev, cref.Dir())
 	if err != nil {
 		return app, classify(err)

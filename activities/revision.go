@@ -7,12 +7,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // ResolveRevision pins main's head for the rest of an attempt.
 func (a *Activities) ResolveRevision(ctx context.Context, in steps.RevisionInput) (steps.RevisionOutput, error) {
-	head, err := a.Forge.Head(ctx)
+	head, via, err := a.head(ctx)
 	if err != nil {
 		return steps.RevisionOutput{}, classify(err)
 	}
@@ -25,9 +26,9 @@ func (a *Activities) ResolveRevision(ctx context.Context, in steps.RevisionInput
 			return steps.RevisionOutput{}, notFoundf("no config for %s on main at %s: %s/%s is missing",
 				in.Ref, head, configRef(in.Ref).Dir(), instanceFile)
 		}
-		return steps.RevisionOutput{Revision: head}, nil
+		return steps.RevisionOutput{Revision: head, Via: via}, nil
 	}
-	out := steps.RevisionOutput{Revision: head, Exists: true, Stack: inst.Stack}
+	out := steps.RevisionOutput{Revision: head, Exists: true, Stack: inst.Stack, Via: via}
 	stack, err := a.loadStack(ctx, head, inst.Stack)
 	var appErr *temporal.ApplicationError
 	switch {
@@ -41,4 +42,29 @@ func (a *Activities) ResolveRevision(ctx context.Context, in steps.RevisionInput
 		return steps.RevisionOutput{}, err
 	}
 	return out, nil
+}
+
+// head is main's head and, when a mirror answered because the forge is down, the mirror's URL.
+func (a *Activities) head(ctx context.Context) (string, string, error) {
+	m, ok := a.Forge.(forge.Mirrored)
+	if !ok {
+		sha, err := a.Forge.Head(ctx)
+		return sha, "", err
+	}
+	sha, url, err := m.HeadVia(ctx)
+	if url == a.Forge.RepoURL() {
+		url = ""
+	}
+	return sha, url, err
+}
+
+// repoURL is where the deployer reads the repository: the mirror while the forge is down.
+func (a *Activities) repoURL(ctx context.Context) string {
+	if _, ok := a.Forge.(forge.Mirrored); !ok {
+		return a.Forge.RepoURL()
+	}
+	if _, via, err := a.head(ctx); err == nil && via != "" {
+		return via
+	}
+	return a.Forge.RepoURL()
 }

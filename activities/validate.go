@@ -27,7 +27,8 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	if _, err := config.Validate(stack, inst, previous); err != nil {
 		return steps.ValidateOutput{}, invalidConfig(err)
 	}
-	return steps.ValidateOutput{Stack: inst.Stack, Gates: inst.SchedulingGates, Controls: controls(stack, inst)}, nil
+	return steps.ValidateOutput{Stack: inst.Stack, Gates: inst.SchedulingGates, Controls: controls(stack, inst),
+		ControlPlane: inst.ControlPlane}, nil
 }
 
 // controls are the approval rule and hooks in force for inst: the stack's, overridden by the instance's.

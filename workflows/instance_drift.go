@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -39,7 +40,12 @@ func (e *entity) checkDrift(ctx workflow.Context, req DriftRequest) (steps.Drift
 	in := steps.DriftInput{Ref: e.s.Ref, Revision: e.s.DeployedRevision,
 		CheckID: fmt.Sprintf("drift-%d-%s", e.s.DriftChecks, e.s.Epoch)}
 	var out steps.DriftOutput
-	if err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActCheckDrift, in).Get(ctx, &out); err != nil {
+	actx := terraformCtx(ctx)
+	if e.s.ControlPlane != "" {
+		// The instance's pool holds its state and reaches its infrastructure, so it checks.
+		actx = workflow.WithTaskQueue(actx, controlplane.TaskQueue(workflow.GetInfo(ctx).TaskQueueName, e.s.ControlPlane))
+	}
+	if err := workflow.ExecuteActivity(actx, steps.ActCheckDrift, in).Get(ctx, &out); err != nil {
 		return out, err
 	}
 	e.s.Drift = &DriftRecord{Drifted: out.Drifted, Resources: out.Resources(), Revision: in.Revision,

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -176,6 +177,17 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 			return OperationResult{}, err
 		}
 	}
+	pool := e.s.ControlPlane
+	if req.ConfigYAML != "" && kind != lifecycle.OpPlan {
+		pool = valid.ControlPlane
+	}
+	if pool != "" {
+		// Refused before anything changes: an unknown pool, or one that would take itself down.
+		in := steps.ControlPlaneInput{Ref: e.s.Ref, Operation: string(kind), Pool: pool}
+		if err := quick(ctx, true, steps.ActCheckControlPlane, in).Get(ctx, nil); err != nil {
+			return OperationResult{}, err
+		}
+	}
 	if kind == lifecycle.OpProvision || kind == lifecycle.OpDeploy {
 		if res, held := e.gated(ctx, kind, req, valid.Gates); held {
 			return res, nil
@@ -191,7 +203,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	op := &Operation{
 		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML,
-		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout,
+		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, ControlPlane: pool,
 	}
 	if req.Rollout != "" {
 		e.s.Rollout = req.Rollout
@@ -225,6 +237,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            op.Pipeline,
+		TaskQueue:             controlplane.TaskQueue(workflow.GetInfo(ctx).TaskQueueName, op.ControlPlane),
 		TypedSearchAttributes: pipelineSearchAttributes(e.s.Ref),
 		StaticSummary:         pipelineSummary(e.s.Ref, op),
 	})

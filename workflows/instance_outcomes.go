@@ -20,6 +20,9 @@ func (e *entity) applySuccess(op *Operation) {
 	if p.Stack != "" {
 		e.s.Stack = p.Stack
 	}
+	if op.ConfigYAML != "" && (op.Kind == lifecycle.OpProvision || op.Kind == lifecycle.OpDeploy) {
+		e.s.ControlPlane = op.ControlPlane // the pool the committed config names from now on
+	}
 	if p.Revision != "" && op.Kind != lifecycle.OpPlan {
 		e.s.Revision = p.Revision
 	}

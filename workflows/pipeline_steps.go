@@ -75,10 +75,14 @@ func (p *pipeline) resolveRevision(mustExist bool) error {
 		if out.Controls != nil {
 			p.progress.Controls = out.Controls
 		}
-		if !out.Exists {
-			return short(out.Revision) + " (no config for this instance)", nil
+		via := ""
+		if out.Via != "" {
+			via = " (read from the mirror " + out.Via + ": the forge is unavailable)"
 		}
-		return short(out.Revision), nil
+		if !out.Exists {
+			return short(out.Revision) + " (no config for this instance)" + via, nil
+		}
+		return short(out.Revision) + via, nil
 	})
 }
 

@@ -54,6 +54,7 @@ type InstanceState struct {
 	Waiting          *GateWait             `json:"waiting,omitempty"`       // the operation held at the gates
 	ReadyWatchers    []ReadyWatch          `json:"readyWatchers,omitempty"` // gated instances waiting for this one's Ready
 	Approval         *ApprovalWait         `json:"approval,omitempty"`      // the plan an operation waits to have approved
+	ControlPlane     string                `json:"controlPlane,omitempty"`  // the worker pool that runs its pipelines
 	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last
 	Settings         Settings              `json:"settings"`
 }
@@ -91,6 +92,8 @@ type Operation struct {
 	StartedAt  time.Time           `json:"startedAt"`
 	EndedAt    time.Time           `json:"endedAt,omitempty"`
 	Rollout    string              `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
+	// ControlPlane is the worker pool its pipelines run on ("" for the entity's own task queue).
+	ControlPlane string `json:"controlPlane,omitempty"`
 }
 
 // StepRecord is one step of one attempt.

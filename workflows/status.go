@@ -37,13 +37,14 @@ type Status struct {
 	Deployer       string                `json:"deployer,omitempty"`
 	Revision       string                `json:"revision,omitempty"`
 	Deployed       string                `json:"deployedRevision,omitempty"`
-	Rollout        string                `json:"rollout,omitempty"`     // the rollout that last deployed it
-	Drift          *DriftRecord          `json:"drift,omitempty"`       // the last drift check
-	Gates          []Gate                `json:"gates,omitempty"`       // scheduling gates set now
-	Waiting        *GateWait             `json:"waiting,omitempty"`     // the operation held at the gates
-	GateLog        []GateRecord          `json:"gateLog,omitempty"`     // output all: every gate change
-	Approval       *ApprovalWait         `json:"approval,omitempty"`    // the plan awaiting approval
-	ApprovalLog    []ApprovalRecord      `json:"approvalLog,omitempty"` // output all: every approval event
+	Rollout        string                `json:"rollout,omitempty"`      // the rollout that last deployed it
+	ControlPlane   string                `json:"controlPlane,omitempty"` // the worker pool that runs its pipelines
+	Drift          *DriftRecord          `json:"drift,omitempty"`        // the last drift check
+	Gates          []Gate                `json:"gates,omitempty"`        // scheduling gates set now
+	Waiting        *GateWait             `json:"waiting,omitempty"`      // the operation held at the gates
+	GateLog        []GateRecord          `json:"gateLog,omitempty"`      // output all: every gate change
+	Approval       *ApprovalWait         `json:"approval,omitempty"`     // the plan awaiting approval
+	ApprovalLog    []ApprovalRecord      `json:"approvalLog,omitempty"`  // output all: every approval event
 	Conditions     []lifecycle.Condition `json:"conditions"`
 	Operation      *OperationStatus      `json:"operation,omitempty"`
 	Failure        *Failure              `json:"failure,omitempty"`
@@ -123,7 +124,8 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	st := Status{
 		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
 		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision, Rollout: s.Rollout,
-		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
+		ControlPlane: s.ControlPlane,
+		Conditions:   s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
 	}
 	if e.busy {
 		st.Allowed = nil

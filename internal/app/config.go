@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -42,6 +44,17 @@ type Config struct {
 	stickyErr   error
 	// NotifyFile (SLIPWAY_NOTIFY_FILE) lists the notification sinks; "" sends none.
 	NotifyFile string
+	// ControlPlane (SLIPWAY_CONTROL_PLANE) names this worker's pool: besides TaskQueue (every
+	// instance's entity) it polls TaskQueue@NAME, where instances with controlPlane: NAME run
+	// their pipelines. "" is the default pool.
+	ControlPlane string
+	// Self (SLIPWAY_SELF=TENANT/NAME) is the instance this pool runs on: disrupting it from this
+	// pool is refused. It needs ControlPlane.
+	Self string
+	// ForgeMirror (SLIPWAY_FORGE_MIRROR) is a git repository on disk that mirrors the GitOps
+	// repo (the forge's push mirror): reads fall back to it, and deploys read from it, while the
+	// forge is down.
+	ForgeMirror string
 }
 
 // DefaultStickyCache keeps the active part of a fleet warm and bounds the worker's memory:
@@ -62,17 +75,20 @@ type Forge struct {
 // FromEnv reads the worker's settings from the environment.
 func FromEnv() Config {
 	cfg := Config{
-		TaskQueue:   envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
-		GitOpsRepo:  os.Getenv("SLIPWAY_GITOPS_REPO"),
-		StateDir:    os.Getenv("SLIPWAY_STATE_DIR"),
-		Terraform:   os.Getenv("SLIPWAY_TERRAFORM"),
-		TFPGConn:    os.Getenv("SLIPWAY_TF_PG_CONN"),
-		StorePGConn: envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
-		Deployer:    envOr("SLIPWAY_DEPLOYER", "argocd"),
-		ArgoURL:     os.Getenv("SLIPWAY_ARGOCD_URL"),
-		ArgoToken:   os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
-		Forge:       forgeFromEnv(),
-		NotifyFile:  os.Getenv("SLIPWAY_NOTIFY_FILE"),
+		TaskQueue:    envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
+		GitOpsRepo:   os.Getenv("SLIPWAY_GITOPS_REPO"),
+		StateDir:     os.Getenv("SLIPWAY_STATE_DIR"),
+		Terraform:    os.Getenv("SLIPWAY_TERRAFORM"),
+		TFPGConn:     os.Getenv("SLIPWAY_TF_PG_CONN"),
+		StorePGConn:  envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
+		Deployer:     envOr("SLIPWAY_DEPLOYER", "argocd"),
+		ArgoURL:      os.Getenv("SLIPWAY_ARGOCD_URL"),
+		ArgoToken:    os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
+		Forge:        forgeFromEnv(),
+		NotifyFile:   os.Getenv("SLIPWAY_NOTIFY_FILE"),
+		ControlPlane: os.Getenv("SLIPWAY_CONTROL_PLANE"),
+		Self:         os.Getenv("SLIPWAY_SELF"),
+		ForgeMirror:  os.Getenv("SLIPWAY_FORGE_MIRROR"),
 	}
 	if v := os.Getenv("SLIPWAY_OBSERVE_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -139,6 +155,27 @@ func (c Config) Validate() error {
 		return fmt.Errorf("SLIPWAY_STATE_DIR: %q must be an absolute path", c.StateDir)
 	case c.Deployer != "none" && c.Deployer != "argocd":
 		return fmt.Errorf("SLIPWAY_DEPLOYER: %q is not a deployer; use argocd or none", c.Deployer)
+	}
+	return c.validatePool()
+}
+
+// validatePool checks the control-plane settings.
+func (c Config) validatePool() error {
+	if c.ControlPlane != "" {
+		if err := controlplane.Check(c.ControlPlane); err != nil {
+			return fmt.Errorf("SLIPWAY_CONTROL_PLANE: %w", err)
+		}
+	}
+	if c.Self != "" {
+		if c.ControlPlane == "" {
+			return fmt.Errorf("SLIPWAY_SELF: set SLIPWAY_CONTROL_PLANE too: only a named pool can say which instance it runs on")
+		}
+		if _, err := config.ParseRef(c.Self); err != nil {
+			return fmt.Errorf("SLIPWAY_SELF: %w", err)
+		}
+	}
+	if c.ForgeMirror != "" && !filepath.IsAbs(c.ForgeMirror) {
+		return fmt.Errorf("SLIPWAY_FORGE_MIRROR: %q must be an absolute path to a git repository", c.ForgeMirror)
 	}
 	return nil
 }

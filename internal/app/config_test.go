@@ -35,3 +35,29 @@ func TestBadStickyCacheNamesTheVariable(t *testing.T) {
 		assert.Contains(t, err.Error(), v)
 	}
 }
+
+func TestControlPlaneSettingsNameTheVariable(t *testing.T) {
+	for _, tc := range []struct {
+		env map[string]string
+		err string
+	}{
+		{map[string]string{"SLIPWAY_CONTROL_PLANE": "edp", "SLIPWAY_SELF": "platform/edp", "SLIPWAY_FORGE_MIRROR": "/srv/mirror.git"}, ""},
+		{map[string]string{"SLIPWAY_CONTROL_PLANE": "EDP"}, "SLIPWAY_CONTROL_PLANE: \"EDP\" is not a worker pool name"},
+		{map[string]string{"SLIPWAY_SELF": "platform/edp"}, "SLIPWAY_SELF: set SLIPWAY_CONTROL_PLANE too"},
+		{map[string]string{"SLIPWAY_CONTROL_PLANE": "edp", "SLIPWAY_SELF": "platform"}, "SLIPWAY_SELF:"},
+		{map[string]string{"SLIPWAY_FORGE_MIRROR": "mirror.git"}, "SLIPWAY_FORGE_MIRROR: \"mirror.git\" must be an absolute path"},
+	} {
+		t.Run(tc.err, func(t *testing.T) {
+			validConfig(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			err := FromEnv().Validate()
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+}

@@ -9,10 +9,24 @@ import (
 	"github.com/slipway-dev/slipway/internal/forge/github"
 	"github.com/slipway-dev/slipway/internal/forge/gitlab"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
+	"github.com/slipway-dev/slipway/internal/forge/mirror"
 )
 
-// NewForge builds the GitOps repository's forge from cfg (SLIPWAY_FORGE and friends).
+// NewForge builds the GitOps repository's forge from cfg (SLIPWAY_FORGE and friends), read
+// through SLIPWAY_FORGE_MIRROR while it is down when that is set.
 func NewForge(cfg Config) (forge.Forge, error) {
+	fg, err := newForge(cfg)
+	if err != nil || cfg.ForgeMirror == "" {
+		return fg, err
+	}
+	m, err := localgit.New(cfg.ForgeMirror)
+	if err != nil {
+		return nil, fmt.Errorf("SLIPWAY_FORGE_MIRROR: %w", err)
+	}
+	return mirror.New(fg, m), nil
+}
+
+func newForge(cfg Config) (forge.Forge, error) {
 	f := cfg.Forge
 	switch cfg.forgeKind() {
 	case "localgit":

@@ -24,6 +24,7 @@ func Attach(acts *activities.Activities, c client.Client, taskQueue string) {
 	acts.Names = nameclaim.New(c, taskQueue)
 	acts.Fleet = fleet{c: c}
 	acts.Instances = instances{c: slipclient.New(c, taskQueue, "")}
+	acts.ControlPlanes = pools{c: c}
 }
 
 // requests submits webhook commands as the CLI would, turning refusals into RefusedError.

@@ -120,7 +120,7 @@ const observerStartTimeout = 30 * time.Second
 
 // NewWorker returns a worker on cfg.TaskQueue with everything registered, and makes sure the
 // observer of its deployer runs.
-func NewWorker(c client.Client, cfg Config) (worker.Worker, error) {
+func NewWorker(c client.Client, cfg Config) (Workers, error) {
 	acts, err := NewActivities(cfg)
 	if err != nil {
 		return nil, err
@@ -128,16 +128,21 @@ func NewWorker(c client.Client, cfg Config) (worker.Worker, error) {
 	Attach(acts, c, cfg.TaskQueue)
 	// The cache is shared by every worker in the process and sized before the first one starts.
 	worker.SetStickyWorkflowCacheSize(cfg.stickyCache())
-	w := worker.New(c, cfg.TaskQueue, worker.Options{})
-	if err := Register(w, acts); err != nil {
+	ws, err := PoolWorkers(c, cfg.TaskQueue, cfg, acts)
+	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), observerStartTimeout)
 	defer cancel()
+	if cfg.ControlPlane != "" {
+		if err := RegisterPool(ctx, c, cfg.TaskQueue, cfg); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := StartObserver(ctx, c, cfg.TaskQueue, acts, cfg.ObserveInterval); err != nil {
 		return nil, err
 	}
-	return w, nil
+	return ws, nil
 }
 
 // Register registers every workflow under its stable name, and the activities once. Activities
@@ -163,6 +168,7 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.RolloutPlanWorkflow, workflow.RegisterOptions{Name: workflows.RolloutPlanWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: workflows.DriftSweepWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: workflows.NotifyWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.ControlPlaneWorkflow, workflow.RegisterOptions{Name: workflows.ControlPlaneWorkflowName})
 	pipelines := map[lifecycle.Operation]any{
 		lifecycle.OpProvision:   workflows.ProvisionPipeline,
 		lifecycle.OpDeploy:      workflows.DeployPipeline,

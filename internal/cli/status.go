@@ -81,6 +81,9 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if st.Deployer != "" {
 		g.printf("deployer: %s\n", st.Deployer)
 	}
+	if st.ControlPlane != "" {
+		g.printf("controlPlane: %s (its pipelines run on that worker pool only)\n", st.ControlPlane)
+	}
 	if len(st.Gates) > 0 || st.Waiting != nil {
 		writeGates(g.streams.Out, st, time.Now())
 	}

@@ -66,3 +66,11 @@ type Forge interface {
 	// Get skips closed PRs), and Open of the same branch opens a new MR.
 	Close(ctx context.Context, mr MergeRequest) (MergeRequest, error)
 }
+
+// Mirrored is a forge that reads through a mirror while it is down.
+type Mirrored interface {
+	// HeadVia returns the base head and the URL of the repository that answered.
+	HeadVia(ctx context.Context) (sha, repoURL string, err error)
+	// MirrorURL is the mirror's URL.
+	MirrorURL() string
+}

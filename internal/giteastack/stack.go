@@ -80,6 +80,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 
 // Stop ends gitea; it is safe to call twice.
 func (s *Server) Stop() error {
+	if s.proc == nil {
+		return nil // stopped already: a test may take the forge down before its cleanup does
+	}
 	err := s.proc.Stop()
 	s.proc = nil
 	return err

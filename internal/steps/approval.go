@@ -101,3 +101,10 @@ func (s PlanSummary) Removed() []string {
 	}
 	return out
 }
+
+// ControlPlaneInput asks whether pool may run op on the instance.
+type ControlPlaneInput struct {
+	Ref       Ref    `json:"ref"`
+	Operation string `json:"operation"`
+	Pool      string `json:"pool"`
+}

@@ -47,6 +47,8 @@ type ValidateOutput struct {
 	Gates []gates.Spec `json:"gates,omitempty"`
 	// Controls are the config's approval rule and its stack's hooks.
 	Controls *Controls `json:"controls,omitempty"`
+	// ControlPlane is the worker pool the config says runs its pipelines ("" for the default).
+	ControlPlane string `json:"controlPlane,omitempty"`
 }
 
 // OpenMRInput renders the instance (or removes it, for deprovision) and opens one MR.
@@ -72,6 +74,8 @@ type RevisionOutput struct {
 	Stack    string `json:"stack,omitempty"`
 	// Controls are the committed config's approval rule and its stack's hooks.
 	Controls *Controls `json:"controls,omitempty"`
+	// Via is the mirror that answered while the forge was down; "" when the forge did.
+	Via string `json:"via,omitempty"`
 }
 
 // TerraformInput names the instance's terraform working directory and the config revision.

@@ -56,18 +56,19 @@ var AllActivities = []string{
 	ActClaimNames, ActReleaseNames, ActObserveApps, ActObserveApp,
 	ActPlanRollout, ActRolloutDeploy, ActCheckDrift, ActDriftInstance, ActListDeployed,
 	ActMatchSinks, ActDeliverEvent,
-	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval,
+	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval, ActCheckControlPlane,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).
 const (
-	Approval          = "approval"
-	DrainHook         = "drain-hook"
-	PostDeployHook    = "post-deploy-hook"
-	ActCloseMR        = "CloseMergeRequest"
-	ActAnnouncePlan   = "AnnouncePlan"
-	ActRunHook        = "RunHook"
-	ActSubmitApproval = "SubmitApproval"
+	Approval             = "approval"
+	DrainHook            = "drain-hook"
+	PostDeployHook       = "post-deploy-hook"
+	ActCloseMR           = "CloseMergeRequest"
+	ActAnnouncePlan      = "AnnouncePlan"
+	ActRunHook           = "RunHook"
+	ActSubmitApproval    = "SubmitApproval"
+	ActCheckControlPlane = "CheckControlPlane"
 	// ErrNotApproved ends an operation that was rejected or whose approval timed out: nothing applied.
 	ErrNotApproved = "NotApproved"
 	// LeftoverHook is the state a failed hook left the instance in.

@@ -12,13 +12,11 @@ import (
 	"code.gitea.io/sdk/gitea"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/testsuite/giteaserver"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -28,16 +26,7 @@ import (
 // merge and apply; a redelivery of that comment changes nothing.
 func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 	ctx := context.Background()
-	gs := giteaserver.Start(t)
-	clone := gs.CreateRepo(t, "gitops")
-	push := strings.Replace(clone, "://", "://"+gs.AdminUser+":"+gs.Token+"@", 1)
-	seed := guardedStack("guarded", "approval: {policy: always, approvers: [alice]}\n", nil)
-	stack, err := examples.StackFiles("example")
-	require.NoError(t, err)
-	for p, d := range stack {
-		seed["stacks/example/"+p] = d
-	}
-	testsuite.PushFiles(t, push, "stacks", seed)
+	gs, _ := giteaGitOps(t, guardedStack("guarded", "approval: {policy: always, approvers: [alice]}\n", nil))
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
 		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
 	})

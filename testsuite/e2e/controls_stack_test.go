@@ -4,12 +4,15 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
+	"github.com/slipway-dev/slipway/testsuite/giteaserver"
 )
 
 // guardedStack is a stack whose `generation` parameter replaces terraform_data.app (a
@@ -77,4 +80,23 @@ func bumpStateSerial(t *testing.T, e *testsuite.Env, tenant, name string) {
 	n, _ := strconv.Atoi(string(m[1]))
 	edited := re.ReplaceAll(data, []byte(`"serial": `+strconv.Itoa(n+1)))
 	require.NoError(t, os.WriteFile(path, edited, 0o600))
+}
+
+// giteaGitOps starts a real Gitea with a GitOps repo "gitops" holding the example stack and
+// extra, and returns it with a push URL that carries the admin's token.
+func giteaGitOps(t *testing.T, extra map[string][]byte) (*giteaserver.Server, string) {
+	gs := giteaserver.Start(t)
+	clone := gs.CreateRepo(t, "gitops")
+	push := strings.Replace(clone, "://", "://"+gs.AdminUser+":"+gs.Token+"@", 1)
+	stack, err := examples.StackFiles("example")
+	require.NoError(t, err)
+	seed := map[string][]byte{}
+	for p, d := range stack {
+		seed["stacks/example/"+p] = d
+	}
+	for p, d := range extra {
+		seed[p] = d
+	}
+	testsuite.PushFiles(t, push, "the example stack", seed)
+	return gs, push
 }

@@ -15,14 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/testsuite/giteaserver"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -68,16 +66,7 @@ func (l *lastDelivery) log() string {
 // in that same Gitea. A redelivery starts nothing; a bad signature gets 401.
 func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 	ctx := context.Background()
-	gs := giteaserver.Start(t)
-	clone := gs.CreateRepo(t, "gitops")
-	push := strings.Replace(clone, "://", "://"+gs.AdminUser+":"+gs.Token+"@", 1)
-	stack, err := examples.StackFiles("example")
-	require.NoError(t, err)
-	seed := map[string][]byte{}
-	for p, d := range stack {
-		seed["stacks/example/"+p] = d
-	}
-	testsuite.PushFiles(t, push, "add the example stack", seed)
+	gs, push := giteaGitOps(t, nil)
 
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
 		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/slipway-dev/slipway/activities"
+	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/controlplane"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// pools reads the registered worker pools from their registry workflows' memos.
+type pools struct{ c client.Client }
+
+var _ activities.ControlPlanes = pools{}
+
+// Pools lists every registered pool.
+func (p pools) Pools(ctx context.Context) ([]controlplane.Pool, error) {
+	return slipclient.New(p.c, "", "").ControlPlanes(ctx)
+}
+
+// RegisterPool records this pool (name, self, task queue, mirror) in its registry workflow,
+// starting it on base if it is not running: the record outlives every worker of the pool.
+func RegisterPool(ctx context.Context, c client.Client, base string, cfg Config) error {
+	p := controlplane.Pool{Name: cfg.ControlPlane, Self: cfg.Self, TaskQueue: controlplane.TaskQueue(base, cfg.ControlPlane), Mirror: cfg.ForgeMirror}
+	_, err := c.SignalWithStartWorkflow(ctx, workflows.ControlPlaneWorkflowID(p.Name), workflows.SignalRegisterPool, p,
+		client.StartWorkflowOptions{ID: workflows.ControlPlaneWorkflowID(p.Name), TaskQueue: base,
+			StaticSummary: "worker pool " + p.Name}, workflows.ControlPlaneWorkflowName, p)
+	if err != nil {
+		return fmt.Errorf("register control plane %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// PoolWorkers are a named pool's workers: one on base for entities and fleet workflows, one on
+// the pool's own queue for the pipelines of the instances it manages. Both are registered.
+func PoolWorkers(c client.Client, base string, cfg Config, acts *activities.Activities) ([]worker.Worker, error) {
+	var ws []worker.Worker
+	for _, tq := range []string{base, controlplane.TaskQueue(base, cfg.ControlPlane)} {
+		w := worker.New(c, tq, worker.Options{})
+		if err := Register(w, acts); err != nil {
+			return nil, err
+		}
+		ws = append(ws, w)
+		if cfg.ControlPlane == "" {
+			break
+		}
+	}
+	return ws, nil
+}
+
+// Workers run together: the first in the foreground, the others beside it.
+type Workers []worker.Worker
+
+// Run starts the others, runs the first until interrupted, then stops them all.
+func (ws Workers) Run(interrupt <-chan interface{}) error {
+	for _, w := range ws[1:] {
+		if err := w.Start(); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for _, w := range ws[1:] {
+			w.Stop()
+		}
+	}()
+	return ws[0].Run(interrupt)
+}

@@ -1,0 +1,42 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/controlplane"
+)
+
+// The registry of worker pools: one workflow per pool, which the pool's workers signal as they
+// start; a query reads its record.
+const (
+	ControlPlaneWorkflowName = "ControlPlaneWorkflow"
+	SignalRegisterPool       = "register"
+	QueryPool                = "pool"
+	// poolRegistrationsPerRun bounds the registry's history: workers restart, the record stays.
+	poolRegistrationsPerRun = 200
+)
+
+// ControlPlaneWorkflowID is a pool's registry workflow.
+func ControlPlaneWorkflowID(name string) string { return "controlplane/" + name }
+
+// ControlPlaneWorkflow keeps a pool's latest registration (its self, task queue and mirror).
+func ControlPlaneWorkflow(ctx workflow.Context, p controlplane.Pool) error {
+	if err := workflow.SetQueryHandler(ctx, QueryPool, func() (controlplane.Pool, error) { return p, nil }); err != nil {
+		return err
+	}
+	ch := workflow.GetSignalChannel(ctx, SignalRegisterPool)
+	for n := 0; n < poolRegistrationsPerRun; n++ {
+		var next controlplane.Pool
+		ch.Receive(ctx, &next)
+		p = next
+	}
+	// Registrations that arrived meanwhile are carried over: the latest one wins.
+	for {
+		var next controlplane.Pool
+		if !ch.ReceiveAsync(&next) {
+			break
+		}
+		p = next
+	}
+	return workflow.NewContinueAsNewError(ctx, ControlPlaneWorkflowName, p)
+}
