@@ -244,6 +244,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	var res PipelineResult
 	err := workflow.ExecuteChildWorkflow(cctx, PipelineName(op.Kind), in).Get(ctx, &res)
 	e.drainSteps()
+	e.s.Approval = nil // whatever ended the pipeline (even a termination) ended its wait
 	op.EndedAt = workflow.Now(ctx)
 	if err != nil && errorType(err) == steps.ErrNotApproved {
 		return e.endUnapproved(ctx, op, pipelineFailure(err))

@@ -96,11 +96,13 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	voided := e.CLI("approve", ref, "--plan", first.Hash, "--actor", "alice@desk")
 	require.Equal(t, 2, voided.Code)
 	require.Contains(t, voided.Stderr, fmt.Sprintf("plan %s was voided", first.Hash[:12]))
+	approvedAt := time.Now()
 	e.MustCLI(0, "approve", ref, "--plan", second.Hash, "--actor", "alice@laptop", "--reason", "replan reviewed")
 	require.Eventually(t, func() bool {
 		return e.Status(ref).State == lifecycle.Deployed && e.Status(ref).Operation.Result == workflows.ResultSucceeded
 	},
 		2*time.Minute, 100*time.Millisecond)
+	t.Logf("approve of the new plan to Deployed (apply, ArgoCD sync): %s", time.Since(approvedAt).Round(time.Millisecond))
 	require.Equal(t, "2", configMap(t, stack, ns)["generation"])
 	log := e.MustCLI(0, "status", ref, "-o", "all", "--json").Stdout
 	for _, ev := range []string{`"event": "rejected"`, `"event": "voided"`, `"event": "approved"`, `"actor": "alice@laptop"`} {

@@ -119,7 +119,9 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	_, err := http.Get(gs.URL + "/api/v1/version")
 	require.Error(t, err, "the forge is down")
 	appName := e.Status("platform/edp").Names.Application
+	start := time.Now()
 	e.MustCLI(0, "deploy", "platform/edp", "--wait")
+	t.Logf("redeploy of edp through observability from the mirror, forge down: %s", time.Since(start).Round(time.Millisecond))
 	st = e.Status("platform/edp")
 	require.Equal(t, lifecycle.Deployed, st.State)
 	require.Contains(t, step(t, st, steps.Revision).Detail, "read from the mirror file://"+mirrorDir)

@@ -88,7 +88,9 @@ func TestHooksAreToldTheCurrentAndNextState(t *testing.T) {
 	ns := e.Status(ref).Names.Namespace
 
 	// Archive: the drain hook is told running/available -> stopped/available and asks twice.
+	start := time.Now()
 	e.MustCLI(0, "archive", ref, "--wait")
+	t.Logf("archive with a dynamic drain (two 1s waits): %s; drain-hook step %s", time.Since(start).Round(time.Millisecond), stepTook(t, e.Status(ref), steps.DrainHook))
 	lines := drainLog(t, logFile)
 	require.Len(t, lines, 3, "called until it answered 0")
 	for i, l := range lines {
@@ -167,4 +169,9 @@ func step(t *testing.T, st workflows.Status, name string) workflows.StepRecord {
 	}
 	t.Fatalf("no step %s in %+v", name, st.Operation.Steps)
 	return workflows.StepRecord{}
+}
+
+func stepTook(t *testing.T, st workflows.Status, name string) time.Duration {
+	s := step(t, st, name)
+	return s.EndedAt.Sub(s.StartedAt).Round(time.Millisecond)
 }
