@@ -125,6 +125,13 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 			e.Kind, e.Status, e.Text = "gate", "done", fmt.Sprintf("%s done; gates now: %s", e.Operation, orDash(strings.Join(names, ", ")))
 			break
 		}
+		if e.Operation == workflows.UpdateApprove || e.Operation == workflows.UpdateReject {
+			var res workflows.ApprovalResult
+			r.first(a.GetOutcome().GetSuccess(), &res)
+			e.Kind, e.Status = "approval", workflows.Past(e.Operation)
+			e.Text = fmt.Sprintf("plan %s of %s %s %s", shortHash(res.Hash), res.Operation, res.OpID, e.Status)
+			break
+		}
 		if e.Operation == workflows.UpdateRefresh {
 			var st workflows.Status
 			r.first(a.GetOutcome().GetSuccess(), &st)
@@ -188,6 +195,14 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		r.first(a.GetInput(), &se)
 		r.opID = se.OpID
 		return r.pipelineSteps(e, append(se.Ended, se.Step))
+	case workflows.SignalAwaitingApproval:
+		var w workflows.ApprovalWait
+		r.first(a.GetInput(), &w)
+		e.Kind, e.Status = "approval", "awaiting"
+		e.Text = fmt.Sprintf("awaiting approval of plan %s until %s: %s (%s)", shortHash(w.Hash), w.Deadline.UTC().Format(time.RFC3339), w.What, w.Why)
+		if w.Voids != "" {
+			e.Text += "; it voids the approval of plan " + shortHash(w.Voids)
+		}
 	case workflows.SignalGateCleared:
 		var w workflows.ReadyWatch
 		r.first(a.GetInput(), &w)
@@ -238,4 +253,11 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }

@@ -108,6 +108,11 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	for _, ev := range []string{`"event": "rejected"`, `"event": "voided"`, `"event": "approved"`, `"actor": "alice@laptop"`} {
 		require.Contains(t, log, ev)
 	}
+	events := e.MustCLI(0, "events", ref).Stdout
+	for _, line := range []string{"reject requested by alice@desk: not during the freeze", "awaiting approval of plan " + second.Hash[:12],
+		"it voids the approval of plan " + first.Hash[:12], "plan " + second.Hash[:12] + " of deploy", "approved"} {
+		require.Contains(t, events, line)
+	}
 
 	// An archive nobody approves expires: nothing is removed.
 	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hi\n  generation: 2\napproval: {timeout: 3s}\n"), "--wait")
