@@ -28,6 +28,8 @@ type controls struct {
 	plans  int
 	hooks  []steps.HookInput
 	hookFn func(n int) (steps.HookOutput, error)
+	// stale makes the next apply find its plan stale.
+	stale bool
 }
 
 func newControls(t *testing.T, c steps.Controls) *controls {
@@ -82,6 +84,10 @@ func newControls(t *testing.T, c steps.Controls) *controls {
 	env.OnActivity(steps.ActTerraformApply, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.ApplyInput) (steps.InfraOutput, error) {
 			count(steps.ActTerraformApply)
+			if x.stale {
+				x.stale = false
+				return steps.InfraOutput{}, temporal.NewNonRetryableApplicationError("Saved plan is stale", steps.ErrStalePlan, nil)
+			}
 			count("apply " + in.Plan.SHA256)
 			return steps.InfraOutput{Resources: []string{}, Serial: 3}, nil
 		})
@@ -245,4 +251,17 @@ func TestAnUnapprovedArchiveExpiresWithNothingRemoved(t *testing.T) {
 	pf := notApproved(t, err)
 	assert.Equal(t, workflows.VerbExpired, pf.Decision.Verb)
 	assert.Zero(t, x.calls[steps.ActRemoveApp])
+}
+
+func TestARejectedReplanAfterTheMergeSaysMainIsAhead(t *testing.T) {
+	x := newControls(t, steps.Controls{Approval: approval.Rule{Policy: approval.Always}})
+	x.stale = true
+	x.decide(time.Minute, steps.VerbApprove, 1)
+	x.decide(2*time.Minute, steps.VerbReject, 2)
+	_, err := x.run(lifecycle.OpDeploy, workflows.PipelineInput{ConfigYAML: "stack: example\n"})
+	pf := notApproved(t, err)
+	assert.Equal(t, steps.VerbReject, pf.Decision.Verb)
+	require.Len(t, pf.Failure.Leftovers, 1)
+	assert.Equal(t, "merged-config", pf.Failure.Leftovers[0].Kind)
+	assert.Zero(t, x.calls[steps.ActCloseMR], "a merged MR is not closed")
 }

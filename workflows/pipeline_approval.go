@@ -167,9 +167,15 @@ func (p *pipeline) unapproved(na *notApprovedError) error {
 		}
 	}
 	f := Failure{Step: steps.Approval, Error: na.Error(), Type: steps.ErrNotApproved, Leftovers: []steps.Leftover{}, At: workflow.Now(ctx)}
-	if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
+	switch mr := p.progress.MR; {
+	case mr != nil && mr.State == forge.StateOpen && !mr.NoChanges:
 		f.Leftovers = append(f.Leftovers, steps.Leftover{Kind: "merge-request", ID: mr.ID,
 			Detail: "could not be closed after the approval ended", Cleanup: "close it and delete its branch " + mr.Branch})
+	case mr != nil && mr.State == forge.StateMerged:
+		// Merged under an earlier approval whose plan went stale: main is ahead of what runs.
+		f.Leftovers = append(f.Leftovers, steps.Leftover{Kind: "merged-config", ID: mr.ID,
+			Detail:  fmt.Sprintf("the config merged as %s is on main but was not applied: the plan made again after its approval was not approved", short(mr.MergeSHA)),
+			Cleanup: fmt.Sprintf("deploy %s again to plan and approve it, or revert the merge on main", p.in.Ref)})
 	}
 	return temporal.NewNonRetryableApplicationError(na.Error(), steps.ErrNotApproved, nil,
 		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps, Decision: &na.d})
