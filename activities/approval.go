@@ -57,7 +57,7 @@ func (a *Activities) SubmitApproval(ctx context.Context, in steps.ApprovalSubmit
 		return out, err
 	}
 	out.Started = true
-	a.replyOnMR(ctx, c, "taken-"+out.Request, fmt.Sprintf("slipway: %s %s by @%s.", c.Ref, pastTense(c.Verb), c.Commenter))
+	a.replyOnMR(ctx, c, "taken-"+out.Request, fmt.Sprintf("slipway: %s %s by @%s.", c.Ref, steps.Past(c.Verb), c.Commenter))
 	return out, nil
 }
 
@@ -68,11 +68,4 @@ func (a *Activities) replyOnMR(ctx context.Context, c steps.ApprovalCommand, key
 			activity.GetLogger(ctx).Warn("reply on MR failed", "mr", c.MR, "error", err)
 		}
 	}
-}
-
-func pastTense(verb string) string {
-	if verb == steps.VerbReject {
-		return "rejected"
-	}
-	return "approved"
 }

@@ -30,12 +30,18 @@ func hookNames(s *config.Schema) []steps.HookInfo {
 // RunHook runs one of the stack's hooks at the revision, told the instance's current and next
 // state and its terraform outputs. Its output comes back redacted, also with a failure.
 func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.HookOutput, error) {
-	inst, err := a.committedInstance(ctx, in.Revision, in.Ref)
+	// The instance's directory is read once: its config, its script and its terraform files.
+	dir := configRef(in.Ref).Dir()
+	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
 	if err != nil {
-		return steps.HookOutput{}, err
+		return steps.HookOutput{}, classify(err)
 	}
-	if inst == nil {
+	if files[instanceFile] == nil {
 		return steps.HookOutput{}, notFoundf("no config for %s at %s", in.Ref, in.Revision)
+	}
+	inst, err := config.ParseInstance(files[instanceFile])
+	if err != nil {
+		return steps.HookOutput{}, invalidConfig(err)
 	}
 	stack, err := a.loadStack(ctx, in.Revision, inst.Stack)
 	if err != nil {
@@ -45,7 +51,7 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 	if !ok {
 		return steps.HookOutput{}, nil
 	}
-	outputs, err := a.hookOutputs(ctx, in)
+	outputs, err := a.hookOutputs(ctx, in, files)
 	if err != nil {
 		return steps.HookOutput{}, err
 	}
@@ -53,12 +59,8 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 		Current: in.Current, Next: in.Next, Outputs: outputs, Deadline: in.Deadline}
 	switch spec.Kind {
 	case hooks.KindExec:
-		files, err := a.Forge.ReadDir(ctx, in.Revision, configRef(in.Ref).Dir())
-		if err != nil {
-			return steps.HookOutput{}, classify(err)
-		}
 		if call.Script = files[spec.Exec]; call.Script == nil {
-			return steps.HookOutput{}, notFoundf("%s/%s is missing at %s", configRef(in.Ref).Dir(), spec.Exec, in.Revision)
+			return steps.HookOutput{}, notFoundf("%s/%s is missing at %s", dir, spec.Exec, in.Revision)
 		}
 	case hooks.KindHTTP:
 		data := hooks.URLData{Tenant: in.Ref.Tenant, Name: in.Ref.Name, Parameters: inst.Parameters, Outputs: outputs}
@@ -90,8 +92,12 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 }
 
 // hookOutputs reads the instance's terraform outputs; none before its first apply.
-func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput) (map[string]any, error) {
-	if err := a.prepare(ctx, steps.TerraformInput{Ref: in.Ref, OpID: in.OpID, Revision: in.Revision}, false); err != nil {
+func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput, dir map[string][]byte) (map[string]any, error) {
+	tf, err := terraformOnly(dir, in.Ref, in.Revision)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.prepareFiles(ctx, in.Ref, tf, false); err != nil {
 		return nil, err
 	}
 	out, err := a.Terraform.Outputs(ctx, workspace(in.Ref))

@@ -83,7 +83,12 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 	if err != nil {
 		return err
 	}
-	ws := workspace(in.Ref)
+	return a.prepareFiles(ctx, in.Ref, files, forceInit)
+}
+
+// prepareFiles writes the instance's terraform files and runs init unless this worker has.
+func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, files map[string][]byte, forceInit bool) error {
+	ws := workspace(ref)
 	if err := a.Terraform.Prepare(ctx, ws, files); err != nil {
 		return classify(err)
 	}
@@ -108,6 +113,11 @@ func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput
 	if err != nil {
 		return nil, err
 	}
+	return terraformOnly(all, in.Ref, in.Revision)
+}
+
+// terraformOnly picks the terraform/ files out of an instance directory.
+func terraformOnly(all map[string][]byte, ref steps.Ref, rev string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for path, data := range all {
 		if rest, ok := strings.CutPrefix(path, "terraform/"); ok {
@@ -115,7 +125,7 @@ func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput
 		}
 	}
 	if len(files) == 0 {
-		return nil, notFoundf("%s has no terraform files at %s", configRef(in.Ref).Dir(), in.Revision)
+		return nil, notFoundf("%s has no terraform files at %s", configRef(ref).Dir(), rev)
 	}
 	return files, nil
 }

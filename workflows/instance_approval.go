@@ -135,7 +135,7 @@ func (e *entity) decideApproval(ctx workflow.Context, verb string, req ApprovalR
 		source = "cli"
 	}
 	d := ApprovalDecision{Verb: verb, Hash: w.Hash, Actor: req.Actor, Reason: req.Reason, Source: source, At: workflow.Now(ctx)}
-	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: Past(verb), Actor: req.Actor, Reason: req.Reason, Source: source, At: d.At})
+	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: steps.Past(verb), Actor: req.Actor, Reason: req.Reason, Source: source, At: d.At})
 	e.s.Approval = nil
 	e.upsertSearchAttributes(ctx)
 	res := ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}
@@ -211,12 +211,4 @@ func (e *entity) approvalCondition() *lifecycle.Condition {
 	c := cond(CondAwaitingApproval, lifecycle.ConditionTrue, "PlanNeedsApproval", msg)
 	c.ObservedAt = w.Since
 	return &c
-}
-
-// Past is a verb's record: approved, rejected.
-func Past(verb string) string {
-	if verb == steps.VerbReject {
-		return "rejected"
-	}
-	return verb + "d"
 }

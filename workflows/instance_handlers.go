@@ -310,7 +310,7 @@ func (e *entity) admitSkipHook(d lifecycle.Decision, req DecisionRequest) error 
 		return notAllowed("%s: resolve --skip-hook resumes the operation past its hook; it takes neither --to nor --force-unlock", e.s.Ref)
 	}
 	f := e.s.Current.Failure
-	if f == nil || (f.Step != steps.DrainHook && f.Step != steps.PostDeployHook) {
+	if f == nil || hookOf(f.Step) == "" {
 		step := "none"
 		if f != nil {
 			step = f.Step

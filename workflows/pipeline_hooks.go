@@ -19,8 +19,27 @@ const (
 	HookPostDeploy = "post-deploy"
 )
 
-// hookSteps maps a hook to the step that runs it.
-var hookSteps = map[string]string{HookDrain: steps.DrainHook, HookPostDeploy: steps.PostDeployHook}
+// hookSteps pairs each hook with the step that runs it.
+var hookSteps = []struct{ hook, step string }{{HookDrain, steps.DrainHook}, {HookPostDeploy, steps.PostDeployHook}}
+
+// hookStep is the step that runs hook; hookOf the hook a step runs ("" for other steps).
+func hookStep(hook string) string {
+	for _, h := range hookSteps {
+		if h.hook == hook {
+			return h.step
+		}
+	}
+	return ""
+}
+
+func hookOf(step string) string {
+	for _, h := range hookSteps {
+		if h.step == step {
+			return h.hook
+		}
+	}
+	return ""
+}
 
 // hookState is a lifecycle state as a hook is told it (BOSH: the job running, stopped or
 // deleted; the persistent disk available or deleted).
@@ -45,7 +64,7 @@ func (p *pipeline) hook(name string) error {
 	if !ok {
 		return nil
 	}
-	return p.run(hookSteps[name], true, func(ctx workflow.Context) (string, error) {
+	return p.run(hookStep(name), true, func(ctx workflow.Context) (string, error) {
 		reason := fmt.Sprintf("%s of %s (operation %s)", p.in.Operation, p.in.Ref, p.in.OpID)
 		// Both hooks are told the state the operation started from and the one it goes to.
 		in := steps.HookInput{Ref: p.in.Ref, OpID: p.in.OpID, Attempt: p.in.Attempt, Hook: name, Revision: p.progress.Revision,
@@ -80,8 +99,7 @@ func hookLine(name string, out steps.HookOutput) string {
 
 // hookLeftover says what a failed hook left: the instance as it was, the hook's own effects its own.
 func (p *pipeline) hookLeftover(step string) (steps.Leftover, bool) {
-	names := map[string]string{steps.DrainHook: HookDrain, steps.PostDeployHook: HookPostDeploy}
-	if name, ok := names[step]; ok {
+	if name := hookOf(step); name != "" {
 		st := hookState(p.in.From, p.in.Operation, "")
 		if name == HookPostDeploy {
 			st = hookState(p.in.Operation.Done(p.in.From), p.in.Operation, "")

@@ -69,7 +69,7 @@ func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflo
 		if err != nil {
 			return err
 		}
-		g.printf("%s: plan %s of %s %s %s by %s\n", ref, shortSHA(res.Hash), res.Operation, res.OpID, workflows.Past(verb), g.actor)
+		g.printf("%s: plan %s of %s %s %s by %s\n", ref, shortSHA(res.Hash), res.Operation, res.OpID, steps.Past(verb), g.actor)
 		return nil
 	})
 }

@@ -128,8 +128,8 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		if e.Operation == workflows.UpdateApprove || e.Operation == workflows.UpdateReject {
 			var res workflows.ApprovalResult
 			r.first(a.GetOutcome().GetSuccess(), &res)
-			e.Kind, e.Status = "approval", workflows.Past(e.Operation)
-			e.Text = fmt.Sprintf("plan %s of %s %s %s", shortHash(res.Hash), res.Operation, res.OpID, e.Status)
+			e.Kind, e.Status = "approval", steps.Past(e.Operation)
+			e.Text = fmt.Sprintf("plan %s of %s %s %s", steps.ShortSHA(res.Hash), res.Operation, res.OpID, e.Status)
 			break
 		}
 		if e.Operation == workflows.UpdateRefresh {
@@ -199,9 +199,9 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		var w workflows.ApprovalWait
 		r.first(a.GetInput(), &w)
 		e.Kind, e.Status = "approval", "awaiting"
-		e.Text = fmt.Sprintf("awaiting approval of plan %s until %s: %s (%s)", shortHash(w.Hash), w.Deadline.UTC().Format(time.RFC3339), w.What, w.Why)
+		e.Text = fmt.Sprintf("awaiting approval of plan %s until %s: %s (%s)", steps.ShortSHA(w.Hash), w.Deadline.UTC().Format(time.RFC3339), w.What, w.Why)
 		if w.Voids != "" {
-			e.Text += "; it voids the approval of plan " + shortHash(w.Voids)
+			e.Text += "; it voids the approval of plan " + steps.ShortSHA(w.Voids)
 		}
 	case workflows.SignalGateCleared:
 		var w workflows.ReadyWatch
@@ -253,11 +253,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

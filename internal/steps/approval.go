@@ -108,3 +108,19 @@ type ControlPlaneInput struct {
 	Operation string `json:"operation"`
 	Pool      string `json:"pool"`
 }
+
+// Past is a verb's record: approved, rejected.
+func Past(verb string) string {
+	if verb == VerbReject {
+		return "rejected"
+	}
+	return verb + "d"
+}
+
+// ShortSHA is a commit or plan hash as people read it: its first 12 digits.
+func ShortSHA(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
