@@ -34,11 +34,22 @@ func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyAppli
 	if err != nil {
 		return false, err
 	}
-	if done, err := r.plans.Applied(ctx, ws, p.SHA256); err != nil || done {
-		return done, storeErr(ws, "apply", err)
+	done, err := r.plans.Applied(ctx, ws, p.SHA256)
+	if err != nil {
+		return false, storeErr(ws, "apply", err)
+	}
+	if done {
+		// The apply ran on another host, or before this one lost its disk: the caller reads
+		// the state next, which needs an initialised working directory here.
+		if !r.Initialized(ws) {
+			if err := r.restoreDir(ctx, ws, name); err != nil {
+				return true, err
+			}
+		}
+		return true, nil
 	}
 	file := filepath.Join(r.Dir(ws), name+planExt)
-	if sum, err := fileSHA256(file); err != nil || sum != p.SHA256 {
+	if sum, err := fileSHA256(file); err != nil || sum != p.SHA256 || !r.Initialized(ws) {
 		if err := r.restorePlan(ctx, ws, name, p.SHA256); err != nil {
 			return false, err
 		}
@@ -94,6 +105,34 @@ func (r *Runner) restorePlan(ctx context.Context, ws Workspace, name, want strin
 		return &PlanMissingError{Workspace: ws, File: name + planExt,
 			Reason: fmt.Sprintf("the stored plan's bytes hash to %s, expected %s", sum, want)}
 	}
+	if err := r.writeConfig(ctx, ws, saved); err != nil {
+		return err
+	}
+	if err := writeIfChanged(filepath.Join(r.Dir(ws), name+planExt), saved.Plan); err != nil {
+		return &CommandError{Command: "apply", Workspace: ws, Err: err}
+	}
+	return nil
+}
+
+// restoreDir makes this host's working directory from the configuration stored with plan
+// name, whichever plan of that name is stored now: reading state needs only the backend and
+// providers, which every plan of a workspace shares.
+func (r *Runner) restoreDir(ctx context.Context, ws Workspace, name string) error {
+	saved, err := r.plans.LoadPlan(ctx, ws, name)
+	var none *PlanNotStoredError
+	switch {
+	case errors.As(err, &none):
+		return &PlanMissingError{Workspace: ws, File: name + planExt,
+			Reason: "it was applied, but its configuration is not in the plan store to read the state with"}
+	case err != nil:
+		return storeErr(ws, "apply", err)
+	}
+	return r.writeConfig(ctx, ws, saved)
+}
+
+// writeConfig writes a stored plan's configuration and lock file into the working
+// directory and initialises it when this host never has.
+func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan) error {
 	user := make(map[string][]byte, len(saved.Files))
 	for path, data := range saved.Files {
 		if path != BackendFile && path != depLockFile {
@@ -110,12 +149,7 @@ func (r *Runner) restorePlan(ctx context.Context, ws Workspace, name, want strin
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
-		if err := r.Init(ctx, ws); err != nil {
-			return err
-		}
-	}
-	if err := writeIfChanged(filepath.Join(dir, name+planExt), saved.Plan); err != nil {
-		return &CommandError{Command: "apply", Workspace: ws, Err: err}
+		return r.Init(ctx, ws)
 	}
 	return nil
 }

@@ -108,6 +108,19 @@ func TestPlanOnOneRunnerApplyOnAnotherPG(t *testing.T) {
 	already, err = a.Apply(ctx, ws, p)
 	require.NoError(t, err)
 	assert.True(t, already, "the marker is shared: a retry on a never applies twice")
+
+	// A retry lands on a third host that never saw the workspace: nothing is applied, and
+	// the state it reads next (resources, serial) is readable there.
+	c := newRunner(t, WithPGBackend(conn), WithPlanStore(shared))
+	already, err = c.Apply(ctx, ws, &Plan{File: filepath.Base(p.File), SHA256: p.SHA256})
+	require.NoError(t, err)
+	assert.True(t, already)
+	rs, err = c.Resources(ctx, ws)
+	require.NoError(t, err)
+	assert.Len(t, rs, p.Summary.Add)
+	serial, err := c.Serial(ctx, ws)
+	require.NoError(t, err)
+	assert.Positive(t, serial)
 }
 
 func TestApplyInputValidation(t *testing.T) {
