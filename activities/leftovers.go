@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
 // CollectLeftovers is the compensation of a failed step: it looks at the real
@@ -17,7 +18,7 @@ func (a *Activities) CollectLeftovers(ctx context.Context, in steps.LeftoverInpu
 		out = append(out, a.stateLock(ctx, in.Ref)...)
 		switch in.FailedStep {
 		case steps.TFApply, steps.TFDestroy:
-			out = append(out, a.partialState(ctx, in.Ref, in.FailedStep)...)
+			out = append(out, a.partialState(ctx, in)...)
 		case steps.DeployApp, steps.RemoveApp:
 			out = append(out, a.halfSyncedApp(ctx, in.Ref)...)
 		}
@@ -53,8 +54,17 @@ func (a *Activities) stateLock(ctx context.Context, ref steps.Ref) []steps.Lefto
 		Cleanup: fmt.Sprintf("make sure the holder is gone (its worker and host), then: slipway resolve %s --force-unlock %s --reason ...", ref, lock.ID)}}
 }
 
-func (a *Activities) partialState(ctx context.Context, ref steps.Ref, step string) []steps.Leftover {
-	res, err := a.Terraform.Resources(ctx, workspace(ref))
+func (a *Activities) partialState(ctx context.Context, in steps.LeftoverInput) []steps.Leftover {
+	ref, step := in.Ref, in.FailedStep
+	var err error
+	if !a.Terraform.Initialized(workspace(ref)) && in.Revision != "" {
+		// The failed step ran on another worker: this one reads the shared state through its own working directory.
+		err = a.prepare(ctx, steps.TerraformInput{Ref: ref, Revision: in.Revision}, false)
+	}
+	var res []terraform.Resource
+	if err == nil {
+		res, err = a.Terraform.Resources(ctx, workspace(ref))
+	}
 	if err != nil {
 		return []steps.Leftover{unknown("terraform-state", err)}
 	}

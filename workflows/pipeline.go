@@ -125,7 +125,8 @@ func (p *pipeline) fail(err error) error {
 	var leftovers []steps.Leftover
 	rec := StepRecord{Name: steps.Compensate, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
 	p.notify(rec)
-	in := steps.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR}
+	in := steps.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR,
+		Revision: p.progress.Revision}
 	if lerr := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActCollectLeftovers, in).Get(ctx, &leftovers); lerr != nil {
 		leftovers = append(leftovers, steps.Leftover{Kind: "unknown", ID: step,
 			Detail:  "could not inspect leftovers: " + errorMessage(lerr),

@@ -174,6 +174,9 @@ type LeftoverInput struct {
 	OpID       string              `json:"opID"`
 	FailedStep string              `json:"failedStep"`
 	MR         *forge.MergeRequest `json:"mr,omitempty"`
+	// Revision is the one the pipeline ran at: a worker that never saw the instance
+	// prepares its working directory from it to read the state.
+	Revision string `json:"revision,omitempty"`
 }
 
 // LeftoverLock is the kind of a terraform state lock left held; resolve --force-unlock names its ID.

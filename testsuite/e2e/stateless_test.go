@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -54,6 +55,24 @@ func TestStatelessWorkersShareOneStore(t *testing.T) {
 	again, err := a.TerraformApply(ctx, steps.ApplyInput{Ref: ref, Plan: plan})
 	require.NoError(t, err)
 	assert.True(t, again.AlreadyApplied, "a retry on A never applies twice")
+	fresh, err := otherHost(t, e, conn, e.Keyring(t)).TerraformApply(ctx, steps.ApplyInput{Ref: ref, Plan: plan})
+	require.NoError(t, err, "a retry on a host that never saw the instance reads the state it did not apply")
+	assert.True(t, fresh.AlreadyApplied)
+	assert.Equal(t, out.Resources, fresh.Resources)
+	assert.Equal(t, out.Serial, fresh.Serial)
+
+	// The compensation of a failed apply lands on yet another fresh host: it still lists the state.
+	left, err := otherHost(t, e, conn, e.Keyring(t)).CollectLeftovers(ctx, steps.LeftoverInput{Ref: ref,
+		Operation: "deploy", OpID: in.OpID, FailedStep: steps.TFApply, Revision: head})
+	require.NoError(t, err)
+	var kinds []string
+	for _, l := range left {
+		kinds = append(kinds, l.Kind)
+		if l.Kind == "terraform-state" {
+			assert.Contains(t, l.Detail, fmt.Sprintf("partial apply: %d resource(s) in state", plan.Summary.Add))
+		}
+	}
+	assert.Equal(t, []string{"terraform-state"}, kinds)
 
 	// Racing first deploys: each secret is created once, and both workers read the same values.
 	var wg sync.WaitGroup
