@@ -210,7 +210,11 @@ func (p *pipeline) planOnMR() error {
 	if mr.NoChanges || rev == "" {
 		rev = mr.BaseSHA
 	}
-	in := steps.TerraformInput{Ref: p.in.Ref, OpID: p.in.OpID, Revision: rev}
+	return p.planApproved(steps.TerraformInput{Ref: p.in.Ref, OpID: p.in.OpID, Revision: rev}, "terraform plan of "+mr.ID)
+}
+
+// planApproved makes the plan that a later step applies, and waits for its approval.
+func (p *pipeline) planApproved(in steps.TerraformInput, what string) error {
 	if err := p.tfInit(in); err != nil {
 		return err
 	}
@@ -219,7 +223,7 @@ func (p *pipeline) planOnMR() error {
 		return err
 	}
 	p.progress.Plan = plan
-	if err := p.approvePlan(plan, "terraform plan of "+mr.ID); err != nil {
+	if err := p.approvePlan(plan, what); err != nil {
 		return err
 	}
 	p.early = plan
@@ -241,21 +245,7 @@ func (p *pipeline) approveRemoval() error {
 		what := fmt.Sprintf("archive: remove the app %s and its namespace %s; the config and the infrastructure stay", names.Application, names.Namespace)
 		return p.approval(operationHash(string(p.in.Operation), p.in.Ref.String(), p.progress.Revision, names.Application), what, nil)
 	}
-	in := p.tfInput(true)
-	if err := p.tfInit(in); err != nil {
-		return err
-	}
-	plan, err := p.tfPlan(in)
-	if err != nil {
-		return err
-	}
-	p.progress.Plan = plan
-	what := fmt.Sprintf("%s: remove the app %s, then terraform destroy", p.in.Operation, names.Application)
-	if err := p.approvePlan(plan, what); err != nil {
-		return err
-	}
-	p.early = plan
-	return nil
+	return p.planApproved(p.tfInput(true), fmt.Sprintf("%s: remove the app %s, then terraform destroy", p.in.Operation, names.Application))
 }
 
 // applyDestroyPlan applies the approved destroy plan rather than running a fresh destroy. A

@@ -78,6 +78,18 @@ func (e *MergedError) Error() string {
 	return msg + "; it cannot be closed"
 }
 
+// CheckClosed is what Close makes of the forge's answer after closing: closed is done, merged
+// is a *MergedError, and still open a retryable error, so the next attempt closes it again.
+func CheckClosed(mr MergeRequest, what string) error {
+	switch mr.State {
+	case StateMerged:
+		return &MergedError{MR: mr}
+	case StateOpen:
+		return fmt.Errorf("%s: still open after closing it", what)
+	}
+	return nil
+}
+
 // RateLimitError means the forge refused the call for now; RetryAfter is how long it asked
 // us to wait. It is retryable: the activity retry backs off at least that long.
 type RateLimitError struct {

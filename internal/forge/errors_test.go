@@ -30,3 +30,13 @@ func TestErrorMessagesNameWhatIsWrong(t *testing.T) {
 		`invalid files[a] "../a": must not contain ..`)
 	assert.EqualError(t, &NotFoundError{What: "branch x"}, "branch x not found")
 }
+
+func TestCheckClosed(t *testing.T) {
+	assert.NoError(t, CheckClosed(MergeRequest{ID: "7", State: StateClosed}, "close #7"))
+	var merged *MergedError
+	assert.ErrorAs(t, CheckClosed(MergeRequest{ID: "7", State: StateMerged}, "close #7"), &merged)
+	assert.True(t, IsNonRetryable(merged))
+	open := CheckClosed(MergeRequest{ID: "7", State: StateOpen}, "close #7")
+	assert.EqualError(t, open, "close #7: still open after closing it")
+	assert.False(t, IsNonRetryable(open), "the next attempt closes it again")
+}

@@ -44,11 +44,8 @@ func (f *Forge) Close(ctx context.Context, mr forge.MergeRequest) (forge.MergeRe
 	if err != nil {
 		return forge.MergeRequest{}, err
 	}
-	switch out.State {
-	case forge.StateMerged:
-		return forge.MergeRequest{}, &forge.MergedError{MR: out}
-	case forge.StateOpen: // retryable: the next attempt closes it again
-		return forge.MergeRequest{}, &APIError{Op: "close pull request #" + out.ID, Err: errors.New("still open after closing it")}
+	if err := forge.CheckClosed(out, "gitea: close pull request #"+out.ID); err != nil {
+		return forge.MergeRequest{}, err
 	}
 	if err := f.deleteBranch(ctx, pr); err != nil {
 		return forge.MergeRequest{}, err

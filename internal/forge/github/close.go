@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -41,11 +40,8 @@ func (f *Forge) Close(ctx context.Context, mr forge.MergeRequest) (forge.MergeRe
 	if err != nil {
 		return forge.MergeRequest{}, err
 	}
-	switch out.State {
-	case forge.StateMerged:
-		return forge.MergeRequest{}, &forge.MergedError{MR: out}
-	case forge.StateOpen: // retryable: the next attempt closes it again
-		return forge.MergeRequest{}, fmt.Errorf("github: close pull request #%d: still open after closing it", n)
+	if err := forge.CheckClosed(out, "github: close pull request #"+strconv.Itoa(n)); err != nil {
+		return forge.MergeRequest{}, err
 	}
 	if err := f.deleteBranch(ctx, pr); err != nil {
 		return forge.MergeRequest{}, err

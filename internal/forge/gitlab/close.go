@@ -26,11 +26,8 @@ func (f *Forge) Close(ctx context.Context, mr forge.MergeRequest) (forge.MergeRe
 			return forge.MergeRequest{}, err
 		}
 	}
-	switch cur.State {
-	case forge.StateMerged:
-		return forge.MergeRequest{}, &forge.MergedError{MR: cur}
-	case forge.StateOpen: // retryable: the next attempt closes it again
-		return forge.MergeRequest{}, &APIError{Op: "close merge request !" + cur.ID, Message: "still open after closing it"}
+	if err := forge.CheckClosed(cur, "gitlab: close merge request !"+cur.ID); err != nil {
+		return forge.MergeRequest{}, err
 	}
 	if err := f.deleteBranch(ctx, cur); err != nil {
 		return forge.MergeRequest{}, err
