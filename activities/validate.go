@@ -31,7 +31,7 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 		ControlPlane: inst.ControlPlane}, nil
 }
 
-// controls are the approval rule and hooks in force for inst: the stack's, overridden by the instance's.
+// controls are the approval rule and hooks in force for inst: the stack's, tightened by the instance's.
 func controls(stack *config.Stack, inst *config.Instance) *steps.Controls {
 	c := &steps.Controls{Approval: inst.Approval}
 	if stack.Schema != nil {

@@ -49,7 +49,7 @@ func CheckTimeout(d time.Duration) error {
 	return nil
 }
 
-// Rule is the approval policy in force for one instance: the stack's, overridden by the
+// Rule is the approval policy in force for one instance: the stack's, tightened by the
 // instance file's fields that are set.
 type Rule struct {
 	Policy    Policy        `json:"policy,omitempty" yaml:"policy,omitempty"`
@@ -57,18 +57,79 @@ type Rule struct {
 	Timeout   time.Duration `json:"timeout,omitempty" yaml:"timeout,omitempty"`
 }
 
-// Over returns r with the fields o sets taking their place (the instance over the stack).
+// Over returns r with the fields o sets taking their place where they tighten it (the instance
+// over the stack): a stricter policy, a subset of r's approvers, a shorter timeout. A field that
+// would weaken r is left as r has it, so an instance file edited on main never loosens the
+// stack's rule; Weakens names such fields, for refusing them as bad input.
 func (r Rule) Over(o Rule) Rule {
-	if o.Policy != "" {
+	if o.Policy != "" && rank(o.Policy) > rank(r.Policy) {
 		r.Policy = o.Policy
 	}
-	if o.Approvers != nil {
+	if o.Approvers != nil && subset(o.Approvers, r.Approvers) {
 		r.Approvers = o.Approvers
 	}
-	if o.Timeout != 0 {
+	if o.Timeout != 0 && o.Timeout < r.Wait() {
 		r.Timeout = o.Timeout
 	}
 	return r
+}
+
+// Weakening is a field of an instance's rule that would loosen the stack's.
+type Weakening struct {
+	Field   string // approval.policy, approval.approvers or approval.timeout
+	Message string
+}
+
+// Weakens lists the fields of o (the instance's rule) that would loosen r (the stack's): a weaker
+// policy, an approver r does not name or any approvers when r names none (the stack's operators
+// approve, not the tenant's choice), an empty list, or a longer timeout.
+func (r Rule) Weakens(o Rule) []Weakening {
+	var out []Weakening
+	if o.Policy != "" && rank(o.Policy) < rank(r.Policy) {
+		out = append(out, Weakening{"approval.policy", fmt.Sprintf("%s is weaker than the stack's %s: an instance may only ask for more approval (never < destructive < always)",
+			o.Policy, r.policy())})
+	}
+	switch {
+	case o.Approvers == nil:
+	case len(r.Approvers) == 0:
+		out = append(out, Weakening{"approval.approvers", "the stack names no approvers, so its operators approve: an instance may not choose who approves"})
+	case len(o.Approvers) == 0:
+		out = append(out, Weakening{"approval.approvers", "an empty list would let anyone approve; the stack's approvers are " + strings.Join(r.Approvers, ", ")})
+	case !subset(o.Approvers, r.Approvers):
+		out = append(out, Weakening{"approval.approvers", fmt.Sprintf("%s not among the stack's approvers (%s): an instance may only narrow the list",
+			strings.Join(missing(o.Approvers, r.Approvers), ", "), strings.Join(r.Approvers, ", "))})
+	}
+	if o.Timeout != 0 && o.Timeout > r.Wait() {
+		out = append(out, Weakening{"approval.timeout", fmt.Sprintf("%s is longer than the stack's %s: an instance may only shorten it", o.Timeout, r.Wait())})
+	}
+	return out
+}
+
+// rank orders the policies by how much they ask for; unset is never.
+func rank(p Policy) int {
+	return max(slices.Index(Policies, p), 0)
+}
+
+func (r Rule) policy() Policy {
+	if r.Policy == "" {
+		return Never
+	}
+	return r.Policy
+}
+
+// subset reports whether some is a non-empty list of names all in of; an empty of allows none.
+func subset(some, of []string) bool {
+	return len(some) > 0 && len(missing(some, of)) == 0
+}
+
+func missing(some, of []string) []string {
+	var out []string
+	for _, a := range some {
+		if !slices.Contains(of, a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Wait is how long an operation waits for approval under r.

@@ -43,7 +43,11 @@ func TestRuleOverAndWait(t *testing.T) {
 	stack := Rule{Policy: Destructive, Approvers: []string{"alice"}, Timeout: time.Hour}
 	got := stack.Over(Rule{Policy: Always})
 	assert.Equal(t, Rule{Policy: Always, Approvers: []string{"alice"}, Timeout: time.Hour}, got)
-	assert.Equal(t, []string{}, stack.Over(Rule{Approvers: []string{}}).Approvers, "an empty list in the instance clears the stack's")
+	assert.Equal(t, []string{"alice"}, stack.Over(Rule{Approvers: []string{}}).Approvers, "an empty list never clears the stack's")
+	assert.Equal(t, stack, stack.Over(Rule{Policy: Never, Approvers: []string{"mallory"}, Timeout: 48 * time.Hour}), "weakenings are ignored")
+	assert.Equal(t, Rule{Policy: Always, Approvers: []string{"bob"}, Timeout: time.Minute},
+		Rule{Policy: Destructive, Approvers: []string{"alice", "bob"}}.Over(Rule{Policy: Always, Approvers: []string{"bob"}, Timeout: time.Minute}))
+	assert.Equal(t, Rule{Policy: Destructive}, Rule{Policy: Destructive}.Over(Rule{Approvers: []string{"mallory"}}), "no approvers on the stack: the instance names none")
 	assert.Equal(t, DefaultTimeout, Rule{}.Wait())
 	assert.Equal(t, time.Hour, stack.Wait())
 }
@@ -77,4 +81,41 @@ func TestAllows(t *testing.T) {
 	assert.True(t, r.Allows("bob@laptop"))
 	assert.False(t, r.Allows("bob@other"))
 	assert.False(t, r.Allows("mallory@host"))
+}
+
+func TestWeakens(t *testing.T) {
+	stack := Rule{Policy: Destructive, Approvers: []string{"alice", "bob"}, Timeout: time.Hour}
+	for _, tc := range []struct {
+		name  string
+		stack Rule
+		inst  Rule
+		field string // "" when nothing weakens
+		msg   string
+	}{
+		{"same", stack, stack, "", ""},
+		{"tighter everywhere", stack, Rule{Policy: Always, Approvers: []string{"bob"}, Timeout: time.Minute}, "", ""},
+		{"nothing set", stack, Rule{}, "", ""},
+		{"never under destructive", stack, Rule{Policy: Never}, "approval.policy", "never is weaker than the stack's destructive"},
+		{"destructive under always", Rule{Policy: Always}, Rule{Policy: Destructive}, "approval.policy", "weaker than the stack's always"},
+		{"always under unset", Rule{}, Rule{Policy: Always}, "", ""},
+		{"never under unset", Rule{}, Rule{Policy: Never}, "", ""},
+		{"empty approvers", stack, Rule{Approvers: []string{}}, "approval.approvers", "an empty list would let anyone approve"},
+		{"own approver", stack, Rule{Approvers: []string{"alice", "mallory"}}, "approval.approvers", "mallory not among the stack's approvers (alice, bob)"},
+		{"approvers where the stack names none", Rule{Policy: Always}, Rule{Approvers: []string{"mallory"}}, "approval.approvers", "the stack names no approvers"},
+		{"longer timeout", stack, Rule{Timeout: 2 * time.Hour}, "approval.timeout", "longer than the stack's 1h0m0s"},
+		{"longer than the default", Rule{}, Rule{Timeout: 48 * time.Hour}, "approval.timeout", "longer than the stack's 24h0m0s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.stack.Weakens(tc.inst)
+			if tc.field == "" {
+				assert.Empty(t, got)
+				assert.Equal(t, tc.stack.Over(tc.inst), tc.stack.Over(tc.inst).Over(tc.inst), "Over is idempotent")
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, tc.field, got[0].Field)
+			assert.Contains(t, got[0].Message, tc.msg)
+			assert.Equal(t, tc.stack, tc.stack.Over(tc.inst), "a weakening changes nothing")
+		})
+	}
 }

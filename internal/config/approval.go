@@ -1,6 +1,8 @@
 package config
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -89,4 +91,37 @@ func approvalNode(r approval.Rule) *yaml.Node {
 		m.Content = append(m.Content, scalar("timeout"), scalar(r.Timeout.String()))
 	}
 	return m
+}
+
+// parseControlPlanes reads a schema's controlPlanes: the worker pools its instances may name.
+func parseControlPlanes(n *yaml.Node, field string, fe *yamlfields.Errors) []string {
+	if n.Kind != yaml.SequenceNode {
+		fe.Add(field, "must be a list of worker pool names, got %s (line %d)", nodeKind(n), n.Line)
+		return nil
+	}
+	var out []string
+	for _, item := range n.Content {
+		s, ok := yamlfields.String(item)
+		if !ok || !isLabel(s) {
+			fe.Add(field, "must be a list of worker pool names (%s), got %q (line %d)", labelRule, s, item.Line)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// checkPolicy refuses an instance file that would loosen what the platform decided in the stack:
+// a weaker approval rule (see approval.Rule.Weakens) or a worker pool the stack does not allow.
+func checkPolicy(s *Schema, inst *Instance, fe *yamlfields.Errors) {
+	for _, w := range s.Approval.Weakens(inst.Approval) {
+		fe.Add(w.Field, "%s", w.Message)
+	}
+	if inst.ControlPlane != "" && !slices.Contains(s.ControlPlanes, inst.ControlPlane) {
+		allowed := "none: its instances run on the default pool"
+		if len(s.ControlPlanes) > 0 {
+			allowed = strings.Join(s.ControlPlanes, ", ")
+		}
+		fe.Add("controlPlane", "%q is not a worker pool the stack allows (schema.controlPlanes: %s)", inst.ControlPlane, allowed)
+	}
 }

@@ -54,8 +54,11 @@ type Schema struct {
 	// Secrets are generated at random on the first deploy (EDP) and handed to the
 	// deployer, never to git, templates, or workflow history.
 	Secrets []string
-	// Approval is the stack's approval rule; an instance file may override it.
+	// Approval is the stack's approval rule; an instance file may only tighten it.
 	Approval approval.Rule
+	// ControlPlanes are the worker pools an instance of the stack may name in controlPlane; the
+	// default pool is always allowed, and with none listed it is the only one.
+	ControlPlanes []string
 	// Hooks are the stack's lifecycle hooks (drain, post-deploy), in document order.
 	Hooks []hooks.Spec
 }
@@ -92,7 +95,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, hooks (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, hooks (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -108,8 +111,10 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Hooks = parseHooks(kv.Value, fe)
 		case "approval":
 			s.Approval = parseApproval(kv.Value, field, fe)
+		case "controlPlanes":
+			s.ControlPlanes = parseControlPlanes(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, hooks", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, hooks", kv.Line)
 		}
 	}
 	return s

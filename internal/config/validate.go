@@ -11,7 +11,8 @@ import (
 // parameter, defaults applied, normalised (string, bool, int -> int64, number -> float64)
 // so they survive JSON. previous is the config in force at the last deploy (nil if the
 // instance was never deployed); an `initial` parameter that resolves differently from it,
-// or a different stack, is rejected. Errors are *ValidationError.
+// or a different stack, is rejected, and so is an approval rule or a controlPlane that would
+// loosen the stack's policy. Errors are *ValidationError.
 func Validate(stack *Stack, inst *Instance, previous *Instance) (map[string]any, error) {
 	if stack == nil || stack.Schema == nil {
 		return nil, errors.New("config: Validate needs a loaded stack")
@@ -29,6 +30,7 @@ func Validate(stack *Stack, inst *Instance, previous *Instance) (map[string]any,
 			fe.Add("parameters."+name, "unknown parameter; stack %q has: %s", stack.Name, paramNames(stack.Schema))
 		}
 	}
+	checkPolicy(stack.Schema, inst, &fe)
 	if previous != nil {
 		checkInitial(stack.Schema, previous, inst, resolved, &fe)
 	}
