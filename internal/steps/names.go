@@ -57,6 +57,7 @@ var AllActivities = []string{
 	ActPlanRollout, ActRolloutDeploy, ActCheckDrift, ActDriftInstance, ActListDeployed,
 	ActMatchSinks, ActDeliverEvent,
 	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval, ActCheckControlPlane,
+	ActRecordRender, ActVerifyRender,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).

@@ -1,0 +1,78 @@
+package activities
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// RecordRender hashes the files of the instance's directory in the commit slipway made (the
+// MR's head, which the merge pinned), so later steps can tell them from anything committed since.
+func (a *Activities) RecordRender(ctx context.Context, in steps.RecordRenderInput) (steps.Render, error) {
+	files, err := a.Forge.ReadDir(ctx, in.Commit, configRef(in.Ref).Dir())
+	if err != nil {
+		return steps.Render{}, classify(err)
+	}
+	return steps.Render{Revision: in.Revision, Files: hashFiles(files)}, nil
+}
+
+// VerifyRender checks that the instance's directory at the revision holds exactly the files
+// recorded at slipway's merge. A difference fails the step (ErrRenderChanged, non-retryable)
+// naming the files and the commits that changed them: terraform and hooks never run them.
+func (a *Activities) VerifyRender(ctx context.Context, in steps.VerifyRenderInput) error {
+	dir := configRef(in.Ref).Dir()
+	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
+	if err != nil {
+		return classify(err)
+	}
+	c := compareRender(in.Render.Files, hashFiles(files))
+	if len(c.Files()) == 0 {
+		return nil
+	}
+	c.Dir, c.Since, c.Revision = dir, in.Render.Revision, in.Revision
+	if h, ok := a.Forge.(forge.History); ok && in.Render.Revision != "" {
+		// Best effort: without the commits the message gives the range to read instead.
+		if commits, err := h.Commits(ctx, in.Render.Revision, in.Revision, dir); err == nil {
+			c.Commits = commits
+		}
+	}
+	return temporal.NewNonRetryableApplicationError(c.Message(), steps.ErrRenderChanged, nil, c)
+}
+
+// hashFiles is the hex SHA-256 of each file's bytes.
+func hashFiles(files map[string][]byte) map[string]string {
+	out := make(map[string]string, len(files))
+	for path, data := range files {
+		sum := sha256.Sum256(data)
+		out[path] = hex.EncodeToString(sum[:])
+	}
+	return out
+}
+
+// compareRender lists the files that differ between the recorded hashes and those found.
+func compareRender(recorded, found map[string]string) steps.RenderChange {
+	var c steps.RenderChange
+	for path, h := range found {
+		switch was, ok := recorded[path]; {
+		case !ok:
+			c.Added = append(c.Added, path)
+		case was != h:
+			c.Changed = append(c.Changed, path)
+		}
+	}
+	for path := range recorded {
+		if _, ok := found[path]; !ok {
+			c.Removed = append(c.Removed, path)
+		}
+	}
+	slices.Sort(c.Changed)
+	slices.Sort(c.Added)
+	slices.Sort(c.Removed)
+	return c
+}
