@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -54,10 +55,17 @@ func run() error {
 		ns = "default"
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	if err := client.New(c, cfg.TaskQueue, ns).EnsureSearchAttributes(ctx); err != nil {
-		zl.Warn("search attributes not registered: run deploy/temporal/search-attributes.sh", zap.Error(err))
-	}
+	err = client.New(c, cfg.TaskQueue, ns).EnsureSearchAttributes(ctx)
 	cancel()
+	var wrongType *client.SearchAttributeTypeError
+	switch {
+	case errors.As(err, &wrongType):
+		// Every upsert of it would fail the workflow task: no create could ever finish.
+		return fmt.Errorf("refusing to start: %w", err)
+	case err != nil:
+		zl.Warn("search attributes not registered: ask an operator to run deploy/temporal/search-attributes.sh "+
+			"(it registers workflows.SearchAttributes with their types)", zap.String("namespace", ns), zap.Error(err))
+	}
 	w, err := app.NewWorker(c, cfg)
 	if err != nil {
 		return err

@@ -58,20 +58,26 @@ var (
 	SAInstanceAwaitingApproval = temporal.NewSearchAttributeKeyBool("InstanceAwaitingApproval")
 )
 
-// SearchAttributeTypes is what a namespace must register (name -> Temporal type).
-var SearchAttributeTypes = map[string]string{
-	"InstanceState":            "Keyword",
-	"Tenant":                   "Keyword",
-	"InstanceName":             "Keyword",
-	"InstanceReady":            "Keyword",
-	"AppObserved":              "Keyword",
-	"InstanceStack":            "Keyword",
-	"InstanceOperation":        "Keyword",
-	"InstanceRollout":          "Keyword",
-	"RolloutPhase":             "Keyword",
-	"InstanceDrifted":          "Keyword",
-	"InstanceGated":            "Bool",
-	"InstanceAwaitingApproval": "Bool",
+// SearchAttributes is the one declared list of slipway's search attributes with their types: workers
+// register the missing ones as declared, and the dev server, the cluster harness, the registration
+// script and compose are checked against it.
+var SearchAttributes = []temporal.SearchAttributeKey{
+	SAInstanceState, SATenant, SAInstanceName, SAInstanceReady, SAAppObserved,
+	SAInstanceStack, SAInstanceOperation, SAInstanceRollout, SARolloutPhase, SAInstanceDrifted,
+	SAInstanceGated, SAInstanceAwaitingApproval,
+}
+
+// SearchAttributeTypes is SearchAttributes as name -> type, spelled as `temporal operator
+// search-attribute create --type` and `server start-dev --search-attribute` take it.
+var SearchAttributeTypes = searchAttributeTypeNames(SearchAttributes)
+
+// searchAttributeTypeNames spells each type as Temporal's shorthand (Keyword, Bool, ...).
+func searchAttributeTypeNames(keys []temporal.SearchAttributeKey) map[string]string {
+	m := make(map[string]string, len(keys))
+	for _, k := range keys {
+		m[k.GetName()] = k.GetValueType().String()
+	}
+	return m
 }
 
 // RolloutWorkflowID is a rollout's workflow ID.

@@ -1,0 +1,36 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// sqlVisibilityKeywordLimit is how many Keyword attributes SQL visibility (SQLite, PostgreSQL,
+// MySQL) holds per namespace; one more and registering them fails.
+const sqlVisibilityKeywordLimit = 10
+
+func TestSearchAttributesFitSQLVisibility(t *testing.T) {
+	keywords := 0
+	for _, k := range workflows.SearchAttributes {
+		if k.GetValueType() == enumspb.INDEXED_VALUE_TYPE_KEYWORD {
+			keywords++
+		}
+	}
+	require.LessOrEqual(t, keywords, sqlVisibilityKeywordLimit, "Keyword search attributes")
+}
+
+func TestSearchAttributeTypesSpellTheDeclaredList(t *testing.T) {
+	require.Len(t, workflows.SearchAttributeTypes, len(workflows.SearchAttributes), "names are unique")
+	require.Equal(t, "Keyword", workflows.SearchAttributeTypes["InstanceState"])
+	require.Equal(t, "Bool", workflows.SearchAttributeTypes["InstanceGated"])
+	require.Equal(t, "Bool", workflows.SearchAttributeTypes["InstanceAwaitingApproval"])
+	for _, k := range workflows.SearchAttributes {
+		typ, err := enumspb.IndexedValueTypeFromString(workflows.SearchAttributeTypes[k.GetName()])
+		require.NoError(t, err, k.GetName())
+		require.Equal(t, k.GetValueType(), typ, k.GetName())
+	}
+}
