@@ -1,8 +1,12 @@
 package httpserve
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -10,28 +14,94 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// limit lets at most n requests into h at once. A request that finds no slot
-// within wait is answered 503 at once, so a flood costs a goroutine per
-// connection for at most wait, never an unbounded queue.
-func limit(h http.Handler, n int, wait time.Duration, log *zap.Logger) http.Handler {
-	slots := make(chan struct{}, n)
-	// One "busy" line a second is enough to tell an operator the cap is hit.
-	busyLog := log.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
+// limiter admits a request in two stages. While its body is still arriving it
+// holds one of its client address's reading slots (at most perClient), never a
+// work slot: a flood of slow clients, from one address or many, leaves every work
+// slot to requests that have arrived whole. Once the body is read in full (at most
+// maxBody bytes, within the read timeout), it takes one of n work slots, waiting
+// at most wait, and only then reaches the handler.
+type limiter struct {
+	h         http.Handler
+	slots     chan struct{}
+	reading   *tally
+	perClient int
+	maxBody   int64
+	wait      time.Duration
+	log       *zap.Logger
+	busyLog   *zap.Logger // sampled: one line a second tells an operator a cap is hit
+}
+
+func newLimiter(h http.Handler, c config) *limiter {
+	return &limiter{
+		h: h, slots: make(chan struct{}, c.maxConcurrent), reading: newTally(), perClient: c.perClientReading(),
+		maxBody: c.maxBody, wait: c.queueWait, log: c.log, busyLog: sampled(c.log),
+	}
+}
+
+func sampled(log *zap.Logger) *zap.Logger {
+	return log.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
 		return zapcore.NewSamplerWithOptions(c, time.Second, 1, 0)
 	}))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !acquire(r, slots, wait) {
-			if r.Context().Err() != nil {
-				return // the client left while waiting
-			}
-			inFlight := len(slots)
-			busyLog.Warn("server busy: refusing requests with 503", zap.Int("in_flight", inFlight), zap.Int("max_concurrent", n))
-			busy(w, inFlight, n)
-			return
+}
+
+func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := clientKey(r.RemoteAddr)
+	if !l.reading.take(key, l.perClient) {
+		l.busyLog.Warn("client over its share: refusing with 429", zap.String("client", key), zap.Int("max_per_client", l.perClient))
+		refuse(w, http.StatusTooManyRequests, fmt.Sprintf(
+			"too many requests still arriving from %s: the limit per client address is %d (--max-per-client)", key, l.perClient))
+		return
+	}
+	err := l.readBody(w, r)
+	l.reading.give(key)
+	if err != nil {
+		l.refuseBody(w, key, err)
+		return
+	}
+	if !acquire(r, l.slots, l.wait) {
+		if r.Context().Err() != nil {
+			return // the client left while waiting
 		}
-		defer func() { <-slots }()
-		h.ServeHTTP(w, r)
-	})
+		inFlight, n := len(l.slots), cap(l.slots)
+		l.busyLog.Warn("server busy: refusing requests with 503", zap.Int("in_flight", inFlight), zap.Int("max_concurrent", n))
+		refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("server busy: %d requests in flight, the limit is %d (--max-concurrent)", inFlight, n))
+		return
+	}
+	defer func() { <-l.slots }()
+	l.h.ServeHTTP(w, r)
+}
+
+// readBody reads r's body into memory and puts it back as a bytes.Reader, so
+// the handler never waits on the client.
+func (l *limiter) readBody(w http.ResponseWriter, r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	if r.ContentLength > l.maxBody {
+		return &http.MaxBytesError{Limit: l.maxBody}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.maxBody))
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return nil
+}
+
+func (l *limiter) refuseBody(w http.ResponseWriter, key string, err error) {
+	var tooBig *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &tooBig):
+		refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", l.maxBody))
+	case errors.As(err, &ne) && ne.Timeout():
+		l.busyLog.Info("request body not received within the read timeout: cut off", zap.String("client", key))
+		refuse(w, http.StatusRequestTimeout, "request body not received within the read timeout (--read-timeout)")
+	default:
+		// The client hung up or sent a broken body: nobody reads the answer.
+		refuse(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+	}
 }
 
 func acquire(r *http.Request, slots chan struct{}, wait time.Duration) bool {
@@ -55,13 +125,16 @@ func acquire(r *http.Request, slots chan struct{}, wait time.Duration) bool {
 	}
 }
 
-func busy(w http.ResponseWriter, inFlight, n int) {
-	body, _ := json.Marshal(map[string]string{
-		"error": fmt.Sprintf("server busy: %d requests in flight, the limit is %d (--max-concurrent)", inFlight, n),
-	})
+// refuse answers code with a JSON error and closes the connection (so net/http
+// does not first wait for the rest of a body); 429 and 503 say when to come back.
+func refuse(w http.ResponseWriter, code int, msg string) {
+	body, _ := json.Marshal(map[string]string{"error": msg})
 	h := w.Header()
+	h.Set("Connection", "close")
 	h.Set("Content-Type", "application/json")
-	h.Set("Retry-After", "1")
-	w.WriteHeader(http.StatusServiceUnavailable)
+	if code == http.StatusServiceUnavailable || code == http.StatusTooManyRequests {
+		h.Set("Retry-After", "1")
+	}
+	w.WriteHeader(code)
 	_, _ = w.Write(append(body, '\n'))
 }

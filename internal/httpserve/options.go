@@ -10,14 +10,21 @@ import (
 // Defaults: the handlers behind these servers answer in milliseconds, so
 // every limit is generous for them and short for a client that stalls.
 const (
-	DefaultReadHeaderTimeout = 10 * time.Second
-	DefaultReadTimeout       = 30 * time.Second
+	DefaultReadHeaderTimeout = 5 * time.Second
+	DefaultReadTimeout       = 10 * time.Second
 	DefaultWriteTimeout      = 30 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxHeaderBytes    = 64 << 10
 	DefaultMaxConcurrent     = 64
 	DefaultQueueWait         = 100 * time.Millisecond
 	DefaultShutdownGrace     = 30 * time.Second
+	// DefaultMaxPerClient is a client address's share of requests still arriving: an
+	// eighth of the default work slots.
+	DefaultMaxPerClient = 8
+	// DefaultMaxConnsPerClient leaves room for a browser's six connections and a forge's bursts.
+	DefaultMaxConnsPerClient = 32
+	// DefaultMaxBodyBytes fits the largest body these servers take: a Temporal UI page of payloads.
+	DefaultMaxBodyBytes = 64 << 20
 )
 
 // Option configures a Server.
@@ -27,6 +34,9 @@ type config struct {
 	readHeader, read, write, idle time.Duration
 	maxHeaderBytes                int
 	maxConcurrent                 int
+	maxPerClient                  int // 0: DefaultMaxPerClient, or max concurrent if smaller
+	maxConnsPerClient             int
+	maxBody                       int64
 	queueWait                     time.Duration
 	grace                         time.Duration
 	certFile, keyFile             string
@@ -35,15 +45,17 @@ type config struct {
 
 func defaults() config {
 	return config{
-		readHeader:     DefaultReadHeaderTimeout,
-		read:           DefaultReadTimeout,
-		write:          DefaultWriteTimeout,
-		idle:           DefaultIdleTimeout,
-		maxHeaderBytes: DefaultMaxHeaderBytes,
-		maxConcurrent:  DefaultMaxConcurrent,
-		queueWait:      DefaultQueueWait,
-		grace:          DefaultShutdownGrace,
-		log:            zap.NewNop(),
+		readHeader:        DefaultReadHeaderTimeout,
+		read:              DefaultReadTimeout,
+		write:             DefaultWriteTimeout,
+		idle:              DefaultIdleTimeout,
+		maxHeaderBytes:    DefaultMaxHeaderBytes,
+		maxConcurrent:     DefaultMaxConcurrent,
+		maxConnsPerClient: DefaultMaxConnsPerClient,
+		maxBody:           DefaultMaxBodyBytes,
+		queueWait:         DefaultQueueWait,
+		grace:             DefaultShutdownGrace,
+		log:               zap.NewNop(),
 	}
 }
 
@@ -108,6 +120,51 @@ func WithMaxConcurrent(n int) Option {
 		c.maxConcurrent = n
 		return nil
 	}
+}
+
+// WithMaxPerClient caps the requests one client address may have still arriving
+// (headers read, body not yet whole); more are answered 429 at once. IPv6 clients
+// count by their /64.
+func WithMaxPerClient(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return &OptionError{Option: "max per client", Reason: fmt.Sprintf("want at least 1, got %d", n)}
+		}
+		c.maxPerClient = n
+		return nil
+	}
+}
+
+// WithMaxConnsPerClient caps the connections one client address may hold open;
+// a connection over it is closed as soon as it is accepted.
+func WithMaxConnsPerClient(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return &OptionError{Option: "max connections per client", Reason: fmt.Sprintf("want at least 1, got %d", n)}
+		}
+		c.maxConnsPerClient = n
+		return nil
+	}
+}
+
+// WithMaxBodyBytes bounds a request's body; a larger one is answered 413 and never reaches the handler.
+func WithMaxBodyBytes(n int64) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return &OptionError{Option: "max body bytes", Reason: fmt.Sprintf("want at least 1, got %d", n)}
+		}
+		c.maxBody = n
+		return nil
+	}
+}
+
+// perClientReading is a client address's share: as set, or the default but never
+// more than the work slots.
+func (c config) perClientReading() int {
+	if c.maxPerClient > 0 {
+		return c.maxPerClient
+	}
+	return min(DefaultMaxPerClient, c.maxConcurrent)
 }
 
 // WithTLS serves HTTPS (TLS 1.2 or newer) with a PEM certificate (chain) and its key.

@@ -1,6 +1,8 @@
 // Package httpserve runs an http.Handler on a listener safely enough to face a
-// network: read, write and idle timeouts, a cap on concurrent requests, optional
-// TLS, and a graceful shutdown that lets accepted requests finish.
+// network: read, write and idle timeouts, a share of connections and of requests
+// still arriving per client address, a cap on requests at work that only whole
+// requests take, optional TLS, and a graceful shutdown that lets accepted
+// requests finish.
 package httpserve
 
 import (
@@ -70,7 +72,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler) err
 	// net/http reports handler panics and TLS handshake failures here.
 	errorLog, _ := zap.NewStdLogAt(log, zapcore.WarnLevel)
 	srv := &http.Server{
-		Handler:           limit(h, s.c.maxConcurrent, s.c.queueWait, log),
+		Handler:           newLimiter(h, s.c),
 		ReadHeaderTimeout: s.c.readHeader,
 		ReadTimeout:       s.c.read,
 		WriteTimeout:      s.c.write,
@@ -80,6 +82,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler) err
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          errorLog,
 	}
+	refusedLog := sampled(log)
+	ln = &clientListener{Listener: ln, conns: newTally(), max: s.c.maxConnsPerClient, refuse: func(key string) {
+		refusedLog.Warn("client over its share of connections: closed a new one", zap.String("client", key), zap.Int("max_conns_per_client", s.c.maxConnsPerClient))
+	}}
 	errc := make(chan error, 1)
 	go func() {
 		if s.tls != nil {

@@ -1,0 +1,349 @@
+package httpserve
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const floodSecret = "flood-test-secret"
+
+// signedHandler stands for a webhook endpoint: it serves only bodies signed with
+// floodSecret (HMAC-SHA256 in X-Signature) and counts what reached it.
+type signedHandler struct{ reached atomic.Int64 }
+
+func (h *signedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.reached.Add(1)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !hmac.Equal([]byte(r.Header.Get("X-Signature")), []byte(sign(body))) {
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
+	_, _ = io.WriteString(w, "accepted "+string(body))
+}
+
+func sign(body []byte) string {
+	m := hmac.New(sha256.New, []byte(floodSecret))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// dialFrom connects to addr from the loopback source address ip (any 127.0.0.0/8 address is local).
+func dialFrom(ip, addr string) (net.Conn, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	return d.Dial("tcp", addr)
+}
+
+// postFrom sends one request with body from source address ip on its own connection.
+func postFrom(t *testing.T, ip, addr string, body []byte, signature string) (int, string) {
+	t.Helper()
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		DisableKeepAlives: true,
+		DialContext:       (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext,
+	}}
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/hook", bytes.NewReader(body))
+	require.NoError(t, err)
+	if signature != "" {
+		req.Header.Set("X-Signature", signature)
+	}
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(got)
+}
+
+// slowClient sends a request's headers announcing a 1000-byte body, then one byte
+// of it every interval until the server answers or hangs up.
+type slowClient struct {
+	began    time.Time
+	answered chan slowAnswer
+}
+
+type slowAnswer struct {
+	code    int   // 0: the server closed the connection without an answer
+	err     error // how the connection ended when there was no answer
+	elapsed time.Duration
+}
+
+func startSlow(t *testing.T, ip, addr string, interval time.Duration) *slowClient {
+	t.Helper()
+	conn, err := dialFrom(ip, addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	s := &slowClient{began: time.Now(), answered: make(chan slowAnswer, 1)}
+	stop := make(chan struct{})
+	go func() {
+		if _, err := io.WriteString(conn, "POST /hook HTTP/1.1\r\nHost: hooks.example\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
+			return
+		}
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := conn.Write([]byte(" ")); err != nil {
+					return // the server hung up
+				}
+			}
+		}
+	}()
+	go func() {
+		defer close(stop)
+		_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		a := slowAnswer{err: err, elapsed: time.Since(s.began)}
+		if err == nil {
+			a.code = resp.StatusCode
+			resp.Body.Close()
+		}
+		s.answered <- a
+	}()
+	return s
+}
+
+// waitAnswered collects the answers of the clients that are answered before the
+// others, until n are; the rest are returned still waiting.
+func waitAnswered(t *testing.T, clients []*slowClient, n int) (answered []slowAnswer, waiting []*slowClient) {
+	t.Helper()
+	pending := append([]*slowClient(nil), clients...)
+	deadline := time.After(time.Minute)
+	for len(answered) < n {
+		progress := false
+		for i := 0; i < len(pending) && len(answered) < n; i++ {
+			select {
+			case a := <-pending[i].answered:
+				answered = append(answered, a)
+				pending = append(pending[:i], pending[i+1:]...)
+				i--
+				progress = true
+			default:
+			}
+		}
+		if !progress {
+			select {
+			case <-deadline:
+				t.Fatalf("only %d of the flood's connections were refused; want %d", len(answered), n)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	return answered, pending
+}
+
+// The attack of issue 23, case 10: 64 unauthenticated connections from one address
+// each announce a body and trickle it a byte at a time. That address gets its
+// share and no more: connections over its share are closed at once, requests over
+// its share of bodies arriving are answered 429, and none of them holds a work
+// slot. A signed request from another address is served while the flood goes on;
+// the flood's requests that were let in are cut off at the read timeout with 408,
+// and none of the flood's requests ever reaches the handler.
+func TestSlowFloodFromOneAddressLeavesRoomForASignedRequest(t *testing.T) {
+	const readTimeout = 3 * time.Second
+	h := &signedHandler{}
+	r := start(t, h, WithReadTimeout(readTimeout))
+
+	flood := make([]*slowClient, 64)
+	for i := range flood {
+		flood[i] = startSlow(t, "127.0.0.2", r.addr, 200*time.Millisecond)
+	}
+	// Everything over the share is refused at once; what is left is held by the server.
+	refused, held := waitAnswered(t, flood, len(flood)-DefaultMaxPerClient)
+	closed, tooMany := 0, 0
+	for _, a := range refused {
+		switch a.code {
+		case 0:
+			closed++
+		case http.StatusTooManyRequests:
+			tooMany++
+		default:
+			t.Errorf("a flood connection over its share was answered %d (%v)", a.code, a.err)
+		}
+	}
+	t.Logf("flood of %d from 127.0.0.2: %d connections closed at accept, %d answered 429, %d held reading", len(flood), closed, tooMany, len(held))
+	assert.Equal(t, len(flood)-DefaultMaxConnsPerClient, closed, "connections over the per-client share are closed at accept")
+	assert.Equal(t, DefaultMaxConnsPerClient-DefaultMaxPerClient, tooMany)
+
+	body := []byte(`{"ref":"acme/web"}`)
+	code, got := postFrom(t, "127.0.0.3", r.addr, body, sign(body))
+	assert.Equal(t, http.StatusOK, code, got)
+	assert.Equal(t, "accepted "+string(body), got)
+	code, _ = postFrom(t, "127.0.0.3", r.addr, body, "forged")
+	assert.Equal(t, http.StatusUnauthorized, code, "the handler still authenticates")
+
+	for _, s := range held {
+		select {
+		case a := <-s.answered:
+			assert.Equal(t, http.StatusRequestTimeout, a.code, "a trickling body is cut off with 408 (%v)", a.err)
+			assert.GreaterOrEqual(t, a.elapsed, readTimeout, "cut at the read timeout, not before")
+		case <-time.After(time.Minute):
+			t.Fatal("a trickling client was never cut off")
+		}
+	}
+	assert.Equal(t, int64(2), h.reached.Load(), "no request of the flood reached the handler")
+}
+
+// Slow bodies from many addresses, each within its share, hold no work slot: with
+// one work slot and 8 addresses trickling 8 bodies each, a signed request is served.
+func TestSlowBodiesFromManyAddressesHoldNoWorkSlot(t *testing.T) {
+	h := &signedHandler{}
+	r := start(t, h, WithMaxConcurrent(1), WithMaxPerClient(8), WithReadTimeout(time.Minute))
+	var held []*slowClient
+	for a := 2; a < 10; a++ {
+		ip := fmt.Sprintf("127.0.1.%d", a)
+		clients := make([]*slowClient, 9)
+		for i := range clients {
+			clients[i] = startSlow(t, ip, r.addr, 200*time.Millisecond)
+		}
+		// The ninth is over the share: its 429 says the other eight are all reading.
+		refused, waiting := waitAnswered(t, clients, 1)
+		require.Equal(t, http.StatusTooManyRequests, refused[0].code, ip)
+		held = append(held, waiting...)
+	}
+	require.Len(t, held, 64)
+
+	body := []byte(`{"ref":"acme/web"}`)
+	code, got := postFrom(t, "127.0.0.3", r.addr, body, sign(body))
+	assert.Equal(t, http.StatusOK, code, got)
+	for _, s := range held {
+		select {
+		case a := <-s.answered:
+			t.Errorf("a trickling client was answered %d before its read timeout (%v)", a.code, a.err)
+		default:
+		}
+	}
+	assert.Equal(t, int64(1), h.reached.Load())
+}
+
+// A client address holds at most its share of open connections; a connection over
+// it is closed at once, another address is not affected, and a closed connection
+// gives its place back.
+func TestConnectionsPerClientAreCapped(t *testing.T) {
+	r := start(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }),
+		WithMaxConnsPerClient(2))
+	var conns []net.Conn
+	for range 2 {
+		c, err := dialFrom("127.0.0.4", r.addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		conns = append(conns, c)
+	}
+	over, err := dialFrom("127.0.0.4", r.addr)
+	require.NoError(t, err)
+	defer over.Close()
+	require.NoError(t, over.SetReadDeadline(time.Now().Add(time.Minute)))
+	_, err = over.Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "the third connection from one address is closed at once")
+
+	code, got := postFrom(t, "127.0.0.5", r.addr, []byte("x"), "")
+	assert.Equal(t, http.StatusOK, code, "another address is served: %s", got)
+
+	// The two held connections still work.
+	_, err = io.WriteString(conns[0], "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conns[0]), nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	require.NoError(t, conns[1].Close())
+	require.Eventually(t, func() bool {
+		res := getFrom("127.0.0.4", r.addr)
+		return res.err == nil && res.code == http.StatusOK
+	}, 20*time.Second, 20*time.Millisecond, "a closed connection gives its place back")
+}
+
+func getFrom(ip, addr string) result {
+	c := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
+		DisableKeepAlives: true,
+		DialContext:       (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext,
+	}}
+	resp, err := c.Get("http://" + addr + "/")
+	if err != nil {
+		return result{err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return result{code: resp.StatusCode, body: string(b), err: err}
+}
+
+// A body over the limit is answered 413 and never reaches the handler, whether it
+// says its length up front or not.
+func TestBodyOverTheLimitNeverReachesTheHandler(t *testing.T) {
+	h := &signedHandler{}
+	r := start(t, h, WithMaxBodyBytes(1024))
+	big := []byte(strings.Repeat("x", 2048))
+	code, got := postFrom(t, "127.0.0.1", r.addr, big, sign(big))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, code)
+	assert.Contains(t, got, "request body over 1024 bytes")
+
+	// Chunked: no Content-Length, so the limit is found while reading.
+	req, err := http.NewRequest(http.MethodPost, "http://"+r.addr+"/hook", io.MultiReader(bytes.NewReader(big)))
+	require.NoError(t, err)
+	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+	if err == nil {
+		resp.Body.Close()
+		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+	}
+	assert.Equal(t, int64(0), h.reached.Load())
+
+	small := []byte("{}")
+	code, _ = postFrom(t, "127.0.0.1", r.addr, small, sign(small))
+	assert.Equal(t, http.StatusOK, code)
+}
+
+func TestClientKey(t *testing.T) {
+	for remote, want := range map[string]string{
+		"127.0.0.2:4000":             "127.0.0.2",
+		"[::ffff:10.1.2.3]:80":       "10.1.2.3",
+		"[2001:db8:1:2:3:4:5:6]:443": "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff::1]:443": "2001:db8:1:2::/64",
+		"[fe80::1%eth0]:1":           "fe80::/64",
+		"not an address":             "not an address",
+		"[2001:db8:1:3::1]:443":      "2001:db8:1:3::/64",
+	} {
+		assert.Equal(t, want, clientKey(remote), remote)
+	}
+}
+
+func TestTallyCountsPerKey(t *testing.T) {
+	tl := newTally()
+	var wg sync.WaitGroup
+	var took atomic.Int64
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if tl.take("a", 8) {
+				took.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(8), took.Load())
+	assert.True(t, tl.take("b", 8), "another key has its own share")
+	tl.give("a")
+	assert.Equal(t, 7, tl.held("a"))
+	assert.True(t, tl.take("a", 8))
+}
