@@ -1,7 +1,10 @@
 package activities
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -34,12 +37,15 @@ type RefusedError struct {
 func (e *RefusedError) Error() string { return e.Err.Error() }
 func (e *RefusedError) Unwrap() error { return e.Err }
 
-// SubmitCommand submits one command of a recorded delivery. The request ID is the delivery
-// and the command's place in it, so a retry, or a redelivery, never runs it twice.
+// SubmitCommand submits one command of a recorded delivery. The request ID is the command's
+// content (forge, repository, commit, operation, instance), so a retry, a redelivery or a replay
+// under a new delivery ID is the same request, never a second run. A command whose commit no
+// longer holds the instance's files as main does is refused: a replayed or superseded push
+// never rolls an instance back.
 func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (steps.DeliveryOutcome, error) {
 	c := in.Command
 	out := steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation,
-		Request: fmt.Sprintf("%s/%d", in.Delivery, in.Index), Workflow: steps.InstanceWorkflowID(c.Ref)}
+		Request: CommandRequestID(in.Delivery, in.Index, c), Workflow: steps.InstanceWorkflowID(c.Ref)}
 	refuse := func(msg string) (steps.DeliveryOutcome, error) {
 		out.Error = msg
 		activity.GetLogger(ctx).Warn("webhook command refused", "delivery", in.Delivery, "instance", out.Instance,
@@ -53,22 +59,35 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 	if !ok {
 		return refuse(fmt.Sprintf("%q is not an operation", c.Operation))
 	}
+	dir := fmt.Sprintf("instances/%s/%s", c.Ref.Tenant, c.Ref.Name)
+	files, err := a.Forge.ReadDir(ctx, c.Rev, dir)
+	var nf *forge.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return refuse(fmt.Sprintf("read instance file at %s: %v", short(c.Rev), err))
+	case err != nil:
+		return out, fmt.Errorf("read instance file at %s: %w", short(c.Rev), err)
+	}
+	head, err := a.Forge.ReadDir(ctx, "", dir)
+	if err != nil {
+		return out, fmt.Errorf("read %s on main: %w", dir, err)
+	}
+	if changed := changedFiles(files, head); len(changed) > 0 {
+		return refuse(fmt.Sprintf("commit %s is older than what main holds for %s: %s/ changed since (%s); a replayed or superseded command never rolls an instance back",
+			short(c.Rev), c.Ref, dir, strings.Join(changed, ", ")))
+	}
 	var cfg string
 	if op == lifecycle.OpProvision || op == lifecycle.OpDeploy {
-		files, err := a.Forge.ReadDir(ctx, c.Rev, fmt.Sprintf("instances/%s/%s", c.Ref.Tenant, c.Ref.Name))
-		var nf *forge.NotFoundError
-		switch {
-		case errors.As(err, &nf):
-			return refuse(fmt.Sprintf("read instance file at %s: %v", short(c.Rev), err))
-		case err != nil:
-			return out, fmt.Errorf("read instance file at %s: %w", short(c.Rev), err)
-		}
 		cfg = string(files["instance.yaml"])
 		if cfg == "" && op == lifecycle.OpProvision {
 			return refuse(fmt.Sprintf("no instances/%s/%s/instance.yaml at %s to create it from", c.Ref.Tenant, c.Ref.Name, short(c.Rev)))
 		}
 	}
-	err := a.Requests.Submit(ctx, c.Ref, op, cfg, in.Actor, out.Request)
+	actor := in.Actor
+	if c.Author != "" {
+		actor += ", author " + c.Author
+	}
+	err = a.Requests.Submit(ctx, c.Ref, op, cfg, actor, out.Request)
 	var refused *RefusedError
 	switch {
 	case errors.As(err, &refused):
@@ -80,6 +99,38 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 	activity.GetLogger(ctx).Info("webhook command started", "delivery", in.Delivery,
 		"instance", out.Instance, "operation", out.Operation, "request", out.Request)
 	return out, nil
+}
+
+// CommandRequestID keys a webhook command's request by its content: the same command of the same
+// commit in the same repository is one request whatever delivery carries it. Commands recorded
+// before commands carried their repository keep their delivery and place.
+func CommandRequestID(delivery string, index int, c steps.DeliveryCommand) string {
+	if c.Repo == "" {
+		return fmt.Sprintf("%s/%d", delivery, index)
+	}
+	provider, _, _ := strings.Cut(delivery, "/")
+	sum := sha256.Sum256([]byte(strings.Join([]string{provider, strings.ToLower(c.Repo), c.Rev, c.Operation, c.Ref.String()}, "\x00")))
+	return provider + "/" + hex.EncodeToString(sum[:12])
+}
+
+// changedFiles lists, sorted and at most eight, the files that differ between two readings of a folder.
+func changedFiles(at, head map[string][]byte) []string {
+	var out []string
+	for p, b := range at {
+		if h, ok := head[p]; !ok || !bytes.Equal(b, h) {
+			out = append(out, p)
+		}
+	}
+	for p := range head {
+		if _, ok := at[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	if len(out) > 8 {
+		out = append(out[:8], fmt.Sprintf("%d more", len(out)-8))
+	}
+	return out
 }
 
 // ChangedInstances compares the instance files before and after a merged PR:
@@ -96,7 +147,11 @@ func (a *Activities) ChangedInstances(ctx context.Context, m steps.MergeRange) (
 	if err != nil {
 		return nil, classify(fmt.Errorf("read instances at %s: %w", short(m.Merge), err))
 	}
-	return changedInstances(before, after, m.Merge), nil
+	cmds := changedInstances(before, after, m.Merge)
+	for i := range cmds {
+		cmds[i].Repo, cmds[i].Author = m.Repo, m.Author
+	}
+	return cmds, nil
 }
 
 func changedInstances(before, after map[string][]byte, rev string) []steps.DeliveryCommand {

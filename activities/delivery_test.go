@@ -3,7 +3,10 @@ package activities
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,4 +115,62 @@ func TestChangedInstancesComparesTheTwoCommits(t *testing.T) {
 		{Operation: "deprovision", Ref: steps.Ref{Tenant: "acme", Name: "old"}, Rev: "m"},
 		{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "web"}, Rev: "m"},
 	}, changedInstances(before, after, "m"))
+}
+
+// pushFile commits one file onto main of the bare repository at repo, as a tenant's push does.
+func pushFile(t *testing.T, repo, path, content string) string {
+	t.Helper()
+	clone := filepath.Join(t.TempDir(), "clone")
+	git := func(dir string, args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.test"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, out)
+		return strings.TrimSpace(string(out))
+	}
+	git(filepath.Dir(clone), "clone", "-q", "--branch", "main", repo, clone)
+	require.NoError(t, os.MkdirAll(filepath.Join(clone, filepath.Dir(path)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(clone, path), []byte(content), 0o644))
+	git(clone, "add", path)
+	git(clone, "commit", "-q", "-m", "change "+path)
+	git(clone, "push", "-q", "origin", "main")
+	return git(clone, "rev-parse", "HEAD")
+}
+
+// Case 7: a command is keyed by its content, so the same commit's command under another delivery
+// ID is the same request; and a command from a commit main has since moved past (a replayed old
+// push) is refused, naming the changed file, so it never rolls the instance back.
+func TestSubmitCommandIsKeyedByContentAndNeverRollsBack(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	fg, err := localgit.Init(repo, map[string][]byte{"instances/acme/shop/instance.yaml": []byte("stack: example\nparameters: {v: 1}\n")})
+	require.NoError(t, err)
+	v1, err := fg.Head(context.Background())
+	require.NoError(t, err)
+	reqs := &fakeRequests{}
+	a := &Activities{Forge: fg, Requests: reqs}
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	submit := func(delivery string, index int, rev string) steps.DeliveryOutcome {
+		v, err := env.ExecuteActivity(a.SubmitCommand, steps.SubmitInput{Delivery: delivery, Index: index, Actor: "mallory via github push (webhook delivery x)",
+			Command: steps.DeliveryCommand{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Rev: rev, Repo: "acme/gitops", Author: "Bob <bob@example.test>"}})
+		require.NoError(t, err)
+		var out steps.DeliveryOutcome
+		require.NoError(t, v.Get(&out))
+		return out
+	}
+	first := submit("github/d-1", 0, v1)
+	require.True(t, first.Started, first.Error)
+	replay := submit("github/d-replayed", 4, v1)
+	require.True(t, replay.Started)
+	require.Equal(t, first.Request, replay.Request, "a new delivery ID is the same request")
+	require.Regexp(t, `^github/[0-9a-f]{24}$`, first.Request)
+	require.Len(t, reqs.got, 2, "both reached the instance, which takes one request ID once")
+	require.Equal(t, reqs.got[0].requestID, reqs.got[1].requestID)
+
+	pushFile(t, repo, "instances/acme/shop/instance.yaml", "stack: example\nparameters: {v: 2}\n")
+	old := submit("github/d-2", 0, v1)
+	require.False(t, old.Started)
+	require.Contains(t, old.Error, "commit "+v1[:12]+" is older than what main holds for acme/shop: instances/acme/shop/ changed since (instance.yaml)")
+	require.Len(t, reqs.got, 2, "the replayed old commit reached no instance")
 }

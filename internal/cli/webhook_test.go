@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -26,7 +27,9 @@ func TestWebhookServeAnswers503WhileTemporalIsDown(t *testing.T) {
 	dead := ln.Addr().String()
 	require.NoError(t, ln.Close()) // nothing listens there now
 	t.Setenv("TEMPORAL_ADDRESS", dead)
-	t.Setenv("SLIPWAY_WEBHOOK_SECRET", "s3cret")
+	t.Setenv("SLIPWAY_WEBHOOK_GITHUB_SECRET", "s3cret")
+	t.Setenv("SLIPWAY_FORGE", "github")
+	t.Setenv("SLIPWAY_FORGE_REPO", "acme/gitops")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -48,7 +51,7 @@ func TestWebhookServeAnswers503WhileTemporalIsDown(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	require.NotEmpty(t, url, "stderr: %s", errb.String())
 
-	body := []byte(`{"ref":"refs/heads/main","commits":[{"id":"c1","message":"[slipway][archive] acme/web"}]}`)
+	body := []byte(`{"ref":"refs/heads/main","repository":{"full_name":"acme/gitops"},"commits":[{"id":"c1","message":"[slipway][deploy] acme/web"}]}`)
 	req, err := http.NewRequest(http.MethodPost, url+"/github", bytes.NewReader(body))
 	require.NoError(t, err)
 	mac := hmac.New(sha256.New, []byte("s3cret"))
@@ -64,4 +67,37 @@ func TestWebhookServeAnswers503WhileTemporalIsDown(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(msg))
 	require.NotEmpty(t, resp.Header.Get("Retry-After"))
 	require.Contains(t, string(msg), "redeliver it")
+}
+
+// Bad webhook settings are refused at start-up with exit 2, naming the setting, before anything listens.
+func TestWebhookServeRefusesBadSettings(t *testing.T) {
+	testKeys(t)
+	dir := t.TempDir()
+	empty := dir + "/empty"
+	require.NoError(t, os.WriteFile(empty, []byte("\n"), 0o600))
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"SLIPWAY_WEBHOOK_SECRET": "s"}, nil, "SLIPWAY_WEBHOOK_SECRET: one secret for every forge is no longer accepted"},
+		{nil, []string{"--secret-file", empty}, "--secret-file: one secret for every forge is no longer accepted"},
+		{nil, nil, "no webhook secret: set SLIPWAY_WEBHOOK_GITHUB_SECRET, SLIPWAY_WEBHOOK_GITLAB_TOKEN and/or SLIPWAY_WEBHOOK_GITEA_SECRET"},
+		{map[string]string{"SLIPWAY_WEBHOOK_GITHUB_SECRET": "s"}, nil, "--github-repos: SLIPWAY_WEBHOOK_GITHUB_SECRET serves github deliveries, but no repository is allowed"},
+		{map[string]string{"SLIPWAY_WEBHOOK_GITHUB_SECRET": "s"}, []string{"--github-repos", "acme"}, `--github-repos: "acme" is not a repository`},
+		{map[string]string{"SLIPWAY_WEBHOOK_GITHUB_SECRET": "s", "SLIPWAY_FORGE": "github", "SLIPWAY_FORGE_REPO": "a/b/../c"}, nil, "SLIPWAY_FORGE_REPO: "},
+		{nil, []string{"--gitea-repos", "acme/gitops"}, "--gitea-repos: the gitea endpoint has no secret: set SLIPWAY_WEBHOOK_GITEA_SECRET"},
+		{nil, []string{"--gitlab-token-file", empty, "--gitlab-repos", "a/b"}, "--gitlab-token-file: " + empty + " is empty"},
+		{map[string]string{"SLIPWAY_WEBHOOK_GITHUB_SECRET": "same", "SLIPWAY_WEBHOOK_GITLAB_TOKEN": "same"},
+			[]string{"--github-repos", "a/b", "--gitlab-repos", "a/b"}, "SLIPWAY_WEBHOOK_GITLAB_TOKEN: it is the github secret too"},
+		{map[string]string{"SLIPWAY_WEBHOOK_GITHUB_SECRET": "s"}, []string{"--github-repos", "a/b", "--commit-ops", "deploy,nuke"}, `--commit-ops: "nuke" is not an operation`},
+		{map[string]string{"SLIPWAY_WEBHOOK_GITHUB_SECRET": "s"}, []string{"--github-repos", "a/b", "--commit-ops", "deprovision"}, "--commit-ops: deprovision also needs --allow-deprovision"},
+	} {
+		for _, k := range []string{"SLIPWAY_WEBHOOK_SECRET", "SLIPWAY_WEBHOOK_GITHUB_SECRET", "SLIPWAY_WEBHOOK_GITLAB_TOKEN", "SLIPWAY_WEBHOOK_GITEA_SECRET", "SLIPWAY_FORGE", "SLIPWAY_FORGE_REPO"} {
+			t.Setenv(k, tc.env[k])
+		}
+		code, _, errs := run(t, append([]string{"webhook", "serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
+		require.Equal(t, ExitUsage, code, "%v %v: %s", tc.env, tc.args, errs)
+		require.Contains(t, errs, tc.want, "%v %v", tc.env, tc.args)
+	}
 }

@@ -22,12 +22,19 @@ type DeliveryCommand struct {
 	Operation string `json:"operation"`
 	Ref       Ref    `json:"ref"`
 	Rev       string `json:"rev"` // the commit whose instance file configures it
+	// Repo is the repository the command came from; with the provider, the commit, the
+	// operation and the instance it keys the request, so a replay under a new delivery ID is the same request.
+	Repo string `json:"repo,omitempty"`
+	// Author is the commit's (or merged request's) author, recorded beside the forge user.
+	Author string `json:"author,omitempty"`
 }
 
 // MergeRange is a merged pull request: its base and merge commits.
 type MergeRange struct {
-	Base  string `json:"base"`
-	Merge string `json:"merge"`
+	Base   string `json:"base"`
+	Merge  string `json:"merge"`
+	Repo   string `json:"repo,omitempty"`   // the repository merged into, keys each command's request
+	Author string `json:"author,omitempty"` // who opened the merged request
 }
 
 // SubmitInput asks the instance to take one command of a delivery.

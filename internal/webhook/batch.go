@@ -3,6 +3,8 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -43,6 +45,11 @@ func NewBatcher(ctx context.Context, rec BatchRecorder, window time.Duration, ma
 // record itself, after this answer, so it is never reported here.
 func (b *Batcher) RecordDelivery(ctx context.Context, d steps.Delivery) (bool, error) {
 	raw, _ := json.Marshal(d)
+	if max := b.maxBytes / 4; len(raw) > max {
+		// It would fail every batch it joined (a batch may run one delivery over maxBytes):
+		// refuse it before it joins one.
+		return false, &TooLargeError{Size: len(raw), Max: max}
+	}
 	p := pending{d: d, size: len(raw), done: make(chan error, 1)}
 	select {
 	case b.in <- p:
@@ -92,7 +99,27 @@ func (b *Batcher) flush(batch []pending) {
 		ds[i] = p.d
 	}
 	err := b.rec.RecordDeliveries(ctx, ds)
-	for _, p := range batch {
-		p.done <- err
+	if err == nil || len(batch) == 1 || ctx.Err() != nil {
+		for _, p := range batch {
+			p.done <- err
+		}
+		return
 	}
+	// One delivery Temporal refuses must not fail the others: each is tried alone in the time left.
+	var wg sync.WaitGroup
+	for _, p := range batch {
+		wg.Add(1)
+		go func(p pending) {
+			defer wg.Done()
+			p.done <- b.rec.RecordDeliveries(ctx, []steps.Delivery{p.d})
+		}(p)
+	}
+	wg.Wait()
+}
+
+// TooLargeError: a delivery's record would be over the batch's byte budget (HTTP 413).
+type TooLargeError struct{ Size, Max int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the delivery's record would be %d bytes, over %d", e.Size, e.Max)
 }

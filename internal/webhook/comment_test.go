@@ -81,7 +81,7 @@ func commentRequest(provider, delivery string, body []byte) *http.Request {
 	r.Header.Set("Content-Type", "application/json")
 	switch provider {
 	case "gitlab":
-		r.Header.Set("X-Gitlab-Token", string(secret))
+		r.Header.Set("X-Gitlab-Token", string(gitlabToken))
 		r.Header.Set("X-Gitlab-Event", "Note Hook")
 		r.Header.Set("X-Gitlab-Event-UUID", delivery)
 	case "gitea":
@@ -133,7 +133,7 @@ func TestCommentApprovalIsRecordedOnceWithItsCommenter(t *testing.T) {
 			require.Nil(t, d.Merge)
 			require.Equal(t, f.provider, d.Provider)
 			require.Equal(t, "a-1", d.ID)
-			require.Equal(t, "webhook/"+f.provider+" (a-1 webhook)", d.Actor, "the webhook acts; the commenter is per command")
+			require.Equal(t, "alice via "+f.provider+" comment (webhook delivery a-1)", d.Actor, "the commenter the forge names")
 
 			code, resp = serve(s, f.request(t, "a-1", nil))
 			require.Equal(t, http.StatusOK, code)

@@ -2,9 +2,10 @@ package webhook
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -31,13 +32,25 @@ type Refused struct {
 	Error     string `json:"error"`
 }
 
+// Bounds on what one delivery may make the server record and answer: a push is attacker-sized
+// (one refusal per line of a 0.9 MB message once made a 6.9 MB record Temporal refused).
+const (
+	maxCommands     = 100 // commands recorded per delivery
+	maxRefused      = 20  // refusals listed per delivery; the rest are counted in one more
+	maxRefusalBytes = 300 // bytes of one refusal's message
+	maxNameBytes    = 200 // bytes of a user or author name
+)
+
 // plan turns an event into the delivery to record, or says why there is nothing to record:
 // Ignored for events that ask for nothing, Refused (with a nil delivery) when every command
 // is malformed or not allowed. It does no I/O, so the answer never waits on a forge or a worker.
 func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	resp := Response{Delivery: ev.DeliveryID}
 	d := &steps.Delivery{Provider: ev.Provider, ID: ev.DeliveryID, AllowDeprovision: s.o.AllowDeprovision,
-		Actor: fmt.Sprintf("%s/%s (%s webhook)", s.o.Actor, ev.Provider, ev.DeliveryID)}
+		Actor: fmt.Sprintf("%s via %s %s (%s delivery %s)", clip(first(ev.User, "unknown user"), maxNameBytes), ev.Provider, ev.Kind, s.o.Actor, ev.DeliveryID)}
+	if ev.Kind != EventIgnored && !s.repos[ev.Provider][strings.ToLower(ev.Repo)] {
+		return s.foreign(ev, d, resp)
+	}
 	switch {
 	case ev.Kind == EventIgnored:
 		resp.Ignored = ev.Reason
@@ -55,24 +68,31 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 		resp.Refused = []Refused{{Error: fmt.Sprintf("merged %s request without base and merge commits: cannot tell which instances changed", ev.Provider)}}
 		return nil, resp
 	case ev.Kind == EventMerge:
-		d.Merge = &steps.MergeRange{Base: ev.BaseSHA, Merge: ev.MergeSHA}
+		d.Merge = &steps.MergeRange{Base: ev.BaseSHA, Merge: ev.MergeSHA, Repo: ev.Repo, Author: clip(ev.PRAuthor, maxNameBytes)}
 		resp.Note = "the instances this merge adds, changes or removes are read from the repository after this answer"
 		return d, resp
 	}
+	var refused refusals
 	for _, c := range ev.Commits {
 		cmds, errs := ParseCommands(c.Message)
 		for _, err := range errs {
-			resp.Refused = append(resp.Refused, Refused{Error: fmt.Sprintf("commit %s: %v", short(c.ID), err)})
+			refused.add(Refused{Error: fmt.Sprintf("commit %s: %v", short(c.ID), err)})
 		}
 		for _, cmd := range cmds {
-			if cmd.Op == lifecycle.OpDeprovision && !s.o.AllowDeprovision {
-				resp.Refused = append(resp.Refused, Refused{Instance: cmd.Ref.String(), Operation: string(cmd.Op),
-					Error: "deprovision from a webhook is disabled (serve with --allow-deprovision)"})
-				continue
+			switch {
+			case !s.ops[cmd.Op]:
+				refused.add(Refused{Instance: cmd.Ref.String(), Operation: string(cmd.Op),
+					Error: fmt.Sprintf("commit %s: %s from a commit message is off (the operator allows it with --commit-ops)", short(c.ID), cmd.Op)})
+			case len(d.Commands) >= maxCommands:
+				refused.add(Refused{Instance: cmd.Ref.String(), Operation: string(cmd.Op),
+					Error: fmt.Sprintf("commit %s: over %d commands in one delivery", short(c.ID), maxCommands)})
+			default:
+				d.Commands = append(d.Commands, steps.DeliveryCommand{Operation: string(cmd.Op), Ref: cmd.Ref, Rev: c.ID,
+					Repo: ev.Repo, Author: clip(c.Author, maxNameBytes)})
 			}
-			d.Commands = append(d.Commands, steps.DeliveryCommand{Operation: string(cmd.Op), Ref: cmd.Ref, Rev: c.ID})
 		}
 	}
+	resp.Refused = refused.list()
 	for _, r := range resp.Refused {
 		d.Refused = append(d.Refused, steps.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})
 	}
@@ -85,6 +105,67 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	}
 	resp.Ignored = "no [slipway][operation] lines"
 	return nil, resp
+}
+
+// foreign answers a delivery from a repository outside the allow-list: it starts nothing. One
+// that carries slipway commands is recorded with the reason, so `slipway events` shows the attempt.
+func (s *Server) foreign(ev *Event, d *steps.Delivery, resp Response) (*steps.Delivery, Response) {
+	allowed := make([]string, 0, len(s.repos[ev.Provider]))
+	for r := range s.repos[ev.Provider] {
+		allowed = append(allowed, r)
+	}
+	sort.Strings(allowed)
+	resp.Ignored = fmt.Sprintf("repository %q is not allowed for %s webhooks (allowed: %s)", clip(ev.Repo, maxNameBytes), ev.Provider, strings.Join(allowed, ", "))
+	asks := false
+	switch ev.Kind {
+	case EventPush:
+		for _, c := range ev.Commits {
+			cmds, errs := ParseCommands(c.Message)
+			asks = asks || len(cmds) > 0 || len(errs) > 0
+		}
+	case EventComment:
+		cmds, errs := ParseApprovals(ev.Comment.Body)
+		asks = len(cmds) > 0 || len(errs) > 0
+	}
+	if !asks {
+		return nil, resp
+	}
+	d.Refused = []steps.DeliveryOutcome{{Error: "ignored: " + resp.Ignored}}
+	return d, resp
+}
+
+// refusals keeps the first maxRefused refusals, each clipped, and counts the rest.
+type refusals struct {
+	kept []Refused
+	more int
+}
+
+func (r *refusals) add(x Refused) {
+	if len(r.kept) >= maxRefused {
+		r.more++
+		return
+	}
+	x.Error = clip(x.Error, maxRefusalBytes)
+	r.kept = append(r.kept, x)
+}
+
+func (r *refusals) list() []Refused {
+	if r.more == 0 {
+		return r.kept
+	}
+	return append(r.kept, Refused{Error: fmt.Sprintf("%d more refused (not listed)", r.more)})
+}
+
+// clip cuts s to at most n bytes, on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // planComment turns an MR/PR comment's `/slipway approve|reject` lines into the delivery's
@@ -100,18 +181,24 @@ func planComment(c *Comment, d *steps.Delivery, resp Response) (*steps.Delivery,
 		resp.Ignored = fmt.Sprintf("not a slipway MR: MR %s is titled %q, not \"slipway: <operation> <tenant>/<name>\"", c.MR, c.Title)
 		return nil, resp
 	}
-	where := fmt.Sprintf("comment by %s on MR %s", c.Author, c.MR)
+	where := fmt.Sprintf("comment by %s on MR %s", clip(c.Author, maxNameBytes), c.MR)
+	var refused refusals
 	for _, err := range errs {
-		resp.Refused = append(resp.Refused, Refused{Instance: ref.String(), Error: fmt.Sprintf("%s: %v", where, err)})
+		refused.add(Refused{Instance: ref.String(), Error: fmt.Sprintf("%s: %v", where, err)})
 	}
 	if c.Author == "" && len(cmds) > 0 {
 		// Approvers are checked against the commenter: without one nothing can be approved.
-		resp.Refused = append(resp.Refused, Refused{Instance: ref.String(), Error: "comment on MR " + c.MR + " has no author: its /slipway commands cannot be checked against the approvers"})
+		refused.add(Refused{Instance: ref.String(), Error: "comment on MR " + c.MR + " has no author: its /slipway commands cannot be checked against the approvers"})
 		cmds = nil
 	}
+	if len(cmds) > maxCommands {
+		refused.add(Refused{Instance: ref.String(), Error: fmt.Sprintf("%s: over %d /slipway commands in one comment", where, maxCommands)})
+		cmds = cmds[:maxCommands]
+	}
+	resp.Refused = refused.list()
 	for _, a := range cmds {
-		d.Approvals = append(d.Approvals, steps.ApprovalCommand{Ref: ref, Verb: a.Verb, Plan: a.Plan, Reason: a.Reason,
-			Commenter: c.Author, MR: c.MR, URL: c.URL})
+		d.Approvals = append(d.Approvals, steps.ApprovalCommand{Ref: ref, Verb: a.Verb, Plan: a.Plan, Reason: clip(a.Reason, maxRefusalBytes),
+			Commenter: c.Author, MR: clip(c.MR, maxNameBytes), URL: clip(c.URL, maxNameBytes)})
 	}
 	for _, r := range resp.Refused {
 		d.Refused = append(d.Refused, steps.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})

@@ -8,11 +8,16 @@ type Event struct {
 	DeliveryID string
 	Kind       string // EventPush, EventMerge, EventComment or EventIgnored
 	Branch     string // push: the branch pushed to; merge: the PR's base branch; comment: none
-	Commits    []Commit
+	// Repo is the repository the forge says the event is from (OWNER/NAME; GitLab: the project path).
+	Repo string
+	// User is who the forge says pushed, merged or commented: the account, not what a commit claims.
+	User    string
+	Commits []Commit
 	// A merged pull/merge request.
 	HeadBranch string
 	BaseSHA    string
 	MergeSHA   string
+	PRAuthor   string // who opened the merged request
 	// A new comment on a pull/merge request.
 	Comment *Comment
 	// Why an event was ignored (ping, closed unmerged, another event type).
@@ -23,6 +28,18 @@ type Event struct {
 type Commit struct {
 	ID      string
 	Message string
+	Author  string // as the commit says: "Name <email>", which the pusher chooses
+}
+
+// author is how a commit names its author.
+func author(name, email string) string {
+	switch {
+	case email == "":
+		return name
+	case name == "":
+		return "<" + email + ">"
+	}
+	return name + " <" + email + ">"
 }
 
 // Comment is a new comment on a pull/merge request, which may hold `/slipway` commands.

@@ -5,25 +5,47 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
 )
 
 // giteaPush and giteaPull are the fields slipway reads from Gitea/Forgejo payloads.
+type giteaUser struct {
+	Login string `json:"login"`
+}
+
+// giteaRepo names the repository and the acting user of every event's payload.
+type giteaRepo struct {
+	Repository struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+	Sender giteaUser `json:"sender"`
+}
+
 type giteaPush struct {
-	Ref     string `json:"ref"`
+	giteaRepo
+	Ref     string    `json:"ref"`
+	Pusher  giteaUser `json:"pusher"`
 	Commits []struct {
 		ID      string `json:"id"`
 		Message string `json:"message"`
+		Author  struct {
+			Name  string `json:"name"`
+			Email string `json:"email"`
+		} `json:"author"`
 	} `json:"commits"`
 }
 
 type giteaPull struct {
+	giteaRepo
 	Action      string `json:"action"`
 	PullRequest struct {
-		Merged         bool   `json:"merged"`
-		MergeCommitSHA string `json:"merge_commit_sha"`
+		User           giteaUser  `json:"user"`
+		MergedBy       *giteaUser `json:"merged_by"`
+		Merged         bool       `json:"merged"`
+		MergeCommitSHA string     `json:"merge_commit_sha"`
 		Base           struct {
 			Ref string `json:"ref"`
 			SHA string `json:"sha"`
@@ -37,6 +59,7 @@ type giteaPull struct {
 // giteaComment is an issue_comment event; Gitea sends it for issues and pull requests alike
 // (X-Gitea-Event-Type says pull_request_comment for the latter).
 type giteaComment struct {
+	giteaRepo
 	Action string `json:"action"`
 	IsPull bool   `json:"is_pull"`
 	Issue  struct {
@@ -51,30 +74,27 @@ type giteaComment struct {
 			Login string `json:"login"`
 		} `json:"user"`
 	} `json:"comment"`
-	Sender struct {
-		Login string `json:"login"`
-	} `json:"sender"`
 }
 
-// parseGitea checks X-Gitea-Signature or X-Forgejo-Signature (hex HMAC-SHA256 of
-// the body) in constant time, then reads push, pull_request and issue_comment events.
+// parseGitea checks X-Gitea-Signature or X-Forgejo-Signature (hex HMAC-SHA256 of the body):
+// a missing or malformed one before the body is read, then the HMAC in constant time as the
+// body streams in; then it reads push, pull_request and issue_comment events.
 func parseGitea(r *http.Request, secret []byte) (*Event, error) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, &PayloadError{Provider: "gitea", Err: err}
-	}
-	sig := r.Header.Get("X-Gitea-Signature")
-	if sig == "" {
-		sig = r.Header.Get("X-Forgejo-Signature")
-	}
-	got, err := hex.DecodeString(sig)
-	if sig == "" || err != nil {
+	sig := first(r.Header.Get("X-Gitea-Signature"), r.Header.Get("X-Forgejo-Signature"))
+	want, err := hex.DecodeString(sig)
+	if err != nil || len(want) != sha256.Size {
 		return nil, &SignatureError{Provider: "gitea", Reason: "missing or malformed X-Gitea-Signature"}
 	}
 	mac := hmac.New(sha256.New, secret)
-	mac.Write(body)
-	if !hmac.Equal(got, mac.Sum(nil)) {
-		return nil, &SignatureError{Provider: "gitea", Reason: "signature does not match the shared secret"}
+	body, err := io.ReadAll(io.TeeReader(r.Body, mac))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, err
+	case err != nil:
+		return nil, &PayloadError{Provider: "gitea", Err: err}
+	case !hmac.Equal(want, mac.Sum(nil)):
+		return nil, &SignatureError{Provider: "gitea", Reason: "signature does not match the Gitea secret"}
 	}
 	delivery := first(r.Header.Get("X-Gitea-Delivery"), r.Header.Get("X-Forgejo-Delivery"))
 	kind := first(r.Header.Get("X-Gitea-Event"), r.Header.Get("X-Forgejo-Event"))
@@ -84,9 +104,10 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 		if err := json.Unmarshal(body, &p); err != nil {
 			return nil, &PayloadError{Provider: "gitea", Err: err}
 		}
-		out := &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(p.Ref)}
+		out := &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(p.Ref),
+			Repo: p.Repository.FullName, User: first(p.Pusher.Login, p.Sender.Login)}
 		for _, c := range p.Commits {
-			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message})
+			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message, Author: author(c.Author.Name, c.Author.Email)})
 		}
 		return out, nil
 	case "pull_request":
@@ -98,7 +119,12 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 		if p.Action != "closed" || !pr.Merged {
 			return ignored("gitea", delivery, "pull request "+p.Action+", not merged"), nil
 		}
+		merger := p.Sender.Login
+		if pr.MergedBy != nil && pr.MergedBy.Login != "" {
+			merger = pr.MergedBy.Login
+		}
 		return &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventMerge, Branch: pr.Base.Ref,
+			Repo: p.Repository.FullName, User: merger, PRAuthor: pr.User.Login,
 			HeadBranch: pr.Head.Ref, BaseSHA: pr.Base.SHA, MergeSHA: pr.MergeCommitSHA}, nil
 	case "issue_comment":
 		var p giteaComment
@@ -112,9 +138,10 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 		case !p.IsPull && p.Issue.PullRequest == nil:
 			return ignored("gitea", delivery, "comment on an issue, not a pull request"), nil
 		}
-		return &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventComment, Comment: &Comment{
-			MR: strconv.FormatInt(p.Issue.Number, 10), Title: p.Issue.Title, Body: p.Comment.Body,
-			Author: first(p.Comment.User.Login, p.Sender.Login), URL: p.Comment.HTMLURL}}, nil
+		return &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventComment, Repo: p.Repository.FullName,
+			User: first(p.Comment.User.Login, p.Sender.Login), Comment: &Comment{
+				MR: strconv.FormatInt(p.Issue.Number, 10), Title: p.Issue.Title, Body: p.Comment.Body,
+				Author: first(p.Comment.User.Login, p.Sender.Login), URL: p.Comment.HTMLURL}}, nil
 	}
 	return ignored("gitea", delivery, "event "+kind+" is not handled"), nil
 }

@@ -1,27 +1,61 @@
 package webhook
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
+	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 
 	gh "github.com/google/go-github/v62/github"
 )
 
-// parseGitHub checks X-Hub-Signature-256 with go-github's ValidatePayload and
-// parses push, pull_request and issue_comment events with ParseWebHook. The SHA-1
-// header alone is refused.
-func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
-	if r.Header.Get(gh.SHA256SignatureHeader) == "" {
+// checkGitHubSignature refuses a missing or malformed X-Hub-Signature-256 before the body is
+// read, then reads the (size-capped) body through the HMAC and compares. The SHA-1 header
+// alone is refused.
+func checkGitHubSignature(r *http.Request, secret []byte) ([]byte, error) {
+	sig := r.Header.Get(gh.SHA256SignatureHeader)
+	if sig == "" {
 		return nil, &SignatureError{Provider: "github", Reason: "missing X-Hub-Signature-256 (SHA-1 signatures are refused)"}
 	}
-	payload, err := gh.ValidatePayload(r, secret)
+	hexSig, ok := strings.CutPrefix(sig, "sha256=")
+	want, err := hex.DecodeString(hexSig)
+	if !ok || err != nil || len(want) != sha256.Size {
+		return nil, &SignatureError{Provider: "github", Reason: "malformed X-Hub-Signature-256: want sha256=<64 hex digits>"}
+	}
+	mac := hmac.New(sha256.New, secret)
+	body, err := io.ReadAll(io.TeeReader(r.Body, mac))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, err
 	case err != nil:
-		return nil, &SignatureError{Provider: "github", Reason: "signature does not match the shared secret"}
+		return nil, &PayloadError{Provider: "github", Err: err}
+	case !hmac.Equal(want, mac.Sum(nil)):
+		return nil, &SignatureError{Provider: "github", Reason: "signature does not match the GitHub secret"}
+	}
+	// A hook may send its payload form-encoded; the signature covers the form as sent.
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/x-www-form-urlencoded" {
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, &PayloadError{Provider: "github", Err: err}
+		}
+		body = []byte(form.Get("payload"))
+	}
+	return body, nil
+}
+
+// parseGitHub checks the signature, then parses push, pull_request and issue_comment events
+// with go-github's ParseWebHook.
+func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
+	payload, err := checkGitHubSignature(r, secret)
+	if err != nil {
+		return nil, err
 	}
 	delivery := gh.DeliveryID(r)
 	ev, err := gh.ParseWebHook(gh.WebHookType(r), payload)
@@ -30,9 +64,11 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 	}
 	switch e := ev.(type) {
 	case *gh.PushEvent:
-		out := &Event{Provider: "github", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(e.GetRef())}
+		out := &Event{Provider: "github", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(e.GetRef()),
+			Repo: e.GetRepo().GetFullName(), User: first(e.GetSender().GetLogin(), e.GetPusher().GetName())}
 		for _, c := range e.Commits {
-			out.Commits = append(out.Commits, Commit{ID: c.GetID(), Message: c.GetMessage()})
+			a := c.GetAuthor()
+			out.Commits = append(out.Commits, Commit{ID: c.GetID(), Message: c.GetMessage(), Author: author(a.GetName(), a.GetEmail())})
 		}
 		return out, nil
 	case *gh.PullRequestEvent:
@@ -41,6 +77,8 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 			return ignored("github", delivery, "pull request "+e.GetAction()+", not merged"), nil
 		}
 		return &Event{Provider: "github", DeliveryID: delivery, Kind: EventMerge, Branch: pr.GetBase().GetRef(),
+			Repo: e.GetRepo().GetFullName(), User: first(pr.GetMergedBy().GetLogin(), e.GetSender().GetLogin()),
+			PRAuthor:   pr.GetUser().GetLogin(),
 			HeadBranch: pr.GetHead().GetRef(), BaseSHA: pr.GetBase().GetSHA(), MergeSHA: pr.GetMergeCommitSHA()}, nil
 	case *gh.IssueCommentEvent:
 		// An edit or a deletion would replay or retract a decision already taken: only new comments count.
@@ -51,9 +89,10 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 		if issue.GetPullRequestLinks() == nil {
 			return ignored("github", delivery, "comment on an issue, not a pull request"), nil
 		}
-		return &Event{Provider: "github", DeliveryID: delivery, Kind: EventComment, Comment: &Comment{
-			MR: strconv.Itoa(issue.GetNumber()), Title: issue.GetTitle(), Body: c.GetBody(),
-			Author: c.GetUser().GetLogin(), URL: c.GetHTMLURL()}}, nil
+		return &Event{Provider: "github", DeliveryID: delivery, Kind: EventComment, Repo: e.GetRepo().GetFullName(),
+			User: c.GetUser().GetLogin(), Comment: &Comment{
+				MR: strconv.Itoa(issue.GetNumber()), Title: issue.GetTitle(), Body: c.GetBody(),
+				Author: c.GetUser().GetLogin(), URL: c.GetHTMLURL()}}, nil
 	}
 	return ignored("github", delivery, "event "+gh.WebHookType(r)+" is not handled"), nil
 }

@@ -8,16 +8,38 @@ import (
 	"strconv"
 )
 
+// gitlabProject names the repository of every hook's payload.
+type gitlabProject struct {
+	Project struct {
+		PathWithNamespace string `json:"path_with_namespace"`
+	} `json:"project"`
+}
+
+type gitlabAuthor struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
 type gitlabPush struct {
-	Ref     string `json:"ref"`
-	Commits []struct {
-		ID      string `json:"id"`
-		Message string `json:"message"`
+	gitlabProject
+	Ref          string `json:"ref"`
+	UserUsername string `json:"user_username"`
+	Commits      []struct {
+		ID      string       `json:"id"`
+		Message string       `json:"message"`
+		Author  gitlabAuthor `json:"author"`
 	} `json:"commits"`
 }
 
 type gitlabMerge struct {
+	gitlabProject
+	User struct {
+		Username string `json:"username"`
+	} `json:"user"`
 	ObjectAttributes struct {
+		LastCommit struct {
+			Author gitlabAuthor `json:"author"`
+		} `json:"last_commit"`
 		Action         string `json:"action"`
 		State          string `json:"state"`
 		SourceBranch   string `json:"source_branch"`
@@ -31,6 +53,7 @@ type gitlabMerge struct {
 
 // gitlabNote is a Note Hook: a comment on a commit, issue, snippet or merge request.
 type gitlabNote struct {
+	gitlabProject
 	User struct {
 		Username string `json:"username"`
 	} `json:"user"`
@@ -47,12 +70,13 @@ type gitlabNote struct {
 	} `json:"merge_request"`
 }
 
-// parseGitLab compares X-Gitlab-Token with the secret in constant time (and never
-// echoes it), then reads push, merge request and merge request comment events.
+// parseGitLab compares X-Gitlab-Token with GitLab's own token in constant time (and never
+// echoes it) before reading the body, then reads push, merge request and merge request
+// comment events.
 func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 	token := r.Header.Get("X-Gitlab-Token")
 	if token == "" || subtle.ConstantTimeCompare([]byte(token), secret) != 1 {
-		return nil, &SignatureError{Provider: "gitlab", Reason: "X-Gitlab-Token does not match the shared secret"}
+		return nil, &SignatureError{Provider: "gitlab", Reason: "X-Gitlab-Token does not match the GitLab token"}
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -65,9 +89,10 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 		if err := json.Unmarshal(body, &p); err != nil {
 			return nil, &PayloadError{Provider: "gitlab", Err: err}
 		}
-		out := &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(p.Ref)}
+		out := &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(p.Ref),
+			Repo: p.Project.PathWithNamespace, User: p.UserUsername}
 		for _, c := range p.Commits {
-			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message})
+			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message, Author: author(c.Author.Name, c.Author.Email)})
 		}
 		return out, nil
 	case "Merge Request Hook":
@@ -80,6 +105,7 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 			return ignored("gitlab", delivery, "merge request "+a.Action+", not merged"), nil
 		}
 		return &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventMerge, Branch: a.TargetBranch,
+			Repo: p.Project.PathWithNamespace, User: p.User.Username, PRAuthor: author(a.LastCommit.Author.Name, a.LastCommit.Author.Email),
 			HeadBranch: a.SourceBranch, BaseSHA: a.DiffRefs.BaseSHA, MergeSHA: a.MergeCommitSHA}, nil
 	case "Note Hook":
 		var p gitlabNote
@@ -96,9 +122,10 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 		case a.System:
 			return ignored("gitlab", delivery, "system note, not a comment"), nil
 		}
-		return &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventComment, Comment: &Comment{
-			MR: strconv.FormatInt(p.MergeRequest.IID, 10), Title: p.MergeRequest.Title, Body: a.Note,
-			Author: p.User.Username, URL: a.URL}}, nil
+		return &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventComment, Repo: p.Project.PathWithNamespace,
+			User: p.User.Username, Comment: &Comment{
+				MR: strconv.FormatInt(p.MergeRequest.IID, 10), Title: p.MergeRequest.Title, Body: a.Note,
+				Author: p.User.Username, URL: a.URL}}, nil
 	default:
 		return ignored("gitlab", delivery, "event "+kind+" is not handled"), nil
 	}

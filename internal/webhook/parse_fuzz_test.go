@@ -23,8 +23,11 @@ func FuzzParsePayloads(f *testing.F) {
 	}
 	f.Add("issue_comment", []byte(`{"action":"created","issue":{"number":1,"title":"slipway: deploy a/b","pull_request":null},"comment":{"body":"/slipway reject"},"is_pull":true}`))
 	f.Add("issue_comment", []byte(`{"object_attributes":{"noteable_type":"MergeRequest","note":"/slipway approve"},"merge_request":{"iid":"1"}}`))
-	// plan reads only the options, so a bare server covers it without a recorder.
-	planner := &Server{o: Options{Branch: "main", Actor: "webhook"}}
+	planner, err := New(Options{Forges: forges()}, &recorder{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer planner.Close()
 	f.Fuzz(func(t *testing.T, kind string, body []byte) {
 		mac := hmac.New(sha256.New, secret)
 		mac.Write(body)
@@ -37,8 +40,12 @@ func FuzzParsePayloads(f *testing.F) {
 			r.Header.Set("X-Gitea-Event", kind)
 			r.Header.Set("X-Gitea-Signature", sig)
 			r.Header.Set("X-Gitlab-Event", map[string]string{"push": "Push Hook", "pull_request": "Merge Request Hook", "issue_comment": "Note Hook"}[kind])
-			r.Header.Set("X-Gitlab-Token", string(secret))
-			ev, err := parse(r, secret)
+			key := secret
+			if name == "gitlab" {
+				key = gitlabToken
+			}
+			r.Header.Set("X-Gitlab-Token", string(gitlabToken))
+			ev, err := parse(r, key)
 			var pe *PayloadError
 			var se *SignatureError
 			switch {
@@ -49,8 +56,12 @@ func FuzzParsePayloads(f *testing.F) {
 			case err == nil && ev.Kind == EventComment && ev.Comment == nil:
 				t.Fatalf("%s: comment event without its comment", name)
 			case err == nil:
-				if d, resp := planner.plan(ev); d != nil && resp.Commands != len(d.Commands)+len(d.Approvals) {
+				d, resp := planner.plan(ev)
+				if d != nil && resp.Commands != len(d.Commands)+len(d.Approvals) {
 					t.Fatalf("%s: %d commands answered, %d recorded", name, resp.Commands, len(d.Commands)+len(d.Approvals))
+				}
+				if len(resp.Refused) > maxRefused+1 {
+					t.Fatalf("%s: %d refusals answered, over the bound", name, len(resp.Refused))
 				}
 			}
 		}

@@ -20,10 +20,23 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 var secret = []byte("s3cret")
+
+// gitlabToken is GitLab's own token: a server refuses one that is another forge's secret.
+var gitlabToken = []byte("gl-token")
+
+// forges serves every forge for the GitOps repository acme/gitops, each with its own secret.
+func forges() map[string]ForgeOptions {
+	return map[string]ForgeOptions{
+		"github": {Secret: secret, Repos: []string{"acme/gitops"}},
+		"gitea":  {Secret: secret, Repos: []string{"acme/gitops"}},
+		"gitlab": {Secret: gitlabToken, Repos: []string{"acme/gitops"}},
+	}
+}
 
 // recorder stands in for Temporal: it keeps each batch recorded, and fails while down is set.
 type recorder struct {
@@ -45,7 +58,9 @@ func (r *recorder) RecordDeliveries(_ context.Context, ds []steps.Delivery) erro
 }
 
 func newServer(t *testing.T, o Options) (*Server, *recorder) {
-	o.Secret = secret
+	if o.Forges == nil {
+		o.Forges = forges()
+	}
 	rec := &recorder{}
 	s, err := New(o, rec)
 	require.NoError(t, err)
@@ -74,8 +89,8 @@ func serve(s *Server, r *http.Request) (int, Response) {
 	return w.Code, resp
 }
 
-const pushBody = `{"ref":"refs/heads/main","after":"c2","commits":[
- {"id":"c1","message":"two shops\n\n[slipway][create] acme/shop\n[slipway][deploy] acme/web"},
+const pushBody = `{"ref":"refs/heads/main","after":"c2","repository":{"full_name":"acme/gitops"},"sender":{"login":"alice"},"commits":[
+ {"id":"c1","message":"two shops\n\n[slipway][create] acme/shop\n[slipway][deploy] acme/web","author":{"name":"Bob","email":"bob@example.com"}},
  {"id":"c2","message":"[slipway][deprovision] acme/old\n[slipway][bogus] acme/x"}]}`
 
 func TestGitHubPushIsRecordedOnceAndAnswered202(t *testing.T) {
@@ -85,14 +100,14 @@ func TestGitHubPushIsRecordedOnceAndAnswered202(t *testing.T) {
 	require.True(t, resp.Accepted)
 	require.Equal(t, 2, resp.Commands)
 	require.Equal(t, "delivery/github/d-1", resp.Workflow)
-	require.Len(t, resp.Refused, 2, "deprovision is disabled and bogus is no operation: %+v", resp.Refused)
+	require.Len(t, resp.Refused, 2, "deprovision is off and bogus is no operation: %+v", resp.Refused)
 	require.Len(t, rec.calls, 1)
 	d := rec.calls[0]
 	require.Equal(t, []steps.DeliveryCommand{
-		{Operation: "provision", Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Rev: "c1"},
-		{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "web"}, Rev: "c1"},
+		{Operation: "provision", Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Rev: "c1", Repo: "acme/gitops", Author: "Bob <bob@example.com>"},
+		{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "web"}, Rev: "c1", Repo: "acme/gitops", Author: "Bob <bob@example.com>"},
 	}, d.Commands)
-	require.Equal(t, "webhook/github (d-1 webhook)", d.Actor)
+	require.Equal(t, "alice via github push (webhook delivery d-1)", d.Actor, "the user GitHub says pushed, not the delivery")
 	require.Len(t, d.Refused, 2, "refusals are part of the delivery's record")
 
 	code, resp = serve(s, githubRequest("push", "d-1", []byte(pushBody), true))
@@ -105,10 +120,10 @@ func TestGitHubPushIsRecordedOnceAndAnswered202(t *testing.T) {
 // and the record's workflow ID makes it a duplicate (workflows' and e2e tests show that).
 func TestRedeliveryToAnotherReplicaIsRecordedAgain(t *testing.T) {
 	rec := &recorder{}
-	a, err := New(Options{Secret: secret}, rec)
+	a, err := New(Options{Forges: forges()}, rec)
 	require.NoError(t, err)
 	defer a.Close()
-	b, err := New(Options{Secret: secret}, rec)
+	b, err := New(Options{Forges: forges()}, rec)
 	require.NoError(t, err)
 	defer b.Close()
 	code, _ := serve(a, githubRequest("push", "r-1", []byte(pushBody), true))
@@ -156,7 +171,7 @@ func TestUnrecordedDeliveryIs503AndRedeliveryWorks(t *testing.T) {
 
 // A record that hangs past RecordTimeout is answered 503 in time, not after the forge gave up.
 func TestSlowRecordTimesOutAs503(t *testing.T) {
-	s, err := New(Options{Secret: secret, RecordTimeout: 50 * time.Millisecond}, hanging{})
+	s, err := New(Options{Forges: forges(), RecordTimeout: 50 * time.Millisecond}, hanging{})
 	require.NoError(t, err)
 	defer s.Close()
 	code, resp := serve(s, githubRequest("push", "h-1", []byte(pushBody), true))
@@ -211,7 +226,8 @@ func TestMalformedAndOversizedBodies(t *testing.T) {
 
 func TestGiteaAndGitLabPushes(t *testing.T) {
 	s, rec := newServer(t, Options{})
-	body := []byte(`{"ref":"refs/heads/main","commits":[{"id":"a1","message":"[slipway][archive] acme/web"}]}`)
+	body := []byte(`{"ref":"refs/heads/main","repository":{"full_name":"acme/gitops"},"project":{"path_with_namespace":"acme/gitops"},
+		"commits":[{"id":"a1","message":"[slipway][deploy] acme/web"}]}`)
 	r := httptest.NewRequest(http.MethodPost, "/gitea", bytes.NewReader(body))
 	mac := hmac.New(sha256.New, secret)
 	mac.Write(body)
@@ -222,15 +238,15 @@ func TestGiteaAndGitLabPushes(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, code)
 
 	r = httptest.NewRequest(http.MethodPost, "/gitlab", bytes.NewReader(body))
-	r.Header.Set("X-Gitlab-Token", string(secret))
+	r.Header.Set("X-Gitlab-Token", string(gitlabToken))
 	r.Header.Set("X-Gitlab-Event", "Push Hook")
 	r.Header.Set("X-Gitlab-Event-UUID", "l-1")
 	code, _ = serve(s, r)
 	require.Equal(t, http.StatusAccepted, code)
 
-	other := []byte(`{"ref":"refs/heads/feature","commits":[{"id":"a2","message":"[slipway][archive] acme/web"}]}`)
+	other := []byte(`{"ref":"refs/heads/feature","project":{"path_with_namespace":"acme/gitops"},"commits":[{"id":"a2","message":"[slipway][deploy] acme/web"}]}`)
 	r = httptest.NewRequest(http.MethodPost, "/gitlab", bytes.NewReader(other))
-	r.Header.Set("X-Gitlab-Token", string(secret))
+	r.Header.Set("X-Gitlab-Token", string(gitlabToken))
 	r.Header.Set("X-Gitlab-Event", "Push Hook")
 	r.Header.Set("X-Gitlab-Event-UUID", "l-2")
 	w := httptest.NewRecorder()
@@ -246,13 +262,15 @@ func TestGiteaAndGitLabPushes(t *testing.T) {
 
 func TestMergedPullRequestIsRecordedForTheWorkersToRead(t *testing.T) {
 	pr := func(head string) []byte {
-		return []byte(`{"action":"closed","pull_request":{"merged":true,"merge_commit_sha":"merge","base":{"ref":"main","sha":"base"},"head":{"ref":"` + head + `"}}}`)
+		return []byte(`{"action":"closed","repository":{"full_name":"acme/gitops"},"sender":{"login":"carol"},
+			"pull_request":{"merged":true,"merge_commit_sha":"merge","user":{"login":"dave"},"base":{"ref":"main","sha":"base"},"head":{"ref":"` + head + `"}}}`)
 	}
 	s, rec := newServer(t, Options{AllowDeprovision: true})
 	code, resp := serve(s, githubRequest("pull_request", "p-1", pr("feature/more"), true))
 	require.Equal(t, http.StatusAccepted, code)
 	require.Contains(t, resp.Note, "read from the repository")
-	require.Equal(t, &steps.MergeRange{Base: "base", Merge: "merge"}, rec.calls[0].Merge)
+	require.Equal(t, &steps.MergeRange{Base: "base", Merge: "merge", Repo: "acme/gitops", Author: "dave"}, rec.calls[0].Merge)
+	require.Equal(t, "carol via github merge (webhook delivery p-1)", rec.calls[0].Actor)
 	require.True(t, rec.calls[0].AllowDeprovision)
 
 	code, _ = serve(s, githubRequest("pull_request", "p-2", pr("slipway/acme/web/deploy-1-x"), true))
@@ -262,16 +280,33 @@ func TestMergedPullRequestIsRecordedForTheWorkersToRead(t *testing.T) {
 
 func TestNoSecretNoServer(t *testing.T) {
 	_, err := New(Options{}, &recorder{})
-	require.ErrorContains(t, err, "SLIPWAY_WEBHOOK_SECRET")
+	require.ErrorContains(t, err, "no forge configured")
+	for _, tc := range []struct {
+		forges map[string]ForgeOptions
+		want   string
+	}{
+		{map[string]ForgeOptions{"github": {Repos: []string{"acme/gitops"}}}, "github: no secret"},
+		{map[string]ForgeOptions{"gitea": {Secret: secret}}, "gitea: no repository allowed"},
+		{map[string]ForgeOptions{"github": {Secret: secret, Repos: []string{"acme"}}}, `github repositories: "acme" is not a repository`},
+		{map[string]ForgeOptions{"github": {Secret: secret, Repos: []string{"acme/../x"}}}, "is not a repository"},
+		{map[string]ForgeOptions{"bitbucket": {Secret: secret, Repos: []string{"a/b"}}}, `"bitbucket" is not one of`},
+		{map[string]ForgeOptions{"github": {Secret: secret, Repos: []string{"a/b"}}, "gitlab": {Secret: secret, Repos: []string{"a/b"}}},
+			"gitlab: the token is the github secret"},
+	} {
+		_, err := New(Options{Forges: tc.forges}, &recorder{})
+		require.ErrorContains(t, err, tc.want)
+	}
+	_, err = New(Options{Forges: forges(), CommitOps: []lifecycle.Operation{lifecycle.OpDeprovision}}, &recorder{})
+	require.ErrorContains(t, err, "deprovision also needs AllowDeprovision")
 }
 
 func TestOnlyMalformedCommandsAre422AndRecordNothing(t *testing.T) {
 	s, rec := newServer(t, Options{})
-	body := []byte(`{"ref":"refs/heads/main","commits":[{"id":"c1","message":"[slipway][archive] Acme/Web\n[slipway][deprovision] acme/web"}]}`)
+	body := []byte(`{"ref":"refs/heads/main","repository":{"full_name":"acme/gitops"},"commits":[{"id":"c1","message":"[slipway][archive] Acme/Web\n[slipway][deprovision] acme/web"}]}`)
 	code, resp := serve(s, githubRequest("push", "c-1", body, true))
 	require.Equal(t, http.StatusUnprocessableEntity, code)
 	require.Len(t, resp.Refused, 2)
 	require.Contains(t, resp.Refused[0].Error, "line 1")
-	require.Contains(t, resp.Refused[1].Error, "--allow-deprovision")
+	require.Contains(t, resp.Refused[1].Error, "deprovision from a commit message is off")
 	require.Empty(t, rec.calls)
 }

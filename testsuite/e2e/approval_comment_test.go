@@ -31,7 +31,8 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
 	})
 	secret := "comment-webhook-secret"
-	h, err := webhook.New(webhook.Options{Secret: []byte(secret)}, e.Client)
+	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{
+		"gitea": {Secret: []byte(secret), Repos: []string{gs.AdminUser + "/gitops"}}}}, e.Client)
 	require.NoError(t, err)
 	last := &lastDelivery{next: h}
 	srv := httptest.NewServer(last)

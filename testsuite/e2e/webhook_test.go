@@ -72,7 +72,8 @@ func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
 	})
 	secret := "webhook-secret-for-e2e"
-	h, err := webhook.New(webhook.Options{Secret: []byte(secret)}, e.Client)
+	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{
+		"gitea": {Secret: []byte(secret), Repos: []string{gs.AdminUser + "/gitops"}}}}, e.Client)
 	require.NoError(t, err)
 	last := &lastDelivery{next: h}
 	srv := httptest.NewServer(last)

@@ -106,7 +106,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	srv, err := webhook.New(webhook.Options{Secret: secret, RecordTimeout: time.Second, RetryAfter: time.Second}, env.Client)
+	srv, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{"github": {Secret: secret, Repos: []string{benchRepo}}}, RecordTimeout: time.Second, RetryAfter: time.Second}, env.Client)
 	if err != nil {
 		return err
 	}
@@ -222,6 +222,9 @@ func deliveries(rng *rand.Rand, n int, dupShare, badShare float64) []delivery {
 	return out
 }
 
+// benchRepo is the repository the flood's pushes come from, the one its webhook server allows.
+const benchRepo = "bench/gitops"
+
 // seedInstances commits an instance file for every instance the flood names.
 func seedInstances(ctx context.Context, fg forge.Forge, plan []delivery) (string, error) {
 	files := map[string][]byte{}
@@ -238,7 +241,7 @@ func seedInstances(ctx context.Context, fg forge.Forge, plan []delivery) (string
 
 func send(url string, secret []byte, rev string, d delivery) outcome {
 	body, _ := json.Marshal(map[string]any{
-		"ref": "refs/heads/main", "after": rev,
+		"ref": "refs/heads/main", "after": rev, "repository": map[string]string{"full_name": benchRepo},
 		"commits": []map[string]string{{"id": rev, "message": "[slipway][create] bench/" + d.instance}},
 	})
 	req, _ := http.NewRequest(http.MethodPost, url+"/github", bytes.NewReader(body))
