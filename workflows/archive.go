@@ -6,7 +6,7 @@ import "go.temporal.io/sdk/workflow"
 // and the infrastructure stay, so a deploy brings the instance back.
 func ArchivePipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
-	for _, step := range []func() error{func() error { return p.resolveRevision(true) }, p.approveRemoval, p.drain, p.removeApp} {
+	for _, step := range []func() error{func() error { return p.resolveRevision(true) }, p.verifyRender, p.approveRemoval, p.drain, p.removeApp} {
 		if err := step(); err != nil {
 			return PipelineResult{}, p.fail(err)
 		}

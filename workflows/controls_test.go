@@ -68,6 +68,13 @@ func newControls(t *testing.T, c steps.Controls) *controls {
 			mr.State = forge.StateClosed
 			return mr, nil
 		})
+	env.OnActivity(steps.ActRecordRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in steps.RecordRenderInput) (steps.Render, error) {
+			count(steps.ActRecordRender)
+			return steps.Render{Revision: in.Revision, Files: map[string]string{}}, nil
+		})
+	env.OnActivity(steps.ActVerifyRender, mock.Anything, mock.Anything).Return(
+		func(context.Context, steps.VerifyRenderInput) error { count(steps.ActVerifyRender); return nil })
 	env.OnActivity(steps.ActAnnouncePlan, mock.Anything, mock.Anything).Return(
 		func(context.Context, steps.AnnounceInput) error { count(steps.ActAnnouncePlan); return nil })
 	env.OnActivity(steps.ActTerraformInit, mock.Anything, mock.Anything).Return(

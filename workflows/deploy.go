@@ -12,7 +12,7 @@ func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, err
 	if in.ConfigYAML != "" {
 		plan = append(plan, p.validate, func() error { return p.openMR(false) }, p.planOnMR, p.mergeMR)
 	}
-	plan = append(plan, func() error { return p.resolveRevision(true) }, p.applyPlan)
+	plan = append(plan, func() error { return p.resolveRevision(true) }, p.verifyRender, p.applyPlan)
 	if secrets {
 		plan = append(plan, p.bootstrapSecrets)
 	}

@@ -6,7 +6,7 @@ import "go.temporal.io/sdk/workflow"
 // (Grove's deprovision). It is final.
 func DeprovisionPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
-	run := []func() error{func() error { return p.resolveRevision(true) }, p.approveRemoval, p.drain, p.removeApp, p.destroyInfra}
+	run := []func() error{func() error { return p.resolveRevision(true) }, p.verifyRender, p.approveRemoval, p.drain, p.removeApp, p.destroyInfra}
 	if withSecrets(ctx) {
 		run = append(run, p.forgetSecrets)
 	}

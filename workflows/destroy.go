@@ -6,7 +6,7 @@ import "go.temporal.io/sdk/workflow"
 // config entry stays, so a deploy re-creates the instance.
 func DestroyPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
-	for _, step := range []func() error{func() error { return p.resolveRevision(true) }, p.approveRemoval, p.drain, p.removeApp, p.destroyInfra} {
+	for _, step := range []func() error{func() error { return p.resolveRevision(true) }, p.verifyRender, p.approveRemoval, p.drain, p.removeApp, p.destroyInfra} {
 		if err := step(); err != nil {
 			return PipelineResult{}, p.fail(err)
 		}

@@ -230,7 +230,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	in := PipelineInput{
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
-		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress, From: op.From,
+		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress, From: op.From, Render: e.s.Render,
 	}
 	if op.Timeout > 0 {
 		in.Settings.DeployTimeout = op.Timeout
@@ -245,6 +245,9 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	err := workflow.ExecuteChildWorkflow(cctx, PipelineName(op.Kind), in).Get(ctx, &res)
 	e.drainSteps()
 	e.s.Approval = nil // whatever ended the pipeline (even a termination) ended its wait
+	if r := pipelineRender(res, err); r != nil {
+		e.s.Render = r // main holds that merge now, whatever happened after it
+	}
 	op.EndedAt = workflow.Now(ctx)
 	if err != nil && errorType(err) == steps.ErrNotApproved {
 		return e.endUnapproved(ctx, op, pipelineFailure(err))

@@ -30,12 +30,15 @@ type pipeline struct {
 	early    *steps.PlanOutput
 	// output is a hook's output for the record of the step that ran it.
 	output string
+	// verifies records what merges render and verifies the files before terraform or a hook runs.
+	verifies bool
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
 	p := &pipeline{ctx: ctx, in: in, progress: in.Resume, batch: batchesStepSignals(ctx)}
 	p.local = runsShortStepsLocally(ctx)
 	p.controls = runsControls(ctx)
+	p.verifies = verifiesRenders(ctx)
 	return p
 }
 
@@ -127,6 +130,10 @@ func (p *pipeline) fail(err error) error {
 	p.notify(rec)
 	in := steps.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR,
 		Revision: p.progress.Revision}
+	if r := p.render(); step == steps.VerifyRender && r != nil {
+		// Never prepare terraform from the files that failed the check: read the state with slipway's own.
+		in.Revision = r.Revision
+	}
 	if lerr := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActCollectLeftovers, in).Get(ctx, &leftovers); lerr != nil {
 		leftovers = append(leftovers, steps.Leftover{Kind: "unknown", ID: step,
 			Detail:  "could not inspect leftovers: " + errorMessage(lerr),
@@ -136,6 +143,9 @@ func (p *pipeline) fail(err error) error {
 		leftovers = []steps.Leftover{}
 	}
 	if l, ok := p.hookLeftover(step); ok {
+		leftovers = append(leftovers, l)
+	}
+	if l, ok := renderLeftover(p.in.Ref, err); ok {
 		leftovers = append(leftovers, l)
 	}
 	rec.Status, rec.EndedAt, rec.Detail = StepDone, workflow.Now(ctx), fmt.Sprintf("%d leftover(s)", len(leftovers))

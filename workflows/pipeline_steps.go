@@ -46,8 +46,13 @@ func (p *pipeline) openMR(remove bool) error {
 func (p *pipeline) mergeMR() error {
 	return p.run(steps.MergeMR, true, func(ctx workflow.Context) (string, error) {
 		mr := p.progress.MR
-		if mr == nil || mr.NoChanges {
+		if mr == nil {
 			return "nothing to merge", nil
+		}
+		if mr.NoChanges {
+			// Main already holds exactly what slipway rendered: that is the record.
+			rec, err := p.recordRender(ctx, mr.BaseSHA, mr.BaseSHA)
+			return "nothing to merge" + rec, err
 		}
 		var merged forge.MergeRequest
 		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActMergeMR, *mr).Get(ctx, &merged); err != nil {
@@ -55,7 +60,8 @@ func (p *pipeline) mergeMR() error {
 		}
 		p.progress.MR = &merged
 		p.progress.Revision = merged.MergeSHA
-		return "merged as " + short(merged.MergeSHA), nil
+		rec, err := p.recordRender(ctx, merged.HeadSHA, merged.MergeSHA)
+		return "merged as " + short(merged.MergeSHA) + rec, err
 	})
 }
 

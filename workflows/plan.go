@@ -15,6 +15,12 @@ func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error
 	run := []func() error{
 		func() error { return p.resolveRevision(true) },
 		func() error {
+			if in.ConfigYAML != "" {
+				return nil // the plan runs the proposed config, rendered afresh, not main's files
+			}
+			return p.verifyRender()
+		},
+		func() error {
 			return p.run(steps.ConfigDiff, false, func(ctx workflow.Context) (string, error) {
 				in := steps.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML}
 				if err := quick(ctx, p.local, steps.ActConfigDiff, in).Get(ctx, &diff); err != nil {

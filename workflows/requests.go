@@ -66,6 +66,8 @@ type PipelineInput struct {
 	Resume           Progress            `json:"resume"`
 	// From is the state the operation started in; hooks are told it.
 	From lifecycle.State `json:"from,omitempty"`
+	// Render is what slipway last merged into the instance's directory; nil before any was recorded.
+	Render *steps.Render `json:"render,omitempty"`
 }
 
 // PipelineResult is a successful pipeline's outcome.

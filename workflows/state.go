@@ -56,6 +56,7 @@ type InstanceState struct {
 	Approval         *ApprovalWait         `json:"approval,omitempty"`      // the plan an operation waits to have approved
 	ControlPlane     string                `json:"controlPlane,omitempty"`  // the worker pool that runs its pipelines
 	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last
+	Render           *steps.Render         `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
 	Settings         Settings              `json:"settings"`
 }
 
@@ -129,6 +130,8 @@ type Progress struct {
 	App      *steps.AppStatus    `json:"app,omitempty"`
 	// Controls are the approval rule and hooks read with the config.
 	Controls *steps.Controls `json:"controls,omitempty"`
+	// Render is what this operation's merge rendered, hashed; the instance keeps it from then on.
+	Render *steps.Render `json:"render,omitempty"`
 }
 
 func (p *Progress) done(step string) bool {

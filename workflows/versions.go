@@ -22,6 +22,8 @@ const (
 	changeNotifications = "notifications"
 	// changeControls runs approvals before destructive changes and the stack's lifecycle hooks.
 	changeControls = "lifecycle-controls"
+	// changeRenderProvenance records the hashes of slipway's merges and verifies them before terraform or a hook runs.
+	changeRenderProvenance = "render-provenance"
 )
 
 // withSecrets reports whether this pipeline run takes the secret steps.
@@ -62,4 +64,10 @@ func notifies(ctx workflow.Context) bool {
 // runsControls reports whether this pipeline runs approvals and lifecycle hooks.
 func runsControls(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeControls, workflow.DefaultVersion, 1) >= 1
+}
+
+// verifiesRenders reports whether this pipeline records what its merge rendered and verifies the
+// instance's files against the record before terraform or a hook runs from them.
+func verifiesRenders(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeRenderProvenance, workflow.DefaultVersion, 1) >= 1
 }

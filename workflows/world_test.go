@@ -42,6 +42,12 @@ type world struct {
 	deployed *steps.AppStatus
 	// live is what ObserveApp reads from the deployer.
 	live steps.AppStatus
+	// renders are the RecordRender and VerifyRender calls; changed, when set, is what the next
+	// VerifyRender finds changed on main.
+	records  []steps.RecordRenderInput
+	verifies []steps.VerifyRenderInput
+	changed  *steps.RenderChange
+	inspects []steps.LeftoverInput
 }
 
 func newWorld(t *testing.T) *world {
@@ -212,8 +218,30 @@ func (w *world) mock() {
 			err := w.enter(steps.ActObserveApp)
 			return steps.Observation{App: w.live, Fingerprint: observe.Fingerprint(w.live), At: w.env.Now(), Observer: w.live.Observer}, err
 		})
+	e.OnActivity(steps.ActRecordRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in steps.RecordRenderInput) (steps.Render, error) {
+			w.mu.Lock()
+			w.records = append(w.records, in)
+			w.mu.Unlock()
+			return steps.Render{Revision: in.Revision, Files: map[string]string{"instance.yaml": "h-" + in.Commit}}, w.enter(steps.ActRecordRender)
+		})
+	e.OnActivity(steps.ActVerifyRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in steps.VerifyRenderInput) error {
+			w.mu.Lock()
+			w.verifies = append(w.verifies, in)
+			c := w.changed
+			w.changed = nil
+			w.mu.Unlock()
+			if c != nil {
+				return temporal.NewNonRetryableApplicationError(c.Message(), steps.ErrRenderChanged, nil, *c)
+			}
+			return w.enter(steps.ActVerifyRender)
+		})
 	e.OnActivity(steps.ActCollectLeftovers, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.LeftoverInput) ([]steps.Leftover, error) {
+			w.mu.Lock()
+			w.inspects = append(w.inspects, in)
+			w.mu.Unlock()
 			_ = w.enter(steps.ActCollectLeftovers)
 			out := append([]steps.Leftover{}, w.leftovers...)
 			return append(out, steps.Leftover{Kind: "failed-step", ID: in.FailedStep}), nil

@@ -78,6 +78,9 @@ func (f *Forge) ReadDir(_ context.Context, rev, dir string) (map[string][]byte, 
 	if rev != "" {
 		seq, ok := f.commits[rev]
 		if !ok {
+			if files, ok := f.branchFilesLocked(rev, dir); ok {
+				return files, nil
+			}
 			return nil, fmt.Errorf("instant forge: unknown revision %q", rev)
 		}
 		at = seq
@@ -220,4 +223,19 @@ func equalFiles(a, b map[string][]byte) bool {
 func sha(kind, s string) string {
 	sum := sha1.Sum([]byte(kind + "\x00" + s))
 	return hex.EncodeToString(sum[:])
+}
+
+// branchFilesLocked reads dir at an MR's head, as a git forge reads a branch's commit: the
+// files its change proposes, when dir is the directory it changes.
+func (f *Forge) branchFilesLocked(rev, dir string) (map[string][]byte, bool) {
+	for b, mr := range f.mrs {
+		if c := f.changes[b]; mr.HeadSHA == rev && strings.Trim(c.Dir, "/") == strings.Trim(dir, "/") {
+			files := maps.Clone(c.Files)
+			if files == nil {
+				files = map[string][]byte{}
+			}
+			return files, true
+		}
+	}
+	return nil, false
 }

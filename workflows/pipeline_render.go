@@ -1,0 +1,86 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// recordRender records the hashes of the files slipway committed (commit) and merged (revision)
+// into the instance's directory, for the merge step's detail. It is part of the merge step, so
+// a merge whose files went unrecorded is not done: a retry merges again (a no-op) and records.
+func (p *pipeline) recordRender(ctx workflow.Context, commit, revision string) (string, error) {
+	if !p.verifies {
+		return "", nil
+	}
+	var rec steps.Render
+	in := steps.RecordRenderInput{Ref: p.in.Ref, Commit: commit, Revision: revision}
+	if err := quick(ctx, p.local, steps.ActRecordRender, in).Get(ctx, &rec); err != nil {
+		return "", err
+	}
+	p.progress.Render = &rec
+	return fmt.Sprintf("; %d rendered file(s) recorded", len(rec.Files)), nil
+}
+
+// render is the record the files are verified against: this operation's merge, else the instance's.
+func (p *pipeline) render() *steps.Render {
+	if p.progress.Render != nil {
+		return p.progress.Render
+	}
+	return p.in.Render
+}
+
+// verifyRender checks, before terraform or a hook runs from them, that the instance's files at
+// the pinned revision are exactly those slipway's last merge rendered. An instance from before
+// renders were recorded has nothing to compare with: its next merge (deploy -f, a rollout) records one.
+func (p *pipeline) verifyRender() error {
+	if !p.verifies {
+		return nil
+	}
+	return p.run(steps.VerifyRender, false, func(ctx workflow.Context) (string, error) {
+		rec := p.render()
+		if rec == nil {
+			return "not verified: nothing recorded yet (an instance from before renders were recorded); the next deploy -f records one", nil
+		}
+		in := steps.VerifyRenderInput{Ref: p.in.Ref, Revision: p.progress.Revision, Render: *rec}
+		if err := quick(ctx, p.local, steps.ActVerifyRender, in).Get(ctx, nil); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d file(s) as rendered at merge %s", len(rec.Files), short(rec.Revision)), nil
+	})
+}
+
+// renderLeftover names the files changed on main since slipway's merge, and who changed them.
+func renderLeftover(ref steps.Ref, err error) (steps.Leftover, bool) {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != steps.ErrRenderChanged || !appErr.HasDetails() {
+		return steps.Leftover{}, false
+	}
+	var c steps.RenderChange
+	if appErr.Details(&c) != nil {
+		return steps.Leftover{}, false
+	}
+	var shas []string
+	for _, cm := range c.Commits {
+		shas = append(shas, short(cm.SHA))
+	}
+	revert := "revert the commits on main that changed " + c.Dir + " (" + c.By() + ")"
+	if len(shas) > 0 {
+		revert = "revert " + strings.Join(shas, " ") + " on main (git revert)"
+	}
+	return steps.Leftover{Kind: steps.LeftoverRender, ID: strings.Join(c.Files(), ","), Detail: c.Message(),
+		Cleanup: fmt.Sprintf("nothing ran from these files; %s so %s holds what slipway rendered, then slipway retry %s", revert, c.Dir, ref)}, true
+}
+
+// pipelineRender is the record a pipeline's merge made, from its result or its failure; nil if none.
+func pipelineRender(res PipelineResult, err error) *steps.Render {
+	if err != nil {
+		return pipelineFailure(err).Progress.Render
+	}
+	return res.Progress.Render
+}

@@ -1,0 +1,89 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Every merge records what slipway rendered, and every later pipeline verifies main's files
+// against the last record before terraform or a hook runs.
+func TestMergesRecordTheRenderAndPipelinesVerifyIt(t *testing.T) {
+	w := newWorld(t)
+	update := op(lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: webYAML + "  replicas: 2\n"})
+	destroy := op(lifecycle.OpDestroy, workflows.OperationRequest{})
+	reqs := append(deployed(), update, destroy)
+	w.run(workflows.Settings{}, reqs...)
+	require.Equal(t, lifecycle.Destroyed, destroy.result.State)
+
+	require.Len(t, w.records, 2, "provision and the update merged")
+	provision, updated := w.records[0], w.records[1]
+	require.Equal(t, "head-"+reqs[0].result.OperationID, provision.Commit, "the record reads slipway's own commit, not main")
+	require.Equal(t, "merge-"+provision.Commit, provision.Revision)
+	require.Equal(t, "merge-"+updated.Commit, updated.Revision)
+
+	require.Len(t, w.verifies, 3, "the plain deploy, the update and the destroy verified")
+	require.Equal(t, provision.Revision, w.verifies[0].Render.Revision, "the deploy verified provision's merge")
+	require.Equal(t, updated.Revision, w.verifies[1].Render.Revision, "the update verified its own merge")
+	require.Equal(t, updated.Revision, w.verifies[2].Render.Revision, "the destroy verified the update's merge, kept by the instance")
+	require.Equal(t, "rev-2", w.verifies[2].Revision, "at the revision it then ran terraform at")
+	st := w.status(workflows.OutputAll)
+	require.Contains(t, step(t, st, steps.VerifyRender).Detail, "1 file(s) as rendered at merge "+updated.Revision[:12])
+}
+
+// Files changed on main since slipway's merge fail the step before terraform runs, with a leftover
+// naming them and the commit; compensation reads the state with slipway's own files; retry, once
+// main is reverted, goes on.
+func TestChangedRenderFailsTheStepUntilMainIsReverted(t *testing.T) {
+	w := newWorld(t)
+	destroy := op(lifecycle.OpDestroy, workflows.OperationRequest{})
+	retry := decision(lifecycle.DecisionRetry, workflows.DecisionRequest{Actor: "bob"})
+	reqs := append(deployed(), destroy, retry)
+	reqs[1].arm = func() {
+		w.changed = &steps.RenderChange{Dir: "instances/acme/web", Since: "merge-x", Revision: "rev-1", Changed: []string{"terraform/main.tf"},
+			Commits: []forge.Commit{{SHA: "c0ffee0000000000", Author: "Mallory <m@example>", Subject: "tweak"}}}
+	}
+	var destroyedBefore, removedBefore int
+	destroy.arm = func() { destroyedBefore, removedBefore = w.called(steps.ActTerraformDestroy), w.called(steps.ActRemoveApp) }
+	w.run(workflows.Settings{}, reqs...)
+	require.Equal(t, lifecycle.DestroyFailed, destroy.result.State)
+	f := destroy.result.Failure
+	require.NotNil(t, f)
+	require.Equal(t, steps.VerifyRender, f.Step)
+	require.Equal(t, steps.ErrRenderChanged, f.Type)
+	require.Contains(t, f.Error, "changed terraform/main.tf; by commit c0ffee000000 (Mallory <m@example>: tweak)")
+	var left *steps.Leftover
+	for i := range f.Leftovers {
+		if f.Leftovers[i].Kind == steps.LeftoverRender {
+			left = &f.Leftovers[i]
+		}
+	}
+	require.NotNil(t, left, "%+v", f.Leftovers)
+	require.Equal(t, "terraform/main.tf", left.ID)
+	require.Contains(t, left.Cleanup, "revert c0ffee000000 on main")
+	require.Contains(t, left.Cleanup, "slipway retry acme/web")
+	require.Equal(t, 0, destroyedBefore, "terraform never ran")
+	require.Equal(t, 0, removedBefore, "nothing was removed")
+	require.Len(t, w.inspects, 1)
+	require.Equal(t, w.records[0].Revision, w.inspects[0].Revision, "the leftover check prepares slipway's files, not main's")
+
+	require.NoError(t, retry.err)
+	require.Equal(t, lifecycle.Destroyed, retry.result.State, "main holds the render again: the retry goes on")
+	require.Equal(t, 1, w.called(steps.ActTerraformDestroy))
+}
+
+func step(t *testing.T, st workflows.Status, name string) workflows.StepRecord {
+	t.Helper()
+	for i := len(st.Operation.Steps) - 1; i >= 0; i-- {
+		if st.Operation.Steps[i].Name == name {
+			return st.Operation.Steps[i]
+		}
+	}
+	t.Fatalf("no step %s in %+v", name, st.Operation.Steps)
+	return workflows.StepRecord{}
+}
