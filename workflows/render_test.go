@@ -49,7 +49,9 @@ func TestChangedRenderFailsTheStepUntilMainIsReverted(t *testing.T) {
 			Commits: []forge.Commit{{SHA: "c0ffee0000000000", Author: "Mallory <m@example>", Subject: "tweak"}}}
 	}
 	var destroyedBefore, removedBefore int
-	destroy.arm = func() { destroyedBefore, removedBefore = w.called(steps.ActTerraformDestroy), w.called(steps.ActRemoveApp) }
+	destroy.arm = func() {
+		destroyedBefore, removedBefore = w.called(steps.ActTerraformDestroy), w.called(steps.ActRemoveApp)
+	}
 	w.run(workflows.Settings{}, reqs...)
 	require.Equal(t, lifecycle.DestroyFailed, destroy.result.State)
 	f := destroy.result.Failure
