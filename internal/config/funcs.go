@@ -1,68 +1,62 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
+	"path"
 	"strings"
 	"text/template"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/slipway-dev/slipway/internal/escaping"
 )
 
-// funcs is the template func map: quote for HCL strings, toJSON for YAML/JSON values.
-var funcs = template.FuncMap{
-	"quote":  quote,
-	"toJSON": toJSON,
+// funcs is the template func map: quote for HCL strings, toJSON for YAML/JSON values, sh for
+// shell words, and the escapers slipway appends by context (internal/escaping).
+var funcs = escaping.Funcs
+
+// quote returns v as a double-quoted HCL string literal (escaping.Quote).
+func quote(v any) string { return escaping.Quote(v) }
+
+// toJSON encodes v as compact JSON, valid YAML too (escaping.ToJSON).
+func toJSON(v any) (string, error) { return escaping.ToJSON(v) }
+
+// hookValues says where a hook script gets a tenant's values instead of its text.
+const hookValues = "a hook script runs on the worker, so no tenant value is written into it: " +
+	"read the parameter from the environment (SLIPWAY_PARAM_<NAME>, the name in upper case) or from the JSON document on stdin"
+
+// fileContext is the output language of a stack file, from where it renders to: terraform's
+// HCL, shell, YAML/JSON (and jsonnet); any other kind takes no tenant values, as slipway
+// cannot escape for it.
+func fileContext(file string) (escaping.Grammar, escaping.Options) {
+	target := strings.TrimSuffix(file, TemplateSuffix)
+	tenant := []string{"Params"}
+	if strings.HasPrefix(target, HooksDir+"/") {
+		return escaping.Shell{}, escaping.Options{Tenant: tenant, NoTenant: hookValues}
+	}
+	o := escaping.Options{Tenant: tenant}
+	switch path.Ext(target) {
+	case ".tf", ".tfvars", ".hcl":
+		return escaping.HCL{}, o
+	case ".sh", ".bash":
+		return escaping.Shell{}, o
+	case ".yaml", ".yml", ".json":
+		return escaping.YAML{}, o
+	case ".jsonnet", ".libsonnet":
+		return escaping.YAML{Jsonnet: true}, o
+	}
+	o.NoTenant = "slipway escapes values only in .tf, .tfvars, .hcl, .sh, .yaml, .yml, .json and .jsonnet files, and this is a " +
+		strings.TrimPrefix(path.Ext(target)+" file", " ")
+	return escaping.Text{}, o
 }
 
-// quote returns v as a double-quoted HCL string literal. It reads like strconv.Quote, but
-// uses only escapes HCL knows and doubles "${" and "%{" so HCL does not interpolate them.
-func quote(v any) string {
-	s, ok := v.(string)
-	if !ok {
-		s = fmt.Sprint(v)
+// newTemplate parses a stack file's template and escapes each of its values for where it
+// is written; a value that may not be written there is refused with its line.
+func newTemplate(name string, text []byte) (*template.Template, error) {
+	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(string(text))
+	if err != nil {
+		return nil, err
 	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\ufffd`)
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case (r == '$' || r == '%') && strings.HasPrefix(s[i+1:], "{"):
-			b.WriteRune(r)
-			b.WriteRune(r)
-		case !unicode.IsPrint(r) && r <= 0xFFFF:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case !unicode.IsPrint(r):
-			fmt.Fprintf(&b, `\U%08x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
+	g, o := fileContext(name)
+	if err := escaping.Apply(t, g, o); err != nil {
+		return nil, err
 	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// toJSON encodes v as compact JSON (valid YAML too), without HTML escaping.
-func toJSON(v any) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(buf.String(), "\n"), nil
+	return t, nil
 }

@@ -54,9 +54,11 @@ func parseHook(name string, n *yaml.Node, prefix string, fe *yamlfields.Errors) 
 	}
 	s := hooks.Spec{Name: name}
 	reported := map[string]bool{} // fields already wrong here, so hooks' own checks skip them
+	lines := map[string]int{}     // where each field is, for hooks' own checks
 	var hasExec, hasHTTP, hasDeadline bool
 	for _, kv := range pairs(n, prefix+".", fe) {
 		field := prefix + "." + kv.Key
+		lines[kv.Key] = kv.Value.Line
 		at := len(*fe)
 		switch kv.Key {
 		case hooks.KindExec:
@@ -90,7 +92,11 @@ func parseHook(name string, n *yaml.Node, prefix string, fe *yamlfields.Errors) 
 		reported["deadline"] = true
 	}
 	for _, p := range s.Problems() {
-		if !reported[p.Field] {
+		switch {
+		case reported[p.Field]:
+		case lines[p.Field] > 0:
+			fe.Add(prefix+"."+p.Field, "%s (%s line %d)", p.Reason, SchemaFile, lines[p.Field])
+		default:
 			fe.Add(prefix+"."+p.Field, "%s", p.Reason)
 		}
 	}

@@ -15,7 +15,7 @@ const hooksSchema = `hooks:
     exec: hooks/drain.sh
     deadline: 5m
   post-deploy:
-    http: "http://127.0.0.1:{{ .Parameters.port }}/ready/{{ .Tenant }}/{{ .Name }}"
+    http: "http://127.0.0.1:8080/ready/{{ .Tenant }}/{{ .Name }}?port={{ .Parameters.port }}"
     deadline: 2m
 `
 
@@ -24,7 +24,7 @@ func TestParseSchemaHooks(t *testing.T) {
 	require.NoError(t, err)
 	drain := hooks.Spec{Name: hooks.Drain, Kind: hooks.KindExec, Exec: "hooks/drain.sh", Deadline: 5 * time.Minute}
 	postDeploy := hooks.Spec{Name: hooks.PostDeploy, Kind: hooks.KindHTTP,
-		URL: "http://127.0.0.1:{{ .Parameters.port }}/ready/{{ .Tenant }}/{{ .Name }}", Deadline: 2 * time.Minute}
+		URL: "http://127.0.0.1:8080/ready/{{ .Tenant }}/{{ .Name }}?port={{ .Parameters.port }}", Deadline: 2 * time.Minute}
 	assert.Equal(t, []hooks.Spec{drain, postDeploy}, s.Hooks)
 
 	got, ok := s.Hook(hooks.PostDeploy)
@@ -71,6 +71,8 @@ func TestParseSchemaHookErrors(t *testing.T) {
 		{"http unknown function", "{http: 'http://x/{{ nope .Tenant }}', deadline: 1m}", []FieldError{{"schema.hooks.drain.http", `function "nope" not defined`}}},
 		{"http not http", "{http: 'ftp://x/', deadline: 1m}", []FieldError{{"schema.hooks.drain.http", "must start with http:// or https://"}}},
 		{"http empty", "{http: '', deadline: 1m}", []FieldError{{"schema.hooks.drain.http", "must not be empty"}}},
+		{"http host from a parameter", "{http: 'https://{{ .Parameters.region }}.hooks.example.com/flush', deadline: 1m}",
+			[]FieldError{{"schema.hooks.drain.http", "the URL's scheme, host and port must be written out in the stack, ending in / (or ? or #) before the first {{ }}: a template value there could send the request anywhere; values may go into the path and the query (schema.yaml line 2)"}}},
 		{"unknown key", "{exec: hooks/drain.sh, deadline: 1m, timeout: 10s}",
 			[]FieldError{{"schema.hooks.drain.timeout", "unknown field (line 2); allowed: exec, http, deadline"}}},
 		{"every field at once", "{exec: ../x, deadline: 0s, retries: 2}", []FieldError{

@@ -3,7 +3,6 @@ package config
 import (
 	"path"
 	"strings"
-	"text/template"
 
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
@@ -86,8 +85,4 @@ func LoadStack(name string, files map[string][]byte) (*Stack, error) {
 // rendered says whether a stack file belongs in the instance's directory.
 func rendered(p string) bool {
 	return strings.HasPrefix(p, TerraformDir+"/") || strings.HasPrefix(p, ManifestsDir+"/") || strings.HasPrefix(p, HooksDir+"/")
-}
-
-func newTemplate(name string, text []byte) (*template.Template, error) {
-	return template.New(name).Option("missingkey=error").Funcs(funcs).Parse(string(text))
 }

@@ -5,12 +5,10 @@
 package hooks
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
-	"text/template"
 	"time"
 )
 
@@ -108,41 +106,4 @@ func checkScript(p string) string {
 		return fmt.Sprintf("%q must name the script as rendered, without .tmpl", p)
 	}
 	return ""
-}
-
-// checkURLTemplate says what is wrong with an http hook's URL template, "" when nothing is.
-func checkURLTemplate(text string) string {
-	if strings.TrimSpace(text) == "" {
-		return "must not be empty"
-	}
-	if _, err := parseURL(text); err != nil {
-		return err.Error()
-	}
-	// A literal start is checked now; one from a template action only when rendered.
-	if !strings.HasPrefix(text, "{{") {
-		lower := strings.ToLower(text)
-		if !strings.HasPrefix(lower, "http://") && !strings.HasPrefix(lower, "https://") {
-			return fmt.Sprintf("%q must start with http:// or https://", truncate(text, maxQuoted))
-		}
-	}
-	return ""
-}
-
-// parseURL parses an http hook's URL template. It takes no funcs, so every caller, with or
-// without internal/config, renders a URL the same way.
-func parseURL(text string) (*template.Template, error) {
-	return template.New("url").Option("missingkey=error").Parse(text)
-}
-
-// Render renders an http hook's URL template with plain text/template and missingkey=error.
-func Render(tmpl string, d URLData) (string, error) {
-	t, err := parseURL(tmpl)
-	if err != nil {
-		return "", err
-	}
-	var buf bytes.Buffer
-	if err := t.Execute(&buf, d); err != nil {
-		return "", err
-	}
-	return buf.String(), nil
 }

@@ -11,7 +11,7 @@ import (
 
 func TestSpecProblems(t *testing.T) {
 	exec := Spec{Name: Drain, Kind: KindExec, Exec: "hooks/drain.sh", Deadline: 5 * time.Minute}
-	http := Spec{Name: PostDeploy, Kind: KindHTTP, URL: "http://127.0.0.1:{{ .Parameters.port }}/ready/{{ .Tenant }}", Deadline: 2 * time.Minute}
+	http := Spec{Name: PostDeploy, Kind: KindHTTP, URL: "http://127.0.0.1:8080/ready/{{ .Tenant }}?port={{ .Parameters.port }}", Deadline: 2 * time.Minute}
 	with := func(s Spec, f func(*Spec)) Spec { f(&s); return s }
 	tests := []struct {
 		name  string
@@ -21,7 +21,17 @@ func TestSpecProblems(t *testing.T) {
 	}{
 		{"exec", exec, "", ""},
 		{"http", http, "", ""},
-		{"http from an output", with(http, func(s *Spec) { s.URL = "{{ .Outputs.url }}/ready" }), "", ""},
+		{"host from an output", with(http, func(s *Spec) { s.URL = "{{ .Outputs.url }}/ready" }), "http", "the URL's scheme, host and port must be written out"},
+		{"host from a parameter", with(http, func(s *Spec) { s.URL = "https://{{ .Parameters.region }}.hooks.example.com/flush" }), "http",
+			"the URL's scheme, host and port must be written out in the stack"},
+		{"port from a parameter", with(http, func(s *Spec) { s.URL = "http://127.0.0.1:{{ .Parameters.port }}/ready" }), "http",
+			"the URL's scheme, host and port must be written out"},
+		{"host without a path", with(http, func(s *Spec) { s.URL = "https://hooks.example.com{{ .Tenant }}" }), "http",
+			"the URL's scheme, host and port must be written out"},
+		{"value on an if path into the host", with(http, func(s *Spec) { s.URL = "https://{{ if .Tenant }}x/{{ end }}{{ .Name }}" }), "http",
+			"the URL's scheme, host and port must be written out"},
+		{"host chosen by a parameter", with(http, func(s *Spec) { s.URL = "https://{{ if .Parameters.x }}a{{ else }}b{{ end }}.example/" }), "http",
+			"must name its host before any {{ }}"},
 		{"24h", with(exec, func(s *Spec) { s.Deadline = 24 * time.Hour }), "", ""},
 		{"unknown hook", with(exec, func(s *Spec) { s.Name = "predrain" }), "", "unknown hook; allowed: drain, post-deploy"},
 		{"unknown kind", with(exec, func(s *Spec) { s.Kind = "grpc" }), "kind", `must be exec or http, not "grpc"`},
@@ -73,9 +83,17 @@ func TestSpecJSON(t *testing.T) {
 
 func TestRender(t *testing.T) {
 	d := URLData{Tenant: "acme", Name: "web", Parameters: map[string]any{"port": 8080}, Outputs: map[string]any{"host": "h"}}
-	got, err := Render("http://{{ .Outputs.host }}:{{ .Parameters.port }}/ready/{{ .Tenant }}/{{ .Name }}?q={{ urlquery \"a b\" }}", d)
+	got, err := Render("http://h:8080/ready/{{ .Tenant }}/{{ .Name }}?q={{ urlquery \"a b\" }}&port={{ .Parameters.port }}", d)
 	require.NoError(t, err)
-	assert.Equal(t, "http://h:8080/ready/acme/web?q=a+b", got)
+	assert.Equal(t, "http://h:8080/ready/acme/web?q=a+b&port=8080", got)
+
+	// The case 4 attack: a parameter only ever changes its own path segment or query value.
+	d.Parameters = map[string]any{"region": "x:y@127.0.0.1:9/admin/flush?a=1#f", "up": ".."}
+	got, err = Render("https://hooks.example.com/{{ .Parameters.region }}/ready?r={{ .Parameters.region }}#{{ .Parameters.region }}", d)
+	require.NoError(t, err)
+	assert.Equal(t, "https://hooks.example.com/x:y@127.0.0.1:9%2Fadmin%2Fflush%3Fa=1%23f/ready?r=x%3Ay%40127.0.0.1%3A9%2Fadmin%2Fflush%3Fa%3D1%23f#x%3Ay%40127.0.0.1%3A9%2Fadmin%2Fflush%3Fa%3D1%23f", got)
+	_, err = Render("https://hooks.example.com/a/{{ .Parameters.up }}/admin", d)
+	assert.ErrorContains(t, err, `".." cannot be a URL path segment`)
 
 	_, err = Render("http://x/{{ .Parameters.nope }}", d)
 	assert.ErrorContains(t, err, `map has no entry for key "nope"`)
