@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ var defaultUIOrigins = devenv.UIOrigins(devenv.DefaultUIPort)
 
 func (g *globals) codecServerCmd() *cobra.Command {
 	var listen, tokenFile string
-	var origins []string
+	var origins, hosts []string
 	var sf serveFlags
 	cmd := &cobra.Command{
 		Use:   "codec-server [--listen 127.0.0.1:8081] [--origin URL ...] [--auth-token-file F]",
@@ -33,7 +34,10 @@ func (g *globals) codecServerCmd() *cobra.Command {
 or the dev key file). Paste the printed URL into the Temporal UI:
 ` + uiCodecSetting + `, then Apply
 (a UI that ` + "`slipway dev`" + ` starts decodes by itself). Only the --origin URLs (exact match, default
-the dev UI's) get CORS headers. With --auth-token-file, requests need "Authorization: Bearer TOKEN".
+the dev UI's) get CORS headers, and a request from any other origin is refused before anything is
+decoded. It answers only to its own addresses in the Host header (and localhost on loopback), the
+--listen host and the --allowed-host names, so a DNS-rebinding page is refused too. With
+--auth-token-file, requests need "Authorization: Bearer TOKEN".
 Whoever can reach it can decrypt payloads: on any --listen address but loopback (127.0.0.0/8, ::1,
 localhost) it refuses to start without a token.`,
 		Args: exactArgs(0, "no arguments"),
@@ -47,6 +51,11 @@ localhost) it refuses to start without a token.`,
 			for _, o := range origins {
 				if err := checkOrigin(o); err != nil {
 					return usageErr("--origin: %q: %v", o, err)
+				}
+			}
+			for _, h := range hosts {
+				if err := checkHostName(h); err != nil {
+					return usageErr("--allowed-host: %q: %v", h, err)
 				}
 			}
 			token := ""
@@ -79,11 +88,16 @@ localhost) it refuses to start without a token.`,
 			u := srv.Scheme() + "://" + ln.Addr().String()
 			g.printf("slipway codec server on %s (key %s; CORS for %s)\n", u, keys.ActiveID(), strings.Join(origins, ", "))
 			g.printf("Temporal UI: %s: %s (then Apply)\n", uiCodecSetting, u)
-			return srv.Serve(cmd.Context(), ln, codec.Handler(codec.New(keys), origins, token))
+			access := codec.Access{Origins: origins, Token: token, Hosts: append(codec.ListenerHosts(ln.Addr()), hosts...)}
+			if host, _, _ := net.SplitHostPort(listen); host != "" && net.ParseIP(host) == nil {
+				access.Hosts = append(access.Hosts, host)
+			}
+			return srv.Serve(cmd.Context(), ln, codec.Handler(codec.New(keys), access))
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8081", "address to listen on; beyond loopback it needs --auth-token-file")
 	cmd.Flags().StringArrayVar(&origins, "origin", defaultUIOrigins, "a Temporal UI origin allowed to call it (repeat for more)")
+	cmd.Flags().StringArrayVar(&hosts, "allowed-host", nil, "a name it is reached by, beyond its own addresses (a proxy's or DNS name; repeat for more)")
 	cmd.Flags().StringVar(&tokenFile, "auth-token-file", "", "file holding a bearer token that requests must carry")
 	sf.add(cmd)
 	return cmd
@@ -119,11 +133,29 @@ func checkOrigin(o string) error {
 	return nil
 }
 
+// hostLabel is one DNS label: letters, digits and inner hyphens.
+var hostLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+
+// checkHostName accepts a DNS name or an IP address, nothing more: no scheme, port or path.
+func checkHostName(h string) error {
+	if net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")) != nil {
+		return nil
+	}
+	labels := strings.Split(strings.TrimSuffix(h, "."), ".")
+	for _, l := range labels {
+		if !hostLabel.MatchString(l) {
+			return errors.New("want a host name or an IP address, with no scheme, port or path")
+		}
+	}
+	return nil
+}
+
 // serveFlags are the network-facing settings `webhook serve` and `codec-server` share.
 type serveFlags struct {
-	read, write, idle, grace time.Duration
-	maxConcurrent            int
-	tlsCert, tlsKey          string
+	read, write, idle, grace  time.Duration
+	maxConcurrent             int
+	perClient, connsPerClient int
+	tlsCert, tlsKey           string
 }
 
 func (f *serveFlags) add(cmd *cobra.Command) {
@@ -131,7 +163,9 @@ func (f *serveFlags) add(cmd *cobra.Command) {
 	fs.DurationVar(&f.read, "read-timeout", httpserve.DefaultReadTimeout, "longest time to read a whole request, body included (0: no limit)")
 	fs.DurationVar(&f.write, "write-timeout", httpserve.DefaultWriteTimeout, "longest time from the end of a request's headers to the end of its answer (0: no limit)")
 	fs.DurationVar(&f.idle, "idle-timeout", httpserve.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request (0: the read timeout)")
-	fs.IntVar(&f.maxConcurrent, "max-concurrent", httpserve.DefaultMaxConcurrent, "requests handled at once; more are answered 503 with Retry-After: 1")
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", httpserve.DefaultMaxConcurrent, "requests handled at once, counted once their bodies have arrived; more are answered 503 with Retry-After: 1")
+	fs.IntVar(&f.perClient, "max-per-client", httpserve.DefaultMaxPerClient, "requests one client address may have still arriving (IPv6: per /64); more are answered 429")
+	fs.IntVar(&f.connsPerClient, "max-conns-per-client", httpserve.DefaultMaxConnsPerClient, "connections one client address may hold open (IPv6: per /64); more are closed at once")
 	fs.DurationVar(&f.grace, "shutdown-grace", httpserve.DefaultShutdownGrace, "on SIGINT/SIGTERM, how long requests in flight get to finish")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with, TLS 1.2+ (with --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
@@ -147,8 +181,13 @@ func (f *serveFlags) server(log *zap.Logger) (*httpserve.Server, error) {
 			return nil, usageErr("%s: %s is negative (0 means no limit)", d.flag, d.v)
 		}
 	}
-	if f.maxConcurrent < 1 {
-		return nil, usageErr("--max-concurrent: %d: want at least 1", f.maxConcurrent)
+	for _, n := range []struct {
+		flag string
+		v    int
+	}{{"--max-concurrent", f.maxConcurrent}, {"--max-per-client", f.perClient}, {"--max-conns-per-client", f.connsPerClient}} {
+		if n.v < 1 {
+			return nil, usageErr("%s: %d: want at least 1", n.flag, n.v)
+		}
 	}
 	switch {
 	case f.tlsCert != "" && f.tlsKey == "":
@@ -159,6 +198,7 @@ func (f *serveFlags) server(log *zap.Logger) (*httpserve.Server, error) {
 	srv, err := httpserve.New(
 		httpserve.WithReadTimeout(f.read), httpserve.WithWriteTimeout(f.write), httpserve.WithIdleTimeout(f.idle),
 		httpserve.WithMaxConcurrent(f.maxConcurrent), httpserve.WithShutdownGrace(f.grace),
+		httpserve.WithMaxPerClient(f.perClient), httpserve.WithMaxConnsPerClient(f.connsPerClient),
 		httpserve.WithTLS(f.tlsCert, f.tlsKey), httpserve.WithLogger(log),
 	)
 	var fe *httpserve.TLSFileError

@@ -168,6 +168,8 @@ func TestServeFlagsAreCheckedFirst(t *testing.T) {
 		{[]string{"--idle-timeout", "-1m"}, "--idle-timeout: -1m0s is negative"},
 		{[]string{"--shutdown-grace", "-1s"}, "--shutdown-grace: -1s is negative"},
 		{[]string{"--max-concurrent", "0"}, "--max-concurrent: 0: want at least 1"},
+		{[]string{"--max-per-client", "0"}, "--max-per-client: 0: want at least 1"},
+		{[]string{"--max-conns-per-client", "-1"}, "--max-conns-per-client: -1: want at least 1"},
 		{[]string{"--tls-cert", certFile}, "--tls-key: --tls-cert needs its key"},
 		{[]string{"--tls-key", keyFile}, "--tls-cert: --tls-key needs its certificate"},
 		{[]string{"--tls-cert", missing, "--tls-key", keyFile}, "--tls-cert: open " + missing},
@@ -189,4 +191,53 @@ func TestCodecServerWithoutAKey(t *testing.T) {
 	code, _, errs := run(t, "codec-server", "--listen", "127.0.0.1:0")
 	require.Equal(t, ExitFailed, code)
 	require.Contains(t, errs, "slipway codec keygen")
+}
+
+// Issue 23, case 11, against the command: a DNS-rebinding request (a foreign Host)
+// and a page of an origin that is not allowed are refused with 403 and decode
+// nothing; the names given with --allowed-host and the allowed UI still decode.
+func TestCodecServerRefusesForeignHostsAndOrigins(t *testing.T) {
+	keys := testKeys(t)
+	url, stop := startCodecServer(t, "--listen", "127.0.0.1:0", "--allowed-host", "codec.example")
+	port := url[strings.LastIndex(url, ":")+1:]
+	do := func(host, origin string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, url+"/decode", bytes.NewReader(sealedBatch(t, keys)))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(body)
+	}
+	for _, tc := range []struct{ host, origin string }{
+		{"rebind.attacker.example:" + port, "http://rebind.attacker.example:" + port},
+		{"rebind.attacker.example:" + port, ""},
+		{"", "http://evil.example"},
+		{"", "null"},
+	} {
+		code, body := do(tc.host, tc.origin)
+		require.Equal(t, http.StatusForbidden, code, "Host %q Origin %q: %s", tc.host, tc.origin, body)
+		require.NotContains(t, body, "acme/web")
+		require.NotContains(t, body, "ImFjbWUvd2ViIg==", "the decoded payload (protojson bytes are base64)")
+	}
+	for _, host := range []string{"", "localhost:" + port, "codec.example", "CODEC.example:443"} {
+		code, body := do(host, "http://localhost:8233")
+		require.Equal(t, http.StatusOK, code, "Host %q: %s", host, body)
+		require.Contains(t, body, "ImFjbWUvd2ViIg==", "the decoded payload")
+	}
+	require.Equal(t, ExitOK, stop())
+
+	for _, bad := range []string{"http://codec.example", "codec.example:443", "codec.example/ui", "", "a..b", "-x.example"} {
+		code, _, errs := run(t, "codec-server", "--listen", "127.0.0.1:0", "--allowed-host", bad)
+		require.Equal(t, ExitUsage, code, bad)
+		require.Contains(t, errs, "--allowed-host", bad)
+	}
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"crypto/subtle"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,23 +13,61 @@ import (
 // maxBody bounds one /encode or /decode request; a UI page of history fits easily.
 const maxBody = 64 << 20
 
-// Handler serves POST /encode and /decode (the SDK's remote codec protocol) with
-// CORS for allowedOrigins (exact match) and, when authToken is set, a bearer token.
-func Handler(c converter.PayloadCodec, allowedOrigins []string, authToken string) http.Handler {
+// Access says who may call a codec endpoint. Every check runs before the body is
+// read, so a refused request decodes nothing. The zero value lets nobody in.
+type Access struct {
+	// Hosts are the names and addresses the endpoint answers to in the Host header
+	// (case-insensitive, port ignored): its own addresses and the names the operator
+	// gives. Any other Host is a DNS-rebinding page or a request meant elsewhere.
+	Hosts []string
+	// Origins are the browser origins allowed (exact match). A request that carries
+	// any other Origin, "null" included, is refused; one with none is not a browser's.
+	Origins []string
+	// Token, when set, is a bearer token every request but a preflight must carry.
+	Token string
+	// PathToken, when set, is a secret first path segment every request, preflights
+	// included, must start with (/PathToken/decode): a capability in the URL the UI
+	// is given, for a UI that cannot send a bearer token.
+	PathToken string
+}
+
+// Handler serves POST /encode and /decode (the SDK's remote codec protocol) to the
+// callers a allows, with CORS for a.Origins.
+func Handler(c converter.PayloadCodec, a Access) http.Handler {
 	inner := converter.NewPayloadCodecHTTPHandler(c)
+	hosts := make([]string, 0, len(a.Hosts))
+	for _, h := range a.Hosts {
+		hosts = append(hosts, hostName(h))
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Vary", "Origin")
-		origin := r.Header.Get("Origin")
-		allowed := origin != "" && slices.Contains(allowedOrigins, origin)
+		if !slices.Contains(hosts, hostName(r.Host)) {
+			http.Error(w, "host not allowed: this codec endpoint does not answer to "+r.Host, http.StatusForbidden)
+			return
+		}
+		origin, browser := r.Header["Origin"]
+		allowed := browser && len(origin) == 1 && slices.Contains(a.Origins, origin[0])
+		if browser && !allowed {
+			http.Error(w, "origin not allowed", http.StatusForbidden)
+			return
+		}
+		if a.PathToken != "" {
+			rest, ok := cutPathToken(r.URL.Path, a.PathToken)
+			if !ok {
+				http.Error(w, "missing or wrong codec token in the path", http.StatusForbidden)
+				return
+			}
+			r.URL.Path, r.URL.RawPath = rest, ""
+		}
 		if allowed {
 			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Allow-Origin", origin[0])
 			h.Set("Access-Control-Allow-Credentials", "true")
 			h.Set("Access-Control-Allow-Headers", "Content-Type, X-Namespace, Authorization")
 			h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
 		}
 		if r.Method == http.MethodOptions {
-			// A browser's preflight carries no credentials, so it never needs the token.
+			// A browser's preflight carries no credentials, so it never needs the bearer token.
 			if !allowed {
 				http.Error(w, "origin not allowed", http.StatusForbidden)
 				return
@@ -36,7 +75,7 @@ func Handler(c converter.PayloadCodec, allowedOrigins []string, authToken string
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		if authToken != "" && !bearerOK(r.Header.Get("Authorization"), authToken) {
+		if a.Token != "" && !bearerOK(r.Header.Get("Authorization"), a.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="slipway codec"`)
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return
@@ -49,4 +88,49 @@ func Handler(c converter.PayloadCodec, allowedOrigins []string, authToken string
 func bearerOK(header, token string) bool {
 	got, ok := strings.CutPrefix(header, "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// cutPathToken checks that path is /token/rest in constant time and returns /rest.
+func cutPathToken(path, token string) (string, bool) {
+	seg, rest, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if subtle.ConstantTimeCompare([]byte(seg), []byte(token)) != 1 {
+		return "", false
+	}
+	return "/" + rest, true
+}
+
+// hostName is a Host header's or a configured host's name, compared case-insensitively
+// and without its port, brackets or trailing dot.
+func hostName(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	return strings.ToLower(strings.TrimSuffix(h, "."))
+}
+
+// ListenerHosts are the hosts an endpoint listening on addr answers to by itself:
+// its IP address, every interface's for an unspecified one, and localhost when it
+// listens on loopback.
+func ListenerHosts(addr net.Addr) []string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return nil
+	}
+	var hosts []string
+	switch {
+	case tcp.IP == nil || tcp.IP.IsUnspecified():
+		addrs, _ := net.InterfaceAddrs()
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok {
+				hosts = append(hosts, n.IP.String())
+			}
+		}
+		hosts = append(hosts, "localhost")
+	case tcp.IP.IsLoopback():
+		hosts = append(hosts, tcp.IP.String(), "localhost")
+	default:
+		hosts = append(hosts, tcp.IP.String())
+	}
+	return hosts
 }

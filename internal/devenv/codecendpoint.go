@@ -2,6 +2,8 @@ package devenv
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -30,10 +32,12 @@ func UIOrigins(port int) []string {
 }
 
 // codecEndpoint serves the payload codec on loopback for the Temporal UI, with the
-// handler and CORS rules of `slipway codec-server` and no token (loopback only).
+// handler, Host and CORS rules of `slipway codec-server`, behind a random path token:
+// a page or process that knows only the port decodes nothing.
 type codecEndpoint struct {
-	URL     string // http://127.0.0.1:PORT
+	URL     string // http://127.0.0.1:PORT/TOKEN: the capability the UI is given
 	codec   *codec.Codec
+	access  codec.Access // Hosts and PathToken; Origins are set by allow
 	handler atomic.Pointer[http.Handler]
 	origins atomic.Pointer[[]string]
 	cancel  context.CancelFunc
@@ -65,8 +69,17 @@ func startCodecEndpoint(keys *codec.Keyring, listen string) (*codecEndpoint, err
 	if err != nil {
 		return nil, fmt.Errorf("codec endpoint: %w", err)
 	}
+	token, err := pathToken()
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &codecEndpoint{URL: "http://" + ln.Addr().String(), codec: codec.New(keys), cancel: cancel, done: make(chan error, 1)}
+	c := &codecEndpoint{
+		URL: "http://" + ln.Addr().String() + "/" + token, codec: codec.New(keys),
+		access: codec.Access{Hosts: codec.ListenerHosts(ln.Addr()), PathToken: token},
+		cancel: cancel, done: make(chan error, 1),
+	}
 	c.allow(nil)
 	go func() { c.done <- srv.Serve(ctx, ln, http.HandlerFunc(c.serve)) }()
 	return c, nil
@@ -74,9 +87,20 @@ func startCodecEndpoint(keys *codec.Keyring, listen string) (*codecEndpoint, err
 
 // allow sets the UI origins that get CORS headers (exact match), replacing the old ones.
 func (c *codecEndpoint) allow(origins []string) {
-	h := codec.Handler(c.codec, origins, "")
+	a := c.access
+	a.Origins = origins
+	h := codec.Handler(c.codec, a)
 	c.origins.Store(&origins)
 	c.handler.Store(&h)
+}
+
+// pathToken is 256 random bits, URL-safe: the endpoint's capability.
+func pathToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("codec endpoint token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // Origins are the origins allowed now.
