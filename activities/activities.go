@@ -9,6 +9,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -32,6 +34,11 @@ type Activities struct {
 	Notify *Notifier
 	// ControlPlanes lists the registered worker pools; set from the worker's client.
 	ControlPlanes ControlPlanes
+	// HookSandbox confines exec hooks; its zero value refuses to run them.
+	HookSandbox hooks.Sandbox
+	// StackEnv names the worker variables each stack's exec hooks may see (terraform's runner
+	// holds the same list).
+	StackEnv stackenv.AllowList
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

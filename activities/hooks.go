@@ -11,6 +11,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -56,7 +57,7 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 		return steps.HookOutput{}, err
 	}
 	call := hooks.Call{Spec: spec, Tenant: in.Ref.Tenant, Name: in.Ref.Name, Operation: in.Current.Operation,
-		Current: in.Current, Next: in.Next, Outputs: outputs, Deadline: in.Deadline}
+		Current: in.Current, Next: in.Next, Outputs: outputs, Parameters: inst.Parameters, Deadline: in.Deadline}
 	switch spec.Kind {
 	case hooks.KindExec:
 		if call.Script = files[spec.Exec]; call.Script == nil {
@@ -72,7 +73,7 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 	if err != nil {
 		return steps.HookOutput{}, err
 	}
-	r := hooks.Runner{HTTP: &http.Client{}, Env: hookEnv(),
+	r := hooks.Runner{HTTP: &http.Client{}, Env: hookEnv(a.StackEnv, inst.Stack), Sandbox: a.HookSandbox,
 		Heartbeat: func(detail string) {
 			if activity.IsActivity(ctx) {
 				activity.RecordHeartbeat(ctx, detail)
@@ -97,7 +98,7 @@ func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput, dir ma
 	if err != nil {
 		return nil, err
 	}
-	if err := a.prepareFiles(ctx, in.Ref, tf, false); err != nil {
+	if err := a.prepareFiles(ctx, in.Ref, stackOf(dir), tf, false); err != nil {
 		return nil, err
 	}
 	out, err := a.Terraform.Outputs(ctx, workspace(in.Ref))
@@ -114,7 +115,15 @@ func isHookError(err error) bool {
 	return errors.As(err, &fe) || errors.As(err, &de) || errors.As(err, &ae) || errors.As(err, &ie)
 }
 
-// hookEnv is what an exec hook inherits from the worker: a PATH and a scratch HOME, nothing else.
-func hookEnv() []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "TZ=UTC", "LANG=C.UTF-8"}
+// hookEnv is what an exec hook inherits from the worker: a PATH, a scratch HOME and the
+// variables the operator allows its stack, nothing else.
+func hookEnv(allow stackenv.AllowList, stack string) []string {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "TZ=UTC", "LANG=C.UTF-8"}
+	allowed := allow.Values(stack, os.LookupEnv)
+	for _, k := range allow.Names(stack) {
+		if v, ok := allowed[k]; ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -79,16 +80,19 @@ func (a *Activities) TerraformDestroy(ctx context.Context, in steps.TerraformInp
 // prepare makes the working directory match the revision (or the proposed
 // config) and runs init when forced or when this worker has not yet.
 func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, forceInit bool) error {
-	files, err := a.terraformFiles(ctx, in)
+	files, stack, err := a.terraformFiles(ctx, in)
 	if err != nil {
 		return err
 	}
-	return a.prepareFiles(ctx, in.Ref, files, forceInit)
+	return a.prepareFiles(ctx, in.Ref, stack, files, forceInit)
 }
 
 // prepareFiles writes the instance's terraform files and runs init unless this worker has.
-func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, files map[string][]byte, forceInit bool) error {
+// The stack picks the worker variables terraform may see; the runner records it for the
+// commands that follow.
+func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, stack string, files map[string][]byte, forceInit bool) error {
 	ws := workspace(ref)
+	ws.Stack = stack
 	if err := a.Terraform.Prepare(ctx, ws, files); err != nil {
 		return classify(err)
 	}
@@ -100,8 +104,8 @@ func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, files map[
 	}))
 }
 
-// terraformFiles are the instance's terraform/ files, committed or proposed.
-func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput) (map[string][]byte, error) {
+// terraformFiles are the instance's terraform/ files, committed or proposed, and its stack.
+func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput) (map[string][]byte, string, error) {
 	var all map[string][]byte
 	var err error
 	if in.ConfigYAML != "" {
@@ -111,9 +115,19 @@ func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput
 		err = classify(err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return terraformOnly(all, in.Ref, in.Revision)
+	files, err := terraformOnly(all, in.Ref, in.Revision)
+	return files, stackOf(all), err
+}
+
+// stackOf is the stack an instance directory's instance.yaml names; "" when it has none.
+func stackOf(all map[string][]byte) string {
+	inst, err := config.ParseInstance(all[instanceFile])
+	if err != nil {
+		return ""
+	}
+	return inst.Stack
 }
 
 // terraformOnly picks the terraform/ files out of an instance directory.

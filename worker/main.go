@@ -16,6 +16,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/logging"
 )
 
@@ -33,6 +34,13 @@ func run() error {
 	}
 	defer func() { _ = zl.Sync() }()
 	cfg := app.FromEnv()
+	// One line says how exec hooks are confined on this host, or that they are refused.
+	sandbox, err := hooks.SandboxFromEnv(context.Background(), os.Getenv)
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	zl.Info(sandbox.String(), zap.String("sandbox", sandbox.Mode))
+	cfg.HookSandbox = &sandbox
 	if cfg.StorePGConn != "" {
 		zl.Info("plans and secrets in the shared PostgreSQL store; this host's state dir is a cache", zap.String("stateDir", cfg.StateDir))
 	} else {

@@ -12,7 +12,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/controlplane"
+	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/observe"
+	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -55,6 +57,12 @@ type Config struct {
 	// repo (the forge's push mirror): reads fall back to it, and deploys read from it, while the
 	// forge is down.
 	ForgeMirror string
+	// StackEnv (SLIPWAY_STACK_ENV) names the worker variables each stack's terraform and exec
+	// hooks may see; nothing else of the worker's environment reaches them.
+	StackEnv    stackenv.AllowList
+	stackEnvErr error
+	// HookSandbox confines exec hooks; nil picks it from SLIPWAY_HOOK_SANDBOX (hooks.SandboxFromEnv).
+	HookSandbox *hooks.Sandbox
 }
 
 // DefaultStickyCache keeps the active part of a fleet warm and bounds the worker's memory:
@@ -90,6 +98,7 @@ func FromEnv() Config {
 		Self:         os.Getenv("SLIPWAY_SELF"),
 		ForgeMirror:  os.Getenv("SLIPWAY_FORGE_MIRROR"),
 	}
+	cfg.StackEnv, cfg.stackEnvErr = stackenv.FromEnv()
 	if v := os.Getenv("SLIPWAY_OBSERVE_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err == nil && d <= 0 {
@@ -141,6 +150,8 @@ func (c Config) Validate() error {
 		return c.observeErr
 	case c.stickyErr != nil:
 		return c.stickyErr
+	case c.stackEnvErr != nil:
+		return c.stackEnvErr
 	case c.StickyCache < 0:
 		return fmt.Errorf("SLIPWAY_STICKY_CACHE: %d is negative", c.StickyCache)
 	case c.ObserveInterval < 0:

@@ -61,3 +61,21 @@ func TestControlPlaneSettingsNameTheVariable(t *testing.T) {
 		})
 	}
 }
+
+func TestStackEnvNamingASlipwayVariableStopsTheWorker(t *testing.T) {
+	validConfig(t)
+	for v, want := range map[string]string{
+		"web=AWS_REGION,SLIPWAY_ARGOCD_TOKEN": `SLIPWAY_STACK_ENV: "SLIPWAY_ARGOCD_TOKEN"`,
+		"*=PG_CONN_STR":                       `SLIPWAY_STACK_ENV: "PG_CONN_STR"`,
+		"web AWS_REGION":                      `SLIPWAY_STACK_ENV: "web AWS_REGION" must be STACK=VAR`,
+	} {
+		t.Setenv("SLIPWAY_STACK_ENV", v)
+		err := FromEnv().Validate()
+		require.Error(t, err, v)
+		assert.Contains(t, err.Error(), want)
+	}
+	t.Setenv("SLIPWAY_STACK_ENV", "web=AWS_REGION;*=HTTPS_PROXY")
+	cfg := FromEnv()
+	require.NoError(t, cfg.Validate())
+	assert.Equal(t, []string{"AWS_REGION", "HTTPS_PROXY"}, cfg.StackEnv.Names("web"))
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/secrets"
@@ -38,7 +39,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []terraform.Option{terraform.WithBinary(bin)}
+	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithStackEnv(cfg.StackEnv, nil)}
 	if cfg.TFPGConn != "" {
 		opts = append(opts, terraform.WithPGBackend(cfg.TFPGConn))
 	}
@@ -63,8 +64,27 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n}, nil
+	sandbox, err := hookSandbox(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv}, nil
 }
+
+// hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
+// confinement asked for that does not work here stops the worker.
+func hookSandbox(cfg Config) (hooks.Sandbox, error) {
+	if cfg.HookSandbox != nil {
+		return *cfg.HookSandbox, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sandboxProbeTimeout)
+	defer cancel()
+	return hooks.SandboxFromEnv(ctx, os.Getenv)
+}
+
+// sandboxProbeTimeout bounds the one bwrap run that checks the sandbox works on this host.
+const sandboxProbeTimeout = 10 * time.Second
 
 // newNotifier loads the sinks; a bad file stops the worker with the field it names. The forge
 // reports commit statuses and MR comments when it can.

@@ -18,6 +18,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -134,7 +135,11 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err := e.Client.EnsureSearchAttributes(ctx); err != nil {
 		return nil, err
 	}
-	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir,
+	allow, err := stackenv.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {

@@ -19,11 +19,16 @@ import (
 	"time"
 )
 
+// ParamEnvPrefix starts the variable that gives an exec hook each instance parameter:
+// parameter db-size is SLIPWAY_PARAM_DB_SIZE (upper case, anything but letters and digits '_').
+const ParamEnvPrefix = "SLIPWAY_PARAM_"
+
 // waitDelay bounds how long Wait waits for pipes after the hook exits or is killed.
 const waitDelay = time.Second
 
-// runExec makes one call of an exec hook: the script runs from a fresh temp dir in its own
-// process group, which is killed as a whole when ctx ends and when the script exits.
+// runExec makes one call of an exec hook: the script runs from a fresh temp dir under the
+// runner's Sandbox, in its own process group, which is killed as a whole when ctx ends and
+// when the script exits (in bwrap, with its whole PID namespace).
 func (r *Runner) runExec(ctx context.Context, c Call, n int, out *tailBuffer) (string, error) {
 	doc, err := documentFor(c, n)
 	if err != nil {
@@ -40,12 +45,19 @@ func (r *Runner) runExec(ctx context.Context, c Call, n int, out *tailBuffer) (s
 	}
 	var answer lastLine
 	env := r.env(c, n)
-	cmd, err := startScript(ctx, func() *exec.Cmd {
-		cmd := scriptCommand(ctx, script, bytes.HasPrefix(c.Script, []byte("#!")))
+	cmd, err := startScript(ctx, func() (*exec.Cmd, error) {
+		cmd, err := r.Sandbox.command(ctx, c.Spec.Name, dir, script, bytes.HasPrefix(c.Script, []byte("#!")))
+		if err != nil {
+			return nil, err
+		}
 		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, bytes.NewReader(doc)
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(&answer, out), out
-		return cmd
+		return cmd, nil
 	})
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return "", &FailedError{Hook: c.Spec.Name, Kind: KindExec, Target: c.Spec.Exec, Call: n, ExitCode: -1, Err: refused.Error()}
+	}
 	if err != nil {
 		return "", &FailedError{Hook: c.Spec.Name, Kind: KindExec, Target: c.Spec.Exec, Call: n, Err: err.Error()}
 	}
@@ -68,26 +80,15 @@ func (r *Runner) runExec(ctx context.Context, c Call, n int, out *tailBuffer) (s
 	return "", fe
 }
 
-// scriptCommand runs the script itself when it has a shebang, else with /bin/sh.
-func scriptCommand(ctx context.Context, script string, shebang bool) *exec.Cmd {
-	var cmd *exec.Cmd
-	if shebang {
-		cmd = exec.CommandContext(ctx, script)
-	} else {
-		cmd = exec.CommandContext(ctx, "/bin/sh", script)
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = waitDelay
-	return cmd
-}
-
 // startScript starts a fresh command, retrying "text file busy": another goroutine's fork
 // can briefly hold the just-written script open (golang/go#22315).
-func startScript(ctx context.Context, newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func startScript(ctx context.Context, newCmd func() (*exec.Cmd, error)) (*exec.Cmd, error) {
 	for attempt := 1; ; attempt++ {
-		cmd := newCmd()
-		err := cmd.Start()
+		cmd, err := newCmd()
+		if err != nil {
+			return nil, err
+		}
+		err = cmd.Start()
 		if err == nil || !errors.Is(err, syscall.ETXTBSY) || attempt == 5 {
 			return cmd, err
 		}
@@ -117,6 +118,15 @@ func (r *Runner) env(c Call, n int) []string {
 	sort.Strings(names)
 	for _, k := range names {
 		env = append(env, "SLIPWAY_OUTPUT_"+envName(k)+"="+envValue(c.Outputs[k]))
+	}
+	// Tenant values reach a script as data, never as code: stacks read them from here.
+	names = names[:0]
+	for k := range c.Parameters {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = append(env, ParamEnvPrefix+envName(k)+"="+envValue(c.Parameters[k]))
 	}
 	return env
 }

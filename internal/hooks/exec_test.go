@@ -27,7 +27,9 @@ type recorder struct {
 
 func (rec *recorder) runner(env ...string) *Runner {
 	return &Runner{
-		Env: append([]string{"PATH=" + os.Getenv("PATH")}, env...),
+		// These tests are about the protocol and write to the test's own directories.
+		Sandbox: Sandbox{Mode: SandboxNone},
+		Env:     append([]string{"PATH=" + os.Getenv("PATH")}, env...),
 		Sleep: func(_ context.Context, d time.Duration) error {
 			rec.mu.Lock()
 			defer rec.mu.Unlock()

@@ -30,12 +30,18 @@ type Call struct {
 	Current   steps.HookState
 	Next      steps.HookState
 	Outputs   map[string]any // terraform outputs, already redacted of sensitive values
+	// Parameters are the instance's resolved parameters: an exec hook gets them as
+	// SLIPWAY_PARAM_<NAME> variables, so no stack needs to template one into a script.
+	Parameters map[string]any
 	// Deadline ends all calls and waits; zero means Spec.Deadline from now.
 	Deadline time.Time
 }
 
-// Runner runs hooks. The zero value works: no base environment, real sleeps, no heartbeats.
+// Runner runs hooks. The zero value runs http hooks and refuses exec hooks (no Sandbox):
+// no base environment, real sleeps, no heartbeats.
 type Runner struct {
+	// Sandbox confines exec hooks; its zero value refuses to run them.
+	Sandbox Sandbox
 	// HTTP calls http hooks; nil is http.DefaultClient. Every call is bounded by the deadline.
 	HTTP *http.Client
 	// Env is the base environment of exec hooks, e.g. PATH; nothing else is inherited.

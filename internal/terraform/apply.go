@@ -135,7 +135,13 @@ func (r *Runner) restoreDir(ctx context.Context, ws Workspace, name string) erro
 func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan) error {
 	user := make(map[string][]byte, len(saved.Files))
 	for path, data := range saved.Files {
-		if path != BackendFile && path != depLockFile {
+		switch path {
+		case StackFile:
+			if ws.Stack == "" {
+				ws.Stack = strings.TrimSpace(string(data))
+			}
+		case BackendFile, depLockFile:
+		default:
 			user[path] = data
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"regexp"
@@ -282,8 +283,8 @@ func (c *call) recorded(ctx context.Context, run func() error) error {
 		return &CommandError{Command: c.command, Workspace: c.ws, Err: fmt.Errorf("lock record in %s: %w", lockTable, err)}
 	}
 	if id != "" {
-		env := c.r.env()
-		env["PG_CONN_STR"] = withAppName(c.r.pgConn, appPrefix+id)
+		env := maps.Clone(c.env)
+		env["PG_CONN_STR"] = withAppName(env["PG_CONN_STR"], appPrefix+id)
 		if err := c.tf.SetEnv(env); err != nil {
 			return &CommandError{Command: c.command, Workspace: c.ws, Err: err}
 		}

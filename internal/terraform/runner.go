@@ -6,6 +6,7 @@ package terraform
 import (
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/slipway-dev/slipway/internal/stackenv"
 )
 
 const (
@@ -35,6 +38,11 @@ type Runner struct {
 	waitDelay time.Duration
 	optErr    error
 	plans     PlanStore
+	// allow is the operator's per-stack allow-list of worker variables terraform may see.
+	allow  stackenv.AllowList
+	lookup func(string) (string, bool)
+	// roleKey derives each instance's PostgreSQL role password (pgrole.go); nil connects as pgConn.
+	roleKey []byte
 	// pgMu guards pgPool, the runner's own connections for lock records (pglock.go).
 	pgMu   sync.Mutex
 	pgPool *pgxpool.Pool
@@ -59,6 +67,12 @@ func WithBinary(path string) Option {
 // The connection string only ever reaches terraform through its environment (PG_CONN_STR).
 func WithPGBackend(connString string) Option {
 	return func(r *Runner) { r.pgConn = connString }
+}
+
+// WithStackEnv lets terraform see the worker variables the allow-list names for the
+// workspace's stack, read with lookup (nil is os.LookupEnv). Nothing else is inherited.
+func WithStackEnv(a stackenv.AllowList, lookup func(string) (string, bool)) Option {
+	return func(r *Runner) { r.allow, r.lookup = a, lookup }
 }
 
 // WithOutput copies terraform's stdout and stderr to w (writes are serialised).
@@ -89,9 +103,12 @@ func New(stateDir string, opts ...Option) (*Runner, error) {
 	if err != nil {
 		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: err.Error()}
 	}
-	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay, plans: localPlans{dir: filepath.Join(abs, "plans")}}
+	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay, plans: localPlans{dir: filepath.Join(abs, "plans")}, lookup: os.LookupEnv}
 	for _, o := range opts {
 		o(r)
+	}
+	if r.lookup == nil {
+		r.lookup = os.LookupEnv
 	}
 	if r.optErr != nil {
 		return nil, r.optErr
@@ -141,6 +158,7 @@ type call struct {
 	command string
 	tf      *tfexec.Terraform
 	stderr  *tailBuffer
+	env     map[string]string
 }
 
 // open validates ws and prepares a terraform-exec handle on its (existing) working dir.
@@ -157,7 +175,12 @@ func (r *Runner) open(ws Workspace, command string) (*call, error) {
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
-	if err := tf.SetEnv(r.env()); err != nil {
+	env, err := r.env(ws)
+	if err != nil {
+		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
+	}
+	c.env = env
+	if err := tf.SetEnv(env); err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
 	if err := tf.SetWaitDelay(r.waitDelay); err != nil {
@@ -176,25 +199,56 @@ func (r *Runner) open(ws Workspace, command string) (*call, error) {
 	return c, nil
 }
 
-// env is the process environment minus what terraform-exec manages, plus our settings.
+// passThrough are terraform's own settings from the operator (CLI config, provider cache):
+// they say where terraform finds providers, and hold none of slipway's secrets.
+var passThrough = []string{"TF_CLI_CONFIG_FILE", "TF_PLUGIN_CACHE_DIR", "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE",
+	"TF_REGISTRY_DISCOVERY_RETRY", "TF_REGISTRY_CLIENT_TIMEOUT", "TZ", "LANG"}
+
+// env is terraform's whole environment, built rather than inherited: a local-exec provisioner
+// or a provider sees PATH, a HOME of the instance's own, terraform's settings, the pg backend's
+// connection as the instance's own role, and the variables the operator allows the stack.
 // TF_IN_AUTOMATION=1 is forced by terraform-exec; TF_INPUT cannot be set through it, but it
 // passes -input=false to every command that could prompt.
-func (r *Runner) env() map[string]string {
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
+func (r *Runner) env(ws Workspace) (map[string]string, error) {
+	home := r.homeDir(ws)
+	if err := os.MkdirAll(home, dirPerm); err != nil {
+		return nil, err
+	}
+	env := map[string]string{"HOME": home, "CHECKPOINT_DISABLE": "1"}
+	if v, ok := r.lookup("PATH"); ok {
+		env["PATH"] = v
+	}
+	for _, k := range passThrough {
+		if v, ok := r.lookup(k); ok {
 			env[k] = v
 		}
 	}
-	env = tfexec.CleanEnv(env)
-	// A shared data dir or an inherited connection would mix up instances.
-	delete(env, "TF_DATA_DIR")
-	delete(env, "PG_CONN_STR")
-	env["CHECKPOINT_DISABLE"] = "1"
+	maps.Copy(env, r.allow.Values(r.stackOf(ws), r.lookup))
 	if r.pgConn != "" {
-		env["PG_CONN_STR"] = r.pgConn
+		conn, err := r.terraformConn(ws)
+		if err != nil {
+			return nil, err
+		}
+		env["PG_CONN_STR"] = conn
 	}
-	return env
+	return env, nil
+}
+
+// homeDir is terraform's HOME: one per instance, so nothing a run leaves there reaches another.
+func (r *Runner) homeDir(ws Workspace) string {
+	return filepath.Join(r.stateDir, "home", ws.Tenant, ws.Name)
+}
+
+// stackOf is the workspace's stack: the caller's, else the one Prepare recorded beside its files.
+func (r *Runner) stackOf(ws Workspace) string {
+	if ws.Stack != "" {
+		return ws.Stack
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir(ws), StackFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // syncWriter serialises writes from concurrent commands onto one writer.

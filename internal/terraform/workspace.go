@@ -12,6 +12,9 @@ type Workspace struct {
 	// Schema is the instance's recorded pg backend schema (names.Names.Schema); "" means the
 	// name it got before names were recorded.
 	Schema string
+	// Stack picks the operator's allow-listed variables (stackenv); "" is the one Prepare
+	// last recorded for the workspace (an instance's stack never changes).
+	Stack string
 }
 
 func (w Workspace) String() string { return w.Tenant + "/" + w.Name }
@@ -35,6 +38,9 @@ func (w Workspace) validate() error {
 	if s := SchemaName(w); len(s) > maxIdentifier {
 		return &InvalidInputError{Field: "workspace", Value: w.String(),
 			Reason: "tenant and name together are too long for the PostgreSQL schema name " + s}
+	}
+	if w.Stack != "" && !labelRE.MatchString(w.Stack) {
+		return &InvalidInputError{Field: "workspace stack", Value: w.Stack, Reason: "must be a stack name"}
 	}
 	if w.Schema != "" && !names.IsIdentifier(w.Schema) {
 		return &InvalidInputError{Field: "workspace schema", Value: w.Schema,
