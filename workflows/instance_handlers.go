@@ -110,6 +110,11 @@ func (e *entity) admitDecision(d lifecycle.Decision, req DecisionRequest) error 
 			return err
 		}
 	}
+	if req.AcceptRender {
+		if err := e.admitAcceptRender(d, req); err != nil {
+			return err
+		}
+	}
 	if d == lifecycle.DecisionResolve && req.To != "" {
 		op := e.s.Current
 		if req.To != op.From && req.To != op.Kind.Done(op.From) {

@@ -102,6 +102,13 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req Decision
 	if req.ForceUnlock != "" {
 		return e.forceUnlockAndResume(ctx, op, rec, req.ForceUnlock)
 	}
+	if req.AcceptRender {
+		e.busy = true
+		defer func() { e.busy = false }()
+		rec.AcceptedRender = op.Progress.Revision
+		op.Progress.AcceptedRender = op.Progress.Revision
+		return e.resume(ctx, op, rec), nil
+	}
 	if req.SkipHook {
 		e.busy = true
 		defer func() { e.busy = false }()

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -43,6 +44,12 @@ func (p *pipeline) verifyRender() error {
 		return nil
 	}
 	return p.run(steps.VerifyRender, false, func(ctx workflow.Context) (string, error) {
+		if acc := p.progress.AcceptedRender; acc != "" && (p.progress.Render == nil || p.progress.Render.Revision != acc) {
+			// An operator reviewed the files at that revision and accepted them (resolve --accept-render).
+			if _, err := p.recordRender(ctx, acc, acc); err != nil {
+				return "", err
+			}
+		}
 		rec := p.render()
 		if rec == nil {
 			return "not verified: nothing recorded yet (an instance from before renders were recorded); the next deploy -f records one", nil
@@ -74,7 +81,28 @@ func renderLeftover(ref steps.Ref, err error) (steps.Leftover, bool) {
 		revert = "revert " + strings.Join(shas, " ") + " on main (git revert)"
 	}
 	return steps.Leftover{Kind: steps.LeftoverRender, ID: strings.Join(c.Files(), ","), Detail: c.Message(),
-		Cleanup: fmt.Sprintf("nothing ran from these files; %s so %s holds what slipway rendered, then slipway retry %s", revert, c.Dir, ref)}, true
+		Cleanup: fmt.Sprintf("nothing ran from these files; %s so %s holds what slipway rendered, then slipway retry %s; "+
+			"or, once you have reviewed the change, slipway resolve %s --accept-render --reason ... records the files at %s as rendered and resumes",
+			revert, c.Dir, ref, ref, short(c.Revision))}, true
+}
+
+// admitAcceptRender accepts resolve --accept-render only for an operation that failed verifying its render.
+func (e *entity) admitAcceptRender(d lifecycle.Decision, req DecisionRequest) error {
+	if d != lifecycle.DecisionResolve {
+		return notAllowed("%s: acceptRender (--accept-render) goes with resolve, not %s", e.s.Ref, d)
+	}
+	if req.To != "" || req.ForceUnlock != "" || req.SkipHook {
+		return notAllowed("%s: resolve --accept-render resumes the operation; it takes neither --to, --force-unlock nor --skip-hook", e.s.Ref)
+	}
+	op := e.s.Current
+	if op.Failure == nil || op.Failure.Step != steps.VerifyRender || op.Progress.Revision == "" {
+		step := "none"
+		if op.Failure != nil {
+			step = op.Failure.Step
+		}
+		return notAllowed("%s: --accept-render: the operation did not fail verifying its rendered files (it failed at step %s)", e.s.Ref, step)
+	}
+	return nil
 }
 
 // pipelineRender is the record a pipeline's merge made, from its result or its failure; nil if none.

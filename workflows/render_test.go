@@ -89,3 +89,33 @@ func step(t *testing.T, st workflows.Status, name string) workflows.StepRecord {
 	t.Fatalf("no step %s in %+v", name, st.Operation.Steps)
 	return workflows.StepRecord{}
 }
+
+// An operator who reviewed the change accepts main's files at the failed revision as rendered
+// (resolve --accept-render): recorded as a decision, and later pipelines verify against them.
+func TestResolveAcceptRenderRecordsTheReviewedFiles(t *testing.T) {
+	w := newWorld(t)
+	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	early := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "bob", Reason: "x", AcceptRender: true})
+	destroy := op(lifecycle.OpDestroy, workflows.OperationRequest{})
+	accept := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "bob", Reason: "reviewed: a comment", AcceptRender: true})
+	reqs := append(provisioned(), deploy, early, decision(lifecycle.DecisionRetry, workflows.DecisionRequest{}), destroy, accept)
+	reqs[0].arm = func() { w.failNext(steps.ActTerraformApply, 1) }
+	reqs[3].arm = func() {
+		w.changed = &steps.RenderChange{Dir: "instances/acme/web", Since: "m", Revision: "rev-1", Changed: []string{"terraform/main.tf"}}
+	}
+	w.run(workflows.Settings{}, reqs...)
+	require.Equal(t, lifecycle.DeploymentFailed, deploy.result.State)
+	require.ErrorContains(t, early.err, "--accept-render: the operation did not fail verifying its rendered files (it failed at step tf-apply)")
+	require.Equal(t, lifecycle.DestroyFailed, destroy.result.State)
+	require.Equal(t, steps.VerifyRender, destroy.result.Failure.Step)
+	require.NoError(t, accept.err)
+	require.Equal(t, lifecycle.Destroyed, accept.result.State)
+	last := w.records[len(w.records)-1]
+	require.Equal(t, steps.RecordRenderInput{Ref: last.Ref, Commit: "rev-1", Revision: "rev-1"}, last, "the files at the failed revision are recorded")
+	require.Equal(t, "rev-1", w.verifies[len(w.verifies)-1].Render.Revision, "and verified against")
+	st := w.status(workflows.OutputAll)
+	d := st.Decisions[len(st.Decisions)-1]
+	require.Equal(t, "rev-1", d.AcceptedRender)
+	require.Equal(t, "bob", d.Actor)
+	require.Equal(t, "reviewed: a comment", d.Reason)
+}

@@ -39,6 +39,9 @@ type DecisionRequest struct {
 	ForceUnlock string `json:"forceUnlock,omitempty"`
 	// SkipHook (resolve only) goes on past the failed hook without running it, like a retry.
 	SkipHook bool `json:"skipHook,omitempty"`
+	// AcceptRender (resolve only, after verify-render failed) records the files on main at the
+	// revision that failed as what slipway rendered, once an operator has reviewed them, and resumes.
+	AcceptRender bool `json:"acceptRender,omitempty"`
 }
 
 // OperationResult is what an operation (or a retry) ended with.

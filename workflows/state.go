@@ -132,6 +132,8 @@ type Progress struct {
 	Controls *steps.Controls `json:"controls,omitempty"`
 	// Render is what this operation's merge rendered, hashed; the instance keeps it from then on.
 	Render *steps.Render `json:"render,omitempty"`
+	// AcceptedRender is a revision an operator accepted as rendered (resolve --accept-render).
+	AcceptedRender string `json:"acceptedRender,omitempty"`
 }
 
 func (p *Progress) done(step string) bool {
@@ -156,6 +158,8 @@ type DecisionRecord struct {
 	ForceUnlock string `json:"forceUnlock,omitempty"`
 	// SkippedHook is the hook step a resolve --skip-hook went on past.
 	SkippedHook string `json:"skippedHook,omitempty"`
+	// AcceptedRender is the revision whose files a resolve --accept-render recorded as rendered.
+	AcceptedRender string `json:"acceptedRender,omitempty"`
 	// Error says why the decision could not be carried out; the state then did not change.
 	Error string `json:"error,omitempty"`
 }

@@ -12,7 +12,7 @@ import (
 
 func (g *globals) decisionCmd(name, short string) *cobra.Command {
 	var reason, to, lockID string
-	var wait, skipHook bool
+	var wait, skipHook, acceptRender bool
 	d, _ := lifecycle.ParseDecision(name)
 	cmd := &cobra.Command{
 		Use:   name + " TENANT/NAME",
@@ -23,7 +23,10 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := workflows.DecisionRequest{Actor: g.actor, Reason: reason, ForceUnlock: lockID, SkipHook: skipHook}
+			req := workflows.DecisionRequest{Actor: g.actor, Reason: reason, ForceUnlock: lockID, SkipHook: skipHook, AcceptRender: acceptRender}
+			if acceptRender && (to != "" || lockID != "" || skipHook) {
+				return usageErr("--accept-render resumes the failed operation; it goes with neither --to, --force-unlock nor --skip-hook")
+			}
 			if skipHook && (to != "" || lockID != "") {
 				return usageErr("--skip-hook resumes the failed operation past its hook; it goes with neither --to nor --force-unlock")
 			}
@@ -52,7 +55,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 				return err
 			}
 			g.printf("accepted: %s of %s (request %s)\n", d, ref, h.RequestID)
-			if !wait && d == lifecycle.DecisionRetry && lockID == "" && !skipHook {
+			if !wait && d == lifecycle.DecisionRetry && lockID == "" && !skipHook && !acceptRender {
 				return nil
 			}
 			return g.follow(cmd.Context(), c, h)
@@ -62,6 +65,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 	if d == lifecycle.DecisionResolve {
 		cmd.Flags().StringVar(&to, "to", "", "state things were left in: the last good state (default) or the one the operation would have reached")
 		cmd.Flags().BoolVar(&skipHook, "skip-hook", false, "go on past the failed drain or post-deploy hook without running it, then resume like retry (recorded)")
+		cmd.Flags().BoolVar(&acceptRender, "accept-render", false, "after verify-render failed: record the reviewed files on main at the revision that failed as rendered, then resume like retry (recorded)")
 		cmd.Flags().StringVar(&lockID, "force-unlock", "", "force the stuck terraform state lock with this ID (a terraform-lock leftover) once its holder is gone, then resume like retry")
 	}
 	if d == lifecycle.DecisionRetry {
