@@ -73,6 +73,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 		return d, resp
 	}
 	var refused refusals
+	policy := false // a well-formed command the operator has not allowed: recorded, so the attempt shows
 	for _, c := range ev.Commits {
 		cmds, errs := ParseCommands(c.Message)
 		for _, err := range errs {
@@ -81,6 +82,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 		for _, cmd := range cmds {
 			switch {
 			case !s.ops[cmd.Op]:
+				policy = true
 				refused.add(Refused{Instance: cmd.Ref.String(), Operation: string(cmd.Op),
 					Error: fmt.Sprintf("commit %s: %s from a commit message is off (the operator allows it with --commit-ops)", short(c.ID), cmd.Op)})
 			case len(d.Commands) >= maxCommands:
@@ -98,7 +100,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	}
 	resp.Commands = len(d.Commands)
 	switch {
-	case len(d.Commands) > 0:
+	case len(d.Commands) > 0 || policy:
 		return d, resp
 	case len(resp.Refused) > 0:
 		return nil, resp

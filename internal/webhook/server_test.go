@@ -302,11 +302,21 @@ func TestNoSecretNoServer(t *testing.T) {
 
 func TestOnlyMalformedCommandsAre422AndRecordNothing(t *testing.T) {
 	s, rec := newServer(t, Options{})
-	body := []byte(`{"ref":"refs/heads/main","repository":{"full_name":"acme/gitops"},"commits":[{"id":"c1","message":"[slipway][archive] Acme/Web\n[slipway][deprovision] acme/web"}]}`)
+	body := []byte(`{"ref":"refs/heads/main","repository":{"full_name":"acme/gitops"},"commits":[{"id":"c1","message":"[slipway][archive] Acme/Web\n[slipway][nuke] acme/web"}]}`)
 	code, resp := serve(s, githubRequest("push", "c-1", body, true))
 	require.Equal(t, http.StatusUnprocessableEntity, code)
 	require.Len(t, resp.Refused, 2)
 	require.Contains(t, resp.Refused[0].Error, "line 1")
-	require.Contains(t, resp.Refused[1].Error, "deprovision from a commit message is off")
+	require.Contains(t, resp.Refused[1].Error, `"nuke" is not an operation`)
 	require.Empty(t, rec.calls)
+
+	// A well-formed command the operator has not allowed is recorded refused, so the attempt shows.
+	body = []byte(`{"ref":"refs/heads/main","repository":{"full_name":"acme/gitops"},"commits":[{"id":"c2","message":"[slipway][deprovision] acme/web"}]}`)
+	code, resp = serve(s, githubRequest("push", "c-2", body, true))
+	require.Equal(t, http.StatusAccepted, code)
+	require.Zero(t, resp.Commands)
+	require.Contains(t, resp.Refused[0].Error, "deprovision from a commit message is off")
+	require.Len(t, rec.calls, 1)
+	require.Empty(t, rec.calls[0].Commands)
+	require.Len(t, rec.calls[0].Refused, 1)
 }
