@@ -377,3 +377,82 @@ func TestForgeFakeWebhooksAreScopedAndReplayProof(t *testing.T) {
 		})
 	}
 }
+
+// Case 10 on a real Temporal: a 0.9 MB push with one valid command and a malformed one on every
+// other line, batched with an innocent delivery. Both are recorded and carried out; the huge one's
+// answer and record are bounded (they were 6.9 MB, which Temporal refused, failing the batch).
+func TestAHugePushIsBoundedAndItsBatchmateRuns(t *testing.T) {
+	ctx := context.Background()
+	e := testsuite.NewEnv(t)
+	cfg := instanceFile("hello")
+	testsuite.PushFiles(t, e.GitOpsRepo, "two instances", map[string][]byte{
+		"instances/big/a/instance.yaml": cfg, "instances/big/b/instance.yaml": cfg})
+	rev, err := e.Activities.Forge.Head(ctx)
+	require.NoError(t, err)
+	secret := []byte("bounded-secret")
+	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{"github": {Secret: secret, Repos: []string{"big/gitops"}}},
+		BatchWindow: time.Second, BatchMax: 2}, e.Client)
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	hook := forgeHook{t: t, url: srv.URL + "/github", provider: "github", key: secret}
+
+	var msg strings.Builder
+	msg.WriteString("[slipway][create] big/a\n")
+	for msg.Len() < 900_000 {
+		msg.WriteString("[slipway][" + strings.Repeat("z", 200) + "] big/x\n")
+	}
+	huge := hook.pushEvent("big/gitops", "bob", rev, "Bob", "bob@example.test", msg.String())
+	innocent := hook.pushEvent("big/gitops", "carol", rev, "Carol", "carol@example.test", "[slipway][create] big/b")
+	type answer struct {
+		code int
+		size int
+		resp webhook.Response
+	}
+	answers := make([]answer, 2)
+	var wg sync.WaitGroup
+	for i, body := range [][]byte{huge, innocent} {
+		wg.Add(1)
+		go func(i int, body []byte) {
+			defer wg.Done()
+			req, err := http.NewRequest(http.MethodPost, hook.url, bytes.NewReader(body))
+			require.NoError(t, err)
+			mac := hmac.New(sha256.New, secret)
+			mac.Write(body)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-GitHub-Event", "push")
+			req.Header.Set("X-GitHub-Delivery", []string{"huge-1", "innocent-1"}[i])
+			req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			answers[i] = answer{code: resp.StatusCode, size: len(raw)}
+			_ = json.Unmarshal(raw, &answers[i].resp)
+		}(i, body)
+	}
+	wg.Wait()
+	require.Greater(t, len(huge), 900_000)
+	require.Equal(t, http.StatusAccepted, answers[0].code, "the huge push is recorded: %+v", answers[0].resp.Error)
+	require.Equal(t, http.StatusAccepted, answers[1].code, "and so is the innocent one batched with it")
+	require.Less(t, answers[0].size, 16<<10, "the 202 body is bounded")
+	require.Equal(t, 1, answers[0].resp.Commands)
+
+	waitState(t, e, "big/a", lifecycle.ConfigurationCreated)
+	waitState(t, e, "big/b", lifecycle.ConfigurationCreated)
+	out := outcomes(t, e, answers[0].resp.Workflow)
+	raw, err := json.Marshal(out)
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(out), 22, "20 refusals, the count of the rest, and the command")
+	require.Less(t, len(raw), 16<<10, "the record is bounded")
+	started := 0
+	for _, o := range out {
+		if o.Started {
+			started++
+		}
+	}
+	require.Equal(t, 1, started)
+	require.True(t, outcomes(t, e, answers[1].resp.Workflow)[0].Started)
+	t.Logf("a %d-byte push: a %d-byte answer, a record of %d outcomes (%d bytes)", len(huge), answers[0].size, len(out), len(raw))
+}
