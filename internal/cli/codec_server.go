@@ -172,7 +172,8 @@ func (f *serveFlags) add(cmd *cobra.Command) {
 }
 
 // server checks the flags and builds the server; a bad value is a usage error naming its flag.
-func (f *serveFlags) server(log *zap.Logger) (*httpserve.Server, error) {
+// extra options come after the flags' (a server's own body limit).
+func (f *serveFlags) server(log *zap.Logger, extra ...httpserve.Option) (*httpserve.Server, error) {
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
@@ -195,12 +196,12 @@ func (f *serveFlags) server(log *zap.Logger) (*httpserve.Server, error) {
 	case f.tlsCert == "" && f.tlsKey != "":
 		return nil, usageErr("--tls-cert: --tls-key needs its certificate: give both or neither")
 	}
-	srv, err := httpserve.New(
+	srv, err := httpserve.New(append([]httpserve.Option{
 		httpserve.WithReadTimeout(f.read), httpserve.WithWriteTimeout(f.write), httpserve.WithIdleTimeout(f.idle),
 		httpserve.WithMaxConcurrent(f.maxConcurrent), httpserve.WithShutdownGrace(f.grace),
 		httpserve.WithMaxPerClient(f.perClient), httpserve.WithMaxConnsPerClient(f.connsPerClient),
 		httpserve.WithTLS(f.tlsCert, f.tlsKey), httpserve.WithLogger(log),
-	)
+	}, extra...)...)
 	var fe *httpserve.TLSFileError
 	var pe *httpserve.TLSPairError
 	switch {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/webhook"
@@ -189,9 +190,13 @@ func parseCommitOps(list string, allowDeprovision bool) ([]lifecycle.Operation, 
 	return ops, nil
 }
 
+// webhookMaxBody is the webhook handler's own default limit (webhook.Options.MaxBody): the
+// HTTP server reads a body in full before the handler runs, so it reads no more than that.
+const webhookMaxBody = 1 << 20
+
 // serve runs h on listen with the network-facing settings until ctx ends.
 func (g *globals) serve(ctx context.Context, listen string, h http.Handler, sf *serveFlags, zl *zap.Logger) error {
-	srv, err := sf.server(zl)
+	srv, err := sf.server(zl, httpserve.WithMaxBodyBytes(webhookMaxBody))
 	if err != nil {
 		return err
 	}

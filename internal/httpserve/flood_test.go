@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -346,4 +347,39 @@ func TestTallyCountsPerKey(t *testing.T) {
 	tl.give("a")
 	assert.Equal(t, 7, tl.held("a"))
 	assert.True(t, tl.take("a", 8))
+}
+
+// admitting refuses a request without a well-formed X-Signature from its headers alone.
+type admitting struct{ signedHandler }
+
+func (a *admitting) Admit(r *http.Request) (int, error) {
+	if sig, err := hex.DecodeString(r.Header.Get("X-Signature")); err != nil || len(sig) != sha256.Size {
+		return http.StatusUnauthorized, errors.New("missing or malformed X-Signature")
+	}
+	return 0, nil
+}
+
+// A handler that can refuse from the headers is asked before the body is read: a
+// client that announces a body and never sends it is refused at once, with no read
+// timeout to wait for, and the handler never runs for it.
+func TestAdmitterRefusesBeforeTheBodyIsRead(t *testing.T) {
+	h := &admitting{}
+	r := start(t, h, WithReadTimeout(0))
+	conn, err := dialFrom("127.0.0.1", r.addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "POST /hook HTTP/1.1\r\nHost: x\r\nX-Signature: sha256=00\r\nContent-Length: 1000\r\n\r\n")
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(time.Minute)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "answered without the body: it was never waited for")
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.Contains(t, string(got), "missing or malformed X-Signature")
+	assert.Zero(t, h.reached.Load())
+
+	body := []byte(`{"ref":"acme/web"}`)
+	code, got2 := postFrom(t, "127.0.0.1", r.addr, body, sign(body))
+	assert.Equal(t, http.StatusOK, code, got2)
 }

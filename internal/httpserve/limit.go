@@ -14,6 +14,14 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
+// Admitter is a handler that can refuse a request from its headers alone (a missing
+// or malformed signature, a wrong token). The server asks it before it reads the
+// body, so such a client never has its body read. A nil error admits the request;
+// otherwise the answer is code with err's text.
+type Admitter interface {
+	Admit(r *http.Request) (code int, err error)
+}
+
 // limiter admits a request in two stages. While its body is still arriving it
 // holds one of its client address's reading slots (at most perClient), never a
 // work slot: a flood of slow clients, from one address or many, leaves every work
@@ -51,6 +59,13 @@ func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusTooManyRequests, fmt.Sprintf(
 			"too many requests still arriving from %s: the limit per client address is %d (--max-per-client)", key, l.perClient))
 		return
+	}
+	if a, ok := l.h.(Admitter); ok {
+		if code, err := a.Admit(r); err != nil {
+			l.reading.give(key)
+			refuse(w, code, err.Error())
+			return
+		}
 	}
 	err := l.readBody(w, r)
 	l.reading.give(key)
