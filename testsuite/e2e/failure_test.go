@@ -74,17 +74,26 @@ func TestFailedApplyThenFixAndRetry(t *testing.T) {
 	// Nothing else is allowed until an operator decides.
 	e.MustCLI(2, "archive", "acme/bad")
 
-	// The operator fixes the rendered template on main by hand, then retries.
+	// The operator fixes the rendered template on main by hand. main no longer holds what slipway
+	// rendered, so a retry runs nothing from it until the operator accepts the reviewed fix.
 	testsuite.PushFiles(t, repo, "fix the provisioner", map[string][]byte{
 		"instances/acme/bad/terraform/main.tf": []byte(fixedTF),
 	})
-	out = e.MustCLI(0, "retry", "acme/bad", "--wait")
+	fix := testsuite.Git(t, repo, "rev-parse", "main")
+	out = e.MustCLI(1, "retry", "acme/bad", "--wait")
+	require.Contains(t, out.Stdout, "acme/bad is DeploymentFailed")
+	st = e.Status("acme/bad")
+	require.Equal(t, steps.VerifyRender, st.Failure.Step)
+	require.Contains(t, st.Failure.Error, "changed terraform/main.tf; by commit "+fix[:12])
+	out = e.MustCLI(0, "resolve", "acme/bad", "--accept-render", "--reason", "hand fix of the provisioner, reviewed")
 	require.Contains(t, out.Stdout, "acme/bad is Deployed")
 	st = e.Status("acme/bad")
 	require.Equal(t, lifecycle.Deployed, st.State)
-	require.Equal(t, 2, st.Operation.Attempt)
+	require.Equal(t, 3, st.Operation.Attempt)
 	require.Equal(t, lifecycle.DecisionRetry, st.Decisions[0].Decision)
 	require.Equal(t, "e2e", st.Decisions[0].Actor)
+	require.Equal(t, lifecycle.DecisionResolve, st.Decisions[1].Decision)
+	require.Equal(t, fix, st.Decisions[1].AcceptedRender)
 	res = e.Resources(steps.Ref{Tenant: "acme", Name: "bad"})
 	require.Len(t, res, 1)
 	require.False(t, res[0].Tainted)
