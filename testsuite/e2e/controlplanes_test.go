@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/devenv"
@@ -29,7 +30,11 @@ import (
 func TestControlPlanesManageEachOther(t *testing.T) {
 	ctx := context.Background()
 	stack := cluster.Start(t)
-	gs, push := giteaGitOps(t, nil)
+	// The platform lets the stack's instances run on these pools (schema.controlPlanes).
+	schema, err := examples.StackFiles("example")
+	require.NoError(t, err)
+	gs, push := giteaGitOps(t, map[string][]byte{"stacks/example/schema.yaml": append(schema["schema.yaml"],
+		"controlPlanes: [edp, observability, nope]\n"...)})
 	// The forge's push mirror, as EDP keeps one on observability: a bare mirror clone kept in step.
 	mirrorDir := filepath.Join(t.TempDir(), "gitops-mirror.git")
 	testsuite.Git(t, filepath.Dir(mirrorDir), "clone", "--quiet", "--mirror", push, mirrorDir)
@@ -108,6 +113,9 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	require.Equal(t, 2, unknown.Code, unknown.Stdout+unknown.Stderr)
 	require.Contains(t, unknown.Stderr, `unknown control plane "nope"`)
 	require.Contains(t, unknown.Stderr, "known: edp, observability")
+	rogue := e.CLI("deploy", "platform/edp", "-f", instance("edp-3", "rogue"))
+	require.Equal(t, 2, rogue.Code, rogue.Stdout+rogue.Stderr)
+	require.Contains(t, rogue.Stderr, `controlPlane: "rogue" is not a worker pool the stack allows (schema.controlPlanes: edp, observability, nope)`)
 	st := e.Status("platform/edp")
 	require.Equal(t, lifecycle.Deployed, st.State)
 	require.Len(t, st.History, ops, "no operation was started")
@@ -116,7 +124,7 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	syncMirror()
 	stopEDP()
 	require.NoError(t, gs.Server.Stop())
-	_, err := http.Get(gs.URL + "/api/v1/version")
+	_, err = http.Get(gs.URL + "/api/v1/version")
 	require.Error(t, err, "the forge is down")
 	appName := e.Status("platform/edp").Names.Application
 	start := time.Now()
