@@ -10,6 +10,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
@@ -25,6 +26,8 @@ type Activities struct {
 	Requests Requests
 	// Names records which instance holds each derived name; set from the worker's client.
 	Names NameRegistry
+	// Reserved are the names no new instance may derive (the defaults plus SLIPWAY_RESERVED_NAMES).
+	Reserved names.Reserved
 	// Fleet lists watched instances and tells them what the deployer observer saw; set from the
 	// worker's client.
 	Fleet Fleet

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/store"
@@ -62,6 +63,7 @@ func classify(err error) error {
 		syncErr  *argocd.SyncFailedError
 		timeout  *argocd.TimeoutError
 		unauth   *argocd.UnauthorizedError
+		foreign  *deploy.NotOwnedError
 	)
 	var limited *forge.RateLimitError
 	switch {
@@ -89,7 +91,7 @@ func classify(err error) error {
 		return nonRetryable(steps.ErrStalePlan, err)
 	case errors.As(err, &cmdErr), errors.As(err, &missing):
 		return nonRetryable(steps.ErrTerraform, err)
-	case errors.As(err, &syncErr), errors.As(err, &unauth):
+	case errors.As(err, &syncErr), errors.As(err, &unauth), errors.As(err, &foreign):
 		return nonRetryable(steps.ErrDeployFailed, err)
 	case errors.As(err, &timeout):
 		return nonRetryable(steps.ErrDeployTimeout, err)

@@ -2,9 +2,11 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -96,6 +98,11 @@ func (a *Activities) halfSyncedApp(ctx context.Context, ref steps.Ref) []steps.L
 		return []steps.Leftover{unknown("app", err)}
 	}
 	st, err := a.Deployer.Status(ctx, app)
+	var foreign *deploy.NotOwnedError
+	if errors.As(err, &foreign) {
+		return []steps.Leftover{{Kind: "app", ID: foreign.Name, Detail: foreign.Error(),
+			Cleanup: "slipway neither replaces nor deletes it: rename or remove it by hand, or deprovision and choose another instance name"}}
+	}
 	if err != nil {
 		return []steps.Leftover{unknown("app", err)}
 	}

@@ -28,6 +28,12 @@ func (a *Activities) ClaimNames(ctx context.Context, in steps.NamesInput) error 
 	if err := in.Names.Validate(); err != nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Ref, err), steps.ErrNotAllowed, nil)
 	}
+	// A new ref only: an instance claiming the legacy names it has had all along keeps them.
+	if !in.Legacy {
+		if err := a.Reserved.Check(in.Ref.Tenant, in.Ref.Name); err != nil {
+			return temporal.NewNonRetryableApplicationError(err.Error(), steps.ErrNotAllowed, nil)
+		}
+	}
 	err := a.Names.Claim(ctx, in.Ref.String(), in.Names.Claims())
 	var taken *names.TakenError
 	if errors.As(err, &taken) {

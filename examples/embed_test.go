@@ -14,7 +14,7 @@ func TestStackFiles(t *testing.T) {
 	for k := range files {
 		keys = append(keys, k)
 	}
-	assert.ElementsMatch(t, []string{"schema.yaml", "terraform/main.tf.tmpl", "manifests/app.yaml.tmpl", "manifests/secrets.jsonnet.tmpl"}, keys)
+	assert.ElementsMatch(t, []string{"schema.yaml", "terraform/main.tf.tmpl", "manifests/app.yaml.tmpl"}, keys)
 	assert.Contains(t, string(files["schema.yaml"]), "name: region")
 }
 

@@ -9,13 +9,30 @@ import (
 )
 
 // recordLegacyNames gives an instance provisioned before names were recorded the names it got
-// then, so they are never recomputed.
+// then, so they are never recomputed, and claims them like a provision claims new ones.
 func (e *entity) recordLegacyNames(ctx workflow.Context) {
-	if !recordsNames(ctx) || !e.s.Started || e.s.Ref.Names != nil || e.s.State == lifecycle.NoConfiguration {
+	if !recordsNames(ctx) || !e.s.Started || e.s.State == lifecycle.NoConfiguration {
 		return
 	}
-	legacy := names.Legacy(e.s.Ref.Tenant, e.s.Ref.Name)
-	e.s.Ref.Names = &legacy
+	if e.s.Ref.Names == nil {
+		legacy := names.Legacy(e.s.Ref.Tenant, e.s.Ref.Name)
+		e.s.Ref.Names = &legacy
+	}
+	if e.s.NamesClaimed || !claimsRecordedNames(ctx) {
+		return
+	}
+	// Busy while claiming, as while releasing: a request waits for the names to be settled.
+	busy := e.busy
+	e.busy = true
+	defer func() { e.busy = busy }()
+	in := steps.NamesInput{Ref: e.s.Ref, Names: *e.s.Ref.Names, Legacy: true}
+	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActClaimNames, in).Get(ctx, nil); err != nil {
+		// Held by another instance already (the old rule gave a-b/c and a/b-c the same names):
+		// nothing to take back; the next run tries again.
+		workflow.GetLogger(ctx).Error("recorded names not claimed", "instance", e.s.Ref.String(), "error", err)
+		return
+	}
+	e.s.NamesClaimed = true
 }
 
 // claimNames derives the names of an instance being provisioned and claims them; a name
@@ -31,6 +48,7 @@ func (e *entity) claimNames(ctx workflow.Context) error {
 		return err
 	}
 	e.s.Ref.Names = &n
+	e.s.NamesClaimed = true
 	return nil
 }
 
@@ -55,4 +73,5 @@ func (e *entity) releaseNames(ctx workflow.Context) {
 			"instance", e.s.Ref.String(), "error", err)
 	}
 	e.s.Ref.Names = nil
+	e.s.NamesClaimed = false
 }

@@ -85,7 +85,10 @@ func TestAnInstanceFromBeforeKeepsItsLegacyNames(t *testing.T) {
 	legacy := names.Legacy("a-b", "c")
 	require.Equal(t, &legacy, st.Names)
 	require.Equal(t, "a-b-c", st.Names.Namespace)
-	require.Empty(t, w.claims, "nothing is claimed for an existing instance")
+	claimed := old
+	claimed.Names = &legacy
+	require.Equal(t, []steps.NamesInput{{Ref: claimed, Names: legacy, Legacy: true}}, w.claims,
+		"the legacy names are claimed like new ones, so no new ref derives them")
 }
 
 // recorded is r with the names its provision records.

@@ -56,6 +56,7 @@ type InstanceState struct {
 	Approval         *ApprovalWait         `json:"approval,omitempty"`      // the plan an operation waits to have approved
 	ControlPlane     string                `json:"controlPlane,omitempty"`  // the worker pool that runs its pipelines
 	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last
+	NamesClaimed     bool                  `json:"namesClaimed,omitempty"`  // Ref.Names are claimed (internal/nameclaim)
 	Render           *steps.Render         `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
 	Settings         Settings              `json:"settings"`
 }

@@ -24,6 +24,8 @@ const (
 	changeControls = "lifecycle-controls"
 	// changeRenderProvenance records the hashes of slipway's merges and verifies them before terraform or a hook runs.
 	changeRenderProvenance = "render-provenance"
+	// changeClaimRecorded claims the names an instance recorded without claiming them (the legacy ones).
+	changeClaimRecorded = "claim-recorded-names"
 )
 
 // withSecrets reports whether this pipeline run takes the secret steps.
@@ -70,4 +72,9 @@ func runsControls(ctx workflow.Context) bool {
 // instance's files against the record before terraform or a hook runs from them.
 func verifiesRenders(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeRenderProvenance, workflow.DefaultVersion, 1) >= 1
+}
+
+// claimsRecordedNames reports whether this run claims names the instance recorded but never claimed.
+func claimsRecordedNames(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeClaimRecorded, workflow.DefaultVersion, 1) >= 1
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/kubeapi"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/workflows"
@@ -63,6 +65,12 @@ type Config struct {
 	stackEnvErr error
 	// HookSandbox confines exec hooks; nil picks it from SLIPWAY_HOOK_SANDBOX (hooks.SandboxFromEnv).
 	HookSandbox *hooks.Sandbox
+	// Kubeconfig (SLIPWAY_KUBECONFIG) reaches the cluster the Applications deploy to: the argocd
+	// deployer creates each instance's namespace and applies its bootstrapped secrets there itself.
+	Kubeconfig string
+	// ReservedNames (SLIPWAY_RESERVED_NAMES) are the operator's names no new instance may derive,
+	// on top of names.DefaultReserved.
+	ReservedNames string
 }
 
 // DefaultStickyCache keeps the active part of a fleet warm and bounds the worker's memory:
@@ -99,6 +107,7 @@ func FromEnv() Config {
 		ForgeMirror:  os.Getenv("SLIPWAY_FORGE_MIRROR"),
 	}
 	cfg.StackEnv, cfg.stackEnvErr = stackenv.FromEnv()
+	cfg.Kubeconfig, cfg.ReservedNames = os.Getenv(kubeapi.EnvKubeconfig), os.Getenv(names.EnvReserved)
 	if v := os.Getenv("SLIPWAY_OBSERVE_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err == nil && d <= 0 {
@@ -166,6 +175,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("SLIPWAY_STATE_DIR: %q must be an absolute path", c.StateDir)
 	case c.Deployer != "none" && c.Deployer != "argocd":
 		return fmt.Errorf("SLIPWAY_DEPLOYER: %q is not a deployer; use argocd or none", c.Deployer)
+	case c.Deployer == "argocd" && c.Kubeconfig == "":
+		return fmt.Errorf("%s: set it to a kubeconfig for the cluster the Applications deploy to: the argocd deployer creates each instance's namespace and applies its secrets there itself (SLIPWAY_DEPLOYER=none opts out)", kubeapi.EnvKubeconfig)
+	}
+	if _, err := names.ParseReserved(c.ReservedNames); err != nil {
+		return err
 	}
 	return c.validatePool()
 }

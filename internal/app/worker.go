@@ -18,7 +18,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/store"
@@ -68,8 +70,12 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
+	reserved, err := names.ParseReserved(cfg.ReservedNames)
+	if err != nil {
+		return nil, err
+	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Reserved: reserved}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
@@ -132,7 +138,11 @@ func newDeployer(cfg Config) (deploy.Deployer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deployer argocd (SLIPWAY_DEPLOYER=none opts out): %w", err)
 	}
-	return argocd.NewDeployer(c), nil
+	kube, err := kubeapi.Load(cfg.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("deployer argocd: %w", err)
+	}
+	return argocd.NewDeployer(c, argocd.WithKube(kube)), nil
 }
 
 // observerStartTimeout bounds the worker's call that starts (or reaches) the deployer observer.

@@ -66,6 +66,13 @@ func (c *Client) Project() string { return c.project }
 // Destination is the destination cluster's server URL.
 func (c *Client) Destination() string { return c.destination }
 
+// inProject is c with per-app calls scoped to project p, where the app lives.
+func (c *Client) inProject(p string) *Client {
+	cc := *c
+	cc.project = p
+	return &cc
+}
+
 func parseBaseURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		return nil, &InvalidInputError{Field: EnvURL, Reason: "is empty; set it to argocd-server's URL, e.g. https://argocd.example.com"}

@@ -8,37 +8,81 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Deploy ensures the Application at app.Revision, syncs it with prune and waits until
 // the sync Succeeded and the app is Synced+Healthy at that revision, or deadline passes.
+// Before anything changes it refuses an Application of that name that is not the instance's;
+// then it makes the namespace, the Secret and the project's destination, then the Application.
 func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
 	if err := validate(app, true); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
-	want := d.desired(app)
-	if err := d.ensure(ctx, want); err != nil {
+	cur, err := d.c.FindApplication(ctx, app.Application)
+	if err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
+	if cur != nil && !owns(cur, app) {
+		return steps.AppStatus{Deployer: d.Name()}, notOwned(cur, app)
+	}
+	if err := d.prepare(ctx, app, cur != nil); err != nil {
+		return steps.AppStatus{Deployer: d.Name()}, err
+	}
+	project, err := d.admit(ctx, app)
+	if err != nil {
+		return steps.AppStatus{Deployer: d.Name()}, err
+	}
+	if err := d.ensure(ctx, d.desired(app), cur, app); err != nil {
+		return steps.AppStatus{Deployer: d.Name()}, err
+	}
+	d = d.in(project)
 	if a, err := d.startSync(ctx, app, deadline); err != nil {
 		return d.statusOf(a, app), err
 	}
 	return d.waitSynced(ctx, app, deadline)
 }
 
-// ensure upserts the Application; a 409 means it exists, so it is updated in place.
-func (d *Deployer) ensure(ctx context.Context, want Application) error {
-	_, err := d.c.UpsertApplication(ctx, want)
-	var conflict *ConflictError
-	if !errors.As(err, &conflict) {
+// prepare makes the instance's namespace and Secret on the cluster; adopt says the
+// instance's Application exists, so a namespace it made earlier is the instance's.
+func (d *Deployer) prepare(ctx context.Context, app deploy.App, adopt bool) error {
+	if d.kube == nil {
+		if len(app.Secrets) > 0 {
+			return &InvalidInputError{Field: kubeapi.EnvKubeconfig, Reason: "is not set: bootstrapped secrets go to the cluster through its API, never through ArgoCD"}
+		}
+		return nil
+	}
+	if err := d.ensureNamespace(ctx, app, adopt); err != nil {
 		return err
 	}
-	if _, err := d.c.GetApplication(ctx, want.Metadata.Name); err != nil {
-		return err
+	return d.applySecrets(ctx, app)
+}
+
+// ensure creates the Application, or updates cur (the instance's own) in place, moving it
+// into the tenant's project. An Application someone else creates meanwhile is refused.
+func (d *Deployer) ensure(ctx context.Context, want Application, cur *Application, app deploy.App) error {
+	if cur == nil {
+		_, err := d.c.CreateApplication(ctx, want)
+		if err == nil || !isExists(err) && !isSpecDiffers(err) {
+			return err
+		}
+		if cur, err = d.c.FindApplication(ctx, want.Metadata.Name); err != nil || cur == nil {
+			return errors.Join(err, fmt.Errorf("argocd: application %s: created and gone again", want.Metadata.Name))
+		}
+		if !owns(cur, app) {
+			return notOwned(cur, app)
+		}
 	}
-	_, err = d.c.UpdateApplication(ctx, want)
+	// The update names the project the app is in now; the body moves it to the tenant's.
+	_, err := d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, want)
 	return err
+}
+
+// isSpecDiffers matches argocd-server refusing a create without upsert over an existing app.
+func isSpecDiffers(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && strings.Contains(api.Message, "existing application spec is different")
 }
 
 // startSync asks for the sync. When an operation already runs for app.Revision (an earlier

@@ -40,11 +40,11 @@ func TestDeployReachesSyncedHealthyAtRevision(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, map[string]string{LabelTenant: "acme", LabelName: "web"}, a.Metadata.Labels)
 	require.Equal(t, []string{Finalizer}, a.Metadata.Finalizers)
-	require.Equal(t, "default", a.Spec.Project)
+	require.Equal(t, "slipway-acme", a.Spec.Project, "the tenant's own project")
 	require.Equal(t, ApplicationSource{RepoURL: "file:///srv/gitops", Path: "instances/acme/web/manifests", TargetRevision: testRev}, *a.Spec.Source)
 	require.Equal(t, ApplicationDestination{Server: DefaultDestination, Namespace: "acme-web"}, a.Spec.Destination)
-	require.Equal(t, []string{"CreateNamespace=true"}, a.Spec.SyncPolicy.SyncOptions)
-	require.Equal(t, []syncRequest{{Name: "acme-web", Revision: testRev, Prune: true, Project: "default"}}, f.syncs)
+	require.Nil(t, a.Spec.SyncPolicy, "no CreateNamespace: the project permits no cluster-scoped kind")
+	require.Equal(t, []syncRequest{{Name: "acme-web", Revision: testRev, Prune: true, Project: "slipway-acme"}}, f.syncs)
 	require.Equal(t, 0, f.terminated)
 }
 
@@ -59,17 +59,17 @@ func TestDeployIsIdempotent(t *testing.T) {
 	require.Len(t, f.syncs, 2)
 }
 
-func TestDeployConflictOnCreateUpdatesInstead(t *testing.T) {
+func TestDeployUpdatesItsOwnAppInPlace(t *testing.T) {
 	f := newFake(t)
 	f.put(Application{Metadata: ObjectMeta{Name: "acme-web"}, Spec: ApplicationSpec{Project: "default",
 		Source: &ApplicationSource{RepoURL: "file:///srv/gitops", Path: "instances/acme/web/manifests", TargetRevision: "old"}}})
-	f.conflictsOnWrite = 1
 	d := NewDeployer(f.client(t))
 
 	st, err := d.Deploy(context.Background(), testApp(), farDeadline())
 	require.NoError(t, err)
 	require.Equal(t, HealthHealthy, st.Health)
-	require.Len(t, f.puts, 1, "the 409 led to an update")
+	require.Empty(t, f.created, "never a create over an existing app")
+	require.Len(t, f.puts, 1, "an update of the instance's own app")
 	a, _ := f.app("acme-web")
 	require.Equal(t, testRev, a.Spec.Source.TargetRevision)
 	require.Equal(t, []string{Finalizer}, a.Metadata.Finalizers)
@@ -123,7 +123,7 @@ func TestDeployTimeoutTerminatesAndReportsResources(t *testing.T) {
 	require.ErrorAs(t, err, &te)
 	require.True(t, IsNonRetryable(err))
 	require.Equal(t, 1, f.terminated, "the running operation was terminated")
-	require.Contains(t, f.callList(), "DELETE /api/v1/applications/acme-web/operation?project=default")
+	require.Contains(t, f.callList(), "DELETE /api/v1/applications/acme-web/operation?project=slipway-acme")
 	require.NoError(t, te.TerminateErr)
 	require.Equal(t, "acme-web", te.App)
 	require.Equal(t, testRev, te.Revision)

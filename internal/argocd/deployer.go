@@ -2,13 +2,13 @@ package argocd
 
 import (
 	"context"
-	"sort"
 	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/kubeapi"
 )
 
 // Names slipway puts on its Applications.
@@ -22,26 +22,39 @@ const (
 // Deployer is the deploy.Deployer that drives ArgoCD.
 type Deployer struct {
 	c *Client
+	// kube creates namespaces and applies secrets on the destination cluster; nil deploys
+	// stacks without secrets into namespaces that exist already (unit tests).
+	kube *kubeapi.Client
 }
 
 var _ deploy.Deployer = (*Deployer)(nil)
 
+// DeployerOption configures a Deployer.
+type DeployerOption func(*Deployer)
+
+// WithKube gives the deployer a credential for the destination cluster (SLIPWAY_KUBECONFIG):
+// it creates each instance's namespace and applies its bootstrapped secrets there itself.
+func WithKube(k *kubeapi.Client) DeployerOption { return func(d *Deployer) { d.kube = k } }
+
 // NewDeployer returns a Deployer using c.
-func NewDeployer(c *Client) *Deployer { return &Deployer{c: c} }
+func NewDeployer(c *Client, opts ...DeployerOption) *Deployer {
+	d := &Deployer{c: c}
+	for _, o := range opts {
+		o(d)
+	}
+	return d
+}
 
 // Name is "argocd".
 func (d *Deployer) Name() string { return "argocd" }
 
-// desired is the Application for app at its revision. The instance's secrets go
-// in as jsonnet top-level arguments: they reach the cluster without entering git.
+// in is d with per-app calls in project p.
+func (d *Deployer) in(p string) *Deployer { return &Deployer{c: d.c.inProject(p), kube: d.kube} }
+
+// desired is the Application for app at its revision, in its tenant's project. It carries no
+// secret (they go to the cluster as a Secret, applySecrets) and creates no namespace: the
+// project permits no cluster-scoped kind, and the deployer made the namespace already.
 func (d *Deployer) desired(app deploy.App) Application {
-	src := &ApplicationSource{RepoURL: app.RepoURL, Path: app.Path, TargetRevision: app.Revision}
-	if len(app.Secrets) > 0 {
-		src.Directory = &ApplicationSourceDirectory{}
-		for _, name := range sortedNames(app.Secrets) {
-			src.Directory.Jsonnet.TLAs = append(src.Directory.Jsonnet.TLAs, JsonnetVar{Name: name, Value: app.Secrets[name]})
-		}
-	}
 	return Application{
 		Metadata: ObjectMeta{
 			Name:       app.Application,
@@ -49,12 +62,19 @@ func (d *Deployer) desired(app deploy.App) Application {
 			Finalizers: []string{Finalizer},
 		},
 		Spec: ApplicationSpec{
-			Project:     d.c.project,
-			Source:      src,
+			Project:     ProjectName(app.Ref.Tenant),
+			Source:      &ApplicationSource{RepoURL: app.RepoURL, Path: app.Path, TargetRevision: app.Revision},
 			Destination: ApplicationDestination{Server: d.c.destination, Namespace: app.Namespace},
-			SyncPolicy:  &SyncPolicy{SyncOptions: []string{"CreateNamespace=true"}},
 		},
 	}
+}
+
+// owns reports whether a is the Application slipway made for app's instance: its labels name it.
+func owns(a *Application, app deploy.App) bool { return ownedBy(a.Metadata.Labels, app) }
+
+// notOwned is the refusal to touch a, which is not app's.
+func notOwned(a *Application, app deploy.App) error {
+	return &deploy.NotOwnedError{Kind: "ArgoCD application", Name: a.Metadata.Name, Ref: app.Ref.String(), Owner: owner(a.Metadata.Labels)}
 }
 
 // validate names the first missing field of app; full asks for what Deploy needs.
@@ -96,13 +116,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 func sameRevision(a, b string) bool {
 	return a != "" && strings.EqualFold(a, b)
-}
-
-func sortedNames(m map[string]string) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -123,7 +124,8 @@ func (e *TimeoutError) Error() string {
 func (e *TimeoutError) Unwrap() error { return e.TerminateErr }
 
 // IsNonRetryable says whether retrying the same call cannot help: refused credentials,
-// a failed sync, a passed deadline, bad input, or another 4xx answer.
+// a failed sync, a passed deadline, bad input, an object that is not the instance's, or
+// another 4xx answer.
 func IsNonRetryable(err error) bool {
 	var (
 		unauth  *UnauthorizedError
@@ -131,9 +133,10 @@ func IsNonRetryable(err error) bool {
 		timeout *TimeoutError
 		input   *InvalidInputError
 		api     *APIError
+		foreign *deploy.NotOwnedError
 	)
 	switch {
-	case errors.As(err, &unauth), errors.As(err, &failed), errors.As(err, &timeout), errors.As(err, &input):
+	case errors.As(err, &unauth), errors.As(err, &failed), errors.As(err, &timeout), errors.As(err, &input), errors.As(err, &foreign):
 		return true
 	case errors.As(err, &api):
 		return api.Status >= 400 && api.Status < 500

@@ -22,8 +22,11 @@ type fakeArgoCD struct {
 	srv   *httptest.Server
 	token string
 
-	mu   sync.Mutex
-	apps map[string]*Application
+	mu       sync.Mutex
+	apps     map[string]*Application
+	projects map[string]*AppProject
+	// projectRaces counts project updates still to refuse as stale (another writer won).
+	projectRaces int
 	// steps counts controller steps taken for the pending operation, per app.
 	steps map[string]int
 	// gone counts GETs left before a deleted app disappears (its finalizer at work).
@@ -57,7 +60,7 @@ const (
 const fakeToken = "fake-token-s3cr3t"
 
 func newFake(t *testing.T) *fakeArgoCD {
-	f := &fakeArgoCD{token: fakeToken, apps: map[string]*Application{}, steps: map[string]int{},
+	f := &fakeArgoCD{token: fakeToken, apps: map[string]*Application{}, projects: map[string]*AppProject{}, steps: map[string]int{},
 		gone: map[string]int{}, stepsToFinish: 2, deleteSteps: 2, inProgressStatus: http.StatusBadRequest}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/session", f.login)
@@ -69,6 +72,9 @@ func newFake(t *testing.T) *fakeArgoCD {
 	mux.HandleFunc("POST /api/v1/applications/{name}/sync", f.authed(f.sync))
 	mux.HandleFunc("DELETE /api/v1/applications/{name}/operation", f.authed(f.terminate))
 	mux.HandleFunc("GET /api/v1/applications/{name}/resource-tree", f.authed(f.tree))
+	mux.HandleFunc("GET /api/v1/projects/{name}", f.authed(f.getProject))
+	mux.HandleFunc("POST /api/v1/projects", f.authed(f.createProject))
+	mux.HandleFunc("PUT /api/v1/projects/{name}", f.authed(f.updateProject))
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.calls = append(f.calls, r.Method+" "+r.URL.RequestURI())
@@ -129,10 +135,14 @@ func (f *fakeArgoCD) login(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]string{"token": f.token})
 }
 
-// lookup finds an app the way argocd-server does: without ?project a missing app is a 403.
+// lookup finds an app the way argocd-server does: without ?project a missing app is a 403,
+// and an app in another project than the one named is a 404.
 func (f *fakeArgoCD) lookup(w http.ResponseWriter, r *http.Request, project string) *Application {
 	name := r.PathValue("name")
 	a, ok := f.apps[name]
+	if ok && project != "" && a.Spec.Project != project {
+		ok = false
+	}
 	if !ok {
 		if project == "" {
 			grpcError(w, http.StatusForbidden, 7, "permission denied")
@@ -159,7 +169,7 @@ func (f *fakeArgoCD) create(w http.ResponseWriter, r *http.Request) {
 	}
 	if old, ok := f.apps[a.Metadata.Name]; ok {
 		if r.URL.Query().Get("upsert") != "true" {
-			grpcError(w, http.StatusBadRequest, 3, "existing application spec is different; use upsert flag to force update")
+			grpcError(w, http.StatusBadRequest, 3, "existing application spec is different, use upsert flag to force update")
 			return
 		}
 		old.Spec, old.Metadata.Labels, old.Metadata.Finalizers = a.Spec, a.Metadata.Labels, a.Metadata.Finalizers
@@ -208,6 +218,11 @@ func (f *fakeArgoCD) get(w http.ResponseWriter, r *http.Request) {
 // exist) narrow the list, and no match is "items": null.
 func (f *fakeArgoCD) list(w http.ResponseWriter, r *http.Request) {
 	projects := r.URL.Query()["projects"]
+	name := r.URL.Query().Get("name")
+	if _, ok := f.apps[name]; name != "" && !ok {
+		grpcError(w, http.StatusNotFound, 5, fmt.Sprintf("application '%s' not found", name))
+		return
+	}
 	var keys []string
 	if sel := r.URL.Query().Get("selector"); sel != "" {
 		keys = strings.Split(sel, ",")
@@ -215,6 +230,9 @@ func (f *fakeArgoCD) list(w http.ResponseWriter, r *http.Request) {
 	var items []Application
 	for _, name := range sortedAppNames(f.apps) {
 		a := f.apps[name]
+		if name != "" && a.Metadata.Name != name {
+			continue
+		}
 		if len(projects) > 0 && !slices.Contains(projects, a.Spec.Project) {
 			continue
 		}
@@ -357,11 +375,83 @@ func (f *fakeArgoCD) tree(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, tree)
 }
 
-// put stores an app directly, as if created earlier.
+// put stores an app of acme/web directly, as if slipway created it earlier: its labels name
+// the instance and, unless a says otherwise, it is in project default (as before tenants had projects).
 func (f *fakeArgoCD) put(a Application) {
+	if a.Metadata.Labels == nil {
+		a.Metadata.Labels = map[string]string{LabelTenant: "acme", LabelName: "web"}
+	}
+	if a.Spec.Project == "" {
+		a.Spec.Project = DefaultProject
+	}
+	f.putAsIs(a)
+}
+
+// putAsIs stores an app exactly as given, as someone other than slipway would make it.
+func (f *fakeArgoCD) putAsIs(a Application) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.apps[a.Metadata.Name] = &a
+}
+
+func (f *fakeArgoCD) getProject(w http.ResponseWriter, r *http.Request) {
+	p, ok := f.projects[r.PathValue("name")]
+	if !ok {
+		grpcError(w, http.StatusNotFound, 5, fmt.Sprintf("appprojects.argoproj.io %q not found", r.PathValue("name")))
+		return
+	}
+	writeJSON(w, p)
+}
+
+func (f *fakeArgoCD) createProject(w http.ResponseWriter, r *http.Request) {
+	var in projectBody
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		grpcError(w, http.StatusBadRequest, 3, err.Error())
+		return
+	}
+	name := in.Project.Metadata.Name
+	if _, ok := f.projects[name]; ok {
+		grpcError(w, http.StatusConflict, 6, fmt.Sprintf("appprojects.argoproj.io %q already exists", name))
+		return
+	}
+	in.Project.Metadata.ResourceVersion = "1"
+	f.projects[name] = &in.Project
+	writeJSON(w, in.Project)
+}
+
+// updateProject refuses a write at a stale resourceVersion, as the kube API does.
+func (f *fakeArgoCD) updateProject(w http.ResponseWriter, r *http.Request) {
+	var in projectBody
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		grpcError(w, http.StatusBadRequest, 3, err.Error())
+		return
+	}
+	cur, ok := f.projects[r.PathValue("name")]
+	if !ok {
+		grpcError(w, http.StatusNotFound, 5, "not found")
+		return
+	}
+	if f.projectRaces > 0 {
+		f.projectRaces--
+		cur.Metadata.ResourceVersion += "x"
+	}
+	if in.Project.Metadata.ResourceVersion != cur.Metadata.ResourceVersion {
+		grpcError(w, http.StatusConflict, 10, "Operation cannot be fulfilled on appprojects.argoproj.io: the object has been modified; please apply your changes to the latest version and try again")
+		return
+	}
+	in.Project.Metadata.ResourceVersion = cur.Metadata.ResourceVersion + "1"
+	f.projects[in.Project.Metadata.Name] = &in.Project
+	writeJSON(w, in.Project)
+}
+
+func (f *fakeArgoCD) project(name string) (AppProject, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.projects[name]
+	if !ok {
+		return AppProject{}, false
+	}
+	return *p, true
 }
 
 func (f *fakeArgoCD) app(name string) (Application, bool) {

@@ -16,9 +16,10 @@ type ApplicationList struct {
 	Items []Application `json:"items"`
 }
 
-// ListApplications lists the project's applications that match a label selector, in one call.
+// ListApplications lists the applications of every project that match a label selector, in
+// one call: each tenant's apps are in the tenant's own project.
 func (c *Client) ListApplications(ctx context.Context, selector string) ([]Application, error) {
-	q := url.Values{"projects": {c.project}}
+	q := url.Values{}
 	if selector != "" {
 		q.Set("selector", selector)
 	}
@@ -48,7 +49,11 @@ func (d *Deployer) Detail(ctx context.Context, app steps.AppStatus) (steps.AppSt
 	if !app.Deployed || app.Application == "" {
 		return app, nil
 	}
-	tree, err := d.c.ResourceTree(ctx, app.Application)
+	a, err := d.c.FindApplication(ctx, app.Application)
+	if err != nil || a == nil {
+		return app, err
+	}
+	tree, err := d.c.inProject(a.Spec.Project).ResourceTree(ctx, app.Application)
 	if err != nil {
 		return app, err
 	}

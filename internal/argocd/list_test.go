@@ -22,19 +22,19 @@ func TestListReportsEachInstanceByLabels(t *testing.T) {
 	f.put(Application{Metadata: ObjectMeta{Name: "a-b-c--4e84717d75", Labels: labels}, Spec: ApplicationSpec{Project: "default"},
 		Status: ApplicationStatus{Sync: SyncStatus{Status: SyncSynced}, Health: HealthStatus{Status: HealthDegraded},
 			Resources: []ResourceStatus{{Version: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "app", Status: SyncSynced}}}})
-	f.put(Application{Metadata: ObjectMeta{Name: "someone-else"}, Spec: ApplicationSpec{Project: "default"}})
-	f.put(Application{Metadata: ObjectMeta{Name: "other-project", Labels: labels}, Spec: ApplicationSpec{Project: "team"}})
+	f.putAsIs(Application{Metadata: ObjectMeta{Name: "someone-else"}, Spec: ApplicationSpec{Project: "default"}})
+	f.put(Application{Metadata: ObjectMeta{Name: "team-x", Labels: map[string]string{LabelTenant: "team", LabelName: "x"}}, Spec: ApplicationSpec{Project: "slipway-team"}})
 
 	got, err = d.List(ctx)
 	require.NoError(t, err)
-	require.Len(t, got, 1, "only slipway's labelled applications in the client's project")
+	require.Len(t, got, 2, "slipway's labelled applications, in every project (each tenant has its own)")
 	app := got["a-b/c"]
 	require.True(t, app.Deployed)
 	require.Equal(t, HealthDegraded, app.Health)
 	require.Equal(t, "c", app.Resources[0].App)
 	require.Equal(t, "Present", app.Resources[0].ClusterStatus)
-	require.Equal(t, []string{"GET /api/v1/applications?projects=default&selector=slipway.dev%2Ftenant%2Cslipway.dev%2Fname"},
-		f.callList()[1:2], "one list call, scoped by project and label selector")
+	require.Equal(t, []string{"GET /api/v1/applications?selector=slipway.dev%2Ftenant%2Cslipway.dev%2Fname"},
+		f.callList()[1:2], "one list call, scoped by label selector")
 }
 
 func TestConnectionNamesServerProjectAndDestinationNotToken(t *testing.T) {

@@ -12,13 +12,42 @@ import (
 // RemovedMessage is the status message after Remove.
 const RemovedMessage = "application and its resources deleted"
 
-// Remove deletes the Application with cascade and waits until it is gone: its finalizer
-// deletes the resources first, the Namespace object among them. Gone already is success.
+// Remove deletes the instance's Application with cascade and waits until it is gone (its
+// finalizer deletes the resources first), takes the namespace out of the tenant's project,
+// then deletes the namespace with the Secret in it. Gone already is success. An Application
+// or namespace that is not the instance's is never deleted: the step fails naming it.
 func (d *Deployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
 	removed := steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: RemovedMessage}
 	if err := validate(app, false); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
+	cur, err := d.c.FindApplication(ctx, app.Application)
+	if err != nil {
+		return steps.AppStatus{Deployer: d.Name()}, err
+	}
+	if cur != nil && !owns(cur, app) {
+		return steps.AppStatus{Deployer: d.Name()}, notOwned(cur, app)
+	}
+	if cur != nil {
+		if st, err := d.in(cur.Spec.Project).removeApp(ctx, app); err != nil {
+			return st, err
+		}
+	}
+	if app.Namespace != "" {
+		if err := d.dismiss(ctx, app); err != nil {
+			return steps.AppStatus{Deployer: d.Name()}, err
+		}
+		if d.kube != nil {
+			if err := d.removeNamespace(ctx, app); err != nil {
+				return steps.AppStatus{Deployer: d.Name()}, err
+			}
+		}
+	}
+	return removed, nil
+}
+
+// removeApp deletes the Application with cascade and waits until it is gone.
+func (d *Deployer) removeApp(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
 	name := app.Application
 	if err := d.c.DeleteApplication(ctx, name, true); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
@@ -27,7 +56,7 @@ func (d *Deployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus,
 	for {
 		a, err := d.c.GetApplication(ctx, name)
 		if errors.As(err, &nf) {
-			return removed, nil
+			return steps.AppStatus{}, nil
 		}
 		if err != nil {
 			return steps.AppStatus{Deployer: d.Name()}, err

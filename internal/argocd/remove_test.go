@@ -23,7 +23,7 @@ func TestRemoveWaitsUntilGone(t *testing.T) {
 	_, ok := f.app("acme-web")
 	require.False(t, ok)
 	require.Equal(t, 4, f.count("GET /api/v1/applications/acme-web?")-getsBefore, "three GETs while the finalizer ran, then the 404")
-	require.Contains(t, f.callList(), "DELETE /api/v1/applications/acme-web?cascade=true&project=default")
+	require.Contains(t, f.callList(), "DELETE /api/v1/applications/acme-web?cascade=true&project=slipway-acme")
 }
 
 func TestRemoveOfMissingAppSucceeds(t *testing.T) {

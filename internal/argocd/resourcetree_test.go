@@ -18,7 +18,7 @@ func TestResourceTree(t *testing.T) {
 
 	_, err = NewDeployer(c).Deploy(ctx, testApp(), farDeadline())
 	require.NoError(t, err)
-	tree, err := c.ResourceTree(ctx, "acme-web")
+	tree, err := c.inProject("slipway-acme").ResourceTree(ctx, "acme-web")
 	require.NoError(t, err)
 	require.Len(t, tree.Nodes, 2)
 	require.Equal(t, "ConfigMap", tree.Nodes[1].Kind)

@@ -2,7 +2,6 @@ package argocd
 
 import (
 	"context"
-	"errors"
 
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -13,13 +12,15 @@ func (d *Deployer) Status(ctx context.Context, app deploy.App) (steps.AppStatus,
 	if err := validate(app, false); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
-	a, err := d.c.GetApplication(ctx, app.Application)
-	var nf *NotFoundError
-	if errors.As(err, &nf) {
-		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, nil
-	}
-	if err != nil {
+	a, err := d.c.FindApplication(ctx, app.Application)
+	switch {
+	case err != nil:
 		return steps.AppStatus{Deployer: d.Name()}, err
+	case a == nil:
+		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, nil
+	case !owns(a, app):
+		// Someone else's app is not the instance's: it is reported as such, never as its status.
+		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, notOwned(a, app)
 	}
 	return d.appStatus(a, app), nil
 }

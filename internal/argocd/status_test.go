@@ -30,7 +30,7 @@ func TestStatusIsReadOnly(t *testing.T) {
 	require.Equal(t, HealthHealthy, st.Health)
 	require.Len(t, st.Resources, 2)
 	calls := f.callList()[before:]
-	require.Equal(t, []string{"GET /api/v1/applications/acme-web?project=default"}, calls)
+	require.Equal(t, []string{"GET /api/v1/applications?name=acme-web"}, calls)
 }
 
 func TestStatusBeforeComparisonListsManifestObjects(t *testing.T) {

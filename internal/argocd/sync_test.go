@@ -12,7 +12,7 @@ func TestSyncSendsRevisionPruneAndProject(t *testing.T) {
 	f := newFake(t)
 	c := f.client(t, WithProject("team-a"))
 	ctx := context.Background()
-	f.put(Application{Metadata: ObjectMeta{Name: "acme-web"}})
+	f.put(Application{Metadata: ObjectMeta{Name: "acme-web"}, Spec: ApplicationSpec{Project: "team-a"}})
 
 	require.NoError(t, c.Sync(ctx, "acme-web", testRev, true))
 	require.Equal(t, []syncRequest{{Name: "acme-web", Revision: testRev, Prune: true, Project: "team-a"}}, f.syncs)

@@ -33,27 +33,9 @@ type ApplicationSpec struct {
 
 // ApplicationSource is a directory of plain manifests at a git revision.
 type ApplicationSource struct {
-	RepoURL        string                      `json:"repoURL"`
-	Path           string                      `json:"path,omitempty"`
-	TargetRevision string                      `json:"targetRevision,omitempty"`
-	Directory      *ApplicationSourceDirectory `json:"directory,omitempty"`
-}
-
-// ApplicationSourceDirectory holds options for a plain-manifests directory source.
-type ApplicationSourceDirectory struct {
-	Jsonnet ApplicationSourceJsonnet `json:"jsonnet"`
-}
-
-// ApplicationSourceJsonnet passes values to the directory's *.jsonnet files.
-type ApplicationSourceJsonnet struct {
-	TLAs []JsonnetVar `json:"tlas,omitempty"`
-}
-
-// JsonnetVar is one top-level argument; Code false means a plain string.
-type JsonnetVar struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-	Code  bool   `json:"code,omitempty"`
+	RepoURL        string `json:"repoURL"`
+	Path           string `json:"path,omitempty"`
+	TargetRevision string `json:"targetRevision,omitempty"`
 }
 
 // ApplicationDestination is the cluster (by server URL or name) and namespace.

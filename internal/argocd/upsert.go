@@ -12,16 +12,17 @@ type writeBody struct {
 	Spec     ApplicationSpec `json:"spec"`
 }
 
-// UpsertApplication creates the application or, when it exists, replaces its spec,
-// labels and finalizers (POST /api/v1/applications?upsert=true&validate=false).
-// validate=false because the repo may not be registered with ArgoCD ahead of time.
-func (c *Client) UpsertApplication(ctx context.Context, app Application) (*Application, error) {
+// CreateApplication creates the application (POST /api/v1/applications?upsert=false&validate=false).
+// Never upsert: that would replace an Application someone else made under the same name.
+// validate=false because the repo may not be registered with ArgoCD ahead of time; the project's
+// destinations and source repos are checked all the same.
+func (c *Client) CreateApplication(ctx context.Context, app Application) (*Application, error) {
 	if err := requireName(app.Metadata.Name); err != nil {
 		return nil, err
 	}
 	var out Application
-	q := url.Values{"upsert": {"true"}, "validate": {"false"}}
-	err := c.do(ctx, request{op: "upsert application " + app.Metadata.Name, method: http.MethodPost,
+	q := url.Values{"upsert": {"false"}, "validate": {"false"}}
+	err := c.do(ctx, request{op: "create application " + app.Metadata.Name, method: http.MethodPost,
 		path: "/api/v1/applications", query: q, body: writeBody{app.Metadata, app.Spec}}, &out)
 	if err != nil {
 		return nil, err

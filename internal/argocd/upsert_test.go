@@ -5,46 +5,39 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/deploy"
 )
 
-func TestUpsertApplicationCreatesThenReplaces(t *testing.T) {
+func TestCreateApplicationNeverUpserts(t *testing.T) {
 	f := newFake(t)
 	c := f.client(t)
 	ctx := context.Background()
 	app := NewDeployer(c).desired(testApp())
 
-	got, err := c.UpsertApplication(ctx, app)
+	got, err := c.CreateApplication(ctx, app)
 	require.NoError(t, err)
 	require.Equal(t, "acme-web", got.Metadata.Name)
-	require.Equal(t, []string{"upsert=true&validate=false"}, f.lastWriteQuery)
+	require.Equal(t, []string{"upsert=false&validate=false"}, f.lastWriteQuery)
 
 	app.Spec.Source.TargetRevision = "other"
-	got, err = c.UpsertApplication(ctx, app)
-	require.NoError(t, err)
-	require.Equal(t, "other", got.Spec.Source.TargetRevision)
+	_, err = c.CreateApplication(ctx, app)
+	require.True(t, isSpecDiffers(err), "a create over an existing app is refused, not applied: %v", err)
+	a, _ := f.app("acme-web")
+	require.Equal(t, testRev, a.Spec.Source.TargetRevision)
 }
 
-func TestUpsertSendsNoStatusOrOperation(t *testing.T) {
+func TestCreateSendsNoStatusOrOperation(t *testing.T) {
 	f := newFake(t)
 	c := f.client(t)
 	app := NewDeployer(c).desired(testApp())
 	app.Status.Sync.Status = SyncSynced
 	app.Operation = &Operation{Sync: &SyncOperation{Revision: "x"}}
-	_, err := c.UpsertApplication(context.Background(), app)
+	_, err := c.CreateApplication(context.Background(), app)
 	require.NoError(t, err)
 	require.Len(t, f.created, 1)
 	require.Nil(t, f.created[0].Operation)
 	require.Empty(t, f.created[0].Status.Sync.Status)
-}
-
-func TestUpsertConflictIsTyped(t *testing.T) {
-	f := newFake(t)
-	f.conflictsOnWrite = 1
-	c := f.client(t)
-	_, err := c.UpsertApplication(context.Background(), NewDeployer(c).desired(testApp()))
-	var ce *ConflictError
-	require.ErrorAs(t, err, &ce)
-	require.Contains(t, ce.Message, "already exists")
 }
 
 func TestUpdateApplication(t *testing.T) {
@@ -57,9 +50,99 @@ func TestUpdateApplication(t *testing.T) {
 	var nf *NotFoundError
 	require.ErrorAs(t, err, &nf, "an update of a missing app is a 404")
 
-	f.put(Application{Metadata: ObjectMeta{Name: "acme-web"}})
+	f.put(Application{Metadata: ObjectMeta{Name: "acme-web"}, Spec: ApplicationSpec{Project: "default"}})
 	got, err := c.UpdateApplication(ctx, app)
 	require.NoError(t, err)
 	require.Equal(t, testRev, got.Spec.Source.TargetRevision)
 	require.Contains(t, f.callList(), "PUT /api/v1/applications/acme-web?project=default&validate=false")
+}
+
+// The takeover of case 8: an Application made by hand under the name an instance derives is
+// neither replaced by the deploy nor deleted by the remove; both fail naming it.
+func TestDeployAndRemoveLeaveAnotherApplicationAlone(t *testing.T) {
+	f := newFake(t)
+	theirs := Application{Metadata: ObjectMeta{Name: "acme-web", Labels: map[string]string{"team": "platform"}},
+		Spec: ApplicationSpec{Project: "default", Source: &ApplicationSource{RepoURL: "https://git.example.com/platform", Path: "core"}}}
+	f.putAsIs(theirs)
+	d := NewDeployer(f.client(t))
+
+	_, err := d.Deploy(context.Background(), testApp(), farDeadline())
+	var no *deploy.NotOwnedError
+	require.ErrorAs(t, err, &no)
+	require.Equal(t, "ArgoCD application acme-web exists and was not created by slipway for acme/web (it carries no slipway ownership labels): left untouched", err.Error())
+	require.True(t, IsNonRetryable(err))
+	_, err = d.Remove(context.Background(), testApp())
+	require.ErrorAs(t, err, &no)
+	_, err = d.Status(context.Background(), testApp())
+	require.ErrorAs(t, err, &no)
+
+	got, ok := f.app("acme-web")
+	require.True(t, ok, "not deleted")
+	require.Equal(t, theirs.Spec, got.Spec, "not replaced")
+	require.Empty(t, f.created)
+	require.Empty(t, f.puts)
+	require.Zero(t, f.count("DELETE "))
+	require.Empty(t, f.syncs)
+	_, made := f.project(ProjectName("acme"))
+	require.False(t, made, "refused before anything changed")
+
+	// Another instance's app (a-b/c and a/b-c shared names under the legacy rule) is not ours either.
+	f.putAsIs(Application{Metadata: ObjectMeta{Name: "acme-web", Labels: map[string]string{LabelTenant: "acme", LabelName: "web2"}}})
+	_, err = d.Deploy(context.Background(), testApp(), farDeadline())
+	require.ErrorContains(t, err, "(it belongs to acme/web2)")
+}
+
+// Each tenant's apps go to its own project, which lists exactly its instances' namespaces and
+// takes sources only from the GitOps repository; removing an instance takes its namespace out.
+func TestTenantProjectListsOnlyItsInstancesNamespaces(t *testing.T) {
+	f := newFake(t)
+	d := NewDeployer(f.client(t))
+	ctx := context.Background()
+	web, api, other := testApp(), testApp(), testApp()
+	api.Ref.Name, api.Namespace, api.Application = "api", "acme-api", "acme-api"
+	other.Ref.Tenant, other.Namespace, other.Application = "zeta", "zeta-web", "zeta-web"
+	f.projectRaces = 2 // a concurrent deploy of the same tenant wins twice
+	for _, app := range []deploy.App{web, api, other} {
+		_, err := d.Deploy(ctx, app, farDeadline())
+		require.NoError(t, err, app.Ref.String())
+	}
+	p, ok := f.project("slipway-acme")
+	require.True(t, ok)
+	require.Equal(t, map[string]string{LabelManagedBy: ManagedBy, LabelTenant: "acme"}, p.Metadata.Labels)
+	require.Equal(t, []string{"file:///srv/gitops"}, p.Spec.SourceRepos)
+	require.Equal(t, []ApplicationDestination{{Server: DefaultDestination, Namespace: "acme-web"}, {Server: DefaultDestination, Namespace: "acme-api"}}, p.Spec.Destinations)
+	z, _ := f.project("slipway-zeta")
+	require.Equal(t, []ApplicationDestination{{Server: DefaultDestination, Namespace: "zeta-web"}}, z.Spec.Destinations)
+	a, _ := f.app("acme-api")
+	require.Equal(t, "slipway-acme", a.Spec.Project)
+
+	_, err := d.Remove(ctx, web)
+	require.NoError(t, err)
+	p, _ = f.project("slipway-acme")
+	require.Equal(t, []ApplicationDestination{{Server: DefaultDestination, Namespace: "acme-api"}}, p.Spec.Destinations)
+
+	// A project of that name that slipway did not make is not used.
+	f.projects["slipway-mallory"] = &AppProject{Metadata: ObjectMeta{Name: "slipway-mallory"},
+		Spec: AppProjectSpec{Destinations: []ApplicationDestination{{Server: "*", Namespace: "*"}}}}
+	mal := testApp()
+	mal.Ref.Tenant, mal.Namespace, mal.Application = "mallory", "mallory-web", "mallory-web"
+	_, err = d.Deploy(ctx, mal, farDeadline())
+	require.ErrorContains(t, err, "ArgoCD project slipway-mallory exists and was not created by slipway for mallory/web")
+	_, made := f.app("mallory-web")
+	require.False(t, made)
+}
+
+// An app slipway made before tenants had projects is moved into the tenant's project by its
+// next deploy: the update names the project it is in, the body the new one.
+func TestDeployMovesALegacyAppIntoTheTenantProject(t *testing.T) {
+	f := newFake(t)
+	f.put(Application{Metadata: ObjectMeta{Name: "acme-web"}, Spec: ApplicationSpec{Project: "default"}})
+	d := NewDeployer(f.client(t))
+	st, err := d.Deploy(context.Background(), testApp(), farDeadline())
+	require.NoError(t, err)
+	require.Equal(t, HealthHealthy, st.Health)
+	require.Contains(t, f.callList(), "PUT /api/v1/applications/acme-web?project=default&validate=false")
+	a, _ := f.app("acme-web")
+	require.Equal(t, "slipway-acme", a.Spec.Project)
+	require.Nil(t, a.Spec.SyncPolicy, "no CreateNamespace: the project permits no cluster-scoped kind")
 }

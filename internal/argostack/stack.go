@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -71,7 +72,21 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		_ = s.Stop()
 		return nil, fmt.Errorf("argostack: start: %w", err)
 	}
+	started.Store(s.ArgoURL, s.Kubeconfig)
 	return s, nil
+}
+
+// started maps the ArgoCD URL of each stack this process runs to its kubeconfig.
+var started sync.Map
+
+// KubeconfigOf is the kubeconfig of the stack this process started at argoURL, "" for any
+// other: a worker set up in the same process (slipway dev, the tests) finds its cluster's
+// credential from the ArgoCD it was given.
+func KubeconfigOf(argoURL string) string {
+	if v, ok := started.Load(argoURL); ok {
+		return v.(string)
+	}
+	return ""
 }
 
 // Stop ends the components newest first: ArgoCD before the apiserver, the apiserver before
@@ -84,6 +99,7 @@ func (s *Stack) Stop() error {
 		}
 	}
 	s.procs = nil
+	started.Delete(s.ArgoURL)
 	return errors.Join(errs...)
 }
 

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/slipway-dev/slipway/internal/nameclaim"
 	"github.com/slipway-dev/slipway/internal/names"
@@ -13,6 +14,14 @@ import (
 // anything is sent. The provision claims the names itself, atomically; this only lets a
 // request that does not wait get the refusal too.
 func (c *Client) CheckNames(ctx context.Context, ref steps.Ref) error {
+	// The worker checks its own list again; this one lets a request that does not wait see it.
+	reserved, err := names.ReservedFromEnv(os.Getenv)
+	if err != nil {
+		return &RejectedError{Message: err.Error()}
+	}
+	if err := reserved.Check(ref.Tenant, ref.Name); err != nil {
+		return &RejectedError{Message: err.Error()}
+	}
 	reg := nameclaim.New(c.Temporal, c.TaskQueue)
 	for _, cl := range names.Derive(ref.Tenant, ref.Name).Claims() {
 		holder, running, err := reg.Holder(ctx, cl)

@@ -37,10 +37,8 @@ func fileContext(file string) (escaping.Grammar, escaping.Options) {
 		return escaping.HCL{}, o
 	case ".sh", ".bash":
 		return escaping.Shell{}, o
-	case ".yaml", ".yml":
+	case ".yaml", ".yml", ".json":
 		return escaping.YAML{}, o
-	case ".json":
-		return escaping.YAML{JSON: true}, o
 	case ".jsonnet", ".libsonnet":
 		return escaping.YAML{Jsonnet: true}, o
 	}

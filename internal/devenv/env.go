@@ -41,6 +41,9 @@ type EnvOptions struct {
 	// ArgoURL and ArgoToken reach an argocd-server for Deployer "argocd"; when they are
 	// empty, a real ArgoCD on a real kube-apiserver is started (internal/argostack).
 	ArgoURL, ArgoToken string
+	// Kubeconfig reaches the cluster of that ArgoCD (app.Config.Kubeconfig); "" takes the one
+	// of the stack this process started at ArgoURL, if any.
+	Kubeconfig string
 	// NoWorker starts no worker: the caller runs its own (e.g. a test's worker process).
 	NoWorker bool
 	// CodecListen is where to serve the codec endpoint when the server at Address is
@@ -141,7 +144,11 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
-		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile}
+		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile,
+		Kubeconfig: o.Kubeconfig}
+	if cfg.Kubeconfig == "" && o.ArgoURL != "" {
+		cfg.Kubeconfig = argostack.KubeconfigOf(o.ArgoURL)
+	}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err
 	}
@@ -255,7 +262,7 @@ func (e *Env) startArgo(ctx context.Context, o *EnvOptions) error {
 		return fmt.Errorf("%w\n(or run without a cluster: --deployer none)", err)
 	}
 	e.Argo = s
-	o.ArgoURL, o.ArgoToken = s.ArgoURL, s.ArgoToken
+	o.ArgoURL, o.ArgoToken, o.Kubeconfig = s.ArgoURL, s.ArgoToken, s.Kubeconfig
 	return nil
 }
 

@@ -6,4 +6,6 @@ import "github.com/slipway-dev/slipway/internal/names"
 type NamesInput struct {
 	Ref   Ref         `json:"ref"`
 	Names names.Names `json:"names"`
+	// Legacy claims names an instance already has from the old rule: the reserved list does not apply.
+	Legacy bool `json:"legacy,omitempty"`
 }

@@ -194,7 +194,8 @@ func (w *world) startWorker(s workerSpec) (*proc.Process, error) {
 		"SLIPWAY_GITOPS_REPO="+w.repo, "SLIPWAY_STATE_DIR="+s.stateDir,
 		"SLIPWAY_TF_PG_CONN="+w.pgConn, envEffects+"="+w.effectsPath(), "SLIPWAY_LOG_LEVEL=info")
 	if w.argo != nil {
-		cmd.Env = append(cmd.Env, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL, "SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken)
+		cmd.Env = append(cmd.Env, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL, "SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken,
+			"SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig)
 	} else {
 		cmd.Env = append(cmd.Env, "SLIPWAY_DEPLOYER=none")
 	}

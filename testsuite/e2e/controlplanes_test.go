@@ -47,7 +47,7 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	})
 	startPool := func(name, self, mirror string) (stop func()) {
 		cfg := app.Config{TaskQueue: e.TaskQueue, StateDir: t.TempDir(), Deployer: "argocd", ArgoURL: stack.ArgoURL,
-			ArgoToken: stack.ArgoToken, Forge: forgeCfg, ControlPlane: name, Self: self, ForgeMirror: mirror}
+			ArgoToken: stack.ArgoToken, Kubeconfig: stack.Kubeconfig, Forge: forgeCfg, ControlPlane: name, Self: self, ForgeMirror: mirror}
 		acts, err := app.NewActivities(cfg)
 		require.NoError(t, err)
 		app.Attach(acts, e.Client.Temporal, e.TaskQueue)
@@ -124,7 +124,7 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	syncMirror()
 	stopEDP()
 	require.NoError(t, gs.Server.Stop())
-	_, err = http.Get(gs.URL + "/api/v1/version")
+	_, err := http.Get(gs.URL + "/api/v1/version")
 	require.Error(t, err, "the forge is down")
 	appName := e.Status("platform/edp").Names.Application
 	start := time.Now()

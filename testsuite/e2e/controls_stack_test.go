@@ -46,11 +46,6 @@ output "greeting" {
 }
 `),
 		dir + "manifests/app.yaml.tmpl": []byte(`apiVersion: v1
-kind: Namespace
-metadata:
-  name: {{ .Namespace }}
----
-apiVersion: v1
 kind: ConfigMap
 metadata:
   name: app

@@ -29,12 +29,7 @@ var workloadStack = map[string][]byte{
 	"stacks/workload/schema.yaml": []byte("description: one Deployment, for the observer test\nparameters:\n" +
 		"  - name: greeting\n    type: string\n    default: hello\n"),
 	"stacks/workload/terraform/main.tf.tmpl": []byte("resource \"terraform_data\" \"app\" {\n  input = {{ quote .Name }}\n}\n"),
-	"stacks/workload/manifests/app.yaml.tmpl": []byte(`apiVersion: v1
-kind: Namespace
-metadata:
-  name: {{ .Namespace }}
----
-apiVersion: apps/v1
+	"stacks/workload/manifests/app.yaml.tmpl": []byte(`apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: web
@@ -81,7 +76,7 @@ func TestObserverReportsTheClusterAsItIs(t *testing.T) {
 		t.Logf("deletion to Running=False (Missing) in status: %s", time.Since(deleted).Round(time.Millisecond))
 		require.Equal(t, lifecycle.ConditionFalse, condition(st.Conditions, lifecycle.CondReady))
 		require.Equal(t, lifecycle.Deployed, st.State, "observation never changes the lifecycle state")
-		require.Equal(t, map[string]int{"NotPresent": 3}, st.ClusterStatus)
+		require.Equal(t, map[string]int{"NotPresent": 1}, st.ClusterStatus, "the ConfigMap (the deployer owns the namespace and the Secret)")
 		require.True(t, st.ObservedAt.After(deleted), "observedAt %s is after the deletion at %s", st.ObservedAt, deleted)
 		require.NotEmpty(t, st.Observations)
 		out := e.MustCLI(0, "status", "obs/web").Stdout
@@ -123,7 +118,7 @@ func TestObserverReportsTheClusterAsItIs(t *testing.T) {
 		for _, r := range detail.Resources[0].Clusters[0].Resources {
 			kinds[r.GVK.Kind] = r.ClusterStatus + "/" + r.Health
 		}
-		require.Equal(t, map[string]string{"Namespace": "Present/", "Deployment": "Present/Degraded"}, kinds,
+		require.Equal(t, map[string]string{"Deployment": "Present/Degraded"}, kinds,
 			"degraded, not gone: the live resource tree says which one")
 	})
 

@@ -10,6 +10,7 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
+	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/drive"
@@ -105,7 +106,7 @@ func (w *world) pullRequests(ctx context.Context) ([]*gitea.PullRequest, error) 
 // clusterSecret is the instance's Kubernetes Secret as the kube-apiserver holds it.
 func (w *world) clusterSecret(ctx context.Context, ref steps.Ref) (map[string]string, error) {
 	ns := names.Derive(ref.Tenant, ref.Name).Namespace // provisioned by this code: Derive's names
-	status, body, err := w.argo.Stack.Get(ctx, fmt.Sprintf("/api/v1/namespaces/%s/secrets/%s", ns, ref.Name))
+	status, body, err := w.argo.Stack.Get(ctx, fmt.Sprintf("/api/v1/namespaces/%s/secrets/%s", ns, argocd.SecretName))
 	if err != nil {
 		return nil, err
 	}

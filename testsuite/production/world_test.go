@@ -145,7 +145,7 @@ func (w *world) start(wk *worker) error {
 		"SLIPWAY_STATE_DIR="+wk.stateDir, "SLIPWAY_TF_PG_CONN="+w.conn, "SLIPWAY_STORE_PG_CONN="+w.conn,
 		"SLIPWAY_FORGE=gitea", "SLIPWAY_FORGE_URL="+w.gitea.URL, "SLIPWAY_FORGE_REPO="+w.gitea.AdminUser+"/"+repoName,
 		"SLIPWAY_FORGE_TOKEN="+w.gitea.Token, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL,
-		"SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken, envEffects+"="+w.effects, "SLIPWAY_LOG_LEVEL=info")
+		"SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken, "SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig, envEffects+"="+w.effects, "SLIPWAY_LOG_LEVEL=info")
 	p, err := proc.Start(wk.name, cmd, filepath.Join(w.dir, "logs", wk.name+".log"))
 	if err != nil {
 		return err
