@@ -5,6 +5,7 @@ package activities
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/deploy"
@@ -42,6 +43,9 @@ type Activities struct {
 	// StackEnv names the worker variables each stack's exec hooks may see (terraform's runner
 	// holds the same list).
 	StackEnv stackenv.AllowList
+	// HookHTTP calls http hooks (hooks.NewClient): public addresses and the operator's
+	// SLIPWAY_HOOK_ALLOW_CIDRS, no redirects; nil allows no internal address.
+	HookHTTP *http.Client
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"net/http"
 	"os"
 
 	"go.temporal.io/sdk/activity"
@@ -73,7 +72,7 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 	if err != nil {
 		return steps.HookOutput{}, err
 	}
-	r := hooks.Runner{HTTP: &http.Client{}, Env: hookEnv(a.StackEnv, inst.Stack), Sandbox: a.HookSandbox,
+	r := hooks.Runner{HTTP: a.HookHTTP, Env: hookEnv(a.StackEnv, inst.Stack), Sandbox: a.HookSandbox,
 		Heartbeat: func(detail string) {
 			if activity.IsActivity(ctx) {
 				activity.RecordHeartbeat(ctx, detail)

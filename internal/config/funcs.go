@@ -37,8 +37,10 @@ func fileContext(file string) (escaping.Grammar, escaping.Options) {
 		return escaping.HCL{}, o
 	case ".sh", ".bash":
 		return escaping.Shell{}, o
-	case ".yaml", ".yml", ".json":
+	case ".yaml", ".yml":
 		return escaping.YAML{}, o
+	case ".json":
+		return escaping.YAML{JSON: true}, o
 	case ".jsonnet", ".libsonnet":
 		return escaping.YAML{Jsonnet: true}, o
 	}

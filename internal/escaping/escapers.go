@@ -35,6 +35,7 @@ const (
 	escYAMLPlain  = "_slipway_yaml_plain"
 	escURLPath    = "_slipway_url_path"
 	escURLQuery   = "_slipway_url_query"
+	escURLFrag    = "_slipway_url_fragment"
 )
 
 // Funcs are the functions a stack's file templates may call, and the escapers Apply appends.
@@ -54,10 +55,11 @@ var Funcs = template.FuncMap{
 	escYAMLPlain:  yamlPlainMid,
 	escURLPath:    PathSegment,
 	escURLQuery:   QueryValue,
+	escURLFrag:    fragment,
 }
 
 // URLFuncs are the escapers of an http hook's URL template; it offers no funcs of its own.
-var URLFuncs = template.FuncMap{escURLPath: PathSegment, escURLQuery: QueryValue}
+var URLFuncs = template.FuncMap{escURLPath: PathSegment, escURLQuery: QueryValue, escURLFrag: fragment}
 
 // escaperNames are every function above: a pipeline that ends in one of them was escaped.
 var escaperNames = func() map[string]bool {
@@ -134,7 +136,7 @@ func hclExpr(v any) (string, error) {
 // hclHeredoc writes a value inside a heredoc, where no escape is read: interpolation is
 // doubled, and a line break, which could end the heredoc, is refused.
 func hclHeredoc(v any) (string, error) {
-	s := text(v)
+	s := strings.ToValidUTF8(text(v), "\ufffd")
 	if strings.ContainsAny(s, "\r\n") {
 		return "", fmt.Errorf("a value with a line break cannot be written inside a heredoc (%s)", excerpt(s))
 	}
@@ -182,9 +184,16 @@ func shellLine(v any) (string, error) {
 	return s, err
 }
 
+// noNUL refuses what a shell script cannot carry as text: NUL, and control characters
+// other than tab and line break, which no parameter needs.
 func noNUL(s string) (string, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return "", fmt.Errorf("a value with a NUL byte cannot be written into a shell script (%s)", excerpt(s))
+	}
+	for _, r := range s {
+		if r != '\t' && r != '\n' && (r < 0x20 || (r >= 0x7f && r <= 0x9f)) {
+			return "", fmt.Errorf("a value with control character %U cannot be written into a shell script (%s)", r, excerpt(s))
+		}
 	}
 	return s, nil
 }
@@ -268,7 +277,7 @@ var plainSafe = regexp.MustCompile(`^[A-Za-z0-9._/+=@-]*$`)
 // characters keep their meaning.
 func yamlPlainMid(v any) (string, error) {
 	s := text(v)
-	if !plainSafe.MatchString(s) {
+	if s == "" || !plainSafe.MatchString(s) {
 		return "", fmt.Errorf("%s cannot be written inside an unquoted YAML scalar (only letters, digits and ._/+=@-); put the whole scalar in double quotes", excerpt(s))
 	}
 	return s, nil
@@ -286,6 +295,9 @@ func PathSegment(v any) (string, error) {
 
 // QueryValue escapes v as a URL query value (or fragment).
 func QueryValue(v any) string { return url.QueryEscape(text(v)) }
+
+// fragment escapes v as a URL fragment, where '+' is no space.
+func fragment(v any) string { return url.PathEscape(text(v)) }
 
 // excerpt quotes the start of a value for an error message.
 func excerpt(s string) string {

@@ -60,8 +60,10 @@ func (URL) Escaper(s State) (string, error) {
 	switch s.Mode {
 	case urlPath:
 		return escURLPath, nil
-	case urlQuery, urlFragment:
+	case urlQuery:
 		return escURLQuery, nil
+	case urlFragment:
+		return escURLFrag, nil
 	}
 	return "", fmt.Errorf("the URL's scheme, host and port must be written out in the stack, ending in / (or ? or #) before the first {{ }}: a template value there could send the request anywhere; values may go into the path and the query")
 }

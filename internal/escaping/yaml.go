@@ -13,7 +13,10 @@ const (
 
 // YAML is YAML and JSON (a JSON document is YAML), and jsonnet, whose double-quoted strings
 // read the same escapes; jsonnet's single-quoted strings do not, so values stay out of them.
-type YAML struct{ Jsonnet bool }
+type YAML struct {
+	JSON    bool // a .json file: a value is always JSON, never a bare YAML word
+	Jsonnet bool
+}
 
 func (YAML) Name() string { return "YAML/JSON" }
 func (YAML) Start() State { return State{} }
@@ -81,8 +84,8 @@ func (YAML) Scan(s State, text string) State {
 func (y YAML) Escaper(s State) (string, error) {
 	switch s.Mode {
 	case yamlStart, yamlComment:
-		if y.Jsonnet {
-			return FuncJSON, nil // a bare word in jsonnet is a name, not a string
+		if y.JSON || y.Jsonnet {
+			return FuncJSON, nil // a bare word is no JSON, and a name in jsonnet
 		}
 		return escYAMLValue, nil
 	case yamlDQ:

@@ -9,7 +9,25 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/slipway-dev/slipway/internal/egress"
 )
+
+// AllowKnob is the operator's setting that lets http hooks reach internal addresses.
+const AllowKnob = "SLIPWAY_HOOK_ALLOW_CIDRS"
+
+// defaultClient reaches only public addresses and follows no redirect (internal/egress).
+var defaultClient = egress.Policy{Knob: AllowKnob}.Client(0)
+
+// NewClient is the http hooks' client: public addresses, plus the CIDRs the operator allows in
+// SLIPWAY_HOOK_ALLOW_CIDRS (allow); no redirects, no proxy.
+func NewClient(allow string) (*http.Client, error) {
+	p, err := egress.Parse(AllowKnob, allow)
+	if err != nil {
+		return nil, err
+	}
+	return p.Client(0), nil
+}
 
 // maxBody bounds how much of a response is read; a longer one is no answer anyway.
 const maxBody = 1 << 20
@@ -52,10 +70,11 @@ func (r *Runner) runHTTP(ctx context.Context, c Call, n int, out *tailBuffer) (s
 	req.Header.Set("X-Slipway-Call", strconv.Itoa(n))
 	client := r.HTTP
 	if client == nil {
-		client = http.DefaultClient
+		client = defaultClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		// A refused address or redirect is reported, never read: nothing of its answer is kept.
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // its message repeats the full URL

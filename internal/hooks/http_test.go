@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,7 +69,9 @@ func TestHTTPAnswers(t *testing.T) {
 	t.Parallel()
 	srv, requests := hookServer(t, http.StatusOK, "-2\n", " 3 ")
 	var rec recorder
-	out, err := rec.runner().Run(context.Background(), httpCall(srv.URL+"/ready/acme/web"))
+	r := rec.runner()
+	r.HTTP = loopbackRunner(t).HTTP
+	out, err := r.Run(context.Background(), httpCall(srv.URL+"/ready/acme/web"))
 	require.NoError(t, err)
 	assert.Equal(t, steps.HookOutput{Kind: KindHTTP, Calls: 2, Waited: 5 * time.Second, Answers: []string{"-2", "3"}, Output: "-2\n 3 "}, out)
 	assert.Equal(t, []time.Duration{2 * time.Second, 3 * time.Second}, rec.sleeps)
@@ -90,7 +93,7 @@ func TestHTTPAnswers(t *testing.T) {
 func TestHTTPEmptyBodyIsDone(t *testing.T) {
 	t.Parallel()
 	srv, requests := hookServer(t, http.StatusNoContent)
-	out, err := (&Runner{}).Run(context.Background(), httpCall(srv.URL))
+	out, err := loopbackRunner(t).Run(context.Background(), httpCall(srv.URL))
 	require.NoError(t, err)
 	assert.Equal(t, 1, out.Calls)
 	assert.Len(t, requests(), 1)
@@ -99,7 +102,7 @@ func TestHTTPEmptyBodyIsDone(t *testing.T) {
 func TestHTTPNon2xxFails(t *testing.T) {
 	t.Parallel()
 	srv, _ := hookServer(t, http.StatusServiceUnavailable, "still busy")
-	out, err := (&Runner{}).Run(context.Background(), httpCall(srv.URL+"/ready?token=s3cret"))
+	out, err := loopbackRunner(t).Run(context.Background(), httpCall(srv.URL+"/ready?token=s3cret"))
 	var fe *FailedError
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, FailedError{Hook: PostDeploy, Kind: KindHTTP, Target: srv.URL + "/ready", Call: 1, Status: 503, Output: "still busy"}, *fe)
@@ -112,7 +115,7 @@ func TestHTTPTransportError(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL + "/ready?token=s3cret"
 	srv.Close()
-	_, err := (&Runner{}).Run(context.Background(), httpCall(url))
+	_, err := loopbackRunner(t).Run(context.Background(), httpCall(url))
 	var fe *FailedError
 	require.ErrorAs(t, err, &fe)
 	assert.Zero(t, fe.Status)
@@ -128,7 +131,7 @@ func TestHTTPDeadline(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	c := httpCall(srv.URL)
 	c.Deadline = time.Now().Add(200 * time.Millisecond)
-	_, err := (&Runner{}).Run(context.Background(), c)
+	_, err := loopbackRunner(t).Run(context.Background(), c)
 	var de *DeadlineError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, 1, de.Calls)
@@ -138,9 +141,50 @@ func TestHTTPDeadline(t *testing.T) {
 func TestHTTPOnlyHTTPURLs(t *testing.T) {
 	t.Parallel()
 	for _, url := range []string{"ftp://host/x", "file:///etc/passwd", "/relative", "http://"} {
-		_, err := (&Runner{}).Run(context.Background(), httpCall(url))
+		_, err := loopbackRunner(t).Run(context.Background(), httpCall(url))
 		var ie *InvalidSpecError
 		require.ErrorAs(t, err, &ie, url)
 		assert.Equal(t, KindHTTP, ie.Field, url)
 	}
+}
+
+// loopbackRunner is a Runner whose hooks may reach this test's servers on 127.0.0.1, as an
+// operator allows them with SLIPWAY_HOOK_ALLOW_CIDRS.
+func loopbackRunner(t *testing.T) *Runner {
+	c, err := NewClient("127.0.0.1/32")
+	require.NoError(t, err)
+	return &Runner{HTTP: c}
+}
+
+// The case 4 attack on the runner: a hook whose destination is an internal service the operator
+// did not allow is refused as it dials, a redirect is not followed, and neither the internal
+// answer nor the redirect's body becomes the step's output.
+func TestHTTPRefusesInternalDestinations(t *testing.T) {
+	t.Parallel()
+	var internal atomic.Int32
+	admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		internal.Add(1)
+		_, _ = io.WriteString(w, "FLUSHED internal-admin-token")
+	}))
+	t.Cleanup(admin.Close)
+
+	out, err := (&Runner{}).Run(context.Background(), httpCall(admin.URL+"/admin/flush"))
+	var fe *FailedError
+	require.ErrorAs(t, err, &fe)
+	assert.Contains(t, fe.Err, "refused to connect to 127.0.0.1:")
+	assert.Contains(t, fe.Err, "a loopback address (allow it explicitly with SLIPWAY_HOOK_ALLOW_CIDRS)")
+	assert.Empty(t, out.Output)
+	assert.Zero(t, internal.Load(), "the internal service was never reached")
+
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, admin.URL+"/admin/flush", http.StatusFound)
+	}))
+	t.Cleanup(redirect.Close)
+	out, err = loopbackRunner(t).Run(context.Background(), httpCall(redirect.URL+"/ready"))
+	require.ErrorAs(t, err, &fe)
+	assert.Contains(t, fe.Err, "redirects are not followed")
+	assert.Zero(t, fe.Status)
+	assert.Empty(t, out.Output)
+	assert.NotContains(t, err.Error(), "FLUSHED")
+	assert.Zero(t, internal.Load(), "the redirect was not followed")
 }

@@ -91,7 +91,7 @@ func TestRender(t *testing.T) {
 	d.Parameters = map[string]any{"region": "x:y@127.0.0.1:9/admin/flush?a=1#f", "up": ".."}
 	got, err = Render("https://hooks.example.com/{{ .Parameters.region }}/ready?r={{ .Parameters.region }}#{{ .Parameters.region }}", d)
 	require.NoError(t, err)
-	assert.Equal(t, "https://hooks.example.com/x:y@127.0.0.1:9%2Fadmin%2Fflush%3Fa=1%23f/ready?r=x%3Ay%40127.0.0.1%3A9%2Fadmin%2Fflush%3Fa%3D1%23f#x%3Ay%40127.0.0.1%3A9%2Fadmin%2Fflush%3Fa%3D1%23f", got)
+	assert.Equal(t, "https://hooks.example.com/x:y@127.0.0.1:9%2Fadmin%2Fflush%3Fa=1%23f/ready?r=x%3Ay%40127.0.0.1%3A9%2Fadmin%2Fflush%3Fa%3D1%23f#x:y@127.0.0.1:9%2Fadmin%2Fflush%3Fa=1%23f", got)
 	_, err = Render("https://hooks.example.com/a/{{ .Parameters.up }}/admin", d)
 	assert.ErrorContains(t, err, `".." cannot be a URL path segment`)
 

@@ -11,8 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/egress"
 	"github.com/slipway-dev/slipway/internal/forge"
 )
+
+// AllowKnob is the operator's setting that lets sinks named by a host name reach internal
+// addresses; a sink whose url is a literal IP address (or localhost) reaches it as written.
+const AllowKnob = "SLIPWAY_NOTIFY_ALLOW_CIDRS"
 
 // DefaultTimeout bounds one delivery when the Sender makes its own HTTP client.
 const DefaultTimeout = 10 * time.Second
@@ -23,6 +28,7 @@ const maxErrorBody = 512
 // Sender delivers events to sinks, one attempt per call. It is safe for concurrent use.
 type Sender struct {
 	client   *http.Client
+	egress   egress.Policy
 	now      func() time.Time
 	reporter forge.Reporter
 }
@@ -34,15 +40,24 @@ type Option func(*Sender)
 // followed whatever c says: the Sender uses a copy of c with its own CheckRedirect.
 func WithHTTPClient(c *http.Client) Option { return func(s *Sender) { s.client = c } }
 
+// WithAllowed lets the Sender's own client reach these internal addresses besides each sink's
+// literal IP address (SLIPWAY_NOTIFY_ALLOW_CIDRS, read with ParseAllowed).
+func WithAllowed(p egress.Policy) Option { return func(s *Sender) { s.egress = p } }
+
+// ParseAllowed reads SLIPWAY_NOTIFY_ALLOW_CIDRS: CIDRs or IP addresses, comma-separated.
+func ParseAllowed(raw string) (egress.Policy, error) { return egress.Parse(AllowKnob, raw) }
+
 // WithClock sets the clock that stamps X-Slipway-Timestamp (tests).
 func WithClock(now func() time.Time) Option { return func(s *Sender) { s.now = now } }
 
 // WithReporter sets the forge that kind forge sinks report to.
 func WithReporter(r forge.Reporter) Option { return func(s *Sender) { s.reporter = r } }
 
-// NewSender returns a Sender; without WithHTTPClient it uses a client with DefaultTimeout.
+// NewSender returns a Sender; without WithHTTPClient it uses a client with DefaultTimeout that
+// refuses internal addresses as it dials (internal/egress), but those a sink's url names
+// literally and those WithAllowed allows: a host name rebound to an internal address is refused.
 func NewSender(opts ...Option) *Sender {
-	s := &Sender{}
+	s := &Sender{egress: egress.Policy{Knob: AllowKnob}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -50,7 +65,7 @@ func NewSender(opts ...Option) *Sender {
 	if s.client != nil {
 		c = *s.client
 	} else {
-		c.Timeout = DefaultTimeout
+		c = *s.egress.Client(DefaultTimeout)
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	s.client = &c
@@ -93,6 +108,9 @@ func permanent(sink Sink, msg string) *DeliveryError {
 func (s *Sender) post(ctx context.Context, sink Sink, body []byte, h http.Header) error {
 	if sink.url == "" {
 		return permanent(sink, "the sink has no URL (sinks come from Load or Parse)")
+	}
+	if u, err := url.Parse(sink.url); err == nil {
+		ctx = egress.WithAllowed(ctx, egress.LiteralHost(u.Hostname())...) // the operator wrote that address
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sink.url, bytes.NewReader(body))
 	if err != nil {
