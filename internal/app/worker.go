@@ -70,12 +70,16 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
+	hookHTTP, err := hooks.NewClient(os.Getenv(hooks.AllowKnob))
+	if err != nil {
+		return nil, err
+	}
 	reserved, err := names.ParseReserved(cfg.ReservedNames)
 	if err != nil {
 		return nil, err
 	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Reserved: reserved}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
@@ -102,7 +106,11 @@ func newNotifier(cfg Config, fg forge.Forge) (*activities.Notifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("SLIPWAY_NOTIFY_FILE: %w", err)
 	}
-	var opts []notify.Option
+	allowed, err := notify.ParseAllowed(os.Getenv(notify.AllowKnob))
+	if err != nil {
+		return nil, err
+	}
+	opts := []notify.Option{notify.WithAllowed(allowed)}
 	if r, ok := fg.(forge.Reporter); ok {
 		opts = append(opts, notify.WithReporter(r))
 	}
