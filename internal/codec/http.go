@@ -2,6 +2,7 @@ package codec
 
 import (
 	"crypto/subtle"
+	"errors"
 	"net"
 	"net/http"
 	"slices"
@@ -32,57 +33,88 @@ type Access struct {
 }
 
 // Handler serves POST /encode and /decode (the SDK's remote codec protocol) to the
-// callers a allows, with CORS for a.Origins.
+// callers a allows, with CORS for a.Origins. It is an httpserve.Admitter: behind
+// httpserve, a refused request's body is never even read.
 func Handler(c converter.PayloadCodec, a Access) http.Handler {
-	inner := converter.NewPayloadCodecHTTPHandler(c)
-	hosts := make([]string, 0, len(a.Hosts))
-	for _, h := range a.Hosts {
-		hosts = append(hosts, hostName(h))
+	h := &handler{inner: converter.NewPayloadCodecHTTPHandler(c), a: a}
+	for _, host := range a.Hosts {
+		h.hosts = append(h.hosts, hostName(host))
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Add("Vary", "Origin")
-		if !slices.Contains(hosts, hostName(r.Host)) {
-			http.Error(w, "host not allowed: this codec endpoint does not answer to "+r.Host, http.StatusForbidden)
-			return
+	return h
+}
+
+type handler struct {
+	inner http.Handler
+	a     Access
+	hosts []string // normalised by hostName
+}
+
+// Admit runs every check that needs no body.
+func (h *handler) Admit(r *http.Request) (int, error) {
+	if code, msg, _ := h.check(r); code != 0 {
+		return code, errors.New(msg)
+	}
+	return 0, nil
+}
+
+// check refuses a foreign Host, an Origin that is not allowed, a missing path token
+// and (but for a preflight) a missing bearer token, in that order; it reports
+// whether the request is a browser's from an allowed origin.
+func (h *handler) check(r *http.Request) (code int, msg string, allowed bool) {
+	if !slices.Contains(h.hosts, hostName(r.Host)) {
+		return http.StatusForbidden, "host not allowed: this codec endpoint does not answer to " + r.Host, false
+	}
+	origin, browser := r.Header["Origin"]
+	allowed = browser && len(origin) == 1 && slices.Contains(h.a.Origins, origin[0])
+	if browser && !allowed {
+		return http.StatusForbidden, "origin not allowed", false
+	}
+	if h.a.PathToken != "" {
+		if _, ok := cutPathToken(r.URL.Path, h.a.PathToken); !ok {
+			return http.StatusForbidden, "missing or wrong codec token in the path", false
 		}
-		origin, browser := r.Header["Origin"]
-		allowed := browser && len(origin) == 1 && slices.Contains(a.Origins, origin[0])
-		if browser && !allowed {
-			http.Error(w, "origin not allowed", http.StatusForbidden)
-			return
+	}
+	if r.Method == http.MethodOptions {
+		// A browser's preflight carries no credentials, so it never needs the bearer token.
+		if !allowed {
+			return http.StatusForbidden, "origin not allowed", false
 		}
-		if a.PathToken != "" {
-			rest, ok := cutPathToken(r.URL.Path, a.PathToken)
-			if !ok {
-				http.Error(w, "missing or wrong codec token in the path", http.StatusForbidden)
-				return
-			}
-			r.URL.Path, r.URL.RawPath = rest, ""
-		}
-		if allowed {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin[0])
-			h.Set("Access-Control-Allow-Credentials", "true")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, X-Namespace, Authorization")
-			h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-		}
-		if r.Method == http.MethodOptions {
-			// A browser's preflight carries no credentials, so it never needs the bearer token.
-			if !allowed {
-				http.Error(w, "origin not allowed", http.StatusForbidden)
-				return
-			}
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		if a.Token != "" && !bearerOK(r.Header.Get("Authorization"), a.Token) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="slipway codec"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		inner.ServeHTTP(w, r)
-	})
+		return 0, "", true
+	}
+	if h.a.Token != "" && !bearerOK(r.Header.Get("Authorization"), h.a.Token) {
+		return http.StatusUnauthorized, "missing or wrong bearer token", allowed
+	}
+	return 0, "", allowed
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Add("Vary", "Origin")
+	code, msg, allowed := h.check(r)
+	if allowed {
+		hd := w.Header()
+		hd.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+		hd.Set("Access-Control-Allow-Credentials", "true")
+		hd.Set("Access-Control-Allow-Headers", "Content-Type, X-Namespace, Authorization")
+		hd.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	}
+	switch {
+	case code == http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="slipway codec"`)
+		http.Error(w, msg, code)
+		return
+	case code != 0:
+		http.Error(w, msg, code)
+		return
+	case r.Method == http.MethodOptions:
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if h.a.PathToken != "" {
+		r.URL.Path, _ = cutPathToken(r.URL.Path, h.a.PathToken)
+		r.URL.RawPath = ""
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	h.inner.ServeHTTP(w, r)
 }
 
 func bearerOK(header, token string) bool {

@@ -81,7 +81,7 @@ func startCodecEndpoint(keys *codec.Keyring, listen string) (*codecEndpoint, err
 		cancel: cancel, done: make(chan error, 1),
 	}
 	c.allow(nil)
-	go func() { c.done <- srv.Serve(ctx, ln, http.HandlerFunc(c.serve)) }()
+	go func() { c.done <- srv.Serve(ctx, ln, c) }()
 	return c, nil
 }
 
@@ -106,8 +106,17 @@ func pathToken() (string, error) {
 // Origins are the origins allowed now.
 func (c *codecEndpoint) Origins() []string { return *c.origins.Load() }
 
-func (c *codecEndpoint) serve(w http.ResponseWriter, r *http.Request) {
+func (c *codecEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	(*c.handler.Load()).ServeHTTP(w, r)
+}
+
+// Admit lets the server refuse a request from its headers (Host, Origin, token)
+// before it reads the body.
+func (c *codecEndpoint) Admit(r *http.Request) (int, error) {
+	if a, ok := (*c.handler.Load()).(httpserve.Admitter); ok {
+		return a.Admit(r)
+	}
+	return 0, nil
 }
 
 // Stop closes the listener and waits for requests in flight (up to codecStopGrace).

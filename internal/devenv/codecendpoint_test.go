@@ -1,6 +1,7 @@
 package devenv
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -165,5 +167,30 @@ func TestCodecEndpointListensOnLoopbackOnly(t *testing.T) {
 	for _, listen := range []string{"0.0.0.0:0", ":0", "localhost:0", "example.com:80", "127.0.0.1"} {
 		_, err := startCodecEndpoint(keys, listen)
 		require.Error(t, err, listen)
+	}
+}
+
+// A caller without the token announces a body and never sends it: it is refused at
+// once, from its headers, and the endpoint never waits for the body.
+func TestCodecEndpointRefusesBeforeReadingTheBody(t *testing.T) {
+	c, err := startCodecEndpoint(codecTestKeys(t), "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Stop() })
+	u, err := url.Parse(c.URL)
+	require.NoError(t, err)
+	for name, head := range map[string]string{
+		"no token":     "POST /decode HTTP/1.1\r\nHost: " + u.Host + "\r\n",
+		"foreign host": "POST " + u.Path + "/decode HTTP/1.1\r\nHost: rebind.attacker.example:" + u.Port() + "\r\n",
+	} {
+		conn, err := net.Dial("tcp", u.Host)
+		require.NoError(t, err)
+		_, err = io.WriteString(conn, head+"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+		require.NoError(t, err)
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(time.Minute)))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err, "%s: answered without the body", name)
+		resp.Body.Close()
+		conn.Close()
+		assert.Equal(t, http.StatusForbidden, resp.StatusCode, name)
 	}
 }
