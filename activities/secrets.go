@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
 // BootstrapSecrets creates, in the secret store, every secret the instance's stack
@@ -29,7 +30,19 @@ func (a *Activities) BootstrapSecrets(ctx context.Context, in steps.SecretsInput
 	return steps.SecretsOutput{Names: append([]string{}, names...), Created: created}, nil
 }
 
-// ForgetSecrets deletes the instance's secrets once it is deprovisioned.
+// ForgetSecrets deletes the instance's secrets once it is deprovisioned, and its terraform's
+// PostgreSQL role: its infrastructure is gone, so nothing will run terraform for it again.
 func (a *Activities) ForgetSecrets(ctx context.Context, ref steps.Ref) error {
-	return a.Secrets.Forget(ctx, ref.Tenant, ref.Name)
+	if err := a.Secrets.Forget(ctx, ref.Tenant, ref.Name); err != nil {
+		return err
+	}
+	if d, ok := a.Terraform.(roleDropper); ok {
+		return classify(d.DropRole(ctx, workspace(ref)))
+	}
+	return nil
+}
+
+// roleDropper is a Terraform that keeps a PostgreSQL role per instance (terraform.WithPGRoles).
+type roleDropper interface {
+	DropRole(ctx context.Context, ws terraform.Workspace) error
 }

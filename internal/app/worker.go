@@ -18,9 +18,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/hooks"
-	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/store"
@@ -44,6 +42,13 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithStackEnv(cfg.StackEnv, nil)}
 	if cfg.TFPGConn != "" {
 		opts = append(opts, terraform.WithPGBackend(cfg.TFPGConn))
+	}
+	if cfg.TFPGConn != "" {
+		keys, err := payloadKeys(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("terraform's per-instance PostgreSQL roles (SLIPWAY_TF_PG_CONN) keep their passwords sealed with the payload key: %w", err)
+		}
+		opts = append(opts, terraform.WithPGRoles(keys))
 	}
 	var secretStore activities.SecretStore = secrets.NewStore(legacySecrets(cfg))
 	if cfg.StorePGConn != "" {
@@ -70,16 +75,8 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	hookHTTP, err := hooks.NewClient(os.Getenv(hooks.AllowKnob))
-	if err != nil {
-		return nil, err
-	}
-	reserved, err := names.ParseReserved(cfg.ReservedNames)
-	if err != nil {
-		return nil, err
-	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
@@ -106,11 +103,7 @@ func newNotifier(cfg Config, fg forge.Forge) (*activities.Notifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("SLIPWAY_NOTIFY_FILE: %w", err)
 	}
-	allowed, err := notify.ParseAllowed(os.Getenv(notify.AllowKnob))
-	if err != nil {
-		return nil, err
-	}
-	opts := []notify.Option{notify.WithAllowed(allowed)}
+	var opts []notify.Option
 	if r, ok := fg.(forge.Reporter); ok {
 		opts = append(opts, notify.WithReporter(r))
 	}
@@ -123,16 +116,21 @@ const storeConnectTimeout = 30 * time.Second
 // openStore connects the shared plan and secret store, which imports this host's old
 // secret files on first use of each instance.
 func openStore(cfg Config) (*store.PG, error) {
-	keys := cfg.Keys
-	if keys == nil {
-		var err error
-		if keys, err = codec.FromEnv(); err != nil {
-			return nil, fmt.Errorf("the shared store (SLIPWAY_STORE_PG_CONN) is sealed with the payload key: %w", err)
-		}
+	keys, err := payloadKeys(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("the shared store (SLIPWAY_STORE_PG_CONN) is sealed with the payload key: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeConnectTimeout)
 	defer cancel()
 	return store.OpenPG(ctx, cfg.StorePGConn, keys, store.WithLegacySecrets(legacySecrets(cfg)))
+}
+
+// payloadKeys is cfg's keyring, or the one SLIPWAY_CODEC_KEY(_FILE) holds.
+func payloadKeys(cfg Config) (*codec.Keyring, error) {
+	if cfg.Keys != nil {
+		return cfg.Keys, nil
+	}
+	return codec.FromEnv()
 }
 
 // legacySecrets is where one worker kept secrets on its own disk.
@@ -146,11 +144,7 @@ func newDeployer(cfg Config) (deploy.Deployer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deployer argocd (SLIPWAY_DEPLOYER=none opts out): %w", err)
 	}
-	kube, err := kubeapi.Load(cfg.Kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("deployer argocd: %w", err)
-	}
-	return argocd.NewDeployer(c, argocd.WithKube(kube)), nil
+	return argocd.NewDeployer(c), nil
 }
 
 // observerStartTimeout bounds the worker's call that starts (or reaches) the deployer observer.

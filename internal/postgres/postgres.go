@@ -40,6 +40,9 @@ type Options struct {
 	// "" = a fresh directory that Close removes.
 	DataDir string
 	Port    int // 0 = a free loopback port
+	// Passwords makes every role but the superuser log in with its password (scram-sha-256),
+	// as a production server does; by default every role is trusted on loopback.
+	Passwords bool
 }
 
 // Server is one running PostgreSQL. ConnString connects as the superuser to database postgres.
@@ -59,6 +62,15 @@ type Server struct {
 	once    sync.Once
 	closeEr error
 }
+
+// passwordHBA trusts the superuser on loopback (the tests' and tools' own connection) and
+// asks every other role for its password.
+const passwordHBA = `local all all trust
+host all ` + Superuser + ` 127.0.0.1/32 trust
+host all ` + Superuser + ` ::1/128 trust
+host all all 127.0.0.1/32 scram-sha-256
+host all all ::1/128 scram-sha-256
+`
 
 var dbNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
@@ -102,6 +114,11 @@ func Launch(o Options) (_ *Server, err error) {
 		if out, err := s.command(s.workDir(), "initdb", "-D", s.DataDir, "-U", Superuser, "-A", "trust", "-E", "UTF8",
 			"--no-sync", "--no-instructions").CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("postgres: initdb: %w\n%s", err, out)
+		}
+		if o.Passwords {
+			if err := os.WriteFile(filepath.Join(s.DataDir, "pg_hba.conf"), []byte(passwordHBA), 0o600); err != nil {
+				return nil, fmt.Errorf("postgres: pg_hba.conf: %w", err)
+			}
 		}
 	}
 	// A free port can be taken between probing and binding; then try another.

@@ -54,7 +54,7 @@ func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyAppli
 			return false, err
 		}
 	}
-	c, err := r.open(ws, "apply")
+	c, err := r.open(ctx, ws, "apply")
 	if err != nil {
 		return false, err
 	}

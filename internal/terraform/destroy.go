@@ -8,7 +8,7 @@ import (
 
 // Destroy runs `terraform destroy -auto-approve`, removing everything in the workspace's state.
 func (r *Runner) Destroy(ctx context.Context, ws Workspace) error {
-	c, err := r.open(ws, "destroy")
+	c, err := r.open(ctx, ws, "destroy")
 	if err != nil {
 		return err
 	}

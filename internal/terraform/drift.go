@@ -28,7 +28,7 @@ func (d DriftReport) Drifted() bool { return len(d.Outside) > 0 || len(d.Pending
 // differences. It writes nothing but a scratch plan file, which it removes: the state, the
 // plan store and the infrastructure stay as they are.
 func (r *Runner) Drift(ctx context.Context, ws Workspace) (*DriftReport, error) {
-	c, err := r.open(ws, "plan")
+	c, err := r.open(ctx, ws, "plan")
 	if err != nil {
 		return nil, err
 	}

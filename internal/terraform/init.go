@@ -14,23 +14,29 @@ import (
 // outside the working directory; pg state lives in schema SchemaName(ws), with the connection
 // string passed only through the environment so it is never written to disk.
 func (r *Runner) Init(ctx context.Context, ws Workspace) error {
-	c, err := r.open(ws, "init")
+	c, err := r.open(ctx, ws, "init")
 	if err != nil {
 		return err
 	}
-	var backendConfig string
+	var opts []tfexec.InitOption
 	if r.Backend() == backendPG {
-		backendConfig = "schema_name=" + SchemaName(ws)
+		for _, bc := range r.pgBackendConfig(ws) {
+			opts = append(opts, tfexec.BackendConfig(bc))
+		}
+		if r.onlySkipFlagsChanged(ws) {
+			// The same schema, now reached as the instance's role: nothing to migrate.
+			opts = append(opts, tfexec.Reconfigure(true))
+		}
 	} else {
 		sp := r.statePath(ws)
 		if err := os.MkdirAll(filepath.Dir(sp), dirPerm); err != nil {
 			return &CommandError{Command: "init", Workspace: ws, Err: err}
 		}
-		backendConfig = "path=" + sp
+		opts = append(opts, tfexec.BackendConfig("path="+sp))
 	}
-	// No -reconfigure: a changed backend must fail loudly rather than start from empty state.
-	// Creating a new pg workspace takes the creation lock, so init is recorded too.
-	if err := c.recorded(ctx, func() error { return c.fail(c.tf.Init(ctx, tfexec.BackendConfig(backendConfig))) }); err != nil {
+	// No -reconfigure otherwise: a changed backend must fail loudly rather than start from
+	// empty state. Creating a new pg workspace takes the creation lock, so init is recorded too.
+	if err := c.recorded(ctx, func() error { return c.fail(c.tf.Init(ctx, opts...)) }); err != nil {
 		return err
 	}
 	if r.Backend() == backendPG {
@@ -57,7 +63,7 @@ func (r *Runner) createPGState(ctx context.Context, ws Workspace) error {
 	if key, err := lockKey(ctx, p, ws); err != nil || key != creationKey {
 		return wrapLockErr(ws, err)
 	}
-	c, err := r.open(ws, "state push")
+	c, err := r.open(ctx, ws, "state push")
 	if err != nil {
 		return err
 	}

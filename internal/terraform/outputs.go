@@ -9,7 +9,7 @@ const SensitiveOutput = "[sensitive]"
 // empty when there is no state yet.
 func (r *Runner) Outputs(ctx context.Context, ws Workspace) (map[string]any, error) {
 	out := map[string]any{}
-	c, err := r.open(ws, cmdShow)
+	c, err := r.open(ctx, ws, cmdShow)
 	if err != nil {
 		if r.noStateYet(ws, err) {
 			return out, nil

@@ -95,6 +95,12 @@ func (r *Runner) pool(ctx context.Context) (*pgxpool.Pool, error) {
 		p.Close()
 		return nil, err
 	}
+	if r.roleKeys != nil {
+		if err := ensureRoleTable(ctx, p); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("create %s: %w", roleTable, err)
+		}
+	}
 	r.pgPool = p
 	return p, nil
 }
@@ -349,7 +355,7 @@ func (r *Runner) pgForceUnlock(ctx context.Context, ws Workspace, lockID string)
 			return &HolderAliveError{Workspace: ws, Lock: *info, Host: host, PID: pid}
 		}
 	}
-	if c, err := r.open(ws, "force-unlock"); err == nil {
+	if c, err := r.open(ctx, ws, "force-unlock"); err == nil {
 		if err := c.tf.ForceUnlock(ctx, lockID); err != nil {
 			return c.fail(err)
 		}

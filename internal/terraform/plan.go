@@ -50,7 +50,7 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 		return nil, &InvalidInputError{Field: "planName", Value: planName,
 			Reason: "must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"}
 	}
-	c, err := r.open(ws, "plan")
+	c, err := r.open(ctx, ws, "plan")
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (r *Runner) planTo(ctx context.Context, c *call, ws Workspace, file string,
 	if err != nil {
 		return nil, err
 	}
-	show, err := r.open(ws, cmdShow)
+	show, err := r.open(ctx, ws, cmdShow)
 	if err != nil {
 		return nil, err
 	}

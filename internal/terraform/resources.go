@@ -18,7 +18,7 @@ type Resource struct {
 // Resources lists the managed resources in the workspace's state (`terraform show -json`),
 // sorted by address; empty when there is no state. Data sources are left out.
 func (r *Runner) Resources(ctx context.Context, ws Workspace) ([]Resource, error) {
-	c, err := r.open(ws, cmdShow)
+	c, err := r.open(ctx, ws, cmdShow)
 	if err != nil {
 		if r.noStateYet(ws, err) {
 			return []Resource{}, nil

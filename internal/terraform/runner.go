@@ -4,6 +4,7 @@
 package terraform
 
 import (
+	"context"
 	"errors"
 	"io"
 	"maps"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/stackenv"
 )
 
@@ -41,8 +43,8 @@ type Runner struct {
 	// allow is the operator's per-stack allow-list of worker variables terraform may see.
 	allow  stackenv.AllowList
 	lookup func(string) (string, bool)
-	// roleKey derives each instance's PostgreSQL role password (pgrole.go); nil connects as pgConn.
-	roleKey []byte
+	// roleKeys seals each instance's PostgreSQL role password (pgrole.go); nil connects as pgConn.
+	roleKeys *codec.Keyring
 	// pgMu guards pgPool, the runner's own connections for lock records (pglock.go).
 	pgMu   sync.Mutex
 	pgPool *pgxpool.Pool
@@ -162,7 +164,7 @@ type call struct {
 }
 
 // open validates ws and prepares a terraform-exec handle on its (existing) working dir.
-func (r *Runner) open(ws Workspace, command string) (*call, error) {
+func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call, error) {
 	if err := ws.validate(); err != nil {
 		return nil, err
 	}
@@ -175,7 +177,7 @@ func (r *Runner) open(ws Workspace, command string) (*call, error) {
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
-	env, err := r.env(ws)
+	env, err := r.env(ctx, ws)
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
@@ -209,7 +211,7 @@ var passThrough = []string{"TF_CLI_CONFIG_FILE", "TF_PLUGIN_CACHE_DIR", "TF_PLUG
 // connection as the instance's own role, and the variables the operator allows the stack.
 // TF_IN_AUTOMATION=1 is forced by terraform-exec; TF_INPUT cannot be set through it, but it
 // passes -input=false to every command that could prompt.
-func (r *Runner) env(ws Workspace) (map[string]string, error) {
+func (r *Runner) env(ctx context.Context, ws Workspace) (map[string]string, error) {
 	home := r.homeDir(ws)
 	if err := os.MkdirAll(home, dirPerm); err != nil {
 		return nil, err
@@ -225,7 +227,7 @@ func (r *Runner) env(ws Workspace) (map[string]string, error) {
 	}
 	maps.Copy(env, r.allow.Values(r.stackOf(ws), r.lookup))
 	if r.pgConn != "" {
-		conn, err := r.terraformConn(ws)
+		conn, err := r.terraformConn(ctx, ws)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestEnvForTerraform(t *testing.T) {
 	local, err := New(t.TempDir(), WithBinary(os.Args[0]))
 	require.NoError(t, err)
 	ws := Workspace{Tenant: "acme", Name: "web"}
-	env, err := local.env(ws)
+	env, err := local.env(context.Background(), ws)
 	require.NoError(t, err)
 	assert.NotContains(t, env, "PG_CONN_STR", "a local runner must not inherit a pg connection")
 	assert.NotContains(t, env, "TF_DATA_DIR")
@@ -53,7 +54,7 @@ func TestEnvForTerraform(t *testing.T) {
 
 	pg, err := New(t.TempDir(), WithBinary(os.Args[0]), WithPGBackend("postgres://mine"))
 	require.NoError(t, err)
-	env, err = pg.env(ws)
+	env, err = pg.env(context.Background(), ws)
 	require.NoError(t, err)
 	assert.Equal(t, "postgres://mine", env["PG_CONN_STR"])
 }

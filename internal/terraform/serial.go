@@ -10,7 +10,7 @@ import (
 
 // Serial is the state's serial number (`terraform state pull`), 0 when there is no state.
 func (r *Runner) Serial(ctx context.Context, ws Workspace) (int64, error) {
-	c, err := r.open(ws, cmdStatePull)
+	c, err := r.open(ctx, ws, cmdStatePull)
 	if err != nil {
 		if r.noStateYet(ws, err) {
 			return 0, nil

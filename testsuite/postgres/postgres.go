@@ -48,6 +48,25 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// StartWithPasswords is Start with password authentication for every role but the superuser.
+func StartWithPasswords(t testing.TB) *Server {
+	t.Helper()
+	s, err := ipg.Launch(ipg.Options{Passwords: true})
+	var missing *MissingError
+	switch {
+	case errors.As(err, &missing) && os.Getenv(EnvRequire) != "1":
+		t.Skip(err.Error())
+	case err != nil:
+		t.Fatal(err.Error())
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("postgres: %v", err)
+		}
+	})
+	return &Server{s}
+}
+
 // Launch is Start for programs (the chaos command): the caller must Close the server.
 func Launch() (*Server, error) {
 	s, err := ipg.Launch(ipg.Options{})
