@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -38,7 +40,7 @@ func (a *Activities) AnnouncePlan(ctx context.Context, in steps.AnnounceInput) e
 func (a *Activities) SubmitApproval(ctx context.Context, in steps.ApprovalSubmit) (steps.DeliveryOutcome, error) {
 	c := in.Command
 	out := steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Verb,
-		Request: fmt.Sprintf("%s/approval-%d", in.Delivery, in.Index), Workflow: steps.InstanceWorkflowID(c.Ref)}
+		Request: approvalRequestID(in), Workflow: steps.InstanceWorkflowID(c.Ref)}
 	if a.Requests == nil {
 		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", steps.ErrNotAllowed, nil)
 	}
@@ -68,4 +70,14 @@ func (a *Activities) replyOnMR(ctx context.Context, c steps.ApprovalCommand, key
 			activity.GetLogger(ctx).Warn("reply on MR failed", "mr", c.MR, "error", err)
 		}
 	}
+}
+
+// approvalRequestID keys a comment's command by the comment (its URL names it) and its place in
+// it, so the same comment delivered again under a new delivery ID is the same request.
+func approvalRequestID(in steps.ApprovalSubmit) string {
+	if in.Command.URL == "" {
+		return fmt.Sprintf("%s/approval-%d", in.Delivery, in.Index)
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d", in.Provider, in.Command.URL, in.Index)))
+	return in.Provider + "/approval-" + hex.EncodeToString(sum[:12])
 }

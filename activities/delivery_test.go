@@ -57,7 +57,16 @@ func TestSubmitApprovalKeysTheRequestAndReportsARefusal(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, out.Started)
 	require.Len(t, reqs.approvals, 1)
-	assert.Equal(t, "github/d-1/approval-2", reqs.approvals[0].id, "the delivery and the comment's place key the request")
+	assert.Regexp(t, `^github/approval-[0-9a-f]{24}$`, reqs.approvals[0].id, "the comment and the command's place in it key the request")
+	first := reqs.approvals[0].id
+	_, err = a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-replayed", Index: 2, Command: cmd, Provider: "github"})
+	require.NoError(t, err)
+	assert.Equal(t, first, reqs.approvals[1].id, "the same comment under a new delivery ID is the same request")
+	noURL := cmd
+	noURL.URL = ""
+	_, err = a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-1", Index: 2, Command: noURL, Provider: "github"})
+	require.NoError(t, err)
+	assert.Equal(t, "github/d-1/approval-2", reqs.approvals[2].id, "without a comment URL, the delivery and the place")
 	assert.Contains(t, reqs.approvals[0].source, "github comment by alice on MR 7")
 
 	reqs.err = &RefusedError{Err: errors.New("rejected: alice may not approve")}

@@ -1,6 +1,8 @@
 // Package webhook turns signed forge webhooks (GitHub, GitLab, Gitea/Forgejo) into
 // slipway requests: commit-message commands on a push to main, and merged pull
-// requests that change instance folders. Deliveries are deduplicated by ID.
+// requests that change instance folders. Each forge has its own secret and its own
+// allow-list of repositories; deliveries are deduplicated by ID, and the commands they
+// carry by their content (activities.CommandRequestID).
 package webhook
 
 import (
