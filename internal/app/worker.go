@@ -18,7 +18,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/store"
@@ -75,8 +77,16 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
+	hookHTTP, err := hooks.NewClient(os.Getenv(hooks.AllowKnob))
+	if err != nil {
+		return nil, err
+	}
+	reserved, err := names.ParseReserved(cfg.ReservedNames)
+	if err != nil {
+		return nil, err
+	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
@@ -103,7 +113,11 @@ func newNotifier(cfg Config, fg forge.Forge) (*activities.Notifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("SLIPWAY_NOTIFY_FILE: %w", err)
 	}
-	var opts []notify.Option
+	allowed, err := notify.ParseAllowed(os.Getenv(notify.AllowKnob))
+	if err != nil {
+		return nil, err
+	}
+	opts := []notify.Option{notify.WithAllowed(allowed)}
 	if r, ok := fg.(forge.Reporter); ok {
 		opts = append(opts, notify.WithReporter(r))
 	}
@@ -144,7 +158,11 @@ func newDeployer(cfg Config) (deploy.Deployer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deployer argocd (SLIPWAY_DEPLOYER=none opts out): %w", err)
 	}
-	return argocd.NewDeployer(c), nil
+	kube, err := kubeapi.Load(cfg.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("deployer argocd: %w", err)
+	}
+	return argocd.NewDeployer(c, argocd.WithKube(kube)), nil
 }
 
 // observerStartTimeout bounds the worker's call that starts (or reaches) the deployer observer.
