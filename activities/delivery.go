@@ -73,8 +73,8 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 		return out, fmt.Errorf("read %s on main: %w", dir, err)
 	}
 	if changed := changedFiles(files, head); len(changed) > 0 {
-		return refuse(fmt.Sprintf("commit %s is older than what main holds for %s: %s/ changed since (%s); a replayed or superseded command never rolls an instance back",
-			short(c.Rev), c.Ref, dir, strings.Join(changed, ", ")))
+		return refuse(fmt.Sprintf("commit %s is older than what main holds for %s: %s/ changed since (%s%s); a replayed or superseded command never rolls an instance back",
+			short(c.Rev), c.Ref, dir, strings.Join(changed, ", "), a.changedBy(ctx, c.Rev, dir)))
 	}
 	var cfg string
 	if op == lifecycle.OpProvision || op == lifecycle.OpDeploy {
@@ -111,6 +111,37 @@ func CommandRequestID(delivery string, index int, c steps.DeliveryCommand) strin
 	provider, _, _ := strings.Cut(delivery, "/")
 	sum := sha256.Sum256([]byte(strings.Join([]string{provider, strings.ToLower(c.Repo), c.Rev, c.Operation, c.Ref.String()}, "\x00")))
 	return provider + "/" + hex.EncodeToString(sum[:12])
+}
+
+// changedBy names the commits that changed dir since rev, where the forge can list them; best effort.
+func (a *Activities) changedBy(ctx context.Context, rev, dir string) string {
+	h, ok := a.Forge.(forge.History)
+	if !ok {
+		return ""
+	}
+	head, err := a.Forge.Head(ctx)
+	if err != nil {
+		return ""
+	}
+	commits, err := h.Commits(ctx, rev, head, dir)
+	if err != nil || len(commits) == 0 {
+		return ""
+	}
+	var by []string
+	for _, cm := range commits[:min(len(commits), 3)] {
+		by = append(by, short(cm.SHA)+" "+clipSubject(cm.Subject))
+	}
+	if len(commits) > 3 {
+		by = append(by, fmt.Sprintf("%d more", len(commits)-3))
+	}
+	return " by " + strings.Join(by, ", ")
+}
+
+func clipSubject(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return fmt.Sprintf("%q", string(r[:59])+"…")
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 // changedFiles lists, sorted and at most eight, the files that differ between two readings of a folder.

@@ -177,9 +177,9 @@ func TestSubmitCommandIsKeyedByContentAndNeverRollsBack(t *testing.T) {
 	require.Len(t, reqs.got, 2, "both reached the instance, which takes one request ID once")
 	require.Equal(t, reqs.got[0].requestID, reqs.got[1].requestID)
 
-	pushFile(t, repo, "instances/acme/shop/instance.yaml", "stack: example\nparameters: {v: 2}\n")
+	v2 := pushFile(t, repo, "instances/acme/shop/instance.yaml", "stack: example\nparameters: {v: 2}\n")
 	old := submit("github/d-2", 0, v1)
 	require.False(t, old.Started)
-	require.Contains(t, old.Error, "commit "+v1[:12]+" is older than what main holds for acme/shop: instances/acme/shop/ changed since (instance.yaml)")
+	require.Contains(t, old.Error, "commit "+v1[:12]+" is older than what main holds for acme/shop: instances/acme/shop/ changed since (instance.yaml by "+v2[:12]+` "change instances/acme/shop/instance.yaml")`)
 	require.Len(t, reqs.got, 2, "the replayed old commit reached no instance")
 }
