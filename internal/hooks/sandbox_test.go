@@ -168,3 +168,32 @@ func TestSandboxFromEnv(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, s.String(), "UNCONFINED")
 }
+
+// Without bubblewrap, a dedicated user: the hook cannot read the worker's environment or its
+// private files (it still sees the host's processes, which the worker logs at start).
+func TestUserHookCannotReadTheWorker(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("running a hook as another user needs root")
+	}
+	sb, err := SandboxFromEnv(context.Background(), func(k string) string {
+		return map[string]string{EnvSandbox: SandboxUser, EnvHookUser: "nobody"}[k]
+	})
+	require.NoError(t, err)
+	t.Setenv("SLIPWAY_CODEC_KEY", "k1:workerkeyvalue")
+	keyFile := filepath.Join(t.TempDir(), "codec.keys")
+	require.NoError(t, os.WriteFile(keyFile, []byte("k1:filekeyvalue\n"), 0o600))
+	var rec recorder
+	r := rec.runner("WORKER_PID=" + strconv.Itoa(os.Getpid()))
+	r.Sandbox = sb
+	out, err := r.Run(context.Background(), execCall(fmt.Sprintf(`echo "worker-environ: $(tr '\0' ' ' < /proc/$WORKER_PID/environ 2>&1)"
+echo "key-file: $(cat %s 2>&1)"
+echo "uid: $(id -u)"
+echo 0
+`, keyFile)))
+	require.NoError(t, err)
+	assert.NotContains(t, out.Output, "workerkeyvalue")
+	assert.NotContains(t, out.Output, "filekeyvalue")
+	assert.Contains(t, out.Output, "uid: 65534")
+	assert.Contains(t, out.Output, "Permission denied")
+	assert.Contains(t, sb.String(), "dedicated user nobody")
+}

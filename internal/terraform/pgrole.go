@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -37,6 +38,9 @@ const (
 	statesTable = "states"
 	statesIndex = "states_by_name"
 	globalSeq   = "public.global_states_id_seq"
+	// roleConnLimit bounds one instance's sessions, so its terraform cannot take every
+	// connection the server has; terraform's own runs use one or two.
+	roleConnLimit = 8
 )
 
 // WithPGRoles makes terraform connect as the instance's own role (see above); keys seals the
@@ -141,7 +145,8 @@ func (r *Runner) createRole(ctx context.Context, p *pgxpool.Pool, ws Workspace, 
 		}
 		// The password is hex (no quotes): safe as a literal, which ALTER/CREATE ROLE require.
 		stmts := []string{
-			verb + ` ROLE ` + rl + ` LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS PASSWORD '` + password + `'`,
+			verb + ` ROLE ` + rl + ` LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS CONNECTION LIMIT ` +
+				strconv.Itoa(roleConnLimit) + ` PASSWORD '` + password + `'`,
 			// The operator's connection joins the role, so it can end the role's sessions
 			// (force-unlock) and drop what it was granted (deprovision) without being superuser.
 			`GRANT ` + rl + ` TO CURRENT_USER`,

@@ -91,6 +91,9 @@ func TestInstanceRoleReachesOnlyItsOwnState(t *testing.T) {
 	_, err = pgx.Connect(ctx, asB)
 	requireDenied(t, err, "B's role with A's password")
 
+	assert.Equal(t, "8", s.Query(t, "tfstate", "SELECT rolconnlimit FROM pg_roles WHERE rolname = '"+RoleName(a)+"'"),
+		"one instance cannot take every connection")
+
 	// Deprovision: the role and its password go; the operator's schema stays.
 	require.NoError(t, r.DropRole(ctx, a))
 	require.NoError(t, r.DropRole(ctx, a), "dropping again is success")
