@@ -265,3 +265,16 @@ func TestOverlongDeliveryIDIsRefused(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Empty(t, rec.calls)
 }
+
+// A commit ID keys a request and names a revision: one that is not a SHA is refused, not recorded.
+func TestCommandOfANonSHACommitIsRefused(t *testing.T) {
+	s, rec := newServer(t, Options{})
+	body, _ := json.Marshal(map[string]any{"ref": "refs/heads/main", "repository": map[string]any{"full_name": "acme/gitops"},
+		"commits": []map[string]any{{"id": strings.Repeat("x", 5000), "message": "[slipway][deploy] acme/web"}}})
+	code, resp := serve(s, signed("/github", "push", "sha-1", secret, body))
+	require.Equal(t, http.StatusUnprocessableEntity, code)
+	require.Len(t, resp.Refused, 1)
+	require.Contains(t, resp.Refused[0].Error, "not a commit ID")
+	require.Less(t, len(resp.Refused[0].Error), maxRefusalBytes+1)
+	require.Empty(t, rec.calls)
+}

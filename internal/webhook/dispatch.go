@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -41,6 +42,9 @@ const (
 	maxNameBytes    = 200 // bytes of a user or author name
 )
 
+// shaRE is a commit ID as forges send it; anything else would key a request or name a revision.
+var shaRE = regexp.MustCompile(`^[0-9a-fA-F]{1,64}$`)
+
 // plan turns an event into the delivery to record, or says why there is nothing to record:
 // Ignored for events that ask for nothing, Refused (with a nil delivery) when every command
 // is malformed or not allowed. It does no I/O, so the answer never waits on a forge or a worker.
@@ -64,7 +68,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	case ev.Kind == EventMerge && strings.HasPrefix(ev.HeadBranch, "slipway/"):
 		resp.Ignored = "merge of slipway's own MR " + ev.HeadBranch
 		return nil, resp
-	case ev.Kind == EventMerge && (ev.BaseSHA == "" || ev.MergeSHA == ""):
+	case ev.Kind == EventMerge && (!shaRE.MatchString(ev.BaseSHA) || !shaRE.MatchString(ev.MergeSHA)):
 		resp.Refused = []Refused{{Error: fmt.Sprintf("merged %s request without base and merge commits: cannot tell which instances changed", ev.Provider)}}
 		return nil, resp
 	case ev.Kind == EventMerge:
@@ -76,6 +80,10 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	policy := false // a well-formed command the operator has not allowed: recorded, so the attempt shows
 	for _, c := range ev.Commits {
 		cmds, errs := ParseCommands(c.Message)
+		if (len(cmds) > 0 || len(errs) > 0) && !shaRE.MatchString(c.ID) {
+			refused.add(Refused{Error: fmt.Sprintf("commit %q: not a commit ID (at most 64 hex digits)", clip(c.ID, 80))})
+			continue
+		}
 		for _, err := range errs {
 			refused.add(Refused{Error: fmt.Sprintf("commit %s: %v", short(c.ID), err)})
 		}

@@ -263,13 +263,13 @@ func TestGiteaAndGitLabPushes(t *testing.T) {
 func TestMergedPullRequestIsRecordedForTheWorkersToRead(t *testing.T) {
 	pr := func(head string) []byte {
 		return []byte(`{"action":"closed","repository":{"full_name":"acme/gitops"},"sender":{"login":"carol"},
-			"pull_request":{"merged":true,"merge_commit_sha":"merge","user":{"login":"dave"},"base":{"ref":"main","sha":"base"},"head":{"ref":"` + head + `"}}}`)
+			"pull_request":{"merged":true,"merge_commit_sha":"e1e1e1","user":{"login":"dave"},"base":{"ref":"main","sha":"ba5e"},"head":{"ref":"` + head + `"}}}`)
 	}
 	s, rec := newServer(t, Options{AllowDeprovision: true})
 	code, resp := serve(s, githubRequest("pull_request", "p-1", pr("feature/more"), true))
 	require.Equal(t, http.StatusAccepted, code)
 	require.Contains(t, resp.Note, "read from the repository")
-	require.Equal(t, &steps.MergeRange{Base: "base", Merge: "merge", Repo: "acme/gitops", Author: "dave"}, rec.calls[0].Merge)
+	require.Equal(t, &steps.MergeRange{Base: "ba5e", Merge: "e1e1e1", Repo: "acme/gitops", Author: "dave"}, rec.calls[0].Merge)
 	require.Equal(t, "carol via github merge (webhook delivery p-1)", rec.calls[0].Actor)
 	require.True(t, rec.calls[0].AllowDeprovision)
 
