@@ -124,7 +124,7 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	syncMirror()
 	stopEDP()
 	require.NoError(t, gs.Server.Stop())
-	_, err := http.Get(gs.URL + "/api/v1/version")
+	_, err = http.Get(gs.URL + "/api/v1/version")
 	require.Error(t, err, "the forge is down")
 	appName := e.Status("platform/edp").Names.Application
 	start := time.Now()
