@@ -65,6 +65,8 @@ func TestHooksAreToldTheCurrentAndNextState(t *testing.T) {
 	// The drain script logs to a file of this test's: unconfined, so the host sees it
 	// (confinement_exec_test.go runs hooks in the sandbox).
 	t.Setenv("SLIPWAY_HOOK_SANDBOX", "none")
+	// The post-deploy hook's endpoint is this test's server on loopback, which the operator allows.
+	t.Setenv("SLIPWAY_HOOK_ALLOW_CIDRS", "127.0.0.1")
 	stack := cluster.Start(t)
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
 		o.Deployer, o.ArgoURL, o.ArgoToken = "argocd", stack.ArgoURL, stack.ArgoToken
