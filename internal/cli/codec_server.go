@@ -28,7 +28,7 @@ func (g *globals) codecServerCmd() *cobra.Command {
 	var origins, hosts []string
 	var sf serveFlags
 	cmd := &cobra.Command{
-		Use:   "codec-server [--listen 127.0.0.1:8081] [--origin URL ...] [--auth-token-file F]",
+		Use:   "codec-server [--listen 127.0.0.1:8081] [--origin URL ...] [--allowed-host NAME ...] [--auth-token-file F]",
 		Short: "Serve the payload codec for the Temporal UI, so it shows decrypted inputs and results",
 		Long: `Serves POST /encode and /decode with the same key as the worker (SLIPWAY_CODEC_KEY, SLIPWAY_CODEC_KEY_FILE,
 or the dev key file). Paste the printed URL into the Temporal UI:
