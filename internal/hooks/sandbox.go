@@ -132,6 +132,9 @@ func userSandbox(name string) (Sandbox, error) {
 	if uid == 0 || uid == uint64(os.Getuid()) {
 		return Sandbox{}, fmt.Errorf("%s: %q is root or the worker's own user; name a dedicated unprivileged user", EnvHookUser, name)
 	}
+	if os.Geteuid() != 0 {
+		return Sandbox{}, fmt.Errorf("%s=%s: running hooks as another user needs a worker started as root", EnvHookUser, name)
+	}
 	return Sandbox{Mode: SandboxUser, UID: uint32(uid), GID: uint32(gid), User: u.Username}, nil
 }
 

@@ -172,11 +172,11 @@ resource "terraform_data" "rollout" {
   input            = "{{ .Tenant }}/{{ .Name }}"
   # Each run that finishes leaves a line: the chaos command counts real applies and destroys.
   provisioner "local-exec" {
-    command = "sleep 2 && echo 'apply {{ .Tenant }}/{{ .Name }}' >> \"$${SLIPWAY_CHAOS_EFFECTS:-/dev/null}\""
+    command = "sleep 2 && echo 'apply {{ .Tenant }}/{{ .Name }}' >> \"$${CHAOS_EFFECTS:-/dev/null}\""
   }
   provisioner "local-exec" {
     when    = destroy
-    command = "sleep 2 && echo 'destroy ${self.input}' >> \"$${SLIPWAY_CHAOS_EFFECTS:-/dev/null}\""
+    command = "sleep 2 && echo 'destroy ${self.input}' >> \"$${CHAOS_EFFECTS:-/dev/null}\""
   }
 }
 `
@@ -192,7 +192,8 @@ func (w *world) startWorker(s workerSpec) (*proc.Process, error) {
 	cmd.Env = append(os.Environ(), envRole+"="+roleWorker,
 		"TEMPORAL_ADDRESS="+w.server.Address, "SLIPWAY_TASK_QUEUE="+s.taskQueue,
 		"SLIPWAY_GITOPS_REPO="+w.repo, "SLIPWAY_STATE_DIR="+s.stateDir,
-		"SLIPWAY_TF_PG_CONN="+w.pgConn, envEffects+"="+w.effectsPath(), "SLIPWAY_LOG_LEVEL=info")
+		"SLIPWAY_TF_PG_CONN="+w.pgConn, envEffects+"="+w.effectsPath(),
+		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_LOG_LEVEL=info")
 	if w.argo != nil {
 		cmd.Env = append(cmd.Env, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL, "SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken,
 			"SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig)
@@ -203,8 +204,9 @@ func (w *world) startWorker(s workerSpec) (*proc.Process, error) {
 	return proc.Start(s.name, cmd, w.logPath(s.name))
 }
 
-// envEffects names the file the chaos stack's provisioners append to.
-const envEffects = "SLIPWAY_CHAOS_EFFECTS"
+// envEffects names the file the chaos stack's provisioners append to; terraform sees it because
+// the workers' SLIPWAY_STACK_ENV allows it, as an operator allows a stack its credentials.
+const envEffects = "CHAOS_EFFECTS"
 
 func (w *world) effectsPath() string { return filepath.Join(w.dir, "effects.log") }
 

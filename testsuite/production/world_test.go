@@ -32,7 +32,7 @@ const (
 	repoName  = "gitops"
 	// envEffects names the file the prod stack's provisioners append a line to per real
 	// create and destroy, so duplicates are counted in what terraform really did.
-	envEffects = "SLIPWAY_CHAOS_EFFECTS"
+	envEffects = "CHAOS_EFFECTS"
 )
 
 // world is the production topology on this host.
@@ -128,11 +128,11 @@ resource "terraform_data" "rollout" {
   triggers_replace = [{{ .Params.replicas }}]
   input            = "{{ .Tenant }}/{{ .Name }}"
   provisioner "local-exec" {
-    command = "sleep 1 && echo \"apply {{ .Tenant }}/{{ .Name }} pid=$PPID\" >> \"$${SLIPWAY_CHAOS_EFFECTS:-/dev/null}\""
+    command = "sleep 1 && echo \"apply {{ .Tenant }}/{{ .Name }} pid=$PPID\" >> \"$${CHAOS_EFFECTS:-/dev/null}\""
   }
   provisioner "local-exec" {
     when    = destroy
-    command = "sleep 1 && echo \"destroy ${self.input} pid=$PPID\" >> \"$${SLIPWAY_CHAOS_EFFECTS:-/dev/null}\""
+    command = "sleep 1 && echo \"destroy ${self.input} pid=$PPID\" >> \"$${CHAOS_EFFECTS:-/dev/null}\""
   }
 }
 `
@@ -145,7 +145,8 @@ func (w *world) start(wk *worker) error {
 		"SLIPWAY_STATE_DIR="+wk.stateDir, "SLIPWAY_TF_PG_CONN="+w.conn, "SLIPWAY_STORE_PG_CONN="+w.conn,
 		"SLIPWAY_FORGE=gitea", "SLIPWAY_FORGE_URL="+w.gitea.URL, "SLIPWAY_FORGE_REPO="+w.gitea.AdminUser+"/"+repoName,
 		"SLIPWAY_FORGE_TOKEN="+w.gitea.Token, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL,
-		"SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken, "SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig, envEffects+"="+w.effects, "SLIPWAY_LOG_LEVEL=info")
+		"SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken, "SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig, envEffects+"="+w.effects,
+		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_LOG_LEVEL=info")
 	p, err := proc.Start(wk.name, cmd, filepath.Join(w.dir, "logs", wk.name+".log"))
 	if err != nil {
 		return err
