@@ -25,11 +25,12 @@ type NameRegistry interface {
 // provision, naming that instance, so no two instances ever share a namespace, Application
 // or schema.
 func (a *Activities) ClaimNames(ctx context.Context, in steps.NamesInput) error {
-	if err := in.Names.Validate(); err != nil {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Ref, err), steps.ErrNotAllowed, nil)
-	}
-	// A new ref only: an instance claiming the legacy names it has had all along keeps them.
+	// A new ref only: an instance claiming the legacy names it has had all along keeps them,
+	// even one the old rule made too long for its system (it never got that schema).
 	if !in.Legacy {
+		if err := in.Names.Validate(); err != nil {
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Ref, err), steps.ErrNotAllowed, nil)
+		}
 		if err := a.Reserved.Check(in.Ref.Tenant, in.Ref.Name); err != nil {
 			return temporal.NewNonRetryableApplicationError(err.Error(), steps.ErrNotAllowed, nil)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -18,9 +19,9 @@ import (
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 )
 
-// The lifecycle through real ArgoCD on a real kube-apiserver: the manifests
-// (Namespace, ConfigMap, Secret from the bootstrapped secrets) really land, change,
-// go away with archive and come back, and deprovision removes everything.
+// The lifecycle through real ArgoCD on a real kube-apiserver: the namespace and the Secret of
+// the bootstrapped secrets (both made by the deployer) and the manifests (a ConfigMap) really
+// land, change, go away with archive and come back, and deprovision removes everything.
 func TestArgoCDLifecycle(t *testing.T) {
 	stack := cluster.Start(t)
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
@@ -38,8 +39,8 @@ func TestArgoCDLifecycle(t *testing.T) {
 	require.Equal(t, lifecycle.Deployed, st.State)
 	require.Equal(t, "argocd", st.Deployer)
 	require.Equal(t, lifecycle.ConditionTrue, condition(st.Conditions, lifecycle.CondReady), "%+v", st.Conditions)
-	require.Equal(t, map[string]int{"Applied": 3}, st.RsyncStatus, "Namespace, ConfigMap and Secret applied")
-	require.Equal(t, map[string]int{"Present": 3}, st.ClusterStatus)
+	require.Equal(t, map[string]int{"Applied": 1}, st.RsyncStatus, "the ConfigMap applied by ArgoCD")
+	require.Equal(t, map[string]int{"Present": 1}, st.ClusterStatus)
 	require.Equal(t, "1", configMap(t, stack, ns)["replicas"])
 	secrets, err := e.Activities.Secrets.Get(t.Context(), "argo", "web")
 	require.NoError(t, err)
@@ -145,7 +146,7 @@ func configMap(t *testing.T, s *cluster.Stack, ns string) map[string]string {
 }
 
 func secretData(t *testing.T, s *cluster.Stack, ns string) map[string]string {
-	data := object(t, s, fmt.Sprintf("/api/v1/namespaces/%s/secrets/web", ns))["data"].(map[string]any)
+	data := object(t, s, fmt.Sprintf("/api/v1/namespaces/%s/secrets/%s", ns, argocd.SecretName))["data"].(map[string]any)
 	out := map[string]string{}
 	for k, v := range data {
 		out[k] = decodeB64(t, fmt.Sprint(v))

@@ -37,7 +37,7 @@ metadata:
   name: {{ .Name }}
   namespace: {{ .Namespace }}
 data:
-  greeting: {{ .Params.greeting }}
+  greeting: {{ quote .Params.greeting }}
 `
 
 func TestFailedApplyThenFixAndRetry(t *testing.T) {

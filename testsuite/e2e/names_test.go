@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
@@ -180,9 +181,9 @@ func requireOwnResources(t *testing.T, stack *cluster.Stack, pg *postgres.Server
 	t.Helper()
 	labels := object(t, stack, "/api/v1/namespaces/"+n.Namespace)["metadata"].(map[string]any)["labels"].(map[string]any)
 	require.Equal(t, ref.Tenant, labels["slipway.dev/tenant"], n.Namespace)
-	require.Equal(t, ref.Name, labels["slipway.dev/instance"], n.Namespace)
+	require.Equal(t, ref.Name, labels[argocd.LabelName], n.Namespace)
 	require.Equal(t, greeting, configMap(t, stack, n.Namespace)["greeting"], "%s's ConfigMap is its own", ref)
-	require.Equal(t, http.StatusOK, get(t, stack, "/api/v1/namespaces/"+n.Namespace+"/secrets/"+ref.Name), "%s's Secret", ref)
+	require.Equal(t, http.StatusOK, get(t, stack, "/api/v1/namespaces/"+n.Namespace+"/secrets/"+argocd.SecretName), "%s's Secret", ref)
 	app := object(t, stack, appPath(n.Application))
 	appLabels := app["metadata"].(map[string]any)["labels"].(map[string]any)
 	require.Equal(t, ref.Tenant, appLabels["slipway.dev/tenant"])
