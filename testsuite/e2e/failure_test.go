@@ -37,7 +37,7 @@ metadata:
   name: {{ .Name }}
   namespace: {{ .Namespace }}
 data:
-  greeting: {{ quote .Params.greeting }}
+  greeting: {{ .Params.greeting }}
 `
 
 func TestFailedApplyThenFixAndRetry(t *testing.T) {
