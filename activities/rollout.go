@@ -257,7 +257,8 @@ func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref steps.Re
 	if inst.Stack != t.spec.Stack {
 		return cur, des, fmt.Errorf("its config on main is of stack %s now", inst.Stack)
 	}
-	next := &config.Instance{Stack: inst.Stack, Parameters: maps.Clone(inst.Parameters)}
+	// The instance's own approval tightening and pool stay: a rollout changes parameters, not policy.
+	next := &config.Instance{Stack: inst.Stack, Parameters: maps.Clone(inst.Parameters), Approval: inst.Approval, ControlPlane: inst.ControlPlane}
 	maps.Copy(next.Parameters, t.set)
 	before, err := config.Validate(t.stack, inst, nil)
 	if err != nil {
