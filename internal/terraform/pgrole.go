@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slipway-dev/slipway/internal/codec"
@@ -160,8 +161,12 @@ func (r *Runner) createRole(ctx context.Context, p *pgxpool.Pool, ws Workspace, 
 			`GRANT SELECT, INSERT, UPDATE, DELETE ON ` + schema + `.` + statesTable + ` TO ` + rl,
 			`GRANT USAGE ON SEQUENCE ` + globalSeq + ` TO ` + rl,
 		}
-		for _, s := range stmts {
+		for i, s := range stmts {
 			if _, err := tx.Exec(ctx, s); err != nil {
+				var pgErr *pgconn.PgError
+				if i == 0 && errors.As(err, &pgErr) && pgErr.Code == "42501" {
+					return fmt.Errorf("%s ROLE %s: %w (the role of SLIPWAY_TF_PG_CONN needs CREATEROLE: ALTER ROLE ... CREATEROLE)", verb, rl, err)
+				}
 				return fmt.Errorf("%s: %w", strings.SplitN(s, " PASSWORD", 2)[0], err)
 			}
 		}

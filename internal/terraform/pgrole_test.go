@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -119,4 +120,21 @@ func TestWithCredentials(t *testing.T) {
 	got, err = withCredentials("host=127.0.0.1 user=admin password=secret dbname=db", "slipway_tf_a_b", "abc123")
 	require.NoError(t, err)
 	assert.Equal(t, "host=127.0.0.1 user=admin password=secret dbname=db user=slipway_tf_a_b password=abc123", got)
+}
+
+// An operator connection that may not create roles fails the first command, saying what to grant.
+func TestInstanceRoleNeedsCreateRole(t *testing.T) {
+	requireTerraform(t)
+	s := postgres.StartWithPasswords(t)
+	s.CreateDB(t, "tfstate")
+	s.Query(t, "tfstate", "CREATE ROLE limited LOGIN PASSWORD 'limitedpw'; ALTER DATABASE tfstate OWNER TO limited; ALTER SCHEMA public OWNER TO limited")
+	conn := fmt.Sprintf("postgres://limited:limitedpw@%s:%d/tfstate?sslmode=disable", s.Host, s.Port)
+	r := newRunner(t, WithPGBackend(conn), WithPGRoles(testKeyring(t)))
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ctx := context.Background()
+	require.NoError(t, r.Prepare(ctx, ws, twoResources("one")))
+	err := r.Init(ctx, ws)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "needs CREATEROLE")
+	assert.NotContains(t, err.Error(), "limitedpw")
 }
