@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -67,6 +68,53 @@ func TestWebhookServeAnswers503WhileTemporalIsDown(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(msg))
 	require.NotEmpty(t, resp.Header.Get("Retry-After"))
 	require.Contains(t, string(msg), "redeliver it")
+}
+
+// An unsigned delivery is refused by `webhook serve` from its headers: the server never waits for
+// its body (the read timeout is off here, so it would wait for ever), and the client gets 401.
+func TestWebhookServeRefusesAnUnsignedDeliveryBeforeItsBody(t *testing.T) {
+	testKeys(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	t.Setenv("TEMPORAL_ADDRESS", dead)
+	t.Setenv("SLIPWAY_WEBHOOK_GITHUB_SECRET", "s3cret")
+	t.Setenv("SLIPWAY_FORGE", "github")
+	t.Setenv("SLIPWAY_FORGE_REPO", "acme/gitops")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"webhook", "serve", "--listen", "127.0.0.1:0", "--read-timeout", "0"},
+			Streams{In: strings.NewReader(""), Out: pw, Err: &errb})
+		pw.Close()
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	sc := bufio.NewScanner(pr)
+	var addr string
+	for addr == "" && sc.Scan() {
+		if m := regexp.MustCompile(`serving on http://(\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	require.NotEmpty(t, addr, "stderr: %s", errb.String())
+
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(time.Minute))) // a hang fails, it does not block the suite
+	_, err = io.WriteString(conn, "POST /github HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\n"+
+		"X-GitHub-Event: push\r\nX-GitHub-Delivery: unsigned-1\r\nContent-Length: 1000000\r\n\r\n{\"ref\":")
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "answered with the body still unsent")
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, string(msg))
+	require.Contains(t, string(msg), "missing X-Hub-Signature-256")
 }
 
 // Bad webhook settings are refused at start-up with exit 2, naming the setting, before anything listens.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -174,11 +175,28 @@ func TestSignatureHeadersAreCheckedBeforeTheBody(t *testing.T) {
 		r := req()
 		wb := &watchedBody{r: bytes.NewReader(body)}
 		r.Body = wb
-		code, _ := serve(s, r)
+		code, err := s.Admit(r)
+		require.Equal(t, http.StatusUnauthorized, code, name)
+		require.Error(t, err, "%s: the server refuses it before it reads the body", name)
+		code, _ = serve(s, r)
 		require.Equal(t, http.StatusUnauthorized, code, name)
 		require.False(t, wb.read, "%s: refused before the body was read", name)
 	}
+	for _, r := range []*http.Request{signed("/github", "push", "h", secret, body), signed("/gitlab", "push", "h", gitlabToken, body)} {
+		code, err := s.Admit(r)
+		require.NoError(t, err, "well-formed headers are admitted; the body's signature is checked as it is read")
+		require.Zero(t, code)
+	}
+	only, _ := newServer(t, Options{Forges: map[string]ForgeOptions{"github": {Secret: secret, Repos: []string{"acme/gitops"}}}})
+	code, _ := only.Admit(signed("/gitea", "push", "h", secret, body))
+	require.Equal(t, http.StatusNotFound, code, "an unserved forge")
+	code, _ = only.Admit(httptest.NewRequest(http.MethodPost, "/bitbucket", nil))
+	require.Equal(t, http.StatusNotFound, code)
+	code, _ = only.Admit(httptest.NewRequest(http.MethodGet, "/github", nil))
+	require.Equal(t, http.StatusMethodNotAllowed, code)
 }
+
+var _ httpserve.Admitter = (*Server)(nil)
 
 // Case 10: a 0.9 MB push with one valid command and a malformed command on every other line. The
 // record and the 202 body stay small (refusals bounded in count and bytes), where they once were

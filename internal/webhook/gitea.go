@@ -80,10 +80,9 @@ type giteaComment struct {
 // a missing or malformed one before the body is read, then the HMAC in constant time as the
 // body streams in; then it reads push, pull_request and issue_comment events.
 func parseGitea(r *http.Request, secret []byte) (*Event, error) {
-	sig := first(r.Header.Get("X-Gitea-Signature"), r.Header.Get("X-Forgejo-Signature"))
-	want, err := hex.DecodeString(sig)
-	if err != nil || len(want) != sha256.Size {
-		return nil, &SignatureError{Provider: "gitea", Reason: "missing or malformed X-Gitea-Signature"}
+	want, err := giteaSignature(r, secret)
+	if err != nil {
+		return nil, err
 	}
 	mac := hmac.New(sha256.New, secret)
 	body, err := io.ReadAll(io.TeeReader(r.Body, mac))
@@ -144,6 +143,15 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 				Author: first(p.Comment.User.Login, p.Sender.Login), URL: p.Comment.HTMLURL}}, nil
 	}
 	return ignored("gitea", delivery, "event "+kind+" is not handled"), nil
+}
+
+// giteaSignature is the HMAC X-Gitea-Signature (or X-Forgejo-Signature) claims, refused if missing or malformed.
+func giteaSignature(r *http.Request, _ []byte) ([]byte, error) {
+	want, err := hex.DecodeString(first(r.Header.Get("X-Gitea-Signature"), r.Header.Get("X-Forgejo-Signature")))
+	if err != nil || len(want) != sha256.Size {
+		return nil, &SignatureError{Provider: "gitea", Reason: "missing or malformed X-Gitea-Signature"}
+	}
+	return want, nil
 }
 
 func first(vals ...string) string {

@@ -19,14 +19,9 @@ import (
 // read, then reads the (size-capped) body through the HMAC and compares. The SHA-1 header
 // alone is refused.
 func checkGitHubSignature(r *http.Request, secret []byte) ([]byte, error) {
-	sig := r.Header.Get(gh.SHA256SignatureHeader)
-	if sig == "" {
-		return nil, &SignatureError{Provider: "github", Reason: "missing X-Hub-Signature-256 (SHA-1 signatures are refused)"}
-	}
-	hexSig, ok := strings.CutPrefix(sig, "sha256=")
-	want, err := hex.DecodeString(hexSig)
-	if !ok || err != nil || len(want) != sha256.Size {
-		return nil, &SignatureError{Provider: "github", Reason: "malformed X-Hub-Signature-256: want sha256=<64 hex digits>"}
+	want, err := githubSignature(r, secret)
+	if err != nil {
+		return nil, err
 	}
 	mac := hmac.New(sha256.New, secret)
 	body, err := io.ReadAll(io.TeeReader(r.Body, mac))
@@ -48,6 +43,20 @@ func checkGitHubSignature(r *http.Request, secret []byte) ([]byte, error) {
 		body = []byte(form.Get("payload"))
 	}
 	return body, nil
+}
+
+// githubSignature is the HMAC X-Hub-Signature-256 claims, refused if missing or malformed.
+func githubSignature(r *http.Request, _ []byte) ([]byte, error) {
+	sig := r.Header.Get(gh.SHA256SignatureHeader)
+	if sig == "" {
+		return nil, &SignatureError{Provider: "github", Reason: "missing X-Hub-Signature-256 (SHA-1 signatures are refused)"}
+	}
+	hexSig, ok := strings.CutPrefix(sig, "sha256=")
+	want, err := hex.DecodeString(hexSig)
+	if !ok || err != nil || len(want) != sha256.Size {
+		return nil, &SignatureError{Provider: "github", Reason: "malformed X-Hub-Signature-256: want sha256=<64 hex digits>"}
+	}
+	return want, nil
 }
 
 // parseGitHub checks the signature, then parses push, pull_request and issue_comment events

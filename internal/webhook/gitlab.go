@@ -74,9 +74,8 @@ type gitlabNote struct {
 // echoes it) before reading the body, then reads push, merge request and merge request
 // comment events.
 func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
-	token := r.Header.Get("X-Gitlab-Token")
-	if token == "" || subtle.ConstantTimeCompare([]byte(token), secret) != 1 {
-		return nil, &SignatureError{Provider: "gitlab", Reason: "X-Gitlab-Token does not match the GitLab token"}
+	if _, err := checkGitLabToken(r, secret); err != nil {
+		return nil, err
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -129,4 +128,13 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 	default:
 		return ignored("gitlab", delivery, "event "+kind+" is not handled"), nil
 	}
+}
+
+// checkGitLabToken refuses an X-Gitlab-Token that is not GitLab's own token, compared in constant time.
+func checkGitLabToken(r *http.Request, secret []byte) ([]byte, error) {
+	token := r.Header.Get("X-Gitlab-Token")
+	if token == "" || subtle.ConstantTimeCompare([]byte(token), secret) != 1 {
+		return nil, &SignatureError{Provider: "gitlab", Reason: "X-Gitlab-Token does not match the GitLab token"}
+	}
+	return nil, nil
 }

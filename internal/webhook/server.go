@@ -175,11 +175,36 @@ type parser func(*http.Request, []byte) (*Event, error)
 
 var parsers = map[string]parser{"/github": parseGitHub, "/gitlab": parseGitLab, "/gitea": parseGitea, "/forgejo": parseGitea}
 
+// headerChecks refuse a delivery from its headers alone: a missing or malformed signature, a wrong token.
+var headerChecks = map[string]func(*http.Request, []byte) ([]byte, error){
+	"/github": githubSignature, "/gitlab": checkGitLabToken, "/gitea": giteaSignature, "/forgejo": giteaSignature}
+
 // providerOf names the forge whose options serve a path: Forgejo is Gitea's.
 var providerOf = map[string]string{"/github": "github", "/gitlab": "gitlab", "/gitea": "gitea", "/forgejo": "gitea"}
 
 // maxDeliveryID bounds the caller-chosen header that names a delivery's record.
 const maxDeliveryID = 128
+
+// Admit refuses from the headers alone what ServeHTTP would refuse before reading the body (an
+// unknown or unserved path, a method other than POST, a missing or malformed signature, a wrong
+// GitLab token): as an httpserve.Admitter, the server asks it before it reads the body.
+func (s *Server) Admit(r *http.Request) (int, error) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	check, ok := headerChecks[path]
+	fo, configured := s.o.Forges[providerOf[path]]
+	switch {
+	case !ok:
+		return http.StatusNotFound, errors.New("unknown path: use /github, /gitlab, /gitea or /forgejo")
+	case !configured:
+		return http.StatusNotFound, errors.New(path + " is not served: this server has no " + providerOf[path] + " secret")
+	case r.Method != http.MethodPost:
+		return http.StatusMethodNotAllowed, errors.New("POST only")
+	}
+	if _, err := check(r, fo.Secret); err != nil {
+		return http.StatusUnauthorized, err
+	}
+	return 0, nil
+}
 
 // ServeHTTP answers 202 once the delivery is recorded in Temporal, without waiting for any
 // instance; 200 for a delivery this process recorded before; 204 for an event that asks for nothing; 401
