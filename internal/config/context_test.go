@@ -25,6 +25,7 @@ func TestRenderEscapesByContext(t *testing.T) {
 		{"yaml name stays plain", "manifests/a.yaml.tmpl", `ns: {{ .Namespace }}`, `ns: acme-web`},
 		{"yaml in double quotes", "manifests/a.yaml.tmpl", `g: "hi {{ .Params.greeting }}"`, `g: "hi x\"'` + "`" + `$(id -un)${a}%{b}\n#\\ EOF"`},
 		{"yaml toJSON", "manifests/a.yaml.tmpl", `g: {{ toJSON .Params.greeting }}`, `g: "x\"'` + "`" + `$(id -un)${a}%{b}\n#\\ EOF"`},
+		{"yaml block scalar", "manifests/a.yaml.tmpl", "cfg: |\n  {\"g\": {{ toJSON .Params.greeting }}}\n", "cfg: |\n  {\"g\": \"x\\\"'`$(id -un)${a}%{b}\\n#\\\\ EOF\"}\n"},
 		{"json", "manifests/a.json.tmpl", `{"g": {{ .Params.greeting }}, "n": {{ .Params.replicas }}}`, `{"g": "x\"'` + "`" + `$(id -un)${a}%{b}\n#\\ EOF", "n": 3}`},
 		{"shell word", "manifests/run.sh.tmpl", `echo {{ .Params.greeting }}`, `echo 'x"'\''` + "`" + `$(id -un)${a}%{b}` + "\n" + `#\ EOF'`},
 		{"shell double quotes", "manifests/run.sh.tmpl", `echo "{{ .Name }}"`, `echo "web"`},
@@ -77,6 +78,7 @@ func TestRenderRefusesValuesAPlaceCannotHold(t *testing.T) {
 		{"line break in a heredoc", "terraform/a.tf.tmpl", "x = <<EOT\n{{ .Params.greeting }}\nEOT\n", "a\nEOT\nresource", "line break cannot be written inside a heredoc"},
 		{"heredoc's closing word", "terraform/a.tf.tmpl", "x = <<EOT\nE{{ .Params.greeting }}\nEOT\n", "OT", "could end the heredoc EOT"},
 		{"unquoted YAML mid-scalar", "manifests/a.yaml.tmpl", "image: repo/app:{{ .Params.greeting }}", "v1 #x", "cannot be written inside an unquoted YAML scalar"},
+		{"line break in a YAML block", "manifests/a.yaml.tmpl", "s: |\n  echo {{ .Params.greeting }}\n", "a\nb: c", "cannot be written inside a block scalar"},
 		{"NUL in a shell word", "manifests/run.sh.tmpl", "echo {{ .Params.greeting }}", "a\x00b", "NUL byte"},
 	}
 	for _, tt := range tests {

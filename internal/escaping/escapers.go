@@ -23,19 +23,21 @@ const (
 
 // Escapers slipway appends to an action by its context; the names cannot collide with a stack's.
 const (
-	escHCLExpr    = "_slipway_hcl_expr"
-	escHCLString  = "_slipway_hcl_string"
-	escHCLHeredoc = "_slipway_hcl_heredoc"
-	escShellDQ    = "_slipway_sh_dq"
-	escShellSQ    = "_slipway_sh_sq"
-	escShellLine  = "_slipway_sh_line"
-	escJSONString = "_slipway_json_string"
-	escYAMLValue  = "_slipway_yaml_value"
-	escYAMLSingle = "_slipway_yaml_single"
-	escYAMLPlain  = "_slipway_yaml_plain"
-	escURLPath    = "_slipway_url_path"
-	escURLQuery   = "_slipway_url_query"
-	escURLFrag    = "_slipway_url_fragment"
+	escHCLExpr        = "_slipway_hcl_expr"
+	escHCLString      = "_slipway_hcl_string"
+	escHCLHeredoc     = "_slipway_hcl_heredoc"
+	escShellDQ        = "_slipway_sh_dq"
+	escShellSQ        = "_slipway_sh_sq"
+	escShellLine      = "_slipway_sh_line"
+	escJSONString     = "_slipway_json_string"
+	escYAMLValue      = "_slipway_yaml_value"
+	escYAMLSingle     = "_slipway_yaml_single"
+	escYAMLPlain      = "_slipway_yaml_plain"
+	escYAMLBlock      = "_slipway_yaml_block"
+	escYAMLBlockStart = "_slipway_yaml_block_start"
+	escURLPath        = "_slipway_url_path"
+	escURLQuery       = "_slipway_url_query"
+	escURLFrag        = "_slipway_url_fragment"
 )
 
 // Funcs are the functions a stack's file templates may call, and the escapers Apply appends.
@@ -53,9 +55,17 @@ var Funcs = template.FuncMap{
 	escYAMLValue:  yamlValue,
 	escYAMLSingle: yamlSingle,
 	escYAMLPlain:  yamlPlainMid,
-	escURLPath:    PathSegment,
-	escURLQuery:   QueryValue,
-	escURLFrag:    fragment,
+	escYAMLBlock:  yamlBlockLine,
+	escYAMLBlockStart: func(v any) (string, error) {
+		s, err := yamlBlockLine(v)
+		if err == nil && (strings.HasPrefix(s, " ") || strings.HasPrefix(s, "\t")) {
+			err = fmt.Errorf("a value that starts a line of a block scalar cannot start with a space or tab (%s)", excerpt(s))
+		}
+		return s, err
+	},
+	escURLPath:  PathSegment,
+	escURLQuery: QueryValue,
+	escURLFrag:  fragment,
 }
 
 // URLFuncs are the escapers of an http hook's URL template; it offers no funcs of its own.
@@ -268,6 +278,18 @@ func yamlSingle(v any) (string, error) {
 		}
 	}
 	return strings.ReplaceAll(s, "'", "''"), nil
+}
+
+// yamlBlockLine writes a value inside a line of a block scalar, where text is literal and only
+// a line break (which could end the block) or a character YAML cannot hold would do harm.
+func yamlBlockLine(v any) (string, error) {
+	s := text(v)
+	for _, r := range s {
+		if (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == utf8.RuneError {
+			return "", fmt.Errorf("a value with a line break or control character cannot be written inside a block scalar (%s)", excerpt(s))
+		}
+	}
+	return s, nil
 }
 
 // plainSafe is what may continue a plain YAML scalar unquoted.

@@ -205,6 +205,10 @@ var yamlTemplates = []struct {
 	{"k: [{{ .V }}, 1]\nz: 1\n", nil},
 	{"k:\n  - {{ .V }}\nz: 1\n", nil},
 	{"k: image:{{ .V }}\nz: 1\n", nil},
+	{"k: |\n  line {{ .V }}\n  {{ .V }} end\nz: 1\n", func(v string) any { return "line " + v + "\n" + v + " end\n" }},
+	{"k: >-\n  {{ toJSON .V }}\nz: 1\n", nil},
+	{"a:\n  k: |\n    {{ .V }}\n  z: 1\n", nil},
+	{"k: |\n  {{ .V }}\n  more\nz: 1\n", nil},
 	{`{"k": {{ .V }}, "z": 1}`, func(v string) any { return v }},
 	{`{"k": "a{{ .V }}b", "z": 1}`, func(v string) any { return "a" + v + "b" }},
 }

@@ -1,6 +1,10 @@
 package escaping
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // YAML modes.
 const (
@@ -9,6 +13,8 @@ const (
 	yamlDQ                 // inside "..."
 	yamlSQ                 // inside '...'
 	yamlComment
+	yamlBlockHeader // the rest of the line after | or >
+	yamlBlock       // the lines of a block scalar
 )
 
 // YAML is YAML and JSON (a JSON document is YAML), and jsonnet, whose double-quoted strings
@@ -19,10 +25,11 @@ type YAML struct {
 }
 
 func (YAML) Name() string { return "YAML/JSON" }
-func (YAML) Start() State { return State{} }
+func (YAML) Start() State { return State{Stack: "m0"} }
 
 func (YAML) Describe(s State) string {
-	return [...]string{"YAML/JSON value", "unquoted YAML scalar", "double-quoted string", "single-quoted string", "comment"}[s.Mode]
+	return [...]string{"YAML/JSON value", "unquoted YAML scalar", "double-quoted string", "single-quoted string", "comment",
+		"line that opens a YAML block scalar", "YAML block scalar"}[s.Mode]
 }
 
 func (YAML) Scan(s State, text string) State {
@@ -32,9 +39,19 @@ func (YAML) Scan(s State, text string) State {
 		if i+1 < len(text) {
 			next = text[i+1]
 		}
+		n, measuring := yamlIndent(s)
+		if s.Mode == yamlBlock && measuring && c != ' ' && c != '\n' && c != '\r' && n <= atoi(s.Delim) {
+			s.Mode, s.Delim = yamlStart, "" // a line at the key's indentation ends the block
+		}
 		switch s.Mode {
+		case yamlBlockHeader:
+			if c == '\n' {
+				s.Mode = yamlBlock
+			}
 		case yamlStart:
 			switch c {
+			case '|', '>':
+				s.Mode, s.Delim = yamlBlockHeader, strconv.Itoa(n)
 			case ' ', '\t', '\n', '\r', '[', '{', ',', ']', '}':
 			case '"':
 				s.Mode = yamlDQ
@@ -77,8 +94,31 @@ func (YAML) Scan(s State, text string) State {
 				s.Mode = yamlStart
 			}
 		}
+		switch {
+		case c == '\n':
+			n, measuring = 0, true
+		case measuring && c == ' ':
+			n++
+		default:
+			measuring = false
+		}
+		s.Stack = strconv.Itoa(n)
+		if measuring {
+			s.Stack = "m" + s.Stack
+		}
 	}
 	return s
+}
+
+// yamlIndent is the current line's indentation so far, kept in Stack ("m3" while the line is
+// still in its leading spaces).
+func yamlIndent(s State) (int, bool) {
+	return atoi(strings.TrimPrefix(s.Stack, "m")), strings.HasPrefix(s.Stack, "m")
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 func (y YAML) Escaper(s State) (string, error) {
@@ -90,6 +130,17 @@ func (y YAML) Escaper(s State) (string, error) {
 		return escYAMLValue, nil
 	case yamlDQ:
 		return escJSONString, nil
+	case yamlBlockHeader:
+		return "", fmt.Errorf("a value cannot be written on the line that opens a block scalar")
+	case yamlBlock:
+		n, measuring := yamlIndent(s)
+		switch {
+		case measuring && n <= atoi(s.Delim):
+			return "", fmt.Errorf("a value cannot start a line of a block scalar at its key's indentation; indent it")
+		case measuring:
+			return escYAMLBlockStart, nil // its own leading spaces would move the block's indentation
+		}
+		return escYAMLBlock, nil
 	case yamlSQ:
 		if y.Jsonnet {
 			return "", fmt.Errorf("a value cannot be written inside a single-quoted jsonnet string; use double quotes")
@@ -100,8 +151,9 @@ func (y YAML) Escaper(s State) (string, error) {
 }
 
 func (y YAML) Accepts(s State, fn string) bool {
-	if fn == FuncJSON && (s.Mode == yamlStart || s.Mode == yamlComment) {
-		return true
+	if fn == FuncJSON && (s.Mode == yamlStart || s.Mode == yamlComment || s.Mode == yamlBlock) {
+		_, err := y.Escaper(s)
+		return err == nil // toJSON writes no line break
 	}
 	name, err := y.Escaper(s)
 	return err == nil && fn == name
