@@ -34,6 +34,9 @@ func TestMergesRecordTheRenderAndPipelinesVerifyIt(t *testing.T) {
 	require.Equal(t, "rev-2", w.verifies[2].Revision, "at the revision it then ran terraform at")
 	st := w.status(workflows.OutputAll)
 	require.Contains(t, step(t, st, steps.VerifyRender).Detail, "1 file(s) as rendered at merge "+updated.Revision[:12])
+	require.NotNil(t, st.Render, "status -o all shows the record")
+	require.Equal(t, updated.Revision, st.Render.Revision)
+	require.Nil(t, w.status(workflows.OutputSummary).Render)
 }
 
 // Files changed on main since slipway's merge fail the step before terraform runs, with a leftover

@@ -45,6 +45,7 @@ type Status struct {
 	GateLog        []GateRecord          `json:"gateLog,omitempty"`      // output all: every gate change
 	Approval       *ApprovalWait         `json:"approval,omitempty"`     // the plan awaiting approval
 	ApprovalLog    []ApprovalRecord      `json:"approvalLog,omitempty"`  // output all: every approval event
+	Render         *steps.Render         `json:"render,omitempty"`       // output all: the SHA-256 of each file slipway's last merge rendered
 	Conditions     []lifecycle.Condition `json:"conditions"`
 	Operation      *OperationStatus      `json:"operation,omitempty"`
 	Failure        *Failure              `json:"failure,omitempty"`
@@ -158,6 +159,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	if out == OutputSummary {
 		return st, nil
 	}
+	st.Render = s.Render
 	st.ClusterStatus = map[string]int{}
 	for _, r := range picked {
 		st.ClusterStatus[r.ClusterStatus]++
