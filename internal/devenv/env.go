@@ -17,6 +17,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/argostack"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/workflows"
@@ -148,6 +149,9 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 		Kubeconfig: o.Kubeconfig}
 	if cfg.Kubeconfig == "" && o.ArgoURL != "" {
 		cfg.Kubeconfig = argostack.KubeconfigOf(o.ArgoURL)
+	}
+	if cfg.Kubeconfig == "" {
+		cfg.Kubeconfig = os.Getenv(kubeapi.EnvKubeconfig) // with SLIPWAY_ARGOCD_URL's ArgoCD
 	}
 	if e.Activities, err = app.NewActivities(cfg); err != nil {
 		return nil, err
