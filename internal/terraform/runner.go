@@ -43,6 +43,9 @@ type Runner struct {
 	// allow is the operator's per-stack allow-list of worker variables terraform may see.
 	allow  stackenv.AllowList
 	lookup func(string) (string, bool)
+	// bwrap runs terraform in bubblewrap when set (sandbox.go).
+	bwrap      string
+	bwrapBinds []string
 	// roleKeys seals each instance's PostgreSQL role password (pgrole.go); nil connects as pgConn.
 	roleKeys *codec.Keyring
 	// pgMu guards pgPool, the runner's own connections for lock records (pglock.go).
@@ -173,15 +176,19 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 	if _, err := os.Stat(dir); err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: errNotPrepared}
 	}
-	tf, err := tfexec.NewTerraform(dir, r.binary)
-	if err != nil {
-		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
-	}
 	env, err := r.env(ctx, ws)
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
 	c.env = env
+	bin, err := r.execPath(ws, env)
+	if err != nil {
+		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
+	}
+	tf, err := tfexec.NewTerraform(dir, bin)
+	if err != nil {
+		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
+	}
 	if err := tf.SetEnv(env); err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}

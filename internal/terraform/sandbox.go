@@ -1,0 +1,133 @@
+package terraform
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/bwrap"
+)
+
+// Settings wiring code reads: EnvSandbox runs terraform in bubblewrap when it is "bwrap";
+// EnvSandboxBinds lists more host paths (comma-separated, absolute) terraform may write there.
+const (
+	EnvSandbox      = "SLIPWAY_TERRAFORM_SANDBOX"
+	EnvSandboxBinds = "SLIPWAY_TERRAFORM_SANDBOX_BINDS"
+)
+
+// WithSandbox runs every terraform command in bubblewrap (bin): its own user, PID, mount, IPC
+// and UTS namespaces, the system dirs read-only, and of the worker's files only the instance's
+// working directory, local state and HOME (read-write) and terraform's own settings. A
+// local-exec then sees neither the worker's processes (/proc/<worker>/environ) nor its files.
+// binds are more host paths it may write (say where a provisioner logs), at the same path.
+func WithSandbox(bin string, binds ...string) Option {
+	return func(r *Runner) {
+		for _, b := range binds {
+			if !filepath.IsAbs(b) || filepath.Clean(b) != b || b == "/" {
+				r.optErr = errors.Join(r.optErr, &InvalidInputError{Field: EnvSandboxBinds, Value: b,
+					Reason: "must be a clean absolute path other than /"})
+			}
+		}
+		r.bwrap, r.bwrapBinds = bin, binds
+	}
+}
+
+// wrapperScript runs terraform in bwrap and passes INT and TERM on to it: terraform-exec
+// interrupts the process it started, and bwrap forwards no signal, so the script reads the
+// sandboxed terraform's pid from bwrap's --info-fd (terraform runs as the namespace's pid 1,
+// which takes a signal it handles). Killing the script kills bwrap (--die-with-parent), and with
+// it every process in the namespace.
+const wrapperScript = `#!/bin/sh
+# Written by slipway: terraform in bubblewrap, with interrupts passed on to it.
+info=$(mktemp) || exit 125
+%s --info-fd 3 %s -- %s "$@" 3>"$info" &
+b=$!
+fwd() { p=$(sed -n 's/.*"child-pid": *\([0-9][0-9]*\).*/\1/p' "$info"); [ -n "$p" ] && kill -"$1" "$p" 2>/dev/null; }
+trap 'fwd INT' INT
+trap 'fwd TERM' TERM
+while :; do
+	wait "$b"
+	rc=$?
+	kill -0 "$b" 2>/dev/null || break
+done
+rm -f "$info"
+exit "$rc"
+`
+
+// execPath is what terraform-exec runs for ws: terraform, or the sandbox's wrapper script.
+func (r *Runner) execPath(ws Workspace, env map[string]string) (string, error) {
+	if r.bwrap == "" {
+		return r.binary, nil
+	}
+	binds := [][2]string{{"--bind", r.Dir(ws)}, {"--bind", r.homeDir(ws)}}
+	if r.Backend() == backendLocal {
+		dir := filepath.Dir(r.statePath(ws))
+		if err := os.MkdirAll(dir, dirPerm); err != nil {
+			return "", err
+		}
+		binds = append(binds, [2]string{"--bind", dir})
+	}
+	if !strings.HasPrefix(r.binary, "/usr/") {
+		binds = append(binds, [2]string{"--ro-bind", filepath.Dir(r.binary)})
+	}
+	if d := env["TF_PLUGIN_CACHE_DIR"]; d != "" {
+		binds = append(binds, [2]string{"--bind-try", d})
+	}
+	if f := env["TF_CLI_CONFIG_FILE"]; f != "" {
+		binds = append(binds, [2]string{"--ro-bind-try", f})
+	}
+	for _, b := range r.bwrapBinds {
+		binds = append(binds, [2]string{"--bind-try", b})
+	}
+	args := []string{"--unshare-all", "--unshare-user", "--share-net", "--die-with-parent", "--new-session",
+		"--as-pid-1", "--cap-drop", "ALL"}
+	args = append(args, bwrap.System()...)
+	for _, b := range binds {
+		args = append(args, b[0], b[1], b[1])
+	}
+	args = append(args, "--chdir", r.Dir(ws))
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	script := fmt.Sprintf(wrapperScript, shellQuote(r.bwrap), strings.Join(quoted, " "), shellQuote(r.binary))
+	path := filepath.Join(r.stateDir, "sandbox", ws.Tenant, ws.Name, "terraform")
+	if err := writeExecutable(path, []byte(script)); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// shellQuote makes s one sh word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeExecutable writes a script atomically, unless it already holds data.
+func writeExecutable(target string, data []byte) error {
+	if old, err := os.ReadFile(target); err == nil && string(old) == string(data) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(target), dirPerm); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), tmpPrefix+"*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o700); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), target)
+}

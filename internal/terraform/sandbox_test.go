@@ -1,0 +1,135 @@
+package terraform
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/testsuite/postgres"
+)
+
+// requireBwrap returns bubblewrap when it works here; else the test skips unless
+// SLIPWAY_REQUIRE_BWRAP=1, where it fails.
+func requireBwrap(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("bwrap")
+	if err == nil {
+		err = exec.Command(p, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "--", "/bin/true").Run()
+	}
+	if err != nil {
+		if os.Getenv("SLIPWAY_REQUIRE_BWRAP") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip("bubblewrap: ", err)
+	}
+	return p
+}
+
+// TestSandboxedLocalExecSeesNothingOfTheWorker: a local-exec reads the worker's environment
+// through /proc, its files, and leaves a setsid child; in the sandbox none of it works.
+func TestSandboxedLocalExecSeesNothingOfTheWorker(t *testing.T) {
+	bin := requireBwrap(t)
+	t.Setenv("SLIPWAY_CODEC_KEY", "k1:workerkeyvalue")
+	secretDir := t.TempDir()
+	keyFile := filepath.Join(secretDir, "codec.keys")
+	require.NoError(t, os.WriteFile(keyFile, []byte("k1:filekeyvalue\n"), 0o600))
+	token := fmt.Sprintf("3%06d", time.Now().UnixNano()%1000000)
+	out := &safeBuffer{}
+	r := newRunner(t, WithSandbox(bin), WithOutput(out))
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ctx := context.Background()
+	ready(t, r, ws, map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
+resource "terraform_data" "probe" {
+  input = "x"
+  provisioner "local-exec" {
+    command = <<-EOT
+      echo "worker-environ: $(cat /proc/%d/environ 2>&1 | tr -c '[:print:]' ' ')"
+      echo "key-file: $(cat %s 2>&1)"
+      echo "processes: $(ls /proc | grep -cE '^[0-9]+$')"
+      setsid sh -c 'exec sleep %s' >/dev/null 2>&1 </dev/null &
+      echo started
+    EOT
+  }
+}
+`, os.Getpid(), keyFile, token))})
+	p, err := r.Plan(ctx, ws, "probe", false)
+	require.NoError(t, err)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+	got := out.String()
+	t.Log(got)
+	require.Contains(t, got, "started", "the provisioner ran")
+	assert.NotContains(t, got, "workerkeyvalue")
+	assert.NotContains(t, got, "filekeyvalue")
+	assert.Contains(t, got, "key-file: cat: "+keyFile+": No such file or directory")
+	assert.Contains(t, got, "worker-environ: cat: /proc/"+strconv.Itoa(os.Getpid())+"/environ: No such file or directory")
+	assert.Eventually(t, func() bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(b), "sleep\x00"+token) {
+				return false
+			}
+		}
+		return true
+	}, 5*time.Second, 50*time.Millisecond, "the setsid child died with terraform")
+	res, err := r.Resources(ctx, ws)
+	require.NoError(t, err)
+	assert.Len(t, res, 1, "state is read back through the sandbox too")
+}
+
+// TestSandboxedCancelStillInterrupts: a cancel reaches terraform inside the sandbox as SIGINT,
+// so it releases its lock and exits as it does outside.
+func TestSandboxedCancelStillInterrupts(t *testing.T) {
+	bin := requireBwrap(t)
+	pg := postgres.Start(t)
+	for name, opts := range map[string][]Option{
+		"local": nil,
+		"pg":    {WithPGBackend(pg.CreateDB(t, "tfstate")), WithPGRoles(testKeyring(t))},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := &safeBuffer{}
+			r := newRunner(t, append(opts, WithSandbox(bin), WithOutput(out))...)
+			lockedApplyThenCancel(t, r, Workspace{Tenant: "acme", Name: "locked"})
+			assert.Contains(t, out.String(), "Interrupt received", "terraform itself got the SIGINT")
+		})
+	}
+}
+
+// A path the operator binds is writable in the sandbox; anything else of the host is not there.
+func TestSandboxBinds(t *testing.T) {
+	bin := requireBwrap(t)
+	logDir, other := t.TempDir(), t.TempDir()
+	r := newRunner(t, WithSandbox(bin, logDir))
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ctx := context.Background()
+	ready(t, r, ws, map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
+resource "terraform_data" "log" {
+  input = "x"
+  provisioner "local-exec" {
+    command = "echo ran >> %s/effects.log; echo ran >> %s/effects.log || true"
+  }
+}
+`, logDir, other))})
+	p, err := r.Plan(ctx, ws, "log", false)
+	require.NoError(t, err)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(logDir, "effects.log"))
+	require.NoError(t, err)
+	assert.Equal(t, "ran\n", string(got))
+	assert.NoFileExists(t, filepath.Join(other, "effects.log"))
+
+	_, err = New(t.TempDir(), WithBinary(os.Args[0]), WithSandbox(bin, "relative/dir"))
+	var ie *InvalidInputError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, EnvSandboxBinds, ie.Field)
+}
