@@ -30,15 +30,16 @@ type pipeline struct {
 	early    *steps.PlanOutput
 	// output is a hook's output for the record of the step that ran it.
 	output string
-	// verifies records what merges render and verifies the files before terraform or a hook runs.
-	verifies bool
+	// verifies records what merges render and verifies the files before terraform or a hook runs;
+	// quietVerify runs that step like the local steps, without a start signal of its own.
+	verifies, quietVerify bool
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
 	p := &pipeline{ctx: ctx, in: in, progress: in.Resume, batch: batchesStepSignals(ctx)}
 	p.local = runsShortStepsLocally(ctx)
 	p.controls = runsControls(ctx)
-	p.verifies = verifiesRenders(ctx)
+	p.verifies, p.quietVerify = verifiesRenders(ctx)
 	return p
 }
 
@@ -64,7 +65,7 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 		return nil
 	}
 	rec := StepRecord{Name: name, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(p.ctx)}
-	if p.local && p.batch && localSteps[name] {
+	if p.local && p.batch && (localSteps[name] || (name == steps.VerifyRender && p.quietVerify)) {
 		// A local step ends within this workflow task: its start is news to no one, and its
 		// record rides on the next step's start signal.
 		workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))

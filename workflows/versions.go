@@ -22,7 +22,8 @@ const (
 	changeNotifications = "notifications"
 	// changeControls runs approvals before destructive changes and the stack's lifecycle hooks.
 	changeControls = "lifecycle-controls"
-	// changeRenderProvenance records the hashes of slipway's merges and verifies them before terraform or a hook runs.
+	// changeRenderProvenance records the hashes of slipway's merges and verifies them before terraform or a hook runs;
+	// version 2 verifies as a local step whose start rides on the next step's signal.
 	changeRenderProvenance = "render-provenance"
 	// changeClaimRecorded claims the names an instance recorded without claiming them (the legacy ones).
 	changeClaimRecorded = "claim-recorded-names"
@@ -69,9 +70,11 @@ func runsControls(ctx workflow.Context) bool {
 }
 
 // verifiesRenders reports whether this pipeline records what its merge rendered and verifies the
-// instance's files against the record before terraform or a hook runs from them.
-func verifiesRenders(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeRenderProvenance, workflow.DefaultVersion, 1) >= 1
+// instance's files against the record before terraform or a hook runs from them, and whether
+// that step signals its start (version 1) or lets it ride on the next step's (version 2).
+func verifiesRenders(ctx workflow.Context) (verifies, quietly bool) {
+	v := workflow.GetVersion(ctx, changeRenderProvenance, workflow.DefaultVersion, 2)
+	return v >= 1, v >= 2
 }
 
 // claimsRecordedNames reports whether this run claims names the instance recorded but never claimed.

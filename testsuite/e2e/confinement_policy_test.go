@@ -160,5 +160,5 @@ resource "terraform_data" "evil" {
 	require.Contains(t, step(t, st, steps.VerifyRender).Detail, "file(s) as rendered at merge")
 	require.Empty(t, e.Resources(steps.Ref{Tenant: "prov", Name: "web"}))
 	noMarker("the retried destroy")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "prov", Name: "web"}), "render-provenance")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "prov", Name: "web"}), "render-provenance-v2")
 }
