@@ -19,6 +19,9 @@ func (p *pipeline) recordRender(ctx workflow.Context, commit, revision string) (
 	if !p.verifies {
 		return "", nil
 	}
+	if commit == "" {
+		commit = revision // a forge that does not say the MR's head: the merge is the next best read
+	}
 	var rec steps.Render
 	in := steps.RecordRenderInput{Ref: p.in.Ref, Commit: commit, Revision: revision}
 	if err := quick(ctx, p.local, steps.ActRecordRender, in).Get(ctx, &rec); err != nil {
