@@ -22,6 +22,10 @@ func toJSON(v any) (string, error) { return escaping.ToJSON(v) }
 const hookValues = "a hook script runs on the worker, so no tenant value is written into it: " +
 	"read the parameter from the environment (SLIPWAY_PARAM_<NAME>, the name in upper case) or from the JSON document on stdin"
 
+// shellValues says where any other shell script gets a tenant's values instead of its text.
+const shellValues = "a shell script is code, so no tenant value is written into it: " +
+	"pass it in the environment (terraform's local-exec environment = { NAME = {{ .Params.name }} })"
+
 // fileContext is the output language of a stack file, from where it renders to: terraform's
 // HCL, shell, YAML/JSON (and jsonnet); any other kind takes no tenant values, as slipway
 // cannot escape for it.
@@ -36,6 +40,7 @@ func fileContext(file string) (escaping.Grammar, escaping.Options) {
 	case ".tf", ".tfvars", ".hcl":
 		return escaping.HCL{}, o
 	case ".sh", ".bash":
+		o.NoTenant = shellValues
 		return escaping.Shell{}, o
 	case ".yaml", ".yml":
 		return escaping.YAML{}, o

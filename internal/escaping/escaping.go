@@ -19,6 +19,7 @@ type State struct {
 	Mode  uint8
 	Stack string // nesting, innermost last (HCL interpolations and braces)
 	Delim string // a heredoc's closing word; a URL's literal prefix so far
+	Attr  string // HCL: the attribute whose value this is
 }
 
 // Grammar is an output language: how literal text moves the context, and which escaper
@@ -70,6 +71,9 @@ func Apply(t *template.Template, g Grammar, o Options) error {
 	return nil
 }
 
+// tenantGuard is a grammar that refuses tenant values in some contexts (a command a shell runs).
+type tenantGuard interface{ NoTenant(State) string }
+
 // funcMaker is a grammar whose escapers depend on the file (a heredoc's closing word).
 type funcMaker interface{ Func(name string) any }
 
@@ -119,7 +123,7 @@ func (w *walker) walk(ss []State, n parse.Node) []State {
 		}
 		return out
 	case *parse.ActionNode:
-		w.tenantUse(n.Pipe)
+		w.tenantUse(n.Pipe, w.noTenant(ss))
 		if len(n.Pipe.Decl) == 0 {
 			w.escape(ss, n)
 		}
@@ -131,7 +135,7 @@ func (w *walker) walk(ss []State, n parse.Node) []State {
 	case *parse.RangeNode:
 		return w.branch(ss, &n.BranchNode, true)
 	case *parse.TemplateNode:
-		w.tenantUse(n.Pipe)
+		w.tenantUse(n.Pipe, w.o.NoTenant)
 		for _, s := range ss {
 			if s != w.g.Start() {
 				w.fail(n, "{{template %q}} is called inside a %s; call it where the file starts its own context", n.Name, w.describe(s))
@@ -145,7 +149,7 @@ func (w *walker) walk(ss []State, n parse.Node) []State {
 // branch walks both arms of if/with/range. A range's body may run again from where it ended,
 // so it is walked until the contexts it starts from stop growing.
 func (w *walker) branch(ss []State, b *parse.BranchNode, loop bool) []State {
-	w.tenantUse(b.Pipe)
+	w.tenantUse(b.Pipe, w.o.NoTenant)
 	out := w.walk(ss, b.List)
 	for loop && w.err == nil {
 		from := union(ss, out...)
@@ -238,9 +242,24 @@ func (w *walker) hint(s State) string {
 	return "write the value without a function: slipway escapes it for where it is written"
 }
 
-// tenantUse refuses a tenant field (or the whole data, which holds them) where NoTenant says.
-func (w *walker) tenantUse(p *parse.PipeNode) {
-	if w.o.NoTenant == "" || p == nil || w.err != nil {
+// noTenant is why a tenant value may not be written in any of the contexts ss, "" if it may.
+func (w *walker) noTenant(ss []State) string {
+	if w.o.NoTenant != "" {
+		return w.o.NoTenant
+	}
+	if g, ok := w.g.(tenantGuard); ok {
+		for _, s := range ss {
+			if why := g.NoTenant(s); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// tenantUse refuses a tenant field (or the whole data, which holds them) where why says.
+func (w *walker) tenantUse(p *parse.PipeNode, why string) {
+	if why == "" || p == nil || w.err != nil {
 		return
 	}
 	var visit func(parse.Node)
@@ -258,26 +277,26 @@ func (w *walker) tenantUse(p *parse.PipeNode) {
 				visit(a)
 			}
 		case *parse.FieldNode:
-			w.field(n, n.Ident)
+			w.field(n, n.Ident, why)
 		case *parse.ChainNode:
 			visit(n.Node)
 		case *parse.VariableNode:
 			if len(n.Ident) == 1 && n.Ident[0] == "$" {
-				w.fail(n, "$ passes all of the template's data, which holds tenant values: %s", w.o.NoTenant)
+				w.fail(n, "$ passes all of the template's data, which holds tenant values: %s", why)
 			} else if len(n.Ident) > 1 && n.Ident[0] == "$" {
-				w.field(n, n.Ident[1:])
+				w.field(n, n.Ident[1:], why)
 			}
 		case *parse.DotNode:
-			w.fail(n, ". passes all of the template's data, which holds tenant values: %s", w.o.NoTenant)
+			w.fail(n, ". passes all of the template's data, which holds tenant values: %s", why)
 		}
 	}
 	visit(p)
 }
 
-func (w *walker) field(n parse.Node, ident []string) {
+func (w *walker) field(n parse.Node, ident []string, why string) {
 	for _, t := range w.o.Tenant {
 		if len(ident) > 0 && ident[0] == t {
-			w.fail(n, ".%s is a tenant value: %s", strings.Join(ident, "."), w.o.NoTenant)
+			w.fail(n, ".%s is a tenant value: %s", strings.Join(ident, "."), why)
 			return
 		}
 	}

@@ -29,12 +29,26 @@ func (HCL) Describe(s State) string {
 // Scan follows HCL's lexical structure; nesting (interpolations, braces) is kept in Stack:
 // 's' returns to a string, 'h' to a heredoc, '{' is a brace of an expression.
 func (HCL) Scan(s State, text string) State {
+	lastIdent := "" // the identifier just before, to name an attribute at its =
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		rest := text[i:]
 		switch s.Mode {
 		case hclExprMode:
+			word := ""
 			switch {
+			case isIdent(c) && (c < '0' || c > '9'):
+				k := i
+				for k < len(text) && isIdent(text[k]) {
+					k++
+				}
+				word, i = text[i:k], k-1
+			case c == ' ' || c == '\t':
+				word = lastIdent
+			case c == '=' && lastIdent != "" && !strings.HasPrefix(rest, "=="):
+				s.Attr = lastIdent
+			case c == '\n':
+				s.Attr = "" // an attribute's value ends with its line (or this reads no further)
 			case c == '"':
 				s.Mode = hclStringMode
 			case c == '{':
@@ -65,6 +79,7 @@ func (HCL) Scan(s State, text string) State {
 					s.Mode, s.Delim, i = hclHeredocHeader, text[j:k], k-1
 				}
 			}
+			lastIdent = word
 		case hclStringMode:
 			switch {
 			case c == '\\':
@@ -137,6 +152,20 @@ func (h HCL) Escaper(s State) (string, error) {
 		return "", fmt.Errorf("a value cannot be written on the line that opens a heredoc")
 	}
 	return "", fmt.Errorf("a value cannot be written inside a /* */ comment, which it could end")
+}
+
+// commandAttrs are the attributes whose text a shell or an interpreter runs: local-exec's
+// command and interpreter, remote-exec's inline, script and scripts, the external data
+// source's program.
+var commandAttrs = map[string]bool{"command": true, "interpreter": true, "inline": true, "script": true, "scripts": true, "program": true}
+
+// NoTenant refuses tenant values in a command terraform hands to a shell: HCL escaping keeps the
+// string a string, but the shell would still run what it holds.
+func (HCL) NoTenant(s State) string {
+	if commandAttrs[s.Attr] && s.Mode != hclLineComment && s.Mode != hclBlockComment {
+		return fmt.Sprintf("%q is a command a shell runs, so no tenant value is written into it: give the provisioner environment = { NAME = {{ .Params.name }} } and read $NAME", s.Attr)
+	}
+	return ""
 }
 
 func (h HCL) Accepts(s State, fn string) bool {
