@@ -88,6 +88,10 @@ func newWorld(ctx context.Context, cfg Config, dir string, out io.Writer) (_ *wo
 	if err := seedRepo(w.repo); err != nil {
 		return nil, err
 	}
+	// The file exists from the start, so a sandboxed terraform can have it bound in.
+	if err := os.WriteFile(w.effectsPath(), nil, 0o644); err != nil {
+		return nil, err
+	}
 	w.auditor = auditor{effects: w.effectsPath(), repo: w.repo, pg: w.pg, db: "chaos"}
 	opts, err := client.Options(client.WithHostPort(w.server.Address), client.WithLogger(logging.NewTemporal(logging.Nop())))
 	if err != nil {
@@ -193,7 +197,7 @@ func (w *world) startWorker(s workerSpec) (*proc.Process, error) {
 		"TEMPORAL_ADDRESS="+w.server.Address, "SLIPWAY_TASK_QUEUE="+s.taskQueue,
 		"SLIPWAY_GITOPS_REPO="+w.repo, "SLIPWAY_STATE_DIR="+s.stateDir,
 		"SLIPWAY_TF_PG_CONN="+w.pgConn, envEffects+"="+w.effectsPath(),
-		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_LOG_LEVEL=info")
+		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_TERRAFORM_SANDBOX_BINDS="+w.effectsPath(), "SLIPWAY_LOG_LEVEL=info")
 	if w.argo != nil {
 		cmd.Env = append(cmd.Env, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL, "SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken,
 			"SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig)

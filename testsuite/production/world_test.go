@@ -73,6 +73,8 @@ func newWorld(t *testing.T, workers int) *world {
 		os.RemoveAll(dir)
 	})
 	w.effects = filepath.Join(w.dir, "effects.log")
+	// The file exists from the start, so a sandboxed terraform can have it bound in.
+	require.NoError(t, os.WriteFile(w.effects, nil, 0o644))
 	line, err := codec.Generate("prod")
 	require.NoError(t, err)
 	t.Setenv(codec.EnvKey, line)
@@ -146,7 +148,7 @@ func (w *world) start(wk *worker) error {
 		"SLIPWAY_FORGE=gitea", "SLIPWAY_FORGE_URL="+w.gitea.URL, "SLIPWAY_FORGE_REPO="+w.gitea.AdminUser+"/"+repoName,
 		"SLIPWAY_FORGE_TOKEN="+w.gitea.Token, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL,
 		"SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken, "SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig, envEffects+"="+w.effects,
-		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_LOG_LEVEL=info")
+		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_TERRAFORM_SANDBOX_BINDS="+w.effects, "SLIPWAY_LOG_LEVEL=info")
 	p, err := proc.Start(wk.name, cmd, filepath.Join(w.dir, "logs", wk.name+".log"))
 	if err != nil {
 		return err
