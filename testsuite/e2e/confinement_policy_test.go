@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
@@ -161,4 +163,35 @@ resource "terraform_data" "evil" {
 	require.Empty(t, e.Resources(steps.Ref{Tenant: "prov", Name: "web"}))
 	noMarker("the retried destroy")
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "prov", Name: "web"}), "render-provenance-v2")
+}
+
+// The same on a real Gitea: the record is read from slipway's own PR head on the forge, and the
+// leftover names the commit Gitea lists for the directory.
+func TestEditedRenderOnGiteaNamesTheCommit(t *testing.T) {
+	gs, push := giteaGitOps(t, nil)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
+		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
+	})
+	const ref = "gitea/web"
+	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", ref, "--wait")
+	path := "instances/gitea/web/terraform/main.tf"
+	clone := filepath.Join(t.TempDir(), "clone")
+	testsuite.Git(t, filepath.Dir(clone), "clone", "-q", push, clone)
+	original, err := os.ReadFile(filepath.Join(clone, path))
+	require.NoError(t, err)
+	testsuite.PushFiles(t, push, "tweak on gitea", map[string][]byte{path: append(append([]byte{}, original...), "\n# tweak\n"...)})
+	commit, _, _ := strings.Cut(testsuite.Git(t, t.TempDir(), "ls-remote", push, "refs/heads/main"), "\t")
+
+	e.MustCLI(1, "destroy", ref, "--wait")
+	st := e.Status(ref)
+	require.Equal(t, lifecycle.DestroyFailed, st.State)
+	require.Equal(t, steps.VerifyRender, st.Failure.Step)
+	require.Contains(t, st.Failure.Error, "changed terraform/main.tf; by commit "+commit[:12]+" (operator <op@localhost>: tweak on gitea)")
+	require.Len(t, e.Resources(steps.Ref{Tenant: "gitea", Name: "web"}), 2, "nothing was destroyed")
+
+	testsuite.PushFiles(t, push, "revert the tweak", map[string][]byte{path: original})
+	e.MustCLI(0, "retry", ref, "--wait")
+	require.Equal(t, lifecycle.Destroyed, e.Status(ref).State)
+	require.Empty(t, e.Resources(steps.Ref{Tenant: "gitea", Name: "web"}))
 }
