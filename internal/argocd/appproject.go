@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/slipway-dev/slipway/internal/deploy"
 )
@@ -76,18 +78,26 @@ func (c *Client) UpdateProject(ctx context.Context, p AppProject) (*AppProject, 
 	return &out, nil
 }
 
-// projectRaces bounds how often one destination change is retried over concurrent changes.
-const projectRaces = 10
+// projectRaces bounds how often one destination change is retried over concurrent changes of
+// the same tenant's project; each retry waits up to projectBackoff.
+const (
+	projectRaces   = 50
+	projectBackoff = 200 * time.Millisecond
+)
 
 // admit makes sure the tenant's project exists, is slipway's, takes its sources only from the
-// GitOps repository and lists app's namespace among its destinations. Instances of one tenant
+// GitOps repository (as the apps name it) and lists app's namespace among its destinations. Instances of one tenant
 // deploying at once each retry on the other's change.
 func (d *Deployer) admit(ctx context.Context, app deploy.App) (string, error) {
 	name := ProjectName(app.Ref.Tenant)
 	dest := ApplicationDestination{Server: d.c.destination, Namespace: app.Namespace}
 	return name, d.changeProject(ctx, app, func(p *AppProject) bool {
-		changed := !slices.Equal(p.Spec.SourceRepos, []string{app.RepoURL})
-		p.Spec.SourceRepos = []string{app.RepoURL}
+		changed := false
+		// The GitOps repository as the forge serves it, or its mirror while the forge is down.
+		if !slices.Contains(p.Spec.SourceRepos, app.RepoURL) {
+			p.Spec.SourceRepos = append(p.Spec.SourceRepos, app.RepoURL)
+			changed = true
+		}
 		if !slices.Contains(p.Spec.Destinations, dest) {
 			p.Spec.Destinations = append(p.Spec.Destinations, dest)
 			changed = true
@@ -138,6 +148,10 @@ func (d *Deployer) changeProject(ctx context.Context, app deploy.App, change fun
 		if err == nil || !isStale(err) {
 			return err
 		}
+		// Spread the writers of one tenant apart, so each next read sees the others' writes.
+		if err := sleep(ctx, time.Duration(rand.Int64N(int64(projectBackoff)))); err != nil {
+			return err
+		}
 	}
 	return fmt.Errorf("argocd: project %s kept changing underneath; try again", name)
 }
@@ -151,11 +165,15 @@ func isExists(err error) bool {
 	return errors.As(err, &conflict) || (errors.As(err, &api) && strings.Contains(api.Message, "already exists"))
 }
 
-// isStale matches an update refused because the object changed since it was read.
+// isStale matches an update refused because the project changed since it was read: the kube
+// API's conflict, or argocd-server finding that the write would drop what a concurrent deploy
+// of the same tenant added ("as a result of project update N applications destination became
+// invalid"), which it checks first.
 func isStale(err error) bool {
 	var (
 		conflict *ConflictError
 		api      *APIError
 	)
-	return errors.As(err, &conflict) || (errors.As(err, &api) && strings.Contains(api.Message, "has been modified"))
+	return errors.As(err, &conflict) || (errors.As(err, &api) &&
+		(strings.Contains(api.Message, "has been modified") || strings.Contains(api.Message, "as a result of project update")))
 }

@@ -435,6 +435,11 @@ func (f *fakeArgoCD) updateProject(w http.ResponseWriter, r *http.Request) {
 		f.projectRaces--
 		cur.Metadata.ResourceVersion += "x"
 	}
+	if in.Project.Metadata.ResourceVersion != cur.Metadata.ResourceVersion && len(in.Project.Spec.Destinations) <= len(cur.Spec.Destinations) {
+		// argocd-server checks first that the write drops no destination an app uses.
+		grpcError(w, http.StatusBadRequest, 3, "as a result of project update 1 applications destination became invalid")
+		return
+	}
 	if in.Project.Metadata.ResourceVersion != cur.Metadata.ResourceVersion {
 		grpcError(w, http.StatusConflict, 10, "Operation cannot be fulfilled on appprojects.argoproj.io: the object has been modified; please apply your changes to the latest version and try again")
 		return

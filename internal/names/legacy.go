@@ -3,6 +3,8 @@ package names
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -55,4 +57,18 @@ func legacyApplication(tenant, name string) string {
 // (the terraform runner refused one longer than an identifier).
 func legacySchema(tenant, name string) string {
 	return SchemaPrefix + strings.ReplaceAll(tenant, "-", "_") + "_" + strings.ReplaceAll(name, "-", "_")
+}
+
+// legacyCut are the prefix lengths the old rule cut a long namespace and Application to
+// before "-<8 hex>" (legacyNamespace, legacyApplication).
+var legacyCut = []int{MaxLabel - 9, MaxApplication - 9}
+
+var hex8 = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+// LegacyShaped reports whether the ref derives, unhashed, a name of the shape the old rule gave
+// a long ref: "<its first 54 (or 44) characters>-<8 hex>". Some existing instance may hold that
+// name without having claimed it yet (it claims when its workflow next runs), and that ref is
+// public, so a new ref of this shape is refused rather than checked.
+func LegacyShaped(tenant, name string) bool {
+	return hex8.MatchString(name) && !strings.Contains(tenant, "-") && slices.Contains(legacyCut, len(tenant))
 }

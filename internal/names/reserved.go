@@ -47,9 +47,14 @@ func (r Reserved) Entries() []string {
 
 // Check refuses a new ref whose tenant or derived namespace or Application is reserved: a
 // name equal to an entry, inside it ("<entry>-…", which is what the tenant <entry> derives),
-// or starting with a '*' entry's prefix. So kube/system (kube-system) and default/x are refused.
+// or starting with a '*' entry's prefix. So kube/system (kube-system) and default/x are refused,
+// and so is a ref shaped like a legacy name (LegacyShaped).
 func (r Reserved) Check(tenant, name string) error {
 	n := Derive(tenant, name)
+	if LegacyShaped(tenant, name) {
+		return &ReservedError{Ref: tenant + "/" + name, What: kindTitles[KindNamespace], Value: n.Namespace,
+			Entry: "the shape of a legacy name, <54 or 44 characters>-<8 hex>, which an existing instance may hold"}
+	}
 	values := []struct{ what, value string }{
 		{"tenant", tenant}, {kindTitles[KindNamespace], n.Namespace}, {kindTitles[KindApplication], n.Application},
 	}

@@ -50,3 +50,18 @@ func TestParseReservedNamesTheVariable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, append(append([]string{}, DefaultReserved...), "team-a"), r.Entries())
 }
+
+// The old rule cut a long ref to 54 (namespace) or 44 (Application) characters and added
+// "-<8 hex>"; the new rule gives exactly that to the ref <prefix>/<8 hex>, so that shape is refused.
+func TestReservedRefusesTheShapeOfALegacyName(t *testing.T) {
+	victim := Legacy(strings.Repeat("v", 60), "web")
+	for _, name := range []string{victim.Namespace, victim.Application} {
+		tenant, hash, _ := strings.Cut(name, "-")
+		require.Equal(t, name, map[bool]string{true: Derive(tenant, hash).Namespace, false: Derive(tenant, hash).Application}[name == victim.Namespace])
+		err := Reserved{}.Check(tenant, hash)
+		require.ErrorContains(t, err, "the shape of a legacy name", name)
+	}
+	assert.NoError(t, Reserved{}.Check(strings.Repeat("v", 54), "web"), "an 8-hex name only")
+	assert.NoError(t, Reserved{}.Check(strings.Repeat("v", 53), "deadbeef"), "at the cut lengths only")
+	assert.NoError(t, Reserved{}.Check("acme", "20261124"))
+}

@@ -93,9 +93,18 @@ func TestALegacyNameCannotBeDerivedByANewRef(t *testing.T) {
 	st := e.Status(old.String())
 	require.Equal(t, &legacy, st.Names, "and keeps them")
 
+	// The claim refuses the new ref, naming the old instance...
+	err = reg.Claim(ctx, attacker.String(), names.Derive(attacker.Tenant, attacker.Name).Claims())
+	var taken *names.TakenError
+	require.ErrorAs(t, err, &taken)
+	require.Equal(t, old.String(), taken.Holder)
+	require.Equal(t, ns, taken.Claim)
+	// ...and create refuses that shape outright, exit 2, for old instances that have not run since.
 	file := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n")
-	r := e.MustCLI(2, "create", attacker.String(), "-f", file, "--wait")
-	require.Contains(t, r.Stderr, "kubernetes namespace "+legacy.Namespace+" is already used by instance "+old.String())
+	for _, args := range [][]string{{"create", attacker.String(), "-f", file}, {"create", attacker.String(), "-f", file, "--wait"}} {
+		r := e.MustCLI(2, args...)
+		require.Contains(t, r.Stderr, "TENANT/NAME "+attacker.String()+": kubernetes namespace "+legacy.Namespace+" is reserved (the shape of a legacy name")
+	}
 	require.Empty(t, testsuite.Git(t, e.GitOpsRepo, "ls-tree", "main", "instances/"+attacker.Tenant), "nothing reached the repo")
 }
 
@@ -136,6 +145,17 @@ func TestArgoCDLeavesAnApplicationItDidNotMakeAlone(t *testing.T) {
 	require.Contains(t, st.Failure.Error, "ArgoCD application hand-web exists and was not created by slipway for hand/web")
 	requireForeignLeftover(t, st.Failure.Leftovers)
 	requireUntouched(t, stack, before)
+
+	// A namespace made by hand under an instance's name is not taken over either.
+	stack.Apply(t, []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: hand-api\n  labels: {team: platform}\n"))
+	e.MustCLI(0, "create", "hand/api", "-f", file, "--wait")
+	out = e.MustCLI(1, "deploy", "hand/api", "--wait")
+	require.Contains(t, out.Stdout, "hand/api is DeploymentFailed")
+	require.Contains(t, e.Status("hand/api").Failure.Error, "kubernetes namespace hand-api exists and was not created by slipway for hand/api")
+	ns := object(t, stack, "/api/v1/namespaces/hand-api")["metadata"].(map[string]any)
+	require.Equal(t, map[string]any{"team": "platform", "kubernetes.io/metadata.name": "hand-api"}, ns["labels"], "its labels are as they were")
+	require.Equal(t, http.StatusNotFound, get(t, stack, "/api/v1/namespaces/hand-api/secrets/"+argocd.SecretName), "no secret was put in it")
+	require.Equal(t, http.StatusNotFound, get(t, stack, "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/hand-api"))
 }
 
 // Case 8: each tenant's Applications are in an AppProject slipway made for that tenant,
