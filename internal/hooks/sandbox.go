@@ -10,6 +10,8 @@ import (
 	"path"
 	"strconv"
 	"syscall"
+
+	"github.com/slipway-dev/slipway/internal/bwrap"
 )
 
 // Confinement modes of exec hooks, from SLIPWAY_HOOK_SANDBOX.
@@ -138,16 +140,6 @@ func userSandbox(name string) (Sandbox, error) {
 	return Sandbox{Mode: SandboxUser, UID: uint32(uid), GID: uint32(gid), User: u.Username}, nil
 }
 
-// etcAllowed are the only parts of /etc a hook sees: name resolution, users, TLS roots and
-// Debian's alternatives (awk and friends are links through /etc/alternatives). Never all of
-// /etc: it may hold the worker's keys and, for root, /etc/shadow.
-var etcAllowed = []string{"alternatives", "passwd", "group", "hosts", "resolv.conf", "nsswitch.conf", "host.conf",
-	"ssl/certs", "ca-certificates", "ca-certificates.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
-	"localtime", "os-release", "mime.types", "protocols", "services"}
-
-// rootDirs are the top-level system directories bound read-only (or linked, on merged /usr).
-var rootDirs = []string{"bin", "sbin", "lib", "lib32", "lib64", "libx32"}
-
 // bwrapArgs confine a command with dir as its writable /hook. The network is shared: a drain
 // hook exists to tell something outside (a load balancer, a queue) to stop sending work.
 func (s Sandbox) bwrapArgs(dir string) []string {
@@ -155,27 +147,9 @@ func (s Sandbox) bwrapArgs(dir string) []string {
 		"--unshare-all", "--unshare-user", "--share-net",
 		"--uid", strconv.Itoa(nobody), "--gid", strconv.Itoa(nobody),
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
-		"--ro-bind", "/usr", "/usr",
 	}
-	for _, d := range rootDirs {
-		p := "/" + d
-		fi, err := os.Lstat(p)
-		switch {
-		case err != nil:
-		case fi.Mode()&os.ModeSymlink != 0:
-			if target, err := os.Readlink(p); err == nil {
-				args = append(args, "--symlink", target, p)
-			}
-		case fi.IsDir():
-			args = append(args, "--ro-bind", p, p)
-		}
-	}
-	for _, e := range etcAllowed {
-		p := path.Join("/etc", e)
-		args = append(args, "--ro-bind-try", p, p)
-	}
+	args = append(args, bwrap.System()...)
 	return append(args,
-		"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
 		"--bind", dir, sandboxDir, "--chdir", sandboxDir,
 		"--setenv", "HOME", sandboxDir, "--setenv", "TMPDIR", "/tmp",
 		"--")

@@ -191,3 +191,51 @@ func TestConfinementOfTerraformAndHooks(t *testing.T) {
 	roleB := terraform.RoleName(terraform.Workspace{Tenant: "conf", Name: "b"})
 	assert.Equal(t, "1", pg.Query(t, "tfstate", "SELECT count(*) FROM pg_roles WHERE rolname = '"+roleB+"'"))
 }
+
+// With SLIPWAY_TERRAFORM_SANDBOX=bwrap, terraform itself runs in bubblewrap: a local-exec that
+// reads the worker's environment through /proc and its key file finds neither. The provisioner
+// fails on purpose so that what it saw comes back in the step's error.
+func TestSandboxedTerraformCannotReadTheWorker(t *testing.T) {
+	if _, err := hooks.SandboxFromEnv(t.Context(), func(k string) string {
+		if k == hooks.EnvSandbox {
+			return hooks.SandboxBwrap
+		}
+		return os.Getenv(k)
+	}); err != nil {
+		if os.Getenv("SLIPWAY_REQUIRE_BWRAP") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	const argoToken = "argotoken-sandbox-value"
+	t.Setenv("SLIPWAY_ARGOCD_TOKEN", argoToken)
+	t.Setenv(terraform.EnvSandbox, "bwrap")
+	e := testsuite.NewEnv(t)
+	keyFile := filepath.Join(e.StateDir, "codec.keys")
+	require.NoError(t, os.WriteFile(keyFile, []byte("k1:filekeyvalue-sandbox\n"), 0o600))
+	testsuite.PushFiles(t, e.GitOpsRepo, "a stack whose terraform reads the worker", map[string][]byte{
+		"stacks/sbx/schema.yaml": []byte("description: terraform that reads the worker\nparameters:\n  - name: greeting\n    type: string\n    required: true\n"),
+		"stacks/sbx/terraform/main.tf.tmpl": []byte(fmt.Sprintf(`resource "terraform_data" "probe" {
+  input = "x"
+  provisioner "local-exec" {
+    command = <<-EOT
+      echo "worker-environ: $(tr -c '[:print:]' ' ' < /proc/%d/environ 2>&1)" >&2
+      echo "key-file: $(cat %s 2>&1)" >&2
+      exit 3
+    EOT
+  }
+}
+`, os.Getpid(), keyFile)),
+		"stacks/sbx/manifests/app.yaml.tmpl": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: {{ .Namespace }}\n"),
+	})
+	e.MustCLI(0, "create", "sbx/web", "-f", writeFile(t, "stack: sbx\nparameters:\n  greeting: hi\n"), "--wait")
+	e.MustCLI(1, "deploy", "sbx/web", "--wait")
+	st := e.Status("sbx/web")
+	require.NotNil(t, st.Failure)
+	saw := strings.Join(strings.Fields(st.Failure.Error), " ") // terraform wraps its lines
+	t.Log(saw)
+	assert.Contains(t, saw, fmt.Sprintf("cannot open /proc/%d/environ: No such file", os.Getpid()))
+	assert.Contains(t, saw, "key-file: cat: "+keyFile+": No such file or directory")
+	assert.NotContains(t, saw, argoToken)
+	assert.NotContains(t, saw, "filekeyvalue-sandbox")
+}
