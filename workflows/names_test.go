@@ -97,3 +97,20 @@ func recorded(r steps.Ref) steps.Ref {
 	r.Names = &n
 	return r
 }
+
+// Names claimed once stay claimed: a run that starts with them claimed (after continue-as-new)
+// claims nothing again, while one from before this change claims what it recorded, once.
+func TestRecordedNamesAreClaimedOnce(t *testing.T) {
+	for _, claimed := range []bool{true, false} {
+		w := newWorld(t)
+		ref := recorded(steps.Ref{Tenant: "acme", Name: "web"})
+		state := workflows.InstanceState{Ref: ref, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2, NamesClaimed: claimed}
+		w.env.RegisterDelayedCallback(func() { w.env.CancelWorkflow() }, time.Millisecond)
+		w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref, State: &state})
+		if claimed {
+			require.Empty(t, w.claims)
+			continue
+		}
+		require.Equal(t, []steps.NamesInput{{Ref: ref, Names: *ref.Names, Legacy: true}}, w.claims)
+	}
+}

@@ -92,6 +92,7 @@ func TestALegacyNameCannotBeDerivedByANewRef(t *testing.T) {
 	}, time.Minute, 100*time.Millisecond, "the legacy instance claims its recorded names when it runs")
 	st := e.Status(old.String())
 	require.Equal(t, &legacy, st.Names, "and keeps them")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(old), "legacy-names-claimed")
 
 	// The claim refuses the new ref, naming the old instance...
 	err = reg.Claim(ctx, attacker.String(), names.Derive(attacker.Tenant, attacker.Name).Claims())
