@@ -48,7 +48,8 @@ func WithDestination(server string) Option {
 	}
 }
 
-// WithProject sets the ArgoCD project the applications belong to.
+// WithProject sets the project of the client's per-app calls (default: "default"). The
+// Deployer does not use it for instances: each tenant's apps are in ProjectName(tenant).
 func WithProject(name string) Option {
 	return func(c *Client) error {
 		if name == "" {
