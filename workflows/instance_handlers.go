@@ -202,6 +202,8 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 		if err := e.claimNames(ctx); err != nil {
 			return OperationResult{}, err
 		}
+	} else {
+		e.claimRecordedNames(ctx) // an instance parked since before names were claimed
 	}
 	e.s.Seq++
 	e.opsInRun++

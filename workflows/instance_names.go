@@ -18,7 +18,14 @@ func (e *entity) recordLegacyNames(ctx workflow.Context) {
 		legacy := names.Legacy(e.s.Ref.Tenant, e.s.Ref.Name)
 		e.s.Ref.Names = &legacy
 	}
-	if e.s.NamesClaimed || !claimsRecordedNames(ctx) {
+	e.claimRecordedNames(ctx)
+}
+
+// claimRecordedNames claims the names the instance recorded without claiming them (an instance
+// from before names were claimed), at the start of its run or at its next request, whichever
+// comes first.
+func (e *entity) claimRecordedNames(ctx workflow.Context) {
+	if e.s.NamesClaimed || e.s.Ref.Names == nil || !claimsRecordedNames(ctx) {
 		return
 	}
 	// Busy while claiming, as while releasing: a request waits for the names to be settled.
@@ -28,7 +35,7 @@ func (e *entity) recordLegacyNames(ctx workflow.Context) {
 	in := steps.NamesInput{Ref: e.s.Ref, Names: *e.s.Ref.Names, Legacy: true}
 	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActClaimNames, in).Get(ctx, nil); err != nil {
 		// Held by another instance already (the old rule gave a-b/c and a/b-c the same names):
-		// nothing to take back; the next run tries again.
+		// nothing to take back; the next run or request tries again.
 		workflow.GetLogger(ctx).Error("recorded names not claimed", "instance", e.s.Ref.String(), "error", err)
 		return
 	}

@@ -114,3 +114,24 @@ func TestRecordedNamesAreClaimedOnce(t *testing.T) {
 		require.Equal(t, []steps.NamesInput{{Ref: ref, Names: *ref.Names, Legacy: true}}, w.claims)
 	}
 }
+
+// An instance whose recorded names are not claimed when its run starts (here: held elsewhere
+// for a moment) claims them at its next request, before that operation starts.
+func TestRecordedNamesAreClaimedAtTheNextRequest(t *testing.T) {
+	w := newWorld(t)
+	old := recorded(steps.Ref{Tenant: "acme", Name: "web"})
+	state := workflows.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2, Revision: "r", DeployedRevision: "r"}
+	w.takenBy = "x/y"
+	plan := op(lifecycle.OpPlan, workflows.OperationRequest{})
+	w.env.RegisterDelayedCallback(func() {
+		w.mu.Lock()
+		w.takenBy = ""
+		w.mu.Unlock()
+		w.send(plan, "plan-1")
+	}, time.Second) // after the run-start claim, which holds the instance busy
+	w.env.RegisterDelayedCallback(func() { w.env.CancelWorkflow() }, time.Minute)
+	w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: old, State: &state})
+	require.NoError(t, plan.err)
+	require.Len(t, w.claims, 2, "refused at the run's start, claimed at the request")
+	require.Equal(t, steps.NamesInput{Ref: old, Names: *old.Names, Legacy: true}, w.claims[1])
+}
