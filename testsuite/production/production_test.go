@@ -64,6 +64,9 @@ func TestProductionTopologyLosesHosts(t *testing.T) {
 	require.NoError(t, err)
 	want, err := w.audit(ctx, base.ref, prs)
 	require.NoError(t, err)
+	// The duplicate count compares provisioner lines: with none in the baseline it could never fail.
+	require.Positive(t, want.applies, "the baseline's provisioners wrote no apply to the effects log")
+	require.Positive(t, want.destroys, "the baseline's provisioners wrote no destroy to the effects log")
 	rep := report{lifecycles: lifecycles, parallel: parallel, seed: seed, took: took, baseline: want, havoc: h}
 	for _, o := range outcomes {
 		a, err := w.audit(ctx, o.ref, prs)
