@@ -125,6 +125,11 @@ func checkFiles(files map[string][]byte) (map[string][]byte, error) {
 
 // writeIfChanged writes atomically and only when the content differs, so re-runs touch nothing.
 func writeIfChanged(target string, data []byte) error {
+	return writeModeIfChanged(target, data, filePerm)
+}
+
+// writeModeIfChanged is writeIfChanged for a file of the given mode.
+func writeModeIfChanged(target string, data []byte, mode os.FileMode) error {
 	if old, err := os.ReadFile(target); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
@@ -140,7 +145,7 @@ func writeIfChanged(target string, data []byte) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(filePerm); err != nil {
+	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
 		return err
 	}

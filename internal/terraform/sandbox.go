@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/bwrap"
+	"github.com/slipway-dev/slipway/internal/escaping"
 )
 
 // Settings wiring code reads: EnvSandbox runs terraform in bubblewrap when it is "bwrap";
@@ -88,46 +89,18 @@ func (r *Runner) execPath(ws Workspace, env map[string]string) (string, error) {
 		args = append(args, b[0], b[1], b[1])
 	}
 	args = append(args, "--chdir", r.Dir(ws))
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = shellQuote(a)
+	words := make([]string, 0, len(args)+2)
+	for _, a := range append([]string{r.bwrap, r.binary}, args...) {
+		w, err := escaping.ShellWord(a)
+		if err != nil {
+			return "", err
+		}
+		words = append(words, w)
 	}
-	script := fmt.Sprintf(wrapperScript, shellQuote(r.bwrap), strings.Join(quoted, " "), shellQuote(r.binary))
+	script := fmt.Sprintf(wrapperScript, words[0], strings.Join(words[2:], " "), words[1])
 	path := filepath.Join(r.stateDir, "sandbox", ws.Tenant, ws.Name, "terraform")
-	if err := writeExecutable(path, []byte(script)); err != nil {
+	if err := writeModeIfChanged(path, []byte(script), 0o700); err != nil {
 		return "", err
 	}
 	return path, nil
-}
-
-// shellQuote makes s one sh word.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// writeExecutable writes a script atomically, unless it already holds data.
-func writeExecutable(target string, data []byte) error {
-	if old, err := os.ReadFile(target); err == nil && string(old) == string(data) {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(target), dirPerm); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), tmpPrefix+"*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o700); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), target)
 }

@@ -1,12 +1,9 @@
 package webhook
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"strconv"
 )
@@ -84,16 +81,9 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	mac := hmac.New(sha256.New, secret)
-	body, err := io.ReadAll(io.TeeReader(r.Body, mac))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
+	body, err := readSigned(r, "gitea", "Gitea", secret, want)
+	if err != nil {
 		return nil, err
-	case err != nil:
-		return nil, &PayloadError{Provider: "gitea", Err: err}
-	case !hmac.Equal(want, mac.Sum(nil)):
-		return nil, &SignatureError{Provider: "gitea", Reason: "signature does not match the Gitea secret"}
 	}
 	delivery := first(r.Header.Get("X-Gitea-Delivery"), r.Header.Get("X-Forgejo-Delivery"))
 	kind := first(r.Header.Get("X-Gitea-Event"), r.Header.Get("X-Forgejo-Event"))

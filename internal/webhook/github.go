@@ -23,16 +23,9 @@ func checkGitHubSignature(r *http.Request, secret []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	mac := hmac.New(sha256.New, secret)
-	body, err := io.ReadAll(io.TeeReader(r.Body, mac))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
+	body, err := readSigned(r, "github", "GitHub", secret, want)
+	if err != nil {
 		return nil, err
-	case err != nil:
-		return nil, &PayloadError{Provider: "github", Err: err}
-	case !hmac.Equal(want, mac.Sum(nil)):
-		return nil, &SignatureError{Provider: "github", Reason: "signature does not match the GitHub secret"}
 	}
 	// A hook may send its payload form-encoded; the signature covers the form as sent.
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/x-www-form-urlencoded" {
@@ -104,4 +97,21 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 				Author: c.GetUser().GetLogin(), URL: c.GetHTMLURL()}}, nil
 	}
 	return ignored("github", delivery, "event "+gh.WebHookType(r)+" is not handled"), nil
+}
+
+// readSigned reads the body, computing its HMAC-SHA256 as it streams in, and refuses it unless
+// the MAC is want (compared in constant time).
+func readSigned(r *http.Request, provider, forge string, secret, want []byte) ([]byte, error) {
+	mac := hmac.New(sha256.New, secret)
+	body, err := io.ReadAll(io.TeeReader(r.Body, mac))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, err
+	case err != nil:
+		return nil, &PayloadError{Provider: provider, Err: err}
+	case !hmac.Equal(want, mac.Sum(nil)):
+		return nil, &SignatureError{Provider: provider, Reason: "signature does not match the " + forge + " secret"}
+	}
+	return body, nil
 }
