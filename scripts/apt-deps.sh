@@ -2,11 +2,12 @@
 # Install the Debian packages slipway's embedded default and tests use, when missing:
 # git (GitOps repos), PostgreSQL 15 (terraform pg backend tests), etcd-server and
 # redis-server (the local kube-apiserver and ArgoCD), docker-compose (compose-check),
-# chromium (the Temporal UI checked in a real browser, testsuite/browser).
+# chromium (the Temporal UI checked in a real browser, testsuite/browser), bubblewrap (the sandbox
+# exec hooks, and terraform when asked, run in).
 # Reruns with everything present touch no network.
 set -euo pipefail
 
-packages=(git postgresql docker-compose ca-certificates etcd-server redis-server chromium)
+packages=(git postgresql docker-compose ca-certificates etcd-server redis-server chromium bubblewrap)
 
 sudo=()
 if [[ "$(id -u)" != 0 ]]; then
