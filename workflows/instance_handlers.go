@@ -203,7 +203,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 			return OperationResult{}, err
 		}
 	} else {
-		e.claimRecordedNames(ctx) // an instance parked since before names were claimed
+		e.claimRecordedNames(ctx, false) // an instance parked since before names were claimed
 	}
 	e.s.Seq++
 	e.opsInRun++

@@ -18,14 +18,17 @@ func (e *entity) recordLegacyNames(ctx workflow.Context) {
 		legacy := names.Legacy(e.s.Ref.Tenant, e.s.Ref.Name)
 		e.s.Ref.Names = &legacy
 	}
-	e.claimRecordedNames(ctx)
+	e.claimRecordedNames(ctx, true)
 }
 
 // claimRecordedNames claims the names the instance recorded without claiming them (an instance
-// from before names were claimed), at the start of its run or at its next request, whichever
-// comes first.
-func (e *entity) claimRecordedNames(ctx workflow.Context) {
-	if e.s.NamesClaimed || e.s.Ref.Names == nil || !claimsRecordedNames(ctx) {
+// from before names were claimed) at its next request; histories from before version 2 also
+// claimed them at the start of the run.
+func (e *entity) claimRecordedNames(ctx workflow.Context, runStart bool) {
+	if e.s.NamesClaimed || e.s.Ref.Names == nil {
+		return
+	}
+	if claims, atStart := claimsRecordedNames(ctx); !claims || (runStart && !atStart) {
 		return
 	}
 	// Busy while claiming, as while releasing: a request waits for the names to be settled.

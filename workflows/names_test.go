@@ -85,10 +85,7 @@ func TestAnInstanceFromBeforeKeepsItsLegacyNames(t *testing.T) {
 	legacy := names.Legacy("a-b", "c")
 	require.Equal(t, &legacy, st.Names)
 	require.Equal(t, "a-b-c", st.Names.Namespace)
-	claimed := old
-	claimed.Names = &legacy
-	require.Equal(t, []steps.NamesInput{{Ref: claimed, Names: legacy, Legacy: true}}, w.claims,
-		"the legacy names are claimed like new ones, so no new ref derives them")
+	require.Empty(t, w.claims, "a parked run claims nothing: its next request does (below)")
 }
 
 // recorded is r with the names its provision records.
@@ -98,40 +95,52 @@ func recorded(r steps.Ref) steps.Ref {
 	return r
 }
 
-// Names claimed once stay claimed: a run that starts with them claimed (after continue-as-new)
-// claims nothing again, while one from before this change claims what it recorded, once.
+// Names claimed once stay claimed: a request to an instance whose names are claimed (after
+// continue-as-new) claims nothing again, while one from before this change claims what it
+// recorded, once, at its next request, and no sooner: a parked instance's history stays short.
 func TestRecordedNamesAreClaimedOnce(t *testing.T) {
 	for _, claimed := range []bool{true, false} {
 		w := newWorld(t)
 		ref := recorded(steps.Ref{Tenant: "acme", Name: "web"})
-		state := workflows.InstanceState{Ref: ref, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2, NamesClaimed: claimed}
-		w.env.RegisterDelayedCallback(func() { w.env.CancelWorkflow() }, time.Millisecond)
+		state := workflows.InstanceState{Ref: ref, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2,
+			Revision: "r", DeployedRevision: "r", NamesClaimed: claimed}
+		first, second := op(lifecycle.OpPlan, workflows.OperationRequest{}), op(lifecycle.OpPlan, workflows.OperationRequest{})
+		w.env.RegisterDelayedCallback(func() {
+			require.Empty(t, w.claims, "nothing claimed before a request")
+			w.send(first, "plan-1")
+		}, time.Second)
+		w.env.RegisterDelayedCallback(func() { w.send(second, "plan-2") }, 10*time.Second)
+		w.env.RegisterDelayedCallback(func() { w.env.CancelWorkflow() }, time.Minute)
 		w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref, State: &state})
+		require.NoError(t, first.err)
+		require.NoError(t, second.err)
 		if claimed {
 			require.Empty(t, w.claims)
 			continue
 		}
-		require.Equal(t, []steps.NamesInput{{Ref: ref, Names: *ref.Names, Legacy: true}}, w.claims)
+		require.Equal(t, []steps.NamesInput{{Ref: ref, Names: *ref.Names, Legacy: true}}, w.claims, "claimed once")
 	}
 }
 
-// An instance whose recorded names are not claimed when its run starts (here: held elsewhere
-// for a moment) claims them at its next request, before that operation starts.
+// An instance whose recorded names cannot be claimed at a request (here: held elsewhere for a
+// moment) still runs that operation, and claims them at its next request.
 func TestRecordedNamesAreClaimedAtTheNextRequest(t *testing.T) {
 	w := newWorld(t)
 	old := recorded(steps.Ref{Tenant: "acme", Name: "web"})
 	state := workflows.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2, Revision: "r", DeployedRevision: "r"}
 	w.takenBy = "x/y"
-	plan := op(lifecycle.OpPlan, workflows.OperationRequest{})
+	first, second := op(lifecycle.OpPlan, workflows.OperationRequest{}), op(lifecycle.OpPlan, workflows.OperationRequest{})
+	w.env.RegisterDelayedCallback(func() { w.send(first, "plan-1") }, time.Second)
 	w.env.RegisterDelayedCallback(func() {
 		w.mu.Lock()
 		w.takenBy = ""
 		w.mu.Unlock()
-		w.send(plan, "plan-1")
-	}, time.Second) // after the run-start claim, which holds the instance busy
+		w.send(second, "plan-2")
+	}, 10*time.Second)
 	w.env.RegisterDelayedCallback(func() { w.env.CancelWorkflow() }, time.Minute)
 	w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: old, State: &state})
-	require.NoError(t, plan.err)
-	require.Len(t, w.claims, 2, "refused at the run's start, claimed at the request")
+	require.NoError(t, first.err, "a refused claim does not hold the operation")
+	require.NoError(t, second.err)
+	require.Len(t, w.claims, 2, "refused at the first request, claimed at the second")
 	require.Equal(t, steps.NamesInput{Ref: old, Names: *old.Names, Legacy: true}, w.claims[1])
 }

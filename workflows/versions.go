@@ -77,7 +77,11 @@ func verifiesRenders(ctx workflow.Context) (verifies, quietly bool) {
 	return v >= 1, v >= 2
 }
 
-// claimsRecordedNames reports whether this run claims names the instance recorded but never claimed.
-func claimsRecordedNames(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeClaimRecorded, workflow.DefaultVersion, 1) >= 1
+// claimsRecordedNames reports whether this run claims names the instance recorded but never
+// claimed, and whether it claims them at its start too (version 1) or only at its next request
+// (version 2: a parked instance's history stays as short as before, and the refs that could
+// derive an unclaimed legacy name are refused by names.LegacyShaped).
+func claimsRecordedNames(ctx workflow.Context) (claims, atStart bool) {
+	v := workflow.GetVersion(ctx, changeClaimRecorded, workflow.DefaultVersion, 2)
+	return v >= 1, v == 1
 }
