@@ -67,7 +67,7 @@ var hex8 = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 // LegacyShaped reports whether the ref derives, unhashed, a name of the shape the old rule gave
 // a long ref: "<its first 54 (or 44) characters>-<8 hex>". Some existing instance may hold that
-// name without having claimed it yet (it claims when its workflow next runs), and that ref is
+// name without having claimed it yet (it claims at its next request), and that ref is
 // public, so a new ref of this shape is refused rather than checked.
 func LegacyShaped(tenant, name string) bool {
 	return hex8.MatchString(name) && !strings.Contains(tenant, "-") && slices.Contains(legacyCut, len(tenant))
