@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/httpserve/httpservetest"
 )
 
 const floodSecret = "flood-test-secret"
@@ -75,58 +77,17 @@ func postFrom(t *testing.T, ip, addr string, body []byte, signature string) (int
 
 // slowClient sends a request's headers announcing a 1000-byte body, then one byte
 // of it every interval until the server answers or hangs up.
-type slowClient struct {
-	began    time.Time
-	answered chan slowAnswer
-}
-
-type slowAnswer struct {
-	code    int   // 0: the server closed the connection without an answer
-	err     error // how the connection ended when there was no answer
-	elapsed time.Duration
-}
+type slowClient struct{ answered <-chan httpservetest.Answer }
 
 func startSlow(t *testing.T, ip, addr string, interval time.Duration) *slowClient {
 	t.Helper()
-	conn, err := dialFrom(ip, addr)
-	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close() })
-	s := &slowClient{began: time.Now(), answered: make(chan slowAnswer, 1)}
-	stop := make(chan struct{})
-	go func() {
-		if _, err := io.WriteString(conn, "POST /hook HTTP/1.1\r\nHost: hooks.example\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
-			return
-		}
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				if _, err := conn.Write([]byte(" ")); err != nil {
-					return // the server hung up
-				}
-			}
-		}
-	}()
-	go func() {
-		defer close(stop)
-		_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		a := slowAnswer{err: err, elapsed: time.Since(s.began)}
-		if err == nil {
-			a.code = resp.StatusCode
-			resp.Body.Close()
-		}
-		s.answered <- a
-	}()
-	return s
+	head := "POST /hook HTTP/1.1\r\nHost: hooks.example\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+	return &slowClient{answered: httpservetest.Trickle(t, ip, addr, head, interval, time.Minute)}
 }
 
 // waitAnswered collects the answers of the clients that are answered before the
 // others, until n are; the rest are returned still waiting.
-func waitAnswered(t *testing.T, clients []*slowClient, n int) (answered []slowAnswer, waiting []*slowClient) {
+func waitAnswered(t *testing.T, clients []*slowClient, n int) (answered []httpservetest.Answer, waiting []*slowClient) {
 	t.Helper()
 	pending := append([]*slowClient(nil), clients...)
 	deadline := time.After(time.Minute)
@@ -173,13 +134,13 @@ func TestSlowFloodFromOneAddressLeavesRoomForASignedRequest(t *testing.T) {
 	refused, held := waitAnswered(t, flood, len(flood)-DefaultMaxPerClient)
 	closed, tooMany := 0, 0
 	for _, a := range refused {
-		switch a.code {
+		switch a.Code {
 		case 0:
 			closed++
 		case http.StatusTooManyRequests:
 			tooMany++
 		default:
-			t.Errorf("a flood connection over its share was answered %d (%v)", a.code, a.err)
+			t.Errorf("a flood connection over its share was answered %d (%v)", a.Code, a.Err)
 		}
 	}
 	t.Logf("flood of %d from 127.0.0.2: %d connections closed at accept, %d answered 429, %d held reading", len(flood), closed, tooMany, len(held))
@@ -196,8 +157,8 @@ func TestSlowFloodFromOneAddressLeavesRoomForASignedRequest(t *testing.T) {
 	for _, s := range held {
 		select {
 		case a := <-s.answered:
-			assert.Equal(t, http.StatusRequestTimeout, a.code, "a trickling body is cut off with 408 (%v)", a.err)
-			assert.GreaterOrEqual(t, a.elapsed, readTimeout, "cut at the read timeout, not before")
+			assert.Equal(t, http.StatusRequestTimeout, a.Code, "a trickling body is cut off with 408 (%v)", a.Err)
+			assert.GreaterOrEqual(t, a.Elapsed, readTimeout, "cut at the read timeout, not before")
 		case <-time.After(time.Minute):
 			t.Fatal("a trickling client was never cut off")
 		}
@@ -219,7 +180,7 @@ func TestSlowBodiesFromManyAddressesHoldNoWorkSlot(t *testing.T) {
 		}
 		// The ninth is over the share: its 429 says the other eight are all reading.
 		refused, waiting := waitAnswered(t, clients, 1)
-		require.Equal(t, http.StatusTooManyRequests, refused[0].code, ip)
+		require.Equal(t, http.StatusTooManyRequests, refused[0].Code, ip)
 		held = append(held, waiting...)
 	}
 	require.Len(t, held, 64)
@@ -230,7 +191,7 @@ func TestSlowBodiesFromManyAddressesHoldNoWorkSlot(t *testing.T) {
 	for _, s := range held {
 		select {
 		case a := <-s.answered:
-			t.Errorf("a trickling client was answered %d before its read timeout (%v)", a.code, a.err)
+			t.Errorf("a trickling client was answered %d before its read timeout (%v)", a.Code, a.Err)
 		default:
 		}
 	}

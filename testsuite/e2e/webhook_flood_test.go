@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/hmac"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/httpserve"
+	"github.com/slipway-dev/slipway/internal/httpserve/httpservetest"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
@@ -27,50 +27,14 @@ import (
 // floodRepo is the repository the flood test's GitHub pushes name, the one its server allows.
 const floodRepo = "flood/gitops"
 
-// floodAnswer is how one of the flood's connections ended.
-type floodAnswer struct {
-	code    int // 0: closed without an answer
-	elapsed time.Duration
-}
-
 // trickle opens a connection from 127.0.0.2 that sends a GitHub delivery's headers,
 // announcing a 4 KiB body, then one byte of it every 200 ms; it reports how it ended.
-func trickle(t *testing.T, addr string, answers chan<- floodAnswer) {
+func trickle(t *testing.T, addr string, answers chan<- httpservetest.Answer) {
 	t.Helper()
-	conn, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).Dial("tcp", addr)
-	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close() })
-	began := time.Now()
-	done := make(chan struct{})
-	go func() {
-		if _, err := io.WriteString(conn, "POST /github HTTP/1.1\r\nHost: hooks.example\r\nX-GitHub-Event: push\r\n"+
-			"X-GitHub-Delivery: flood\r\nX-Hub-Signature-256: sha256="+strings.Repeat("0", 64)+"\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"); err != nil {
-			return
-		}
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				if _, err := conn.Write([]byte(" ")); err != nil {
-					return // the server hung up
-				}
-			}
-		}
-	}()
-	go func() {
-		defer close(done)
-		_ = conn.SetReadDeadline(time.Now().Add(2 * time.Minute))
-		a := floodAnswer{}
-		if resp, err := http.ReadResponse(bufio.NewReader(conn), nil); err == nil {
-			a.code = resp.StatusCode
-			resp.Body.Close()
-		}
-		a.elapsed = time.Since(began)
-		answers <- a
-	}()
+	head := "POST /github HTTP/1.1\r\nHost: hooks.example\r\nX-GitHub-Event: push\r\n" +
+		"X-GitHub-Delivery: flood\r\nX-Hub-Signature-256: sha256=" + strings.Repeat("0", 64) + "\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"
+	answered := httpservetest.Trickle(t, "127.0.0.2", addr, head, 200*time.Millisecond, 2*time.Minute)
+	go func() { answers <- <-answered }()
 }
 
 // sendFrom posts a signed GitHub push with one commit line from source address ip.
@@ -131,7 +95,7 @@ func TestWebhookServesASignedDeliveryDuringASlowFlood(t *testing.T) {
 	})
 
 	const n = 64
-	answers := make(chan floodAnswer, n)
+	answers := make(chan httpservetest.Answer, n)
 	for range n {
 		trickle(t, ln.Addr().String(), answers)
 	}
@@ -140,7 +104,7 @@ func TestWebhookServesASignedDeliveryDuringASlowFlood(t *testing.T) {
 	for range n - httpserve.DefaultMaxPerClient {
 		select {
 		case a := <-answers:
-			refused[a.code]++
+			refused[a.Code]++
 		case <-time.After(time.Minute):
 			t.Fatalf("only %v of the flood's %d connections were refused", refused, n)
 		}
@@ -158,8 +122,8 @@ func TestWebhookServesASignedDeliveryDuringASlowFlood(t *testing.T) {
 	for range httpserve.DefaultMaxPerClient {
 		select {
 		case a := <-answers:
-			assert.Equal(t, http.StatusRequestTimeout, a.code, "a trickling body is cut off with 408")
-			assert.GreaterOrEqual(t, a.elapsed, readTimeout, "at the read timeout, not before")
+			assert.Equal(t, http.StatusRequestTimeout, a.Code, "a trickling body is cut off with 408")
+			assert.GreaterOrEqual(t, a.Elapsed, readTimeout, "at the read timeout, not before")
 		case <-time.After(time.Minute):
 			t.Fatal("a trickling client was never cut off")
 		}
