@@ -156,13 +156,16 @@ func (d *Deployer) changeProject(ctx context.Context, app deploy.App, change fun
 	return fmt.Errorf("argocd: project %s kept changing underneath; try again", name)
 }
 
-// isExists matches a create refused because the object is there already.
+// isExists matches a create refused because the object is there already: the kube API's
+// conflict, or argocd-server's 400 when the existing project's spec differs (another deploy of
+// the tenant created it a moment before with its own namespace).
 func isExists(err error) bool {
 	var (
 		conflict *ConflictError
 		api      *APIError
 	)
-	return errors.As(err, &conflict) || (errors.As(err, &api) && strings.Contains(api.Message, "already exists"))
+	return errors.As(err, &conflict) || (errors.As(err, &api) &&
+		(strings.Contains(api.Message, "already exists") || strings.Contains(api.Message, "existing project spec is different")))
 }
 
 // isStale matches an update refused because the project changed since it was read: the kube
