@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/apiserver"
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// cachedToken gives the profile's ID token from `slipway login`'s cache, refreshed when near expiry.
+var cachedToken = func(ctx context.Context, profile string) (string, error) {
+	return "", errors.New("no cached sign-in")
+}
+
+// token is the ID token --server requests carry: SLIPWAY_TOKEN (for scripts and CI, as
+// ARGOCD_AUTH_TOKEN), else the profile's cached sign-in.
+func (g *globals) token(ctx context.Context) (string, error) {
+	if t := strings.TrimSpace(os.Getenv("SLIPWAY_TOKEN")); t != "" {
+		return t, nil
+	}
+	t, err := cachedToken(ctx, g.profile)
+	if err != nil {
+		return "", &client.RefusedError{Unauthenticated: true,
+			Message: "profile " + g.profile + ": " + err.Error() + ": run `slipway login` (or set SLIPWAY_TOKEN) first"}
+	}
+	return t, nil
+}
+
+// api is the client of `slipway server` when --server is set, else nil: the command then talks
+// to Temporal itself.
+func (g *globals) api() (*apiserver.Client, error) {
+	if g.server == "" {
+		return nil, nil
+	}
+	c, err := apiserver.NewClient(g.server, g.token)
+	if err != nil {
+		return nil, usageErr("--server: %q: %v", g.server, err)
+	}
+	return c, nil
+}
+
+// followAPI waits for a request sent through the server, showing its steps from the status
+// each long poll brings back, then the final state.
+func (g *globals) followAPI(ctx context.Context, api *apiserver.Client, ref steps.Ref, requestID string) error {
+	view := g.progressView(g.plain)
+	res, err := api.Wait(ctx, ref, requestID, view.Update)
+	view.Done()
+	if err != nil {
+		return err
+	}
+	return g.finish(ref.String(), res)
+}
+
+// finish prints an operation's end; a failed one exits 1.
+func (g *globals) finish(ref string, res workflows.OperationResult) error {
+	g.printResult(ref, res)
+	if res.Result == workflows.ResultFailed {
+		return failed
+	}
+	return nil
+}
