@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return code, errb.String()
+}
+
+// --server sends changes to `slipway server`: a malformed URL is bad input (2); no sign-in is a
+// refusal that says what to run (3); a server that does not answer is a failure naming it (1).
+// Each is decided before anything is sent anywhere.
+func TestServerFlag(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no cached sign-in
+	t.Setenv("SLIPWAY_TOKEN", "")
+	code, msg := runCLI(t, "--server", "127.0.0.1:8090", "deploy", "acme/web")
+	require.Equal(t, ExitUsage, code, msg)
+	require.Contains(t, msg, "--server")
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+
+	code, msg = runCLI(t, "--server", closed, "deploy", "acme/web")
+	require.Equal(t, ExitRefused, code, msg)
+	require.Contains(t, msg, "slipway login")
+
+	t.Setenv("SLIPWAY_TOKEN", "a-token")
+	code, msg = runCLI(t, "--server", closed, "approve", "acme/web", "--plan", "abcdef0")
+	require.Equal(t, ExitFailed, code, msg)
+	require.Contains(t, msg, "cannot reach the slipway server at "+closed)
+}
