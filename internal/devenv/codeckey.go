@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
 )
 
@@ -49,4 +50,19 @@ func createKeyFile(path string) error {
 		return fmt.Errorf("write dev codec key %s: %w", path, err)
 	}
 	return nil
+}
+
+// devAttestKeyring returns the configured attestation key ring, or else STATEDIR/attest.key,
+// created on first use: the dev key is root on a dev box, like a kind cluster's admin kubeconfig.
+func devAttestKeyring(stateDir string) (*attest.Keyring, error) {
+	k, err := attest.Load()
+	var nk *attest.NoKeyError
+	if !errors.As(err, &nk) {
+		return k, err
+	}
+	path, err := attest.EnsureDevKey(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	return attest.ParseFile(path)
 }

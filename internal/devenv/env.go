@@ -17,6 +17,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/argostack"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/stackenv"
@@ -102,6 +103,10 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
+	attestKeys, err := devAttestKeyring(o.StateDir)
+	if err != nil {
+		return nil, err
+	}
 	e := &Env{StateDir: o.StateDir, GitOpsRepo: filepath.Join(o.StateDir, "gitops"), KeyFile: keyFile}
 	defer func() {
 		if err != nil {
@@ -133,7 +138,8 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 		}
 	}
 	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger),
-		client.WithKeyring(keys)); err != nil {
+		client.WithKeyring(keys), client.WithAttestation(attestKeys),
+		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "dev"})); err != nil {
 		return nil, err
 	}
 	if err := e.Client.EnsureSearchAttributes(ctx); err != nil {
@@ -145,6 +151,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
+		Attest: attestKeys, Payloads: codec.DataConverter(keys),
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile,
 		Kubeconfig: o.Kubeconfig}
 	if cfg.Kubeconfig == "" && o.ArgoURL != "" {
@@ -161,7 +168,11 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if o.NoWorker {
 		return e, nil
 	}
-	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{})
+	ics, err := app.Interceptors(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{Interceptors: ics})
 	if err := app.Register(e.worker, e.Activities); err != nil {
 		return nil, err
 	}
