@@ -210,7 +210,7 @@ func Expiry(rawJWT string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("exp: %w", err)
 	}
-	return time.Unix(n, 0), nil
+	return time.Unix(n, 0).UTC(), nil
 }
 
 func peekClaims(raw string) (idClaims, error) {
