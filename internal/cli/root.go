@@ -66,6 +66,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
 		g.serverCmd(), g.auditCmd(),
 	)
+	root.AddCommand(g.loginCmd(), g.logoutCmd(), g.whoamiCmd())
 	return root
 }
 
