@@ -8,14 +8,10 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/apiserver"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
-
-// cachedToken gives the profile's ID token from `slipway login`'s cache, refreshed when near expiry.
-var cachedToken = func(ctx context.Context, profile string) (string, error) {
-	return "", errors.New("no cached sign-in")
-}
 
 // token is the ID token --server requests carry: SLIPWAY_TOKEN (for scripts and CI, as
 // ARGOCD_AUTH_TOKEN), else the profile's cached sign-in.
@@ -23,12 +19,19 @@ func (g *globals) token(ctx context.Context) (string, error) {
 	if t := strings.TrimSpace(os.Getenv("SLIPWAY_TOKEN")); t != "" {
 		return t, nil
 	}
-	t, err := cachedToken(ctx, g.profile)
-	if err != nil {
-		return "", &client.RefusedError{Unauthenticated: true,
-			Message: "profile " + g.profile + ": " + err.Error() + ": run `slipway login` (or set SLIPWAY_TOKEN) first"}
+	if err := identity.CheckProfile(g.profile); err != nil {
+		return "", usageErr("--profile: %v", err)
 	}
-	return t, nil
+	// The cache refreshes an ID token near its expiry with the refresh token.
+	t, err := identity.CachedTokenContext(ctx, g.profile)
+	if err != nil {
+		var nsi *identity.NotSignedInError
+		if errors.As(err, &nsi) {
+			return "", &client.RefusedError{Unauthenticated: true, Message: err.Error() + " (or set SLIPWAY_TOKEN)"}
+		}
+		return "", err
+	}
+	return t.IDToken, nil
 }
 
 // api is the client of `slipway server` when --server is set, else nil: the command then talks

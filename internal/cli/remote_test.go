@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func runCLI(t *testing.T, args ...string) (int, string) {
+func runServerCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
@@ -23,7 +23,7 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 func TestServerFlag(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no cached sign-in
 	t.Setenv("SLIPWAY_TOKEN", "")
-	code, msg := runCLI(t, "--server", "127.0.0.1:8090", "deploy", "acme/web")
+	code, msg := runServerCLI(t, "--server", "127.0.0.1:8090", "deploy", "acme/web")
 	require.Equal(t, ExitUsage, code, msg)
 	require.Contains(t, msg, "--server")
 
@@ -32,12 +32,12 @@ func TestServerFlag(t *testing.T) {
 	closed := "http://" + ln.Addr().String()
 	require.NoError(t, ln.Close())
 
-	code, msg = runCLI(t, "--server", closed, "deploy", "acme/web")
+	code, msg = runServerCLI(t, "--server", closed, "deploy", "acme/web")
 	require.Equal(t, ExitRefused, code, msg)
 	require.Contains(t, msg, "slipway login")
 
 	t.Setenv("SLIPWAY_TOKEN", "a-token")
-	code, msg = runCLI(t, "--server", closed, "approve", "acme/web", "--plan", "abcdef0")
+	code, msg = runServerCLI(t, "--server", closed, "approve", "acme/web", "--plan", "abcdef0")
 	require.Equal(t, ExitFailed, code, msg)
 	require.Contains(t, msg, "cannot reach the slipway server at "+closed)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -48,7 +49,7 @@ func NewRoot(s Streams) *cobra.Command {
 	// Not pflag's MarkDeprecated: its warning goes to stdout, into every --json a script reads.
 	pf.StringVar(&g.actor, "actor", note, "deprecated alias of --note (who asks is verified, never declared)")
 	pf.StringVar(&g.server, "server", os.Getenv("SLIPWAY_SERVER"), "URL of `slipway server`: send changes (and status, secrets) through it as the person `slipway login` signed in (SLIPWAY_SERVER)")
-	pf.StringVar(&g.profile, "profile", envOr("SLIPWAY_PROFILE", "default"), "the sign-in profile whose token --server requests carry (SLIPWAY_PROFILE)")
+	pf.StringVar(&g.profile, "profile", envOr(identity.EnvProfile, identity.DefaultProfile), "the sign-in profile whose token --server requests carry (SLIPWAY_PROFILE)")
 	pf.StringVar(&g.requestID, "request-id", "", "idempotency key of this request: the same key never runs twice (default: random)")
 	pf.DurationVar(&g.poll, "poll", 0, "ignored: --wait follows the instance's history instead of polling")
 	_ = pf.MarkDeprecated("poll", "--wait follows the instance's history by long poll; the flag does nothing")

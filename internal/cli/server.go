@@ -10,9 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/apiserver"
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/httpserve"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/statedir"
@@ -21,13 +23,8 @@ import (
 // apiMaxBody bounds an API request: the largest is an instance file in a create or deploy.
 const apiMaxBody = 1 << 20
 
-// newVerifier builds the ID token verifier for the issuer and client.
-var newVerifier = func(ctx context.Context, issuer, clientID string) (apiserver.Verifier, error) {
-	return nil, fmt.Errorf("no OpenID Connect verifier in this build")
-}
-
 func (g *globals) serverCmd() *cobra.Command {
-	var listen, issuer, clientID, stateDir, pgConn string
+	var listen, issuer, clientID, groupsClaim, stateDir, pgConn string
 	var hosts []string
 	var sf serveFlags
 	cmd := &cobra.Command{
@@ -76,11 +73,20 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			if err != nil {
 				return err
 			}
-			ver, err := newVerifier(cmd.Context(), issuer, clientID)
+			if err := identity.CheckIssuerURL(issuer); err != nil {
+				return usageErr("--issuer: %v", err)
+			}
+			// The server attests requests as the people it verified: without slipway's key they count for nothing.
+			keys, err := attest.Load()
+			if err != nil {
+				return usageErr("the server signs requests for the people it verifies and needs slipway's key: %v", err)
+			}
+			ver, err := identity.NewVerifier(cmd.Context(), issuer, clientID, identity.WithGroupsClaim(groupsClaim))
 			if err != nil {
 				return fmt.Errorf("--issuer %s: %w", issuer, err)
 			}
-			c, err := client.DialLazy(g.taskQueue, client.WithLogger(logging.NewTemporal(zl)))
+			c, err := client.DialLazy(g.taskQueue, client.WithLogger(logging.NewTemporal(zl)), client.WithAttestation(keys),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "server", Via: "api"}))
 			if err != nil {
 				return err
 			}
@@ -111,8 +117,9 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 	}
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "127.0.0.1:8090", "address to listen on; beyond loopback it needs --tls-cert")
-	f.StringVar(&issuer, "issuer", os.Getenv("SLIPWAY_OIDC_ISSUER"), "the OpenID Connect issuer whose ID tokens are accepted (SLIPWAY_OIDC_ISSUER)")
-	f.StringVar(&clientID, "client-id", envOr("SLIPWAY_OIDC_CLIENT_ID", "slipway-cli"), "the audience the ID tokens must name: the CLI's client ID (SLIPWAY_OIDC_CLIENT_ID)")
+	f.StringVar(&issuer, "issuer", os.Getenv(envOIDCIssuer), "the OpenID Connect issuer whose ID tokens are accepted (SLIPWAY_OIDC_ISSUER)")
+	f.StringVar(&clientID, "client-id", envOr(envOIDCClientID, defaultOIDCClientID), "the audience the ID tokens must name: the CLI's client ID (SLIPWAY_OIDC_CLIENT_ID)")
+	f.StringVar(&groupsClaim, "groups-claim", envOr(envOIDCGroupsClaim, identity.DefaultGroupsClaim), "the ID token claim holding the person's groups ("+envOIDCGroupsClaim+")")
 	f.StringArrayVar(&hosts, "allowed-host", nil, "a name it is reached by, beyond its own addresses (a proxy's or DNS name; repeat for more)")
 	f.StringVar(&pgConn, "store-pg-conn", envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")), "the workers' shared store, for secrets (SLIPWAY_STORE_PG_CONN)")
 	f.StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", statedir.Dev()), "a single worker's state dir, for secrets when there is no shared store (SLIPWAY_STATE_DIR)")
