@@ -64,15 +64,15 @@ func (g *globals) rejectCmd() *cobra.Command {
 
 func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflows.ApprovalRequest) error {
 	req.Actor, req.Source = g.actor, "cli"
+	ref, err := parseRef(arg)
+	if err != nil {
+		return err
+	}
 	api, err := g.api()
 	if err != nil {
 		return err
 	}
 	if api != nil {
-		ref, err := parseRef(arg)
-		if err != nil {
-			return err
-		}
 		res, err := api.Approval(cmd.Context(), ref, verb, req)
 		if err != nil {
 			return err
@@ -80,7 +80,7 @@ func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflo
 		g.printf("%s: plan %s of %s %s %s\n", ref, shortSHA(res.Hash), res.Operation, res.OpID, steps.Past(verb))
 		return nil
 	}
-	return g.withInstance(cmd, arg, func(ref steps.Ref, c *client.Client) error {
+	return g.withSignedClient(cmd, func(c *client.Client) error {
 		res, err := c.Approval(cmd.Context(), ref, verb, req, "")
 		if err != nil {
 			return err

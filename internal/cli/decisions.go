@@ -59,7 +59,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 				}
 				return g.followAPI(cmd.Context(), api, ref, acc.RequestID)
 			}
-			c, err := g.dial(cmd.Context())
+			c, err := g.dialSigned(cmd.Context())
 			if err != nil {
 				return err
 			}

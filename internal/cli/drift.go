@@ -45,7 +45,7 @@ func (g *globals) withDrift(cmd *cobra.Command, fn func(drifter) error) error {
 	if api != nil {
 		return fn(api)
 	}
-	return g.withClient(cmd, func(c *client.Client) error { return fn(c) })
+	return g.withSignedClient(cmd, func(c *client.Client) error { return fn(c) })
 }
 
 // driftScope are the flags that pick instances and the policy.

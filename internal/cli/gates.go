@@ -114,7 +114,7 @@ func (g *globals) gate(cmd *cobra.Command, arg, update string, req workflows.Gat
 		return ref, gs, err
 	}
 	var gs []workflows.Gate
-	err = g.withClient(cmd, func(c *client.Client) error {
+	err = g.withSignedClient(cmd, func(c *client.Client) error {
 		gs, err = c.Gate(cmd.Context(), ref, update, req)
 		return err
 	})

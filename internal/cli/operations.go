@@ -133,7 +133,7 @@ func (g *globals) submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 		}
 		return g.followAPI(ctx, api, ref, acc.RequestID)
 	}
-	c, err := g.dial(ctx)
+	c, err := g.dialSigned(ctx)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func (g *globals) plan(ctx context.Context, ref steps.Ref, req workflows.Operati
 		}
 		return api.Wait(ctx, ref, acc.RequestID, nil)
 	}
-	c, err := g.dial(ctx)
+	c, err := g.dialSigned(ctx)
 	if err != nil {
 		return workflows.OperationResult{}, err
 	}

@@ -6,7 +6,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/slipway-dev/slipway/internal/apiserver"
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -32,6 +35,30 @@ func (g *globals) token(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return t.IDToken, nil
+}
+
+// dialSigned dials Temporal for a change sent straight to it: refused at once, saying what to
+// do, when this CLI holds no slipway key (the worker would refuse the unsigned request anyway).
+func (g *globals) dialSigned(ctx context.Context) (*client.Client, error) {
+	if _, err := attest.Load(); err != nil {
+		var nk *attest.NoKeyError
+		if errors.As(err, &nk) {
+			return nil, &client.RefusedError{Unauthenticated: true, Message: "no slipway key here, so a change sent straight to Temporal would count for nothing: " +
+				"sign in with `slipway login` and send it through `slipway server` (--server URL, or SLIPWAY_SERVER)"}
+		}
+		return nil, err
+	}
+	return g.dial(ctx)
+}
+
+// withSignedClient is withClient for a change: see dialSigned.
+func (g *globals) withSignedClient(cmd *cobra.Command, fn func(c *client.Client) error) error {
+	c, err := g.dialSigned(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(c)
 }
 
 // api is the client of `slipway server` when --server is set, else nil: the command then talks

@@ -41,3 +41,24 @@ func TestServerFlag(t *testing.T) {
 	require.Equal(t, ExitFailed, code, msg)
 	require.Contains(t, msg, "cannot reach the slipway server at "+closed)
 }
+
+// Without --server and without slipway's key, a change is refused before anything is dialled,
+// saying how to send it instead; reads still go straight to Temporal.
+func TestNoKeyNoServerSaysWhatToDo(t *testing.T) {
+	t.Setenv("SLIPWAY_ATTEST_KEY", "")
+	t.Setenv("SLIPWAY_ATTEST_KEY_FILE", "")
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // no dev key either
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("SLIPWAY_SERVER", "")
+	for _, args := range [][]string{
+		{"deploy", "acme/web"},
+		{"approve", "acme/web", "--plan", "abcdef0"},
+		{"retry", "acme/web"},
+		{"gate", "add", "acme/web", "freeze"},
+	} {
+		code, msg := runServerCLI(t, args...)
+		require.Equal(t, ExitRefused, code, "%v: %s", args, msg)
+		require.Contains(t, msg, "slipway login")
+		require.Contains(t, msg, "--server")
+	}
+}

@@ -130,7 +130,7 @@ func (g *globals) withPlan(cmd *cobra.Command, f *rolloutFlags, fn func(*client.
 		}
 		return fn(nil, spec, plan)
 	}
-	return g.withClient(cmd, func(c *client.Client) error {
+	return g.withSignedClient(cmd, func(c *client.Client) error {
 		plan, err := c.PlanRollout(cmd.Context(), spec)
 		if err != nil {
 			return err

@@ -199,7 +199,7 @@ func (g *globals) rolloutControlCmd(update, short string) *cobra.Command {
 				g.printf("rollout %s: %s\n", args[0], rolloutLine(st))
 				return nil
 			}
-			return g.withClient(cmd, func(c *client.Client) error {
+			return g.withSignedClient(cmd, func(c *client.Client) error {
 				st, err := c.ControlRollout(cmd.Context(), args[0], update, req)
 				if err != nil {
 					return err

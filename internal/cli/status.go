@@ -67,7 +67,11 @@ func (g *globals) status(ctx context.Context, ref steps.Ref, req workflows.Statu
 	}
 	var r reader = api
 	if api == nil {
-		c, err := g.dial(ctx)
+		dial := g.dial
+		if refresh {
+			dial = g.dialSigned // the refresh is an update
+		}
+		c, err := dial(ctx)
 		if err != nil {
 			return nil, err
 		}
