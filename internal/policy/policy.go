@@ -35,6 +35,7 @@ var Operations = []string{
 	"retry", "resolve", "abandon",
 	"approve", "reject",
 	"gate", "cancel", "rollout", "drift", "refresh",
+	"secrets", // slipway server reading an instance's secrets for a person
 }
 
 // Input is what a policy decides on.
