@@ -119,10 +119,10 @@ func TestServerVerifiesTheBearerToken(t *testing.T) {
 		"access token":   {alice.AccessToken, "not for client"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			for _, path := range []string{"/v1/whoami", "/v1/instances/acme/web/operations/deploy", "/v1/instances/acme/web/approvals/approve"} {
+			for _, path := range []string{"/v1/whoami", "/v1/instances/acme/web/operations/deploy", "/v1/instances/acme/web/approvals/approve", "/v1/no-such-route"} {
 				method := http.MethodPost
-				if path == "/v1/whoami" {
-					method = http.MethodGet
+				if path == "/v1/whoami" || path == "/v1/no-such-route" {
+					method = http.MethodGet // an unknown route is not told apart from a known one without a token
 				}
 				a := call(t, method, url+path, tc.token, nil)
 				require.Equal(t, http.StatusUnauthorized, a.code, "%s %s: %v", method, path, a.body)
