@@ -27,6 +27,7 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	workflow.Go(ctx, e.receiveObservations)
 	workflow.Go(ctx, e.receiveGateSignals)
 	workflow.Go(ctx, e.receiveApprovals)
+	workflow.Go(ctx, e.receiveRefusals)
 	for {
 		if err := workflow.Await(ctx, func() bool {
 			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))

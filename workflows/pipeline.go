@@ -40,6 +40,7 @@ func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
 	p.local = runsShortStepsLocally(ctx)
 	p.controls = runsControls(ctx)
 	p.verifies, p.quietVerify = verifiesRenders(ctx)
+	workflow.Go(ctx, p.relayRefusals)
 	return p
 }
 

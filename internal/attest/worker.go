@@ -157,6 +157,28 @@ func (i *inbound) scheduledRun(ctx workflow.Context, workflowType string) bool {
 	return ok && by != ""
 }
 
+// ValidateUpdate accepts an unverified update without running the workflow's validators, so it
+// learns nothing of the instance's state and its refusal (in ExecuteUpdate) is kept in history.
+func (i *inbound) ValidateUpdate(ctx workflow.Context, in *interceptor.UpdateInput) error {
+	if !i.started || i.legacy {
+		return i.Next.ValidateUpdate(ctx, in)
+	}
+	if _, err := i.verifyUpdate(ctx, in); err != nil {
+		return nil
+	}
+	return i.Next.ValidateUpdate(ctx, in)
+}
+
+// verifyUpdate returns the verified actor of the update ctx handles.
+func (i *inbound) verifyUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (identity.Actor, error) {
+	d, err := Digest(in.Args...)
+	if err != nil {
+		return identity.Actor{}, err
+	}
+	return i.w.k.check(interceptor.WorkflowHeader(ctx), Request{Target: workflow.GetInfo(ctx).WorkflowExecution.ID,
+		Kind: KindUpdate, Name: in.Name, Digest: d, Now: workflow.Now(ctx)}, i.w.dc)
+}
+
 func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (any, error) {
 	if !i.started {
 		if err := workflow.Await(ctx, func() bool { return i.started }); err != nil {
@@ -166,12 +188,7 @@ func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInpu
 	if i.legacy {
 		return i.Next.ExecuteUpdate(ctx, in)
 	}
-	d, err := Digest(in.Args...)
-	if err != nil {
-		return nil, refused(err)
-	}
-	actor, err := i.w.k.check(interceptor.WorkflowHeader(ctx), Request{Target: workflow.GetInfo(ctx).WorkflowExecution.ID,
-		Kind: KindUpdate, Name: in.Name, Digest: d, Now: workflow.Now(ctx)}, i.w.dc)
+	actor, err := i.verifyUpdate(ctx, in)
 	if err != nil {
 		// The handler never runs: the update's failure in history is the record of the refusal.
 		return nil, refused(err)

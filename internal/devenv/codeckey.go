@@ -54,15 +54,16 @@ func createKeyFile(path string) error {
 
 // devAttestKeyring returns the configured attestation key ring, or else STATEDIR/attest.key,
 // created on first use: the dev key is root on a dev box, like a kind cluster's admin kubeconfig.
-func devAttestKeyring(stateDir string) (*attest.Keyring, error) {
-	k, err := attest.Load()
-	var nk *attest.NoKeyError
-	if !errors.As(err, &nk) {
-		return k, err
+// keyFile is the file used, "" when the key came from SLIPWAY_ATTEST_KEY.
+func devAttestKeyring(stateDir string) (k *attest.Keyring, keyFile string, err error) {
+	if os.Getenv(attest.EnvKey) != "" || os.Getenv(attest.EnvKeyFile) != "" {
+		k, err = attest.Load()
+		return k, os.Getenv(attest.EnvKeyFile), err
 	}
 	path, err := attest.EnsureDevKey(stateDir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return attest.ParseFile(path)
+	k, err = attest.ParseFile(path)
+	return k, path, err
 }

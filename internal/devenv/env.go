@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/activities"
@@ -76,6 +77,10 @@ type Env struct {
 	Deployer   string
 	// KeyFile holds the payload encryption key in use; "" when it came from SLIPWAY_CODEC_KEY.
 	KeyFile string
+	// AttestKeyFile holds the attestation key in use; "" when it came from SLIPWAY_ATTEST_KEY.
+	AttestKeyFile string
+	// Interceptors verify requests: every worker on this env's queues takes them.
+	Interceptors []interceptor.WorkerInterceptor
 	// CodecURL is the codec endpoint this env serves on loopback for the Temporal UI
 	// (the started UI uses it by itself); "" when none is served.
 	CodecURL string
@@ -103,11 +108,11 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	attestKeys, err := devAttestKeyring(o.StateDir)
+	attestKeys, attestFile, err := devAttestKeyring(o.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{StateDir: o.StateDir, GitOpsRepo: filepath.Join(o.StateDir, "gitops"), KeyFile: keyFile}
+	e := &Env{StateDir: o.StateDir, GitOpsRepo: filepath.Join(o.StateDir, "gitops"), KeyFile: keyFile, AttestKeyFile: attestFile}
 	defer func() {
 		if err != nil {
 			e.Stop()
@@ -165,14 +170,13 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	// Attached even without a worker: tests start their own on e.Activities.
 	app.Attach(e.Activities, e.Client.Temporal, o.TaskQueue)
+	if e.Interceptors, err = app.Interceptors(cfg); err != nil {
+		return nil, err
+	}
 	if o.NoWorker {
 		return e, nil
 	}
-	ics, err := app.Interceptors(cfg)
-	if err != nil {
-		return nil, err
-	}
-	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{Interceptors: ics})
+	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{Interceptors: e.Interceptors})
 	if err := app.Register(e.worker, e.Activities); err != nil {
 		return nil, err
 	}

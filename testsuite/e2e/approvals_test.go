@@ -109,7 +109,7 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 		require.Contains(t, log, ev)
 	}
 	events := e.MustCLI(0, "events", ref).Stdout
-	for _, line := range []string{"reject requested by alice@desk: not during the freeze", "awaiting approval of plan " + second.Hash[:12],
+	for _, line := range []string{"(note: alice@desk): not during the freeze", "awaiting approval of plan " + second.Hash[:12],
 		"it voids the approval of plan " + first.Hash[:12], "plan " + second.Hash[:12] + " of deploy", "approved"} {
 		require.Contains(t, events, line)
 	}
