@@ -30,6 +30,8 @@ type InstanceEvent struct {
 	Status    string    `json:"status,omitempty"`
 	Actor     string    `json:"actor,omitempty"`
 	Text      string    `json:"text"`
+	// Audit is the decision an audit event records, for `slipway audit`.
+	Audit *workflows.AuditRecord `json:"-"`
 }
 
 // ErrStopEvents, returned by an InstanceEvents callback, ends the read without an error.
@@ -99,7 +101,7 @@ func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAt
 		if rec.Decision == "" {
 			return nil
 		}
-		e.Kind, e.Status, e.Operation = "audit", rec.Decision, rec.Request
+		e.Kind, e.Status, e.Operation, e.Audit = "audit", rec.Decision, rec.Request, &rec
 		if rec.Actor != nil {
 			e.Actor = actorName(*rec.Actor)
 		}
