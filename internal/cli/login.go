@@ -150,7 +150,7 @@ func (g *globals) login(ctx context.Context, f loginFlags) error {
 		return err
 	}
 	t := identity.Token{Issuer: f.issuer, ClientID: f.clientID, Endpoints: ep, IDToken: id, AccessToken: tok.AccessToken,
-		RefreshToken: tok.RefreshToken, Expiry: exp, Name: actor.Name}
+		RefreshToken: tok.RefreshToken, Expiry: exp, AccessTokenExpiry: tok.Expiry.UTC(), Name: actor.Name}
 	if err := identity.SaveToken(profile, t); err != nil {
 		return err
 	}
