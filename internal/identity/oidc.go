@@ -149,6 +149,8 @@ type idClaims struct {
 	Subject  string          `json:"sub"`
 	Username string          `json:"preferred_username"`
 	Email    string          `json:"email"`
+	// EmailVerified false drops the email: an address the provider did not check names nobody.
+	EmailVerified json.RawMessage `json:"email_verified"`
 }
 
 // Verify checks rawIDToken and returns the person it names. Refusals are *TokenError saying
@@ -191,11 +193,15 @@ func (v *Verifier) Verify(ctx context.Context, rawIDToken string) (Actor, error)
 	if err != nil {
 		return Actor{}, tokenErr(ErrMalformedToken, "token claim %q: %v", v.groupsClaim, err)
 	}
+	email := c.Email
+	if v := strings.TrimSpace(string(c.EmailVerified)); v == "false" || v == `"false"` {
+		email = ""
+	}
 	name := c.Username
 	if name == "" {
-		name = c.Email
+		name = email
 	}
-	return Actor{Kind: Person, Issuer: v.issuer, Subject: c.Subject, Name: name, Email: c.Email, Groups: groups}, nil
+	return Actor{Kind: Person, Issuer: v.issuer, Subject: c.Subject, Name: name, Email: email, Groups: groups}, nil
 }
 
 // Expiry is the exp of a JWT, unverified: for deciding when to refresh, never to trust.

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,10 +101,12 @@ type Provider struct {
 	// LogPath is node's output.
 	LogPath string
 
-	secrets map[string]string
-	proc    *proc.Process
-	dir     string
-	ownDir  bool
+	secrets   map[string]string
+	closeOnce sync.Once
+	closeErr  error
+	proc      *proc.Process
+	dir       string
+	ownDir    bool
 }
 
 // MissingError says node or the provider's node_modules are not installed.
@@ -277,17 +280,19 @@ func (p *Provider) config(o Options) serverConfig {
 // ClientSecret is the secret of service client id (one of ServiceClients), fresh per provider.
 func (p *Provider) ClientSecret(id string) string { return p.secrets[id] }
 
-// Close stops the node process (its whole process group) and removes its temp dir.
+// Close stops the node process (its whole process group) and removes its temp dir. A second
+// Close (a test that stopped it early, then its cleanup) does nothing.
 func (p *Provider) Close() error {
 	if p == nil {
 		return nil
 	}
-	err := p.proc.Stop()
-	p.cleanup()
-	if err != nil {
-		return fmt.Errorf("oidcprovider: stop: %w", err)
-	}
-	return nil
+	p.closeOnce.Do(func() {
+		if err := p.proc.Stop(); err != nil {
+			p.closeErr = fmt.Errorf("oidcprovider: stop: %w", err)
+		}
+		p.cleanup()
+	})
+	return p.closeErr
 }
 
 func (p *Provider) cleanup() {
