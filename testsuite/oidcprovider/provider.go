@@ -80,6 +80,9 @@ type Options struct {
 	// ServicePermissions is the `permissions` claim of the service clients' access tokens:
 	// ["default:write"] by default.
 	ServicePermissions []string
+	// ClientPermissions overrides ServicePermissions for single service clients, e.g.
+	// {"slipway-server": {"default:write", "temporal-system:admin"}}.
+	ClientPermissions map[string][]string
 	// Dir holds the config, ready file and log; a temp dir by default.
 	Dir string
 }
@@ -271,6 +274,9 @@ func (p *Provider) config(o Options) serverConfig {
 		secret := randomHex(24)
 		p.secrets[id] = secret
 		c.ServicePermissions[id] = servicePerms
+		if perms, ok := o.ClientPermissions[id]; ok {
+			c.ServicePermissions[id] = perms
+		}
 		c.Clients = append(c.Clients, map[string]any{"client_id": id, "client_secret": secret,
 			"grant_types": []string{"client_credentials"}, "response_types": []string{}, "redirect_uris": []string{}})
 	}
