@@ -375,7 +375,9 @@ func TestDecideRefusesBadInput(t *testing.T) {
 		{"approval", func(i *Input) { i.Operation = "approve" }},
 		{"approval.required.groups", func(i *Input) { *i = approve(carol, alice, &Requirement{Count: 1}) }},
 		{"approval.required.count", func(i *Input) { *i = approve(carol, alice, &Requirement{Groups: []string{"platform-admins"}}) }},
-		{"approval.requester", func(i *Input) { *i = approve(carol, identity.Actor{}, &Requirement{Groups: []string{"platform-admins"}, Count: 1}) }},
+		{"approval.requester", func(i *Input) {
+			*i = approve(carol, identity.Actor{}, &Requirement{Groups: []string{"platform-admins"}, Count: 1})
+		}},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			i := in(alice, "deploy")
