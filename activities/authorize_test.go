@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -93,4 +94,13 @@ func TestAuthorizeWithOperatorPolicy(t *testing.T) {
 	require.Equal(t, "change freeze", d.Reason)
 	require.Equal(t, e.Hash(), d.PolicyHash)
 	require.NotEqual(t, policy.Default().Hash(), d.PolicyHash)
+}
+
+// The stack's stateful: reaches the pipeline's controls beside its approval rule.
+func TestControlsCarryStateful(t *testing.T) {
+	stack, err := config.LoadStack("db", map[string][]byte{config.SchemaFile: []byte("approval: never\nstateful: [aws_db_instance]\n")})
+	require.NoError(t, err)
+	c := controls(stack, &config.Instance{Stack: "db"})
+	require.Equal(t, []string{"aws_db_instance"}, c.Stateful)
+	require.Equal(t, approval.Never, c.Approval.Policy)
 }
