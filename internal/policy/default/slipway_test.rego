@@ -157,3 +157,18 @@ test_reasons_never_name_a_plan_hash if {
 	d := slipway.decision with input as approval_of(bob, alice, ["platform-admins"])
 	not regex.match(`[0-9a-f]{7,}`, d.reason)
 }
+
+test_stateful_address_marks_its_instances if {
+	plan := {"resource_changes": [{"address": "module.db.aws_db_instance.main[0]", "type": "aws_db_instance", "change": {"actions": ["delete"]}}]}
+	r := object.union(with_stack(req(alice, "deploy"), {"name": "web", "stateful": ["module.db.aws_db_instance.main"]}), {"plan": plan})
+	d := slipway.decision with input as r
+	d.approval.groups == ["platform-admins"]
+	contains(d.reason, "deletes module.db.aws_db_instance.main[0]")
+}
+
+test_plan_command_never_waits if {
+	r := object.union(with_stack(req(alice, "plan"), {"name": "web", "stateful": ["aws_db_instance"], "approval": {"policy": "always"}}), {"plan": replace_db_plan})
+	d := slipway.decision with input as r
+	d.allow
+	not d.approval
+}
