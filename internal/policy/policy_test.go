@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -445,4 +446,33 @@ func readFile(t *testing.T, p string) string {
 	src, err := os.ReadFile(p)
 	require.NoError(t, err)
 	return string(src)
+}
+
+// One engine serves every local activity of a worker at once.
+func TestDecideConcurrently(t *testing.T) {
+	e := Default()
+	replace := plan(t, "replace")
+	errs := make(chan error, 16)
+	for n := range 16 {
+		go func() {
+			i := in(alice, "deploy")
+			if n%2 == 1 {
+				i = in(bob, "deploy")
+			}
+			i.Stack.Stateful = []string{"terraform_data.db"}
+			i.Plan = replace
+			d, err := e.Decide(context.Background(), i)
+			switch {
+			case err != nil:
+				errs <- err
+			case d.Allow != (n%2 == 0):
+				errs <- fmt.Errorf("%d: allow %v: %s", n, d.Allow, d.Reason)
+			default:
+				errs <- nil
+			}
+		}()
+	}
+	for range 16 {
+		require.NoError(t, <-errs)
+	}
 }
