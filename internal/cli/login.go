@@ -23,12 +23,11 @@ import (
 
 // Sign-in configuration from the environment; flags override it.
 const (
-	envOIDCIssuer      = "SLIPWAY_OIDC_ISSUER"
-	envOIDCClientID    = "SLIPWAY_OIDC_CLIENT_ID"
-	envOIDCScopes      = "SLIPWAY_OIDC_SCOPES"
-	envOIDCGroupsClaim = "SLIPWAY_OIDC_GROUPS_CLAIM"
-	// defaultOIDCClientID is the public client an operator registers for the CLI.
-	defaultOIDCClientID = "slipway-cli"
+	envOIDCIssuer       = identity.EnvIssuer
+	envOIDCClientID     = identity.EnvClientID
+	envOIDCScopes       = identity.EnvScopes
+	envOIDCGroupsClaim  = identity.EnvGroupsClaim
+	defaultOIDCClientID = identity.DefaultClientID
 	defaultOIDCScopes   = "openid profile email groups offline_access"
 	// exitNotSignedIn is the "refused" exit code: not signed in, or the token is refused.
 	exitNotSignedIn = ExitRefused
@@ -150,7 +149,7 @@ func (g *globals) login(ctx context.Context, f loginFlags) error {
 		return err
 	}
 	t := identity.Token{Issuer: f.issuer, ClientID: f.clientID, Endpoints: ep, IDToken: id, AccessToken: tok.AccessToken,
-		RefreshToken: tok.RefreshToken, Expiry: exp, Name: actor.Name}
+		RefreshToken: tok.RefreshToken, Expiry: exp, AccessTokenExpiry: tok.Expiry.UTC(), Name: actor.Name}
 	if err := identity.SaveToken(profile, t); err != nil {
 		return err
 	}

@@ -37,11 +37,14 @@ type NotSignedInError struct {
 }
 
 func (e *NotSignedInError) Error() string {
-	cmd := "slipway login"
-	if e.Profile != DefaultProfile {
-		cmd += " --profile " + e.Profile
+	profile, cmd := e.Profile, "slipway login"
+	if profile == "" {
+		profile = DefaultProfile
 	}
-	return fmt.Sprintf("not signed in (profile %q): %s: run %s", e.Profile, e.Reason, cmd)
+	if profile != DefaultProfile {
+		cmd += " --profile " + profile
+	}
+	return fmt.Sprintf("not signed in (profile %q): %s: run %s", profile, e.Reason, cmd)
 }
 
 func (e *NotSignedInError) Unwrap() error { return ErrNotSignedIn }
@@ -57,6 +60,8 @@ type Token struct {
 	RefreshToken string `json:"refreshToken,omitempty"`
 	// Expiry is the ID token's exp.
 	Expiry time.Time `json:"expiry"`
+	// AccessTokenExpiry is the access token's (it may live shorter than the ID token).
+	AccessTokenExpiry time.Time `json:"accessTokenExpiry,omitzero"`
 	// Name is who signed in (preferred_username), for messages only.
 	Name string `json:"name,omitempty"`
 }
@@ -145,7 +150,7 @@ func CachedToken(profile string) (Token, error) {
 // CachedTokenContext is CachedToken with a context for the refresh.
 func CachedTokenContext(ctx context.Context, profile string) (Token, error) {
 	t, err := LoadToken(profile)
-	if err != nil || time.Until(t.Expiry) > RefreshBefore {
+	if err != nil || !t.nearExpiry() {
 		return t, err
 	}
 	// Under the lock, so two commands never spend the same (rotating) refresh token.
@@ -154,7 +159,7 @@ func CachedTokenContext(ctx context.Context, profile string) (Token, error) {
 		if !ok {
 			return &NotSignedInError{Profile: profile, Reason: "signed out meanwhile"}
 		}
-		if time.Until(cur.Expiry) > RefreshBefore { // another command refreshed it meanwhile
+		if !cur.nearExpiry() { // another command refreshed it meanwhile
 			t = cur
 			return nil
 		}
@@ -173,6 +178,14 @@ func CachedTokenContext(ctx context.Context, profile string) (Token, error) {
 	return t, err
 }
 
+// nearExpiry: the ID token, or the access token when it has one, expires within RefreshBefore.
+func (t Token) nearExpiry() bool {
+	if time.Until(t.Expiry) <= RefreshBefore {
+		return true
+	}
+	return t.AccessToken != "" && !t.AccessTokenExpiry.IsZero() && time.Until(t.AccessTokenExpiry) <= RefreshBefore
+}
+
 // Refresh exchanges t's refresh token for a new ID token. A refresh token the provider
 // refuses (expired, revoked) is a *NotSignedInError.
 func Refresh(ctx context.Context, t Token) (Token, error) {
@@ -184,7 +197,7 @@ func Refresh(ctx context.Context, t Token) (Token, error) {
 	nt, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: t.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	var re *oauth2.RetrieveError
 	switch {
-	case errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.Response.StatusCode == http.StatusBadRequest):
+	case errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || (re.Response != nil && re.Response.StatusCode == http.StatusBadRequest)):
 		return t, &NotSignedInError{Reason: fmt.Sprintf("%s refused the refresh token (%s %s)", t.Issuer, re.ErrorCode, re.ErrorDescription)}
 	case err != nil:
 		return t, fmt.Errorf("refresh the sign-in at %s: %w", t.Issuer, err)
@@ -197,7 +210,7 @@ func Refresh(ctx context.Context, t Token) (Token, error) {
 	if err != nil {
 		return t, fmt.Errorf("refresh the sign-in at %s: %w", t.Issuer, err)
 	}
-	t.IDToken, t.AccessToken, t.Expiry = id, nt.AccessToken, exp
+	t.IDToken, t.AccessToken, t.Expiry, t.AccessTokenExpiry = id, nt.AccessToken, exp, nt.Expiry.UTC()
 	if nt.RefreshToken != "" {
 		t.RefreshToken = nt.RefreshToken
 	}

@@ -20,7 +20,7 @@ func cached(t *testing.T, p *oidcprovider.Provider, profile, user string) identi
 	exp, err := identity.Expiry(tok.IDToken)
 	require.NoError(t, err)
 	ct := identity.Token{Issuer: p.Issuer, ClientID: p.ClientID, IDToken: tok.IDToken, AccessToken: tok.AccessToken,
-		RefreshToken: tok.RefreshToken, Expiry: exp, Name: user,
+		RefreshToken: tok.RefreshToken, Expiry: exp, AccessTokenExpiry: tok.Expiry.UTC(), Name: user,
 		Endpoints: identity.Endpoints{Token: p.TokenURL, Revocation: p.Issuer + "/token/revocation"}}
 	require.NoError(t, identity.SaveToken(profile, ct))
 	return ct
