@@ -17,7 +17,8 @@ import (
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-// The API's bodies. Requests name no actor: the token is the actor; any note rides in the request.
+// The API's bodies. The token is the actor: what a request says of its sender (its actor field)
+// is only a note, which the workers record beside the attested person.
 type (
 	// OperationBody is POST .../operations/{op} (create deploy plan archive destroy deprovision).
 	OperationBody struct {
@@ -90,7 +91,7 @@ func (s *Server) accepting(ctx context.Context, send func(ctx context.Context) (
 	return h, err
 }
 
-func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+func (s *Server) operation(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
 	ref, err := instanceRef(r)
 	if err != nil {
 		return 0, nil, err
@@ -103,7 +104,6 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 	if err := decode(r, &body); err != nil {
 		return 0, nil, err
 	}
-	body.Request.Actor = a.Name // what a request says about its sender is never taken
 	switch {
 	case op == lifecycle.OpProvision && body.Request.ConfigYAML == "":
 		return 0, nil, badRequest("request.configYAML: create needs the instance file")
@@ -124,7 +124,7 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 	return http.StatusAccepted, Accepted{Instance: ref.String(), Request: string(op), RequestID: h.RequestID}, nil
 }
 
-func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+func (s *Server) decision(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
 	ref, err := instanceRef(r)
 	if err != nil {
 		return 0, nil, err
@@ -137,7 +137,6 @@ func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request
 	if err := decode(r, &body); err != nil {
 		return 0, nil, err
 	}
-	body.Request.Actor = a.Name
 	h, err := s.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
 		return s.o.Client.Decide(ctx, ref, d, body.Request, body.RequestID)
 	})
@@ -191,6 +190,8 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 	if err := decode(r, &req); err != nil {
 		return 0, nil, err
 	}
+	// Until every approval is checked against its attested approver, the approver an approval
+	// names is the verified person, never what the request says.
 	req.Actor, req.Source = a.Name, "api"
 	res, err := s.o.Client.Approval(ctx, ref, verb, req, "")
 	if err != nil {
@@ -200,7 +201,7 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 }
 
 // gate serves gates/add, gates/remove and cancel.
-func (s *Server) gate(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+func (s *Server) gate(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
 	ref, err := instanceRef(r)
 	if err != nil {
 		return 0, nil, err
@@ -209,7 +210,6 @@ func (s *Server) gate(ctx context.Context, a identity.Actor, r *http.Request) (i
 	if err := decode(r, &req); err != nil {
 		return 0, nil, err
 	}
-	req.Actor = a.Name
 	update := workflows.UpdateCancel
 	switch r.PathValue("verb") {
 	case "":
@@ -360,12 +360,11 @@ func (s *Server) driftUnschedule(ctx context.Context, a identity.Actor, r *http.
 	return http.StatusOK, map[string]string{"deleted": client.DriftScheduleID(r.PathValue("id"))}, nil
 }
 
-func (s *Server) rolloutPlan(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+func (s *Server) rolloutPlan(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
 	var spec steps.RolloutSpec
 	if err := decode(r, &spec); err != nil {
 		return 0, nil, err
 	}
-	spec.Actor = a.Name
 	plan, err := s.o.Client.PlanRollout(ctx, spec)
 	if err != nil {
 		return 0, nil, err
@@ -379,7 +378,6 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	if err := decode(r, &spec); err != nil {
 		return 0, nil, err
 	}
-	spec.Actor = a.Name
 	if spec.ID == "" {
 		return 0, nil, badRequest("id: a rollout needs its ID")
 	}
@@ -407,7 +405,6 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 	if err := decode(r, &req); err != nil {
 		return 0, nil, err
 	}
-	req.Actor = a.Name
 	id := r.PathValue("id")
 	cur, err := s.o.Client.RolloutStatus(ctx, id)
 	if err != nil {
