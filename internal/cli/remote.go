@@ -37,18 +37,25 @@ func (g *globals) token(ctx context.Context) (string, error) {
 	return t.IDToken, nil
 }
 
-// dialSigned dials Temporal for a change sent straight to it: refused at once, saying what to
-// do, when this CLI holds no slipway key (the worker would refuse the unsigned request anyway).
+// dialSigned dials Temporal for a change sent straight to it: see holdsKey.
 func (g *globals) dialSigned(ctx context.Context) (*client.Client, error) {
-	if _, err := attest.Load(); err != nil {
-		var nk *attest.NoKeyError
-		if errors.As(err, &nk) {
-			return nil, &client.RefusedError{Unauthenticated: true, Message: "no slipway key here, so a change sent straight to Temporal would count for nothing: " +
-				"sign in with `slipway login` and send it through `slipway server` (--server URL, or SLIPWAY_SERVER)"}
-		}
+	if err := holdsKey(); err != nil {
 		return nil, err
 	}
 	return g.dial(ctx)
+}
+
+// holdsKey refuses at once, saying what to do, a change from a CLI that holds no slipway key: the
+// worker would refuse the unsigned request anyway; only slipway's components and the dev key's
+// holder act without `slipway server`.
+func holdsKey() error {
+	_, err := attest.Load()
+	var nk *attest.NoKeyError
+	if errors.As(err, &nk) {
+		return &client.RefusedError{Unauthenticated: true, Message: "no slipway key here, so a change sent straight to Temporal would count for nothing: " +
+			"sign in with `slipway login` and send it through `slipway server` (--server URL, or SLIPWAY_SERVER)"}
+	}
+	return err
 }
 
 // withSignedClient is withClient for a change: see dialSigned.
