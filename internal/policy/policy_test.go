@@ -135,6 +135,10 @@ func TestDefaultPolicyDecides(t *testing.T) {
 			}(),
 			allow: true, approval: &Requirement{Groups: []string{"tenant:acme", "platform-admins"}, Count: 1},
 		},
+		{name: "carol starts a rollout across every tenant", in: fleet(carol, "rollout"), allow: true},
+		{name: "alice cannot", in: fleet(alice, "rollout"), reason: "alice may not rollout across every tenant: only platform-admins may"},
+		{name: "alice checks her tenant's drift", in: func() Input { i := fleet(alice, "drift"); i.Tenant = "acme"; return i }(), allow: true},
+		{name: "bob cannot check acme's", in: func() Input { i := fleet(bob, "drift"); i.Tenant = "acme"; return i }(), reason: "tenant acme"},
 		{name: "carol approves alice's destroy", in: approve(carol, alice, platform), allow: true, reason: "carol may approve"},
 		{name: "alice cannot approve her own destroy", in: approve(alice, alice, &Requirement{Groups: []string{"tenant:acme", "platform-admins"}, Count: 1}), reason: "self-approval is refused"},
 		{name: "alice approves her own when the policy allows it", in: approve(alice, alice, &Requirement{Groups: []string{"tenant:acme"}, Count: 1, AllowSelf: true}), allow: true},
@@ -164,6 +168,10 @@ func TestDefaultPolicyDecides(t *testing.T) {
 			require.False(t, regexp.MustCompile(`[0-9a-f]{7,}`).MatchString(d.Reason), d.Reason)
 		})
 	}
+}
+
+func fleet(actor identity.Actor, op string) Input {
+	return Input{Actor: actor, Operation: op, Stack: Stack{Name: "web"}}
 }
 
 func approve(actor, requester identity.Actor, req *Requirement) Input {

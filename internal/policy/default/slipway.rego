@@ -82,17 +82,32 @@ decision := {"allow": false, "reason": concat("; ", sort(deny))} if {
 # components where the request's own rules (below) allow; approvals are checked apart.
 deny contains msg if {
 	not approving
+	not fleet_wide
 	not platform_admin
 	not tenant_member
 	not service
 	msg := sprintf("%s may not %s instances of tenant %s: not a member of %s nor of platform-admins", [actor_name, input.operation, input.tenant, tenant_group])
 }
 
+# A rollout or drift check that names no tenant spans every tenant: the platform's to start.
+fleet_wide if object.get(input, "tenant", "") == ""
+
+deny contains msg if {
+	not approving
+	fleet_wide
+	not platform_admin
+	not service
+	msg := sprintf("%s may not %s across every tenant: only platform-admins may", [actor_name, input.operation])
+}
+
 allow_reason := sprintf("%s may %s: %s", [actor_name, input.operation, approver_why]) if approving
 
 else := sprintf("%s is a platform admin", [actor_name]) if platform_admin
 
-else := sprintf("%s is a member of tenant %s", [actor_name, input.tenant]) if tenant_member
+else := sprintf("%s is a member of tenant %s", [actor_name, input.tenant]) if {
+	not fleet_wide
+	tenant_member
+}
 
 else := sprintf("%s is slipway's own component", [actor_name]) if service
 

@@ -172,3 +172,20 @@ test_plan_command_never_waits if {
 	d.allow
 	not d.approval
 }
+
+fleet(actor, op) := {"actor": actor, "operation": op, "tenant": "", "name": "", "stack": {"name": "web"}}
+
+test_fleet_rollout_is_the_platforms if {
+	d := slipway.decision with input as fleet(carol, "rollout")
+	d.allow
+	e := slipway.decision with input as fleet(alice, "rollout")
+	not e.allow
+	contains(e.reason, "across every tenant")
+}
+
+test_tenant_rollout_by_its_member if {
+	d := slipway.decision with input as object.union(fleet(alice, "rollout"), {"tenant": "acme"})
+	d.allow
+	e := slipway.decision with input as object.union(fleet(bob, "drift"), {"tenant": "acme"})
+	not e.allow
+}
