@@ -259,7 +259,8 @@ func (b *bundle) declared(g string) bool {
 func (b *bundle) compile() error {
 	// Which groups the policy names is read before compiling, which rewrites the modules.
 	named := b.namedGroups()
-	c := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithEnablePrintStatements(false)
+	c := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithEnablePrintStatements(false).
+		WithUnsafeBuiltins(unsafeBuiltins)
 	if c.Compile(b.modules); c.Failed() {
 		return &LoadError{Problems: astProblems(c.Errors)}
 	}
@@ -275,6 +276,12 @@ func (b *bundle) compile() error {
 		return &LoadError{Problems: problems}
 	}
 	return nil
+}
+
+// unsafeBuiltins are refused at load: a decision reads its input and the bundle's data only,
+// never the network or the worker's environment (opa.runtime holds its variables, keys included).
+var unsafeBuiltins = map[string]struct{}{
+	"http.send": {}, "net.lookup_ip_addr": {}, "opa.runtime": {},
 }
 
 // lint checks the bundle has its entry point.

@@ -291,6 +291,16 @@ func TestLoadRefuses(t *testing.T) {
 			want:  []string{"extra.rego:3: group \"ops\" is not declared"},
 		},
 		{
+			name:  "a call to the network",
+			files: map[string]string{"extra.rego": "package slipway.extra\n\nok if {\n\thttp.send({\"method\": \"GET\", \"url\": \"http://127.0.0.1:1/\"}).status_code == 200\n}\n"},
+			want:  []string{"extra.rego:4: rego_type_error: unsafe built-in function calls in expression: http.send"},
+		},
+		{
+			name:  "a read of the worker's environment",
+			files: map[string]string{"extra.rego": "package slipway.extra\n\nkey := opa.runtime().env.SLIPWAY_CODEC_KEY\n"},
+			want:  []string{"extra.rego:3: rego_type_error: unsafe built-in function calls in expression: opa.runtime"},
+		},
+		{
 			name:  "a package outside slipway",
 			files: map[string]string{"extra.rego": "package other\n\nx := 1\n"},
 			want:  []string{"extra.rego:1: package other: a policy's package is slipway or slipway.*"},
