@@ -27,7 +27,7 @@ type bundle struct {
 	root     string // shown in messages: the directory, or "default"
 	files    []file // sorted by path
 	hash     string
-	modules  map[string]*ast.Module // by display name, tests included
+	modules  map[string]*ast.Module // by display name, tests included (as parsed)
 	data     map[string]any
 	groups   []string // data.slipway.groups: the groups (or "prefix*" patterns) a policy may name
 	compiler *ast.Compiler
@@ -255,13 +255,19 @@ func (b *bundle) declared(g string) bool {
 	return false
 }
 
-// compile compiles every module (tests included, so a broken test is refused too).
+// compile compiles the policies without their tests, so no test (in whatever package) changes
+// a decision; Test compiles them all.
 func (b *bundle) compile() error {
-	// Which groups the policy names is read before compiling, which rewrites the modules.
 	named := b.namedGroups()
+	policies := map[string]*ast.Module{}
+	for name, m := range b.modules {
+		if !isTest(name) {
+			policies[name] = m
+		}
+	}
 	c := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithEnablePrintStatements(false).
 		WithUnsafeBuiltins(unsafeBuiltins)
-	if c.Compile(b.modules); c.Failed() {
+	if c.Compile(policies); c.Failed() {
 		return &LoadError{Problems: astProblems(c.Errors)}
 	}
 	b.compiler = c

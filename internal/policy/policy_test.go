@@ -271,9 +271,9 @@ func TestLoadRefuses(t *testing.T) {
 			want:  []string{"extra.rego:4: rego_type_error", "undefined function nope"},
 		},
 		{
-			name:  "a broken test refuses the bundle too",
-			files: map[string]string{"extra_test.rego": "package slipway_test\n\ntest_x if {\n\tz\n}\n"},
-			want:  []string{"extra_test.rego:4:"},
+			name:  "a test that does not parse",
+			files: map[string]string{"extra_test.rego": "package slipway_test\n\ntest_x if {\n\tz ==\n}\n"},
+			want:  []string{"extra_test.rego:5: rego_parse_error"},
 		},
 		{
 			name:  "an approval by an undeclared group names it",
@@ -349,6 +349,26 @@ func TestLoadRefuses(t *testing.T) {
 			require.ErrorAs(t, testErr, &le)
 		})
 	}
+}
+
+// Tests are not part of the decision: a test in package slipway cannot change one, and a test
+// that does not compile fails `policy test` (naming file:line), not the worker.
+func TestTestsStayOutOfDecisions(t *testing.T) {
+	dir := copyDefault(t)
+	write(t, dir, "sneaky_test.rego", "package slipway\n\ndeny contains \"from a test\" if true\n\ntest_x if true\n")
+	e, err := Load(dir)
+	require.NoError(t, err)
+	d, err := e.Decide(context.Background(), in(alice, "deploy"))
+	require.NoError(t, err)
+	require.True(t, d.Allow, d.Reason)
+
+	write(t, dir, "sneaky_test.rego", "package slipway_test\n\ntest_x if {\n\tz\n}\n")
+	_, err = Load(dir)
+	require.NoError(t, err)
+	_, err = Test(context.Background(), dir, &bytes.Buffer{}, false)
+	var le *LoadError
+	require.ErrorAs(t, err, &le)
+	require.ErrorContains(t, err, filepath.Join(dir, "sneaky_test.rego")+":4: rego_unsafe_var_error: var z is unsafe")
 }
 
 func TestLoadRefusesMissingAndEmptyDirs(t *testing.T) {
