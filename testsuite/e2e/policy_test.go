@@ -102,3 +102,26 @@ deny contains "acme is frozen until the audit ends" if {
 	require.Contains(t, err.Error(), policy.EnvDir+": "+filepath.Join(dir, "freeze.rego")+":5: rego_parse_error")
 	require.False(t, strings.Contains(err.Error(), "panic"))
 }
+
+// A stack's stateful: is checked with the rest of the stack (a bad entry is refused with exit 2
+// naming schema.stateful, and nothing is created), and reaches the pipeline's controls, read from
+// the real GitOps repo, for the policy to read as input.stack.stateful.
+func TestStackStatefulIsCheckedAndReachesThePipeline(t *testing.T) {
+	e := testsuite.NewEnv(t)
+	repo := e.GitOpsRepo
+	file := writeFile(t, "stack: db\nparameters:\n  greeting: hello\n")
+
+	testsuite.PushFiles(t, repo, "a stack with a bad stateful entry", guardedStack("db", "approval: never\nstateful: [\"terraform_data.app[0]\"]\n", nil))
+	r := e.MustCLI(2, "create", "db/web", "-f", file, "--wait")
+	require.Contains(t, r.Stderr, `schema.stateful: "terraform_data.app[0]" is not a terraform resource type`)
+	require.Equal(t, 2, e.CLI("status", "db/web").Code, "no instance was created")
+	require.Empty(t, testsuite.Git(t, repo, "ls-tree", "main", "instances/"), "nothing reached the repo")
+
+	testsuite.PushFiles(t, repo, "stateful: the app's data", guardedStack("db", "approval: never\nstateful: [terraform_data.app]\n", nil))
+	e.MustCLI(0, "create", "db/web", "-f", file, "--wait")
+	out, err := e.Activities.ValidateConfig(context.Background(), steps.ValidateInput{Ref: steps.Ref{Tenant: "db", Name: "web"},
+		ConfigYAML: "stack: db\nparameters:\n  greeting: hello\n"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"terraform_data.app"}, out.Controls.Stateful)
+	require.Equal(t, "never", string(out.Controls.Approval.Policy))
+}
