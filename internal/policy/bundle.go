@@ -178,8 +178,9 @@ func (b *bundle) addData(f file) error {
 	if !ok {
 		return fmt.Errorf("a data file holds an object")
 	}
-	at := b.data
+	at, name := b.data, "data"
 	if dir := path.Dir(f.path); dir != "." {
+		name += "." + strings.ReplaceAll(dir, "/", ".")
 		for _, seg := range strings.Split(dir, "/") {
 			next, ok := at[seg].(map[string]any)
 			if !ok {
@@ -192,7 +193,7 @@ func (b *bundle) addData(f file) error {
 			at = next
 		}
 	}
-	return merge(at, obj, "data")
+	return merge(at, obj, name)
 }
 
 // merge adds src's keys to dst; two files giving one key a value is refused.

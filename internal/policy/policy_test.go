@@ -538,3 +538,31 @@ func TestSlimPlan(t *testing.T) {
 	_, err = SlimPlan([]byte("not json"))
 	require.ErrorContains(t, err, "not terraform show -json output")
 }
+
+// Data files are read as OPA bundles read them: YAML or JSON, one in a/b/ is data.a.b, and two
+// files setting one key are refused.
+func TestDataFiles(t *testing.T) {
+	dir := copyDefault(t)
+	require.NoError(t, os.Remove(filepath.Join(dir, "data.json")))
+	write(t, dir, "data.yaml", "slipway:\n  groups: [platform-admins, \"tenant:*\", dba]\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "slipway", "people"), 0o755))
+	write(t, dir, "slipway/people/data.json", `{"dave": {"groups": ["dba"]}}`)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	write(t, dir, ".git/broken.rego", "this is not rego")
+	e, err := Load(dir)
+	require.NoError(t, err)
+
+	i := in(alice, "deploy")
+	i.Stack.Approval = approval.Rule{Policy: approval.Always, Approvers: []string{"group:dba"}}
+	d, err := e.Decide(context.Background(), i)
+	require.NoError(t, err)
+	require.Equal(t, []string{"dba"}, d.Approval.Groups)
+	nobody := identity.Actor{Kind: identity.Person, Issuer: idp, Subject: "u-dave", Name: "dave"}
+	d, err = e.Decide(context.Background(), approve(nobody, alice, d.Approval))
+	require.NoError(t, err)
+	require.True(t, d.Allow, "data.slipway.people (from slipway/people/data.json) puts dave in dba: %s", d.Reason)
+
+	write(t, dir, "slipway/data.json", `{"groups": ["ops"]}`)
+	_, err = Load(dir)
+	require.ErrorContains(t, err, "data.slipway.groups is set by two data files")
+}
