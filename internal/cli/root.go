@@ -59,6 +59,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
 		g.policyCmd(),
 	)
+	root.AddCommand(g.loginCmd(), g.logoutCmd(), g.whoamiCmd())
 	return root
 }
 
@@ -91,7 +92,7 @@ func parseRef(s string) (steps.Ref, error) {
 }
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
-	return client.Dial(ctx, g.taskQueue, client.WithLogger(logging.NewTemporal(logging.Nop())))
+	return client.Dial(ctx, g.taskQueue, client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor()))
 }
 
 // withClient dials Temporal, runs fn with the client and closes it.
