@@ -35,9 +35,11 @@ var Operations = []string{
 	"retry", "resolve", "abandon",
 	"approve", "reject",
 	"gate", "cancel", "rollout", "drift", "refresh",
+	"secrets", // slipway server reading an instance's secrets for a person
 }
 
-// FleetOperations may name no instance: their tenant and name are empty when they span the fleet.
+// FleetOperations may name no instance: their tenant and name are empty (or "*") when they span
+// the fleet or a tenant.
 var FleetOperations = []string{"rollout", "drift"}
 
 // Input is what a policy decides on.

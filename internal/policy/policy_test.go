@@ -28,7 +28,7 @@ var (
 	dave   = identity.Actor{Kind: identity.Person, Issuer: idp, Subject: "u-dave", Name: "dave", Groups: []string{"tenant:acme"}, Via: "cli"}
 	worker = identity.Actor{Kind: identity.Service, Issuer: "slipway", Subject: "worker", Name: "worker", Via: "worker"}
 	// mallory is bob's forge login under alice's name: a forge login is not a person.
-	mallory = identity.Actor{Kind: identity.Forge, Issuer: "gitea", Subject: "42", Name: "alice", Via: "comment"}
+	mallory = identity.Actor{Kind: identity.Forge, Issuer: "gitea:http://127.0.0.1:3000", Subject: "42", Name: "alice", Via: "comment"}
 )
 
 func plan(t *testing.T, name string) json.RawMessage {
@@ -72,7 +72,29 @@ func TestDefaultPolicyDecides(t *testing.T) {
 			}(),
 			allow: true, approval: platform, reason: "destroy needs a platform approval",
 		},
-		{name: "deprovision waits for platform-admins", in: in(carol, "deprovision"), allow: true, approval: platform},
+		{name: "alice's deprovision waits for platform-admins", in: in(alice, "deprovision"), allow: true, approval: platform},
+		{name: "carol's own deprovision is the platform's approval", in: in(carol, "deprovision"), allow: true, reason: "platform admin"},
+		{
+			name: "carol's destroy still follows the stack's destructive",
+			in: func() Input {
+				i := in(carol, "destroy")
+				i.Stack.Approval = approval.Rule{Policy: approval.Destructive}
+				return i
+			}(),
+			allow: true, approval: &Requirement{Groups: []string{"tenant:acme", "platform-admins"}, Count: 1},
+			reason: "destroy removes the app or its data",
+		},
+		{
+			name: "carol's plan replacing a stateful resource goes on",
+			in: func() Input {
+				i := in(carol, "deploy")
+				i.Stack.Stateful = []string{"terraform_data.db"}
+				i.Plan = plan(t, "replace")
+				return i
+			}(),
+			allow: true,
+		},
+		{name: "tenant * is every tenant", in: func() Input { i := fleet(alice, "drift"); i.Tenant, i.Name = "*", "*"; return i }(), reason: "across every tenant"},
 		{
 			name: "a plan replacing a stateful address waits for platform-admins though the stack says never",
 			in: func() Input {
@@ -188,7 +210,7 @@ func TestForgeUsersMapToPeople(t *testing.T) {
 		"people": {"alice": {"groups": ["tenant:acme"]}}}}`)
 	e, err := Load(dir)
 	require.NoError(t, err)
-	forgeAlice := identity.Actor{Kind: identity.Forge, Issuer: "gitea", Subject: "7", Name: "alice-git", Via: "comment"}
+	forgeAlice := identity.Actor{Kind: identity.Forge, Issuer: "gitea:http://127.0.0.1:3000", Subject: "7", Name: "alice-git", Via: "comment"}
 
 	d, err := e.Decide(context.Background(), in(forgeAlice, "deploy"))
 	require.NoError(t, err)
