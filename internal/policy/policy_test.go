@@ -17,6 +17,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
 const idp = "https://idp.test"
@@ -587,4 +588,12 @@ func TestDataFiles(t *testing.T) {
 	write(t, dir, "slipway/data.json", `{"groups": ["ops"]}`)
 	_, err = Load(dir)
 	require.ErrorContains(t, err, "data.slipway.groups is set by two data files")
+}
+
+// Every lifecycle operation is one the policy decides on: a new one must be added here too, or
+// every request for it would be refused as bad input.
+func TestEveryLifecycleOperationIsAPolicyOperation(t *testing.T) {
+	for _, op := range lifecycle.AllOperations {
+		require.Contains(t, Operations, string(op))
+	}
 }
