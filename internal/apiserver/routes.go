@@ -91,6 +91,13 @@ func (s *Server) accepting(ctx context.Context, send func(ctx context.Context) (
 	return h, err
 }
 
+// bounded runs an update that answers at once when a worker takes it (approve, gates, refresh)
+// within the accept timeout: with no worker it would hold the connection past the write timeout.
+func (s *Server) bounded(ctx context.Context, send func(ctx context.Context) error) error {
+	_, err := s.accepting(ctx, func(ctx context.Context) (*client.Handle, error) { return nil, send(ctx) })
+	return err
+}
+
 func (s *Server) operation(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
 	ref, err := instanceRef(r)
 	if err != nil {
@@ -193,7 +200,11 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 	// Until every approval is checked against its attested approver, the approver an approval
 	// names is the verified person, never what the request says.
 	req.Actor, req.Source = a.Name, "api"
-	res, err := s.o.Client.Approval(ctx, ref, verb, req, "")
+	var res workflows.ApprovalResult
+	err = s.bounded(ctx, func(ctx context.Context) (err error) {
+		res, err = s.o.Client.Approval(ctx, ref, verb, req, "")
+		return err
+	})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -228,7 +239,11 @@ func (s *Server) gate(ctx context.Context, _ identity.Actor, r *http.Request) (i
 			return 0, nil, badRequest("name: %v", err)
 		}
 	}
-	gs, err := s.o.Client.Gate(ctx, ref, update, req)
+	var gs []workflows.Gate
+	err = s.bounded(ctx, func(ctx context.Context) (err error) {
+		gs, err = s.o.Client.Gate(ctx, ref, update, req)
+		return err
+	})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -267,7 +282,11 @@ func (s *Server) refresh(ctx context.Context, _ identity.Actor, r *http.Request)
 	if err != nil {
 		return 0, nil, err
 	}
-	st, err := s.o.Client.Refresh(ctx, ref)
+	var st *workflows.Status
+	err = s.bounded(ctx, func(ctx context.Context) (err error) {
+		st, err = s.o.Client.Refresh(ctx, ref)
+		return err
+	})
 	if err != nil {
 		return 0, nil, err
 	}
