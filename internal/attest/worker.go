@@ -85,6 +85,9 @@ type inbound struct {
 	w *workerInterceptor
 	// legacy is set for runs that began before requests were verified; started once that is known.
 	legacy, started bool
+	// authorizes is set for runs whose verified updates the workflow's Authorizer decides too.
+	authorizes bool
+	authz      authorizerSlot
 	// pending holds the signals that arrived before the run's first code ran (with a
 	// signal-with-start, or in the first workflow task): they wait for the version.
 	pending []pendingSignal
@@ -96,6 +99,23 @@ type pendingSignal struct {
 }
 
 type verifiedKey struct{}
+
+type authorizerKey struct{}
+
+// Authorizer decides a verified update before its handler runs (the request-level policy); an
+// error refuses it, and the handler never runs.
+type Authorizer func(ctx workflow.Context, actor identity.Actor, update string, args []any) error
+
+type authorizerSlot struct{ fn Authorizer }
+
+// SetAuthorizer has fn decide every verified update of the run ctx belongs to (call it from
+// the workflow function, before handlers run). Runs from before version 2 of
+// ChangeVerifiedRequests never call it, so their histories replay.
+func SetAuthorizer(ctx workflow.Context, fn Authorizer) {
+	if s, ok := ctx.Value(authorizerKey{}).(*authorizerSlot); ok {
+		s.fn = fn
+	}
+}
 
 // Verified returns the verified actor of the update (or start) ctx handles.
 func Verified(ctx workflow.Context) (identity.Actor, bool) {
@@ -118,7 +138,9 @@ func refused(why error) error {
 
 func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
 	// At the top of every run, so the marker is always the run's first command.
-	i.legacy = workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 1) == workflow.DefaultVersion
+	// Version 1 verifies requests; version 2 also has the workflow's Authorizer decide updates.
+	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 2)
+	i.legacy, i.authorizes = v == workflow.DefaultVersion, v >= 2
 	i.started = true
 	for _, p := range i.pending {
 		if err := i.HandleSignal(p.ctx, p.in); err != nil {
@@ -129,6 +151,7 @@ func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteW
 	if i.legacy {
 		return i.Next.ExecuteWorkflow(ctx, in)
 	}
+	ctx = workflow.WithValue(ctx, authorizerKey{}, &i.authz)
 	info := workflow.GetInfo(ctx)
 	// A continued run was started by its own previous run (verified when it first started).
 	if info.ContinuedExecutionRunID != "" || i.scheduledRun(ctx, info.WorkflowType.Name) {
@@ -193,7 +216,13 @@ func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInpu
 		// The handler never runs: the update's failure in history is the record of the refusal.
 		return nil, refused(err)
 	}
-	return i.Next.ExecuteUpdate(workflow.WithValue(ctx, verifiedKey{}, actor), in)
+	ctx = workflow.WithValue(ctx, verifiedKey{}, actor)
+	if i.authorizes && i.authz.fn != nil {
+		if err := i.authz.fn(ctx, actor, in.Name, in.Args); err != nil {
+			return nil, err
+		}
+	}
+	return i.Next.ExecuteUpdate(ctx, in)
 }
 
 func (i *inbound) HandleSignal(ctx workflow.Context, in *interceptor.HandleSignalInput) error {

@@ -115,5 +115,5 @@ func TestUnattestedRequestsChangeNothing(t *testing.T) {
 		st := e.Status(ref)
 		return st.State == lifecycle.Deployed && st.Operation.Result == workflows.ResultSucceeded
 	}, 2*time.Minute, 100*time.Millisecond)
-	testsuite.RecordHistories(t, e.Client.Temporal, instance, "verified-requests")
+	testsuite.RecordHistories(t, e.Client.Temporal, instance, "verified-requests-v2")
 }
