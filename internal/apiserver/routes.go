@@ -91,6 +91,23 @@ func (s *Server) accepting(ctx context.Context, send func(ctx context.Context) (
 	return h, err
 }
 
+// denial returns the worker's refusal of an accepted request the policy denies. The worker decides
+// once the update is accepted, so the acceptance alone does not say; when the server's copy of
+// the policy expects a deny, it waits (at most the accept timeout) for the worker's decision,
+// which the instance records, and answers with it. Server and workers load the same policy.
+func (s *Server) denial(ctx context.Context, c Check, h *client.Handle) error {
+	ok, _, _, err := s.o.Authorize(ctx, c)
+	if err != nil || ok {
+		return nil // the worker decides alone; the request is accepted
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.o.AcceptTimeout)
+	defer cancel()
+	if _, err := h.Get(wctx); client.IsRefused(err) {
+		return err
+	}
+	return nil
+}
+
 // bounded runs an update that answers at once when a worker takes it (approve, gates, refresh)
 // within the accept timeout: with no worker it would hold the connection past the write timeout.
 func (s *Server) bounded(ctx context.Context, send func(ctx context.Context) error) error {
@@ -98,7 +115,7 @@ func (s *Server) bounded(ctx context.Context, send func(ctx context.Context) err
 	return err
 }
 
-func (s *Server) operation(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
+func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	ref, err := instanceRef(r)
 	if err != nil {
 		return 0, nil, err
@@ -119,8 +136,16 @@ func (s *Server) operation(ctx context.Context, _ identity.Actor, r *http.Reques
 	case body.Request.DeployTimeout < 0:
 		return 0, nil, badRequest("request.deployTimeout: %s must not be negative", body.Request.DeployTimeout)
 	}
-	if err := s.o.Client.Precheck(ctx, ref, op, body.Request); err != nil {
+	st, err := s.o.Client.Precheck(ctx, ref, op, body.Request)
+	if err != nil {
 		return 0, nil, err
+	}
+	c := Check{Actor: a, Operation: string(op), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
+	if st != nil {
+		c.State, c.Stack = string(st.State), st.Stack
+		if op != lifecycle.OpPlan {
+			c.NextState = string(op.Done(st.State))
+		}
 	}
 	h, err := s.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
 		return s.o.Client.Submit(ctx, ref, op, body.Request, body.RequestID)
@@ -128,10 +153,13 @@ func (s *Server) operation(ctx context.Context, _ identity.Actor, r *http.Reques
 	if err != nil {
 		return 0, nil, err
 	}
+	if err := s.denial(ctx, c, h); err != nil {
+		return 0, nil, err
+	}
 	return http.StatusAccepted, Accepted{Instance: ref.String(), Request: string(op), RequestID: h.RequestID}, nil
 }
 
-func (s *Server) decision(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
+func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	ref, err := instanceRef(r)
 	if err != nil {
 		return 0, nil, err
@@ -148,6 +176,13 @@ func (s *Server) decision(ctx context.Context, _ identity.Actor, r *http.Request
 		return s.o.Client.Decide(ctx, ref, d, body.Request, body.RequestID)
 	})
 	if err != nil {
+		return 0, nil, err
+	}
+	c := Check{Actor: a, Operation: string(d), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
+	if st, err := s.o.Client.Status(ctx, ref, workflows.StatusRequest{}); err == nil {
+		c.State, c.Stack = string(st.State), st.Stack
+	}
+	if err := s.denial(ctx, c, h); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusAccepted, Accepted{Instance: ref.String(), Request: string(d), RequestID: h.RequestID}, nil

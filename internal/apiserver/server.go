@@ -37,6 +37,10 @@ type Check struct {
 	Tenant    string
 	Name      string
 	State     string
+	NextState string
+	Stack     string
+	// Waits says the request can wait for an approval (a pipeline): an allow that needs one is an allow.
+	Waits bool
 }
 
 // Authorize is the policy's decision on a Check: allowed, or why not, with the policy's hash.

@@ -138,7 +138,7 @@ func (g *globals) submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 		return err
 	}
 	defer c.Close()
-	if err := c.Precheck(ctx, ref, op, req); err != nil {
+	if _, err := c.Precheck(ctx, ref, op, req); err != nil {
 		return err
 	}
 	h, err := g.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {

@@ -70,7 +70,7 @@ func (g *globals) plan(ctx context.Context, ref steps.Ref, req workflows.Operati
 		return workflows.OperationResult{}, err
 	}
 	defer c.Close()
-	if err := c.Precheck(ctx, ref, lifecycle.OpPlan, req); err != nil {
+	if _, err := c.Precheck(ctx, ref, lifecycle.OpPlan, req); err != nil {
 		return workflows.OperationResult{}, err
 	}
 	h, err := g.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {

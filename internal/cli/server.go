@@ -133,12 +133,13 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 // names none: the default policy lets only platform admins act on every tenant.
 func policyAuthorize(e *policy.Engine) apiserver.Authorize {
 	return func(ctx context.Context, c apiserver.Check) (bool, string, string, error) {
-		in := policy.Input{Actor: c.Actor, Operation: c.Operation, Tenant: orStar(c.Tenant), Name: orStar(c.Name), State: c.State}
+		in := policy.Input{Actor: c.Actor, Operation: c.Operation, Tenant: orStar(c.Tenant), Name: orStar(c.Name), State: c.State,
+			NextState: c.NextState, Stack: policy.Stack{Name: c.Stack}}
 		d, err := e.Decide(ctx, in)
 		if err != nil {
 			return false, "", e.Hash(), err
 		}
-		if d.Allow && d.Approval != nil {
+		if d.Allow && d.Approval != nil && !c.Waits {
 			// Nothing waits for an approval here: a request that needs one is refused, saying so.
 			return false, "needs approval by " + strings.Join(d.Approval.Groups, ", ") + ", which this request cannot wait for: " + d.Reason, d.PolicyHash, nil
 		}

@@ -15,32 +15,34 @@ import (
 // that does not allow it, a wait at scheduling gates, a config its stack refuses (validated on a
 // worker) or, for a provision, names another instance holds. The CLI and `slipway server` both
 // run it, so a request says the same thing whichever way it comes.
-func (c *Client) Precheck(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest) error {
+// It returns the status it read (nil for a provision).
+func (c *Client) Precheck(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest) (*workflows.Status, error) {
+	var st *workflows.Status
 	deployed := ""
 	if op != lifecycle.OpProvision {
-		st, err := c.Status(ctx, ref, workflows.StatusRequest{})
-		if err != nil {
-			return err
+		var err error
+		if st, err = c.Status(ctx, ref, workflows.StatusRequest{}); err != nil {
+			return nil, err
 		}
 		if w := st.Waiting; w != nil && op != lifecycle.OpPlan {
-			return &RejectedError{Busy: true, Message: fmt.Sprintf("%s is busy: %s waiting at scheduling gates (%s) since %s; %s is rejected, not queued — remove the gates, or slipway cancel %s",
+			return nil, &RejectedError{Busy: true, Message: fmt.Sprintf("%s is busy: %s waiting at scheduling gates (%s) since %s; %s is rejected, not queued — remove the gates, or slipway cancel %s",
 				ref, w.Operation, GateNames(st.Gates), w.Since.UTC().Format(time.RFC3339), op, ref)}
 		}
 		if err := lifecycle.Check(st.State, op); err != nil {
-			return &RejectedError{Message: ref.String() + ": " + err.Error()}
+			return nil, &RejectedError{Message: ref.String() + ": " + err.Error()}
 		}
 		deployed = st.Deployed
 	}
 	if req.ConfigYAML != "" {
 		in := steps.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed}
 		if _, err := c.Validate(ctx, in); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if op == lifecycle.OpProvision {
-		return c.CheckNames(ctx, ref)
+		return nil, c.CheckNames(ctx, ref)
 	}
-	return nil
+	return st, nil
 }
 
 // GateNames lists gates by name, or "none".
