@@ -34,6 +34,8 @@ type User struct {
 // Permissions is a forge that can say, through its API, what a user may do in the
 // repository: what a webhook payload claims about its sender is checked here.
 type Permissions interface {
+	// Issuer names who vouches for the user IDs: "github", "gitlab", or "gitea:<base URL>".
+	Issuer() string
 	// Permission returns the account login names and its permission on the repository. An
 	// existing user without access is PermissionNone; an unknown login is a *NotFoundError.
 	Permission(ctx context.Context, login string) (User, Permission, error)

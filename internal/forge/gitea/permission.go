@@ -36,3 +36,6 @@ func (f *Forge) Permission(ctx context.Context, login string) (forge.User, forge
 	}
 	return u, forge.PermissionNone, nil
 }
+
+// Issuer is "gitea:<base URL>": user IDs are only unique within one Gitea.
+func (f *Forge) Issuer() string { return "gitea:" + f.baseURL }

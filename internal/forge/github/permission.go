@@ -35,3 +35,6 @@ func (f *Forge) Permission(ctx context.Context, login string) (forge.User, forge
 	}
 	return u, forge.PermissionNone, nil
 }
+
+// Issuer is "github".
+func (f *Forge) Issuer() string { return "github" }

@@ -47,3 +47,6 @@ func (f *Forge) Permission(ctx context.Context, login string) (forge.User, forge
 	}
 	return u, forge.PermissionNone, nil
 }
+
+// Issuer is "gitlab".
+func (f *Forge) Issuer() string { return "gitlab" }
