@@ -178,7 +178,9 @@ func (e *entity) awaitApproval(ctx workflow.Context, w ApprovalWait) {
 	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: approvalAwaiting, Reason: w.Why, At: w.Since})
 	e.s.Approval = &w
 	e.upsertSearchAttributes(ctx)
-	e.notify(ctx, notify.KindAwaitingApproval, fmt.Sprintf("%s of %s awaits approval of plan %s: %s", op.Kind, e.s.Ref, short(w.Hash), w.What), nil)
+	// Sinks reach people who may not approve: they learn who must, not the plan or its hash.
+	e.notify(ctx, notify.KindAwaitingApproval, fmt.Sprintf("%s of %s awaits approval by %s until %s: approvers see the plan with slipway status %s",
+		op.Kind, e.s.Ref, w.Awaited(), stamp(w.Deadline), e.s.Ref), nil)
 }
 
 // endUnapproved applies a pipeline that ended at its approval: back where it started, nothing applied.

@@ -43,6 +43,14 @@ type ApprovalWait struct {
 	Voids string `json:"voids,omitempty"`
 }
 
+// Awaited names who may approve, for anyone to read: the approvers, or "the instance's operators".
+func (w ApprovalWait) Awaited() string {
+	if len(w.Approvers) == 0 {
+		return "the instance's operators"
+	}
+	return strings.Join(w.Approvers, ", ")
+}
+
 // ApprovalDecision is an accepted approve or reject, or the deadline passing.
 type ApprovalDecision struct {
 	Verb   string    `json:"verb"`
@@ -98,8 +106,9 @@ func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
 		if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
 			w.MR = mr
 		}
-		workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Awaiting approval** of plan `%s` — %s\n\n%s\n\n`slipway approve %s --plan %s`",
-			short(hash), what, why, p.in.Ref, short(hash)))
+		// The UI shows details to everyone who can read: the plan and its hash are for approvers.
+		workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Awaiting approval** by %s until %s\n\nApprovers see the plan with `slipway status %s`",
+			w.Awaited(), stamp(w.Deadline), p.in.Ref))
 		if p.in.ParentID != "" {
 			_ = workflow.SignalExternalWorkflow(ctx, p.in.ParentID, "", SignalAwaitingApproval, w).Get(ctx, nil)
 		}
@@ -116,17 +125,16 @@ func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
 	})
 }
 
-// announce comments the plan and how to approve it on the open MR; reviewers look there.
+// announce tells the open MR who must approve and how; anyone who can read the MR reads it, so
+// it names neither the plan's hash nor its summary: approvers read those with slipway status.
 func (p *pipeline) announce(ctx workflow.Context, w ApprovalWait) {
 	if w.MR == nil {
 		return
 	}
-	body := fmt.Sprintf("**slipway: %s %s awaits approval** of plan `%s`\n\n%s\n\n%s; until %s.\n\nComment `/slipway approve %s` or `/slipway reject <reason>`, or run `slipway approve %s --plan %s`.",
-		p.in.Operation, p.in.Ref, w.Hash, w.What, w.Why, stamp(w.Deadline), short(w.Hash), p.in.Ref, short(w.Hash))
-	if len(w.Approvers) > 0 {
-		body += "\n\nApprovers: " + strings.Join(w.Approvers, ", ")
-	}
-	in := steps.AnnounceInput{Ref: p.in.Ref, MR: w.MR.Branch, Body: body, Key: "approval-" + w.Hash}
+	body := fmt.Sprintf("**slipway: %s %s awaits approval** by %s, until %s.\n\nAn approver reads the plan and its hash with `slipway status %s`, then comments `/slipway approve <hash>` or `/slipway reject <reason>` here, or runs `slipway approve %s --plan <hash>`.",
+		p.in.Operation, p.in.Ref, w.Awaited(), stamp(w.Deadline), p.in.Ref, p.in.Ref)
+	// The key is a digest of the hash: the comment's hidden marker must not carry the hash either.
+	in := steps.AnnounceInput{Ref: p.in.Ref, MR: w.MR.Branch, Body: body, Key: "approval-" + operationHash("announce", w.Hash)[:24]}
 	// Best effort: the wait is recorded in the instance whether or not the comment lands.
 	_ = workflow.ExecuteActivity(shortCtx(ctx), steps.ActAnnouncePlan, in).Get(ctx, nil)
 }
