@@ -13,6 +13,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -23,6 +25,8 @@ const (
 	SignalApprovalDecision = "approval-decision"
 	// VerbExpired is the decision the deadline makes.
 	VerbExpired = "expired"
+	// errPolicyDenied is the error type of an operation the policy denies (the CLI's exit 3).
+	errPolicyDenied = "PolicyDenied"
 )
 
 // ApprovalWait is an operation stopped until its plan is approved.
@@ -41,10 +45,26 @@ type ApprovalWait struct {
 	MR        *forge.MergeRequest `json:"mr,omitempty"`
 	// Voids is the approved plan this one replaced: a plan made again after approval needs its own.
 	Voids string `json:"voids,omitempty"`
+	// Required is the policy's requirement (groups, count, self-approval); nil in waits from
+	// before approvals were the policy's, which Approvers alone decide.
+	Required *policy.Requirement `json:"required,omitempty"`
+	// Requester asked for the operation; Approvals are the distinct approvers so far.
+	Requester  *identity.Actor  `json:"requester,omitempty"`
+	Approvals  []identity.Actor `json:"approvals,omitempty"`
+	PolicyHash string           `json:"policyHash,omitempty"`
+	// Redacted: this copy was read by someone who may not approve, so it has no plan, hash or summary.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // Awaited names who may approve, for anyone to read: the approvers, or "the instance's operators".
 func (w ApprovalWait) Awaited() string {
+	if r := w.Required; r != nil {
+		s := strings.Join(r.Groups, " or ")
+		if r.Count > 1 {
+			s = fmt.Sprintf("%d of %s", r.Count, s)
+		}
+		return s
+	}
 	if len(w.Approvers) == 0 {
 		return "the instance's operators"
 	}
@@ -87,6 +107,9 @@ func (p *pipeline) approvePlan(plan *steps.PlanOutput, what string) error {
 // approval stops the operation until hash is approved, when the rule asks for it: durably (a
 // signal wakes it), visibly (the instance shows AwaitingApproval), and for at most the rule's timeout.
 func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
+	if p.policy {
+		return p.policyApproval(hash, what, plan)
+	}
 	r := p.rule()
 	if r == nil {
 		return nil
@@ -99,10 +122,51 @@ func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
 	if !need || hash == p.approved {
 		return nil
 	}
+	return p.await(ApprovalWait{Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers}, r.Wait())
+}
+
+// policyApproval asks the policy (a local activity, so the decision and the policy's hash are in
+// history) whether the operation may go on with this plan, and by whom it must be approved
+// first: the stack's approval rule is one of its inputs, and its platform rules (destroy,
+// deprovision, a stateful resource deleted or replaced) win over it.
+func (p *pipeline) policyApproval(hash, what string, plan *steps.PlanSummary) error {
+	r := p.rule()
+	if r == nil || hash == p.approved {
+		return nil
+	}
+	in := policy.Input{Operation: string(p.in.Operation), Tenant: p.in.Ref.Tenant, Name: p.in.Ref.Name, State: string(p.in.From),
+		Stack: policy.Stack{Name: p.in.Stack, Stateful: p.progress.Controls.Stateful, Approval: *r}}
+	if p.in.Requester != nil {
+		in.Actor = *p.in.Requester
+	}
+	if plan != nil {
+		in.Plan = plan.PolicyJSON()
+	}
+	var d policy.Decision
+	if err := quick(p.ctx, true, steps.ActAuthorize, in).Get(p.ctx, &d); err != nil {
+		return &stepError{step: steps.Approval, err: err}
+	}
+	switch {
+	case !d.Allow:
+		return p.run(steps.Approval, false, func(workflow.Context) (string, error) {
+			return "", temporal.NewNonRetryableApplicationError("denied by policy "+short(d.PolicyHash)+": "+d.Reason, errPolicyDenied, nil)
+		})
+	case d.Approval == nil:
+		return nil
+	}
+	req := *d.Approval
+	req.Count = max(req.Count, 1)
+	return p.await(ApprovalWait{Hash: hash, What: what, Plan: plan, Why: d.Reason, Approvers: req.Groups,
+		Required: &req, Requester: p.in.Requester, PolicyHash: d.PolicyHash}, r.Wait())
+}
+
+// await stops the operation until w's plan is approved or rejected, or wait passes.
+func (p *pipeline) await(w ApprovalWait, wait time.Duration) error {
+	hash := w.Hash
 	return p.run(steps.Approval, false, func(ctx workflow.Context) (string, error) {
 		now := workflow.Now(ctx)
-		w := ApprovalWait{OpID: p.in.OpID, Attempt: p.in.Attempt, Pipeline: workflow.GetInfo(ctx).WorkflowExecution.ID,
-			Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers, Since: now, Deadline: now.Add(r.Wait()), Voids: p.approved}
+		w.OpID, w.Attempt, w.Pipeline = p.in.OpID, p.in.Attempt, workflow.GetInfo(ctx).WorkflowExecution.ID
+		w.Since, w.Deadline, w.Voids = now, now.Add(wait), p.approved
 		if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
 			w.MR = mr
 		}
@@ -211,7 +275,12 @@ func operationHash(parts ...string) string {
 func (p *pipeline) planOnMR() error {
 	r := p.rule()
 	mr := p.progress.MR
-	if r == nil || r.Policy == "" || r.Policy == approval.Never || mr == nil || p.progress.done(steps.MergeMR) {
+	if r == nil || mr == nil || p.progress.done(steps.MergeMR) {
+		return nil
+	}
+	// Under the policy, a plan that replaces a stateful resource waits whatever the stack's rule says.
+	stateful := p.policy && len(p.progress.Controls.Stateful) > 0
+	if (r.Policy == "" || r.Policy == approval.Never) && !stateful {
 		return nil
 	}
 	rev := mr.HeadSHA
@@ -245,7 +314,8 @@ func (p *pipeline) approveRemoval() error {
 	if r == nil {
 		return nil
 	}
-	if need, _ := r.Needs(p.in.Operation, nil); !need {
+	// Under the policy, destroy and deprovision always plan first: the policy reads that plan.
+	if need, _ := r.Needs(p.in.Operation, nil); !need && !p.policy {
 		return nil
 	}
 	names := p.in.Ref.Derived()

@@ -72,6 +72,8 @@ type HookOutput struct {
 type Controls struct {
 	Approval approval.Rule `json:"approval,omitempty"`
 	Hooks    []HookInfo    `json:"hooks,omitempty"`
+	// Stateful are the resource addresses or types the stack marks stateful (policy input).
+	Stateful []string `json:"stateful,omitempty"`
 }
 
 // HookInfo is a hook the stack declares: its name (drain, post-deploy), kind and deadline.
