@@ -1,6 +1,10 @@
 package workflows
 
-import "go.temporal.io/sdk/workflow"
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/attest"
+)
 
 // Change IDs for workflow.GetVersion. Each gates a change that would not replay
 // against histories recorded before it; testsuite/histories keeps those histories.
@@ -29,6 +33,9 @@ const (
 	changeClaimRecorded = "claim-recorded-names"
 	// changePolicyApprovals asks the policy, with the plan, whether and by whom an operation must be approved.
 	changePolicyApprovals = "policy-approvals"
+	// changeVerifiedRequests verifies every start, update and signal's attestation (internal/attest's
+	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones).
+	changeVerifiedRequests = attest.ChangeVerifiedRequests
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the

@@ -90,7 +90,7 @@ func parseRef(s string) (steps.Ref, error) {
 }
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
-	return client.Dial(ctx, g.taskQueue, client.WithLogger(logging.NewTemporal(logging.Nop())))
+	return client.Dial(ctx, g.taskQueue, client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor()))
 }
 
 // withClient dials Temporal, runs fn with the client and closes it.
