@@ -125,6 +125,10 @@ func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
 	return p.await(ApprovalWait{Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers}, r.Wait())
 }
 
+// unknownRequester stands for who asked for an operation accepted before requests carried a
+// verified actor: the policy still decides on the plan, and no one's approval is self-approval.
+var unknownRequester = identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "unverified-request"}
+
 // policyApproval asks the policy (a local activity, so the decision and the policy's hash are in
 // history) whether the operation may go on with this plan, and by whom it must be approved
 // first: the stack's approval rule is one of its inputs, and its platform rules (destroy,
@@ -136,6 +140,7 @@ func (p *pipeline) policyApproval(hash, what string, plan *steps.PlanSummary) er
 	}
 	in := policy.Input{Operation: string(p.in.Operation), Tenant: p.in.Ref.Tenant, Name: p.in.Ref.Name, State: string(p.in.From),
 		Stack: policy.Stack{Name: p.in.Stack, Stateful: p.progress.Controls.Stateful, Approval: *r}}
+	in.Actor = unknownRequester
 	if p.in.Requester != nil {
 		in.Actor = *p.in.Requester
 	}
