@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/cli"
 )
@@ -21,4 +25,19 @@ func as(t *testing.T, who string, fn func()) {
 		}
 	}()
 	fn()
+}
+
+// forgeUsersPolicy writes a policy bundle: the shipped default policy with data mapping the
+// accounts of the forge issuer to people (data.slipway.forge_users), as a platform configures it.
+func forgeUsersPolicy(t *testing.T, issuer string, users map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	rego, err := os.ReadFile(filepath.Join("..", "..", "internal", "policy", "default", "slipway.rego"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "slipway.rego"), rego, 0o644))
+	data, err := json.Marshal(map[string]any{"slipway": map[string]any{
+		"groups": []string{"platform-admins", "tenant:*"}, "forge_users": map[string]any{issuer: users}, "people": map[string]any{}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.json"), data, 0o644))
+	return dir
 }
