@@ -57,7 +57,9 @@ func NewRoot(s Streams) *cobra.Command {
 		g.decisionCmd("abandon", "Give up on the failed operation; leftovers stay on record"),
 		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(), g.watchCmd(),
 		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
+		g.policyCmd(),
 	)
+	root.AddCommand(g.loginCmd(), g.logoutCmd(), g.whoamiCmd())
 	return root
 }
 
