@@ -32,6 +32,10 @@ const (
 	approvalAwaiting = "awaiting"
 	// approvalRefused records an approve or reject the policy refused; it names no plan.
 	approvalRefused = "refused"
+	// Audit decisions of approvals (beside the request decisions of audit.go).
+	AuditApprovalAsked = "approval asked"
+	AuditApproved      = "approved"
+	AuditRejected      = "rejected"
 )
 
 // ApprovalRequest is the argument of approve and reject.
@@ -186,10 +190,13 @@ func (e *entity) decideApproval(ctx workflow.Context, verb string, req ApprovalR
 func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalRequest, actor identity.Actor, verified bool) (ApprovalResult, error) {
 	w := e.s.Approval
 	source := first(req.Source, "cli")
+	var policyHash string
 	refuse := func(why string) (ApprovalResult, error) {
 		e.logApproval(ApprovalRecord{OpID: w.OpID, Event: approvalRefused, Actor: actor.Name, By: actorOrNil(actor, verified),
 			Reason: why, Source: source, At: workflow.Now(ctx)})
-		return ApprovalResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: refused: %s", e.s.Ref, why), errPolicyDenied, nil)
+		e.audit(ctx, AuditRecord{At: workflow.Now(ctx), Decision: AuditDenied, Request: "update " + verb, Actor: actorOrNil(actor, verified),
+			PolicyHash: policyHash, Reason: why})
+		return ApprovalResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: refused: %s", e.s.Ref, why), ErrPolicyDenied, nil)
 	}
 	if !verified {
 		return refuse("the " + verb + " carries no verified identity")
@@ -204,6 +211,7 @@ func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalR
 	if err := quick(ctx, true, steps.ActAuthorize, in).Get(ctx, &d); err != nil {
 		return ApprovalResult{}, err
 	}
+	policyHash = d.PolicyHash
 	if e.s.Approval != w {
 		return ApprovalResult{}, notAllowed("%s: the approval ended while the policy decided", e.s.Ref)
 	}
@@ -219,6 +227,12 @@ func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalR
 	if err := e.admitApproval(verb, req, actor.Name); err != nil {
 		return ApprovalResult{}, err
 	}
+	decision := AuditRejected
+	if verb == steps.VerbApprove {
+		decision = AuditApproved
+	}
+	e.audit(ctx, AuditRecord{At: workflow.Now(ctx), Decision: decision, Request: "update " + verb, Actor: &actor,
+		PolicyHash: d.PolicyHash, Reason: d.Reason})
 	if verb == steps.VerbApprove {
 		w.Approvals = append(w.Approvals, actor)
 		if n := len(w.Approvals); n < w.Required.Count {
@@ -315,6 +329,11 @@ func (e *entity) awaitApproval(ctx workflow.Context, w ApprovalWait) {
 			Reason: "a plan made again after the approval (" + short(w.Hash) + ") needs its own"})
 	}
 	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: approvalAwaiting, Reason: w.Why, At: w.Since})
+	if w.Required != nil {
+		// Whose request, which policy, who must approve: not the plan (the audit is for every reader).
+		e.audit(ctx, AuditRecord{At: w.Since, Decision: AuditApprovalAsked, Request: string(op.Kind) + " " + op.ID, Workflow: w.Pipeline,
+			Actor: w.Requester, PolicyHash: w.PolicyHash, Reason: "awaiting approval by " + w.Awaited()})
+	}
 	e.s.Approval = &w
 	e.upsertSearchAttributes(ctx)
 	// Sinks reach people who may not approve: they learn who must, not the plan or its hash.

@@ -43,6 +43,7 @@ func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
 	p.controls = runsControls(ctx)
 	p.verifies, p.quietVerify = verifiesRenders(ctx)
 	p.policy = p.controls && approvesByPolicy(ctx)
+	workflow.Go(ctx, p.relayRefusals)
 	return p
 }
 

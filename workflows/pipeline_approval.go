@@ -25,8 +25,6 @@ const (
 	SignalApprovalDecision = "approval-decision"
 	// VerbExpired is the decision the deadline makes.
 	VerbExpired = "expired"
-	// errPolicyDenied is the error type of an operation the policy denies (the CLI's exit 3).
-	errPolicyDenied = "PolicyDenied"
 )
 
 // ApprovalWait is an operation stopped until its plan is approved.
@@ -154,7 +152,7 @@ func (p *pipeline) policyApproval(hash, what string, plan *steps.PlanSummary) er
 	switch {
 	case !d.Allow:
 		return p.run(steps.Approval, false, func(workflow.Context) (string, error) {
-			return "", temporal.NewNonRetryableApplicationError("denied by policy "+short(d.PolicyHash)+": "+d.Reason, errPolicyDenied, nil)
+			return "", temporal.NewNonRetryableApplicationError("denied by policy "+short(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
 		})
 	case d.Approval == nil:
 		return nil

@@ -59,6 +59,7 @@ type InstanceState struct {
 	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last
 	NamesClaimed     bool                  `json:"namesClaimed,omitempty"`  // Ref.Names are claimed (internal/nameclaim)
 	Render           *steps.Render         `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
+	Audit            []AuditRecord         `json:"audit,omitempty"`         // decisions about requests, newest last (bounded)
 	Settings         Settings              `json:"settings"`
 }
 

@@ -12,6 +12,8 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -22,7 +24,7 @@ import (
 type InstanceEvent struct {
 	At        time.Time `json:"at"`
 	Run       string    `json:"run"`
-	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, drift, gate, notified, continued
+	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, drift, gate, notified, continued, audit
 	Operation string    `json:"operation,omitempty"`
 	Step      string    `json:"step,omitempty"`
 	Status    string    `json:"status,omitempty"`
@@ -78,23 +80,83 @@ type eventReader struct {
 	updates map[string]string // update ID -> update name
 	steps   map[string]bool   // steps already logged, by operation, name, attempt and status
 	opID    string            // the operation of the pipeline started last
+	// verifies is set once this run is known to verify its requests (attest.ChangeVerifiedRequests).
+	verifies bool
+}
+
+// marker reads the run's version of request verification and the instance's audit records.
+func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAttributes) []InstanceEvent {
+	switch a.GetMarkerName() {
+	case "Version":
+		var id string
+		r.first(a.GetDetails()["change-id"], &id)
+		if id == attest.ChangeVerifiedRequests {
+			r.verifies = true
+		}
+	case "SideEffect":
+		var rec workflows.AuditRecord
+		r.first(a.GetDetails()["data"], &rec)
+		if rec.Decision == "" {
+			return nil
+		}
+		e.Kind, e.Status, e.Operation = "audit", rec.Decision, rec.Request
+		if rec.Actor != nil {
+			e.Actor = actorName(*rec.Actor)
+		}
+		e.Text = rec.Request + " " + rec.Decision
+		if rec.Workflow != "" {
+			e.Text += " (sent to " + rec.Workflow + ")"
+		}
+		if e.Actor != "" {
+			e.Text += " for " + e.Actor
+		}
+		if rec.PolicyHash != "" {
+			e.Text += " by policy " + steps.ShortSHA(rec.PolicyHash)
+		}
+		if rec.Reason != "" {
+			e.Text += ": " + rec.Reason
+		}
+		return []InstanceEvent{e}
+	}
+	return nil
+}
+
+// actorName is how the log names a verified actor.
+func actorName(a identity.Actor) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.Subject
 }
 
 func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 	e := InstanceEvent{At: ev.GetEventTime().AsTime(), Run: r.run}
 	switch {
 	case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
+		r.verifies = false
 		e.Kind, e.Text = "run", "run "+r.run+" started"
 	case ev.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
 		a := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest()
 		name := a.GetInput().GetName()
 		r.updates[a.GetMeta().GetUpdateId()] = name
-		var req struct{ Actor, Reason, Name string }
+		var req struct{ Actor, Note, Reason, Name string }
 		r.first(a.GetInput().GetArgs(), &req)
-		e.Kind, e.Operation, e.Actor = "requested", name, req.Actor
-		e.Text = fmt.Sprintf("%s requested by %s", name, orDash(req.Actor))
+		// Who asked is the attested actor; what a request says of itself is only a note.
+		note := req.Note
+		if note == "" {
+			note = req.Actor
+		}
+		who := orDash(note) + " (unattested)"
+		if actor, ok := attest.Claimed(a.GetInput().GetHeader().GetFields(), r.dc, attest.KindUpdate); ok {
+			who = actorName(actor)
+			if note != "" && note != who {
+				who += " (note: " + note + ")"
+			}
+		}
+		e.Kind, e.Operation, e.Actor = "requested", name, who
+		e.Text = fmt.Sprintf("%s requested by %s", name, who)
 		if req.Name != "" {
-			e.Text = fmt.Sprintf("%s %s requested by %s", name, req.Name, orDash(req.Actor))
+			e.Text = fmt.Sprintf("%s %s requested by %s", name, req.Name, who)
 		}
 		if req.Reason != "" {
 			e.Text += ": " + req.Reason
@@ -103,6 +165,9 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		a := ev.GetWorkflowExecutionUpdateCompletedEventAttributes()
 		e.Kind, e.Operation = "result", r.updates[a.GetMeta().GetUpdateId()]
 		if f := a.GetOutcome().GetFailure(); f != nil {
+			if f.GetApplicationFailureInfo().GetType() == attest.ErrorType {
+				e.Kind = "audit"
+			}
 			e.Status, e.Text = "refused", e.Operation+" refused: "+f.GetMessage()
 			break
 		}
@@ -166,7 +231,15 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		r.opID = in.OpID
 		e.Kind, e.Operation, e.Text = "pipeline", string(in.Operation), "pipeline "+a.GetWorkflowId()+" started"
 	case ev.GetWorkflowExecutionSignaledEventAttributes() != nil:
-		return r.signal(e, ev.GetWorkflowExecutionSignaledEventAttributes())
+		a := ev.GetWorkflowExecutionSignaledEventAttributes()
+		// In a run that verifies its requests, a signal without an attestation was refused (the
+		// refusal follows as an audit entry): it changed nothing, so it is no step or approval.
+		if _, ok := attest.Claimed(a.GetHeader().GetFields(), r.dc, attest.KindSignal); r.verifies && !ok {
+			return nil
+		}
+		return r.signal(e, a)
+	case ev.GetMarkerRecordedEventAttributes() != nil:
+		return r.marker(e, ev.GetMarkerRecordedEventAttributes())
 	case ev.GetChildWorkflowExecutionCompletedEventAttributes() != nil:
 		// A pipeline's last step signal is dropped by the server once the pipeline has closed;
 		// its result holds every step, so the log takes the ones it has not seen from there.
