@@ -174,8 +174,8 @@ func (e *entity) decideApproval(ctx workflow.Context, verb string, req ApprovalR
 		return e.decideByPolicy(ctx, verb, req, actor, verified)
 	}
 	name := req.Actor
-	if verified {
-		name = actor.Name
+	if verified && workflow.GetVersion(ctx, changeVerifiedApprover, workflow.DefaultVersion, 1) >= 1 {
+		name = actor.Name // not what the request says about itself
 	}
 	if err := e.admitApproval(verb, req, name); err != nil {
 		return ApprovalResult{}, err

@@ -33,6 +33,8 @@ const (
 	changeClaimRecorded = "claim-recorded-names"
 	// changePolicyApprovals asks the policy, with the plan, whether and by whom an operation must be approved.
 	changePolicyApprovals = "policy-approvals"
+	// changeVerifiedApprover checks an approval of a wait from before the policy against the verified approver's name.
+	changeVerifiedApprover = "verified-approver"
 	// changeVerifiedRequests verifies every start, update and signal's attestation (internal/attest's
 	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones).
 	changeVerifiedRequests = attest.ChangeVerifiedRequests
