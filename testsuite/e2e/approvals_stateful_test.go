@@ -1,11 +1,17 @@
 package e2e
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 
+	"github.com/slipway-dev/slipway/internal/attest"
+	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
@@ -45,6 +51,43 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 	require.Equal(t, "alice", w.Requester.Name)
 	require.NotEmpty(t, w.PolicyHash, "the policy that decided is named")
 	require.NotNil(t, w.MR, "planned on the MR's head, before anything reached main")
+
+	// A direct Temporal client (as anyone who can read the frontend) asks the status query: with
+	// no attestation, or one made with a key that is not slipway's, it is answered as to someone
+	// unknown, without the plan. With slipway's key, as carol, the same query shows it.
+	carol := identity.Actor{Kind: identity.Person, Issuer: "local", Subject: "carol", Name: "carol", Groups: []string{"platform-admins"}, Via: "dev"}
+	foreign, err := attest.Generate()
+	require.NoError(t, err)
+	foreignKeys, err := attest.Parse("a key that is not slipway's", foreign)
+	require.NoError(t, err)
+	slipwayKeys, err := attest.Load()
+	require.NoError(t, err)
+	query := func(sign *attest.Keyring) *workflows.ApprovalWait {
+		o, err := slipclient.Options(slipclient.WithHostPort(e.Address))
+		require.NoError(t, err)
+		o.Interceptors = nil
+		if sign != nil {
+			o.Interceptors = []interceptor.ClientInterceptor{attest.ClientInterceptor(sign, carol, o.DataConverter)}
+		}
+		c, err := client.Dial(o)
+		require.NoError(t, err)
+		defer c.Close()
+		v, err := c.QueryWorkflow(context.Background(), workflows.InstanceWorkflowID(steps.Ref{Tenant: "acme", Name: "db"}), "",
+			workflows.QueryStatus, workflows.StatusRequest{Output: workflows.OutputAll})
+		require.NoError(t, err)
+		var st workflows.Status
+		require.NoError(t, v.Get(&st))
+		require.NotNil(t, st.Approval)
+		return st.Approval
+	}
+	for name, keys := range map[string]*attest.Keyring{"no attestation": nil, "a foreign key": foreignKeys} {
+		got := query(keys)
+		require.True(t, got.Redacted, name)
+		require.Empty(t, got.Hash, name)
+		require.Nil(t, got.Plan, name)
+		require.Empty(t, got.Why, name)
+	}
+	require.Equal(t, w.Hash, query(slipwayKeys).Hash, "the same query, attested by slipway's key for carol")
 
 	as(t, "alice:tenant:acme", func() {
 		require.True(t, e.Status(ref).Approval.Redacted, "alice may not approve it, so she does not see its plan")
