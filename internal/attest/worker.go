@@ -91,6 +91,8 @@ type inbound struct {
 	// pending holds the signals that arrived before the run's first code ran (with a
 	// signal-with-start, or in the first workflow task): they wait for the version.
 	pending []pendingSignal
+	// q holds the actor of the query being answered (query.go).
+	q *querier
 }
 
 type pendingSignal struct {
@@ -137,6 +139,7 @@ func refused(why error) error {
 }
 
 func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	ctx = i.withQuerier(ctx)
 	// At the top of every run, so the marker is always the run's first command.
 	// Version 1 verifies requests; version 2 also has the workflow's Authorizer decide updates.
 	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 2)

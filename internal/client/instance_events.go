@@ -274,9 +274,10 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		var w workflows.ApprovalWait
 		r.first(a.GetInput(), &w)
 		e.Kind, e.Status = "approval", "awaiting"
-		e.Text = fmt.Sprintf("awaiting approval of plan %s until %s: %s (%s)", steps.ShortSHA(w.Hash), w.Deadline.UTC().Format(time.RFC3339), w.What, w.Why)
+		// Anyone who reads the instance reads its events: they say who must approve, not the plan.
+		e.Text = fmt.Sprintf("awaiting approval by %s until %s", w.Awaited(), w.Deadline.UTC().Format(time.RFC3339))
 		if w.Voids != "" {
-			e.Text += "; it voids the approval of plan " + steps.ShortSHA(w.Voids)
+			e.Text += "; it voids an earlier approval: a plan made again needs its own"
 		}
 	case workflows.SignalGateCleared:
 		var w workflows.ReadyWatch

@@ -22,6 +22,8 @@ type ApprovalCommand struct {
 	Reason string `json:"reason,omitempty"` // what follows the verb on a reject
 	// Commenter is the forge account that wrote the comment; approvers are checked against it.
 	Commenter string `json:"commenter"`
+	// CommenterID is the commenter's user ID in the payload; the forge's API must agree.
+	CommenterID string `json:"commenterID,omitempty"`
 	// MR is the MR/PR number the comment is on, as the forge numbers it.
 	MR  string `json:"mr"`
 	URL string `json:"url,omitempty"`
