@@ -35,8 +35,12 @@ type AuditEntry struct {
 func auditEntry(ref steps.Ref, rec workflows.AuditRecord) AuditEntry {
 	e := AuditEntry{At: rec.At, Tenant: ref.Tenant, Instance: ref.String(), Decision: rec.Decision, Reason: rec.Reason,
 		PolicyHash: rec.PolicyHash, Request: rec.Request, Workflow: rec.Workflow, Actor: "-"}
-	if f := strings.Fields(rec.Request); len(f) > 0 {
-		e.Operation = f[len(f)-1]
+	// "update deploy", "signal approval-decision"; a pipeline's own records: "destroy <operation ID>".
+	switch f := strings.Fields(rec.Request); {
+	case len(f) > 1 && (f[0] == "update" || f[0] == "signal"):
+		e.Operation = f[1]
+	case len(f) > 0:
+		e.Operation = f[0]
 	}
 	if a := rec.Actor; a != nil {
 		e.Actor, e.ActorKind, e.Issuer = actorName(*a), string(a.Kind), a.Issuer
