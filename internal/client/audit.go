@@ -72,7 +72,9 @@ func (c *Client) Audit(ctx context.Context, tenant string, since time.Time, fn f
 			if ev.Audit == nil || ev.Audit.At.Before(since) {
 				return nil
 			}
-			return fn(auditEntry(ref, *ev.Audit))
+			e := auditEntry(ref, *ev.Audit)
+			e.RequestID = ev.auditRequestID
+			return fn(e)
 		})
 		var nf *NotFoundError
 		if errors.As(err, &nf) {

@@ -30,8 +30,10 @@ type InstanceEvent struct {
 	Status    string    `json:"status,omitempty"`
 	Actor     string    `json:"actor,omitempty"`
 	Text      string    `json:"text"`
-	// Audit is the decision an audit event records, for `slipway audit`.
-	Audit *workflows.AuditRecord `json:"-"`
+	// Audit is the decision an audit event records, for `slipway audit`, and auditRequestID the
+	// ID of the update it decided.
+	Audit          *workflows.AuditRecord `json:"-"`
+	auditRequestID string
 }
 
 // ErrStopEvents, returned by an InstanceEvents callback, ends the read without an error.
@@ -49,7 +51,7 @@ func (c *Client) InstanceEvents(ctx context.Context, ref steps.Ref, follow bool,
 	if err != nil {
 		return translate(ref.String(), err)
 	}
-	r := eventReader{dc: c.Payloads, updates: map[string]string{}, steps: map[string]bool{}}
+	r := eventReader{dc: c.Payloads, updates: map[string]string{}, latest: map[string]string{}, steps: map[string]bool{}}
 	run := d.GetWorkflowExecutionInfo().GetFirstRunId()
 	for run != "" {
 		r.run, run = run, ""
@@ -80,6 +82,9 @@ type eventReader struct {
 	run     string
 	state   string
 	updates map[string]string // update ID -> update name
+	// latest is the ID of the update of each name accepted last: an update's audit record is
+	// written in the workflow task that accepts it, so it belongs to that one.
+	latest map[string]string
 	steps   map[string]bool   // steps already logged, by operation, name, attempt and status
 	opID    string            // the operation of the pipeline started last
 	// verifies is set once this run is known to verify its requests (attest.ChangeVerifiedRequests).
@@ -102,6 +107,9 @@ func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAt
 			return nil
 		}
 		e.Kind, e.Status, e.Operation, e.Audit = "audit", rec.Decision, rec.Request, &rec
+		if name, ok := strings.CutPrefix(rec.Request, "update "); ok {
+			e.auditRequestID = r.latest[name]
+		}
 		if rec.Actor != nil {
 			e.Actor = actorName(*rec.Actor)
 		}
@@ -141,6 +149,7 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		a := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest()
 		name := a.GetInput().GetName()
 		r.updates[a.GetMeta().GetUpdateId()] = name
+		r.latest[name] = a.GetMeta().GetUpdateId()
 		var req struct{ Actor, Note, Reason, Name string }
 		r.first(a.GetInput().GetArgs(), &req)
 		// Who asked is the attested actor; what a request says of itself is only a note.

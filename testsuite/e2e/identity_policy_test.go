@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
@@ -38,7 +41,10 @@ func TestIdentityPolicyForPeopleThroughTheServer(t *testing.T) {
 	require.Empty(t, after.Gates)
 
 	// alice asks for a destroy: the default policy wants a platform approval first.
-	w.as(w.alice, 0, "destroy", ref)
+	out := w.as(w.alice, 0, "destroy", ref).Stdout
+	_, requestID, ok := strings.Cut(strings.TrimSpace(out), "(request ")
+	require.True(t, ok, out)
+	requestID = strings.TrimSuffix(requestID, ")")
 	var hash string
 	require.Eventually(t, func() bool {
 		a := e.Status(ref).Approval // the dev key holder (a platform admin) sees the hash
@@ -71,7 +77,20 @@ func TestIdentityPolicyForPeopleThroughTheServer(t *testing.T) {
 	// Every decision is in the audit, with the verified actors.
 	audit := e.MustCLI(0, "audit", "--tenant", "acme").Stdout
 	t.Logf("slipway audit --tenant acme:\n%s", audit)
-	for _, want := range []string{`"actor":"bob"`, `"actor":"alice"`, `"actor":"carol"`, `"decision":"denied"`, `"operation":"approve"`} {
+	for _, want := range []string{`"actor":"bob"`, `"actor":"alice"`, `"actor":"carol"`, `"decision":"denied"`, `"operation":"approve"`, `"requestID":"`} {
 		require.Contains(t, audit, want)
 	}
+	destroyAllowed := false
+	for _, line := range strings.Split(strings.TrimSpace(audit), "\n") {
+		var entry client.AuditEntry
+		require.NoError(t, json.Unmarshal([]byte(line), &entry), line)
+		if entry.Operation == "destroy" && entry.Actor == "alice" && entry.Decision == "allowed" {
+			destroyAllowed = true
+			require.Equal(t, requestID, entry.RequestID, "the decision names the request it decided")
+		}
+		require.Equal(t, "acme/web", entry.Instance)
+		require.NotEmpty(t, entry.PolicyHash, "every decision names the policy's version: %s", line)
+		require.NotEmpty(t, entry.Reason, line)
+	}
+	require.True(t, destroyAllowed, "alice's destroy was allowed (pending a platform approval)")
 }
