@@ -85,8 +85,8 @@ type eventReader struct {
 	// latest is the ID of the update of each name accepted last: an update's audit record is
 	// written in the workflow task that accepts it, so it belongs to that one.
 	latest map[string]string
-	steps   map[string]bool   // steps already logged, by operation, name, attempt and status
-	opID    string            // the operation of the pipeline started last
+	steps  map[string]bool // steps already logged, by operation, name, attempt and status
+	opID   string          // the operation of the pipeline started last
 	// verifies is set once this run is known to verify its requests (attest.ChangeVerifiedRequests).
 	verifies bool
 }
