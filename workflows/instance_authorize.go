@@ -71,9 +71,9 @@ func shortHash(h string) string {
 }
 
 // authorize asks the policy whether the verified actor may pause, resume or abort the rollout,
-// which spans tenants: the input names none.
+// which spans tenants: the input names them all ("*").
 func (r *rollout) authorize(ctx workflow.Context, actor identity.Actor, update string, _ []any) error {
-	in := policy.Input{Actor: actor, Operation: "rollout", Name: workflow.GetInfo(ctx).WorkflowExecution.ID, State: string(r.s.Phase)}
+	in := policy.Input{Actor: actor, Operation: "rollout", Tenant: "*", Name: workflow.GetInfo(ctx).WorkflowExecution.ID, State: string(r.s.Phase)}
 	var d policy.Decision
 	if err := quick(ctx, true, "Authorize", in).Get(ctx, &d); err != nil {
 		return temporal.NewNonRetryableApplicationError("the policy could not decide: "+err.Error(), ErrPolicyDenied, nil)
