@@ -62,3 +62,26 @@ func TestNoKeyNoServerSaysWhatToDo(t *testing.T) {
 		require.Contains(t, msg, "--server")
 	}
 }
+
+// slipway server refuses to start on bad settings, naming them, before it listens: no issuer,
+// plain HTTP beyond loopback (bearer tokens would cross the network in clear), no slipway key.
+func TestServerCommandBadSettings(t *testing.T) {
+	t.Setenv("SLIPWAY_OIDC_ISSUER", "")
+	t.Setenv("SLIPWAY_ATTEST_KEY", "")
+	t.Setenv("SLIPWAY_ATTEST_KEY_FILE", "")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"server"}, "--issuer"},
+		{[]string{"server", "--issuer", "http://127.0.0.1:1", "--listen", "0.0.0.0:8090"}, "--tls-cert"},
+		{[]string{"server", "--issuer", "http://127.0.0.1:1", "--listen", "nowhere"}, "--listen"},
+		{[]string{"server", "--issuer", "http://127.0.0.1:1", "--listen", "127.0.0.1:0"}, "SLIPWAY_ATTEST_KEY"},
+	} {
+		code, msg := runServerCLI(t, tc.args...)
+		require.Equal(t, ExitUsage, code, "%v: %s", tc.args, msg)
+		require.Contains(t, msg, tc.want, "%v", tc.args)
+	}
+}
