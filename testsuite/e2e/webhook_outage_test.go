@@ -66,6 +66,7 @@ func (p githubPush) send(t *testing.T, url string) (int, webhook.Response, http.
 // restarted webhook server and a second replica record it again, and the record's workflow ID
 // makes each a duplicate: every instance runs exactly one operation.
 func TestWebhookSurvivesATemporalOutageRestartsAndReplicas(t *testing.T) {
+	webhookPushers(t, "alice", "bob", "carol", "mallory", "slipway")
 	ctx := context.Background()
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.Address = "" })
 	require.NotNil(t, e.Server, "the test freezes a dev server of its own")
