@@ -68,7 +68,7 @@ type HookOutput struct {
 }
 
 // Controls are the instance's lifecycle controls, read from its config and stack at a
-// revision: the approval rule and the hooks its stack declares.
+// revision: the approval rule, and the stateful resources and hooks its stack declares.
 type Controls struct {
 	Approval approval.Rule `json:"approval,omitempty"`
 	// Stateful is the stack's stateful: (policy.Stack.Stateful), for the policy at the approval step.
