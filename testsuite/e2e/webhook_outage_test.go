@@ -38,7 +38,7 @@ type githubPush struct {
 
 func newGitHubPush(t *testing.T, secret []byte, id, rev, ref string) githubPush {
 	body, err := json.Marshal(map[string]any{"ref": "refs/heads/main", "after": rev, "repository": map[string]string{"full_name": outageRepo},
-		"sender": map[string]any{"login": "alice", "id": 1001}, // the account GitHub says pushed: the requests' actor
+		"sender":  map[string]any{"login": "alice", "id": 1001}, // the account GitHub says pushed: the requests' actor
 		"commits": []map[string]string{{"id": rev, "message": "[slipway][create] " + ref}}})
 	require.NoError(t, err)
 	return githubPush{secret: secret, body: body, id: id}
