@@ -69,3 +69,18 @@ func shortHash(h string) string {
 	}
 	return h
 }
+
+// authorize asks the policy whether the verified actor may pause, resume or abort the rollout,
+// which spans tenants: the input names them all ("*").
+func (r *rollout) authorize(ctx workflow.Context, actor identity.Actor, update string, _ []any) error {
+	in := policy.Input{Actor: actor, Operation: "rollout", Tenant: "*", Name: workflow.GetInfo(ctx).WorkflowExecution.ID, State: string(r.s.Phase)}
+	var d policy.Decision
+	if err := quick(ctx, true, "Authorize", in).Get(ctx, &d); err != nil {
+		return temporal.NewNonRetryableApplicationError("the policy could not decide: "+err.Error(), ErrPolicyDenied, nil)
+	}
+	if !d.Allow {
+		workflow.GetLogger(ctx).Warn("rollout update denied", "update", update, "actor", actor.String(), "policy", d.PolicyHash, "reason", d.Reason)
+		return temporal.NewNonRetryableApplicationError("denied by policy "+shortHash(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
+	}
+	return nil
+}
