@@ -32,11 +32,13 @@ type submittedReq struct {
 type fakeRequests struct {
 	approvals []submittedApproval
 	got       []submittedReq
+	actor     identity.Actor // the actor the last submission is signed for
 	err       error
 }
 
-func (f *fakeRequests) Submit(_ context.Context, ref steps.Ref, op lifecycle.Operation, cfg, _, id string) error {
+func (f *fakeRequests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, cfg, _, id string) error {
 	f.got = append(f.got, submittedReq{ref, op, cfg, id})
+	f.actor, _ = identity.From(ctx)
 	return f.err
 }
 
@@ -139,7 +141,8 @@ func TestSubmitCommandReadsTheInstanceFileAtItsCommit(t *testing.T) {
 	env.RegisterActivity(a)
 	submit := func(op, name, rev string) steps.DeliveryOutcome {
 		v, err := env.ExecuteActivity(a.SubmitCommand, steps.SubmitInput{Delivery: "github/d", Index: 3,
-			Command: steps.DeliveryCommand{Operation: op, Ref: steps.Ref{Tenant: "acme", Name: name}, Rev: rev}})
+			Command:  steps.DeliveryCommand{Operation: op, Ref: steps.Ref{Tenant: "acme", Name: name}, Rev: rev},
+			Provider: "github", User: "octocat", UserID: "583231"})
 		require.NoError(t, err)
 		var out steps.DeliveryOutcome
 		require.NoError(t, v.Get(&out))
@@ -149,6 +152,8 @@ func TestSubmitCommandReadsTheInstanceFileAtItsCommit(t *testing.T) {
 	require.True(t, out.Started)
 	require.Equal(t, "github/d/3", out.Request)
 	require.Equal(t, []submittedReq{{steps.Ref{Tenant: "acme", Name: "shop"}, lifecycle.OpProvision, "stack: example\n", "github/d/3"}}, reqs.got)
+	require.Equal(t, identity.Actor{Kind: identity.Forge, Issuer: "github", Subject: "583231", Name: "octocat", Via: "webhook"}, reqs.actor,
+		"the request is signed for the account the signed payload says pushed")
 
 	out = submit("provision", "none", head)
 	require.False(t, out.Started)

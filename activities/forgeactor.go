@@ -13,7 +13,7 @@ import (
 // forgeIssuer names who vouches for provider's user IDs: the GitOps forge's issuer when the
 // delivery came from it (a Gitea is named by its base URL), else the provider.
 func (a *Activities) forgeIssuer(provider string) string {
-	if p, ok := a.Forge.(forge.Permissions); ok && a.Forge.Name() == provider {
+	if p, ok := a.Forge.(forge.Permissions); ok && p.Issuer() != "" && a.Forge.Name() == provider {
 		return p.Issuer()
 	}
 	return provider
@@ -38,7 +38,7 @@ func (e *commenterRefusedError) Error() string { return e.why }
 // reached is an error to retry.
 func (a *Activities) verifiedCommenter(ctx context.Context, provider, login, id string) (identity.Actor, error) {
 	p, ok := a.Forge.(forge.Permissions)
-	if !ok || a.Forge.Name() != provider {
+	if !ok || p.Issuer() == "" || a.Forge.Name() != provider {
 		return identity.Actor{}, &commenterRefusedError{fmt.Sprintf("the GitOps forge is %s, which cannot vouch for %s accounts: comment approvals need the forge the comment is on", a.Forge.Name(), provider)}
 	}
 	u, perm, err := p.Permission(ctx, login)

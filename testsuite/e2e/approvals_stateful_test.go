@@ -32,7 +32,7 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 	}
 	e.MustCLI(0, "create", ref, "-f", file("1"), "--wait")
 	as(t, "alice:tenant:acme", func() {
-		e.MustCLI(0, "deploy", ref, "--wait") // adds only: no approval
+		e.MustCLI(0, "deploy", ref, "--wait")                                                                                      // adds only: no approval
 		e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: keeper\nparameters:\n  greeting: hi\n  generation: 1\n"), "--wait") // changes in place
 	})
 	require.Nil(t, e.Status(ref).Approval)

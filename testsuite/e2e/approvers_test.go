@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/cli"
+	"github.com/slipway-dev/slipway/internal/policy"
 )
 
 // as runs fn with the CLI signing as who (SLIPWAY_DEV_IDENTITY: "alice", or "carol:platform-admins"
@@ -44,4 +45,25 @@ func forgeUsersPolicy(t *testing.T, issuer string, users map[string]string) stri
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.json"), data, 0o644))
 	return dir
+}
+
+// webhookPushers maps the forge accounts the webhook tests push and merge as (on every forge)
+// to people in platform-admins: a forge user acts only as the person the platform's policy maps
+// it to, and these tests are about the webhook's own scoping, not about who may act.
+func webhookPushers(t *testing.T, logins ...string) {
+	t.Helper()
+	users, people := map[string]string{}, map[string]any{}
+	for _, l := range logins {
+		users[l] = l
+		people[l] = map[string]any{"groups": []string{"platform-admins"}}
+	}
+	dir := t.TempDir()
+	rego, err := os.ReadFile(filepath.Join("..", "..", "internal", "policy", "default", "slipway.rego"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "slipway.rego"), rego, 0o644))
+	data, err := json.Marshal(map[string]any{"slipway": map[string]any{"groups": []string{"platform-admins", "tenant:*"},
+		"forge_users": map[string]any{"github": users, "gitlab": users, "gitea": users}, "people": people}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.json"), data, 0o644))
+	t.Setenv(policy.EnvDir, dir)
 }

@@ -70,12 +70,18 @@ func TestInstanceFileCannotWeakenThePlatformPolicy(t *testing.T) {
 	// A tightening is the tenant's to ask for: approval always makes even an additive deploy wait.
 	e.MustCLI(0, "deploy", "policy/web", "-f", file("  generation: 1\napproval: {policy: always, approvers: [bob], timeout: 1h}\n"))
 	var w *workflows.ApprovalWait
-	require.Eventually(t, func() bool { w = e.Status("policy/web").Approval; return w != nil }, time.Minute, 50*time.Millisecond)
+	require.Eventually(t, func() bool {
+		as(t, "bob", func() { w = e.Status("policy/web").Approval })
+		return w != nil && w.Hash != ""
+	}, time.Minute, 50*time.Millisecond)
 	require.Contains(t, w.Why, "approval: always")
-	require.Equal(t, []string{"bob"}, w.Approvers, "the instance narrowed the stack's approvers")
-	r := e.MustCLI(2, "approve", "policy/web", "--plan", w.Hash, "--actor", "alice@desk")
-	require.Contains(t, r.Stderr, "may not approve: the approvers are bob")
-	e.MustCLI(0, "reject", "policy/web", "--reason", "the test ends here", "--actor", "bob")
+	require.Equal(t, []string{"user:bob"}, w.Required.Groups, "the instance narrowed the stack's approvers")
+	as(t, "alice", func() {
+		r := e.CLI("approve", "policy/web", "--plan", w.Hash)
+		require.NotEqual(t, 0, r.Code)
+		require.Contains(t, r.Stderr, "alice may not approve: not one of the approvers (user:bob)")
+	})
+	as(t, "bob", func() { e.MustCLI(0, "reject", "policy/web", "--reason", "the test ends here") })
 	require.Eventually(t, func() bool { return e.Status("policy/web").State == lifecycle.Deployed }, time.Minute, 50*time.Millisecond)
 }
 

@@ -134,6 +134,7 @@ func instanceFile(greeting string) []byte {
 //   - Gitea's signed delivery of an old deploy, replayed under a new delivery ID after a newer
 //     deploy, starts nothing and does not roll the instance back.
 func TestGiteaWebhookIsScopedAndReplayProof(t *testing.T) {
+	webhookPushers(t, "alice", "bob", "carol", "mallory", "slipway")
 	ctx := context.Background()
 	gs, push := giteaGitOps(t, nil)
 	playground := strings.Replace(gs.CreateRepo(t, "playground"), "://", "://"+gs.AdminUser+":"+gs.Token+"@", 1)
@@ -300,6 +301,7 @@ func (f forgeHook) send(delivery string, body []byte) (int, webhook.Response) {
 // create replayed under a new delivery ID once main moved past its commit starts nothing; and
 // each endpoint refuses the other's secret (/gitlab refuses the GitHub secret as its token).
 func TestForgeFakeWebhooksAreScopedAndReplayProof(t *testing.T) {
+	webhookPushers(t, "alice", "bob", "carol", "mallory", "slipway")
 	githubSecret, gitlabToken := []byte("github-hmac-secret"), []byte("gitlab-plain-token")
 	for _, provider := range []string{"github", "gitlab"} {
 		t.Run(provider, func(t *testing.T) {
@@ -382,6 +384,7 @@ func TestForgeFakeWebhooksAreScopedAndReplayProof(t *testing.T) {
 // other line, batched with an innocent delivery. Both are recorded and carried out; the huge one's
 // answer and record are bounded (they were 6.9 MB, which Temporal refused, failing the batch).
 func TestAHugePushIsBoundedAndItsBatchmateRuns(t *testing.T) {
+	webhookPushers(t, "alice", "bob", "carol", "mallory", "slipway")
 	ctx := context.Background()
 	e := testsuite.NewEnv(t)
 	cfg := instanceFile("hello")

@@ -71,6 +71,7 @@ func sendFrom(t *testing.T, ip, url string, secret []byte, delivery, rev, line s
 // 202 and carried out. The flood's requests that were let in are cut off at the
 // read timeout with 408.
 func TestWebhookServesASignedDeliveryDuringASlowFlood(t *testing.T) {
+	webhookPushers(t, "alice", "bob", "carol", "mallory", "slipway")
 	ctx := context.Background()
 	e := testsuite.NewEnv(t)
 	testsuite.PushFiles(t, e.GitOpsRepo, "one instance", map[string][]byte{

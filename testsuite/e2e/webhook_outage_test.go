@@ -38,6 +38,7 @@ type githubPush struct {
 
 func newGitHubPush(t *testing.T, secret []byte, id, rev, ref string) githubPush {
 	body, err := json.Marshal(map[string]any{"ref": "refs/heads/main", "after": rev, "repository": map[string]string{"full_name": outageRepo},
+		"sender":  map[string]any{"login": "alice", "id": 1001}, // the account GitHub says pushed: the requests' actor
 		"commits": []map[string]string{{"id": rev, "message": "[slipway][create] " + ref}}})
 	require.NoError(t, err)
 	return githubPush{secret: secret, body: body, id: id}
@@ -66,6 +67,7 @@ func (p githubPush) send(t *testing.T, url string) (int, webhook.Response, http.
 // restarted webhook server and a second replica record it again, and the record's workflow ID
 // makes each a duplicate: every instance runs exactly one operation.
 func TestWebhookSurvivesATemporalOutageRestartsAndReplicas(t *testing.T) {
+	webhookPushers(t, "alice", "bob", "carol", "mallory", "slipway")
 	ctx := context.Background()
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.Address = "" })
 	require.NotNil(t, e.Server, "the test freezes a dev server of its own")

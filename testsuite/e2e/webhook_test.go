@@ -65,6 +65,7 @@ func (l *lastDelivery) log() string {
 // deliver a real webhook; it starts two lifecycles that open and merge their PRs
 // in that same Gitea. A redelivery starts nothing; a bad signature gets 401.
 func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
+	webhookPushers(t, "alice", "bob", "carol", "mallory", "slipway")
 	ctx := context.Background()
 	gs, push := giteaGitOps(t, nil)
 

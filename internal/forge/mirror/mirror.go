@@ -81,3 +81,21 @@ func (f *Forge) Comment(ctx context.Context, mr forge.MergeRequest, key, body st
 	}
 	return nil
 }
+
+var _ forge.Permissions = (*Forge)(nil)
+
+// Issuer is the forge's, "" when it cannot say what its users may do (the mirror cannot either).
+func (f *Forge) Issuer() string {
+	if p, ok := f.Forge.(forge.Permissions); ok {
+		return p.Issuer()
+	}
+	return ""
+}
+
+// Permission asks the forge: a user's permission is never read from the mirror, which knows no users.
+func (f *Forge) Permission(ctx context.Context, login string) (forge.User, forge.Permission, error) {
+	if p, ok := f.Forge.(forge.Permissions); ok {
+		return p.Permission(ctx, login)
+	}
+	return forge.User{}, forge.PermissionNone, &forge.InvalidError{Field: "forge", Value: f.Name(), Problem: "cannot say what its users may do"}
+}
