@@ -28,7 +28,8 @@ type InstanceEvent struct {
 	Operation string    `json:"operation,omitempty"`
 	Step      string    `json:"step,omitempty"`
 	Status    string    `json:"status,omitempty"`
-	Actor     string    `json:"actor,omitempty"`
+	Actor     string    `json:"actor,omitempty"` // the attested actor of a request
+	Note      string    `json:"note,omitempty"`  // what the request says of itself (--actor): free text
 	Text      string    `json:"text"`
 	// Audit is the decision an audit event records, for `slipway audit`, and auditRequestID the
 	// ID of the update it decided.
@@ -159,12 +160,13 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		}
 		who := orDash(note) + " (unattested)"
 		if actor, ok := attest.Claimed(a.GetInput().GetHeader().GetFields(), r.dc, attest.KindUpdate); ok {
-			who = actorName(actor)
+			e.Actor = actorName(actor)
+			who = e.Actor
 			if note != "" && note != who {
 				who += " (note: " + note + ")"
 			}
 		}
-		e.Kind, e.Operation, e.Actor = "requested", name, who
+		e.Kind, e.Operation, e.Note = "requested", name, note
 		e.Text = fmt.Sprintf("%s requested by %s", name, who)
 		if req.Name != "" {
 			e.Text = fmt.Sprintf("%s %s requested by %s", name, req.Name, who)

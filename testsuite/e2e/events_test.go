@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
@@ -20,6 +21,8 @@ import (
 // across continue-as-new runs, and --follow sees new entries as they happen.
 func TestInstanceLogReadsAcrossRunsAndFollows(t *testing.T) {
 	e := testsuite.NewEnv(t)
+	// Who asks is who signs (here erin, with the dev key); --actor e2e is only a note beside it.
+	t.Setenv(cli.EnvDevIdentity, "erin:tenant:log")
 	ctx := context.Background()
 	ref := steps.Ref{Tenant: "log", Name: "web"}
 	// This instance continues as new after every operation, so its log spans runs.
@@ -65,9 +68,9 @@ func TestInstanceLogReadsAcrossRunsAndFollows(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(runs), 2, "the log spans continue-as-new runs")
 	want := []string{
-		"requested provision e2e", "state Provisioning", "step open-mr running", "step open-mr done",
+		"requested provision erin e2e", "state Provisioning", "step open-mr running", "step open-mr done",
 		"step merge-mr done", "state ConfigurationCreated", "result provision succeeded", "continued  ",
-		"requested deploy e2e", "state Deploying", "step tf-apply running", "step tf-apply done", "step deploy-app done",
+		"requested deploy erin e2e", "state Deploying", "step tf-apply running", "step tf-apply done", "step deploy-app done",
 		"state Deployed", "result deploy succeeded",
 	}
 	i := 0
@@ -75,7 +78,7 @@ func TestInstanceLogReadsAcrossRunsAndFollows(t *testing.T) {
 		key := ev.Kind + " " + ev.Status
 		switch ev.Kind {
 		case "requested":
-			key = ev.Kind + " " + ev.Operation + " " + ev.Actor
+			key = ev.Kind + " " + ev.Operation + " " + ev.Actor + " " + ev.Note
 		case "result":
 			key = ev.Kind + " " + ev.Operation + " " + ev.Status
 		case "step":
