@@ -64,7 +64,7 @@ func IsBadRequest(err error) bool {
 		ic *InvalidConfigError
 		rn *RolloutNotFoundError
 	)
-	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn)
+	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn) || IsCredentialsError(err)
 }
 
 // translate turns Temporal errors for an instance into the typed errors above.
