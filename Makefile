@@ -45,6 +45,7 @@ dev: deps temporal argocd-stack build
 test: deps
 	@start=$$SECONDS; \
 	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server >/dev/null; \
+	$(PHASE) npm scripts/npm-deps.sh >/dev/null; \
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
 	figures=$$(mktemp -d); status=0; \
