@@ -12,6 +12,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/names"
+	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
@@ -46,6 +47,8 @@ type Activities struct {
 	// HookHTTP calls http hooks (hooks.NewClient): public addresses and the operator's
 	// SLIPWAY_HOOK_ALLOW_CIDRS, no redirects; nil allows no internal address.
 	HookHTTP *http.Client
+	// Policy decides every request (Authorize): policy.FromEnv(); nil decides with policy.Default().
+	Policy *policy.Engine
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

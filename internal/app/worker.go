@@ -23,6 +23,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/notify"
+	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
@@ -32,6 +33,11 @@ import (
 // NewActivities builds the activities' clients from cfg.
 func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	// A policy that does not compile stops the worker, naming its file and line.
+	pol, err := policy.FromEnv()
+	if err != nil {
 		return nil, err
 	}
 	fg, err := NewForge(cfg)
@@ -102,7 +108,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		return nil, err
 	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
