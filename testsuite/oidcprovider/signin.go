@@ -121,6 +121,12 @@ func (b *Browser) Authorize(ctx context.Context, authURL, user, password string)
 	return b.drive(ctx, http.MethodGet, authURL, nil, user, password, "")
 }
 
+// Cancel opens an authorization URL and presses Cancel on the login page; it returns the
+// redirect back to the client (error=access_denied).
+func (b *Browser) Cancel(ctx context.Context, authURL string) (*url.URL, error) {
+	return b.drive(ctx, http.MethodGet, authURL, nil, "", "", "")
+}
+
 // ApproveDevice plays the user of the device flow: opens verificationURI, enters userCode,
 // confirms, signs in as user and consents.
 func (b *Browser) ApproveDevice(ctx context.Context, verificationURI, userCode, user, password string) error {
@@ -175,6 +181,18 @@ func (b *Browser) drive(ctx context.Context, method, target string, form url.Val
 		case forms["login"] != nil:
 			if msg := text(byID(doc, "error")); msg != "" && form != nil && form.Has("password") {
 				return nil, fmt.Errorf("oidcprovider: sign-in of %s refused: %s", user, msg)
+			}
+			if user == "" {
+				cancel := find(doc, func(n *html.Node) bool { return n.Data == "a" && strings.HasSuffix(attr(n, "href"), "/abort") })
+				if cancel == nil {
+					return nil, errors.New("oidcprovider: browser: the login page has no Cancel link")
+				}
+				abort, err := resp.Request.URL.Parse(attr(cancel, "href"))
+				if err != nil {
+					return nil, err
+				}
+				method, target, form = http.MethodGet, abort.String(), nil
+				continue
 			}
 			f = forms["login"]
 			f.values.Set("login", user)
