@@ -21,8 +21,10 @@ import (
 	"go.temporal.io/api/serviceerror"
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -140,6 +142,8 @@ func (w *world) checkAuthorization(ctx context.Context, ref steps.Ref) time.Dura
 	_, err = reader.Submit(ctx, steps.Ref{Tenant: ref.Tenant, Name: "alice-new"}, lifecycle.OpProvision,
 		workflows.OperationRequest{ConfigYAML: configV(1), Actor: "alice"}, probe+"-create")
 	refused("alice's create (start)", err)
+
+	w.checkSignedInCLI(ctx, alice, ref)
 
 	// The real temporal CLI with her token as its API key, plaintext to the loopback frontend.
 	if cli, err := devenv.FindTemporal(); err == nil {
@@ -272,4 +276,52 @@ func unsignedToken(issuer string) string {
 	claims, _ := json.Marshal(map[string]any{"iss": issuer, "sub": "mallory", "aud": oidcprovider.Resource,
 		"exp": time.Now().Add(time.Hour).Unix(), "permissions": []string{"temporal-system:admin"}})
 	return b64(head) + "." + b64(claims) + "."
+}
+
+// checkSignedInCLI runs `slipway status` as alice after `slipway login` (her sign-in in the
+// token cache): the CLI's read carries her access token. Signed out, the same read is refused.
+func (w *world) checkSignedInCLI(ctx context.Context, alice oidcprovider.Tokens, ref steps.Ref) {
+	t := w.t
+	idExp, err := identity.Expiry(alice.IDToken)
+	require.NoError(t, err)
+	signedIn, signedOut := t.TempDir(), t.TempDir()
+	restore := setenv(t, map[string]string{"TEMPORAL_ADDRESS": w.temporal.Frontend(), "XDG_CONFIG_HOME": signedIn, identity.EnvProfile: ""})
+	defer restore()
+	require.NoError(t, identity.SaveToken(identity.DefaultProfile, identity.Token{Issuer: w.idp.Issuer, ClientID: w.idp.ClientID,
+		Endpoints: identity.Endpoints{Token: w.idp.TokenURL}, IDToken: alice.IDToken, AccessToken: alice.AccessToken,
+		RefreshToken: alice.RefreshToken, Expiry: idExp, AccessTokenExpiry: alice.Expiry, Name: "alice"}))
+	status := func() (int, string) {
+		var out, errb strings.Builder
+		code := cli.Main(ctx, []string{"--task-queue", taskQueue, "status", ref.String(), "--json"},
+			cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return code, out.String() + errb.String()
+	}
+	code, out := status()
+	require.Equal(t, cli.ExitOK, code, "slipway status signed in as alice:\n%s", out)
+	assert.Contains(t, out, `"state"`)
+	require.NoError(t, os.Setenv("XDG_CONFIG_HOME", signedOut))
+	code, out = status()
+	assert.NotEqual(t, cli.ExitOK, code, "slipway status signed out must be refused:\n%s", out)
+}
+
+// setenv sets vars for the process and returns what puts them back.
+func setenv(t *testing.T, vars map[string]string) func() {
+	old := map[string]*string{}
+	for k, v := range vars {
+		if prev, ok := os.LookupEnv(k); ok {
+			old[k] = &prev
+		} else {
+			old[k] = nil
+		}
+		require.NoError(t, os.Setenv(k, v))
+	}
+	return func() {
+		for k, v := range old {
+			if v == nil {
+				os.Unsetenv(k)
+			} else {
+				os.Setenv(k, *v)
+			}
+		}
+	}
 }
