@@ -118,6 +118,11 @@ func (a *Authorization) resolve(owner string) (*Authorization, error) {
 		return nil, &OptionError{Field: field + ".JWKSURL", Value: strconv.Quote(r.JWKSURL),
 			Reason: "must be the identity provider's JWKS URI, an http(s) URL such as https://idp.example.com/jwks"}
 	}
+	if ip := net.ParseIP(u.Hostname()); u.Scheme == "http" && u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		// Whoever can change the keys in transit can sign any token the nodes accept.
+		return nil, &OptionError{Field: field + ".JWKSURL", Value: strconv.Quote(r.JWKSURL),
+			Reason: "plain http only on loopback; use https"}
+	}
 	if r.PermissionsClaimName == "" {
 		r.PermissionsClaimName = "permissions"
 	}

@@ -55,6 +55,7 @@ func TestNodeOptionsAreCheckedFieldByField(t *testing.T) {
 		{"bad dynamic config key", func(o *NodeOptions) { o.DynamicConfig = map[string]any{"a b": 1} }, "NodeOptions.DynamicConfig"},
 		{"authorization", func(o *NodeOptions) { o.Authorization = &Authorization{JWKSURL: "http://127.0.0.1:9000/jwks"} }, ""},
 		{"authorization without keys", func(o *NodeOptions) { o.Authorization = &Authorization{} }, "NodeOptions.Authorization.JWKSURL"},
+		{"authorization keys over plain http", func(o *NodeOptions) { o.Authorization = &Authorization{JWKSURL: "http://idp.example.com/jwks"} }, "NodeOptions.Authorization.JWKSURL"},
 		{"authorization keys not a URL", func(o *NodeOptions) { o.Authorization = &Authorization{JWKSURL: "/etc/jwks.json"} }, "NodeOptions.Authorization.JWKSURL"},
 		{"authorization refresh too fast", func(o *NodeOptions) {
 			o.Authorization = &Authorization{JWKSURL: "https://idp.example.com/jwks", RefreshInterval: time.Millisecond}
