@@ -93,6 +93,20 @@ func TokenFromEnv(getenv func(string) string) (TokenFunc, error) {
 	}, nil
 }
 
+// DescribeCredential says which Temporal credential the environment configures, for a log line;
+// it never includes the secret.
+func DescribeCredential(getenv func(string) string) string {
+	switch {
+	case getenv(EnvTokenFile) != "":
+		return "bearer token from " + getenv(EnvTokenFile)
+	case getenv(EnvTokenURL) != "":
+		return fmt.Sprintf("client credentials of %s at %s", getenv(EnvClientID), getenv(EnvTokenURL))
+	case getenv("TEMPORAL_API_KEY") != "":
+		return "TEMPORAL_API_KEY"
+	}
+	return "none"
+}
+
 // tokenFile reads a mounted token again whenever the file changes (a platform rotates it).
 type tokenFile struct {
 	path string

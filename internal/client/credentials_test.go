@@ -119,3 +119,12 @@ func TestBearerTokenTLSFollowsTheAddressUnlessTemporalTLSSays(t *testing.T) {
 	var ce *CredentialsError
 	require.ErrorAs(t, err, &ce, "a half setting is refused before any connection")
 }
+
+func TestDescribeCredentialNamesTheSourceNeverTheSecret(t *testing.T) {
+	env := map[string]string{EnvTokenURL: "https://idp.example.com/token", EnvClientID: "slipway-worker", EnvClientSecret: "s3cret"}
+	got := DescribeCredential(envOf(env))
+	assert.Equal(t, "client credentials of slipway-worker at https://idp.example.com/token", got)
+	assert.NotContains(t, got, "s3cret")
+	assert.Equal(t, "bearer token from /run/t", DescribeCredential(envOf(map[string]string{EnvTokenFile: "/run/t"})))
+	assert.Equal(t, "none", DescribeCredential(envOf(nil)))
+}
