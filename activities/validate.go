@@ -36,6 +36,7 @@ func controls(stack *config.Stack, inst *config.Instance) *steps.Controls {
 	c := &steps.Controls{Approval: inst.Approval}
 	if stack.Schema != nil {
 		c.Approval = stack.Schema.Approval.Over(inst.Approval)
+		c.Stateful = stack.Schema.Stateful
 		c.Hooks = hookNames(stack.Schema)
 	}
 	return c

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/workflows"
@@ -31,6 +32,10 @@ func Main(m *testing.M) int {
 	}
 	defer os.RemoveAll(logDir)
 	if err := shareCodecKey(); err != nil {
+		fmt.Fprintln(os.Stderr, "testsuite:", err)
+		return 1
+	}
+	if err := shareAttestKey(); err != nil {
 		fmt.Fprintln(os.Stderr, "testsuite:", err)
 		return 1
 	}
@@ -69,4 +74,20 @@ func shareCodecKey() error {
 		return err
 	}
 	return os.Setenv(codec.EnvKey, line)
+}
+
+// shareAttestKey gives the test process one attestation key (unless one is set), so every
+// env's worker, the in-process CLI and the subprocesses tests start sign and verify alike.
+func shareAttestKey() error {
+	if os.Getenv(attest.EnvKey) != "" || os.Getenv(attest.EnvKeyFile) != "" {
+		return nil
+	}
+	if os.Getenv(RecordEnv) == "1" {
+		return os.Setenv(attest.EnvKey, HistoryAttestKey)
+	}
+	key, err := attest.Generate()
+	if err != nil {
+		return err
+	}
+	return os.Setenv(attest.EnvKey, key)
 }

@@ -28,6 +28,11 @@ func HistoriesDir() string {
 	return filepath.Join(filepath.Dir(file), "histories")
 }
 
+// HistoryAttestKey is the attestation key histories are recorded with: their runs verified their
+// requests with it, so a replay must verify with it too (as production keeps retired keys in the
+// ring while runs they verified are open). It is a test key and nothing else.
+const HistoryAttestKey = "c2xpcHdheS10ZXN0LWhpc3Rvcmllcy1hdHRlc3Qta2U="
+
 // RecordHistories writes the history of workflowID and of every child it
 // started to HistoriesDir()/<name>/, when RecordEnv is set. Payloads are written
 // decrypted (the test key is random per run), so replay needs no key.

@@ -1,6 +1,7 @@
 // Command slipway-worker runs slipway's workflows and activities. Temporal
 // connection settings come from TEMPORAL_* variables (envconfig); slipway's from SLIPWAY_*,
-// including the payload key (SLIPWAY_CODEC_KEY or SLIPWAY_CODEC_KEY_FILE), without which it will not start.
+// including the payload key (SLIPWAY_CODEC_KEY or SLIPWAY_CODEC_KEY_FILE) and the attestation key
+// (SLIPWAY_ATTEST_KEY or SLIPWAY_ATTEST_KEY_FILE), without which it will not start.
 package main
 
 import (
@@ -15,8 +16,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
 )
 
@@ -46,11 +49,17 @@ func run() error {
 	} else {
 		zl.Warn("plans and secrets on this host's disk: run one worker only, or set SLIPWAY_STORE_PG_CONN (or SLIPWAY_TF_PG_CONN)", zap.String("stateDir", cfg.StateDir))
 	}
+	// A worker without the attestation key would run anyone's requests.
+	if cfg.Attest, err = attest.Load(); err != nil {
+		return fmt.Errorf("refusing to start: the worker verifies every request with the attestation key: %w", err)
+	}
 	// Options refuses to go on without a payload key: a worker never writes plaintext history.
-	opts, err := client.Options(client.WithLogger(logging.NewTemporal(zl)))
+	opts, err := client.Options(client.WithLogger(logging.NewTemporal(zl)),
+		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "worker"}))
 	if err != nil {
 		return fmt.Errorf("refusing to start: %w", err)
 	}
+	cfg.Payloads = opts.DataConverter
 	c, err := dial(opts)
 	if err != nil {
 		return err

@@ -1,6 +1,10 @@
 package workflows
 
-import "go.temporal.io/sdk/workflow"
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/attest"
+)
 
 // Change IDs for workflow.GetVersion. Each gates a change that would not replay
 // against histories recorded before it; testsuite/histories keeps those histories.
@@ -27,6 +31,9 @@ const (
 	changeRenderProvenance = "render-provenance"
 	// changeClaimRecorded claims the names an instance recorded without claiming them (the legacy ones).
 	changeClaimRecorded = "claim-recorded-names"
+	// changeVerifiedRequests verifies every start, update and signal's attestation (internal/attest's
+	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones).
+	changeVerifiedRequests = attest.ChangeVerifiedRequests
 )
 
 // withSecrets reports whether this pipeline run takes the secret steps.

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	"go.temporal.io/sdk/converter"
+
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/controlplane"
@@ -32,7 +35,12 @@ type Config struct {
 	// they stay on this worker's disk: one worker only.
 	StorePGConn string
 	// Keys seals the shared store; nil loads SLIPWAY_CODEC_KEY / SLIPWAY_CODEC_KEY_FILE.
-	Keys      *codec.Keyring
+	Keys *codec.Keyring
+	// Attest verifies every request the worker handles; nil loads SLIPWAY_ATTEST_KEY / SLIPWAY_ATTEST_KEY_FILE.
+	Attest *attest.Keyring
+	// Payloads is the worker's payload converter (its client's), which signal digests are read with;
+	// nil builds it from Keys.
+	Payloads  converter.DataConverter
 	Deployer  string // SLIPWAY_DEPLOYER: argocd or none
 	ArgoURL   string // SLIPWAY_ARGOCD_URL: argocd-server base URL
 	ArgoToken string // SLIPWAY_ARGOCD_TOKEN: bearer token for argocd-server

@@ -5,10 +5,13 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/attest"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -40,8 +43,12 @@ func RegisterPool(ctx context.Context, c client.Client, base string, cfg Config)
 // the pool's own queue for the pipelines of the instances it manages. Both are registered.
 func PoolWorkers(c client.Client, base string, cfg Config, acts *activities.Activities) ([]worker.Worker, error) {
 	var ws []worker.Worker
+	ics, err := Interceptors(cfg)
+	if err != nil {
+		return nil, err
+	}
 	for _, tq := range []string{base, controlplane.TaskQueue(base, cfg.ControlPlane)} {
-		w := worker.New(c, tq, worker.Options{})
+		w := worker.New(c, tq, worker.Options{Interceptors: ics})
 		if err := Register(w, acts); err != nil {
 			return nil, err
 		}
@@ -51,6 +58,28 @@ func PoolWorkers(c client.Client, base string, cfg Config, acts *activities.Acti
 		}
 	}
 	return ws, nil
+}
+
+// Interceptors are every worker's: the verifier of each start, update and signal it handles. A
+// worker without the attestation key would run anyone's requests, so it does not start.
+func Interceptors(cfg Config) ([]interceptor.WorkerInterceptor, error) {
+	k := cfg.Attest
+	if k == nil {
+		var err error
+		if k, err = attest.Load(); err != nil {
+			return nil, fmt.Errorf("refusing to start: the worker verifies every request with the attestation key: %w", err)
+		}
+	}
+	dc := cfg.Payloads
+	if dc == nil {
+		keys, err := payloadKeys(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("signals are verified over their decoded arguments: %w", err)
+		}
+		dc = codec.DataConverter(keys)
+	}
+	return []interceptor.WorkerInterceptor{attest.WorkerInterceptor(k, attest.WithPayloads(dc),
+		attest.ExemptScheduled(workflows.DriftSweepWorkflowName))}, nil
 }
 
 // Workers run together: the first in the foreground, the others beside it.

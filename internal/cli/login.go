@@ -23,12 +23,11 @@ import (
 
 // Sign-in configuration from the environment; flags override it.
 const (
-	envOIDCIssuer      = "SLIPWAY_OIDC_ISSUER"
-	envOIDCClientID    = "SLIPWAY_OIDC_CLIENT_ID"
-	envOIDCScopes      = "SLIPWAY_OIDC_SCOPES"
-	envOIDCGroupsClaim = "SLIPWAY_OIDC_GROUPS_CLAIM"
-	// defaultOIDCClientID is the public client an operator registers for the CLI.
-	defaultOIDCClientID = "slipway-cli"
+	envOIDCIssuer       = identity.EnvIssuer
+	envOIDCClientID     = identity.EnvClientID
+	envOIDCScopes       = identity.EnvScopes
+	envOIDCGroupsClaim  = identity.EnvGroupsClaim
+	defaultOIDCClientID = identity.DefaultClientID
 	defaultOIDCScopes   = "openid profile email groups offline_access"
 	// exitNotSignedIn is the "refused" exit code: not signed in, or the token is refused.
 	exitNotSignedIn = 3

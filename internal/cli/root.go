@@ -57,6 +57,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.decisionCmd("abandon", "Give up on the failed operation; leftovers stay on record"),
 		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(), g.watchCmd(),
 		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
+		g.policyCmd(),
 	)
 	root.AddCommand(g.loginCmd(), g.logoutCmd(), g.whoamiCmd())
 	return root
@@ -91,7 +92,7 @@ func parseRef(s string) (steps.Ref, error) {
 }
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
-	opts := []client.Option{client.WithLogger(logging.NewTemporal(logging.Nop()))}
+	opts := []client.Option{client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor())}
 	if tok, err := personToken(); err != nil {
 		return nil, err
 	} else if tok != nil {

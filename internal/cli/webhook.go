@@ -14,6 +14,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/httpserve"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/webhook"
@@ -66,7 +67,8 @@ is carried out.`,
 			defer func() { _ = zl.Sync() }()
 			o.Logger = zl
 			// Lazy: a webhook server that starts while Temporal is down answers 503, not "connection refused".
-			c, err := client.DialLazy(g.taskQueue, client.WithLogger(logging.NewTemporal(zl)))
+			c, err := client.DialLazy(g.taskQueue, client.WithLogger(logging.NewTemporal(zl)),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))
 			if err != nil {
 				return err
 			}

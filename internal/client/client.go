@@ -4,6 +4,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,9 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/statedir"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -29,22 +32,41 @@ type Client struct {
 }
 
 // Option adjusts the Temporal connection loaded from the environment.
-type Option func(*client.Options)
+type Option func(*settings)
+
+// settings are the connection's options and who it signs for.
+type settings struct {
+	client.Options
+	actor  *identity.Actor
+	attest *attest.Keyring
+}
 
 // WithHostPort overrides TEMPORAL_ADDRESS (e.g. a dev server slipway started).
-func WithHostPort(addr string) Option { return func(o *client.Options) { o.HostPort = addr } }
+func WithHostPort(addr string) Option { return func(o *settings) { o.HostPort = addr } }
 
 // WithLogger sets the SDK's logger.
-func WithLogger(l log.Logger) Option { return func(o *client.Options) { o.Logger = l } }
+func WithLogger(l log.Logger) Option { return func(o *settings) { o.Logger = l } }
 
 // WithKeyring encrypts every payload with k (see internal/codec).
 func WithKeyring(k *codec.Keyring) Option {
-	return func(o *client.Options) { o.DataConverter = codec.DataConverter(k) }
+	return func(o *settings) { o.DataConverter = codec.DataConverter(k) }
 }
 
 // WithDataConverter sets the payload converter outright (e.g. tests that read raw payloads).
 func WithDataConverter(dc converter.DataConverter) Option {
-	return func(o *client.Options) { o.DataConverter = dc }
+	return func(o *settings) { o.DataConverter = dc }
+}
+
+// WithIdentity is who the client signs its requests for when the request's context names no
+// one (identity.With): the component itself. Without it, a service named after the program.
+func WithIdentity(a identity.Actor) Option { return func(o *settings) { o.actor = &a } }
+
+// WithAttestation signs with k instead of the key ring attest.Load finds.
+func WithAttestation(k *attest.Keyring) Option { return func(o *settings) { o.attest = k } }
+
+// ProgramActor is the service identity of this program: slipway-worker, slipway, ...
+func ProgramActor() identity.Actor {
+	return identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: filepath.Base(os.Args[0])}
 }
 
 // DevKeyFile is the key file `slipway dev` creates in its default state dir; a
@@ -65,9 +87,11 @@ func Options(opts ...Option) (client.Options, error) {
 	if err != nil {
 		return client.Options{}, fmt.Errorf("temporal connection settings (TEMPORAL_TLS, ...): %w", err)
 	}
+	st := settings{Options: o}
 	for _, opt := range opts {
-		opt(&o)
+		opt(&st)
 	}
+	o = st.Options
 	if o.HostPort == "" {
 		o.HostPort = client.DefaultHostPort
 	}
@@ -82,10 +106,31 @@ func Options(opts ...Option) (client.Options, error) {
 		}
 		o.DataConverter = codec.DataConverter(k)
 	}
+	// Whatever holds the attestation key signs what it sends; without the key its starts,
+	// updates and signals are refused by the worker, so reads still work.
+	k, err := st.attest, error(nil)
+	if k == nil {
+		k, err = attest.Load()
+	}
+	switch {
+	case err == nil:
+		actor := ProgramActor()
+		if st.actor != nil {
+			actor = *st.actor
+		}
+		o.Interceptors = append(o.Interceptors, attest.ClientInterceptor(k, actor, o.DataConverter))
+	case !isNoAttestKey(err):
+		return client.Options{}, err
+	}
 	if o.Namespace == "" {
 		o.Namespace = client.DefaultNamespace
 	}
 	return o, nil
+}
+
+func isNoAttestKey(err error) bool {
+	var nk *attest.NoKeyError
+	return errors.As(err, &nk)
 }
 
 // Dial connects using Options.

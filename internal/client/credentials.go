@@ -38,7 +38,7 @@ type TokenFunc func(ctx context.Context) (string, error)
 // WithToken sends the token f returns on every Temporal call (a person's cached sign-in, a
 // test's token); it replaces SLIPWAY_TEMPORAL_* and TEMPORAL_API_KEY.
 func WithToken(f TokenFunc) Option {
-	return func(o *client.Options) { o.Credentials = client.NewAPIKeyDynamicCredentials(f) }
+	return func(o *settings) { o.Credentials = client.NewAPIKeyDynamicCredentials(f) }
 }
 
 // CredentialsError is a Temporal credential setting that cannot work; nothing was sent.

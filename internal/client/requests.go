@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -65,6 +66,8 @@ func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operati
 			workflows.SAInstanceState.ValueSet(string(lifecycle.NoConfiguration)),
 			workflows.SATenant.ValueSet(ref.Tenant), workflows.SAInstanceName.ValueSet(ref.Name)),
 	}, workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref})
+	// The SDK hides the start's arguments from interceptors: name them so the start is attested too.
+	ctx = attest.WithStart(ctx, workflows.InstanceWorkflowID(ref), workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref})
 	h, err := c.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start, UpdateOptions: upd,
 	})

@@ -59,6 +59,9 @@ type Schema struct {
 	// ControlPlanes are the worker pools an instance of the stack may name in controlPlane; the
 	// default pool is always allowed, and with none listed it is the only one.
 	ControlPlanes []string
+	// Stateful are the terraform resource types or addresses whose deletion or replacement
+	// needs a platform approval, whatever Approval says.
+	Stateful []string
 	// Hooks are the stack's lifecycle hooks (drain, post-deploy), in document order.
 	Hooks []hooks.Spec
 }
@@ -95,7 +98,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, hooks (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -113,8 +116,10 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Approval = parseApproval(kv.Value, field, fe)
 		case "controlPlanes":
 			s.ControlPlanes = parseControlPlanes(kv.Value, field, fe)
+		case "stateful":
+			s.Stateful = parseStateful(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, hooks", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks", kv.Line)
 		}
 	}
 	return s

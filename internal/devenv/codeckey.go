@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
 )
 
@@ -49,4 +50,20 @@ func createKeyFile(path string) error {
 		return fmt.Errorf("write dev codec key %s: %w", path, err)
 	}
 	return nil
+}
+
+// devAttestKeyring returns the configured attestation key ring, or else STATEDIR/attest.key,
+// created on first use: the dev key is root on a dev box, like a kind cluster's admin kubeconfig.
+// keyFile is the file used, "" when the key came from SLIPWAY_ATTEST_KEY.
+func devAttestKeyring(stateDir string) (k *attest.Keyring, keyFile string, err error) {
+	if os.Getenv(attest.EnvKey) != "" || os.Getenv(attest.EnvKeyFile) != "" {
+		k, err = attest.Load()
+		return k, os.Getenv(attest.EnvKeyFile), err
+	}
+	path, err := attest.EnsureDevKey(stateDir)
+	if err != nil {
+		return nil, "", err
+	}
+	k, err = attest.ParseFile(path)
+	return k, path, err
 }

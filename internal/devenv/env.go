@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/activities"
@@ -17,6 +18,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/argostack"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/stackenv"
@@ -75,6 +77,10 @@ type Env struct {
 	Deployer   string
 	// KeyFile holds the payload encryption key in use; "" when it came from SLIPWAY_CODEC_KEY.
 	KeyFile string
+	// AttestKeyFile holds the attestation key in use; "" when it came from SLIPWAY_ATTEST_KEY.
+	AttestKeyFile string
+	// Interceptors verify requests: every worker on this env's queues takes them.
+	Interceptors []interceptor.WorkerInterceptor
 	// CodecURL is the codec endpoint this env serves on loopback for the Temporal UI
 	// (the started UI uses it by itself); "" when none is served.
 	CodecURL string
@@ -102,7 +108,11 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{StateDir: o.StateDir, GitOpsRepo: filepath.Join(o.StateDir, "gitops"), KeyFile: keyFile}
+	attestKeys, attestFile, err := devAttestKeyring(o.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{StateDir: o.StateDir, GitOpsRepo: filepath.Join(o.StateDir, "gitops"), KeyFile: keyFile, AttestKeyFile: attestFile}
 	defer func() {
 		if err != nil {
 			e.Stop()
@@ -133,7 +143,8 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 		}
 	}
 	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger),
-		client.WithKeyring(keys)); err != nil {
+		client.WithKeyring(keys), client.WithAttestation(attestKeys),
+		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "dev"})); err != nil {
 		return nil, err
 	}
 	if err := e.Client.EnsureSearchAttributes(ctx); err != nil {
@@ -145,6 +156,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
+		Attest: attestKeys, Payloads: codec.DataConverter(keys),
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile,
 		Kubeconfig: o.Kubeconfig}
 	if cfg.Kubeconfig == "" && o.ArgoURL != "" {
@@ -158,10 +170,13 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	// Attached even without a worker: tests start their own on e.Activities.
 	app.Attach(e.Activities, e.Client.Temporal, o.TaskQueue)
+	if e.Interceptors, err = app.Interceptors(cfg); err != nil {
+		return nil, err
+	}
 	if o.NoWorker {
 		return e, nil
 	}
-	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{})
+	e.worker = worker.New(e.Client.Temporal, o.TaskQueue, worker.Options{Interceptors: e.Interceptors})
 	if err := app.Register(e.worker, e.Activities); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -40,6 +41,31 @@ func tokenErr(kind error, format string, args ...any) *TokenError {
 
 // DefaultGroupsClaim is the ID token claim people's groups come from.
 const DefaultGroupsClaim = "groups"
+
+// DefaultClientID is the public client the CLI signs in with, unless configured otherwise.
+const DefaultClientID = "slipway-cli"
+
+// The sign-in configuration shared by `slipway login`, `slipway server` and the CLI.
+const (
+	EnvIssuer      = "SLIPWAY_OIDC_ISSUER"
+	EnvClientID    = "SLIPWAY_OIDC_CLIENT_ID"
+	EnvScopes      = "SLIPWAY_OIDC_SCOPES"
+	EnvGroupsClaim = "SLIPWAY_OIDC_GROUPS_CLAIM"
+)
+
+// VerifierFromEnv is NewVerifier for SLIPWAY_OIDC_ISSUER, SLIPWAY_OIDC_CLIENT_ID (default
+// slipway-cli) and SLIPWAY_OIDC_GROUPS_CLAIM.
+func VerifierFromEnv(ctx context.Context, opts ...VerifierOption) (*Verifier, error) {
+	issuer := os.Getenv(EnvIssuer)
+	if issuer == "" {
+		return nil, fmt.Errorf("%s: not set: the issuer URL of the OpenID provider people sign in at", EnvIssuer)
+	}
+	clientID := os.Getenv(EnvClientID)
+	if clientID == "" {
+		clientID = DefaultClientID
+	}
+	return NewVerifier(ctx, issuer, clientID, append([]VerifierOption{WithGroupsClaim(os.Getenv(EnvGroupsClaim))}, opts...)...)
+}
 
 // Verifier verifies ID tokens of one OpenID Connect issuer for one client (go-oidc: the
 // signature against the issuer's published keys, iss, aud, exp) and turns them into Actors.
@@ -149,6 +175,8 @@ type idClaims struct {
 	Subject  string          `json:"sub"`
 	Username string          `json:"preferred_username"`
 	Email    string          `json:"email"`
+	// EmailVerified false drops the email: an address the provider did not check names nobody.
+	EmailVerified json.RawMessage `json:"email_verified"`
 }
 
 // Verify checks rawIDToken and returns the person it names. Refusals are *TokenError saying
@@ -191,11 +219,15 @@ func (v *Verifier) Verify(ctx context.Context, rawIDToken string) (Actor, error)
 	if err != nil {
 		return Actor{}, tokenErr(ErrMalformedToken, "token claim %q: %v", v.groupsClaim, err)
 	}
+	email := c.Email
+	if v := strings.TrimSpace(string(c.EmailVerified)); v == "false" || v == `"false"` {
+		email = ""
+	}
 	name := c.Username
 	if name == "" {
-		name = c.Email
+		name = email
 	}
-	return Actor{Kind: Person, Issuer: v.issuer, Subject: c.Subject, Name: name, Email: c.Email, Groups: groups}, nil
+	return Actor{Kind: Person, Issuer: v.issuer, Subject: c.Subject, Name: name, Email: email, Groups: groups}, nil
 }
 
 // Expiry is the exp of a JWT, unverified: for deciding when to refresh, never to trust.

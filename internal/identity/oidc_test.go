@@ -144,4 +144,21 @@ func TestNewVerifierRefusesPlainHTTP(t *testing.T) {
 	require.ErrorContains(t, err, "not an absolute")
 	_, err = identity.NewVerifier(context.Background(), "https://idp.example.com", "")
 	require.ErrorContains(t, err, "client ID")
+	t.Setenv(identity.EnvIssuer, "")
+	_, err = identity.VerifierFromEnv(context.Background())
+	require.ErrorContains(t, err, identity.EnvIssuer+": not set")
+}
+
+// VerifierFromEnv reads the issuer, client and groups claim as slipway server does.
+func TestVerifierFromEnv(t *testing.T) {
+	p := oidcprovider.Start(t, oidcprovider.Options{})
+	t.Setenv(identity.EnvIssuer, p.Issuer)
+	t.Setenv(identity.EnvClientID, "")
+	t.Setenv(identity.EnvGroupsClaim, "permissions")
+	v, err := identity.VerifierFromEnv(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, identity.DefaultClientID, v.ClientID())
+	a, err := v.Verify(context.Background(), signIn(t, p, "bob").IDToken)
+	require.NoError(t, err)
+	require.Equal(t, []string{"default:read"}, a.Groups)
 }

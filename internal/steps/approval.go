@@ -69,7 +69,9 @@ type HookOutput struct {
 // revision: the approval rule and the hooks its stack declares.
 type Controls struct {
 	Approval approval.Rule `json:"approval,omitempty"`
-	Hooks    []HookInfo    `json:"hooks,omitempty"`
+	// Stateful is the stack's stateful: (policy.Stack.Stateful), for the policy at the approval step.
+	Stateful []string   `json:"stateful,omitempty"`
+	Hooks    []HookInfo `json:"hooks,omitempty"`
 }
 
 // HookInfo is a hook the stack declares: its name (drain, post-deploy), kind and deadline.

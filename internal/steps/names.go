@@ -58,6 +58,7 @@ var AllActivities = []string{
 	ActMatchSinks, ActDeliverEvent,
 	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval, ActCheckControlPlane,
 	ActRecordRender, ActVerifyRender,
+	ActAuthorize,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).

@@ -22,6 +22,7 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/attest"
 )
 
 var allRows = []string{"floor", "pipelines", "update", "throughput", "idle", "cluster", "rollout"}
@@ -70,7 +71,9 @@ func main() {
 	} else if role != "bench" {
 		err = fmt.Errorf("-role: %q is not bench or worker", role)
 	} else if err = o.parse(rows, lifecycles, idle, sticky, clusterWorkers); err == nil {
-		err = run(context.Background(), o)
+		if err = shareAttestKey(); err == nil {
+			err = run(context.Background(), o)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -144,4 +147,17 @@ func header() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("slipway bench %s on %s: nproc %d, GOMAXPROCS %d, %s, Temporal dev server (fast settings, SQLite)",
 		time.Now().UTC().Format(time.RFC3339), host, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+}
+
+// shareAttestKey makes one attestation key for the run (unless one is set), which every worker
+// process the bench starts inherits with its environment.
+func shareAttestKey() error {
+	if os.Getenv(attest.EnvKey) != "" || os.Getenv(attest.EnvKeyFile) != "" {
+		return nil
+	}
+	key, err := attest.Generate()
+	if err != nil {
+		return err
+	}
+	return os.Setenv(attest.EnvKey, key)
 }

@@ -23,7 +23,7 @@ func (b *bench) updateRow(ctx context.Context) error {
 	acts.Deployer = timedDeployer{acts.Deployer, &dep}
 	const tq = "bench-real"
 	app.Attach(&acts, b.env.Client.Temporal, tq)
-	w := worker.New(b.env.Client.Temporal, tq, worker.Options{})
+	w := worker.New(b.env.Client.Temporal, tq, worker.Options{Interceptors: b.env.Interceptors})
 	if err := app.Register(w, &acts); err != nil {
 		return err
 	}

@@ -64,7 +64,11 @@ func runWorker(address, taskQueue string, sticky int) error {
 		return err
 	}
 	app.Attach(acts, c, taskQueue)
-	w := worker.New(c, taskQueue, worker.Options{})
+	verify, err := app.Interceptors(app.Config{Payloads: opts.DataConverter})
+	if err != nil {
+		return err
+	}
+	w := worker.New(c, taskQueue, worker.Options{Interceptors: verify})
 	if err := app.Register(w, acts); err != nil {
 		return err
 	}

@@ -90,7 +90,12 @@ func runWorker() error {
 	}
 	defer c.Close()
 	app.Attach(acts, c, cfg.TaskQueue)
-	w := worker.New(c, cfg.TaskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{ci}})
+	cfg.Payloads = opts.DataConverter
+	verify, err := app.Interceptors(cfg)
+	if err != nil {
+		return err
+	}
+	w := worker.New(c, cfg.TaskQueue, worker.Options{Interceptors: append(verify, ci)})
 	if err := app.Register(w, acts); err != nil {
 		return err
 	}

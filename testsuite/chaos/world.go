@@ -15,6 +15,7 @@ import (
 
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/argostack"
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/devenv"
@@ -112,6 +113,15 @@ func runKey() (*codec.Keyring, error) {
 			return nil, err
 		}
 		if err := os.Setenv(codec.EnvKey, line); err != nil {
+			return nil, err
+		}
+	}
+	if os.Getenv(attest.EnvKey) == "" && os.Getenv(attest.EnvKeyFile) == "" {
+		key, err := attest.Generate()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Setenv(attest.EnvKey, key); err != nil {
 			return nil, err
 		}
 	}

@@ -28,7 +28,7 @@ func instantEnv(t *testing.T, adjust func(*activities.Activities)) (*testsuite.E
 		adjust(acts)
 	}
 	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
-	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
+	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
 	require.NoError(t, app.Register(w, acts))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

@@ -79,7 +79,7 @@ func TestInterruptedApplyOnPGIsForceUnlockedAndResumed(t *testing.T) {
 	require.True(t, held, "PostgreSQL still sees the lost host's session and its lock")
 
 	// A second worker, connected to PostgreSQL directly, takes over after the heartbeat timeout.
-	second := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
+	second := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
 	require.NoError(t, app.Register(second, e.Activities))
 	require.NoError(t, second.Start())
 	defer second.Stop()

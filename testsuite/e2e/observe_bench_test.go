@@ -37,7 +37,7 @@ func BenchmarkObserverIdleFleet(b *testing.B) {
 	acts := *e.Activities
 	acts.Deployer = dep
 	app.Attach(&acts, e.Client.Temporal, e.TaskQueue)
-	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
+	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
 	require.NoError(b, app.Register(w, &acts))
 	require.NoError(b, w.Start())
 	defer w.Stop()

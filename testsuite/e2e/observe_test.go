@@ -139,7 +139,7 @@ func TestObserverReportsTheClusterAsItIs(t *testing.T) {
 // startWorker runs a worker for the env, as a host does at start (it also reaches the observer).
 func startWorker(t *testing.T, e *testsuite.Env) worker.Worker {
 	t.Helper()
-	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
+	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
 	require.NoError(t, app.Register(w, e.Activities))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

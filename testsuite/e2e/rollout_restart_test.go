@@ -52,7 +52,7 @@ func TestRolloutSurvivesAWorkerRestartAndRetriesABusyInstanceLater(t *testing.T)
 	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
 	var current atomic.Pointer[worker.Worker]
 	start := func() {
-		w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{})
+		w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
 		require.NoError(t, app.Register(w, acts))
 		require.NoError(t, w.Start())
 		current.Store(&w)

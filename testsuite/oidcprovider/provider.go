@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,6 +80,9 @@ type Options struct {
 	// ServicePermissions is the `permissions` claim of the service clients' access tokens:
 	// ["default:write"] by default.
 	ServicePermissions []string
+	// ClientPermissions overrides ServicePermissions for single service clients, e.g.
+	// {"slipway-server": {"default:write", "temporal-system:admin"}}.
+	ClientPermissions map[string][]string
 	// Dir holds the config, ready file and log; a temp dir by default.
 	Dir string
 }
@@ -100,10 +104,12 @@ type Provider struct {
 	// LogPath is node's output.
 	LogPath string
 
-	secrets map[string]string
-	proc    *proc.Process
-	dir     string
-	ownDir  bool
+	secrets   map[string]string
+	closeOnce sync.Once
+	closeErr  error
+	proc      *proc.Process
+	dir       string
+	ownDir    bool
 }
 
 // MissingError says node or the provider's node_modules are not installed.
@@ -268,6 +274,9 @@ func (p *Provider) config(o Options) serverConfig {
 		secret := randomHex(24)
 		p.secrets[id] = secret
 		c.ServicePermissions[id] = servicePerms
+		if perms, ok := o.ClientPermissions[id]; ok {
+			c.ServicePermissions[id] = perms
+		}
 		c.Clients = append(c.Clients, map[string]any{"client_id": id, "client_secret": secret,
 			"grant_types": []string{"client_credentials"}, "response_types": []string{}, "redirect_uris": []string{}})
 	}
@@ -277,17 +286,19 @@ func (p *Provider) config(o Options) serverConfig {
 // ClientSecret is the secret of service client id (one of ServiceClients), fresh per provider.
 func (p *Provider) ClientSecret(id string) string { return p.secrets[id] }
 
-// Close stops the node process (its whole process group) and removes its temp dir.
+// Close stops the node process (its whole process group) and removes its temp dir. A second
+// Close (a test that stopped it early, then its cleanup) does nothing.
 func (p *Provider) Close() error {
 	if p == nil {
 		return nil
 	}
-	err := p.proc.Stop()
-	p.cleanup()
-	if err != nil {
-		return fmt.Errorf("oidcprovider: stop: %w", err)
-	}
-	return nil
+	p.closeOnce.Do(func() {
+		if err := p.proc.Stop(); err != nil {
+			p.closeErr = fmt.Errorf("oidcprovider: stop: %w", err)
+		}
+		p.cleanup()
+	})
+	return p.closeErr
 }
 
 func (p *Provider) cleanup() {

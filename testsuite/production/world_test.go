@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/examples"
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/logging"
@@ -85,6 +86,11 @@ func newWorld(t *testing.T, workers int) *world {
 	t.Setenv(codec.EnvKeyFile, "")
 	w.keys, err = codec.FromEnv()
 	require.NoError(t, err)
+	// The workers and every client of the test sign and verify with one attestation key.
+	akey, err := attest.Generate()
+	require.NoError(t, err)
+	t.Setenv(attest.EnvKey, akey)
+	t.Setenv(attest.EnvKeyFile, "")
 
 	begin := time.Now()
 	w.pg = postgres.Start(t)

@@ -24,6 +24,9 @@ func startWorker(dir string, env *devenv.Env) (stop func(), err error) {
 	if env.KeyFile != "" {
 		cmd.Env = append(cmd.Env, "SLIPWAY_CODEC_KEY=", "SLIPWAY_CODEC_KEY_FILE="+env.KeyFile)
 	}
+	if env.AttestKeyFile != "" {
+		cmd.Env = append(cmd.Env, "SLIPWAY_ATTEST_KEY=", "SLIPWAY_ATTEST_KEY_FILE="+env.AttestKeyFile)
+	}
 	log, err := os.Create(filepath.Join(dir, "worker.log"))
 	if err != nil {
 		return nil, err

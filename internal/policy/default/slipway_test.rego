@@ -1,0 +1,174 @@
+# Tests of the default policy: `slipway policy test` runs them, as does `go test ./internal/policy`.
+package slipway_test
+
+import data.slipway
+
+alice := {"kind": "person", "issuer": "https://idp.test", "subject": "u-alice", "name": "alice", "groups": ["tenant:acme"]}
+
+bob := {"kind": "person", "issuer": "https://idp.test", "subject": "u-bob", "name": "bob", "groups": ["tenant:other"]}
+
+carol := {"kind": "person", "issuer": "https://idp.test", "subject": "u-carol", "name": "carol", "groups": ["platform-admins"]}
+
+dave := {"kind": "person", "issuer": "https://idp.test", "subject": "u-dave", "name": "dave", "groups": ["tenant:acme"]}
+
+worker := {"kind": "service", "issuer": "slipway", "subject": "worker", "name": "worker"}
+
+gitea_alice := {"kind": "forge", "issuer": "gitea", "subject": "7", "name": "alice-git"}
+
+req(actor, op) := {"actor": actor, "operation": op, "tenant": "acme", "name": "web", "state": "running", "stack": {"name": "web"}}
+
+with_stack(r, stack) := object.union(r, {"stack": stack})
+
+replace_db_plan := {"resource_changes": [
+	{"address": "aws_db_instance.main", "type": "aws_db_instance", "change": {"actions": ["delete", "create"]}},
+	{"address": "aws_s3_bucket.logs", "type": "aws_s3_bucket", "change": {"actions": ["update"]}},
+]}
+
+test_member_deploys_own_tenant if {
+	d := slipway.decision with input as req(alice, "deploy")
+	d.allow
+	not d.approval
+}
+
+test_other_tenant_denied_naming_the_tenant if {
+	d := slipway.decision with input as req(bob, "deploy")
+	not d.allow
+	contains(d.reason, "tenant acme")
+}
+
+test_admin_acts_on_every_tenant if {
+	d := slipway.decision with input as req(carol, "deploy")
+	d.allow
+	not d.approval
+}
+
+test_service_acts if {
+	d := slipway.decision with input as req(worker, "refresh")
+	d.allow
+}
+
+test_destroy_needs_platform_approval_even_when_stack_says_never if {
+	d := slipway.decision with input as with_stack(req(alice, "destroy"), {"name": "web", "approval": {"policy": "never"}})
+	d.allow
+	d.approval == {"groups": ["platform-admins"], "count": 1, "allowSelf": false}
+}
+
+test_stateful_replace_needs_platform_approval if {
+	r := object.union(
+		with_stack(req(alice, "deploy"), {"name": "web", "stateful": ["aws_db_instance"], "approval": {"policy": "never"}}),
+		{"plan": replace_db_plan},
+	)
+	d := slipway.decision with input as r
+	d.approval.groups == ["platform-admins"]
+	contains(d.reason, "replaces aws_db_instance.main")
+}
+
+test_stateful_by_address if {
+	r := object.union(with_stack(req(alice, "deploy"), {"name": "web", "stateful": ["aws_db_instance.main"]}), {"plan": replace_db_plan})
+	d := slipway.decision with input as r
+	d.approval.groups == ["platform-admins"]
+}
+
+test_replace_of_unmarked_resource_follows_stack if {
+	r := object.union(with_stack(req(alice, "deploy"), {"name": "web", "stateful": ["aws_rds_cluster"]}), {"plan": replace_db_plan})
+	d := slipway.decision with input as r
+	d.allow
+	not d.approval
+}
+
+test_stack_destructive_names_approvers if {
+	r := object.union(
+		with_stack(req(alice, "deploy"), {"name": "web", "approval": {"policy": "destructive", "approvers": ["dave", "group:platform-admins"]}}),
+		{"plan": replace_db_plan},
+	)
+	d := slipway.decision with input as r
+	d.approval.groups == ["user:dave", "platform-admins"]
+}
+
+test_stack_always_without_approvers_is_tenant_or_admins if {
+	d := slipway.decision with input as with_stack(req(alice, "deploy"), {"name": "web", "approval": {"policy": "always"}})
+	d.approval.groups == ["tenant:acme", "platform-admins"]
+	d.approval.allowSelf == false
+}
+
+approval_of(actor, requester, groups) := {
+	"actor": actor, "operation": "approve", "tenant": "acme", "name": "web", "stack": {"name": "web"},
+	"approval": {"requester": requester, "required": {"groups": groups, "count": 1, "allowSelf": false}},
+}
+
+test_admin_approves_members_destroy if {
+	d := slipway.decision with input as approval_of(carol, alice, ["platform-admins"])
+	d.allow
+}
+
+test_member_cannot_approve_own_destroy if {
+	d := slipway.decision with input as approval_of(alice, alice, ["platform-admins", "tenant:acme"])
+	not d.allow
+	contains(d.reason, "self-approval")
+}
+
+test_non_approver_refused if {
+	d := slipway.decision with input as approval_of(bob, alice, ["platform-admins"])
+	not d.allow
+	contains(d.reason, "not one of the approvers")
+}
+
+test_named_person_approves if {
+	d := slipway.decision with input as approval_of(dave, alice, ["user:dave"])
+	d.allow
+}
+
+test_forge_login_is_not_the_person_unless_mapped if {
+	d := slipway.decision with input as approval_of(gitea_alice, bob, ["user:alice"])
+	not d.allow
+}
+
+test_forge_login_mapped_to_person if {
+	d := slipway.decision with input as approval_of(gitea_alice, bob, ["user:alice"])
+		with data.slipway.forge_users as {"gitea": {"alice-git": "alice"}}
+	d.allow
+}
+
+test_mapped_forge_login_cannot_approve_own_request if {
+	d := slipway.decision with input as approval_of(gitea_alice, alice, ["user:alice"])
+		with data.slipway.forge_users as {"gitea": {"alice-git": "alice"}}
+	not d.allow
+}
+
+test_people_mapping_grants_tenant if {
+	d := slipway.decision with input as req(gitea_alice, "deploy")
+		with data.slipway.forge_users as {"gitea": {"alice-git": "alice"}}
+		with data.slipway.people as {"alice": {"groups": ["tenant:acme"]}}
+	d.allow
+}
+
+test_service_cannot_approve if {
+	d := slipway.decision with input as approval_of(worker, alice, ["platform-admins"])
+	not d.allow
+}
+
+test_second_approval_by_same_person_refused if {
+	r := json.patch(approval_of(carol, alice, ["platform-admins"]), [{"op": "add", "path": "/approval/approvals", "value": [carol]}])
+	d := slipway.decision with input as r
+	not d.allow
+}
+
+test_reasons_never_name_a_plan_hash if {
+	d := slipway.decision with input as approval_of(bob, alice, ["platform-admins"])
+	not regex.match(`[0-9a-f]{7,}`, d.reason)
+}
+
+test_stateful_address_marks_its_instances if {
+	plan := {"resource_changes": [{"address": "module.db.aws_db_instance.main[0]", "type": "aws_db_instance", "change": {"actions": ["delete"]}}]}
+	r := object.union(with_stack(req(alice, "deploy"), {"name": "web", "stateful": ["module.db.aws_db_instance.main"]}), {"plan": plan})
+	d := slipway.decision with input as r
+	d.approval.groups == ["platform-admins"]
+	contains(d.reason, "deletes module.db.aws_db_instance.main[0]")
+}
+
+test_plan_command_never_waits if {
+	r := object.union(with_stack(req(alice, "plan"), {"name": "web", "stateful": ["aws_db_instance"], "approval": {"policy": "always"}}), {"plan": replace_db_plan})
+	d := slipway.decision with input as r
+	d.allow
+	not d.approval
+}
