@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -48,7 +49,22 @@ func (a *Activities) SubmitApproval(ctx context.Context, in steps.ApprovalSubmit
 	if c.URL != "" {
 		source += " (" + c.URL + ")"
 	}
-	err := a.Requests.Approve(ctx, c, source, out.Request)
+	// Checked through the forge's API before anything is submitted; the refusal is the outcome
+	// the delivery records, and the reply names the account, never the plan.
+	actor, err := a.verifiedCommenter(ctx, in.Provider, c.Commenter, c.CommenterID)
+	var notWriter *commenterRefusedError
+	switch {
+	case errors.As(err, &notWriter):
+		out.Error = err.Error()
+		if activity.IsActivity(ctx) {
+			activity.GetLogger(ctx).Warn("approval comment refused", "delivery", in.Delivery, "commenter", c.Commenter, "error", out.Error)
+		}
+		a.replyOnMR(ctx, c, "refused-"+out.Request, fmt.Sprintf("slipway did not take `/slipway %s` from @%s: %s", c.Verb, c.Commenter, out.Error))
+		return out, nil
+	case err != nil:
+		return out, err
+	}
+	err = a.Requests.Approve(identity.With(ctx, actor), c, source, out.Request)
 	var refused *RefusedError
 	switch {
 	case errors.As(err, &refused):

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -87,7 +88,9 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 	if c.Author != "" {
 		actor += ", author " + c.Author
 	}
-	err = a.Requests.Submit(ctx, c.Ref, op, cfg, actor, out.Request)
+	// The request is signed for the forge account that pushed or merged (identity.With).
+	sctx := identity.With(ctx, a.forgeUser(first(in.Provider, providerOf(in.Delivery)), in.User, in.UserID, "webhook"))
+	err = a.Requests.Submit(sctx, c.Ref, op, cfg, actor, out.Request)
 	var refused *RefusedError
 	switch {
 	case errors.As(err, &refused):

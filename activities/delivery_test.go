@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,9 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/slipway-dev/slipway/internal/forge/github"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite/fakegithub"
 )
 
 type submittedReq struct {
@@ -36,23 +40,28 @@ func (f *fakeRequests) Submit(_ context.Context, ref steps.Ref, op lifecycle.Ope
 	return f.err
 }
 
-func (f *fakeRequests) Approve(_ context.Context, cmd steps.ApprovalCommand, source, id string) error {
-	f.approvals = append(f.approvals, submittedApproval{cmd, source, id})
+func (f *fakeRequests) Approve(ctx context.Context, cmd steps.ApprovalCommand, source, id string) error {
+	actor, _ := identity.From(ctx)
+	f.approvals = append(f.approvals, submittedApproval{cmd, source, id, actor})
 	return f.err
 }
 
 type submittedApproval struct {
 	cmd        steps.ApprovalCommand
 	source, id string
+	actor      identity.Actor // the actor the request is signed for
 }
 
 func TestSubmitApprovalKeysTheRequestAndReportsARefusal(t *testing.T) {
-	fg, err := localgit.Init(filepath.Join(t.TempDir(), "repo"), map[string][]byte{"README": []byte("x")})
+	gh := fakegithub.New(t)
+	gh.AddRepo("acme", "gitops", "main")
+	aliceID := strconv.FormatInt(gh.Grant("acme", "gitops", "alice", "write"), 10)
+	fg, err := github.New("acme", "gitops", github.WithBaseURL(gh.URL), github.WithToken(gh.Token))
 	require.NoError(t, err)
 	reqs := &fakeRequests{}
 	a := &Activities{Forge: fg, Requests: reqs}
 	cmd := steps.ApprovalCommand{Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Verb: steps.VerbApprove, Plan: "abcdef1",
-		Commenter: "alice", MR: "7", URL: "https://forge.example/pr/7#c1"}
+		Commenter: "alice", CommenterID: aliceID, MR: "7", URL: "https://forge.example/pr/7#c1"}
 	out, err := a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-1", Index: 2, Command: cmd, Provider: "github"})
 	require.NoError(t, err)
 	assert.True(t, out.Started)
@@ -68,12 +77,52 @@ func TestSubmitApprovalKeysTheRequestAndReportsARefusal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "github/d-1/approval-2", reqs.approvals[2].id, "without a comment URL, the delivery and the place")
 	assert.Contains(t, reqs.approvals[0].source, "github comment by alice on MR 7")
+	assert.Equal(t, identity.Actor{Kind: identity.Forge, Issuer: "github", Subject: aliceID, Name: "alice", Via: "comment"},
+		reqs.approvals[0].actor, "the request is signed for the account the forge's API vouched for")
 
 	reqs.err = &RefusedError{Err: errors.New("rejected: alice may not approve")}
 	out, err = a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-2", Command: cmd, Provider: "github"})
 	require.NoError(t, err, "a refusal is the outcome, not a retried error")
 	assert.False(t, out.Started)
 	assert.Contains(t, out.Error, "may not approve")
+}
+
+// A commenter the forge's API does not vouch for as a writer of the repository is refused
+// before anything is submitted: read permission, an unknown account, an account renamed since
+// the comment (the payload's ID is not the login's), and a GitOps forge that is not the
+// comment's. The refusal names the account, never the plan.
+func TestSubmitApprovalChecksTheCommenterThroughTheForge(t *testing.T) {
+	gh := fakegithub.New(t)
+	gh.AddRepo("acme", "gitops", "main")
+	aliceID := strconv.FormatInt(gh.Grant("acme", "gitops", "alice", "write"), 10)
+	malloryID := strconv.FormatInt(gh.Grant("acme", "gitops", "mallory", "read"), 10)
+	fg, err := github.New("acme", "gitops", github.WithBaseURL(gh.URL), github.WithToken(gh.Token))
+	require.NoError(t, err)
+	reqs := &fakeRequests{}
+	a := &Activities{Forge: fg, Requests: reqs}
+	cmd := func(login, id string) steps.ApprovalCommand {
+		return steps.ApprovalCommand{Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Verb: steps.VerbApprove, Plan: "abcdef1234",
+			Commenter: login, CommenterID: id, MR: "7", URL: "https://forge.example/pr/7#" + login}
+	}
+	lg, err := localgit.Init(filepath.Join(t.TempDir(), "repo"), map[string][]byte{"README": []byte("x")})
+	require.NoError(t, err)
+	for name, tc := range map[string]struct {
+		a    *Activities
+		cmd  steps.ApprovalCommand
+		want string
+	}{
+		"read only":       {a, cmd("mallory", malloryID), "@mallory has read permission on the repository: approving needs write"},
+		"unknown account": {a, cmd("ghost", "77"), "@ghost is not an account github knows"},
+		"renamed":         {a, cmd("alice", malloryID), "@alice is account " + aliceID + " on github, not " + malloryID},
+		"another forge":   {&Activities{Forge: lg, Requests: reqs}, cmd("alice", aliceID), "the GitOps forge is localgit, which cannot vouch for github accounts"},
+	} {
+		out, err := tc.a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/" + name, Command: tc.cmd, Provider: "github"})
+		require.NoError(t, err, name)
+		assert.False(t, out.Started, name)
+		assert.Contains(t, out.Error, tc.want, name)
+		assert.NotContains(t, out.Error, "abcdef1234", name)
+	}
+	assert.Empty(t, reqs.approvals, "nothing was submitted")
 }
 
 func TestSubmitCommandReadsTheInstanceFileAtItsCommit(t *testing.T) {

@@ -188,7 +188,7 @@ func planOutput(p *terraform.Plan) steps.PlanOutput {
 		Add: p.Summary.Add, Change: p.Summary.Change, Destroy: p.Summary.Destroy, NoChanges: p.Summary.NoChanges,
 	}}
 	for _, rc := range p.Summary.Resources {
-		out.Summary.Resources = append(out.Summary.Resources, steps.ResourceChange{Address: rc.Address, Actions: rc.Actions})
+		out.Summary.Resources = append(out.Summary.Resources, steps.ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: rc.Actions})
 	}
 	return out
 }

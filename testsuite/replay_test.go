@@ -1,12 +1,17 @@
 package testsuite
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/attest"
@@ -27,7 +32,45 @@ func TestReplayCommittedHistories(t *testing.T) {
 				Interceptors: []interceptor.WorkerInterceptor{attest.WorkerInterceptor(keys)}})
 			require.NoError(t, err)
 			app.RegisterWorkflows(r)
-			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
+			h := readHistory(t, f)
+			// Attestations name their workflow: replay under its own ID, not the replayer's stand-in.
+			opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: workflowIDOf(t, f)}}
+			require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, h, opts))
 		})
 	}
+}
+
+func readHistory(t *testing.T, path string) *historypb.History {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	return h
+}
+
+// workflowIDOf finds the ID of the workflow whose history path holds: a child's (NN-type.json)
+// is the NNth child the entity started; the entity's is the parent its children name.
+func workflowIDOf(t *testing.T, path string) string {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	entity := filepath.Join(dir, "00-entity.json")
+	var children []string
+	for _, ev := range readHistory(t, entity).Events {
+		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
+			children = append(children, a.WorkflowId)
+		}
+	}
+	var n int
+	if _, err := fmt.Sscanf(base, "%02d-", &n); err == nil && n > 0 && n <= len(children) {
+		return children[n-1]
+	}
+	for i := range children {
+		matches, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%02d-*.json", i+1)))
+		for _, m := range matches {
+			if id := readHistory(t, m).Events[0].GetWorkflowExecutionStartedEventAttributes().GetParentWorkflowExecution().GetWorkflowId(); id != "" {
+				return id
+			}
+		}
+	}
+	return "ReplayId"
 }

@@ -43,7 +43,8 @@ func DeliveryWorkflow(ctx workflow.Context, in steps.Delivery) (steps.DeliveryRe
 			continue
 		}
 		var out steps.DeliveryOutcome
-		sin := steps.SubmitInput{Delivery: res.Delivery, Actor: in.Actor, Index: i, Command: c}
+		sin := steps.SubmitInput{Delivery: res.Delivery, Actor: in.Actor, Index: i, Command: c,
+			Provider: in.Provider, User: in.User, UserID: in.UserID}
 		if err := workflow.ExecuteActivity(deliveryCtx(ctx), steps.ActSubmitCommand, sin).Get(ctx, &out); err != nil {
 			out = steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation, Error: errorMessage(err)}
 		}

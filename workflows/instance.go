@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -18,6 +19,8 @@ import (
 // the history grows.
 func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	e := newEntity(ctx, in)
+	// Every verified update is decided by the policy before its handler runs (verified-requests v2).
+	attest.SetAuthorizer(ctx, e.authorize)
 	if err := e.register(ctx); err != nil {
 		return err
 	}
@@ -27,6 +30,7 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	workflow.Go(ctx, e.receiveObservations)
 	workflow.Go(ctx, e.receiveGateSignals)
 	workflow.Go(ctx, e.receiveApprovals)
+	workflow.Go(ctx, e.receiveRefusals)
 	for {
 		if err := workflow.Await(ctx, func() bool {
 			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))

@@ -8,9 +8,13 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/notify"
+	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -26,6 +30,12 @@ const (
 	approvalLogKept  = 50
 	approvalVoided   = "voided"
 	approvalAwaiting = "awaiting"
+	// approvalRefused records an approve or reject the policy refused; it names no plan.
+	approvalRefused = "refused"
+	// Audit decisions of approvals (beside the request decisions of audit.go).
+	AuditApprovalAsked = "approval asked"
+	AuditApproved      = "approved"
+	AuditRejected      = "rejected"
 )
 
 // ApprovalRequest is the argument of approve and reject.
@@ -41,13 +51,15 @@ type ApprovalRequest struct {
 
 // ApprovalRecord is one event of an approval: awaited, approved, rejected, expired or voided.
 type ApprovalRecord struct {
-	OpID   string    `json:"opID"`
-	Hash   string    `json:"hash"`
-	Event  string    `json:"event"`
-	Actor  string    `json:"actor,omitempty"`
-	Reason string    `json:"reason,omitempty"`
-	Source string    `json:"source,omitempty"`
-	At     time.Time `json:"at"`
+	OpID  string `json:"opID"`
+	Hash  string `json:"hash"`
+	Event string `json:"event"`
+	Actor string `json:"actor,omitempty"`
+	// By is the verified actor behind Actor, where there was one.
+	By     *identity.Actor `json:"by,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+	Source string          `json:"source,omitempty"`
+	At     time.Time       `json:"at"`
 }
 
 // ApprovalResult answers approve and reject.
@@ -66,7 +78,7 @@ func (e *entity) registerApprovals(ctx workflow.Context) error {
 			func(ctx workflow.Context, req ApprovalRequest) (ApprovalResult, error) {
 				return e.decideApproval(ctx, verb, req)
 			},
-			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req ApprovalRequest) error { return e.admitApproval(verb, req) }})
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req ApprovalRequest) error { return e.admit(verb, req) }})
 		if err != nil {
 			return err
 		}
@@ -74,21 +86,49 @@ func (e *entity) registerApprovals(ctx workflow.Context) error {
 	return nil
 }
 
-// admitApproval refuses, before anything is recorded, an approval of anything but the plan
-// that waits, by anyone but its approvers, or from a comment on another MR.
-func (e *entity) admitApproval(verb string, req ApprovalRequest) error {
+// admitRequest refuses, before anything is recorded, what is wrong whoever sends it: nothing
+// awaits, a reject without a reason, an approve without a well-formed plan hash. It says nothing
+// of the plan: whoever sends it has not been checked yet.
+func (e *entity) admitRequest(verb string, req ApprovalRequest) error {
 	w := e.s.Approval
 	if w == nil {
 		return notAllowed("%s: no operation awaits approval (the instance is %s)", e.s.Ref, e.s.State)
-	}
-	if strings.TrimSpace(req.Actor) == "" {
-		return notAllowed("%s: %s needs an actor: every approval is recorded with who gave it", e.s.Ref, verb)
 	}
 	if verb == steps.VerbReject && strings.TrimSpace(req.Reason) == "" {
 		return notAllowed("%s: reject needs a reason (--reason): it is recorded with who rejected", e.s.Ref)
 	}
 	if verb == steps.VerbApprove && req.Plan == "" {
-		return notAllowed("%s: an approval names the plan it approves: --plan %s (%s)", e.s.Ref, short(w.Hash), w.What)
+		return notAllowed("%s: an approval names the plan it approves (--plan HASH); approvers read it with slipway status %s", e.s.Ref, e.s.Ref)
+	}
+	if req.Plan != "" {
+		if err := approval.CheckHash(req.Plan); err != nil {
+			return notAllowed("%s: --plan: %v", e.s.Ref, err)
+		}
+	}
+	return nil
+}
+
+// admitApproval refuses, before anything is recorded, an approval by anyone but its approvers,
+// then (to an approver only) of anything but the plan that waits, or from a comment on another MR.
+// The approver is checked first: a refusal must never tell someone else about the plan.
+func (e *entity) admitApproval(verb string, req ApprovalRequest, actor string) error {
+	if err := e.admitRequest(verb, req); err != nil {
+		return err
+	}
+	w := e.s.Approval
+	if strings.TrimSpace(actor) == "" {
+		return notAllowed("%s: %s needs an actor: every approval is recorded with who gave it", e.s.Ref, verb)
+	}
+	if w.Required == nil && !(approval.Rule{Approvers: w.Approvers}).Allows(actor) {
+		return notAllowed("%s: %s may not %s: the approvers are %s", e.s.Ref, actor, verb, strings.Join(w.Approvers, ", "))
+	}
+	if req.MR != "" {
+		if len(w.Approvers) == 0 {
+			return notAllowed("%s: approvals by comment need an approvers list (approval.approvers in the stack or instance file); use slipway approve", e.s.Ref)
+		}
+		if w.MR == nil || w.MR.ID != req.MR {
+			return notAllowed("%s: the comment is on MR %s, but the approval waits on %s", e.s.Ref, req.MR, mrName(w))
+		}
 	}
 	if req.Plan != "" && !approval.Names(w.Hash, req.Plan) {
 		if err := approval.CheckHash(req.Plan); err != nil {
@@ -102,18 +142,6 @@ func (e *entity) admitApproval(verb string, req ApprovalRequest) error {
 		}
 		return notAllowed("%s: plan %s is not the plan awaiting approval; that is %s (%s)", e.s.Ref, req.Plan, short(w.Hash), w.What)
 	}
-	rule := approval.Rule{Approvers: w.Approvers}
-	if !rule.Allows(req.Actor) {
-		return notAllowed("%s: %s may not %s: the approvers are %s", e.s.Ref, req.Actor, verb, strings.Join(w.Approvers, ", "))
-	}
-	if req.MR != "" {
-		if len(w.Approvers) == 0 {
-			return notAllowed("%s: approvals by comment need an approvers list (approval.approvers in the stack or instance file); use slipway approve", e.s.Ref)
-		}
-		if w.MR == nil || w.MR.ID != req.MR {
-			return notAllowed("%s: the comment is on MR %s, but the approval waits on %s", e.s.Ref, req.MR, mrName(w))
-		}
-	}
 	return nil
 }
 
@@ -124,18 +152,143 @@ func mrName(w *ApprovalWait) string {
 	return "MR " + w.MR.ID
 }
 
-// decideApproval records the decision and passes it to the waiting pipeline.
+// admit is the update's validator: a wait from before approvals were the policy's is checked
+// as it was (its approvers by name, then the plan); a policy's wait only for what needs no
+// identity, since the approver is checked by the policy in the handler, before the plan.
+func (e *entity) admit(verb string, req ApprovalRequest) error {
+	if w := e.s.Approval; w != nil && w.Required == nil {
+		return e.admitApproval(verb, req, req.Actor)
+	}
+	return e.admitRequest(verb, req)
+}
+
+// decideApproval checks the approver, records the decision and, once the approval is complete
+// (or on a reject), passes it to the waiting pipeline.
 func (e *entity) decideApproval(ctx workflow.Context, verb string, req ApprovalRequest) (ApprovalResult, error) {
-	if err := e.admitApproval(verb, req); err != nil {
+	if err := e.admitRequest(verb, req); err != nil {
 		return ApprovalResult{}, err
 	}
 	w := e.s.Approval
-	source := req.Source
-	if source == "" {
-		source = "cli"
+	actor, verified := verifiedActor(ctx)
+	if w.Required != nil {
+		return e.decideByPolicy(ctx, verb, req, actor, verified)
 	}
-	d := ApprovalDecision{Verb: verb, Hash: w.Hash, Actor: req.Actor, Reason: req.Reason, Source: source, At: workflow.Now(ctx)}
-	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: steps.Past(verb), Actor: req.Actor, Reason: req.Reason, Source: source, At: d.At})
+	name := req.Actor
+	if verified && workflow.GetVersion(ctx, changeVerifiedApprover, workflow.DefaultVersion, 1) >= 1 {
+		name = actor.Name // not what the request says about itself
+	}
+	if err := e.admitApproval(verb, req, name); err != nil {
+		return ApprovalResult{}, err
+	}
+	return e.takeDecision(ctx, verb, req, name, nil)
+}
+
+// decideByPolicy asks the policy (op approve or reject, with who asked, what is required and who
+// approved so far) whether the verified actor may decide, before anything about the plan is
+// checked or said; a refusal is recorded in the approval log without the plan. An approval
+// counts once per approver; the pipeline hears of it when the required count is reached.
+func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalRequest, actor identity.Actor, verified bool) (ApprovalResult, error) {
+	w := e.s.Approval
+	source := first(req.Source, "cli")
+	var policyHash string
+	refuse := func(why string) (ApprovalResult, error) {
+		e.logApproval(ApprovalRecord{OpID: w.OpID, Event: approvalRefused, Actor: actor.Name, By: actorOrNil(actor, verified),
+			Reason: why, Source: source, At: workflow.Now(ctx)})
+		e.audit(ctx, AuditRecord{At: workflow.Now(ctx), Decision: AuditDenied, Request: "update " + verb, Actor: actorOrNil(actor, verified),
+			PolicyHash: policyHash, Reason: why})
+		return ApprovalResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: refused: %s", e.s.Ref, why), ErrPolicyDenied, nil)
+	}
+	if !verified {
+		return refuse("the " + verb + " carries no verified identity")
+	}
+	in := policy.Input{Actor: actor, Operation: verb, Tenant: e.s.Ref.Tenant, Name: e.s.Ref.Name, State: string(e.s.State),
+		Stack:    policy.Stack{Name: e.s.Stack},
+		Approval: &policy.ApprovalInput{Required: *w.Required, Approvals: w.Approvals}}
+	if w.Requester != nil {
+		in.Approval.Requester = *w.Requester
+	}
+	var d policy.Decision
+	if err := quick(ctx, true, steps.ActAuthorize, in).Get(ctx, &d); err != nil {
+		return ApprovalResult{}, err
+	}
+	policyHash = d.PolicyHash
+	if e.s.Approval != w {
+		return ApprovalResult{}, notAllowed("%s: the approval ended while the policy decided", e.s.Ref)
+	}
+	switch {
+	case !d.Allow:
+		return refuse(d.Reason)
+	case !w.Required.AllowSelf && w.Requester != nil && sameActor(actor, *w.Requester):
+		// The policy says so too; this holds whatever policy an operator loads.
+		return refuse(actor.Name + " asked for this and may not " + verb + " it: self-approval is refused")
+	case verb == steps.VerbApprove && slices.ContainsFunc(w.Approvals, func(a identity.Actor) bool { return sameActor(a, actor) }):
+		return refuse(actor.Name + " has already approved: approvals count distinct people")
+	}
+	if err := e.admitApproval(verb, req, actor.Name); err != nil {
+		return ApprovalResult{}, err
+	}
+	decision := AuditRejected
+	if verb == steps.VerbApprove {
+		decision = AuditApproved
+	}
+	e.audit(ctx, AuditRecord{At: workflow.Now(ctx), Decision: decision, Request: "update " + verb, Actor: &actor,
+		PolicyHash: d.PolicyHash, Reason: d.Reason})
+	if verb == steps.VerbApprove {
+		w.Approvals = append(w.Approvals, actor)
+		if n := len(w.Approvals); n < w.Required.Count {
+			e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: steps.Past(verb), Actor: actor.Name, By: &actor,
+				Reason: strings.TrimSpace(fmt.Sprintf("%d of %d approvals. %s", n, w.Required.Count, req.Reason)), Source: source, At: workflow.Now(ctx)})
+			res := ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}
+			if op := e.s.Current; op != nil {
+				res.Operation = op.Kind
+			}
+			return res, nil
+		}
+	}
+	names := actor.Name
+	if verb == steps.VerbApprove && len(w.Approvals) > 1 {
+		var all []string
+		for _, a := range w.Approvals {
+			all = append(all, a.Name)
+		}
+		names = strings.Join(all, ", ")
+	}
+	return e.takeDecision(ctx, verb, req, names, &actor)
+}
+
+// sameActor: one subject at one issuer, or, without subjects, one name of one kind at one issuer.
+func sameActor(a, b identity.Actor) bool {
+	if a.Issuer != b.Issuer {
+		return false
+	}
+	if a.Subject != "" || b.Subject != "" {
+		return a.Subject == b.Subject
+	}
+	return a.Kind == b.Kind && a.Name == b.Name
+}
+
+func actorOrNil(a identity.Actor, ok bool) *identity.Actor {
+	if !ok {
+		return nil
+	}
+	return &a
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// takeDecision records the decision and passes it to the waiting pipeline.
+func (e *entity) takeDecision(ctx workflow.Context, verb string, req ApprovalRequest, actor string, by *identity.Actor) (ApprovalResult, error) {
+	w := e.s.Approval
+	source := first(req.Source, "cli")
+	d := ApprovalDecision{Verb: verb, Hash: w.Hash, Actor: actor, Reason: req.Reason, Source: source, At: workflow.Now(ctx)}
+	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: steps.Past(verb), Actor: actor, By: by, Reason: req.Reason, Source: source, At: d.At})
 	e.s.Approval = nil
 	e.upsertSearchAttributes(ctx)
 	res := ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}
@@ -176,9 +329,16 @@ func (e *entity) awaitApproval(ctx workflow.Context, w ApprovalWait) {
 			Reason: "a plan made again after the approval (" + short(w.Hash) + ") needs its own"})
 	}
 	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: approvalAwaiting, Reason: w.Why, At: w.Since})
+	if w.Required != nil {
+		// Whose request, which policy, who must approve: not the plan (the audit is for every reader).
+		e.audit(ctx, AuditRecord{At: w.Since, Decision: AuditApprovalAsked, Request: string(op.Kind) + " " + op.ID, Workflow: w.Pipeline,
+			Actor: w.Requester, PolicyHash: w.PolicyHash, Reason: "awaiting approval by " + w.Awaited()})
+	}
 	e.s.Approval = &w
 	e.upsertSearchAttributes(ctx)
-	e.notify(ctx, notify.KindAwaitingApproval, fmt.Sprintf("%s of %s awaits approval of plan %s: %s", op.Kind, e.s.Ref, short(w.Hash), w.What), nil)
+	// Sinks reach people who may not approve: they learn who must, not the plan or its hash.
+	e.notify(ctx, notify.KindAwaitingApproval, fmt.Sprintf("%s of %s awaits approval by %s until %s: approvers see the plan with slipway status %s",
+		op.Kind, e.s.Ref, w.Awaited(), stamp(w.Deadline), e.s.Ref), nil)
 }
 
 // endUnapproved applies a pipeline that ended at its approval: back where it started, nothing applied.
@@ -204,10 +364,8 @@ func (e *entity) approvalCondition() *lifecycle.Condition {
 	if w == nil {
 		return nil
 	}
-	msg := fmt.Sprintf("plan %s: %s; %s; until %s", short(w.Hash), w.What, w.Why, stamp(w.Deadline))
-	if len(w.Approvers) > 0 {
-		msg += "; approvers: " + strings.Join(w.Approvers, ", ")
-	}
+	// Conditions are for everyone who may read the instance: who must approve, not the plan.
+	msg := fmt.Sprintf("awaiting approval by %s until %s; approvers see the plan with slipway status %s", w.Awaited(), stamp(w.Deadline), e.s.Ref)
 	c := cond(CondAwaitingApproval, lifecycle.ConditionTrue, "PlanNeedsApproval", msg)
 	c.ObservedAt = w.Since
 	return &c

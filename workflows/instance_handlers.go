@@ -16,7 +16,15 @@ import (
 const maxConfigBytes = 256 << 10
 
 func (e *entity) register(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, e.status); err != nil {
+	status := func(req StatusRequest) (Status, error) {
+		st, err := e.status(req)
+		// The plan and its hash are for those who may approve it: the query's verified actor.
+		if actor, ok := queryActor(ctx); err == nil && (!ok || (e.s.Approval != nil && !mayApprove(actor, e.s.Approval))) {
+			redactApprovals(&st)
+		}
+		return st, err
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, status); err != nil {
 		return err
 	}
 	if err := workflow.SetUpdateHandler(ctx, UpdateRefresh, e.refresh); err != nil {
@@ -212,6 +220,9 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML,
 		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, ControlPlane: pool,
 	}
+	if a, ok := verifiedActor(ctx); ok {
+		op.Requester = &a
+	}
 	if req.Rollout != "" {
 		e.s.Rollout = req.Rollout
 	}
@@ -238,6 +249,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
 		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress, From: op.From, Render: e.s.Render,
+		Requester: op.Requester, Stack: e.s.Stack,
 	}
 	if op.Timeout > 0 {
 		in.Settings.DeployTimeout = op.Timeout

@@ -33,6 +33,8 @@ type pipeline struct {
 	// verifies records what merges render and verifies the files before terraform or a hook runs;
 	// quietVerify runs that step like the local steps, without a start signal of its own.
 	verifies, quietVerify bool
+	// policy asks the policy, with the plan, whether and by whom the operation must be approved.
+	policy bool
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
@@ -40,6 +42,8 @@ func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
 	p.local = runsShortStepsLocally(ctx)
 	p.controls = runsControls(ctx)
 	p.verifies, p.quietVerify = verifiesRenders(ctx)
+	p.policy = p.controls && approvesByPolicy(ctx)
+	workflow.Go(ctx, p.relayRefusals)
 	return p
 }
 

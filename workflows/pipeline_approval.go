@@ -13,6 +13,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -41,6 +43,30 @@ type ApprovalWait struct {
 	MR        *forge.MergeRequest `json:"mr,omitempty"`
 	// Voids is the approved plan this one replaced: a plan made again after approval needs its own.
 	Voids string `json:"voids,omitempty"`
+	// Required is the policy's requirement (groups, count, self-approval); nil in waits from
+	// before approvals were the policy's, which Approvers alone decide.
+	Required *policy.Requirement `json:"required,omitempty"`
+	// Requester asked for the operation; Approvals are the distinct approvers so far.
+	Requester  *identity.Actor  `json:"requester,omitempty"`
+	Approvals  []identity.Actor `json:"approvals,omitempty"`
+	PolicyHash string           `json:"policyHash,omitempty"`
+	// Redacted: this copy was read by someone who may not approve, so it has no plan, hash or summary.
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+// Awaited names who may approve, for anyone to read: the approvers, or "the instance's operators".
+func (w ApprovalWait) Awaited() string {
+	if r := w.Required; r != nil {
+		s := strings.Join(r.Groups, " or ")
+		if r.Count > 1 {
+			s = fmt.Sprintf("%d of %s", r.Count, s)
+		}
+		return s
+	}
+	if len(w.Approvers) == 0 {
+		return "the instance's operators"
+	}
+	return strings.Join(w.Approvers, ", ")
 }
 
 // ApprovalDecision is an accepted approve or reject, or the deadline passing.
@@ -79,6 +105,9 @@ func (p *pipeline) approvePlan(plan *steps.PlanOutput, what string) error {
 // approval stops the operation until hash is approved, when the rule asks for it: durably (a
 // signal wakes it), visibly (the instance shows AwaitingApproval), and for at most the rule's timeout.
 func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
+	if p.policy {
+		return p.policyApproval(hash, what, plan)
+	}
 	r := p.rule()
 	if r == nil {
 		return nil
@@ -91,15 +120,62 @@ func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
 	if !need || hash == p.approved {
 		return nil
 	}
+	return p.await(ApprovalWait{Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers}, r.Wait())
+}
+
+// unknownRequester stands for who asked for an operation accepted before requests carried a
+// verified actor: the policy still decides on the plan, and no one's approval is self-approval.
+var unknownRequester = identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "unverified-request"}
+
+// policyApproval asks the policy (a local activity, so the decision and the policy's hash are in
+// history) whether the operation may go on with this plan, and by whom it must be approved
+// first: the stack's approval rule is one of its inputs, and its platform rules (destroy,
+// deprovision, a stateful resource deleted or replaced) win over it.
+func (p *pipeline) policyApproval(hash, what string, plan *steps.PlanSummary) error {
+	r := p.rule()
+	if r == nil || hash == p.approved {
+		return nil
+	}
+	in := policy.Input{Operation: string(p.in.Operation), Tenant: p.in.Ref.Tenant, Name: p.in.Ref.Name, State: string(p.in.From),
+		Stack: policy.Stack{Name: p.in.Stack, Stateful: p.progress.Controls.Stateful, Approval: *r}}
+	in.Actor = unknownRequester
+	if p.in.Requester != nil {
+		in.Actor = *p.in.Requester
+	}
+	if plan != nil {
+		in.Plan = plan.PolicyJSON()
+	}
+	var d policy.Decision
+	if err := quick(p.ctx, true, steps.ActAuthorize, in).Get(p.ctx, &d); err != nil {
+		return &stepError{step: steps.Approval, err: err}
+	}
+	switch {
+	case !d.Allow:
+		return p.run(steps.Approval, false, func(workflow.Context) (string, error) {
+			return "", temporal.NewNonRetryableApplicationError("denied by policy "+short(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
+		})
+	case d.Approval == nil:
+		return nil
+	}
+	req := *d.Approval
+	req.Count = max(req.Count, 1)
+	return p.await(ApprovalWait{Hash: hash, What: what, Plan: plan, Why: d.Reason, Approvers: req.Groups,
+		Required: &req, Requester: p.in.Requester, PolicyHash: d.PolicyHash}, r.Wait())
+}
+
+// await stops the operation until w's plan is approved or rejected, or wait passes.
+func (p *pipeline) await(w ApprovalWait, wait time.Duration) error {
+	hash := w.Hash
 	return p.run(steps.Approval, false, func(ctx workflow.Context) (string, error) {
 		now := workflow.Now(ctx)
-		w := ApprovalWait{OpID: p.in.OpID, Attempt: p.in.Attempt, Pipeline: workflow.GetInfo(ctx).WorkflowExecution.ID,
-			Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers, Since: now, Deadline: now.Add(r.Wait()), Voids: p.approved}
+		w.OpID, w.Attempt, w.Pipeline = p.in.OpID, p.in.Attempt, workflow.GetInfo(ctx).WorkflowExecution.ID
+		w.Since, w.Deadline, w.Voids = now, now.Add(wait), p.approved
 		if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
 			w.MR = mr
 		}
-		workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Awaiting approval** of plan `%s` — %s\n\n%s\n\n`slipway approve %s --plan %s`",
-			short(hash), what, why, p.in.Ref, short(hash)))
+		// The UI shows details to everyone who can read: the plan and its hash are for approvers.
+		workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Awaiting approval** by %s until %s\n\nApprovers see the plan with `slipway status %s`",
+			w.Awaited(), stamp(w.Deadline), p.in.Ref))
 		if p.in.ParentID != "" {
 			_ = workflow.SignalExternalWorkflow(ctx, p.in.ParentID, "", SignalAwaitingApproval, w).Get(ctx, nil)
 		}
@@ -116,17 +192,16 @@ func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
 	})
 }
 
-// announce comments the plan and how to approve it on the open MR; reviewers look there.
+// announce tells the open MR who must approve and how; anyone who can read the MR reads it, so
+// it names neither the plan's hash nor its summary: approvers read those with slipway status.
 func (p *pipeline) announce(ctx workflow.Context, w ApprovalWait) {
 	if w.MR == nil {
 		return
 	}
-	body := fmt.Sprintf("**slipway: %s %s awaits approval** of plan `%s`\n\n%s\n\n%s; until %s.\n\nComment `/slipway approve %s` or `/slipway reject <reason>`, or run `slipway approve %s --plan %s`.",
-		p.in.Operation, p.in.Ref, w.Hash, w.What, w.Why, stamp(w.Deadline), short(w.Hash), p.in.Ref, short(w.Hash))
-	if len(w.Approvers) > 0 {
-		body += "\n\nApprovers: " + strings.Join(w.Approvers, ", ")
-	}
-	in := steps.AnnounceInput{Ref: p.in.Ref, MR: w.MR.Branch, Body: body, Key: "approval-" + w.Hash}
+	body := fmt.Sprintf("**slipway: %s %s awaits approval** by %s, until %s.\n\nAn approver reads the plan and its hash with `slipway status %s`, then comments `/slipway approve <hash>` or `/slipway reject <reason>` here, or runs `slipway approve %s --plan <hash>`.",
+		p.in.Operation, p.in.Ref, w.Awaited(), stamp(w.Deadline), p.in.Ref, p.in.Ref)
+	// The key is a digest of the hash: the comment's hidden marker must not carry the hash either.
+	in := steps.AnnounceInput{Ref: p.in.Ref, MR: w.MR.Branch, Body: body, Key: "approval-" + operationHash("announce", w.Hash)[:24]}
 	// Best effort: the wait is recorded in the instance whether or not the comment lands.
 	_ = workflow.ExecuteActivity(shortCtx(ctx), steps.ActAnnouncePlan, in).Get(ctx, nil)
 }
@@ -203,7 +278,12 @@ func operationHash(parts ...string) string {
 func (p *pipeline) planOnMR() error {
 	r := p.rule()
 	mr := p.progress.MR
-	if r == nil || r.Policy == "" || r.Policy == approval.Never || mr == nil || p.progress.done(steps.MergeMR) {
+	if r == nil || mr == nil || p.progress.done(steps.MergeMR) {
+		return nil
+	}
+	// Under the policy, a plan that replaces a stateful resource waits whatever the stack's rule says.
+	stateful := p.policy && len(p.progress.Controls.Stateful) > 0
+	if (r.Policy == "" || r.Policy == approval.Never) && !stateful {
 		return nil
 	}
 	rev := mr.HeadSHA
@@ -237,7 +317,8 @@ func (p *pipeline) approveRemoval() error {
 	if r == nil {
 		return nil
 	}
-	if need, _ := r.Needs(p.in.Operation, nil); !need {
+	// Under the policy, destroy and deprovision always plan first: the policy reads that plan.
+	if need, _ := r.Needs(p.in.Operation, nil); !need && !p.policy {
 		return nil
 	}
 	names := p.in.Ref.Derived()

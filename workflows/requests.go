@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -71,6 +72,10 @@ type PipelineInput struct {
 	From lifecycle.State `json:"from,omitempty"`
 	// Render is what slipway last merged into the instance's directory; nil before any was recorded.
 	Render *steps.Render `json:"render,omitempty"`
+	// Requester is the verified actor who asked for the operation, for the policy at its approval.
+	Requester *identity.Actor `json:"requester,omitempty"`
+	// Stack is the instance's stack, for the policy.
+	Stack string `json:"stack,omitempty"`
 }
 
 // PipelineResult is a successful pipeline's outcome.

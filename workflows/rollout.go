@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -22,6 +23,8 @@ func RolloutWorkflow(ctx workflow.Context, in RolloutInput) (RolloutStatus, erro
 	if in.State != nil {
 		r.s = *in.State
 	}
+	// Pause, resume and abort are decided by the policy before their handlers run (verified-requests v2).
+	attest.SetAuthorizer(ctx, r.authorize)
 	if err := r.register(ctx); err != nil {
 		return RolloutStatus{}, err
 	}

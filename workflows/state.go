@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -58,6 +59,7 @@ type InstanceState struct {
 	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last
 	NamesClaimed     bool                  `json:"namesClaimed,omitempty"`  // Ref.Names are claimed (internal/nameclaim)
 	Render           *steps.Render         `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
+	Audit            []AuditRecord         `json:"audit,omitempty"`         // decisions about requests, newest last (bounded)
 	Settings         Settings              `json:"settings"`
 }
 
@@ -75,25 +77,27 @@ const (
 
 // Operation is one requested pipeline and everything that happened to it.
 type Operation struct {
-	ID         string              `json:"id"`
-	Kind       lifecycle.Operation `json:"kind"`
-	RequestID  string              `json:"requestID,omitempty"`
-	Actor      string              `json:"actor,omitempty"`
-	From       lifecycle.State     `json:"from"`
-	Attempt    int                 `json:"attempt"`
-	Pipeline   string              `json:"pipeline,omitempty"` // child workflow ID of the latest attempt
-	Result     string              `json:"result"`
-	Step       string              `json:"step,omitempty"`
-	Steps      []StepRecord        `json:"steps,omitempty"`
-	Failure    *Failure            `json:"failure,omitempty"`
-	Progress   Progress            `json:"progress"`
-	ConfigYAML string              `json:"configYAML,omitempty"`
-	Timeout    time.Duration       `json:"deployTimeout,omitempty"` // this operation's deploy deadline, if set
-	Plan       *steps.PlanSummary  `json:"plan,omitempty"`
-	Diff       string              `json:"diff,omitempty"`
-	StartedAt  time.Time           `json:"startedAt"`
-	EndedAt    time.Time           `json:"endedAt,omitempty"`
-	Rollout    string              `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
+	ID        string              `json:"id"`
+	Kind      lifecycle.Operation `json:"kind"`
+	RequestID string              `json:"requestID,omitempty"`
+	Actor     string              `json:"actor,omitempty"`
+	// Requester is the verified actor who asked for it: an approval of it may not be theirs alone.
+	Requester  *identity.Actor    `json:"requester,omitempty"`
+	From       lifecycle.State    `json:"from"`
+	Attempt    int                `json:"attempt"`
+	Pipeline   string             `json:"pipeline,omitempty"` // child workflow ID of the latest attempt
+	Result     string             `json:"result"`
+	Step       string             `json:"step,omitempty"`
+	Steps      []StepRecord       `json:"steps,omitempty"`
+	Failure    *Failure           `json:"failure,omitempty"`
+	Progress   Progress           `json:"progress"`
+	ConfigYAML string             `json:"configYAML,omitempty"`
+	Timeout    time.Duration      `json:"deployTimeout,omitempty"` // this operation's deploy deadline, if set
+	Plan       *steps.PlanSummary `json:"plan,omitempty"`
+	Diff       string             `json:"diff,omitempty"`
+	StartedAt  time.Time          `json:"startedAt"`
+	EndedAt    time.Time          `json:"endedAt,omitempty"`
+	Rollout    string             `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
 	// ControlPlane is the worker pool its pipelines run on ("" for the entity's own task queue).
 	ControlPlane string `json:"controlPlane,omitempty"`
 }

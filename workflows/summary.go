@@ -38,8 +38,8 @@ func (e *entity) details() string {
 	switch {
 	case e.s.Approval != nil:
 		w := e.s.Approval
-		return fmt.Sprintf("%s: %s %s awaits approval of plan %s (%s) until %s: slipway approve %s --plan %s",
-			e.s.State, op.Kind, op.ID, short(w.Hash), w.What, stamp(w.Deadline), e.s.Ref, short(w.Hash))
+		return fmt.Sprintf("%s: %s %s awaits approval by %s until %s (approvers see the plan with slipway status %s)",
+			e.s.State, op.Kind, op.ID, w.Awaited(), stamp(w.Deadline), e.s.Ref)
 	case op != nil && op.Result == ResultRunning && op.Step != "":
 		return fmt.Sprintf("%s: %s %s at step %s (attempt %d)", e.s.State, op.Kind, op.ID, op.Step, op.Attempt)
 	case op != nil && op.Result == ResultRunning:

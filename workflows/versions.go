@@ -31,10 +31,20 @@ const (
 	changeRenderProvenance = "render-provenance"
 	// changeClaimRecorded claims the names an instance recorded without claiming them (the legacy ones).
 	changeClaimRecorded = "claim-recorded-names"
+	// changePolicyApprovals asks the policy, with the plan, whether and by whom an operation must be approved.
+	changePolicyApprovals = "policy-approvals"
+	// changeVerifiedApprover checks an approval of a wait from before the policy against the verified approver's name.
+	changeVerifiedApprover = "verified-approver"
 	// changeVerifiedRequests verifies every start, update and signal's attestation (internal/attest's
 	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones).
 	changeVerifiedRequests = attest.ChangeVerifiedRequests
 )
+
+// approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
+// plan JSON) rather than the stack's approval rule alone.
+func approvesByPolicy(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changePolicyApprovals, workflow.DefaultVersion, 1) >= 1
+}
 
 // withSecrets reports whether this pipeline run takes the secret steps.
 func withSecrets(ctx workflow.Context) bool {

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/attest"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -62,6 +63,11 @@ func (i instances) Retry(ctx context.Context, ref steps.Ref, actor, requestID st
 
 // refusal wraps the instance's own answers (busy, not allowed, invalid) as a RefusedError.
 func refusal(err error) error {
+	var denied *temporal.ApplicationError
+	if errors.As(err, &denied) && (denied.Type() == "PolicyDenied" || denied.Type() == attest.ErrorType) {
+		// The policy's answer (or a refused identity) is the instance's: no retry changes it.
+		return &activities.RefusedError{Err: errors.New(denied.Message())}
+	}
 	if !slipclient.IsBadRequest(err) {
 		return err
 	}

@@ -190,3 +190,21 @@ func TestLoadAndDevKey(t *testing.T) {
 		t.Fatal("a missing key file loads")
 	}
 }
+
+// BenchmarkSignVerify: what one attestation costs a client and the worker.
+func BenchmarkSignVerify(b *testing.B) {
+	key, _ := Generate()
+	k, _ := Parse("bench", key)
+	arg := approval{PlanHash: strings.Repeat("a", 64), Note: "bench"}
+	d, _ := Digest(arg)
+	at := time.Now()
+	for b.Loop() {
+		a, err := k.Sign(alice, "instance/acme/web", KindUpdate, "approve", at, arg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := k.Verify(a, Request{Target: "instance/acme/web", Kind: KindUpdate, Name: "approve", Digest: d, Now: at}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -192,3 +192,18 @@ func (k *Keyring) check(header map[string]*commonpb.Payload, req Request, dc con
 	}
 	return identity.Actor{}, first
 }
+
+// Claimed returns the actor the header's attestation of a kind request names, unverified: for
+// showing history to people (the worker verified it, or refused the request, when it ran).
+func Claimed(header map[string]*commonpb.Payload, dc converter.DataConverter, kind string) (identity.Actor, bool) {
+	as, err := decodeHeader(header, dc)
+	if err != nil {
+		return identity.Actor{}, false
+	}
+	for _, a := range as {
+		if a.Kind == kind {
+			return a.Actor, true
+		}
+	}
+	return identity.Actor{}, false
+}

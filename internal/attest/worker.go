@@ -85,9 +85,14 @@ type inbound struct {
 	w *workerInterceptor
 	// legacy is set for runs that began before requests were verified; started once that is known.
 	legacy, started bool
+	// authorizes is set for runs whose verified updates the workflow's Authorizer decides too.
+	authorizes bool
+	authz      authorizerSlot
 	// pending holds the signals that arrived before the run's first code ran (with a
 	// signal-with-start, or in the first workflow task): they wait for the version.
 	pending []pendingSignal
+	// q holds the actor of the query being answered (query.go).
+	q *querier
 }
 
 type pendingSignal struct {
@@ -96,6 +101,23 @@ type pendingSignal struct {
 }
 
 type verifiedKey struct{}
+
+type authorizerKey struct{}
+
+// Authorizer decides a verified update before its handler runs (the request-level policy); an
+// error refuses it, and the handler never runs.
+type Authorizer func(ctx workflow.Context, actor identity.Actor, update string, args []any) error
+
+type authorizerSlot struct{ fn Authorizer }
+
+// SetAuthorizer has fn decide every verified update of the run ctx belongs to (call it from
+// the workflow function, before handlers run). Runs from before version 2 of
+// ChangeVerifiedRequests never call it, so their histories replay.
+func SetAuthorizer(ctx workflow.Context, fn Authorizer) {
+	if s, ok := ctx.Value(authorizerKey{}).(*authorizerSlot); ok {
+		s.fn = fn
+	}
+}
 
 // Verified returns the verified actor of the update (or start) ctx handles.
 func Verified(ctx workflow.Context) (identity.Actor, bool) {
@@ -117,8 +139,11 @@ func refused(why error) error {
 }
 
 func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	ctx = i.withQuerier(ctx)
 	// At the top of every run, so the marker is always the run's first command.
-	i.legacy = workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 1) == workflow.DefaultVersion
+	// Version 1 verifies requests; version 2 also has the workflow's Authorizer decide updates.
+	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 2)
+	i.legacy, i.authorizes = v == workflow.DefaultVersion, v >= 2
 	i.started = true
 	for _, p := range i.pending {
 		if err := i.HandleSignal(p.ctx, p.in); err != nil {
@@ -129,6 +154,7 @@ func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteW
 	if i.legacy {
 		return i.Next.ExecuteWorkflow(ctx, in)
 	}
+	ctx = workflow.WithValue(ctx, authorizerKey{}, &i.authz)
 	info := workflow.GetInfo(ctx)
 	// A continued run was started by its own previous run (verified when it first started).
 	if info.ContinuedExecutionRunID != "" || i.scheduledRun(ctx, info.WorkflowType.Name) {
@@ -157,6 +183,28 @@ func (i *inbound) scheduledRun(ctx workflow.Context, workflowType string) bool {
 	return ok && by != ""
 }
 
+// ValidateUpdate accepts an unverified update without running the workflow's validators, so it
+// learns nothing of the instance's state and its refusal (in ExecuteUpdate) is kept in history.
+func (i *inbound) ValidateUpdate(ctx workflow.Context, in *interceptor.UpdateInput) error {
+	if !i.started || i.legacy {
+		return i.Next.ValidateUpdate(ctx, in)
+	}
+	if _, err := i.verifyUpdate(ctx, in); err != nil {
+		return nil
+	}
+	return i.Next.ValidateUpdate(ctx, in)
+}
+
+// verifyUpdate returns the verified actor of the update ctx handles.
+func (i *inbound) verifyUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (identity.Actor, error) {
+	d, err := Digest(in.Args...)
+	if err != nil {
+		return identity.Actor{}, err
+	}
+	return i.w.k.check(interceptor.WorkflowHeader(ctx), Request{Target: workflow.GetInfo(ctx).WorkflowExecution.ID,
+		Kind: KindUpdate, Name: in.Name, Digest: d, Now: workflow.Now(ctx)}, i.w.dc)
+}
+
 func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (any, error) {
 	if !i.started {
 		if err := workflow.Await(ctx, func() bool { return i.started }); err != nil {
@@ -166,17 +214,18 @@ func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInpu
 	if i.legacy {
 		return i.Next.ExecuteUpdate(ctx, in)
 	}
-	d, err := Digest(in.Args...)
-	if err != nil {
-		return nil, refused(err)
-	}
-	actor, err := i.w.k.check(interceptor.WorkflowHeader(ctx), Request{Target: workflow.GetInfo(ctx).WorkflowExecution.ID,
-		Kind: KindUpdate, Name: in.Name, Digest: d, Now: workflow.Now(ctx)}, i.w.dc)
+	actor, err := i.verifyUpdate(ctx, in)
 	if err != nil {
 		// The handler never runs: the update's failure in history is the record of the refusal.
 		return nil, refused(err)
 	}
-	return i.Next.ExecuteUpdate(workflow.WithValue(ctx, verifiedKey{}, actor), in)
+	ctx = workflow.WithValue(ctx, verifiedKey{}, actor)
+	if i.authorizes && i.authz.fn != nil {
+		if err := i.authz.fn(ctx, actor, in.Name, in.Args); err != nil {
+			return nil, err
+		}
+	}
+	return i.Next.ExecuteUpdate(ctx, in)
 }
 
 func (i *inbound) HandleSignal(ctx workflow.Context, in *interceptor.HandleSignalInput) error {

@@ -64,7 +64,23 @@ func (g *globals) rejectCmd() *cobra.Command {
 
 func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflows.ApprovalRequest) error {
 	req.Actor, req.Source = g.actor, "cli"
-	return g.withInstance(cmd, arg, func(ref steps.Ref, c *client.Client) error {
+	ref, err := parseRef(arg)
+	if err != nil {
+		return err
+	}
+	api, err := g.api()
+	if err != nil {
+		return err
+	}
+	if api != nil {
+		res, err := api.Approval(cmd.Context(), ref, verb, req)
+		if err != nil {
+			return err
+		}
+		g.printf("%s: plan %s of %s %s %s\n", ref, shortSHA(res.Hash), res.Operation, res.OpID, steps.Past(verb))
+		return nil
+	}
+	return g.withSignedClient(cmd, func(c *client.Client) error {
 		res, err := c.Approval(cmd.Context(), ref, verb, req, "")
 		if err != nil {
 			return err
@@ -76,6 +92,21 @@ func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflo
 
 // writeApproval shows what an operation waits on: the plan, its hash and how to approve it.
 func writeApproval(w io.Writer, ref string, a *workflows.ApprovalWait, now time.Time) {
+	if a.Redacted {
+		// The instance shows the plan only to who may approve it.
+		fmt.Fprintf(w, "awaiting approval by %s, waiting %s, until %s\n", a.Awaited(), age(now, a.Since), a.Deadline.UTC().Format(time.RFC3339))
+		if a.MR != nil {
+			fmt.Fprintf(w, "  MR: %s %s\n", a.MR.ID, a.MR.URL)
+		}
+		return
+	}
+	if a.Required != nil {
+		fmt.Fprintf(w, "awaiting approval by %s", a.Awaited())
+		if n := len(a.Approvals); n > 0 {
+			fmt.Fprintf(w, " (%d of %d given)", n, a.Required.Count)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "awaiting approval: plan %s, waiting %s, until %s\n", a.Hash, age(now, a.Since), a.Deadline.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "  plan: %s\n  why: %s\n", a.What, a.Why)
 	if p := a.Plan; p != nil {

@@ -43,7 +43,23 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 				}
 				req.To = st
 			}
-			c, err := g.dial(cmd.Context())
+			follow := wait || d != lifecycle.DecisionRetry || lockID != "" || skipHook || acceptRender
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			if api != nil {
+				acc, err := api.Decide(cmd.Context(), ref, d, req, g.requestID)
+				if err != nil {
+					return err
+				}
+				g.printf("accepted: %s of %s (request %s)\n", d, ref, acc.RequestID)
+				if !follow {
+					return nil
+				}
+				return g.followAPI(cmd.Context(), api, ref, acc.RequestID)
+			}
+			c, err := g.dialSigned(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -55,7 +71,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 				return err
 			}
 			g.printf("accepted: %s of %s (request %s)\n", d, ref, h.RequestID)
-			if !wait && d == lifecycle.DecisionRetry && lockID == "" && !skipHook && !acceptRender {
+			if !follow {
 				return nil
 			}
 			return g.follow(cmd.Context(), c, h)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/logging"
@@ -141,10 +142,15 @@ func printKey(g *globals, env *devenv.Env) {
 
 // keyExport is the line other shells need, unless they find the key by themselves.
 func keyExport(env *devenv.Env) string {
-	if env.KeyFile == "" {
-		return ""
+	var out string
+	if env.KeyFile != "" {
+		out = "  export " + codec.EnvKeyFile + "=" + env.KeyFile + "\n"
 	}
-	return "  export " + codec.EnvKeyFile + "=" + env.KeyFile + "\n"
+	// The CLI finds the default dev state dir's attestation key by itself; another dir's it must be told.
+	if env.AttestKeyFile != "" && env.AttestKeyFile != attest.DevKeyFile() {
+		out += "  export " + attest.EnvKeyFile + "=" + env.AttestKeyFile + "\n"
+	}
+	return out
 }
 
 func checkEngine(engine string, nodes int, nodesSet bool) error {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -26,6 +27,25 @@ next deploy clears it. --remediate deploy sends a drifted instance a normal depl
 	}
 	cmd.AddCommand(g.driftScheduleCmd(), g.driftCheckCmd(), g.driftListCmd(), g.driftUnscheduleCmd())
 	return cmd
+}
+
+// drifter is what the drift commands send: to Temporal, or through the server with --server.
+type drifter interface {
+	ScheduleDrift(ctx context.Context, id string, every time.Duration, scope steps.DriftScope) error
+	Unschedule(ctx context.Context, id string) error
+	SweepDrift(ctx context.Context, scope steps.DriftScope) (workflows.DriftSweepResult, error)
+}
+
+// withDrift runs fn with the server's client when --server is set, else with a Temporal client.
+func (g *globals) withDrift(cmd *cobra.Command, fn func(drifter) error) error {
+	api, err := g.api()
+	if err != nil {
+		return err
+	}
+	if api != nil {
+		return fn(api)
+	}
+	return g.withSignedClient(cmd, func(c *client.Client) error { return fn(c) })
 }
 
 // driftScope are the flags that pick instances and the policy.
@@ -80,8 +100,8 @@ func (g *globals) driftScheduleCmd() *cobra.Command {
 			case !labelRE.MatchString(id):
 				return usageErr("--id %q: must be a lowercase label (a-z, 0-9, -)", id)
 			}
-			return g.withClient(cmd, func(c *client.Client) error {
-				if err := c.ScheduleDrift(cmd.Context(), id, every, scope); err != nil {
+			return g.withDrift(cmd, func(d drifter) error {
+				if err := d.ScheduleDrift(cmd.Context(), id, every, scope); err != nil {
 					return err
 				}
 				g.printf("schedule %s: %s every %s (overlapping runs are skipped); see it in the UI's Schedules\n",
@@ -102,8 +122,8 @@ func (g *globals) driftUnscheduleCmd() *cobra.Command {
 		Short: "Delete a drift schedule; a check already running finishes",
 		Args:  exactArgs(1, "the schedule ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withClient(cmd, func(c *client.Client) error {
-				if err := c.Unschedule(cmd.Context(), args[0]); err != nil {
+			return g.withDrift(cmd, func(d drifter) error {
+				if err := d.Unschedule(cmd.Context(), args[0]); err != nil {
 					return err
 				}
 				g.printf("schedule %s deleted\n", client.DriftScheduleID(args[0]))
@@ -125,8 +145,8 @@ func (g *globals) driftCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.withClient(cmd, func(c *client.Client) error {
-				res, err := c.SweepDrift(cmd.Context(), scope)
+			return g.withDrift(cmd, func(d drifter) error {
+				res, err := d.SweepDrift(cmd.Context(), scope)
 				if err != nil {
 					return err
 				}

@@ -48,14 +48,12 @@ func (g *globals) gateUpdateCmd(verb, update, short string, timeout *time.Durati
 				}
 				req.Timeout = *timeout
 			}
-			return g.withInstance(cmd, args[0], func(ref steps.Ref, c *client.Client) error {
-				gs, err := c.Gate(cmd.Context(), ref, update, req)
-				if err != nil {
-					return err
-				}
-				g.printf("%s: gates: %s\n", ref, gateNames(gs))
-				return nil
-			})
+			ref, gs, err := g.gate(cmd, args[0], update, req)
+			if err != nil {
+				return err
+			}
+			g.printf("%s: gates: %s\n", ref, gateNames(gs))
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(reason, "reason", "", "why; recorded with the actor")
@@ -89,32 +87,41 @@ func (g *globals) cancelCmd() *cobra.Command {
 		Short: "End the operation waiting at the instance's scheduling gates; nothing is changed",
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withInstance(cmd, args[0], func(ref steps.Ref, c *client.Client) error {
-				if _, err := c.Gate(cmd.Context(), ref, workflows.UpdateCancel, workflows.GateRequest{Actor: g.actor, Reason: reason}); err != nil {
-					return err
-				}
-				g.printf("%s: the waiting operation was cancelled; nothing was changed\n", ref)
-				return nil
-			})
+			ref, _, err := g.gate(cmd, args[0], workflows.UpdateCancel, workflows.GateRequest{Actor: g.actor, Reason: reason})
+			if err != nil {
+				return err
+			}
+			g.printf("%s: the waiting operation was cancelled; nothing was changed\n", ref)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why; recorded with the actor")
 	return cmd
 }
 
-func gateNames(gs []workflows.Gate) string {
-	if len(gs) == 0 {
-		return "none"
+// gate sends gate-add, gate-remove or cancel: through the server with --server, else on Temporal.
+func (g *globals) gate(cmd *cobra.Command, arg, update string, req workflows.GateRequest) (steps.Ref, []workflows.Gate, error) {
+	ref, err := parseRef(arg)
+	if err != nil {
+		return ref, nil, err
 	}
-	s := ""
-	for i, gt := range gs {
-		if i > 0 {
-			s += ", "
-		}
-		s += gt.Name
+	api, err := g.api()
+	if err != nil {
+		return ref, nil, err
 	}
-	return s
+	if api != nil {
+		gs, err := api.Gate(cmd.Context(), ref, update, req)
+		return ref, gs, err
+	}
+	var gs []workflows.Gate
+	err = g.withSignedClient(cmd, func(c *client.Client) error {
+		gs, err = c.Gate(cmd.Context(), ref, update, req)
+		return err
+	})
+	return ref, gs, err
 }
+
+func gateNames(gs []workflows.Gate) string { return client.GateNames(gs) }
 
 // writeGates prints the gates and how long an operation has waited at them.
 func writeGates(w io.Writer, st *workflows.Status, now time.Time) {

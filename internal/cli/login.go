@@ -30,7 +30,7 @@ const (
 	defaultOIDCClientID = identity.DefaultClientID
 	defaultOIDCScopes   = "openid profile email groups offline_access"
 	// exitNotSignedIn is the "refused" exit code: not signed in, or the token is refused.
-	exitNotSignedIn = 3
+	exitNotSignedIn = ExitRefused
 )
 
 type loginFlags struct {

@@ -1,5 +1,6 @@
 // Package cli is the `slipway` command line (cobra). Exit codes: 0 success,
-// 1 a failed operation (or an error reaching the system), 2 bad input or usage.
+// 1 a failed operation (or an error reaching the system), 2 bad input or usage,
+// 3 refused: not signed in, or denied by policy.
 package cli
 
 import (
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/slipway-dev/slipway/internal/apiserver"
 	"github.com/slipway-dev/slipway/internal/client"
 )
 
@@ -20,6 +22,8 @@ const (
 	ExitOK     = 0
 	ExitFailed = 1
 	ExitUsage  = 2
+	// ExitRefused: not signed in (no, expired or foreign token; no key), or denied by policy.
+	ExitRefused = 3
 )
 
 // Streams are where a command reads and writes.
@@ -47,8 +51,11 @@ func Main(ctx context.Context, args []string, s Streams) int {
 		return ex.code
 	}
 	fmt.Fprintln(s.Err, "error:", err)
+	if client.IsRefused(err) {
+		return ExitRefused
+	}
 	// cobra reports an unknown subcommand as a plain error; it is still usage.
-	if client.IsBadRequest(err) || strings.HasPrefix(err.Error(), "unknown command") {
+	if apiserver.IsBadRequest(err) || strings.HasPrefix(err.Error(), "unknown command") {
 		return ExitUsage
 	}
 	return ExitFailed

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"time"
 
@@ -115,39 +114,32 @@ func (g *globals) deprovisionCmd() *cobra.Command {
 }
 
 // submit checks the request against the instance, validates any config on a
-// worker, sends the update and, with wait, follows it to the end.
+// worker, sends the update and, with wait, follows it to the end. With --server the
+// server does the same as the signed-in person.
 func (g *globals) submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, wait bool) error {
-	c, err := g.dial(ctx)
+	req.Actor = g.actor
+	api, err := g.api()
+	if err != nil {
+		return err
+	}
+	if api != nil {
+		acc, err := api.Submit(ctx, ref, op, req, g.requestID)
+		if err != nil {
+			return err
+		}
+		g.printf("accepted: %s of %s (request %s)\n", op, ref, acc.RequestID)
+		if !wait {
+			return nil
+		}
+		return g.followAPI(ctx, api, ref, acc.RequestID)
+	}
+	c, err := g.dialSigned(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	req.Actor = g.actor
-	deployed := ""
-	if op != lifecycle.OpProvision {
-		st, err := c.Status(ctx, ref, workflows.StatusRequest{})
-		if err != nil {
-			return err
-		}
-		if w := st.Waiting; w != nil {
-			return &client.RejectedError{Busy: true, Message: fmt.Sprintf("%s is busy: %s waiting at scheduling gates (%s) since %s; %s is rejected, not queued — remove the gates, or slipway cancel %s",
-				ref, w.Operation, gateNames(st.Gates), w.Since.UTC().Format(time.RFC3339), op, ref)}
-		}
-		if err := lifecycle.Check(st.State, op); err != nil {
-			return &client.RejectedError{Message: ref.String() + ": " + err.Error()}
-		}
-		deployed = st.Deployed
-	}
-	if req.ConfigYAML != "" {
-		in := steps.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed}
-		if _, err := c.Validate(ctx, in); err != nil {
-			return err
-		}
-	}
-	if op == lifecycle.OpProvision {
-		if err := c.CheckNames(ctx, ref); err != nil {
-			return err
-		}
+	if _, err := c.Precheck(ctx, ref, op, req); err != nil {
+		return err
 	}
 	h, err := g.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
 		return c.Submit(ctx, ref, op, req, g.requestID)

@@ -30,31 +30,7 @@ func (g *globals) planCmd() *cobra.Command {
 					return err
 				}
 			}
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			st, err := c.Status(cmd.Context(), ref, workflows.StatusRequest{})
-			if err != nil {
-				return err
-			}
-			if err := lifecycle.Check(st.State, lifecycle.OpPlan); err != nil {
-				return &client.RejectedError{Message: ref.String() + ": " + err.Error()}
-			}
-			if req.ConfigYAML != "" {
-				in := steps.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: st.Deployed}
-				if _, err := c.Validate(cmd.Context(), in); err != nil {
-					return err
-				}
-			}
-			h, err := g.accepting(cmd.Context(), func(ctx context.Context) (*client.Handle, error) {
-				return c.Submit(ctx, ref, lifecycle.OpPlan, req, g.requestID)
-			})
-			if err != nil {
-				return err
-			}
-			res, err := h.Get(cmd.Context())
+			res, err := g.plan(cmd.Context(), ref, req)
 			if err != nil {
 				return err
 			}
@@ -74,6 +50,36 @@ func (g *globals) planCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&file, "file", "f", "", "plan a changed instance file instead of the committed one")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	return cmd
+}
+
+// plan runs a plan and waits for it: through the server with --server, else on Temporal.
+func (g *globals) plan(ctx context.Context, ref steps.Ref, req workflows.OperationRequest) (workflows.OperationResult, error) {
+	api, err := g.api()
+	if err != nil {
+		return workflows.OperationResult{}, err
+	}
+	if api != nil {
+		acc, err := api.Submit(ctx, ref, lifecycle.OpPlan, req, g.requestID)
+		if err != nil {
+			return workflows.OperationResult{}, err
+		}
+		return api.Wait(ctx, ref, acc.RequestID, nil)
+	}
+	c, err := g.dialSigned(ctx)
+	if err != nil {
+		return workflows.OperationResult{}, err
+	}
+	defer c.Close()
+	if _, err := c.Precheck(ctx, ref, lifecycle.OpPlan, req); err != nil {
+		return workflows.OperationResult{}, err
+	}
+	h, err := g.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
+		return c.Submit(ctx, ref, lifecycle.OpPlan, req, g.requestID)
+	})
+	if err != nil {
+		return workflows.OperationResult{}, err
+	}
+	return h.Get(ctx)
 }
 
 func (g *globals) printPlan(ref string, res workflows.OperationResult) {

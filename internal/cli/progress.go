@@ -23,11 +23,7 @@ func (g *globals) follow(ctx context.Context, c *client.Client, h *client.Handle
 	if err != nil {
 		return err
 	}
-	g.printResult(h.Ref.String(), res)
-	if res.Result == workflows.ResultFailed {
-		return failed
-	}
-	return nil
+	return g.finish(h.Ref.String(), res)
 }
 
 // progressView shows an operation's steps from the status snapshots a wait or watch reads.

@@ -112,13 +112,25 @@ func parseBatch(b string) (size, percent int, err error) {
 	return n, 0, nil
 }
 
-// withPlan checks the flags, computes the action list on a worker, and hands both to fn.
+// withPlan checks the flags, computes the action list on a worker, and hands both to fn; with
+// --server the plan comes through the server and fn gets no client.
 func (g *globals) withPlan(cmd *cobra.Command, f *rolloutFlags, fn func(*client.Client, steps.RolloutSpec, steps.RolloutPlan) error) error {
 	spec, err := f.spec(g)
 	if err != nil {
 		return err
 	}
-	return g.withClient(cmd, func(c *client.Client) error {
+	api, err := g.api()
+	if err != nil {
+		return err
+	}
+	if api != nil {
+		plan, err := api.PlanRollout(cmd.Context(), spec)
+		if err != nil {
+			return err
+		}
+		return fn(nil, spec, plan)
+	}
+	return g.withSignedClient(cmd, func(c *client.Client) error {
 		plan, err := c.PlanRollout(cmd.Context(), spec)
 		if err != nil {
 			return err
@@ -153,6 +165,25 @@ func (g *globals) rolloutStartCmd() *cobra.Command {
 		Short: "Start a rollout (workflow rollout/<id>); --wait follows it to its end",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if api, err := g.api(); err != nil || api != nil {
+				if err != nil {
+					return err
+				}
+				spec, err := f.spec(g)
+				if err != nil {
+					return err
+				}
+				// The server plans first, so bad input starts nothing; the policy decides on the start.
+				plan, err := api.StartRollout(cmd.Context(), spec)
+				if err != nil {
+					return err
+				}
+				g.printf("rollout %s started (workflow %s): %s\n", spec.ID, workflows.RolloutWorkflowID(spec.ID), rolloutPlanLine(spec, plan))
+				if !wait {
+					return nil
+				}
+				return g.withClient(cmd, func(c *client.Client) error { return g.followRollout(cmd, c, spec.ID) })
+			}
 			// The plan checks the stack and every --set on a worker first: bad input starts nothing.
 			return g.withPlan(cmd, &f, func(c *client.Client, spec steps.RolloutSpec, plan steps.RolloutPlan) error {
 				if err := c.StartRollout(cmd.Context(), spec); err != nil {

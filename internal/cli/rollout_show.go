@@ -186,8 +186,21 @@ func (g *globals) rolloutControlCmd(update, short string) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(1, "the rollout ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withClient(cmd, func(c *client.Client) error {
-				st, err := c.ControlRollout(cmd.Context(), args[0], update, workflows.RolloutRequest{Actor: g.actor, Reason: reason})
+			req := workflows.RolloutRequest{Actor: g.actor, Reason: reason}
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			if api != nil {
+				st, err := api.ControlRollout(cmd.Context(), args[0], update, req)
+				if err != nil {
+					return err
+				}
+				g.printf("rollout %s: %s\n", args[0], rolloutLine(st))
+				return nil
+			}
+			return g.withSignedClient(cmd, func(c *client.Client) error {
+				st, err := c.ControlRollout(cmd.Context(), args[0], update, req)
 				if err != nil {
 					return err
 				}

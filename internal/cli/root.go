@@ -13,6 +13,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -22,7 +23,9 @@ import (
 type globals struct {
 	streams   Streams
 	taskQueue string
-	actor     string
+	actor     string // --note: free text recorded with a request; never an identity
+	server    string // --server: send mutations through `slipway server` with the signed-in person's token
+	profile   string // --profile: whose cached sign-in (slipway login --profile)
 	requestID string
 	poll      time.Duration
 	accept    time.Duration
@@ -41,7 +44,12 @@ func NewRoot(s Streams) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.taskQueue, "task-queue", envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue), "Temporal task queue of the slipway workers")
-	pf.StringVar(&g.actor, "actor", envOr("SLIPWAY_ACTOR", defaultActor()), "who is asking; recorded with every request and decision")
+	note := envOr("SLIPWAY_NOTE", envOr("SLIPWAY_ACTOR", defaultActor()))
+	pf.StringVar(&g.actor, "note", note, "a free-text note recorded with every request and decision (who asks is the signed-in person or the key holder, never this)")
+	// Not pflag's MarkDeprecated: its warning goes to stdout, into every --json a script reads.
+	pf.StringVar(&g.actor, "actor", note, "deprecated alias of --note (who asks is verified, never declared)")
+	pf.StringVar(&g.server, "server", os.Getenv("SLIPWAY_SERVER"), "URL of `slipway server`: send changes (and status, secrets) through it as the person `slipway login` signed in (SLIPWAY_SERVER)")
+	pf.StringVar(&g.profile, "profile", envOr(identity.EnvProfile, identity.DefaultProfile), "the sign-in profile whose token --server requests carry (SLIPWAY_PROFILE)")
 	pf.StringVar(&g.requestID, "request-id", "", "idempotency key of this request: the same key never runs twice (default: random)")
 	pf.DurationVar(&g.poll, "poll", 0, "ignored: --wait follows the instance's history instead of polling")
 	_ = pf.MarkDeprecated("poll", "--wait follows the instance's history by long poll; the flag does nothing")
@@ -57,7 +65,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.decisionCmd("abandon", "Give up on the failed operation; leftovers stay on record"),
 		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(), g.watchCmd(),
 		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
-		g.policyCmd(),
+		g.serverCmd(), g.auditCmd(), g.policyCmd(),
 	)
 	root.AddCommand(g.loginCmd(), g.logoutCmd(), g.whoamiCmd())
 	return root

@@ -28,14 +28,27 @@ SLIPWAY_TF_PG_CONN), opening the sealed values with the payload key (SLIPWAY_COD
 SLIPWAY_CODEC_KEY_FILE, else the dev key file). No worker's disk is needed: the authorised operators are
 exactly those who hold both the database credentials and the payload key. Without a store connection it
 reads a single worker's file store, DIR/secrets/TENANT/NAME.json (mode 0600). Secrets are never in
-workflow history, logs or git. Every read writes an audit line to stderr: "secrets of T/N read by ACTOR".`,
+workflow history, logs or git. Every read writes an audit line to stderr: "secrets of T/N read by ACTOR".
+With --server the request goes to ` + "`slipway server`" + ` as the signed-in person: the policy decides
+(operation "secrets"), and the server reads its own store and logs the read with the verified actor.`,
 		Args: exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := parseRef(args[0])
 			if err != nil {
 				return err
 			}
-			vals, where, err := readSecrets(cmd.Context(), pgConn, stateDir, ref.Tenant, ref.Name)
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			var vals map[string]string
+			where := "the slipway server's store"
+			if api != nil {
+				// The server asks the policy (operation "secrets") and reads the store people cannot.
+				vals, err = api.Secrets(cmd.Context(), ref)
+			} else {
+				vals, where, err = readSecrets(cmd.Context(), pgConn, stateDir, ref.Tenant, ref.Name)
+			}
 			if err != nil {
 				return err
 			}

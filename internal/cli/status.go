@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -31,24 +33,10 @@ func (g *globals) statusCmd() *cobra.Command {
 			default:
 				return usageErr("--output: %q is not one of summary, all, detail", req.Output)
 			}
-			c, err := g.dial(cmd.Context())
+			st, err := g.status(cmd.Context(), ref, req, refresh)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			note := ""
-			if refresh {
-				rs, err := c.Refresh(cmd.Context(), ref)
-				if err != nil {
-					return err
-				}
-				note = rs.Refresh
-			}
-			st, err := c.Status(cmd.Context(), ref, req)
-			if err != nil {
-				return err
-			}
-			st.Refresh = note
 			if asJSON {
 				return g.json(st)
 			}
@@ -64,6 +52,46 @@ func (g *globals) statusCmd() *cobra.Command {
 	f.StringVar(&req.Resource, "resource", "", "only the resource with this name")
 	f.BoolVar(&refresh, "refresh", false, "observe the app now (read-only) before showing the status")
 	return cmd
+}
+
+// status reads the status, after a refresh with refresh: through the server with --server (the
+// query then carries the person's attestation, and shows what they may see), else on Temporal.
+func (g *globals) status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest, refresh bool) (*workflows.Status, error) {
+	api, err := g.api()
+	if err != nil {
+		return nil, err
+	}
+	type reader interface {
+		Refresh(ctx context.Context, ref steps.Ref) (*workflows.Status, error)
+		Status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error)
+	}
+	var r reader = api
+	if api == nil {
+		dial := g.dial
+		if refresh {
+			dial = g.dialSigned // the refresh is an update
+		}
+		c, err := dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		r = c
+	}
+	note := ""
+	if refresh {
+		rs, err := r.Refresh(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		note = rs.Refresh
+	}
+	st, err := r.Status(ctx, ref, req)
+	if err != nil {
+		return nil, err
+	}
+	st.Refresh = note
+	return st, nil
 }
 
 func (g *globals) printStatus(st *workflows.Status) {

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
 )
 
 func genKey(t *testing.T, id string) string {
@@ -52,4 +54,15 @@ func TestOptionsFallBackToTheDevKeyFile(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(DevKeyFile()), 0o755))
 	require.NoError(t, os.WriteFile(DevKeyFile(), []byte(genKey(t, "dev")+"\n"), 0o600))
 	require.Equal(t, "dev", encryptsWith(t))
+}
+
+func TestAuditEntryNamesTheOperation(t *testing.T) {
+	ref := steps.Ref{Tenant: "acme", Name: "web"}
+	for req, want := range map[string]string{"update deploy": "deploy", "signal approval-decision": "approval-decision",
+		"destroy 3-8f465cfde7": "destroy", "": ""} {
+		e := auditEntry(ref, workflows.AuditRecord{Request: req, Decision: workflows.AuditDenied})
+		require.Equal(t, want, e.Operation, req)
+		require.Equal(t, "-", e.Actor, "a refused request has no verified actor")
+		require.Equal(t, "acme/web", e.Instance)
+	}
 }

@@ -56,6 +56,33 @@ func (e *UnavailableError) Error() string {
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
+// RefusedError: the request was refused before anything changed, because it carries no
+// verified identity (Unauthenticated: not signed in, an expired or foreign token) or the
+// policy denied it (Reason says why). The CLI exits 3 on it.
+type RefusedError struct {
+	Message         string
+	Unauthenticated bool
+}
+
+func (e *RefusedError) Error() string {
+	if e.Unauthenticated {
+		return "refused: not signed in: " + strings.TrimPrefix(e.Message, "refused: ")
+	}
+	return "refused: denied by policy: " + strings.TrimPrefix(e.Message, "refused: ")
+}
+
+// Application error types the workers refuse requests with (internal/attest, the policy check).
+const (
+	ErrUnauthenticated = "Unauthenticated"
+	ErrPolicyDenied    = "PolicyDenied"
+)
+
+// IsRefused reports a request refused for its identity or by policy (CLI exit 3).
+func IsRefused(err error) bool {
+	var rf *RefusedError
+	return errors.As(err, &rf)
+}
+
 // IsBadRequest reports errors that are the caller's input, not a failure (CLI exit 2).
 func IsBadRequest(err error) bool {
 	var (
@@ -79,6 +106,10 @@ func translate(instance string, err error) error {
 			return &RejectedError{Message: appErr.Message()}
 		case steps.ErrBusy:
 			return &RejectedError{Message: appErr.Message(), Busy: true}
+		case ErrUnauthenticated:
+			return &RefusedError{Message: appErr.Message(), Unauthenticated: true}
+		case ErrPolicyDenied:
+			return &RefusedError{Message: appErr.Message()}
 		case steps.ErrInvalidConfig:
 			ic := &InvalidConfigError{Message: appErr.Message()}
 			if appErr.HasDetails() {

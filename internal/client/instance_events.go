@@ -12,6 +12,8 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
@@ -22,12 +24,16 @@ import (
 type InstanceEvent struct {
 	At        time.Time `json:"at"`
 	Run       string    `json:"run"`
-	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, drift, gate, notified, continued
+	Kind      string    `json:"kind"` // run, requested, state, pipeline, step, observed, result, drift, gate, notified, continued, audit
 	Operation string    `json:"operation,omitempty"`
 	Step      string    `json:"step,omitempty"`
 	Status    string    `json:"status,omitempty"`
 	Actor     string    `json:"actor,omitempty"`
 	Text      string    `json:"text"`
+	// Audit is the decision an audit event records, for `slipway audit`, and auditRequestID the
+	// ID of the update it decided.
+	Audit          *workflows.AuditRecord `json:"-"`
+	auditRequestID string
 }
 
 // ErrStopEvents, returned by an InstanceEvents callback, ends the read without an error.
@@ -45,7 +51,7 @@ func (c *Client) InstanceEvents(ctx context.Context, ref steps.Ref, follow bool,
 	if err != nil {
 		return translate(ref.String(), err)
 	}
-	r := eventReader{dc: c.Payloads, updates: map[string]string{}, steps: map[string]bool{}}
+	r := eventReader{dc: c.Payloads, updates: map[string]string{}, latest: map[string]string{}, steps: map[string]bool{}}
 	run := d.GetWorkflowExecutionInfo().GetFirstRunId()
 	for run != "" {
 		r.run, run = run, ""
@@ -76,25 +82,92 @@ type eventReader struct {
 	run     string
 	state   string
 	updates map[string]string // update ID -> update name
-	steps   map[string]bool   // steps already logged, by operation, name, attempt and status
-	opID    string            // the operation of the pipeline started last
+	// latest is the ID of the update of each name accepted last: an update's audit record is
+	// written in the workflow task that accepts it, so it belongs to that one.
+	latest map[string]string
+	steps  map[string]bool // steps already logged, by operation, name, attempt and status
+	opID   string          // the operation of the pipeline started last
+	// verifies is set once this run is known to verify its requests (attest.ChangeVerifiedRequests).
+	verifies bool
+}
+
+// marker reads the run's version of request verification and the instance's audit records.
+func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAttributes) []InstanceEvent {
+	switch a.GetMarkerName() {
+	case "Version":
+		var id string
+		r.first(a.GetDetails()["change-id"], &id)
+		if id == attest.ChangeVerifiedRequests {
+			r.verifies = true
+		}
+	case "SideEffect":
+		var rec workflows.AuditRecord
+		r.first(a.GetDetails()["data"], &rec)
+		if rec.Decision == "" {
+			return nil
+		}
+		e.Kind, e.Status, e.Operation, e.Audit = "audit", rec.Decision, rec.Request, &rec
+		if name, ok := strings.CutPrefix(rec.Request, "update "); ok {
+			e.auditRequestID = r.latest[name]
+		}
+		if rec.Actor != nil {
+			e.Actor = actorName(*rec.Actor)
+		}
+		e.Text = rec.Request + " " + rec.Decision
+		if rec.Workflow != "" {
+			e.Text += " (sent to " + rec.Workflow + ")"
+		}
+		if e.Actor != "" {
+			e.Text += " for " + e.Actor
+		}
+		if rec.PolicyHash != "" {
+			e.Text += " by policy " + steps.ShortSHA(rec.PolicyHash)
+		}
+		if rec.Reason != "" {
+			e.Text += ": " + rec.Reason
+		}
+		return []InstanceEvent{e}
+	}
+	return nil
+}
+
+// actorName is how the log names a verified actor.
+func actorName(a identity.Actor) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.Subject
 }
 
 func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 	e := InstanceEvent{At: ev.GetEventTime().AsTime(), Run: r.run}
 	switch {
 	case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
+		r.verifies = false
 		e.Kind, e.Text = "run", "run "+r.run+" started"
 	case ev.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
 		a := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest()
 		name := a.GetInput().GetName()
 		r.updates[a.GetMeta().GetUpdateId()] = name
-		var req struct{ Actor, Reason, Name string }
+		r.latest[name] = a.GetMeta().GetUpdateId()
+		var req struct{ Actor, Note, Reason, Name string }
 		r.first(a.GetInput().GetArgs(), &req)
-		e.Kind, e.Operation, e.Actor = "requested", name, req.Actor
-		e.Text = fmt.Sprintf("%s requested by %s", name, orDash(req.Actor))
+		// Who asked is the attested actor; what a request says of itself is only a note.
+		note := req.Note
+		if note == "" {
+			note = req.Actor
+		}
+		who := orDash(note) + " (unattested)"
+		if actor, ok := attest.Claimed(a.GetInput().GetHeader().GetFields(), r.dc, attest.KindUpdate); ok {
+			who = actorName(actor)
+			if note != "" && note != who {
+				who += " (note: " + note + ")"
+			}
+		}
+		e.Kind, e.Operation, e.Actor = "requested", name, who
+		e.Text = fmt.Sprintf("%s requested by %s", name, who)
 		if req.Name != "" {
-			e.Text = fmt.Sprintf("%s %s requested by %s", name, req.Name, orDash(req.Actor))
+			e.Text = fmt.Sprintf("%s %s requested by %s", name, req.Name, who)
 		}
 		if req.Reason != "" {
 			e.Text += ": " + req.Reason
@@ -103,6 +176,9 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		a := ev.GetWorkflowExecutionUpdateCompletedEventAttributes()
 		e.Kind, e.Operation = "result", r.updates[a.GetMeta().GetUpdateId()]
 		if f := a.GetOutcome().GetFailure(); f != nil {
+			if f.GetApplicationFailureInfo().GetType() == attest.ErrorType {
+				e.Kind = "audit"
+			}
 			e.Status, e.Text = "refused", e.Operation+" refused: "+f.GetMessage()
 			break
 		}
@@ -166,7 +242,15 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		r.opID = in.OpID
 		e.Kind, e.Operation, e.Text = "pipeline", string(in.Operation), "pipeline "+a.GetWorkflowId()+" started"
 	case ev.GetWorkflowExecutionSignaledEventAttributes() != nil:
-		return r.signal(e, ev.GetWorkflowExecutionSignaledEventAttributes())
+		a := ev.GetWorkflowExecutionSignaledEventAttributes()
+		// In a run that verifies its requests, a signal without an attestation was refused (the
+		// refusal follows as an audit entry): it changed nothing, so it is no step or approval.
+		if _, ok := attest.Claimed(a.GetHeader().GetFields(), r.dc, attest.KindSignal); r.verifies && !ok {
+			return nil
+		}
+		return r.signal(e, a)
+	case ev.GetMarkerRecordedEventAttributes() != nil:
+		return r.marker(e, ev.GetMarkerRecordedEventAttributes())
 	case ev.GetChildWorkflowExecutionCompletedEventAttributes() != nil:
 		// A pipeline's last step signal is dropped by the server once the pipeline has closed;
 		// its result holds every step, so the log takes the ones it has not seen from there.
@@ -199,9 +283,10 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		var w workflows.ApprovalWait
 		r.first(a.GetInput(), &w)
 		e.Kind, e.Status = "approval", "awaiting"
-		e.Text = fmt.Sprintf("awaiting approval of plan %s until %s: %s (%s)", steps.ShortSHA(w.Hash), w.Deadline.UTC().Format(time.RFC3339), w.What, w.Why)
+		// Anyone who reads the instance reads its events: they say who must approve, not the plan.
+		e.Text = fmt.Sprintf("awaiting approval by %s until %s", w.Awaited(), w.Deadline.UTC().Format(time.RFC3339))
 		if w.Voids != "" {
-			e.Text += "; it voids the approval of plan " + steps.ShortSHA(w.Voids)
+			e.Text += "; it voids an earlier approval: a plan made again needs its own"
 		}
 	case workflows.SignalGateCleared:
 		var w workflows.ReadyWatch

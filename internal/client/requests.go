@@ -29,6 +29,15 @@ func (h *Handle) Get(ctx context.Context) (workflows.OperationResult, error) {
 	return res, translate(h.Ref.String(), err)
 }
 
+// Request is the handle of a request sent earlier (by requestID), e.g. through `slipway server`:
+// Get waits for it like the sender's own handle.
+func (c *Client) Request(ref steps.Ref, requestID string) *Handle {
+	h := c.Temporal.GetWorkflowUpdateHandle(client.GetWorkflowUpdateHandleOptions{
+		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateID: requestID,
+	})
+	return &Handle{Ref: ref, RequestID: requestID, update: h}
+}
+
 // Validate checks a config against its stack on a worker, changing nothing.
 func (c *Client) Validate(ctx context.Context, in steps.ValidateInput) (steps.ValidateOutput, error) {
 	var out steps.ValidateOutput

@@ -27,7 +27,7 @@ type bundle struct {
 	root     string // shown in messages: the directory, or "default"
 	files    []file // sorted by path
 	hash     string
-	modules  map[string]*ast.Module // by display name, tests included
+	modules  map[string]*ast.Module // by display name, tests included (as parsed)
 	data     map[string]any
 	groups   []string // data.slipway.groups: the groups (or "prefix*" patterns) a policy may name
 	compiler *ast.Compiler
@@ -178,8 +178,9 @@ func (b *bundle) addData(f file) error {
 	if !ok {
 		return fmt.Errorf("a data file holds an object")
 	}
-	at := b.data
+	at, name := b.data, "data"
 	if dir := path.Dir(f.path); dir != "." {
+		name += "." + strings.ReplaceAll(dir, "/", ".")
 		for _, seg := range strings.Split(dir, "/") {
 			next, ok := at[seg].(map[string]any)
 			if !ok {
@@ -192,7 +193,7 @@ func (b *bundle) addData(f file) error {
 			at = next
 		}
 	}
-	return merge(at, obj, "data")
+	return merge(at, obj, name)
 }
 
 // merge adds src's keys to dst; two files giving one key a value is refused.
@@ -255,12 +256,19 @@ func (b *bundle) declared(g string) bool {
 	return false
 }
 
-// compile compiles every module (tests included, so a broken test is refused too).
+// compile compiles the policies without their tests, so no test (in whatever package) changes
+// a decision; Test compiles them all.
 func (b *bundle) compile() error {
-	// Which groups the policy names is read before compiling, which rewrites the modules.
 	named := b.namedGroups()
-	c := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithEnablePrintStatements(false)
-	if c.Compile(b.modules); c.Failed() {
+	policies := map[string]*ast.Module{}
+	for name, m := range b.modules {
+		if !isTest(name) {
+			policies[name] = m
+		}
+	}
+	c := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithEnablePrintStatements(false).
+		WithUnsafeBuiltins(unsafeBuiltins)
+	if c.Compile(policies); c.Failed() {
 		return &LoadError{Problems: astProblems(c.Errors)}
 	}
 	b.compiler = c
@@ -275,6 +283,12 @@ func (b *bundle) compile() error {
 		return &LoadError{Problems: problems}
 	}
 	return nil
+}
+
+// unsafeBuiltins are refused at load: a decision reads its input and the bundle's data only,
+// never the network or the worker's environment (opa.runtime holds its variables, keys included).
+var unsafeBuiltins = map[string]struct{}{
+	"http.send": {}, "net.lookup_ip_addr": {}, "opa.runtime": {},
 }
 
 // lint checks the bundle has its entry point.

@@ -35,7 +35,12 @@ var Operations = []string{
 	"retry", "resolve", "abandon",
 	"approve", "reject",
 	"gate", "cancel", "rollout", "drift", "refresh",
+	"secrets", // slipway server reading an instance's secrets for a person
 }
+
+// FleetOperations may name no instance: their tenant and name are empty (or "*") when they span
+// the fleet or a tenant.
+var FleetOperations = []string{"rollout", "drift"}
 
 // Input is what a policy decides on.
 type Input struct {
@@ -245,10 +250,12 @@ func (in Input) Validate() error {
 	if err := in.Actor.Validate(); err != nil {
 		return &InputError{Field: "actor", Message: err.Error()}
 	}
-	if strings.TrimSpace(in.Tenant) == "" {
+	// A rollout or drift check may span tenants (no tenant) or a tenant's instances (no name).
+	fleet := slices.Contains(FleetOperations, in.Operation)
+	if strings.TrimSpace(in.Tenant) == "" && !fleet {
 		return &InputError{Field: "tenant", Message: "empty"}
 	}
-	if strings.TrimSpace(in.Name) == "" {
+	if strings.TrimSpace(in.Name) == "" && !fleet {
 		return &InputError{Field: "name", Message: "empty"}
 	}
 	if p := in.Stack.Approval.Policy; p != "" {

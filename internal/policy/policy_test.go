@@ -17,6 +17,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
 const idp = "https://idp.test"
@@ -28,7 +29,7 @@ var (
 	dave   = identity.Actor{Kind: identity.Person, Issuer: idp, Subject: "u-dave", Name: "dave", Groups: []string{"tenant:acme"}, Via: "cli"}
 	worker = identity.Actor{Kind: identity.Service, Issuer: "slipway", Subject: "worker", Name: "worker", Via: "worker"}
 	// mallory is bob's forge login under alice's name: a forge login is not a person.
-	mallory = identity.Actor{Kind: identity.Forge, Issuer: "gitea", Subject: "42", Name: "alice", Via: "comment"}
+	mallory = identity.Actor{Kind: identity.Forge, Issuer: "gitea:http://127.0.0.1:3000", Subject: "42", Name: "alice", Via: "comment"}
 )
 
 func plan(t *testing.T, name string) json.RawMessage {
@@ -72,7 +73,29 @@ func TestDefaultPolicyDecides(t *testing.T) {
 			}(),
 			allow: true, approval: platform, reason: "destroy needs a platform approval",
 		},
-		{name: "deprovision waits for platform-admins", in: in(carol, "deprovision"), allow: true, approval: platform},
+		{name: "alice's deprovision waits for platform-admins", in: in(alice, "deprovision"), allow: true, approval: platform},
+		{name: "carol's own deprovision is the platform's approval", in: in(carol, "deprovision"), allow: true, reason: "platform admin"},
+		{
+			name: "carol's destroy still follows the stack's destructive",
+			in: func() Input {
+				i := in(carol, "destroy")
+				i.Stack.Approval = approval.Rule{Policy: approval.Destructive}
+				return i
+			}(),
+			allow: true, approval: &Requirement{Groups: []string{"tenant:acme", "platform-admins"}, Count: 1},
+			reason: "destroy removes the app or its data",
+		},
+		{
+			name: "carol's plan replacing a stateful resource goes on",
+			in: func() Input {
+				i := in(carol, "deploy")
+				i.Stack.Stateful = []string{"terraform_data.db"}
+				i.Plan = plan(t, "replace")
+				return i
+			}(),
+			allow: true,
+		},
+		{name: "tenant * is every tenant", in: func() Input { i := fleet(alice, "drift"); i.Tenant, i.Name = "*", "*"; return i }(), reason: "across every tenant"},
 		{
 			name: "a plan replacing a stateful address waits for platform-admins though the stack says never",
 			in: func() Input {
@@ -135,6 +158,10 @@ func TestDefaultPolicyDecides(t *testing.T) {
 			}(),
 			allow: true, approval: &Requirement{Groups: []string{"tenant:acme", "platform-admins"}, Count: 1},
 		},
+		{name: "carol starts a rollout across every tenant", in: fleet(carol, "rollout"), allow: true},
+		{name: "alice cannot", in: fleet(alice, "rollout"), reason: "alice may not rollout across every tenant: only platform-admins may"},
+		{name: "alice checks her tenant's drift", in: func() Input { i := fleet(alice, "drift"); i.Tenant = "acme"; return i }(), allow: true},
+		{name: "bob cannot check acme's", in: func() Input { i := fleet(bob, "drift"); i.Tenant = "acme"; return i }(), reason: "tenant acme"},
 		{name: "carol approves alice's destroy", in: approve(carol, alice, platform), allow: true, reason: "carol may approve"},
 		{name: "alice cannot approve her own destroy", in: approve(alice, alice, &Requirement{Groups: []string{"tenant:acme", "platform-admins"}, Count: 1}), reason: "self-approval is refused"},
 		{name: "alice approves her own when the policy allows it", in: approve(alice, alice, &Requirement{Groups: []string{"tenant:acme"}, Count: 1, AllowSelf: true}), allow: true},
@@ -166,6 +193,10 @@ func TestDefaultPolicyDecides(t *testing.T) {
 	}
 }
 
+func fleet(actor identity.Actor, op string) Input {
+	return Input{Actor: actor, Operation: op, Stack: Stack{Name: "web"}}
+}
+
 func approve(actor, requester identity.Actor, req *Requirement) Input {
 	i := in(actor, "approve")
 	i.Approval = &ApprovalInput{Requester: requester, Required: *req}
@@ -180,7 +211,7 @@ func TestForgeUsersMapToPeople(t *testing.T) {
 		"people": {"alice": {"groups": ["tenant:acme"]}}}}`)
 	e, err := Load(dir)
 	require.NoError(t, err)
-	forgeAlice := identity.Actor{Kind: identity.Forge, Issuer: "gitea", Subject: "7", Name: "alice-git", Via: "comment"}
+	forgeAlice := identity.Actor{Kind: identity.Forge, Issuer: "gitea:http://127.0.0.1:3000", Subject: "7", Name: "alice-git", Via: "comment"}
 
 	d, err := e.Decide(context.Background(), in(forgeAlice, "deploy"))
 	require.NoError(t, err)
@@ -263,9 +294,9 @@ func TestLoadRefuses(t *testing.T) {
 			want:  []string{"extra.rego:4: rego_type_error", "undefined function nope"},
 		},
 		{
-			name:  "a broken test refuses the bundle too",
-			files: map[string]string{"extra_test.rego": "package slipway_test\n\ntest_x if {\n\tz\n}\n"},
-			want:  []string{"extra_test.rego:4:"},
+			name:  "a test that does not parse",
+			files: map[string]string{"extra_test.rego": "package slipway_test\n\ntest_x if {\n\tz ==\n}\n"},
+			want:  []string{"extra_test.rego:5: rego_parse_error"},
 		},
 		{
 			name:  "an approval by an undeclared group names it",
@@ -281,6 +312,16 @@ func TestLoadRefuses(t *testing.T) {
 			name:  "a list of groups held by a rule",
 			files: map[string]string{"extra.rego": "package slipway.extra\n\nadmin_groups := {\"ops\"}\n"},
 			want:  []string{"extra.rego:3: group \"ops\" is not declared"},
+		},
+		{
+			name:  "a call to the network",
+			files: map[string]string{"extra.rego": "package slipway.extra\n\nok if {\n\thttp.send({\"method\": \"GET\", \"url\": \"http://127.0.0.1:1/\"}).status_code == 200\n}\n"},
+			want:  []string{"extra.rego:4: rego_type_error: unsafe built-in function calls in expression: http.send"},
+		},
+		{
+			name:  "a read of the worker's environment",
+			files: map[string]string{"extra.rego": "package slipway.extra\n\nkey := opa.runtime().env.SLIPWAY_CODEC_KEY\n"},
+			want:  []string{"extra.rego:3: rego_type_error: unsafe built-in function calls in expression: opa.runtime"},
 		},
 		{
 			name:  "a package outside slipway",
@@ -331,6 +372,26 @@ func TestLoadRefuses(t *testing.T) {
 			require.ErrorAs(t, testErr, &le)
 		})
 	}
+}
+
+// Tests are not part of the decision: a test in package slipway cannot change one, and a test
+// that does not compile fails `policy test` (naming file:line), not the worker.
+func TestTestsStayOutOfDecisions(t *testing.T) {
+	dir := copyDefault(t)
+	write(t, dir, "sneaky_test.rego", "package slipway\n\ndeny contains \"from a test\" if true\n\ntest_x if true\n")
+	e, err := Load(dir)
+	require.NoError(t, err)
+	d, err := e.Decide(context.Background(), in(alice, "deploy"))
+	require.NoError(t, err)
+	require.True(t, d.Allow, d.Reason)
+
+	write(t, dir, "sneaky_test.rego", "package slipway_test\n\ntest_x if {\n\tz\n}\n")
+	_, err = Load(dir)
+	require.NoError(t, err)
+	_, err = Test(context.Background(), dir, &bytes.Buffer{}, false)
+	var le *LoadError
+	require.ErrorAs(t, err, &le)
+	require.ErrorContains(t, err, filepath.Join(dir, "sneaky_test.rego")+":4: rego_unsafe_var_error: var z is unsafe")
 }
 
 func TestLoadRefusesMissingAndEmptyDirs(t *testing.T) {
@@ -474,5 +535,65 @@ func TestDecideConcurrently(t *testing.T) {
 	}
 	for range 16 {
 		require.NoError(t, <-errs)
+	}
+}
+
+// A slim plan decides as the full one does, and carries no attribute value.
+func TestSlimPlan(t *testing.T) {
+	full := plan(t, "replace")
+	require.Contains(t, string(full), `"postgres"`, "the fixture holds an attribute value")
+	slim, err := SlimPlan(full)
+	require.NoError(t, err)
+	require.NotContains(t, string(slim), "postgres")
+	require.NotContains(t, string(slim), "redis")
+	require.Less(t, len(slim), len(full)/2)
+
+	for _, p := range []json.RawMessage{full, slim} {
+		i := in(alice, "deploy")
+		i.Stack.Stateful = []string{"terraform_data.db"}
+		i.Plan = p
+		d, err := Default().Decide(context.Background(), i)
+		require.NoError(t, err)
+		require.Equal(t, []string{"platform-admins"}, d.Approval.Groups)
+		require.Contains(t, d.Reason, "replaces terraform_data.db")
+	}
+
+	_, err = SlimPlan([]byte("not json"))
+	require.ErrorContains(t, err, "not terraform show -json output")
+}
+
+// Data files are read as OPA bundles read them: YAML or JSON, one in a/b/ is data.a.b, and two
+// files setting one key are refused.
+func TestDataFiles(t *testing.T) {
+	dir := copyDefault(t)
+	require.NoError(t, os.Remove(filepath.Join(dir, "data.json")))
+	write(t, dir, "data.yaml", "slipway:\n  groups: [platform-admins, \"tenant:*\", dba]\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "slipway", "people"), 0o755))
+	write(t, dir, "slipway/people/data.json", `{"dave": {"groups": ["dba"]}}`)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	write(t, dir, ".git/broken.rego", "this is not rego")
+	e, err := Load(dir)
+	require.NoError(t, err)
+
+	i := in(alice, "deploy")
+	i.Stack.Approval = approval.Rule{Policy: approval.Always, Approvers: []string{"group:dba"}}
+	d, err := e.Decide(context.Background(), i)
+	require.NoError(t, err)
+	require.Equal(t, []string{"dba"}, d.Approval.Groups)
+	nobody := identity.Actor{Kind: identity.Person, Issuer: idp, Subject: "u-dave", Name: "dave"}
+	d, err = e.Decide(context.Background(), approve(nobody, alice, d.Approval))
+	require.NoError(t, err)
+	require.True(t, d.Allow, "data.slipway.people (from slipway/people/data.json) puts dave in dba: %s", d.Reason)
+
+	write(t, dir, "slipway/data.json", `{"groups": ["ops"]}`)
+	_, err = Load(dir)
+	require.ErrorContains(t, err, "data.slipway.groups is set by two data files")
+}
+
+// Every lifecycle operation is one the policy decides on: a new one must be added here too, or
+// every request for it would be refused as bad input.
+func TestEveryLifecycleOperationIsAPolicyOperation(t *testing.T) {
+	for _, op := range lifecycle.AllOperations {
+		require.Contains(t, Operations, string(op))
 	}
 }

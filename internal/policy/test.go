@@ -25,7 +25,7 @@ func Test(ctx context.Context, dir string, w io.Writer, verbose bool) (passed bo
 		modules[name] = m.Copy()
 	}
 	runner := tester.NewRunner().
-		SetCompiler(ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithEnablePrintStatements(true)).
+		SetCompiler(ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithEnablePrintStatements(true).WithUnsafeBuiltins(unsafeBuiltins)).
 		SetStore(e.b.store()).
 		SetModules(modules).
 		CapturePrintOutput(true).

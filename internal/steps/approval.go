@@ -22,6 +22,8 @@ type ApprovalCommand struct {
 	Reason string `json:"reason,omitempty"` // what follows the verb on a reject
 	// Commenter is the forge account that wrote the comment; approvers are checked against it.
 	Commenter string `json:"commenter"`
+	// CommenterID is the commenter's user ID in the payload; the forge's API must agree.
+	CommenterID string `json:"commenterID,omitempty"`
 	// MR is the MR/PR number the comment is on, as the forge numbers it.
 	MR  string `json:"mr"`
 	URL string `json:"url,omitempty"`
@@ -66,7 +68,7 @@ type HookOutput struct {
 }
 
 // Controls are the instance's lifecycle controls, read from its config and stack at a
-// revision: the approval rule and the hooks its stack declares.
+// revision: the approval rule, and the stateful resources and hooks its stack declares.
 type Controls struct {
 	Approval approval.Rule `json:"approval,omitempty"`
 	// Stateful is the stack's stateful: (policy.Stack.Stateful), for the policy at the approval step.

@@ -6,6 +6,10 @@ type Delivery struct {
 	Provider string `json:"provider"`
 	ID       string `json:"id"`
 	Actor    string `json:"actor"`
+	// User and UserID are the forge account that pushed, merged or commented, as the signed
+	// payload names it: the actor of the delivery's requests (identity.Actor of kind forge).
+	User   string `json:"user,omitempty"`
+	UserID string `json:"userID,omitempty"`
 	// Commands are the [slipway][op] lines of a push, parsed by the server.
 	Commands []DeliveryCommand `json:"commands,omitempty"`
 	// Merge is a merged pull request whose instance changes the workflow reads.
@@ -39,9 +43,13 @@ type MergeRange struct {
 
 // SubmitInput asks the instance to take one command of a delivery.
 type SubmitInput struct {
-	Delivery string          `json:"delivery"` // provider/ID
-	Actor    string          `json:"actor"`
-	Index    int             `json:"index"` // the command's place in the delivery keys its request
+	Delivery string `json:"delivery"` // provider/ID
+	Actor    string `json:"actor"`
+	Index    int    `json:"index"` // the command's place in the delivery keys its request
+	// Provider, User and UserID name the forge account that pushed or merged: the request's actor.
+	Provider string          `json:"provider,omitempty"`
+	User     string          `json:"user,omitempty"`
+	UserID   string          `json:"userID,omitempty"`
 	Command  DeliveryCommand `json:"command"`
 }
 

@@ -90,7 +90,10 @@ type TerraformInput struct {
 
 // ResourceChange is one resource in a plan.
 type ResourceChange struct {
-	Address string   `json:"address"`
+	Address string `json:"address"`
+	// Type and Name as terraform's plan JSON has them; empty in summaries made before they were kept.
+	Type    string   `json:"type,omitempty"`
+	Name    string   `json:"name,omitempty"`
 	Actions []string `json:"actions"`
 }
 

@@ -26,6 +26,7 @@ type commentForge struct {
 	notPR             map[string]any // the fields of a comment on a plain issue
 	notPRWhy          string
 	mr, url           string // what the fixture's comment is on, and its page
+	userID            string // the commenter's user ID in the fixture
 }
 
 var commentForges = []commentForge{
@@ -33,17 +34,17 @@ var commentForges = []commentForge{
 		edited:   map[string]any{"action": "edited", "changes": map[string]any{"body": map[string]any{"from": "lgtm"}}},
 		notPR:    map[string]any{"issue.pull_request": nil, "issue.html_url": "https://github.com/acme/gitops/issues/42"},
 		notPRWhy: "comment on an issue, not a pull request",
-		mr:       "42", url: "https://github.com/acme/gitops/pull/42#issuecomment-1974512345"},
+		mr:       "42", url: "https://github.com/acme/gitops/pull/42#issuecomment-1974512345", userID: "583231"},
 	{provider: "gitlab", fixture: "gitlab_note_merge_request.json", body: "object_attributes.note", title: "merge_request.title",
 		edited:   map[string]any{"object_attributes.action": "update"},
 		notPR:    map[string]any{"object_attributes.noteable_type": "Issue", "merge_request": nil, "issue": map[string]any{"iid": 7, "title": "slipway: deploy acme/web"}},
 		notPRWhy: "comment on Issue, not a MergeRequest",
-		mr:       "7", url: "https://gitlab.example.com/acme/gitops/-/merge_requests/7#note_1244"},
+		mr:       "7", url: "https://gitlab.example.com/acme/gitops/-/merge_requests/7#note_1244", userID: "17"},
 	{provider: "gitea", fixture: "gitea_issue_comment.json", body: "comment.body", title: "issue.title",
 		edited:   map[string]any{"action": "edited"},
 		notPR:    map[string]any{"is_pull": false, "issue.pull_request": nil, "pull_request": nil},
 		notPRWhy: "comment on an issue, not a pull request",
-		mr:       "7", url: "https://gitea.example.com/acme/gitops/pulls/7#issuecomment-904"},
+		mr:       "7", url: "https://gitea.example.com/acme/gitops/pulls/7#issuecomment-904", userID: "17"},
 }
 
 // fixture reads a testdata payload and sets each dotted path to its value (nil deletes it).
@@ -128,7 +129,8 @@ func TestCommentApprovalIsRecordedOnceWithItsCommenter(t *testing.T) {
 			require.Len(t, rec.calls, 1)
 			d := rec.calls[0]
 			require.Equal(t, []steps.ApprovalCommand{{Ref: webRef, Verb: steps.VerbApprove, Plan: "3f9a1c2",
-				Commenter: "alice", MR: f.mr, URL: f.url}}, d.Approvals)
+				Commenter: "alice", CommenterID: f.userID, MR: f.mr, URL: f.url}}, d.Approvals)
+			require.Equal(t, f.userID, d.UserID, "the forge's user ID from the signed payload")
 			require.Empty(t, d.Commands)
 			require.Nil(t, d.Merge)
 			require.Equal(t, f.provider, d.Provider)
@@ -187,6 +189,7 @@ func TestCommentCommands(t *testing.T) {
 				require.Len(t, rec.calls, 1)
 				for i := range c.want {
 					c.want[i].Ref, c.want[i].Commenter, c.want[i].MR, c.want[i].URL = webRef, "alice", f.mr, f.url
+					c.want[i].CommenterID = f.userID
 				}
 				require.Equal(t, c.want, rec.calls[0].Approvals)
 				require.Len(t, rec.calls[0].Refused, len(c.refused), "refusals are part of the delivery's record")

@@ -51,6 +51,7 @@ var shaRE = regexp.MustCompile(`^[0-9a-fA-F]{1,64}$`)
 func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	resp := Response{Delivery: ev.DeliveryID}
 	d := &steps.Delivery{Provider: ev.Provider, ID: ev.DeliveryID, AllowDeprovision: s.o.AllowDeprovision,
+		User: clip(ev.User, maxNameBytes), UserID: clip(ev.UserID, maxNameBytes),
 		Actor: fmt.Sprintf("%s via %s %s (%s delivery %s)", clip(first(ev.User, "unknown user"), maxNameBytes), ev.Provider, ev.Kind, s.o.Actor, ev.DeliveryID)}
 	if ev.Kind != EventIgnored && !s.repos[ev.Provider][strings.ToLower(ev.Repo)] {
 		return s.foreign(ev, d, resp)
@@ -208,7 +209,7 @@ func planComment(c *Comment, d *steps.Delivery, resp Response) (*steps.Delivery,
 	resp.Refused = refused.list()
 	for _, a := range cmds {
 		d.Approvals = append(d.Approvals, steps.ApprovalCommand{Ref: ref, Verb: a.Verb, Plan: a.Plan, Reason: clip(a.Reason, maxRefusalBytes),
-			Commenter: c.Author, MR: clip(c.MR, maxNameBytes), URL: clip(c.URL, maxNameBytes)})
+			Commenter: c.Author, CommenterID: clip(c.AuthorID, maxNameBytes), MR: clip(c.MR, maxNameBytes), URL: clip(c.URL, maxNameBytes)})
 	}
 	for _, r := range resp.Refused {
 		d.Refused = append(d.Refused, steps.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})

@@ -11,7 +11,9 @@ type Event struct {
 	// Repo is the repository the forge says the event is from (OWNER/NAME; GitLab: the project path).
 	Repo string
 	// User is who the forge says pushed, merged or commented: the account, not what a commit claims.
-	User    string
+	User string
+	// UserID is that account's ID on the forge (stable across renames); "" when the payload has none.
+	UserID  string
 	Commits []Commit
 	// A merged pull/merge request.
 	HeadBranch string
@@ -44,11 +46,12 @@ func author(name, email string) string {
 
 // Comment is a new comment on a pull/merge request, which may hold `/slipway` commands.
 type Comment struct {
-	MR     string // the MR/PR number, as the forge numbers it (GitLab's iid)
-	Title  string // the MR/PR title, which names the instance of slipway's own MRs
-	Body   string
-	Author string // the commenter's login
-	URL    string // the comment's web page
+	MR       string // the MR/PR number, as the forge numbers it (GitLab's iid)
+	Title    string // the MR/PR title, which names the instance of slipway's own MRs
+	Body     string
+	Author   string // the commenter's login
+	AuthorID string // the commenter's user ID on the forge, checked against the forge's API
+	URL      string // the comment's web page
 }
 
 // Event kinds.

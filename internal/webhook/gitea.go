@@ -10,8 +10,12 @@ import (
 
 // giteaPush and giteaPull are the fields slipway reads from Gitea/Forgejo payloads.
 type giteaUser struct {
+	ID    int64  `json:"id"`
 	Login string `json:"login"`
 }
+
+// id is the account's ID as text, "" when the payload has none.
+func (u giteaUser) id() string { return userID(u.ID) }
 
 // giteaRepo names the repository and the acting user of every event's payload.
 type giteaRepo struct {
@@ -65,11 +69,9 @@ type giteaComment struct {
 		PullRequest *struct{} `json:"pull_request"`
 	} `json:"issue"`
 	Comment struct {
-		HTMLURL string `json:"html_url"`
-		Body    string `json:"body"`
-		User    struct {
-			Login string `json:"login"`
-		} `json:"user"`
+		HTMLURL string    `json:"html_url"`
+		Body    string    `json:"body"`
+		User    giteaUser `json:"user"`
 	} `json:"comment"`
 }
 
@@ -95,6 +97,11 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 		}
 		out := &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(p.Ref),
 			Repo: p.Repository.FullName, User: first(p.Pusher.Login, p.Sender.Login)}
+		if p.Pusher.Login != "" {
+			out.UserID = p.Pusher.id()
+		} else {
+			out.UserID = p.Sender.id()
+		}
 		for _, c := range p.Commits {
 			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message, Author: author(c.Author.Name, c.Author.Email)})
 		}
@@ -108,12 +115,12 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 		if p.Action != "closed" || !pr.Merged {
 			return ignored("gitea", delivery, "pull request "+p.Action+", not merged"), nil
 		}
-		merger := p.Sender.Login
+		merger, mergerID := p.Sender.Login, p.Sender.id()
 		if pr.MergedBy != nil && pr.MergedBy.Login != "" {
-			merger = pr.MergedBy.Login
+			merger, mergerID = pr.MergedBy.Login, pr.MergedBy.id()
 		}
 		return &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventMerge, Branch: pr.Base.Ref,
-			Repo: p.Repository.FullName, User: merger, PRAuthor: pr.User.Login,
+			Repo: p.Repository.FullName, User: merger, UserID: mergerID, PRAuthor: pr.User.Login,
 			HeadBranch: pr.Head.Ref, BaseSHA: pr.Base.SHA, MergeSHA: pr.MergeCommitSHA}, nil
 	case "issue_comment":
 		var p giteaComment
@@ -127,10 +134,14 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 		case !p.IsPull && p.Issue.PullRequest == nil:
 			return ignored("gitea", delivery, "comment on an issue, not a pull request"), nil
 		}
+		who := p.Comment.User
+		if who.Login == "" {
+			who = p.Sender
+		}
 		return &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventComment, Repo: p.Repository.FullName,
-			User: first(p.Comment.User.Login, p.Sender.Login), Comment: &Comment{
+			User: who.Login, UserID: who.id(), Comment: &Comment{
 				MR: strconv.FormatInt(p.Issue.Number, 10), Title: p.Issue.Title, Body: p.Comment.Body,
-				Author: first(p.Comment.User.Login, p.Sender.Login), URL: p.Comment.HTMLURL}}, nil
+				Author: who.Login, AuthorID: who.id(), URL: p.Comment.HTMLURL}}, nil
 	}
 	return ignored("gitea", delivery, "event "+kind+" is not handled"), nil
 }
@@ -142,6 +153,14 @@ func giteaSignature(r *http.Request, _ []byte) ([]byte, error) {
 		return nil, &SignatureError{Provider: "gitea", Reason: "missing or malformed X-Gitea-Signature"}
 	}
 	return want, nil
+}
+
+// userID is a forge's numeric user ID as text; 0 (absent) is "".
+func userID(id int64) string {
+	if id <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
 }
 
 func first(vals ...string) string {

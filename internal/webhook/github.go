@@ -67,7 +67,7 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 	switch e := ev.(type) {
 	case *gh.PushEvent:
 		out := &Event{Provider: "github", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(e.GetRef()),
-			Repo: e.GetRepo().GetFullName(), User: first(e.GetSender().GetLogin(), e.GetPusher().GetName())}
+			Repo: e.GetRepo().GetFullName(), User: first(e.GetSender().GetLogin(), e.GetPusher().GetName()), UserID: userID(e.GetSender().GetID())}
 		for _, c := range e.Commits {
 			a := c.GetAuthor()
 			out.Commits = append(out.Commits, Commit{ID: c.GetID(), Message: c.GetMessage(), Author: author(a.GetName(), a.GetEmail())})
@@ -78,8 +78,12 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 		if e.GetAction() != "closed" || !pr.GetMerged() {
 			return ignored("github", delivery, "pull request "+e.GetAction()+", not merged"), nil
 		}
+		merger := e.GetSender()
+		if pr.GetMergedBy().GetLogin() != "" {
+			merger = pr.GetMergedBy()
+		}
 		return &Event{Provider: "github", DeliveryID: delivery, Kind: EventMerge, Branch: pr.GetBase().GetRef(),
-			Repo: e.GetRepo().GetFullName(), User: first(pr.GetMergedBy().GetLogin(), e.GetSender().GetLogin()),
+			Repo: e.GetRepo().GetFullName(), User: merger.GetLogin(), UserID: userID(merger.GetID()),
 			PRAuthor:   pr.GetUser().GetLogin(),
 			HeadBranch: pr.GetHead().GetRef(), BaseSHA: pr.GetBase().GetSHA(), MergeSHA: pr.GetMergeCommitSHA()}, nil
 	case *gh.IssueCommentEvent:
@@ -92,9 +96,9 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 			return ignored("github", delivery, "comment on an issue, not a pull request"), nil
 		}
 		return &Event{Provider: "github", DeliveryID: delivery, Kind: EventComment, Repo: e.GetRepo().GetFullName(),
-			User: c.GetUser().GetLogin(), Comment: &Comment{
+			User: c.GetUser().GetLogin(), UserID: userID(c.GetUser().GetID()), Comment: &Comment{
 				MR: strconv.Itoa(issue.GetNumber()), Title: issue.GetTitle(), Body: c.GetBody(),
-				Author: c.GetUser().GetLogin(), URL: c.GetHTMLURL()}}, nil
+				Author: c.GetUser().GetLogin(), AuthorID: userID(c.GetUser().GetID()), URL: c.GetHTMLURL()}}, nil
 	}
 	return ignored("github", delivery, "event "+gh.WebHookType(r)+" is not handled"), nil
 }

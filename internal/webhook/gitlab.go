@@ -15,6 +15,12 @@ type gitlabProject struct {
 	} `json:"project"`
 }
 
+// gitlabUser is the account that acted (user in merge request and note hooks).
+type gitlabUser struct {
+	ID       int64  `json:"id"`
+	Username string `json:"username"`
+}
+
 type gitlabAuthor struct {
 	Name  string `json:"name"`
 	Email string `json:"email"`
@@ -23,6 +29,7 @@ type gitlabAuthor struct {
 type gitlabPush struct {
 	gitlabProject
 	Ref          string `json:"ref"`
+	UserID       int64  `json:"user_id"`
 	UserUsername string `json:"user_username"`
 	Commits      []struct {
 		ID      string       `json:"id"`
@@ -33,9 +40,7 @@ type gitlabPush struct {
 
 type gitlabMerge struct {
 	gitlabProject
-	User struct {
-		Username string `json:"username"`
-	} `json:"user"`
+	User             gitlabUser `json:"user"`
 	ObjectAttributes struct {
 		LastCommit struct {
 			Author gitlabAuthor `json:"author"`
@@ -54,9 +59,7 @@ type gitlabMerge struct {
 // gitlabNote is a Note Hook: a comment on a commit, issue, snippet or merge request.
 type gitlabNote struct {
 	gitlabProject
-	User struct {
-		Username string `json:"username"`
-	} `json:"user"`
+	User             gitlabUser `json:"user"`
 	ObjectAttributes struct {
 		Note         string `json:"note"`
 		NoteableType string `json:"noteable_type"`
@@ -89,7 +92,7 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 			return nil, &PayloadError{Provider: "gitlab", Err: err}
 		}
 		out := &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(p.Ref),
-			Repo: p.Project.PathWithNamespace, User: p.UserUsername}
+			Repo: p.Project.PathWithNamespace, User: p.UserUsername, UserID: userID(p.UserID)}
 		for _, c := range p.Commits {
 			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message, Author: author(c.Author.Name, c.Author.Email)})
 		}
@@ -104,7 +107,7 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 			return ignored("gitlab", delivery, "merge request "+a.Action+", not merged"), nil
 		}
 		return &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventMerge, Branch: a.TargetBranch,
-			Repo: p.Project.PathWithNamespace, User: p.User.Username, PRAuthor: author(a.LastCommit.Author.Name, a.LastCommit.Author.Email),
+			Repo: p.Project.PathWithNamespace, User: p.User.Username, UserID: userID(p.User.ID), PRAuthor: author(a.LastCommit.Author.Name, a.LastCommit.Author.Email),
 			HeadBranch: a.SourceBranch, BaseSHA: a.DiffRefs.BaseSHA, MergeSHA: a.MergeCommitSHA}, nil
 	case "Note Hook":
 		var p gitlabNote
@@ -122,9 +125,9 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 			return ignored("gitlab", delivery, "system note, not a comment"), nil
 		}
 		return &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventComment, Repo: p.Project.PathWithNamespace,
-			User: p.User.Username, Comment: &Comment{
+			User: p.User.Username, UserID: userID(p.User.ID), Comment: &Comment{
 				MR: strconv.FormatInt(p.MergeRequest.IID, 10), Title: p.MergeRequest.Title, Body: a.Note,
-				Author: p.User.Username, URL: a.URL}}, nil
+				Author: p.User.Username, AuthorID: userID(p.User.ID), URL: a.URL}}, nil
 	default:
 		return ignored("gitlab", delivery, "event "+kind+" is not handled"), nil
 	}

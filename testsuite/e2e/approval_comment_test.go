@@ -14,19 +14,26 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-// An approval by comment on a real Gitea: the deploy's PR carries the plan and how to approve
-// it; a comment from someone who is not an approver is refused (and told so on the PR); an
-// approver's `/slipway approve HASH` comment, delivered by Gitea's own webhook, lets the deploy
-// merge and apply; a redelivery of that comment changes nothing.
+// An approval by comment on a real Gitea: the deploy's PR says who must approve and how, never
+// the plan or its hash; a comment from an account without write permission on the repository
+// (checked through Gitea's API) is refused before anything is submitted; a comment from a writer
+// the policy does not name as an approver is refused before its plan hash is even compared; both
+// replies name no hash; an approver's `/slipway approve HASH` comment, delivered by Gitea's own
+// webhook and signed for the forge account, lets the deploy merge and apply; a redelivery of that
+// comment changes nothing.
 func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 	ctx := context.Background()
 	gs, _ := giteaGitOps(t, guardedStack("guarded", "approval: {policy: always, approvers: [alice]}\n", nil))
+	// The platform's policy maps this Gitea's accounts to people (data.slipway.forge_users).
+	t.Setenv(policy.EnvDir, forgeUsersPolicy(t, "gitea:"+gs.URL, map[string]string{"alice": "alice", "dave": "dave"}))
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
 		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
 	})
@@ -49,13 +56,21 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 		require.NoError(t, err)
 		return c
 	}
-	alice, mallory := commenter("alice"), commenter("mallory")
+	alice, mallory, dave := commenter("alice"), commenter("mallory"), commenter("dave")
+	write := gitea.AccessModeWrite
+	for _, writer := range []string{"alice", "dave"} {
+		_, err := admin.AddCollaborator(gs.AdminUser, "gitops", writer, gitea.AddCollaboratorOption{Permission: &write})
+		require.NoError(t, err)
+	}
 
 	const ref = "acme/shop"
 	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hi\n"))
 	var w *workflows.ApprovalWait
-	require.Eventually(t, func() bool { w = e.Status(ref).Approval; return w != nil }, time.Minute, 100*time.Millisecond)
+	require.Eventually(t, func() bool {
+		as(t, "alice", func() { w = e.Status(ref).Approval })
+		return w != nil && w.Hash != ""
+	}, time.Minute, 100*time.Millisecond)
 	require.NotNil(t, w.MR)
 	pr, err := strconv.ParseInt(w.MR.ID, 10, 64)
 	require.NoError(t, err)
@@ -68,17 +83,39 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 		}
 		return b.String()
 	}
-	require.Eventually(t, func() bool { return strings.Contains(comments(), "awaits approval** of plan `"+w.Hash+"`") },
-		30*time.Second, 200*time.Millisecond, "the PR says what waits and how to approve it")
+	require.Eventually(t, func() bool { return strings.Contains(comments(), "awaits approval** by user:alice") },
+		30*time.Second, 200*time.Millisecond, "the PR says who must approve and how")
+	require.NotContains(t, comments(), w.Hash[:7], "the PR never shows the plan's hash")
 
+	// mallory may read the repository but not write it: Gitea's API says so, nothing is submitted.
 	_, _, err = mallory.CreateIssueComment(gs.AdminUser, "gitops", pr, gitea.CreateIssueCommentOption{Body: "/slipway approve " + w.Hash[:12]})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		return strings.Contains(comments(), "slipway did not take `/slipway approve` from @mallory")
 	},
 		time.Minute, 200*time.Millisecond, "comments:\n%s\ndeliveries:\n%s", comments(), last.log())
-	require.Contains(t, comments(), "mallory may not approve: the approvers are alice")
-	require.Equal(t, w.Hash, e.Status(ref).Approval.Hash, "still waiting")
+	require.Contains(t, comments(), "@mallory has read permission on the repository: approving needs write")
+	// dave writes to the repository but is not an approver: the policy refuses him before his
+	// (wrong) hash is compared, so the reply cannot tell him the plan either.
+	_, _, err = dave.CreateIssueComment(gs.AdminUser, "gitops", pr, gitea.CreateIssueCommentOption{Body: "/slipway approve 0000000"})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return strings.Contains(comments(), "slipway did not take `/slipway approve` from @dave")
+	},
+		time.Minute, 200*time.Millisecond, "comments:\n%s\ndeliveries:\n%s", comments(), last.log())
+	require.Contains(t, comments(), "dave may not approve: not one of the approvers (user:alice)")
+	// What slipway wrote on the PR (mallory quoted the hash herself: she read it somewhere else).
+	var replies strings.Builder
+	for _, line := range strings.Split(comments(), "\n") {
+		if !strings.HasPrefix(line, "mallory:") {
+			replies.WriteString(line + "\n")
+		}
+	}
+	for _, leak := range []string{w.Hash[:7], "not the plan awaiting approval", "terraform_data", "to destroy"} {
+		require.NotContains(t, replies.String(), leak, "a reply tells a non-approver about the plan")
+	}
+	as(t, "alice", func() { require.Equal(t, w.Hash, e.Status(ref).Approval.Hash, "still waiting") })
+	require.Contains(t, e.MustCLI(0, "events", "--json").Stdout, "@mallory has read permission on the repository", "the refusal is recorded with the delivery")
 
 	_, _, err = alice.CreateIssueComment(gs.AdminUser, "gitops", pr, gitea.CreateIssueCommentOption{Body: "LGTM\n/slipway approve " + w.Hash[:12]})
 	require.NoError(t, err)
@@ -93,6 +130,17 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 	}
 	require.NotNil(t, approved)
 	require.Equal(t, "alice", approved.Actor)
+	require.NotNil(t, approved.By, "the approval carries the verified approver")
+	require.Equal(t, identity.Forge, approved.By.Kind)
+	require.Equal(t, "gitea:"+gs.URL, approved.By.Issuer)
+	require.NotEmpty(t, approved.By.Subject, "Gitea's user ID")
+	var refused []string
+	for _, r := range st.ApprovalLog {
+		if r.Event == "refused" {
+			refused = append(refused, r.Actor)
+		}
+	}
+	require.Equal(t, []string{"dave"}, refused, "the policy's refusal is in the approval log")
 	require.Contains(t, approved.Source, "gitea comment by alice on MR "+w.MR.ID)
 	require.Contains(t, comments(), "slipway: acme/shop approved by @alice.")
 

@@ -15,6 +15,8 @@ type repo struct {
 	refs        map[string]string // branch name → commit SHA
 	pulls       []*pull
 	reports     *reports // commit statuses and comments (report.go); nil until the first
+	// collaborators are the logins granted access and their permission (permission.go).
+	collaborators map[string]string
 }
 
 func (s *Server) repoURL(r *http.Request, rp *repo) string {

@@ -24,12 +24,13 @@ type Server struct {
 	Token string
 
 	mu        sync.Mutex
-	repos     map[string]*repo // "owner/name"
-	calls     map[string]int   // by route pattern, e.g. "POST /repos/{owner}/{repo}/git/trees"
-	rateLimit int              // answer this many next requests with a primary rate limit
-	secondary int              // answer this many next requests with a secondary rate limit (429)
-	retryAt   time.Duration    // Retry-After of the secondary limit
-	mergeFail []int            // statuses the next merges answer with, regardless of state
+	repos     map[string]*repo    // "owner/name"
+	users     map[string]*account // by login (permission.go)
+	calls     map[string]int      // by route pattern, e.g. "POST /repos/{owner}/{repo}/git/trees"
+	rateLimit int                 // answer this many next requests with a primary rate limit
+	secondary int                 // answer this many next requests with a secondary rate limit (429)
+	retryAt   time.Duration       // Retry-After of the secondary limit
+	mergeFail []int               // statuses the next merges answer with, regardless of state
 }
 
 // New starts a fake GitHub on loopback; it stops when the test ends.
@@ -79,6 +80,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	handle("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
 	handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.listComments)
 	handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
+	handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.getPermission)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 	})

@@ -27,7 +27,8 @@ type Server struct {
 	retryAfter  time.Duration
 	requests    []string
 	mergeMethod string
-	reports     *reports // commit statuses and MR notes (report.go); nil until the first
+	reports     *reports           // commit statuses and MR notes (report.go); nil until the first
+	users       map[string]*member // by username (members.go)
 }
 
 // Option configures a Server.
@@ -149,6 +150,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "401 Unauthorized")
 		return
 	}
+	if r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/v4/users" {
+		s.listUsers(w, r)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.EscapedPath(), "/api/v4/projects/")
 	if !ok {
 		writeError(w, http.StatusNotFound, "404 Not Found")
@@ -182,6 +187,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string) {
 	switch {
 	case is("GET"):
 		s.getProject(w)
+	case is("GET", "members", "all", "*"):
+		s.getMember(w, segs[2])
 	case is("GET", "repository", "branches", "*"):
 		s.getBranch(w, segs[2])
 	case is("DELETE", "repository", "branches", "*"):

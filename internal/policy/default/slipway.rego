@@ -35,11 +35,11 @@ person_of(a) := p if {
 	p := forge_map[forge_key(a.issuer)][a.name]
 }
 
-# forge_key is the data.slipway.forge_users key for a forge issuer: the issuer itself, or
-# its first word ("gitea https://git.example" -> "gitea").
+# forge_key is the data.slipway.forge_users key for a forge issuer: the issuer itself, or the
+# forge's kind before the first ":" ("gitea:http://127.0.0.1:3000" -> "gitea"; "github").
 forge_key(issuer) := issuer if forge_map[issuer]
 
-else := split(trim_space(issuer), " ")[0]
+else := split(issuer, ":")[0]
 
 # groups_of are an actor's verified groups plus those data.slipway.people grants its person.
 groups_of(a) := {g | some g in object.get(a, "groups", [])} | {g |
@@ -82,17 +82,32 @@ decision := {"allow": false, "reason": concat("; ", sort(deny))} if {
 # components where the request's own rules (below) allow; approvals are checked apart.
 deny contains msg if {
 	not approving
+	not fleet_wide
 	not platform_admin
 	not tenant_member
 	not service
 	msg := sprintf("%s may not %s instances of tenant %s: not a member of %s nor of platform-admins", [actor_name, input.operation, input.tenant, tenant_group])
 }
 
+# A rollout or drift check that names no tenant ("" or "*") spans every tenant: the platform's to start.
+fleet_wide if object.get(input, "tenant", "") in {"", "*"}
+
+deny contains msg if {
+	not approving
+	fleet_wide
+	not platform_admin
+	not service
+	msg := sprintf("%s may not %s across every tenant: only platform-admins may", [actor_name, input.operation])
+}
+
 allow_reason := sprintf("%s may %s: %s", [actor_name, input.operation, approver_why]) if approving
 
 else := sprintf("%s is a platform admin", [actor_name]) if platform_admin
 
-else := sprintf("%s is a member of tenant %s", [actor_name, input.tenant]) if tenant_member
+else := sprintf("%s is a member of tenant %s", [actor_name, input.tenant]) if {
+	not fleet_wide
+	tenant_member
+}
 
 else := sprintf("%s is slipway's own component", [actor_name]) if service
 
@@ -179,14 +194,17 @@ verb(rc) := "replaces" if "create" in rc.change.actions
 else := "deletes"
 
 # Platform rules: destroy, deprovision, and a plan that deletes or replaces a stateful resource
-# wait for platform-admins, whatever the stack's own approval: says.
+# wait for platform-admins, whatever the stack's own approval: says. A platform admin's own
+# request is that approval already (the stack's rule still applies to it).
 platform_reasons contains sprintf("%s needs a platform approval", [input.operation]) if {
 	not approving
+	not platform_admin
 	input.operation in platform_ops
 }
 
 platform_reasons contains msg if {
 	not approving
+	not platform_admin
 	input.operation in pipeline_ops
 	some rc in resource_changes
 	"delete" in rc.change.actions

@@ -13,7 +13,7 @@ dave := {"kind": "person", "issuer": "https://idp.test", "subject": "u-dave", "n
 
 worker := {"kind": "service", "issuer": "slipway", "subject": "worker", "name": "worker"}
 
-gitea_alice := {"kind": "forge", "issuer": "gitea", "subject": "7", "name": "alice-git"}
+gitea_alice := {"kind": "forge", "issuer": "gitea:http://127.0.0.1:3000", "subject": "7", "name": "alice-git"}
 
 req(actor, op) := {"actor": actor, "operation": op, "tenant": "acme", "name": "web", "state": "running", "stack": {"name": "web"}}
 
@@ -171,4 +171,56 @@ test_plan_command_never_waits if {
 	d := slipway.decision with input as r
 	d.allow
 	not d.approval
+}
+
+fleet(actor, op) := {"actor": actor, "operation": op, "tenant": "", "name": "", "stack": {"name": "web"}}
+
+test_fleet_rollout_is_the_platforms if {
+	d := slipway.decision with input as fleet(carol, "rollout")
+	d.allow
+	e := slipway.decision with input as fleet(alice, "rollout")
+	not e.allow
+	contains(e.reason, "across every tenant")
+}
+
+test_tenant_rollout_by_its_member if {
+	d := slipway.decision with input as object.union(fleet(alice, "rollout"), {"tenant": "acme"})
+	d.allow
+	e := slipway.decision with input as object.union(fleet(bob, "drift"), {"tenant": "acme"})
+	not e.allow
+}
+
+test_admins_own_destroy_is_the_platform_approval if {
+	d := slipway.decision with input as with_stack(req(carol, "destroy"), {"name": "web", "approval": {"policy": "never"}})
+	d.allow
+	not d.approval
+}
+
+test_admins_own_stateful_replace_is_the_platform_approval if {
+	r := object.union(with_stack(req(carol, "deploy"), {"name": "web", "stateful": ["aws_db_instance"]}), {"plan": replace_db_plan})
+	d := slipway.decision with input as r
+	d.allow
+	not d.approval
+}
+
+test_admins_destroy_still_follows_the_stack if {
+	d := slipway.decision with input as with_stack(req(carol, "destroy"), {"name": "web", "approval": {"policy": "destructive"}})
+	d.approval.groups == ["tenant:acme", "platform-admins"]
+	d.approval.allowSelf == false
+}
+
+test_star_tenant_is_every_tenant if {
+	d := slipway.decision with input as object.union(fleet(alice, "drift"), {"tenant": "*", "name": "*"})
+	not d.allow
+	e := slipway.decision with input as object.union(fleet(carol, "drift"), {"tenant": "*", "name": "*"})
+	e.allow
+}
+
+test_forge_users_keyed_by_forge_kind if {
+	d := slipway.decision with input as approval_of(gitea_alice, bob, ["user:alice"])
+		with data.slipway.forge_users as {"gitea": {"alice-git": "alice"}}
+	d.allow
+	e := slipway.decision with input as approval_of(gitea_alice, bob, ["user:alice"])
+		with data.slipway.forge_users as {"github": {"alice-git": "alice"}}
+	not e.allow
 }

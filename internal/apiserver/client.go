@@ -1,0 +1,232 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Client is the CLI's side of the API: the same calls as internal/client, sent to `slipway
+// server` with the person's token, and its errors turned back into internal/client's.
+type Client struct {
+	// BaseURL is the server's, e.g. http://127.0.0.1:8090.
+	BaseURL string
+	// Token gives the person's current ID token (identity.CachedToken refreshes it).
+	Token func(ctx context.Context) (string, error)
+	HTTP  *http.Client
+}
+
+// NewClient checks the server URL.
+func NewClient(baseURL string, token func(ctx context.Context) (string, error)) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	switch {
+	case err != nil:
+		return nil, err
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, errors.New("want http:// or https://")
+	case u.Host == "":
+		return nil, errors.New("no host")
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return nil, errors.New("a server URL has no query, fragment or user")
+	}
+	return &Client{BaseURL: strings.TrimSuffix(baseURL, "/"), Token: token, HTTP: &http.Client{Timeout: maxWait + 30*time.Second}}, nil
+}
+
+// do sends one request and decodes the answer into out (nil: ignore it).
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	tok, err := c.Token(ctx)
+	if err != nil {
+		return err
+	}
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return &ServerUnavailableError{URL: c.BaseURL, Err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return &ServerUnavailableError{URL: c.BaseURL, Err: err}
+	}
+	if resp.StatusCode >= 300 {
+		var eb errorBody
+		if json.Unmarshal(data, &eb) != nil {
+			eb.Error = strings.TrimSpace(string(data))
+		}
+		return errorFromBody(resp.StatusCode, eb)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("slipway server at %s: decode the answer to %s %s: %w", c.BaseURL, method, path, err)
+	}
+	return nil
+}
+
+// ServerUnavailableError: the slipway server could not be reached (CLI exit 1).
+type ServerUnavailableError struct {
+	URL string
+	Err error
+}
+
+func (e *ServerUnavailableError) Error() string {
+	return fmt.Sprintf("cannot reach the slipway server at %s (--server, SLIPWAY_SERVER): %v", e.URL, e.Err)
+}
+
+func (e *ServerUnavailableError) Unwrap() error { return e.Err }
+
+func instPath(ref steps.Ref) string {
+	return "/v1/instances/" + url.PathEscape(ref.Tenant) + "/" + url.PathEscape(ref.Name)
+}
+
+// Whoami is the actor the server verified the token as.
+func (c *Client) Whoami(ctx context.Context) (identity.Actor, error) {
+	var a identity.Actor
+	return a, c.do(ctx, http.MethodGet, "/v1/whoami", nil, &a)
+}
+
+// Submit sends an operation; the server prechecks it as the CLI does and answers once a worker accepted it.
+func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (Accepted, error) {
+	var out Accepted
+	name := string(op)
+	if op == lifecycle.OpProvision {
+		name = "create"
+	}
+	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/operations/"+name, OperationBody{RequestID: requestID, Request: req}, &out)
+}
+
+// Decide sends retry, resolve or abandon.
+func (c *Client) Decide(ctx context.Context, ref steps.Ref, d lifecycle.Decision, req workflows.DecisionRequest, requestID string) (Accepted, error) {
+	var out Accepted
+	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/decisions/"+string(d), DecisionBody{RequestID: requestID, Request: req}, &out)
+}
+
+// Wait long-polls the request's end, calling progress with the status after each poll.
+func (c *Client) Wait(ctx context.Context, ref steps.Ref, requestID string, progress func(*workflows.Status)) (workflows.OperationResult, error) {
+	for {
+		var st RequestState
+		path := fmt.Sprintf("%s/requests/%s?wait=%s", instPath(ref), url.PathEscape(requestID), maxWait)
+		if err := c.do(ctx, http.MethodGet, path, nil, &st); err != nil {
+			return workflows.OperationResult{}, err
+		}
+		if progress != nil && st.Status != nil {
+			progress(st.Status)
+		}
+		if st.Done && st.Result != nil {
+			return *st.Result, nil
+		}
+	}
+}
+
+// Approval sends approve or reject.
+func (c *Client) Approval(ctx context.Context, ref steps.Ref, verb string, req workflows.ApprovalRequest) (workflows.ApprovalResult, error) {
+	var out workflows.ApprovalResult
+	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/approvals/"+url.PathEscape(verb), req, &out)
+}
+
+// Gate sends gate-add, gate-remove or cancel and returns the gates after it.
+func (c *Client) Gate(ctx context.Context, ref steps.Ref, update string, req workflows.GateRequest) ([]workflows.Gate, error) {
+	path := instPath(ref) + "/cancel"
+	switch update {
+	case workflows.UpdateGateAdd:
+		path = instPath(ref) + "/gates/add"
+	case workflows.UpdateGateRemove:
+		path = instPath(ref) + "/gates/remove"
+	}
+	var out []workflows.Gate
+	return out, c.do(ctx, http.MethodPost, path, req, &out)
+}
+
+// Status reads the instance's status as the signed-in person may see it.
+func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"output": req.Output, "app": req.App, "cluster": req.Cluster, "resource": req.Resource} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	var st workflows.Status
+	return &st, c.do(ctx, http.MethodGet, instPath(ref)+"/status?"+q.Encode(), nil, &st)
+}
+
+// Refresh asks the instance to observe its app now.
+func (c *Client) Refresh(ctx context.Context, ref steps.Ref) (*workflows.Status, error) {
+	var st workflows.Status
+	return &st, c.do(ctx, http.MethodPost, instPath(ref)+"/refresh", nil, &st)
+}
+
+// Secrets reads the instance's secrets, if the policy lets the person.
+func (c *Client) Secrets(ctx context.Context, ref steps.Ref) (map[string]string, error) {
+	var out map[string]string
+	return out, c.do(ctx, http.MethodGet, instPath(ref)+"/secrets", nil, &out)
+}
+
+// SweepDrift runs a drift sweep now and waits for it.
+func (c *Client) SweepDrift(ctx context.Context, scope steps.DriftScope) (workflows.DriftSweepResult, error) {
+	var out workflows.DriftSweepResult
+	return out, c.do(ctx, http.MethodPost, "/v1/drift/check", scope, &out)
+}
+
+// ScheduleDrift creates a drift schedule.
+func (c *Client) ScheduleDrift(ctx context.Context, id string, every time.Duration, scope steps.DriftScope) error {
+	return c.do(ctx, http.MethodPost, "/v1/drift/schedules", DriftScheduleBody{ID: id, Every: every, Scope: scope}, nil)
+}
+
+// Unschedule deletes a drift schedule.
+func (c *Client) Unschedule(ctx context.Context, id string) error {
+	return c.do(ctx, http.MethodDelete, "/v1/drift/schedules/"+url.PathEscape(id), nil, nil)
+}
+
+// PlanRollout computes a rollout's action list on a worker.
+func (c *Client) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
+	var out steps.RolloutPlan
+	return out, c.do(ctx, http.MethodPost, "/v1/rollouts/plan", spec, &out)
+}
+
+// StartRollout plans and starts a rollout; it returns the plan.
+func (c *Client) StartRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
+	var out RolloutStarted
+	return out.Plan, c.do(ctx, http.MethodPost, "/v1/rollouts", spec, &out)
+}
+
+// ControlRollout pauses, resumes or aborts a rollout.
+func (c *Client) ControlRollout(ctx context.Context, id, update string, req workflows.RolloutRequest) (*workflows.RolloutStatus, error) {
+	var out workflows.RolloutStatus
+	return &out, c.do(ctx, http.MethodPost, "/v1/rollouts/"+url.PathEscape(id)+"/"+url.PathEscape(update), req, &out)
+}
+
+// IsBadRequest reports an API request the server found malformed (CLI exit 2), beside
+// client.IsBadRequest for the errors the direct path shares.
+func IsBadRequest(err error) bool {
+	var br *BadRequestError
+	return errors.As(err, &br) || client.IsBadRequest(err)
+}

@@ -1,0 +1,475 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/gates"
+	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// The API's bodies. The token is the actor: what a request says of its sender (its actor field)
+// is only a note, which the workers record beside the attested person.
+type (
+	// OperationBody is POST .../operations/{op} (create deploy plan archive destroy deprovision).
+	OperationBody struct {
+		RequestID string                     `json:"requestId,omitempty"`
+		Request   workflows.OperationRequest `json:"request"`
+	}
+	// DecisionBody is POST .../decisions/{decision} (retry resolve abandon).
+	DecisionBody struct {
+		RequestID string                    `json:"requestId,omitempty"`
+		Request   workflows.DecisionRequest `json:"request"`
+	}
+	// Accepted answers an operation or decision a worker accepted.
+	Accepted struct {
+		Instance  string `json:"instance"`
+		Request   string `json:"request"` // the operation or decision
+		RequestID string `json:"requestId"`
+	}
+	// RequestState answers GET .../requests/{id}: Result once Done, and the status now.
+	RequestState struct {
+		Done   bool                       `json:"done"`
+		Result *workflows.OperationResult `json:"result,omitempty"`
+		Status *workflows.Status          `json:"status,omitempty"`
+	}
+	// DriftScheduleBody is POST /v1/drift/schedules.
+	DriftScheduleBody struct {
+		ID    string           `json:"id"`
+		Every time.Duration    `json:"every"`
+		Scope steps.DriftScope `json:"scope"`
+	}
+	// RolloutStarted answers POST /v1/rollouts: the plan it started with.
+	RolloutStarted struct {
+		Spec steps.RolloutSpec `json:"spec"`
+		Plan steps.RolloutPlan `json:"plan"`
+	}
+)
+
+// maxWait bounds a long poll for a request's end: under the write timeout, so the answer gets out.
+const maxWait = 20 * time.Second
+
+func (s *Server) routes() {
+	const inst = "/v1/instances/{tenant}/{name}"
+	s.handle("GET /v1/whoami", func(_ context.Context, a identity.Actor, _ *http.Request) (int, any, error) {
+		return http.StatusOK, a, nil
+	})
+	s.handle("POST "+inst+"/operations/{op}", s.operation)
+	s.handle("POST "+inst+"/decisions/{decision}", s.decision)
+	s.handle("GET "+inst+"/requests/{id}", s.request)
+	s.handle("POST "+inst+"/approvals/{verb}", s.approval)
+	s.handle("POST "+inst+"/gates/{verb}", s.gate)
+	s.handle("POST "+inst+"/cancel", s.gate)
+	s.handle("GET "+inst+"/status", s.status)
+	s.handle("POST "+inst+"/refresh", s.refresh)
+	s.handle("GET "+inst+"/secrets", s.secrets)
+	s.handle("POST /v1/drift/check", s.driftCheck)
+	s.handle("POST /v1/drift/schedules", s.driftSchedule)
+	s.handle("DELETE /v1/drift/schedules/{id}", s.driftUnschedule)
+	s.handle("POST /v1/rollouts/plan", s.rolloutPlan)
+	s.handle("POST /v1/rollouts", s.rolloutStart)
+	s.handle("POST /v1/rollouts/{id}/{verb}", s.rolloutControl)
+}
+
+// accepting bounds how long a request waits for a worker to accept it.
+func (s *Server) accepting(ctx context.Context, send func(ctx context.Context) (*client.Handle, error)) (*client.Handle, error) {
+	actx, cancel := context.WithTimeout(ctx, s.o.AcceptTimeout)
+	defer cancel()
+	h, err := send(actx)
+	if err != nil && errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, &NoWorkerError{Message: fmt.Sprintf("no slipway worker accepted the request within %s on task queue %q", s.o.AcceptTimeout, s.o.Client.TaskQueue)}
+	}
+	return h, err
+}
+
+// denial returns the worker's refusal of an accepted request the policy denies. The worker decides
+// once the update is accepted, so the acceptance alone does not say; when the server's copy of
+// the policy expects a deny, it waits (at most the accept timeout) for the worker's decision,
+// which the instance records, and answers with it. Server and workers load the same policy.
+func (s *Server) denial(ctx context.Context, c Check, h *client.Handle) error {
+	ok, _, _, err := s.o.Authorize(ctx, c)
+	if err != nil || ok {
+		return nil // the worker decides alone; the request is accepted
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.o.AcceptTimeout)
+	defer cancel()
+	if _, err := h.Get(wctx); client.IsRefused(err) {
+		return err
+	}
+	return nil
+}
+
+// bounded runs an update that answers at once when a worker takes it (approve, gates, refresh)
+// within the accept timeout: with no worker it would hold the connection past the write timeout.
+func (s *Server) bounded(ctx context.Context, send func(ctx context.Context) error) error {
+	_, err := s.accepting(ctx, func(ctx context.Context) (*client.Handle, error) { return nil, send(ctx) })
+	return err
+}
+
+func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := instanceRef(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	op, ok := lifecycle.ParseOperation(r.PathValue("op"))
+	if !ok {
+		return 0, nil, badRequest("operation %q: not one of create, deploy, plan, archive, destroy, deprovision", r.PathValue("op"))
+	}
+	var body OperationBody
+	if err := decode(r, &body); err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case op == lifecycle.OpProvision && body.Request.ConfigYAML == "":
+		return 0, nil, badRequest("request.configYAML: create needs the instance file")
+	case op == lifecycle.OpDeprovision && !body.Request.Confirm:
+		return 0, nil, badRequest("request.confirm: deprovision of %s is final; confirm it", ref)
+	case body.Request.DeployTimeout < 0:
+		return 0, nil, badRequest("request.deployTimeout: %s must not be negative", body.Request.DeployTimeout)
+	}
+	st, err := s.o.Client.Precheck(ctx, ref, op, body.Request)
+	if err != nil {
+		return 0, nil, err
+	}
+	c := Check{Actor: a, Operation: string(op), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
+	if st != nil {
+		c.State, c.Stack = string(st.State), st.Stack
+		if op != lifecycle.OpPlan {
+			c.NextState = string(op.Done(st.State))
+		}
+	}
+	h, err := s.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
+		return s.o.Client.Submit(ctx, ref, op, body.Request, body.RequestID)
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := s.denial(ctx, c, h); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusAccepted, Accepted{Instance: ref.String(), Request: string(op), RequestID: h.RequestID}, nil
+}
+
+func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := instanceRef(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	d, ok := lifecycle.ParseDecision(r.PathValue("decision"))
+	if !ok {
+		return 0, nil, badRequest("decision %q: not one of retry, resolve, abandon", r.PathValue("decision"))
+	}
+	var body DecisionBody
+	if err := decode(r, &body); err != nil {
+		return 0, nil, err
+	}
+	h, err := s.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
+		return s.o.Client.Decide(ctx, ref, d, body.Request, body.RequestID)
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	c := Check{Actor: a, Operation: string(d), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
+	if st, err := s.o.Client.Status(ctx, ref, workflows.StatusRequest{}); err == nil {
+		c.State, c.Stack = string(st.State), st.Stack
+	}
+	if err := s.denial(ctx, c, h); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusAccepted, Accepted{Instance: ref.String(), Request: string(d), RequestID: h.RequestID}, nil
+}
+
+// request long-polls a request's end (at most ?wait=, up to maxWait) and answers with the
+// instance's status, so a CLI that has only the server shows the steps as they go.
+func (s *Server) request(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := instanceRef(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	wait := time.Duration(0)
+	if v := r.URL.Query().Get("wait"); v != "" {
+		if wait, err = time.ParseDuration(v); err != nil || wait < 0 {
+			return 0, nil, badRequest("wait: %q is not a duration such as 20s", v)
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, min(wait, maxWait))
+	defer cancel()
+	var out RequestState
+	res, err := s.o.Client.Request(ref, r.PathValue("id")).Get(wctx)
+	switch {
+	case err == nil:
+		out.Done, out.Result = true, &res
+	case wctx.Err() != nil && ctx.Err() == nil:
+		// still running
+	default:
+		return 0, nil, err
+	}
+	if out.Status, err = s.o.Client.Status(ctx, ref, workflows.StatusRequest{}); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, out, nil
+}
+
+func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := instanceRef(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	verb := r.PathValue("verb")
+	if verb != steps.VerbApprove && verb != steps.VerbReject {
+		return 0, nil, badRequest("%q: not approve or reject", verb)
+	}
+	var req workflows.ApprovalRequest
+	if err := decode(r, &req); err != nil {
+		return 0, nil, err
+	}
+	// Until every approval is checked against its attested approver, the approver an approval
+	// names is the verified person, never what the request says.
+	req.Actor, req.Source = a.Name, "api"
+	var res workflows.ApprovalResult
+	err = s.bounded(ctx, func(ctx context.Context) (err error) {
+		res, err = s.o.Client.Approval(ctx, ref, verb, req, "")
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, res, nil
+}
+
+// gate serves gates/add, gates/remove and cancel.
+func (s *Server) gate(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := instanceRef(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	var req workflows.GateRequest
+	if err := decode(r, &req); err != nil {
+		return 0, nil, err
+	}
+	update := workflows.UpdateCancel
+	switch r.PathValue("verb") {
+	case "":
+	case "add":
+		update = workflows.UpdateGateAdd
+		if err := gates.CheckTimeout(req.Name, req.Timeout); err != nil {
+			return 0, nil, badRequest("timeout: %v", err)
+		}
+	case "remove":
+		update = workflows.UpdateGateRemove
+	default:
+		return 0, nil, badRequest("%q: not add or remove", r.PathValue("verb"))
+	}
+	if update != workflows.UpdateCancel {
+		if err := gates.Check(req.Name); err != nil {
+			return 0, nil, badRequest("name: %v", err)
+		}
+	}
+	var gs []workflows.Gate
+	err = s.bounded(ctx, func(ctx context.Context) (err error) {
+		gs, err = s.o.Client.Gate(ctx, ref, update, req)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if gs == nil {
+		gs = []workflows.Gate{}
+	}
+	return http.StatusOK, gs, nil
+}
+
+// status is the status query sent with the person's attestation: what it shows of a waiting
+// approval depends on who asks.
+func (s *Server) status(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := instanceRef(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	q := r.URL.Query()
+	req := workflows.StatusRequest{Output: q.Get("output"), App: q.Get("app"), Cluster: q.Get("cluster"), Resource: q.Get("resource")}
+	if req.Output == "" {
+		req.Output = workflows.OutputSummary
+	}
+	switch req.Output {
+	case workflows.OutputSummary, workflows.OutputAll, workflows.OutputDetail:
+	default:
+		return 0, nil, badRequest("output: %q is not one of summary, all, detail", req.Output)
+	}
+	st, err := s.o.Client.Status(ctx, ref, req)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, st, nil
+}
+
+func (s *Server) refresh(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := instanceRef(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	var st *workflows.Status
+	err = s.bounded(ctx, func(ctx context.Context) (err error) {
+		st, err = s.o.Client.Refresh(ctx, ref)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, st, nil
+}
+
+// authorize asks the policy about a request the server answers itself; a deny is a RefusedError.
+func (s *Server) authorize(ctx context.Context, c Check) error {
+	ok, reason, hash, err := s.o.Authorize(ctx, c)
+	if err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
+	where := c.Tenant
+	if c.Name != "" {
+		where += "/" + c.Name
+	}
+	s.log.Info("policy decision", zap.String("actor", c.Actor.String()), zap.String("operation", c.Operation),
+		zap.String("on", where), zap.Bool("allow", ok), zap.String("reason", reason), zap.String("policyHash", hash))
+	if !ok {
+		return &client.RefusedError{Message: reason}
+	}
+	return nil
+}
+
+// secrets reads an instance's secrets for a person the policy allows (operation "secrets"):
+// people hold neither the store's credentials nor the payload key, so this is their only way.
+func (s *Server) secrets(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := instanceRef(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if s.o.Secrets == nil {
+		return 0, nil, errors.New("this slipway server has no secret store configured (--store-pg-conn or --state-dir)")
+	}
+	st, err := s.o.Client.Status(ctx, ref, workflows.StatusRequest{})
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "secrets", Tenant: ref.Tenant, Name: ref.Name, State: string(st.State)}); err != nil {
+		return 0, nil, err
+	}
+	vals, err := s.o.Secrets(ctx, ref.Tenant, ref.Name)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.log.Info("secrets read", zap.String("instance", ref.String()), zap.String("actor", a.String()))
+	return http.StatusOK, vals, nil
+}
+
+func (s *Server) driftCheck(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	var scope steps.DriftScope
+	if err := decode(r, &scope); err != nil {
+		return 0, nil, err
+	}
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: scope.Tenant}); err != nil {
+		return 0, nil, err
+	}
+	res, err := s.o.Client.SweepDrift(ctx, scope)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, res, nil
+}
+
+func (s *Server) driftSchedule(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	var body DriftScheduleBody
+	if err := decode(r, &body); err != nil {
+		return 0, nil, err
+	}
+	if body.Every < client.MinDriftInterval {
+		return 0, nil, badRequest("every: %s must be at least %s", body.Every, client.MinDriftInterval)
+	}
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: body.Scope.Tenant}); err != nil {
+		return 0, nil, err
+	}
+	if err := s.o.Client.ScheduleDrift(ctx, body.ID, body.Every, body.Scope); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, body, nil
+}
+
+func (s *Server) driftUnschedule(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	// A schedule's scope is not known here without reading it: unscheduling is a platform act.
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift"}); err != nil {
+		return 0, nil, err
+	}
+	if err := s.o.Client.Unschedule(ctx, r.PathValue("id")); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, map[string]string{"deleted": client.DriftScheduleID(r.PathValue("id"))}, nil
+}
+
+func (s *Server) rolloutPlan(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
+	var spec steps.RolloutSpec
+	if err := decode(r, &spec); err != nil {
+		return 0, nil, err
+	}
+	plan, err := s.o.Client.PlanRollout(ctx, spec)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, plan, nil
+}
+
+// rolloutStart plans (so bad input starts nothing), asks the policy, then starts.
+func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	var spec steps.RolloutSpec
+	if err := decode(r, &spec); err != nil {
+		return 0, nil, err
+	}
+	if spec.ID == "" {
+		return 0, nil, badRequest("id: a rollout needs its ID")
+	}
+	plan, err := s.o.Client.PlanRollout(ctx, spec)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: spec.Tenant}); err != nil {
+		return 0, nil, err
+	}
+	if err := s.o.Client.StartRollout(ctx, spec); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, RolloutStarted{Spec: spec, Plan: plan}, nil
+}
+
+func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	verb := r.PathValue("verb")
+	switch verb {
+	case workflows.UpdateRolloutPause, workflows.UpdateRolloutResume, workflows.UpdateRolloutAbort:
+	default:
+		return 0, nil, badRequest("%q: not pause, resume or abort", verb)
+	}
+	var req workflows.RolloutRequest
+	if err := decode(r, &req); err != nil {
+		return 0, nil, err
+	}
+	id := r.PathValue("id")
+	cur, err := s.o.Client.RolloutStatus(ctx, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: cur.Spec.Tenant}); err != nil {
+		return 0, nil, err
+	}
+	st, err := s.o.Client.ControlRollout(ctx, id, verb, req)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, st, nil
+}

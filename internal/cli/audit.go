@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/client"
+)
+
+func (g *globals) auditCmd() *cobra.Command {
+	var since, tenant string
+	cmd := &cobra.Command{
+		Use:   "audit [--since T] [--tenant T]",
+		Short: "Export every recorded decision (allowed, denied, approval asked, approved, rejected, refused) as JSON lines",
+		Long: `Reads the decisions each instance recorded in its history (its events: slipway events shows them
+too), deprovisioned instances included, and prints one JSON object per line:
+{at, tenant, instance, actor, actorKind, issuer, operation, decision, reason, policyHash, requestID,
+request, workflow}. actor is the verified actor's name ("-" when the request carried none: a refused
+one); policyHash names the policy's version that decided. It is a read: it goes straight to
+Temporal, like slipway events.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			from, err := parseSince(since, time.Now())
+			if err != nil {
+				return err
+			}
+			if tenant != "" && !labelRE.MatchString(tenant) {
+				return usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", tenant)
+			}
+			return g.withClient(cmd, func(c *client.Client) error {
+				enc := json.NewEncoder(g.streams.Out)
+				return c.Audit(cmd.Context(), tenant, from, func(e client.AuditEntry) error { return enc.Encode(e) })
+			})
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "only decisions at or after T: a time (RFC 3339, e.g. 2026-11-24T10:00:00Z) or how long ago (e.g. 24h)")
+	cmd.Flags().StringVar(&tenant, "tenant", "", "only this tenant's instances")
+	return cmd
+}
+
+// parseSince reads --since: an RFC 3339 time, or a duration back from now; empty is the beginning.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return time.Time{}, usageErr("--since %q: give a time (RFC 3339, e.g. 2026-11-24T10:00:00Z) or how long ago (e.g. 24h)", s)
+	}
+	return now.Add(-d), nil
+}

@@ -1,0 +1,58 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Precheck refuses, before anything is sent, an operation the instance cannot take now: a state
+// that does not allow it, a wait at scheduling gates, a config its stack refuses (validated on a
+// worker) or, for a provision, names another instance holds. The CLI and `slipway server` both
+// run it, so a request says the same thing whichever way it comes.
+// It returns the status it read (nil for a provision).
+func (c *Client) Precheck(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest) (*workflows.Status, error) {
+	var st *workflows.Status
+	deployed := ""
+	if op != lifecycle.OpProvision {
+		var err error
+		if st, err = c.Status(ctx, ref, workflows.StatusRequest{}); err != nil {
+			return nil, err
+		}
+		if w := st.Waiting; w != nil && op != lifecycle.OpPlan {
+			return nil, &RejectedError{Busy: true, Message: fmt.Sprintf("%s is busy: %s waiting at scheduling gates (%s) since %s; %s is rejected, not queued — remove the gates, or slipway cancel %s",
+				ref, w.Operation, GateNames(st.Gates), w.Since.UTC().Format(time.RFC3339), op, ref)}
+		}
+		if err := lifecycle.Check(st.State, op); err != nil {
+			return nil, &RejectedError{Message: ref.String() + ": " + err.Error()}
+		}
+		deployed = st.Deployed
+	}
+	if req.ConfigYAML != "" {
+		in := steps.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed}
+		if _, err := c.Validate(ctx, in); err != nil {
+			return nil, err
+		}
+	}
+	if op == lifecycle.OpProvision {
+		return nil, c.CheckNames(ctx, ref)
+	}
+	return st, nil
+}
+
+// GateNames lists gates by name, or "none".
+func GateNames(gs []workflows.Gate) string {
+	if len(gs) == 0 {
+		return "none"
+	}
+	names := make([]string, len(gs))
+	for i, g := range gs {
+		names[i] = g.Name
+	}
+	return strings.Join(names, ", ")
+}

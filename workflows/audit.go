@@ -1,0 +1,87 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/identity"
+)
+
+// SignalRefusal carries a refusal a pipeline heard to its instance, which records it.
+const SignalRefusal = "refusal"
+
+// Audit decisions.
+const (
+	AuditRefused = "refused" // the request carried no valid attestation: nothing changed
+	AuditAllowed = "allowed"
+	AuditDenied  = "denied"
+)
+
+// auditKept bounds the audit records an instance keeps in its state.
+const auditKept = 200
+
+// AuditRecord is one decision about a request to the instance or one of its pipelines.
+type AuditRecord struct {
+	At       time.Time       `json:"at"`
+	Decision string          `json:"decision"`
+	Request  string          `json:"request"`            // "signal approval-decision", "update approve"
+	Workflow string          `json:"workflow,omitempty"` // where the request went, when not the instance
+	Actor    *identity.Actor `json:"actor,omitempty"`
+	// PolicyHash is the version of the policy that decided, when one did.
+	PolicyHash string `json:"policyHash,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// RelayedRefusal is a refusal a pipeline heard, relayed to its instance.
+type RelayedRefusal struct {
+	Workflow string         `json:"workflow"`
+	Refusal  attest.Refusal `json:"refusal"`
+}
+
+// receiveRefusals records the signals refused to the instance itself and those its pipelines relay.
+func (e *entity) receiveRefusals(ctx workflow.Context) {
+	own := workflow.GetSignalChannel(ctx, attest.SignalRefused)
+	relayed := workflow.GetSignalChannel(ctx, SignalRefusal)
+	for {
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(own, func(c workflow.ReceiveChannel, _ bool) {
+			var r attest.Refusal
+			c.Receive(ctx, &r)
+			e.audit(ctx, AuditRecord{At: r.At, Decision: AuditRefused, Request: "signal " + r.Signal, Reason: r.Why})
+		})
+		sel.AddReceive(relayed, func(c workflow.ReceiveChannel, _ bool) {
+			var r RelayedRefusal
+			c.Receive(ctx, &r)
+			e.audit(ctx, AuditRecord{At: r.Refusal.At, Decision: AuditRefused, Request: "signal " + r.Refusal.Signal,
+				Workflow: r.Workflow, Reason: r.Refusal.Why})
+		})
+		sel.Select(ctx)
+	}
+}
+
+// audit keeps rec (the newest auditKept) and writes it to history as a marker, where
+// `slipway events` reads it.
+func (e *entity) audit(ctx workflow.Context, rec AuditRecord) {
+	e.s.Audit = append(e.s.Audit, rec)
+	if n := len(e.s.Audit); n > auditKept {
+		e.s.Audit = e.s.Audit[n-auditKept:]
+	}
+	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return rec }).Get(nil)
+}
+
+// relayRefusals tells the instance of each signal refused to this pipeline (a forged approval).
+func (p *pipeline) relayRefusals(ctx workflow.Context) {
+	ch := workflow.GetSignalChannel(ctx, attest.SignalRefused)
+	for {
+		var r attest.Refusal
+		ch.Receive(ctx, &r)
+		workflow.GetLogger(ctx).Warn("signal refused", "signal", r.Signal, "why", r.Why)
+		if p.in.ParentID == "" {
+			continue
+		}
+		_ = workflow.SignalExternalWorkflow(ctx, p.in.ParentID, "", SignalRefusal,
+			RelayedRefusal{Workflow: workflow.GetInfo(ctx).WorkflowExecution.ID, Refusal: r}).Get(ctx, nil)
+	}
+}

@@ -1,0 +1,86 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/policy"
+)
+
+// ErrPolicyDenied is the application error type of an update the policy denies.
+const ErrPolicyDenied = "PolicyDenied"
+
+// policyOperation is the policy's name for an update of the instance; "" for the ones decided
+// elsewhere (approve and reject, at the approval with the requirement they act on).
+func policyOperation(update string) string {
+	switch update {
+	case UpdateGateAdd, UpdateGateRemove:
+		return "gate"
+	case UpdateCancel:
+		return "cancel"
+	case UpdateRefresh:
+		return "refresh"
+	case UpdateCheckDrift:
+		return "drift"
+	case UpdateRetry, UpdateResolve, UpdateAbandon:
+		return update
+	}
+	if op, ok := lifecycle.ParseOperation(update); ok {
+		return string(op)
+	}
+	return ""
+}
+
+// authorize asks the policy (the Authorize local activity: its decision and hash are in history)
+// whether the verified actor may make this update, and records the decision in the audit log.
+func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update string, _ []any) error {
+	op := policyOperation(update)
+	if op == "" {
+		return nil
+	}
+	in := policy.Input{Actor: actor, Operation: op, Tenant: e.s.Ref.Tenant, Name: e.s.Ref.Name,
+		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}}
+	if o, ok := lifecycle.ParseOperation(update); ok && o != lifecycle.OpPlan {
+		in.NextState = string(o.Done(e.s.State))
+	}
+	rec := AuditRecord{At: workflow.Now(ctx), Request: "update " + update, Actor: &actor}
+	var d policy.Decision
+	if err := quick(ctx, true, "Authorize", in).Get(ctx, &d); err != nil {
+		rec.Decision, rec.Reason = AuditDenied, "the policy could not decide: "+err.Error()
+		e.audit(ctx, rec)
+		return temporal.NewNonRetryableApplicationError(rec.Reason, ErrPolicyDenied, nil)
+	}
+	rec.PolicyHash, rec.Reason = d.PolicyHash, d.Reason
+	if !d.Allow {
+		rec.Decision = AuditDenied
+		e.audit(ctx, rec)
+		return temporal.NewNonRetryableApplicationError("denied by policy "+shortHash(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
+	}
+	rec.Decision = AuditAllowed
+	e.audit(ctx, rec)
+	return nil
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// authorize asks the policy whether the verified actor may pause, resume or abort the rollout,
+// which spans tenants: the input names them all ("*").
+func (r *rollout) authorize(ctx workflow.Context, actor identity.Actor, update string, _ []any) error {
+	in := policy.Input{Actor: actor, Operation: "rollout", Tenant: "*", Name: workflow.GetInfo(ctx).WorkflowExecution.ID, State: string(r.s.Phase)}
+	var d policy.Decision
+	if err := quick(ctx, true, "Authorize", in).Get(ctx, &d); err != nil {
+		return temporal.NewNonRetryableApplicationError("the policy could not decide: "+err.Error(), ErrPolicyDenied, nil)
+	}
+	if !d.Allow {
+		workflow.GetLogger(ctx).Warn("rollout update denied", "update", update, "actor", actor.String(), "policy", d.PolicyHash, "reason", d.Reason)
+		return temporal.NewNonRetryableApplicationError("denied by policy "+shortHash(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
+	}
+	return nil
+}
