@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/slipway-dev/slipway/internal/codec"
 )
@@ -127,4 +130,12 @@ func TestDescribeCredentialNamesTheSourceNeverTheSecret(t *testing.T) {
 	assert.NotContains(t, got, "s3cret")
 	assert.Equal(t, "bearer token from /run/t", DescribeCredential(envOf(map[string]string{EnvTokenFile: "/run/t"})))
 	assert.Equal(t, "none", DescribeCredential(envOf(nil)))
+}
+
+// The Temporal frontend's refusal is a refusal (exit 3), however deep the SDK wraps it.
+func TestTheFrontendsPermissionDeniedIsARefusal(t *testing.T) {
+	err := fmt.Errorf("failed reaching server: %w", serviceerror.NewPermissionDenied("Request unauthorized.", ""))
+	assert.True(t, IsRefused(err))
+	assert.False(t, IsBadRequest(err))
+	assert.False(t, IsRefused(errors.New("Request unauthorized.")), "only the typed error counts")
 }

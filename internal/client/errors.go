@@ -77,10 +77,13 @@ const (
 	ErrPolicyDenied    = "PolicyDenied"
 )
 
-// IsRefused reports a request refused for its identity or by policy (CLI exit 3).
+// IsRefused reports a request refused for its identity or by policy (CLI exit 3). The Temporal
+// frontend's own authorizer refuses the same way: no token, one it does not trust, or a
+// person's read-only token used to write.
 func IsRefused(err error) bool {
 	var rf *RefusedError
-	return errors.As(err, &rf)
+	var pd *serviceerror.PermissionDenied
+	return errors.As(err, &rf) || errors.As(err, &pd)
 }
 
 // IsBadRequest reports errors that are the caller's input, not a failure (CLI exit 2).

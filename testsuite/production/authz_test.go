@@ -301,7 +301,7 @@ func (w *world) checkSignedInCLI(ctx context.Context, alice oidcprovider.Tokens,
 	assert.Contains(t, out, `"state"`)
 	require.NoError(t, os.Setenv("XDG_CONFIG_HOME", signedOut))
 	code, out = status()
-	assert.NotEqual(t, cli.ExitOK, code, "slipway status signed out must be refused:\n%s", out)
+	assert.Equal(t, cli.ExitRefused, code, "slipway status signed out must be refused:\n%s", out)
 }
 
 // setenv sets vars for the process and returns what puts them back.
