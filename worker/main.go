@@ -64,6 +64,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	zl.Info("Temporal credential: "+client.DescribeCredential(os.Getenv), zap.String("address", opts.HostPort))
 	defer c.Close()
 	// A workflow upserting a search attribute the namespace lacks fails its task, so a worker that
 	// brings new ones registers them; without operator rights it says what to run instead.

@@ -100,7 +100,13 @@ func parseRef(s string) (steps.Ref, error) {
 }
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
-	return client.Dial(ctx, g.taskQueue, client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor()))
+	opts := []client.Option{client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor())}
+	if tok, err := personToken(); err != nil {
+		return nil, err
+	} else if tok != nil {
+		opts = append(opts, client.WithToken(tok))
+	}
+	return client.Dial(ctx, g.taskQueue, opts...)
 }
 
 // withClient dials Temporal, runs fn with the client and closes it.

@@ -79,15 +79,26 @@ func DevKeyFile() string { return filepath.Join(statedir.Dev(), codec.KeyFileNam
 // SLIPWAY_CODEC_KEY, SLIPWAY_CODEC_KEY_FILE or DevKeyFile, else *codec.NoKeyError:
 // no slipway client ever talks to Temporal in plaintext.
 func Options(opts ...Option) (client.Options, error) {
-	o, err := envconfig.LoadDefaultClientOptions()
+	prof, err := envconfig.LoadClientConfigProfile(envconfig.LoadClientConfigProfileOptions{})
 	if err != nil {
 		return client.Options{}, fmt.Errorf("temporal connection settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ...): %w", err)
+	}
+	o, err := prof.ToClientOptions(envconfig.ToClientOptionsRequest{})
+	if err != nil {
+		return client.Options{}, fmt.Errorf("temporal connection settings (TEMPORAL_TLS, ...): %w", err)
 	}
 	st := settings{Options: o}
 	for _, opt := range opts {
 		opt(&st)
 	}
 	o = st.Options
+	if o.HostPort == "" {
+		o.HostPort = client.DefaultHostPort
+	}
+	// A bearer token for a server with authorization on (TEMPORAL_TLS or the profile's tls decide TLS).
+	if err := applyCredentials(&o, prof.TLS != nil, os.Getenv); err != nil {
+		return client.Options{}, err
+	}
 	if o.DataConverter == nil {
 		k, err := codec.Load(DevKeyFile())
 		if err != nil {
@@ -110,9 +121,6 @@ func Options(opts ...Option) (client.Options, error) {
 		o.Interceptors = append(o.Interceptors, attest.ClientInterceptor(k, actor, o.DataConverter))
 	case !isNoAttestKey(err):
 		return client.Options{}, err
-	}
-	if o.HostPort == "" {
-		o.HostPort = client.DefaultHostPort
 	}
 	if o.Namespace == "" {
 		o.Namespace = client.DefaultNamespace

@@ -77,10 +77,13 @@ const (
 	ErrPolicyDenied    = "PolicyDenied"
 )
 
-// IsRefused reports a request refused for its identity or by policy (CLI exit 3).
+// IsRefused reports a request refused for its identity or by policy (CLI exit 3). The Temporal
+// frontend's own authorizer refuses the same way: no token, one it does not trust, or a
+// person's read-only token used to write.
 func IsRefused(err error) bool {
 	var rf *RefusedError
-	return errors.As(err, &rf)
+	var pd *serviceerror.PermissionDenied
+	return errors.As(err, &rf) || errors.As(err, &pd)
 }
 
 // IsBadRequest reports errors that are the caller's input, not a failure (CLI exit 2).
@@ -91,7 +94,7 @@ func IsBadRequest(err error) bool {
 		ic *InvalidConfigError
 		rn *RolloutNotFoundError
 	)
-	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn)
+	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn) || IsCredentialsError(err)
 }
 
 // translate turns Temporal errors for an instance into the typed errors above.

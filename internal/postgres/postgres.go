@@ -245,7 +245,9 @@ func (s *Server) start(port int) error {
 		return err
 	}
 	defer logFile.Close()
-	args := []string{"-D", s.DataDir, "-p", strconv.Itoa(port), "-h", s.Host}
+	// 200, not the default 100: two Temporal nodes' pools, terraform's backend and slipway's store
+	// hold ~80 in a production-topology run, and a loaded host's spikes ran out of the rest.
+	args := []string{"-D", s.DataDir, "-p", strconv.Itoa(port), "-h", s.Host, "-c", "max_connections=200"}
 	if s.kept {
 		// Loopback TCP only: a kept data dir's server needs no socket directory.
 		args = append(args, "-c", "unix_socket_directories=")

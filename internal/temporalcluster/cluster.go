@@ -53,7 +53,8 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	node := func(i int) NodeOptions {
 		name := fmt.Sprintf("node-%d", i+1)
 		return NodeOptions{Name: name, Dir: filepath.Join(o.Dir, name), DB: o.DB, BinDir: o.BinDir,
-			ClusterAddress: c.fwd.Addr(), DynamicConfig: o.DynamicConfig, LogLevel: o.LogLevel}
+			ClusterAddress: c.fwd.Addr(), DynamicConfig: o.DynamicConfig, LogLevel: o.LogLevel,
+			Authorization: o.Authorization}
 	}
 	// The first node alone: nodes starting together race to write the cluster metadata record.
 	first, err := StartNode(ctx, node(0))
@@ -78,11 +79,16 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		return nil, err
 	}
 	c.sortNodes()
-	var addrs []string
+	// With authorization on, registering a namespace and search attributes needs system admin:
+	// the setup goes through the internal frontends, as an operator's would inside the cluster.
+	admin, addrs := c.fwd.Addr(), []string{}
 	for _, n := range c.Nodes() {
-		addrs = append(addrs, n.Address())
+		addrs = append(addrs, cmp.Or(n.InternalAddress(), n.Address()))
 	}
-	if err := setupNamespace(ctx, o, c.fwd.Addr(), addrs); err != nil {
+	if o.Authorization != nil {
+		admin = addrs[0]
+	}
+	if err := setupNamespace(ctx, o, admin, addrs); err != nil {
 		return nil, err
 	}
 	return c, nil

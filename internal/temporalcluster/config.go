@@ -77,7 +77,22 @@ type sqlStore struct {
 }
 
 type globalConfig struct {
-	Membership membershipConfig `yaml:"membership"`
+	Membership    membershipConfig     `yaml:"membership"`
+	Authorization *authorizationConfig `yaml:"authorization,omitempty"`
+}
+
+// authorizationConfig is common/config.Authorization of v1.29.1.
+type authorizationConfig struct {
+	JWTKeyProvider       jwtKeyProvider `yaml:"jwtKeyProvider"`
+	PermissionsClaimName string         `yaml:"permissionsClaimName"`
+	Authorizer           string         `yaml:"authorizer"`
+	ClaimMapper          string         `yaml:"claimMapper"`
+	Audience             string         `yaml:"audience,omitempty"`
+}
+
+type jwtKeyProvider struct {
+	KeySourceURIs   []string `yaml:"keySourceURIs"`
+	RefreshInterval string   `yaml:"refreshInterval"`
 }
 
 type membershipConfig struct {
@@ -161,6 +176,17 @@ func renderConfig(o NodeOptions, dynamicPath string) ([]byte, error) {
 		},
 		DCRedirectionPolicy: map[string]string{"policy": "noop"},
 		DynamicConfigClient: dynamicConfigClient{Filepath: dynamicPath, PollInterval: "10s"},
+	}
+	if a := o.Authorization; a != nil {
+		cfg.Global.Authorization = &authorizationConfig{
+			JWTKeyProvider:       jwtKeyProvider{KeySourceURIs: []string{a.JWKSURL}, RefreshInterval: a.RefreshInterval.String()},
+			PermissionsClaimName: a.PermissionsClaimName, Authorizer: "default", ClaimMapper: "default", Audience: a.Audience,
+		}
+		// With an internal-frontend in the config, the server's worker service (schedules, batch
+		// operations, namespace deletion) calls it instead of the public frontend. It maps every
+		// caller to system admin, so only the server's own services may reach it: loopback here,
+		// internode mTLS in production.
+		cfg.Services["internal-frontend"] = svc(o.Ports.InternalFrontend, o.Ports.InternalFrontendMembership, 0)
 	}
 	return yaml.Marshal(cfg)
 }

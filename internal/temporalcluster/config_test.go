@@ -1,11 +1,13 @@
 package temporalcluster
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,7 +18,7 @@ func renderedNode(t *testing.T, edit func(*NodeOptions)) map[string]any {
 	t.Helper()
 	o := NodeOptions{Name: "node-1", Dir: "/srv/n1", DB: DB{Host: "127.0.0.1", Port: 5433, User: "temporal",
 		Password: `p@ss: "word"`, Database: "temporal", VisibilityDatabase: "temporal_visibility"},
-		Ports:    Ports{21000, 21001, 21002, 21003, 21004, 21005, 21006, 21007, 21008},
+		Ports:    Ports{21000, 21001, 21002, 21003, 21004, 21005, 21006, 21007, 21008, 21009, 21010},
 		LogLevel: "info"}
 	if edit != nil {
 		edit(&o)
@@ -86,6 +88,72 @@ func TestRenderConfig(t *testing.T) {
 	assert.Len(t, services, 4, "all four services in one process")
 	_, hasHTTP := at(t, doc, "services.history.rpc").(map[string]any)["httpPort"]
 	assert.False(t, hasHTTP, "only the frontend serves HTTP")
+	_, hasAuthz := at(t, doc, "global").(map[string]any)["authorization"]
+	assert.False(t, hasAuthz, "no authorization unless asked for")
+}
+
+func TestRenderConfigWithAuthorization(t *testing.T) {
+	doc := renderedNode(t, func(o *NodeOptions) {
+		o.Authorization = &Authorization{JWKSURL: "http://127.0.0.1:9000/jwks", PermissionsClaimName: "permissions",
+			Audience: "temporal", RefreshInterval: time.Minute}
+	})
+	cases := []struct {
+		path string
+		want any
+	}{
+		{"global.authorization.jwtKeyProvider.keySourceURIs", []any{"http://127.0.0.1:9000/jwks"}},
+		{"global.authorization.jwtKeyProvider.refreshInterval", "1m0s"},
+		{"global.authorization.permissionsClaimName", "permissions"},
+		{"global.authorization.authorizer", "default"},
+		{"global.authorization.claimMapper", "default"},
+		{"global.authorization.audience", "temporal"},
+		{"services.internal-frontend.rpc.grpcPort", 21009},
+		{"services.internal-frontend.rpc.membershipPort", 21010},
+		{"services.internal-frontend.rpc.bindOnLocalHost", true},
+		// The public frontend stays the cluster's address; the internal one is for the server itself.
+		{"clusterMetadata.clusterInformation.active.rpcAddress", "127.0.0.1:21000"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.path, func(t *testing.T) {
+			assert.Equal(t, tc.want, at(t, doc, tc.path))
+		})
+	}
+	_, hasPublicClient := doc["publicClient"]
+	assert.False(t, hasPublicClient, "the server refuses publicClient beside an internal-frontend")
+}
+
+// The server itself loads the rendered config with authorization on: every key is one it knows.
+func TestAuthorizationConfigLoadsInTheServer(t *testing.T) {
+	bins, err := FindBinaries("")
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	dir := t.TempDir()
+	o := NodeOptions{Name: "node-1", Dir: dir, DB: DB{Host: "127.0.0.1", Port: 5433, User: "temporal",
+		Database: "temporal", VisibilityDatabase: "temporal_visibility"},
+		Ports:         Ports{21000, 21001, 21002, 21003, 21004, 21005, 21006, 21007, 21008, 21009, 21010},
+		LogLevel:      "info",
+		Authorization: &Authorization{JWKSURL: "http://127.0.0.1:9000/jwks", PermissionsClaimName: "permissions", RefreshInterval: time.Minute},
+	}
+	data, err := renderConfig(o, filepath.Join(dir, dynamicFileName))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, configDirName), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, configDirName, configEnv+".yaml"), data, 0o600))
+	// render-config reads --config relative to its working directory, unlike start.
+	cmd := exec.Command(bins.Server, "--config", configDirName, "--env", configEnv, "render-config")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", out)
+	var loaded map[string]any
+	require.NoError(t, yaml.Unmarshal(out, &loaded), "%s", out)
+	authz := at(t, loaded, "global.authorization").(map[string]any)
+	assert.Equal(t, "default", authz["authorizer"])
+	assert.Equal(t, "default", authz["claimMapper"], "%s", out)
+	assert.Equal(t, "permissions", authz["permissionsClaimName"])
+	assert.Contains(t, fmt.Sprint(authz["jwtKeyProvider"]), "http://127.0.0.1:9000/jwks")
+	assert.Contains(t, fmt.Sprint(authz["jwtKeyProvider"]), "1m0s")
+	_, ok := at(t, loaded, "services").(map[string]any)["internal-frontend"]
+	assert.True(t, ok, "%s", out)
 }
 
 func TestRenderConfigRecordsTheSharedClusterAddress(t *testing.T) {

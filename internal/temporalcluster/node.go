@@ -89,7 +89,15 @@ func (n *Node) start(ctx context.Context) error {
 	if err := os.WriteFile(filepath.Join(n.dir, dynamicFileName), dyn, 0o644); err != nil {
 		return err
 	}
-	args := []string{"--root", n.dir, "--config", configDirName, "--env", configEnv, "--allow-no-auth", "start"}
+	args := []string{"--root", n.dir, "--config", configDirName, "--env", configEnv}
+	if n.opts.Authorization == nil {
+		args = append(args, "--allow-no-auth", "start")
+	} else {
+		args = append(args, "start")
+		for _, svc := range services {
+			args = append(args, "--service", svc)
+		}
+	}
 	if err := n.logLine("%s %s", n.bins.Server, strings.Join(args, " ")); err != nil {
 		return err
 	}
@@ -140,6 +148,19 @@ func (n *Node) waitReady(ctx context.Context, p *proc.Process) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// services are what a node with Authorization runs: the default four and the internal frontend.
+var services = []string{"frontend", "internal-frontend", "history", "matching", "worker"}
+
+// InternalAddress is the node's internal frontend (only with Authorization, else ""): it
+// maps every caller to system admin, so only the server's own services and the cluster's
+// setup use it.
+func (n *Node) InternalAddress() string {
+	if n.opts.Authorization == nil {
+		return ""
+	}
+	return net.JoinHostPort(loopback, strconv.Itoa(n.opts.Ports.InternalFrontend))
 }
 
 // Name names the node in logs and errors.

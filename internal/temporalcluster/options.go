@@ -3,6 +3,7 @@ package temporalcluster
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -47,6 +48,9 @@ type Ports struct {
 	History, HistoryMembership                 int
 	Matching, MatchingMembership               int
 	Worker, WorkerMembership                   int
+	// The internal frontend runs only with Authorization: the server's own worker service
+	// calls it instead of the public frontend, whose authorizer would refuse it.
+	InternalFrontend, InternalFrontendMembership int
 }
 
 // NodeOptions configure one server process running all four services.
@@ -62,6 +66,8 @@ type NodeOptions struct {
 	// DynamicConfig adds to or overrides the fast defaults (see config.go).
 	DynamicConfig map[string]any
 	LogLevel      string // debug, info (""), warn or error
+	// Authorization turns on the frontend's JWT authorizer; nil = every caller may do anything.
+	Authorization *Authorization
 }
 
 // Options configure Setup and Start.
@@ -78,6 +84,58 @@ type Options struct {
 	SearchAttributes map[string]string // name -> type (Keyword, Text, Int, ...), registered in Namespace
 	DynamicConfig    map[string]any    // for every node, as NodeOptions.DynamicConfig
 	LogLevel         string            // as NodeOptions.LogLevel
+	Authorization    *Authorization    // as NodeOptions.Authorization
+}
+
+// Authorization is the server's own authorization (config global.authorization): the default
+// JWT claim mapper reads a bearer token's permissions claim ("default:read", "default:write",
+// "temporal-system:admin", ...) and the default authorizer lets each call through only with
+// the role its API needs. Tokens are checked against the identity provider's published keys.
+type Authorization struct {
+	// JWKSURL is the identity provider's JWKS URI (jwtKeyProvider.keySourceURIs); required.
+	// The nodes fetch it when they start: the provider must be up first.
+	JWKSURL string
+	// PermissionsClaimName is the claim holding the permissions; "" = "permissions".
+	PermissionsClaimName string
+	// Audience, when set, refuses tokens issued for anything else (the aud claim).
+	Audience string
+	// RefreshInterval is how often the nodes fetch the keys again (key rotation); 0 = 1m.
+	RefreshInterval time.Duration
+}
+
+// DefaultKeyRefresh is how often the nodes fetch the identity provider's keys again.
+const DefaultKeyRefresh = time.Minute
+
+// resolve fills defaults and rejects bad values; owner prefixes the field name.
+func (a *Authorization) resolve(owner string) (*Authorization, error) {
+	if a == nil {
+		return nil, nil
+	}
+	r := *a
+	field := owner + ".Authorization"
+	u, err := url.Parse(r.JWKSURL)
+	if r.JWKSURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &OptionError{Field: field + ".JWKSURL", Value: strconv.Quote(r.JWKSURL),
+			Reason: "must be the identity provider's JWKS URI, an http(s) URL such as https://idp.example.com/jwks"}
+	}
+	if ip := net.ParseIP(u.Hostname()); u.Scheme == "http" && u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		// Whoever can change the keys in transit can sign any token the nodes accept.
+		return nil, &OptionError{Field: field + ".JWKSURL", Value: strconv.Quote(r.JWKSURL),
+			Reason: "plain http only on loopback; use https"}
+	}
+	if r.PermissionsClaimName == "" {
+		r.PermissionsClaimName = "permissions"
+	}
+	if strings.ContainsAny(r.PermissionsClaimName, " \t\n") {
+		return nil, &OptionError{Field: field + ".PermissionsClaimName", Value: strconv.Quote(r.PermissionsClaimName), Reason: "must be a claim name"}
+	}
+	if r.RefreshInterval == 0 {
+		r.RefreshInterval = DefaultKeyRefresh
+	}
+	if r.RefreshInterval < time.Second {
+		return nil, &OptionError{Field: field + ".RefreshInterval", Value: r.RefreshInterval, Reason: "must be at least 1s (0 = 1m)"}
+	}
+	return &r, nil
 }
 
 var (
@@ -134,6 +192,7 @@ func (p *Ports) fields() []struct {
 		{"History", &p.History}, {"HistoryMembership", &p.HistoryMembership},
 		{"Matching", &p.Matching}, {"MatchingMembership", &p.MatchingMembership},
 		{"Worker", &p.Worker}, {"WorkerMembership", &p.WorkerMembership},
+		{"InternalFrontend", &p.InternalFrontend}, {"InternalFrontendMembership", &p.InternalFrontendMembership},
 	}
 }
 
@@ -216,6 +275,9 @@ func (o NodeOptions) resolve() (NodeOptions, Binaries, error) {
 	if err := checkDynamicConfig(owner, o.DynamicConfig); err != nil {
 		return o, Binaries{}, err
 	}
+	if o.Authorization, err = o.Authorization.resolve(owner); err != nil {
+		return o, Binaries{}, err
+	}
 	bins, err := FindBinaries(o.BinDir)
 	if err != nil {
 		return o, Binaries{}, err
@@ -276,6 +338,9 @@ func (o Options) resolve() (Options, Binaries, error) {
 		return o, Binaries{}, err
 	}
 	if o.DB, err = o.DB.resolve(owner); err != nil {
+		return o, Binaries{}, err
+	}
+	if o.Authorization, err = o.Authorization.resolve(owner); err != nil {
 		return o, Binaries{}, err
 	}
 	bins, err := FindBinaries(o.BinDir)

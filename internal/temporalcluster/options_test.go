@@ -37,7 +37,7 @@ func TestNodeOptionsAreCheckedFieldByField(t *testing.T) {
 	}{
 		{"defaults", func(*NodeOptions) {}, ""},
 		{"all ports given", func(o *NodeOptions) {
-			o.Ports = Ports{7233, 6933, 7243, 7234, 6934, 7235, 6935, 7239, 6939}
+			o.Ports = Ports{7233, 6933, 7243, 7234, 6934, 7235, 6935, 7239, 6939, 7236, 6936}
 		}, ""},
 		{"no dir", func(o *NodeOptions) { o.Dir = "" }, "NodeOptions.Dir"},
 		{"bad name", func(o *NodeOptions) { o.Name = "node 1" }, "NodeOptions.Name"},
@@ -53,6 +53,13 @@ func TestNodeOptionsAreCheckedFieldByField(t *testing.T) {
 		{"bad cluster address", func(o *NodeOptions) { o.ClusterAddress = "nowhere" }, "NodeOptions.ClusterAddress"},
 		{"bad log level", func(o *NodeOptions) { o.LogLevel = "loud" }, "NodeOptions.LogLevel"},
 		{"bad dynamic config key", func(o *NodeOptions) { o.DynamicConfig = map[string]any{"a b": 1} }, "NodeOptions.DynamicConfig"},
+		{"authorization", func(o *NodeOptions) { o.Authorization = &Authorization{JWKSURL: "http://127.0.0.1:9000/jwks"} }, ""},
+		{"authorization without keys", func(o *NodeOptions) { o.Authorization = &Authorization{} }, "NodeOptions.Authorization.JWKSURL"},
+		{"authorization keys over plain http", func(o *NodeOptions) { o.Authorization = &Authorization{JWKSURL: "http://idp.example.com/jwks"} }, "NodeOptions.Authorization.JWKSURL"},
+		{"authorization keys not a URL", func(o *NodeOptions) { o.Authorization = &Authorization{JWKSURL: "/etc/jwks.json"} }, "NodeOptions.Authorization.JWKSURL"},
+		{"authorization refresh too fast", func(o *NodeOptions) {
+			o.Authorization = &Authorization{JWKSURL: "https://idp.example.com/jwks", RefreshInterval: time.Millisecond}
+		}, "NodeOptions.Authorization.RefreshInterval"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,6 +104,7 @@ func TestOptionsAreCheckedFieldByField(t *testing.T) {
 		{"bad search attribute name", func(o *Options) { o.SearchAttributes = map[string]string{"a-b": "Keyword"} }, `Options.SearchAttributes["a-b"]`},
 		{"bad search attribute type", func(o *Options) { o.SearchAttributes = map[string]string{"Tenant": "String"} }, `Options.SearchAttributes["Tenant"]`},
 		{"db user missing", func(o *Options) { o.DB.User = "" }, "Options.DB.User"},
+		{"authorization without keys", func(o *Options) { o.Authorization = &Authorization{JWKSURL: "ftp://idp/jwks"} }, "Options.Authorization.JWKSURL"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

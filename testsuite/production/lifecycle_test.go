@@ -38,6 +38,12 @@ var lifecycleSteps = []step{
 	{label: "deprovision", op: lifecycle.OpDeprovision},
 }
 
+// stepHook runs fn after the lifecycle step labelled label.
+type stepHook struct {
+	label string
+	fn    func()
+}
+
 // outcome is what one lifecycle did, as its driver saw it.
 type outcome struct {
 	ref       steps.Ref
@@ -48,8 +54,9 @@ type outcome struct {
 	secretSets []map[string]string
 }
 
-// run drives ref through lifecycleSteps; afterDeploy reads the Secret on the cluster.
-func (w *world) run(ctx context.Context, ref steps.Ref) (out outcome) {
+// run drives ref through lifecycleSteps; afterDeploy reads the Secret on the cluster. Each
+// of after, if any, runs once the step of its label succeeded.
+func (w *world) run(ctx context.Context, ref steps.Ref, after ...stepHook) (out outcome) {
 	out.ref = ref
 	begin := time.Now()
 	defer func() { out.took = time.Since(begin) }()
@@ -74,6 +81,11 @@ func (w *world) run(ctx context.Context, ref steps.Ref) (out outcome) {
 				return out
 			}
 			out.secretSets = append(out.secretSets, vals)
+		}
+		for _, h := range after {
+			if h.label == s.label {
+				h.fn()
+			}
 		}
 	}
 	out.completed = true

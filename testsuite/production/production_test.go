@@ -36,8 +36,18 @@ func TestProductionTopologyLosesHosts(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, 3)
 
-	base := w.run(ctx, steps.Ref{Tenant: "base", Name: "clean"})
+	// With authorization on, people and strangers try the running baseline instance once it is
+	// deployed; the lifecycle then goes on, so nothing they tried may have changed it.
+	var authzChecks time.Duration
+	var hooks []stepHook
+	if w.idp != nil {
+		hooks = append(hooks, stepHook{label: "deploy", fn: func() { authzChecks = w.checkAuthorization(ctx, steps.Ref{Tenant: "base", Name: "clean"}) }})
+	}
+	base := w.run(ctx, steps.Ref{Tenant: "base", Name: "clean"}, hooks...)
 	require.True(t, base.completed, "the clean baseline lifecycle: %s", base.failed)
+	if w.idp != nil {
+		require.NotZero(t, authzChecks, "the authorization checks did not run")
+	}
 
 	seed := time.Now().UnixNano()
 	stop := make(chan struct{})
@@ -67,7 +77,12 @@ func TestProductionTopologyLosesHosts(t *testing.T) {
 	// The duplicate count compares provisioner lines: with none in the baseline it could never fail.
 	require.Positive(t, want.applies, "the baseline's provisioners wrote no apply to the effects log")
 	require.Positive(t, want.destroys, "the baseline's provisioners wrote no destroy to the effects log")
-	rep := report{lifecycles: lifecycles, parallel: parallel, seed: seed, took: took, baseline: want, havoc: h}
+	rep := report{lifecycles: lifecycles, parallel: parallel, seed: seed, took: took, baseline: want, havoc: h,
+		authz: "off (no identity provider: node or its node_modules missing)"}
+	if w.idp != nil {
+		rep.authz = fmt.Sprintf("on (JWT authorizer, default claim mapper): provider up in %v, people's and strangers' attempts checked in %v",
+			w.authzSetup.Round(time.Millisecond), authzChecks.Round(time.Millisecond))
+	}
 	for _, o := range outcomes {
 		a, err := w.audit(ctx, o.ref, prs)
 		require.NoError(t, err)
@@ -88,6 +103,7 @@ type report struct {
 	lifecycles, parallel int
 	seed                 int64
 	took                 time.Duration
+	authz                string // the server's authorization, and what it cost
 	baseline             audit
 	havoc                *havoc
 
@@ -194,7 +210,8 @@ func (r *report) print(out io.Writer) {
 	b := r.baseline
 	fmt.Fprintf(out, "PRODUCTION TOPOLOGY: Temporal cluster (2 nodes, PostgreSQL), 3 stateless workers, terraform pg backend,\n")
 	fmt.Fprintf(out, "shared sealed plan/secret store, Gitea, ArgoCD; %d lifecycles %d at a time (seed %d)\n", r.lifecycles, r.parallel, r.seed)
-	fmt.Fprintf(out, "lifecycle: create, deploy, update, update, archive, deploy, destroy, deprovision\n\n")
+	fmt.Fprintf(out, "lifecycle: create, deploy, update, update, archive, deploy, destroy, deprovision\n")
+	fmt.Fprintf(out, "Temporal authorization: %s\n\n", r.authz)
 	fmt.Fprintf(out, "what was lost while they ran:\n")
 	for _, e := range h.events {
 		fmt.Fprintf(out, "  %s\n", e)

@@ -24,6 +24,7 @@ import (
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/testsuite/giteaserver"
+	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 	tc "github.com/slipway-dev/slipway/testsuite/temporalcluster"
 )
@@ -49,6 +50,9 @@ type world struct {
 	store    *store.PG
 	client   *client.Client
 	effects  string
+	// idp is the identity provider the cluster's authorization trusts; nil = authorization off.
+	idp        *oidcprovider.Provider
+	authzSetup time.Duration // starting it
 
 	mu      sync.Mutex
 	workers []*worker
@@ -91,15 +95,22 @@ func newWorld(t *testing.T, workers int) *world {
 	begin := time.Now()
 	w.pg = postgres.Start(t)
 	w.conn = w.pg.CreateDB(t, "slipway")
-	w.temporal = tc.Start(t, w.pg, 2)
+	// The identity provider first: the nodes fetch its keys when they start.
+	o := tc.Options(w.pg, 2, "")
+	o.Authorization = w.startIdentityProvider()
+	w.temporal = tc.StartWith(t, o)
 	w.gitea = giteaserver.Start(t)
 	w.seedRepo()
 	w.argo = cluster.Start(t)
 	w.store, err = store.OpenPG(ctx, w.conn, w.keys)
 	require.NoError(t, err)
 	t.Cleanup(w.store.Close)
-	w.client, err = client.Dial(ctx, taskQueue, client.WithHostPort(w.temporal.Frontend()),
-		client.WithKeyring(w.keys), client.WithLogger(logging.NewTemporal(logging.Nop())))
+	opts := []client.Option{client.WithHostPort(w.temporal.Frontend()),
+		client.WithKeyring(w.keys), client.WithLogger(logging.NewTemporal(logging.Nop()))}
+	if w.idp != nil {
+		opts = append(opts, w.serviceToken())
+	}
+	w.client, err = client.Dial(ctx, taskQueue, opts...)
 	require.NoError(t, err)
 	t.Cleanup(w.client.Close)
 	require.NoError(t, os.MkdirAll(filepath.Join(w.dir, "logs"), 0o755))
@@ -109,8 +120,12 @@ func newWorld(t *testing.T, workers int) *world {
 		require.NoError(t, w.start(wk))
 	}
 	t.Cleanup(w.stopWorkers)
-	t.Logf("production topology up in %v: PostgreSQL, Temporal cluster (2 nodes) at %s, Gitea, ArgoCD, %d workers",
-		time.Since(begin).Round(time.Millisecond), w.temporal.Frontend(), workers)
+	authz := "authorization off"
+	if w.idp != nil {
+		authz = fmt.Sprintf("authorization on (JWT from %s, provider up in %v)", w.idp.Issuer, w.authzSetup.Round(time.Millisecond))
+	}
+	t.Logf("production topology up in %v: PostgreSQL, Temporal cluster (2 nodes) at %s, %s, Gitea, ArgoCD, %d workers",
+		time.Since(begin).Round(time.Millisecond), w.temporal.Frontend(), authz, workers)
 	return w
 }
 
@@ -155,6 +170,7 @@ func (w *world) start(wk *worker) error {
 		"SLIPWAY_FORGE_TOKEN="+w.gitea.Token, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL,
 		"SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken, "SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig, envEffects+"="+w.effects,
 		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_TERRAFORM_SANDBOX_BINDS="+w.effects, "SLIPWAY_LOG_LEVEL=info")
+	cmd.Env = append(cmd.Env, w.serviceEnv()...)
 	p, err := proc.Start(wk.name, cmd, filepath.Join(w.dir, "logs", wk.name+".log"))
 	if err != nil {
 		return err
