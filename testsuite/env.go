@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"strings"
 	"testing"
 	"time"
@@ -114,3 +115,8 @@ func terminateRunning(e *devenv.Env, taskQueue string) {
 		_ = e.Client.Temporal.TerminateWorkflow(ctx, ex.Execution.WorkflowId, ex.Execution.RunId, "test finished")
 	}
 }
+
+// PlatformOperator is who the chaos and production harnesses sign as: a platform admin, so their
+// destroys and deprovisions are the platform's own and wait for no approval (docs/policy.md).
+var PlatformOperator = identity.Actor{Kind: identity.Person, Issuer: "local", Subject: "operator",
+	Name: "operator", Groups: []string{"platform-admins"}, Via: "test"}

@@ -24,6 +24,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/proc"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/store"
+	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -94,7 +95,8 @@ func newWorld(ctx context.Context, cfg Config, dir string, out io.Writer) (_ *wo
 		return nil, err
 	}
 	w.auditor = auditor{effects: w.effectsPath(), repo: w.repo, pg: w.pg, db: "chaos"}
-	opts, err := client.Options(client.WithHostPort(w.server.Address), client.WithLogger(logging.NewTemporal(logging.Nop())))
+	opts, err := client.Options(client.WithHostPort(w.server.Address), client.WithLogger(logging.NewTemporal(logging.Nop())),
+		client.WithIdentity(testsuite.PlatformOperator))
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,8 @@ func newWorld(t *testing.T, workers int) *world {
 	require.NoError(t, err)
 	t.Cleanup(w.store.Close)
 	opts := []client.Option{client.WithHostPort(w.temporal.Frontend()),
-		client.WithKeyring(w.keys), client.WithLogger(logging.NewTemporal(logging.Nop()))}
+		client.WithKeyring(w.keys), client.WithLogger(logging.NewTemporal(logging.Nop())),
+		client.WithIdentity(testsuite.PlatformOperator)}
 	if w.idp != nil {
 		opts = append(opts, w.serviceToken())
 	}
