@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -144,7 +145,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger),
 		client.WithKeyring(keys), client.WithAttestation(attestKeys),
-		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "dev"})); err != nil {
+		client.WithIdentity(localAdmin())); err != nil {
 		return nil, err
 	}
 	if err := e.Client.EnsureSearchAttributes(ctx); err != nil {
@@ -317,4 +318,15 @@ func splitHostPort(addr string) (string, int, error) {
 		return "", 0, fmt.Errorf("port %q: %w", p, err)
 	}
 	return host, port, nil
+}
+
+// localAdmin is who the embedded default acts as: the local user, a platform admin, as the dev
+// CLI does (the dev key is root on a dev box), so the demo's destroy is the platform's own.
+func localAdmin() identity.Actor {
+	name := "unknown"
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	return identity.Actor{Kind: identity.Person, Issuer: "local", Subject: name, Name: name,
+		Groups: []string{"platform-admins"}, Via: "dev"}
 }
