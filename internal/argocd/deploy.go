@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -63,7 +64,7 @@ func (d *Deployer) prepare(ctx context.Context, app deploy.App, adopt bool) erro
 // into the tenant's project. An Application someone else creates meanwhile is refused.
 func (d *Deployer) ensure(ctx context.Context, want Application, cur *Application, app deploy.App) error {
 	if cur == nil {
-		_, err := d.c.CreateApplication(ctx, want)
+		err := d.createApplication(ctx, want)
 		if err == nil || !isExists(err) && !isSpecDiffers(err) {
 			return err
 		}
@@ -77,6 +78,28 @@ func (d *Deployer) ensure(ctx context.Context, want Application, cur *Applicatio
 	// The update names the project the app is in now; the body moves it to the tenant's.
 	_, err := d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, want)
 	return err
+}
+
+// createApplication creates want. argocd-server checks the destination against its cached copy of
+// the project, which can lag the destination this deploy just added; that refusal is waited out.
+func (d *Deployer) createApplication(ctx context.Context, want Application) error {
+	for range projectRaces {
+		_, err := d.c.CreateApplication(ctx, want)
+		if !isDestinationNotYetAllowed(err) {
+			return err
+		}
+		if err := sleep(ctx, time.Duration(rand.Int64N(int64(projectBackoff)))); err != nil {
+			return err
+		}
+	}
+	_, err := d.c.CreateApplication(ctx, want)
+	return err
+}
+
+// isDestinationNotYetAllowed matches argocd-server refusing a destination its project cache lacks.
+func isDestinationNotYetAllowed(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && strings.Contains(api.Message, "do not match any of the allowed destinations in project")
 }
 
 // isSpecDiffers matches argocd-server refusing a create without upsert over an existing app.

@@ -37,6 +37,7 @@ type fakeArgoCD struct {
 	stepsToFinish    int // controller steps from Running to the final phase
 	deleteSteps      int // GETs a deleted app survives
 	conflictsOnWrite int // how many POST /applications answer 409 before succeeding
+	staleProjects    int // how many POST /applications find the project's cached destinations behind
 	inProgressStatus int // status for "another operation is already in progress" (400 like v3.2, or 409)
 
 	// observations
@@ -165,6 +166,12 @@ func (f *fakeArgoCD) create(w http.ResponseWriter, r *http.Request) {
 	if f.conflictsOnWrite > 0 {
 		f.conflictsOnWrite--
 		grpcError(w, http.StatusConflict, 6, fmt.Sprintf("applications.argoproj.io %q already exists", a.Metadata.Name))
+		return
+	}
+	if f.staleProjects > 0 {
+		f.staleProjects--
+		grpcError(w, http.StatusBadRequest, 3, fmt.Sprintf("application spec for %s is invalid: InvalidSpecError: application destination server '%s' and namespace '%s' do not match any of the allowed destinations in project '%s'",
+			a.Metadata.Name, a.Spec.Destination.Server, a.Spec.Destination.Namespace, a.Spec.Project))
 		return
 	}
 	if old, ok := f.apps[a.Metadata.Name]; ok {

@@ -101,7 +101,8 @@ func TestTenantProjectListsOnlyItsInstancesNamespaces(t *testing.T) {
 	web, api, other := testApp(), testApp(), testApp()
 	api.Ref.Name, api.Namespace, api.Application = "api", "acme-api", "acme-api"
 	other.Ref.Tenant, other.Namespace, other.Application = "zeta", "zeta-web", "zeta-web"
-	f.projectRaces = 2 // a concurrent deploy of the same tenant wins twice
+	f.projectRaces = 2  // a concurrent deploy of the same tenant wins twice
+	f.staleProjects = 2 // argocd-server's cached project lags the destination just added
 	for _, app := range []deploy.App{web, api, other} {
 		_, err := d.Deploy(ctx, app, farDeadline())
 		require.NoError(t, err, app.Ref.String())
