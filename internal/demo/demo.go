@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -67,7 +68,7 @@ func Run(ctx context.Context, env *devenv.Env, out io.Writer) error {
 	for i, s := range plan {
 		s.req.Actor = "slipway-demo"
 		t0 := time.Now()
-		h, err := env.Client.Submit(ctx, Ref, s.op, s.req, "")
+		h, err := env.Client.Submit(identity.With(ctx, devenv.LocalAdmin()), Ref, s.op, s.req, "")
 		if err != nil {
 			return fmt.Errorf("step %d %s: %w", i+1, s.op, err)
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
@@ -38,7 +40,8 @@ var walk = []lifecycleStep{
 // result, as a CLI with --wait sees it.
 func submit(ctx context.Context, c *client.Client, ref steps.Ref, op lifecycle.Operation, config string) (time.Duration, error) {
 	start := time.Now()
-	h, err := c.Submit(ctx, ref, op, workflows.OperationRequest{ConfigYAML: config, Actor: "bench",
+	// As a platform admin, as the demo does: its destroys wait for no approval.
+	h, err := c.Submit(identity.With(ctx, devenv.LocalAdmin()), ref, op, workflows.OperationRequest{ConfigYAML: config, Actor: "bench",
 		Confirm: op == lifecycle.OpDeprovision}, "")
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, ref, err)
