@@ -63,9 +63,14 @@ func (i instances) Retry(ctx context.Context, ref steps.Ref, actor, requestID st
 
 // refusal wraps the instance's own answers (busy, not allowed, invalid) as a RefusedError.
 func refusal(err error) error {
+	// The policy's answer (or a refused identity) is the instance's: no retry changes it. The
+	// client translates it into a *RefusedError; an untranslated application error is the same.
+	var refused *slipclient.RefusedError
+	if errors.As(err, &refused) {
+		return &activities.RefusedError{Err: errors.New(refused.Message)}
+	}
 	var denied *temporal.ApplicationError
-	if errors.As(err, &denied) && (denied.Type() == "PolicyDenied" || denied.Type() == attest.ErrorType) {
-		// The policy's answer (or a refused identity) is the instance's: no retry changes it.
+	if errors.As(err, &denied) && (denied.Type() == slipclient.ErrPolicyDenied || denied.Type() == attest.ErrorType) {
 		return &activities.RefusedError{Err: errors.New(denied.Message())}
 	}
 	if !slipclient.IsBadRequest(err) {
