@@ -64,7 +64,9 @@ func AllKillPoints(deployer string) []KillPoint {
 	add(opUpdate, steps.ActMergeMR, a)
 	add(opUpdate, steps.ActTerraformApply, m, a)
 	add(opArchive, steps.ActRemoveApp, b, a)
-	add(opDeprovision, steps.ActTerraformDestroy, b, m, a)
+	// Under the policy a deprovision plans its destroy (the policy reads that plan) and applies it.
+	add(opDeprovision, steps.ActTerraformPlan, a)
+	add(opDeprovision, steps.ActTerraformApply, b, m, a)
 	add(opDeprovision, steps.ActForgetSecrets, a)
 	add(opDeprovision, steps.ActOpenMR, a)
 	add(opDeprovision, steps.ActMergeMR, a)
