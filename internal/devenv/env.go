@@ -145,7 +145,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	}
 	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger),
 		client.WithKeyring(keys), client.WithAttestation(attestKeys),
-		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "dev"})); err != nil {
+		client.WithIdentity(LocalAdmin())); err != nil {
 		return nil, err
 	}
 	if err := e.Client.EnsureSearchAttributes(ctx); err != nil {
@@ -322,7 +322,7 @@ func splitHostPort(addr string) (string, int, error) {
 
 // LocalAdmin is who a person on the embedded default acts as: the local user, a platform admin,
 // as the dev CLI does (the dev key is root on a dev box), so the demo's destroy is the platform's
-// own. The worker's own client stays the worker.
+// own. On the embedded default the worker shares that client, so what it sends is signed so too.
 func LocalAdmin() identity.Actor {
 	name := "unknown"
 	if u, err := user.Current(); err == nil {

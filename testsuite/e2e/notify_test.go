@@ -151,7 +151,7 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
 	events := e.MustCLI(0, "events", "note/web").Stdout
 	for _, line := range []string{"notified   notification Ready sent to ops, git, broken", "notified   notification Failed sent",
 		"drift      drift check: drifted: terraform_data.app (update)", "notified   notification Drifted sent",
-		"requested  deploy requested by worker (note: rollout/note-r)"} {
+		"requested  deploy requested by " + devenv.LocalAdmin().Name + " (note: rollout/note-r)"} {
 		require.Contains(t, events, line)
 	}
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "note", Name: "web"}), "notify")
