@@ -39,6 +39,21 @@ func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Tim
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
 	d = d.in(project)
+	for range projectRaces {
+		if a, err := d.startSync(ctx, app, deadline); err != nil {
+			return d.statusOf(a, app), err
+		}
+		st, err := d.waitSynced(ctx, app, deadline)
+		// The controller checks the destination against its own cached project, which can lag
+		// the destination this deploy added, as argocd-server's can: that failure is synced again.
+		var sf *SyncFailedError
+		if !errors.As(err, &sf) || !strings.Contains(sf.Message, destinationNotAllowed) || time.Now().After(deadline) {
+			return st, err
+		}
+		if err := sleep(ctx, time.Duration(rand.Int64N(int64(projectBackoff)))); err != nil {
+			return st, err
+		}
+	}
 	if a, err := d.startSync(ctx, app, deadline); err != nil {
 		return d.statusOf(a, app), err
 	}
@@ -96,10 +111,13 @@ func (d *Deployer) createApplication(ctx context.Context, want Application) erro
 	return err
 }
 
+// destinationNotAllowed is how ArgoCD says a destination is not (yet, in its cache) in the project.
+const destinationNotAllowed = "do not match any of the allowed destinations in project"
+
 // isDestinationNotYetAllowed matches argocd-server refusing a destination its project cache lacks.
 func isDestinationNotYetAllowed(err error) bool {
 	var api *APIError
-	return errors.As(err, &api) && strings.Contains(api.Message, "do not match any of the allowed destinations in project")
+	return errors.As(err, &api) && strings.Contains(api.Message, destinationNotAllowed)
 }
 
 // isSpecDiffers matches argocd-server refusing a create without upsert over an existing app.
