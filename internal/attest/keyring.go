@@ -16,8 +16,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/slipway-dev/slipway/internal/keylist"
 	"github.com/slipway-dev/slipway/internal/statedir"
 )
 
@@ -51,34 +51,24 @@ func KeyID(key []byte) string {
 // # are skipped. source names where text came from in errors (never the key itself).
 func Parse(source, text string) (*Keyring, error) {
 	k := &Keyring{keys: map[string][]byte{}}
-	n := 0
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	entries := keylist.Split(text)
+	for i, e := range entries {
+		n := i + 1
+		raw, err := base64.StdEncoding.DecodeString(e.Text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: key %d is not valid standard base64", source, n)
 		}
-		for _, entry := range strings.Split(line, ",") {
-			entry = strings.TrimSpace(entry)
-			if entry == "" {
-				continue
-			}
-			n++
-			raw, err := base64.StdEncoding.DecodeString(entry)
-			if err != nil {
-				return nil, fmt.Errorf("%s: key %d is not valid standard base64", source, n)
-			}
-			if len(raw) != keyBytes {
-				return nil, fmt.Errorf("%s: key %d must decode to exactly %d bytes, got %d", source, n, keyBytes, len(raw))
-			}
-			id := KeyID(raw)
-			if _, dup := k.keys[id]; dup {
-				return nil, fmt.Errorf("%s: key %d (id %s) is listed twice", source, n, id)
-			}
-			k.ids = append(k.ids, id)
-			k.keys[id] = raw
+		if len(raw) != keyBytes {
+			return nil, fmt.Errorf("%s: key %d must decode to exactly %d bytes, got %d", source, n, keyBytes, len(raw))
 		}
+		id := KeyID(raw)
+		if _, dup := k.keys[id]; dup {
+			return nil, fmt.Errorf("%s: key %d (id %s) is listed twice", source, n, id)
+		}
+		k.ids = append(k.ids, id)
+		k.keys[id] = raw
 	}
-	if n == 0 {
+	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: no key in it", source)
 	}
 	return k, nil

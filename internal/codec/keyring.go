@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/slipway-dev/slipway/internal/keylist"
 )
 
 // The environment variables that hold the key text or name its file.
@@ -93,37 +95,26 @@ func Load(fallback string) (*Keyring, error) {
 // parse does the work of Parse; at names the source of a line in errors.
 func parse(source, text string, at func(line int) string) (*Keyring, error) {
 	k := &Keyring{aeads: map[string]cipher.AEAD{}}
-	n := 0
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	entries := keylist.Split(text)
+	for i, e := range entries {
+		src, name := at(e.Line), fmt.Sprintf("entry %d", i+1)
+		id, aead, err := parseEntry(e.Text)
+		if err != nil {
+			if id != "" {
+				name += fmt.Sprintf(" (id %q)", id)
+			}
+			return nil, &KeyError{Source: src, Entry: name, Reason: err.Error()}
 		}
-		for _, entry := range strings.Split(line, ",") {
-			entry = strings.TrimSpace(entry)
-			if entry == "" {
-				continue
-			}
-			n++
-			src, name := at(i+1), fmt.Sprintf("entry %d", n)
-			id, aead, err := parseEntry(entry)
-			if err != nil {
-				if id != "" {
-					name += fmt.Sprintf(" (id %q)", id)
-				}
-				return nil, &KeyError{Source: src, Entry: name, Reason: err.Error()}
-			}
-			if _, dup := k.aeads[id]; dup {
-				return nil, &KeyError{Source: src, Entry: fmt.Sprintf("%s (id %q)", name, id), Reason: "duplicate key id"}
-			}
-			if k.active == "" {
-				k.active = id
-			}
-			k.ids = append(k.ids, id)
-			k.aeads[id] = aead
+		if _, dup := k.aeads[id]; dup {
+			return nil, &KeyError{Source: src, Entry: fmt.Sprintf("%s (id %q)", name, id), Reason: "duplicate key id"}
 		}
+		if k.active == "" {
+			k.active = id
+		}
+		k.ids = append(k.ids, id)
+		k.aeads[id] = aead
 	}
-	if n == 0 {
+	if len(entries) == 0 {
 		return nil, &EmptyKeyringError{Source: source}
 	}
 	return k, nil
