@@ -88,7 +88,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	return w.Run(worker.InterruptCh())
+	// SIGTERM or SIGINT: polling stops, running steps get SLIPWAY_WORKER_GRACE (internal/app/drain.go).
+	stop := cfg.StopSettings()
+	stop.Log = zl
+	return w.RunUntil(worker.InterruptCh(), stop)
 }
 
 func dial(opts sdkclient.Options) (sdkclient.Client, error) {

@@ -5,6 +5,8 @@ package terraform
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"io"
 	"maps"
@@ -270,4 +272,15 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// EnvRunMarker is set in the environment of each state-changing terraform command to a value of
+// its own, which its providers and provisioners inherit: sweep finds what the run left behind by it.
+const EnvRunMarker = "SLIPWAY_TF_RUN"
+
+// runMarker is a fresh value for EnvRunMarker.
+func runMarker() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
