@@ -88,7 +88,7 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 
 	// (b) A 1s grace: terraform is interrupted mid-apply; the next worker finishes the operation.
 	w2 := startDrainWorker(t, e, bin, conn, "1s")
-	waitFor(t, "drain/long Deployed on the next worker", func() bool { return e.Status("drain/long").State == lifecycle.Deployed })
+	waitDeployed(t, e, "drain/long")
 	b := steps.Ref{Tenant: "drain", Name: "short"}
 	e.MustCLI(0, "create", "drain/short", "-f", writeFile(t, "stack: sleepy\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", "drain/short")
@@ -106,7 +106,7 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 	require.Regexp(t, `"unfinished": ?0`, log, "the cut-short apply reported before the worker exited")
 
 	w3 := startDrainWorker(t, e, bin, conn, "")
-	waitFor(t, "drain/short Deployed on the next worker", func() bool { return e.Status("drain/short").State == lifecycle.Deployed })
+	waitDeployed(t, e, "drain/short")
 	st := e.Status("drain/short")
 	require.Nil(t, st.Failure, "a step cut short by a stop is not a failed step")
 	require.Equal(t, 1, countRuns(t, runs, b), "the provisioner ran once, on the worker that finished")
@@ -125,6 +125,16 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 	if dir := os.Getenv("SLIPWAY_FIGURES_DIR"); dir != "" { // make test prints it
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "drain.txt"), figures.Bytes(), 0o644))
 	}
+}
+
+// waitDeployed waits for ref's deploy to end on the next worker, failing at once if it failed.
+func waitDeployed(t *testing.T, e *testsuite.Env, ref string) {
+	t.Helper()
+	waitFor(t, ref+" Deployed on the next worker", func() bool {
+		st := e.Status(ref)
+		require.NotEqual(t, lifecycle.DeploymentFailed, st.State, "failure: %+v", st.Failure)
+		return st.State == lifecycle.Deployed
+	})
 }
 
 // buildWorker builds ./worker once for the test.
