@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // sweep kills every process still carrying the run's marker once terraform returned: a
@@ -17,8 +18,9 @@ func sweep(marker string) int {
 	}
 	want := []byte(EnvRunMarker + "=" + marker + "\x00")
 	killed := 0
-	// A second pass catches a child forked while the first was killing its parent.
-	for range 2 {
+	// Passes go on until one finds none: a child forked while its parent was being killed is
+	// caught by the next. A killed process may show once more while it exits; the bound is a net.
+	for range 10 {
 		ents, err := os.ReadDir("/proc")
 		if err != nil {
 			return killed
@@ -41,6 +43,8 @@ func sweep(marker string) int {
 		if n == 0 {
 			break
 		}
+		// Let what was killed exit, and what it forked appear, before looking again.
+		time.Sleep(20 * time.Millisecond)
 	}
 	return killed
 }
