@@ -37,6 +37,10 @@ func run() error {
 	}
 	defer func() { _ = zl.Sync() }()
 	cfg := app.FromEnv()
+	stop, err := cfg.StopSettings()
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
 	// One line says how exec hooks are confined on this host, or that they are refused.
 	sandbox, err := hooks.SandboxFromEnv(context.Background(), os.Getenv)
 	if err != nil {
@@ -89,7 +93,6 @@ func run() error {
 		return err
 	}
 	// SIGTERM or SIGINT: polling stops, running steps get SLIPWAY_WORKER_GRACE (internal/app/drain.go).
-	stop := cfg.StopSettings()
 	stop.Log = zl
 	return w.RunUntil(worker.InterruptCh(), stop)
 }

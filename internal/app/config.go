@@ -162,9 +162,9 @@ func (c Config) terraformStopGrace() time.Duration {
 	return DefaultTerraformStopGrace
 }
 
-// StopSettings are the graces of this worker's stop sequence.
-func (c Config) StopSettings() Stop {
-	return Stop{Grace: c.workerGrace(), TerraformGrace: c.terraformStopGrace()}
+// StopSettings are the graces of this worker's stop sequence, or the bad setting's error.
+func (c Config) StopSettings() (Stop, error) {
+	return Stop{Grace: c.workerGrace(), TerraformGrace: c.terraformStopGrace()}, c.graceErr
 }
 
 // stickyCache is the sticky cache size this worker asks the SDK for.

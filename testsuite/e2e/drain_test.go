@@ -65,6 +65,12 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 		"stacks/sleepy/manifests/app.yaml.tmpl": []byte(brokenManifest),
 	})
 	bin := buildWorker(t)
+	// A grace that is not a duration stops the worker before it connects, naming the variable.
+	refused := exec.Command(bin)
+	refused.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+e.Address, "SLIPWAY_WORKER_GRACE=300")
+	out, err := refused.CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), `SLIPWAY_WORKER_GRACE: "300" is not a positive duration`)
 	var figures bytes.Buffer
 	figure := func(format string, args ...any) {
 		line := fmt.Sprintf(format, args...)
