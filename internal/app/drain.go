@@ -113,7 +113,8 @@ func (ws Workers) RunUntil(interrupt <-chan interface{}, s Stop) error {
 	if left > 0 {
 		log.Warn("worker grace ran out: running activities cancelled, terraform interrupted; waiting for them to report",
 			zap.Int64("cancelledActivities", left), zap.Duration("terraformStopGrace", s.TerraformGrace))
-		deadline := time.Now().Add(s.TerraformGrace + resultMargin)
+		// A running provisioner may hold terraform's SIGINT for half the terraform grace (internal/terraform/interrupt.go).
+		deadline := time.Now().Add(s.TerraformGrace*3/2 + resultMargin)
 		for running.Load() > 0 && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
