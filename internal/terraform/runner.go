@@ -292,7 +292,8 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 
 // EnvRunMarker is set in the environment of each state-changing terraform command to a value of
 // its own, which its providers and provisioners inherit: sweep finds what the run left behind by it.
-const EnvRunMarker = "SLIPWAY_TF_RUN"
+// A TF_ name: no SLIPWAY_ variable reaches terraform.
+const EnvRunMarker = "TF_RUN_MARKER"
 
 // runMarker is a fresh value for EnvRunMarker.
 func runMarker() string {
