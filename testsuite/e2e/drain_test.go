@@ -111,7 +111,7 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 	require.Regexp(t, `"cancelled": ?1`, log, "the grace ran out on the apply")
 	require.Regexp(t, `"unfinished": ?0`, log, "the cut-short apply reported before the worker exited")
 
-	w3 := startDrainWorker(t, e, bin, conn, "")
+	w3 := startDrainWorker(t, e, bin, conn, "1s")
 	waitDeployed(t, e, "drain/short")
 	st := e.Status("drain/short")
 	require.Nil(t, st.Failure, "a step cut short by a stop is not a failed step")
@@ -124,10 +124,35 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 	require.Equal(t, steps.ErrWorkerStopped, retriedApplyCause(t, e, st.Operation.Pipeline),
 		"the apply was retried because its worker stopped, not after a heartbeat timeout")
 
-	// No step running: the stop is immediate.
+	// (c) A 1s grace that runs out while the provisioner runs: terraform's SIGINT waits for it
+	// (it would kill its shell and taint the resource, and the retry would run it again).
+	c := steps.Ref{Tenant: "drain", Name: "held"}
+	e.MustCLI(0, "create", "drain/held", "-f", writeFile(t, "stack: sleepy\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "drain/held")
+	waitFor(t, "drain/held's provisioner to start", func() bool {
+		require.NoError(t, w3.Exited(), proc.LogTail(w3.LogPath))
+		return countRuns(t, runs, c) == 1
+	})
 	took = sigterm(t, w3)
+	figure("drain: SIGTERM -> exit with a provisioner running, grace 1s (SIGINT held for it): %v", took.Round(time.Millisecond))
+	require.Empty(t, survivors(t, mark, e.StateDir), "nothing of the stopped worker's terraform survives it")
+	require.NoError(t, lockFree(t, e, c))
+	for _, r := range e.Resources(c) {
+		require.False(t, r.Tainted, "%s tainted by the stop", r.Address)
+	}
+	w4 := startDrainWorker(t, e, bin, conn, "")
+	waitDeployed(t, e, "drain/held")
+	require.Equal(t, 1, countRuns(t, runs, c), "the provisioner ran once")
+	res = e.Resources(c)
+	require.Len(t, res, 2)
+	for _, r := range res {
+		require.False(t, r.Tainted, "%s tainted", r.Address)
+	}
+
+	// No step running: the stop is immediate.
+	took = sigterm(t, w4)
 	figure("drain: SIGTERM -> exit with no step running: %v", took.Round(time.Millisecond))
-	require.Regexp(t, `"runningActivities": ?0`, readLog(t, w3))
+	require.Regexp(t, `"runningActivities": ?0`, readLog(t, w4))
 	if dir := os.Getenv("SLIPWAY_FIGURES_DIR"); dir != "" { // make test prints it
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "drain.txt"), figures.Bytes(), 0o644))
 	}
