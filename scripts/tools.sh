@@ -56,8 +56,15 @@ tool_spec() {
 		version=v1.29.1
 		eta="about 3 minutes once"
 		;;
+	helm)
+		# Renders and lints deploy/helm/slipway in the chart tests; keep in step with
+		# testsuite/packaging.HelmVersion.
+		pkg=helm.sh/helm/v3/cmd/helm
+		version=v3.22.0
+		eta="about 4 minutes once"
+		;;
 	*)
-		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server)" >&2
+		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server, helm)" >&2
 		return 2
 		;;
 	esac
@@ -267,7 +274,7 @@ server_extras() {
 
 main() {
 	if (($# == 0)); then
-		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server ..." >&2
+		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server|helm ..." >&2
 		return 2
 	fi
 	mkdir -p "$tools_dir" "${root}/bin"
