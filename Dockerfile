@@ -3,6 +3,7 @@
 # Stage 1 compiles the binaries; stage 2 is a slim runtime with git, bubblewrap (exec hooks run
 # in it when the host allows user namespaces; the worker logs which confinement is in force) and
 # the terraform release the tests pin, from HashiCorp's signed apt repository.
+# curl stays: compose healthchecks ask /readyz with it.
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
@@ -27,7 +28,7 @@ RUN set -eux; \
       > /etc/apt/sources.list.d/hashicorp.list; \
     apt-get update; \
     apt-get install -y --no-install-recommends "terraform=${TERRAFORM_VERSION}-1"; \
-    apt-get purge -y --auto-remove curl gnupg; \
+    apt-get purge -y --auto-remove gnupg; \
     rm -rf /var/lib/apt/lists/*; \
     terraform version; git --version; bwrap --version; tini --version
 # Runs unprivileged, under a numeric uid so Kubernetes can check runAsNonRoot; all state (GitOps
