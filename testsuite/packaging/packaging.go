@@ -90,8 +90,8 @@ func Render(t testing.TB, ns string, args ...string) ([]byte, error) {
 type Object map[string]any
 
 // Kind, Name and Namespace read the object's identity.
-func (o Object) Kind() string { s, _ := o["kind"].(string); return s }
-func (o Object) Name() string { return str(o.Get("metadata", "name")) }
+func (o Object) Kind() string      { s, _ := o["kind"].(string); return s }
+func (o Object) Name() string      { return str(o.Get("metadata", "name")) }
 func (o Object) Namespace() string { return str(o.Get("metadata", "namespace")) }
 
 // Get walks map keys and list indexes (ints).
