@@ -7,7 +7,7 @@
 # them into the repo's git-ignored bin/. `kubernetes` (kube-apiserver,
 # kube-controller-manager) and `argocd` (one multi-call binary, linked under its
 # role names, plus its CRDs) feed testsuite/cluster; `gitea` (plus its static
-# files) feeds testsuite/giteaserver; keep their versions in step
+# files) feeds testsuite/giteaserver; `helm` feeds testsuite/packaging's chart tests; keep their versions in step
 # with testsuite/cluster.KubernetesVersion and ArgoCDVersion. $SLIPWAY_TOOLS_DIR overrides the cache
 # (default ~/.cache/slipway/tools); internal/devenv.ToolsDir uses the same rule.
 set -euo pipefail

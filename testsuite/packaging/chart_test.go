@@ -2,7 +2,6 @@ package packaging
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -161,10 +160,6 @@ func TestChartServiceMonitorToggle(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"slipway-worker", "slipway-webhook", "slipway-codec-server"}, monitors)
-}
-
-func TestChartValuesFileExists(t *testing.T) {
-	require.FileExists(t, filepath.Join(ChartDir(), "values.schema.json"))
 }
 
 // secretEnv: a variable holding a credential, never a literal in a manifest.
