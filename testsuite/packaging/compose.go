@@ -29,7 +29,6 @@ type Service struct {
 	Volumes         []string
 	Ports           []string
 	Networks        yaml.Node
-	Init            bool
 }
 
 // LoadCompose parses the repository's docker-compose.yml.
