@@ -93,8 +93,9 @@ func IsBadRequest(err error) bool {
 		rj *RejectedError
 		ic *InvalidConfigError
 		rn *RolloutNotFoundError
+		pn *ProfileNotFoundError
 	)
-	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn) || IsCredentialsError(err)
+	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn) || errors.As(err, &pn) || IsCredentialsError(err)
 }
 
 // translate turns Temporal errors for an instance into the typed errors above.
