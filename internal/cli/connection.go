@@ -62,3 +62,11 @@ func (g *globals) connect(opts ...client.Option) []client.Option {
 	}
 	return opts
 }
+
+// orElse is a, else b.
+func orElse(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

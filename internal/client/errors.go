@@ -51,7 +51,7 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("cannot reach Temporal at %s (set TEMPORAL_ADDRESS, or run `slipway dev`): %v", e.Address, e.Err)
+	return fmt.Sprintf("cannot reach Temporal at %s (--address or TEMPORAL_ADDRESS; or run `slipway dev`): %v", e.Address, e.Err)
 }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
