@@ -53,9 +53,9 @@ func NewRoot(s Streams) *cobra.Command {
 	// Not pflag's MarkDeprecated: its warning goes to stdout, into every --json a script reads.
 	pf.StringVar(&g.actor, "actor", note, "deprecated alias of --note (who asks is verified, never declared)")
 	pf.StringVar(&g.server, "server", os.Getenv("SLIPWAY_SERVER"), "URL of `slipway server`: send changes (and status, secrets) through it as the person `slipway login` signed in (SLIPWAY_SERVER)")
-	pf.StringVar(&g.profile, "profile", "", "the profile: its Temporal connection in the config file ("+profileFileHelp+") and the sign-in `slipway login --profile` cached under the same name (default $"+identity.EnvProfile+", else $TEMPORAL_PROFILE, else \"default\")")
-	pf.StringVar(&g.address, "address", "", "Temporal frontend host:port (over $TEMPORAL_ADDRESS and the profile's; default localhost:7233)")
-	pf.StringVar(&g.namespace, "namespace", "", "Temporal namespace (over $TEMPORAL_NAMESPACE and the profile's; default \"default\")")
+	pf.StringVar(&g.profile, "profile", "", "the profile `NAME`: the Temporal connection of [profile.NAME] in the config file ("+profileFileHelp+") and the sign-in slipway login --profile NAME cached (default $"+identity.EnvProfile+", else $TEMPORAL_PROFILE, else \"default\")")
+	pf.StringVar(&g.address, "address", "", "Temporal frontend `HOST:PORT` (over $TEMPORAL_ADDRESS and the profile's; default localhost:7233)")
+	pf.StringVar(&g.namespace, "namespace", "", "Temporal `NAMESPACE` (over $TEMPORAL_NAMESPACE and the profile's; default \"default\")")
 	pf.StringVar(&g.requestID, "request-id", "", "idempotency key of this request: the same key never runs twice (default: random)")
 	pf.DurationVar(&g.poll, "poll", 0, "ignored: --wait follows the instance's history instead of polling")
 	_ = pf.MarkDeprecated("poll", "--wait follows the instance's history by long poll; the flag does nothing")
