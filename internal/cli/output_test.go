@@ -123,6 +123,14 @@ func TestBadOutputExitsTwo(t *testing.T) {
 	}
 }
 
+// rollout status --follow prints text lines as they happen: a format for it is refused, not ignored.
+func TestRolloutFollowTakesNoFormat(t *testing.T) {
+	code, out, errOut := runMain("rollout", "status", "r-1", "--follow", "-o", "json")
+	require.Equal(t, ExitUsage, code, errOut)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "--follow")
+}
+
 func TestVersion(t *testing.T) {
 	want := "slipway " + version.Get().String() + "\n"
 	for _, args := range [][]string{{"version"}, {"--version"}, {"version", "-o", "text"}} {

@@ -100,6 +100,9 @@ func (g *globals) rolloutStatusCmd() *cobra.Command {
 		Short: "Show a rollout: phase, batch, ready/updated/total and each instance",
 		Args:  exactArgs(1, "the rollout ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if follow && out.value != formatText {
+				return usageErr("--follow prints a line per change: leave out -o %s, or --follow for one %s status", out.value, out.value)
+			}
 			return g.withClient(cmd, func(c *client.Client) error {
 				if follow {
 					return g.followRollout(cmd, c, args[0])
