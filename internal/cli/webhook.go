@@ -67,8 +67,8 @@ is carried out.`,
 			defer func() { _ = zl.Sync() }()
 			o.Logger = zl
 			// Lazy: a webhook server that starts while Temporal is down answers 503, not "connection refused".
-			c, err := client.DialLazy(g.taskQueue, client.WithLogger(logging.NewTemporal(zl)),
-				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))
+			c, err := client.DialLazy(g.taskQueue, g.connect(client.WithLogger(logging.NewTemporal(zl)),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))...)
 			if err != nil {
 				return err
 			}
