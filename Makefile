@@ -49,7 +49,7 @@ dev: deps temporal argocd-stack build
 ## test: vet, workflowcheck, then every test against real components
 test: deps
 	@start=$$SECONDS; \
-	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server >/dev/null; \
+	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server helm >/dev/null; \
 	$(PHASE) npm scripts/npm-deps.sh >/dev/null; \
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
@@ -80,15 +80,11 @@ bench-go: temporal
 bench-webhook: temporal
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/webhookbench -n 1000 -concurrency 32 -dup 0.2 -bad 0.1 -outage 3s
 
-## compose-check: validate docker-compose.yml (skipped when docker-compose is missing)
+## compose-check: docker-compose.yml is testsuite/production's topology and the chart's (static checks,
+## the schema job on a real PostgreSQL), plus `docker-compose config` when docker-compose is installed
 compose-check:
-	@if command -v docker-compose >/dev/null 2>&1; then \
-		$(PHASE) compose-check docker-compose config -q; \
-	elif docker compose version >/dev/null 2>&1; then \
-		$(PHASE) compose-check docker compose config -q; \
-	else \
-		echo "compose-check: skipped: docker-compose is not installed (apt-get install docker-compose)" >&2; \
-	fi
+	@$(PHASE) "tools helm" $(TOOLS) helm >/dev/null
+	@$(PHASE) compose-check $(GO) test -count=1 -run 'TestCompose|TestDocker' ./testsuite/packaging/
 
 ## tidy-check: fail when go.mod/go.sum are not tidy
 tidy-check:
