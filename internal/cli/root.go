@@ -100,7 +100,7 @@ func parseRef(s string) (steps.Ref, error) {
 }
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
-	opts := []client.Option{client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor())}
+	opts := append(tracingOptions(), client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor()))
 	if tok, err := personToken(); err != nil {
 		return nil, err
 	} else if tok != nil {
