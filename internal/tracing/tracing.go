@@ -153,8 +153,14 @@ func interceptorOf(opts []Option) interceptor.Interceptor {
 }
 
 // ClientInterceptor is the Temporal SDK's OpenTelemetry interceptor for clients: a span for each
-// start, update, signal and query, carried to the worker in the request's header.
-func ClientInterceptor(opts ...Option) interceptor.ClientInterceptor { return interceptorOf(opts) }
+// start, update, signal and query, carried to the worker in the request's header. Only its client
+// half: the SDK would also put a client's worker interceptors on each worker made from the
+// client, which then traces only when WorkerInterceptor is added (app.Config.Tracing).
+func ClientInterceptor(opts ...Option) interceptor.ClientInterceptor {
+	return clientOnly{interceptorOf(opts)}
+}
+
+type clientOnly struct{ interceptor.ClientInterceptor }
 
 // WorkerInterceptor is the same interceptor for workers: RunWorkflow, StartActivity and
 // RunActivity spans under the caller's. It creates no spans on replay and adds no commands.
