@@ -118,7 +118,9 @@ func TestTracingOneDeployIsOneTree(t *testing.T) {
 }
 
 // spanTree is one trace's ended spans by ID.
-type spanTree struct{ spans map[trace.SpanID]tracetest.SpanStub }
+type spanTree struct {
+	spans map[trace.SpanID]tracetest.SpanStub
+}
 
 func treeOf(all tracetest.SpanStubs, id trace.TraceID) spanTree {
 	t := spanTree{spans: map[trace.SpanID]tracetest.SpanStub{}}
