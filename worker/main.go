@@ -45,6 +45,10 @@ func run() error {
 	}
 	defer flushTraces(zl, shutdownTracing)
 	cfg.Tracing = tracingOn
+	if tracingOn {
+		zl.Info("tracing on: spans exported as OTEL_* says", zap.String("exporter", os.Getenv(tracing.EnvExporter)),
+			zap.String("endpoint", os.Getenv(tracing.EnvEndpoint)))
+	}
 	var tracingOpts []client.Option
 	if tracingOn {
 		tracingOpts = append(tracingOpts, client.WithInterceptors(tracing.ClientInterceptor()))
