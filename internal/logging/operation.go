@@ -58,22 +58,23 @@ func OperationFields(workflowID, activityType string) []any {
 // logger already has (zap would repeat a key).
 func (t *Temporal) fields(kv []any) []any {
 	var wfID, actType string
-	present := map[string]bool{}
 	for i := 0; i+1 < len(kv); i += 2 {
-		k, _ := kv[i].(string)
-		switch v, _ := kv[i+1].(string); k {
+		switch k, _ := kv[i].(string); k {
 		case sdkWorkflowID:
-			wfID = v
+			wfID, _ = kv[i+1].(string)
 		case sdkActivityType:
-			actType = v
-		}
-		if operationKeys[k] {
-			present[k] = true
+			actType, _ = kv[i+1].(string)
 		}
 	}
 	derived := OperationFields(wfID, actType)
 	if len(derived) == 0 && len(t.has) == 0 {
-		return kv
+		return kv // most lines: nothing to add, nothing allocated
+	}
+	present := map[string]bool{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if k, ok := kv[i].(string); ok && operationKeys[k] {
+			present[k] = true
+		}
 	}
 	out := make([]any, 0, len(kv)+len(derived))
 	for i := 0; i < len(kv); i += 2 {
