@@ -3,6 +3,7 @@ package tracing
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -125,4 +127,46 @@ func TestHTTPTransportCarriesTheTrace(t *testing.T) {
 		client = client || s.SpanKind == trace.SpanKindClient
 	}
 	require.True(t, client, "the client's span, made by the caller's provider")
+}
+
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc exports to an OTLP/gRPC receiver (a collector's port 4317).
+func TestSetupExportsOverOTLPgRPC(t *testing.T) {
+	unsetOTEL(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	rcv := &grpcReceiver{}
+	srv := grpc.NewServer()
+	collectortrace.RegisterTraceServiceServer(srv, rcv)
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Stop()
+	t.Setenv(EnvEndpoint, "http://"+ln.Addr().String()) // http: no TLS, on loopback
+	t.Setenv(EnvProtocol, "grpc")
+	shutdown, on, err := Setup(t.Context(), "slipway-server")
+	require.NoError(t, err)
+	require.True(t, on)
+	_, span := Start(t.Context(), "git update-ref")
+	span.End()
+	require.NoError(t, shutdown(t.Context()))
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	require.Equal(t, []string{"git update-ref"}, rcv.names)
+}
+
+type grpcReceiver struct {
+	collectortrace.UnimplementedTraceServiceServer
+	mu    sync.Mutex
+	names []string
+}
+
+func (r *grpcReceiver) Export(_ context.Context, req *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				r.names = append(r.names, s.Name)
+			}
+		}
+	}
+	return &collectortrace.ExportTraceServiceResponse{}, nil
 }
