@@ -21,6 +21,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/tracing"
 	"github.com/slipway-dev/slipway/internal/version"
 )
 
@@ -38,10 +39,25 @@ func main() {
 func run() error {
 	zl, err := logging.New(logging.LevelFromEnv("info"))
 	if err != nil {
-		return fmt.Errorf("SLIPWAY_LOG_LEVEL: %w", err)
+		return fmt.Errorf("refusing to start: %w", err)
 	}
 	defer func() { _ = zl.Sync() }()
 	cfg := app.FromEnv()
+	// Off unless OTEL_* asks for an exporter; spans still buffered are flushed on the way out.
+	shutdownTracing, tracingOn, err := tracing.Setup(context.Background(), "slipway-worker")
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	defer flushTraces(zl, shutdownTracing)
+	cfg.Tracing = tracingOn
+	if tracingOn {
+		zl.Info("tracing on: spans exported as OTEL_* says", zap.String("exporter", os.Getenv(tracing.EnvExporter)),
+			zap.String("endpoint", os.Getenv(tracing.EnvEndpoint)))
+	}
+	var tracingOpts []client.Option
+	if tracingOn {
+		tracingOpts = append(tracingOpts, client.WithInterceptors(tracing.ClientInterceptor()))
+	}
 	// One line says how exec hooks are confined on this host, or that they are refused.
 	sandbox, err := hooks.SandboxFromEnv(context.Background(), os.Getenv)
 	if err != nil {
@@ -59,8 +75,8 @@ func run() error {
 		return fmt.Errorf("refusing to start: the worker verifies every request with the attestation key: %w", err)
 	}
 	// Options refuses to go on without a payload key: a worker never writes plaintext history.
-	opts, err := client.Options(client.WithLogger(logging.NewTemporal(zl)),
-		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "worker"}))
+	opts, err := client.Options(append(tracingOpts, client.WithLogger(logging.NewTemporal(zl)),
+		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "worker"}))...)
 	if err != nil {
 		return fmt.Errorf("refusing to start: %w", err)
 	}
@@ -94,6 +110,15 @@ func run() error {
 		return err
 	}
 	return w.Run(worker.InterruptCh())
+}
+
+// flushTraces exports the spans still buffered, within a bound: an unreachable collector must not hold the exit.
+func flushTraces(zl *zap.Logger, shutdown func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := shutdown(ctx); err != nil {
+		zl.Warn("traces not flushed", zap.Error(err))
+	}
 }
 
 func dial(opts sdkclient.Options) (sdkclient.Client, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -120,7 +121,12 @@ func (e *entity) setState(ctx workflow.Context, st lifecycle.State) {
 	if e.s.State == st {
 		return
 	}
-	workflow.GetLogger(ctx).Info("instance state", "instance", e.s.Ref.String(), "from", e.s.State, "to", st)
+	kv := []any{"instance", e.s.Ref.String(), "from", e.s.State, "to", st}
+	if op := e.s.Current; op != nil {
+		// The entity runs many operations: its line names the one that moved the state.
+		kv = append(kv, logging.KeyOperation, string(op.Kind), logging.KeyOperationID, op.ID)
+	}
+	workflow.GetLogger(ctx).Info("instance state", kv...)
 	e.s.State = st
 	e.upsertSearchAttributes(ctx)
 }

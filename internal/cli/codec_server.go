@@ -70,7 +70,7 @@ localhost) it refuses to start without a token.`,
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
-				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+				return usageErr("%v", err)
 			}
 			defer func() { _ = zl.Sync() }()
 			srv, err := sf.server(zl)

@@ -42,7 +42,7 @@ Stop with Ctrl-C.`,
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
-				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+				return usageErr("%v", err)
 			}
 			defer func() { _ = zl.Sync() }()
 			env, err := devenv.Start(cmd.Context(), devenv.EnvOptions{

@@ -106,7 +106,7 @@ func parseRef(s string) (steps.Ref, error) {
 }
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
-	opts := []client.Option{client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor())}
+	opts := append(tracingOptions(), client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor()))
 	if tok, err := personToken(g.profile); err != nil {
 		return nil, err
 	} else if tok != nil {

@@ -66,7 +66,7 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
-				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+				return usageErr("%v", err)
 			}
 			defer func() { _ = zl.Sync() }()
 			srv, err := sf.server(zl, httpserve.WithMaxBodyBytes(apiMaxBody))
@@ -85,8 +85,8 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			if err != nil {
 				return fmt.Errorf("--issuer %s: %w", issuer, err)
 			}
-			c, err := client.DialLazy(g.taskQueue, g.connect(client.WithLogger(logging.NewTemporal(zl)), client.WithAttestation(keys),
-				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "server", Via: "api"}))...)
+			c, err := client.DialLazy(g.taskQueue, g.connect(append(tracingOptions(), client.WithLogger(logging.NewTemporal(zl)), client.WithAttestation(keys),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "server", Via: "api"}))...)...)
 			if err != nil {
 				return err
 			}

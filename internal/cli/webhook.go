@@ -62,13 +62,13 @@ is carried out.`,
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
-				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+				return usageErr("%v", err)
 			}
 			defer func() { _ = zl.Sync() }()
 			o.Logger = zl
 			// Lazy: a webhook server that starts while Temporal is down answers 503, not "connection refused".
-			c, err := client.DialLazy(g.taskQueue, g.connect(client.WithLogger(logging.NewTemporal(zl)),
-				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))...)
+			c, err := client.DialLazy(g.taskQueue, g.connect(append(tracingOptions(), client.WithLogger(logging.NewTemporal(zl)),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))...)...)
 			if err != nil {
 				return err
 			}

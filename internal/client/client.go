@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 
 	"github.com/slipway-dev/slipway/internal/attest"
@@ -75,6 +76,11 @@ func WithDataConverter(dc converter.DataConverter) Option {
 // WithIdentity is who the client signs its requests for when the request's context names no
 // one (identity.With): the component itself. Without it, a service named after the program.
 func WithIdentity(a identity.Actor) Option { return func(o *settings) { o.actor = &a } }
+
+// WithInterceptors adds client interceptors (tracing); they run outside slipway's signer.
+func WithInterceptors(ics ...interceptor.ClientInterceptor) Option {
+	return func(o *settings) { o.Interceptors = append(o.Interceptors, ics...) }
+}
 
 // WithAttestation signs with k instead of the key ring attest.Load finds.
 func WithAttestation(k *attest.Keyring) Option { return func(o *settings) { o.attest = k } }
