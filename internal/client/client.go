@@ -61,6 +61,11 @@ func WithDataConverter(dc converter.DataConverter) Option {
 // one (identity.With): the component itself. Without it, a service named after the program.
 func WithIdentity(a identity.Actor) Option { return func(o *settings) { o.actor = &a } }
 
+// WithMetricsHandler records the SDK's metrics (and the workflows' own) with h (see internal/metrics).
+func WithMetricsHandler(h client.MetricsHandler) Option {
+	return func(o *settings) { o.MetricsHandler = h }
+}
+
 // WithAttestation signs with k instead of the key ring attest.Load finds.
 func WithAttestation(k *attest.Keyring) Option { return func(o *settings) { o.attest = k } }
 
