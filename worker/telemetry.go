@@ -19,12 +19,17 @@ import (
 )
 
 // envTelemetryAddr is where the worker serves /healthz, /readyz and /metrics; unset: nowhere.
-const envTelemetryAddr = "SLIPWAY_TELEMETRY_ADDR"
+// envFleetInterval is how often it counts the fleet gauges (default metrics.DefaultFleetInterval).
+const (
+	envTelemetryAddr = "SLIPWAY_TELEMETRY_ADDR"
+	envFleetInterval = "SLIPWAY_METRICS_FLEET_INTERVAL"
+)
 
 // telemetry is the worker's probe and metrics listener. Without SLIPWAY_TELEMETRY_ADDR it is
 // off and records nothing, so dev workers and tests pay nothing for it.
 type telemetry struct {
 	addr    string
+	fleet   time.Duration
 	metrics *metrics.Metrics
 	health  *health.Checker
 	polling atomic.Bool
@@ -42,11 +47,19 @@ func newTelemetry() (*telemetry, error) {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return nil, fmt.Errorf("%s: %q: %v", envTelemetryAddr, addr, err)
 	}
+	fleet := metrics.DefaultFleetInterval
+	if v := os.Getenv(envFleetInterval); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return nil, fmt.Errorf("%s: %q: want a Go duration of at least 1s, e.g. 30s", envFleetInterval, v)
+		}
+		fleet = d
+	}
 	m, err := metrics.New("slipway-worker")
 	if err != nil {
 		return nil, err
 	}
-	return &telemetry{addr: addr, metrics: m, health: health.New()}, nil
+	return &telemetry{addr: addr, fleet: fleet, metrics: m, health: health.New()}, nil
 }
 
 // clientOptions passes the SDK's metrics to the client when telemetry is on.
@@ -87,7 +100,7 @@ func (t *telemetry) start(c *client.Client, cfg app.Config, zl *zap.Logger) erro
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done = cancel, make(chan struct{})
-	go t.metrics.WatchFleet(ctx, c.Fleet, metrics.DefaultFleetInterval)
+	go t.metrics.WatchFleet(ctx, c.Fleet, t.fleet)
 	go func() {
 		defer close(t.done)
 		if err := httpserve.Serve(ctx, ln, t.metrics.Mux(t.health), httpserve.WithLogger(zl), httpserve.WithShutdownGrace(time.Second)); err != nil {

@@ -40,7 +40,15 @@ const (
 	ObserverSweepAge   = "slipway_observer_sweep_age"        // gauge, seconds
 	FleetRefreshErrors = "slipway_fleet_refresh_errors"      // counter
 	FleetRefreshed     = "slipway_fleet_refreshed_timestamp" // gauge, unix seconds of the last good refresh
+	Ready              = "slipway_ready"                     // gauge 1/0: /readyz's answer at scrape time
 )
+
+// ExportedNames are the metric families slipway itself exposes, as Prometheus names them.
+var ExportedNames = []string{
+	OperationsStarted + "_total", OperationsFinished + "_total", StepDuration + "_seconds",
+	BuildInfo, WebhookDeliveries + "_total", Instances, InstancesReady, ApprovalsWaiting,
+	ObserverSweepAge + "_seconds", FleetRefreshErrors + "_total", FleetRefreshed, Ready,
+}
 
 // durationBuckets suit both a 5 ms SDK poll and an hour-long terraform apply; OTel's default
 // buckets (0..10000) are meant for milliseconds.
@@ -59,6 +67,8 @@ type Metrics struct {
 
 	mu    sync.Mutex
 	fleet *FleetCounts // nil until a fleet watch has counted once
+
+	readyOnce sync.Once
 }
 
 // New builds the registry, the Prometheus exporter and the MeterProvider for service
@@ -160,7 +170,19 @@ func (m *Metrics) Temporal() client.MetricsHandler { return m.temporal }
 func (m *Metrics) Meter() metric.Meter { return m.meter }
 
 // Mux serves /healthz and /readyz from h and /metrics: the telemetry listener's whole API.
+// Each scrape also runs h's checks for slipway_ready, so an alert sees what the probe sees.
 func (m *Metrics) Mux(h *health.Checker) http.Handler {
+	m.readyOnce.Do(func() {
+		_, _ = m.meter.Int64ObservableGauge(Ready, metric.WithDescription("1 when every readiness check passes, else 0"),
+			metric.WithInt64Callback(func(ctx context.Context, o metric.Int64Observer) error {
+				if h.Check(ctx).Ready {
+					o.Observe(1)
+				} else {
+					o.Observe(0)
+				}
+				return nil
+			}))
+	})
 	mux := http.NewServeMux()
 	probes := h.Handler()
 	mux.Handle("/healthz", probes)
