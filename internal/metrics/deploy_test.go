@@ -1,82 +1,28 @@
 package metrics
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v3"
 
 	"github.com/slipway-dev/slipway/internal/health"
 )
 
 const deployDir = "../../deploy"
 
-// metricName finds the metric names a PromQL expression uses.
-var metricName = regexp.MustCompile(`\b(?:slipway|temporal)_[a-z_]+\b`)
-
-// DeployQueries are the PromQL expressions of the dashboard and the alert rules.
-func deployQueries(t testing.TB) []string {
+// deployNames are the metric families deploy/'s dashboard and alerts read.
+func deployNames(t testing.TB) []string {
 	t.Helper()
-	var dash struct {
-		Panels []struct {
-			Title   string
-			Targets []struct{ Expr string }
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(deployDir, "grafana", "slipway.json"))
+	dash, err := os.ReadFile(filepath.Join(deployDir, "grafana", "slipway.json"))
 	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &dash))
-	var exprs []string
-	for _, p := range dash.Panels {
-		require.NotEmpty(t, p.Targets, "panel %q has no query", p.Title)
-		for _, tg := range p.Targets {
-			exprs = append(exprs, tg.Expr)
-		}
-	}
-	var rules struct {
-		Groups []struct {
-			Rules []struct {
-				Alert, Expr string
-			}
-		}
-	}
-	b, err = os.ReadFile(filepath.Join(deployDir, "prometheus", "alerts.yml"))
+	alerts, err := os.ReadFile(filepath.Join(deployDir, "prometheus", "alerts.yml"))
 	require.NoError(t, err)
-	require.NoError(t, yaml.Unmarshal(b, &rules))
-	for _, g := range rules.Groups {
-		for _, r := range g.Rules {
-			exprs = append(exprs, r.Expr)
-		}
-	}
-	return exprs
-}
-
-// DeployMetricNames are the metric families the dashboard and alerts read, histogram series
-// folded into their family.
-func DeployMetricNames(t testing.TB) []string {
-	seen := map[string]bool{}
-	for _, e := range deployQueries(t) {
-		for _, n := range metricName.FindAllString(e, -1) {
-			for _, s := range []string{"_bucket", "_sum", "_count"} {
-				if strings.HasSuffix(n, "_seconds"+s) {
-					n = strings.TrimSuffix(n, s)
-				}
-			}
-			seen[n] = true
-		}
-	}
-	var names []string
-	for n := range seen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names, err := QueriedNames(dash, alerts)
+	require.NoError(t, err)
 	return names
 }
 
@@ -87,7 +33,7 @@ func TestDashboardAndAlertsReadOnlyMetricsSlipwayExposes(t *testing.T) {
 	exercise(t, m)
 	names := exposed(t, m)
 	var slipway int
-	for _, n := range DeployMetricNames(t) {
+	for _, n := range deployNames(t) {
 		if strings.HasPrefix(n, "slipway_") {
 			slipway++
 			require.True(t, names[n], "deploy/ queries %s, which slipway does not expose", n)
