@@ -196,17 +196,50 @@ var Paths = []string{"/healthz", "/readyz", "/metrics"}
 
 // Front serves the telemetry paths from mux and everything else from app. Probes and scrapes
 // come from the kubelet and Prometheus by pod IP, which an application's Host check and auth
-// would refuse, and they reveal no secrets.
+// would refuse, and they reveal no secrets. An app that refuses requests from their headers
+// (Admit, see internal/httpserve) keeps doing so for every other path.
 func Front(mux, app http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, p := range Paths {
-			if r.URL.Path == p {
-				mux.ServeHTTP(w, r)
-				return
-			}
+	f := front{mux: mux, app: app}
+	if a, ok := app.(admitter); ok {
+		return admittingFront{front: f, admit: a}
+	}
+	return f
+}
+
+// admitter is httpserve.Admitter, named here so that the two packages stay apart.
+type admitter interface {
+	Admit(r *http.Request) (code int, err error)
+}
+
+type front struct{ mux, app http.Handler }
+
+func isTelemetry(r *http.Request) bool {
+	for _, p := range Paths {
+		if r.URL.Path == p {
+			return true
 		}
-		app.ServeHTTP(w, r)
-	})
+	}
+	return false
+}
+
+func (f front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isTelemetry(r) {
+		f.mux.ServeHTTP(w, r)
+		return
+	}
+	f.app.ServeHTTP(w, r)
+}
+
+type admittingFront struct {
+	front
+	admit admitter
+}
+
+func (f admittingFront) Admit(r *http.Request) (int, error) {
+	if isTelemetry(r) {
+		return 0, nil
+	}
+	return f.admit.Admit(r)
 }
 
 // WebhookDelivery counts one delivery answered with outcome (see webhook.Outcome).

@@ -121,3 +121,22 @@ func TestFleetWatchKeepsTheLastCountsWhenACountFails(t *testing.T) {
 	require.Contains(t, body, `slipway_instances{state="Deployed"} 7`)
 	require.False(t, strings.Contains(body, "slipway_fleet_refresh_errors_total 1"), "a count cut by the stop is no error")
 }
+
+type admitting struct{ http.Handler }
+
+func (admitting) Admit(r *http.Request) (int, error) { return http.StatusUnauthorized, io.EOF }
+
+func TestFrontKeepsTheApplicationsAdmitForItsOwnPaths(t *testing.T) {
+	m, err := New("slipway-test")
+	require.NoError(t, err)
+	h := Front(m.Mux(health.New()), admitting{http.NotFoundHandler()})
+	a, ok := h.(interface {
+		Admit(*http.Request) (int, error)
+	})
+	require.True(t, ok, "the server must still refuse from the headers before reading a body")
+	code, _ := a.Admit(httptest.NewRequest(http.MethodPost, "/github", nil))
+	require.Equal(t, http.StatusUnauthorized, code)
+	code, err = a.Admit(httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	require.NoError(t, err)
+	require.Zero(t, code)
+}
