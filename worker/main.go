@@ -97,7 +97,7 @@ func run() error {
 	}
 	defer tel.close()
 	tel.polled()
-	// Not ready once a stop begins (the drain's stop sequence calls tel.SetStopping first).
+	// Not ready once a stop begins: on SIGTERM/SIGINT (telemetry watches them) or any other way out.
 	defer tel.SetStopping()
 	return w.Run(worker.InterruptCh())
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -100,6 +102,17 @@ func (t *telemetry) start(c *client.Client, cfg app.Config, zl *zap.Logger) erro
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done = cancel, make(chan struct{})
+	// Not ready from the signal on, before any grace: whatever the stop sequence does next.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	t.closers = append(t.closers, func() { signal.Stop(sig) })
+	go func() {
+		select {
+		case <-sig:
+			t.SetStopping()
+		case <-ctx.Done():
+		}
+	}()
 	go t.metrics.WatchFleet(ctx, c.Fleet, t.fleet)
 	go func() {
 		defer close(t.done)
