@@ -9,12 +9,17 @@ PHASE  := scripts/phase.sh
 # A fresh clone has no bin/; tools.sh links the cached tools into it.
 TEMPORAL      = $$($(TOOLS) temporal)
 WORKFLOWCHECK = bin/workflowcheck
+# The release `slipway version` prints; the commit comes from Go's VCS stamp, taken only where git
+# answers (elsewhere, e.g. a tree git refuses, stamping would fail the build).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BUILDVCS := $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && echo auto || echo false)
+LDFLAGS  := -X github.com/slipway-dev/slipway/internal/version.Version=$(VERSION)
 
 .PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check clean
 
-## build: bin/slipway (starter CLI) and bin/slipway-worker
+## build: bin/slipway (starter CLI) and bin/slipway-worker, stamped with VERSION and the commit
 build:
-	@$(PHASE) build bash -c '$(GO) build -o bin/slipway ./starter && $(GO) build -o bin/slipway-worker ./worker'
+	@$(PHASE) build bash -c '$(GO) build -buildvcs=$(BUILDVCS) -ldflags "$(LDFLAGS)" -o bin/slipway ./starter && $(GO) build -buildvcs=$(BUILDVCS) -ldflags "$(LDFLAGS)" -o bin/slipway-worker ./worker'
 
 ## temporal: build the pinned temporal CLI once into the tool cache (~9 min cold)
 temporal:

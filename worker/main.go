@@ -21,9 +21,14 @@ import (
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/version"
 )
 
 func main() {
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "version") {
+		fmt.Println("slipway-worker", version.Get()) // before anything is read or dialled
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "slipway-worker:", err)
 		os.Exit(1)

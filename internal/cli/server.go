@@ -90,8 +90,8 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			if err != nil {
 				return err
 			}
-			c, err := client.DialLazy(g.taskQueue, tel.clientOption(), client.WithLogger(logging.NewTemporal(zl)), client.WithAttestation(keys),
-				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "server", Via: "api"}))
+			c, err := client.DialLazy(g.taskQueue, g.connect(tel.clientOption(), client.WithLogger(logging.NewTemporal(zl)), client.WithAttestation(keys),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "server", Via: "api"}))...)
 			if err != nil {
 				return err
 			}

@@ -73,8 +73,8 @@ is carried out.`,
 			}
 			o.Delivered = tel.metrics.WebhookDelivery
 			// Lazy: a webhook server that starts while Temporal is down answers 503, not "connection refused".
-			c, err := client.DialLazy(g.taskQueue, tel.clientOption(), client.WithLogger(logging.NewTemporal(zl)),
-				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))
+			c, err := client.DialLazy(g.taskQueue, g.connect(tel.clientOption(), client.WithLogger(logging.NewTemporal(zl)),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))...)
 			if err != nil {
 				return err
 			}
