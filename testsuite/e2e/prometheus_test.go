@@ -95,6 +95,9 @@ func TestPrometheusScrapesAWorkerAndAWebhookServerDuringALifecycle(t *testing.T)
 	require.True(t, ok)
 	require.Equal(t, 1.0, v, "both processes ready")
 
+	// Prometheus loaded deploy/'s alert rules and evaluates each of them without error.
+	waitFor(t, "every alert rule evaluated", func() bool { return prom.rulesHealthy(t) })
+
 	// Every metric deploy/'s dashboard and alerts read is one these processes expose, but
 	// those that need an event this lifecycle has none of.
 	dash, err := os.ReadFile("../../deploy/grafana/slipway.json")
@@ -261,4 +264,35 @@ func (p *prometheus) value(t *testing.T, query string) (float64, bool) {
 	v, err := strconv.ParseFloat(s, 64)
 	require.NoError(t, err)
 	return v, true
+}
+
+// rulesHealthy reports whether every loaded rule has been evaluated without error; it fails the
+// test on a rule that errs.
+func (p *prometheus) rulesHealthy(t *testing.T) bool {
+	t.Helper()
+	resp, err := http.Get(p.url + "/api/v1/rules")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body struct {
+		Data struct {
+			Groups []struct {
+				Rules []struct {
+					Name, Health, LastError string
+				}
+			}
+		}
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	n := 0
+	for _, g := range body.Data.Groups {
+		for _, r := range g.Rules {
+			require.NotEqual(t, "err", r.Health, "%s: %s", r.Name, r.LastError)
+			if r.Health != "ok" {
+				return false
+			}
+			n++
+		}
+	}
+	require.Positive(t, n, "no rules loaded")
+	return true
 }
