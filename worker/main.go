@@ -74,8 +74,12 @@ func run() error {
 	if cfg.Attest, err = attest.Load(); err != nil {
 		return fmt.Errorf("refusing to start: the worker verifies every request with the attestation key: %w", err)
 	}
+	tel, err := newTelemetry()
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
 	// Options refuses to go on without a payload key: a worker never writes plaintext history.
-	opts, err := client.Options(append(tracingOpts, client.WithLogger(logging.NewTemporal(zl)),
+	opts, err := client.Options(append(append(tracingOpts, tel.clientOptions()...), client.WithLogger(logging.NewTemporal(zl)),
 		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "worker"}))...)
 	if err != nil {
 		return fmt.Errorf("refusing to start: %w", err)
@@ -109,6 +113,13 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if err := tel.start(client.New(c, cfg.TaskQueue, ns), cfg, zl); err != nil {
+		return err
+	}
+	defer tel.close()
+	tel.polled()
+	// Not ready once a stop begins: on SIGTERM/SIGINT (telemetry watches them) or any other way out.
+	defer tel.SetStopping()
 	return w.Run(worker.InterruptCh())
 }
 

@@ -82,6 +82,11 @@ func WithInterceptors(ics ...interceptor.ClientInterceptor) Option {
 	return func(o *settings) { o.Interceptors = append(o.Interceptors, ics...) }
 }
 
+// WithMetricsHandler records the SDK's metrics (and the workflows' own) with h (see internal/metrics).
+func WithMetricsHandler(h client.MetricsHandler) Option {
+	return func(o *settings) { o.MetricsHandler = h }
+}
+
 // WithAttestation signs with k instead of the key ring attest.Load finds.
 func WithAttestation(k *attest.Keyring) Option { return func(o *settings) { o.attest = k } }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/health"
+	"github.com/slipway-dev/slipway/internal/metrics"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
 
@@ -46,11 +50,20 @@ func floorWorkflow(local bool) func(workflow.Context, int) error {
 
 // runWorker is the bench's worker process (-role worker): slipway's workflows over instant
 // adapters plus the floor, with the sticky cache the parent chose, until SIGTERM.
-func runWorker(address, taskQueue string, sticky int) error {
+func runWorker(address, taskQueue string, sticky int, telemetry string) error {
 	if sticky > 0 {
 		worker.SetStickyWorkflowCacheSize(sticky)
 	}
-	opts, err := client.Options(client.WithHostPort(address))
+	copts := []client.Option{client.WithHostPort(address)}
+	var m *metrics.Metrics
+	if telemetry != "" {
+		var err error
+		if m, err = metrics.New("slipway-worker"); err != nil {
+			return err
+		}
+		copts = append(copts, client.WithMetricsHandler(m.Temporal()))
+	}
+	opts, err := client.Options(copts...)
 	if err != nil {
 		return err
 	}
@@ -59,6 +72,16 @@ func runWorker(address, taskQueue string, sticky int) error {
 		return err
 	}
 	defer c.Close()
+	if m != nil {
+		ln, err := net.Listen("tcp", telemetry)
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		// As slipway-worker's telemetry, counting every second so the row sees many refreshes.
+		go func() { _ = http.Serve(ln, m.Mux(health.New())) }()
+		go m.WatchFleet(context.Background(), client.New(c, taskQueue, opts.Namespace).Fleet, time.Second)
+	}
 	acts, err := instant.New()
 	if err != nil {
 		return err
@@ -94,9 +117,9 @@ func startWorker(dir, address, keyFile, taskQueue string, sticky int) (*workerPr
 	return startWorkerFrom(self, dir, address, keyFile, taskQueue, sticky)
 }
 
-func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int) (*workerProc, error) {
-	cmd := exec.Command(bin, "-role", "worker", "-address", address, "-task-queue", taskQueue,
-		"-sticky-cache", strconv.Itoa(sticky))
+func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int, extra ...string) (*workerProc, error) {
+	cmd := exec.Command(bin, append([]string{"-role", "worker", "-address", address, "-task-queue", taskQueue,
+		"-sticky-cache", strconv.Itoa(sticky)}, extra...)...)
 	cmd.Env = append(os.Environ(), "SLIPWAY_CODEC_KEY=", "SLIPWAY_CODEC_KEY_FILE="+keyFile)
 	log, err := os.Create(filepath.Join(dir, "worker-"+taskQueue+".log"))
 	if err != nil {
