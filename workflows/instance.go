@@ -26,11 +26,15 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	}
 	e.recordLegacyNames(ctx)
 	e.upsertSearchAttributes(ctx)
-	workflow.Go(ctx, e.receiveSteps)
-	workflow.Go(ctx, e.receiveObservations)
-	workflow.Go(ctx, e.receiveGateSignals)
-	workflow.Go(ctx, e.receiveApprovals)
-	workflow.Go(ctx, e.receiveRefusals)
+	if receivesInOneCoroutine(ctx) {
+		workflow.Go(ctx, e.receiveSignals)
+	} else {
+		workflow.Go(ctx, e.receiveSteps)
+		workflow.Go(ctx, e.receiveObservations)
+		workflow.Go(ctx, e.receiveGateSignals)
+		workflow.Go(ctx, e.receiveApprovals)
+		workflow.Go(ctx, e.receiveRefusals)
+	}
 	for {
 		if err := workflow.Await(ctx, func() bool {
 			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))
@@ -45,7 +49,9 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 			continue
 		}
 		e.drainSteps()
+		e.observing.drain(ctx)
 		e.drainObservations(ctx)
+		e.gating.drain(ctx)
 		e.drainGateSignals(ctx)
 		switch {
 		case e.s.State.Final(), e.empty():
@@ -73,6 +79,8 @@ type entity struct {
 	opsInRun     int
 	stepsChan    workflow.ReceiveChannel
 	observeChan  workflow.ReceiveChannel
+	// observing, gating and approving hold the signals receiveSignals took whose handlers wait.
+	observing, gating, approving lane
 }
 
 func newEntity(ctx workflow.Context, in InstanceInput) *entity {
