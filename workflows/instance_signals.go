@@ -7,11 +7,12 @@ import (
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
-// receivesInOneCoroutine reports whether this run receives every signal in one coroutine
-// (receiveSignals) rather than one coroutine per kind: each coroutine is a goroutine with its
-// own stack for as long as the workflow is cached, which is most of a parked instance's memory.
-func receivesInOneCoroutine(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeSignalLanes, workflow.DefaultVersion, 1) >= 1
+// leanWhenParked reports whether this run receives every signal in one coroutine
+// (receiveSignals) rather than one coroutine per kind, and upserts only the search attributes
+// that change: each coroutine is a goroutine with its own stack, and each upserted value a
+// payload, kept for as long as the workflow is cached, which is most of a parked instance's memory.
+func leanWhenParked(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeLeanParked, workflow.DefaultVersion, 1) >= 1
 }
 
 // lane handles one kind of signal in the order they came, in a coroutine that lives only while
