@@ -49,11 +49,12 @@ type options struct {
 
 func main() {
 	var o options
-	var role, address, taskQueue, rows, lifecycles, idle, sticky, clusterWorkers string
+	var role, address, taskQueue, profileDir, rows, lifecycles, idle, sticky, clusterWorkers string
 	var stickyCache int
 	flag.StringVar(&role, "role", "bench", "bench, or worker (internal: the bench's worker process)")
 	flag.StringVar(&address, "address", "", "worker role: the Temporal frontend")
 	flag.StringVar(&taskQueue, "task-queue", "", "worker role: the task queue")
+	flag.StringVar(&profileDir, "profile-dir", "", "worker role: where SIGUSR1 writes its memory figures and heap profile")
 	flag.IntVar(&stickyCache, "sticky-cache", 0, "worker role: sticky workflow cache size (0: the SDK's)")
 	var telemetry string
 	flag.StringVar(&telemetry, "telemetry", "", "worker role: serve /metrics here and count the fleet every second (the metrics row)")
@@ -72,7 +73,7 @@ func main() {
 	flag.Parse()
 	var err error
 	if role == "worker" {
-		err = runWorker(address, taskQueue, stickyCache, telemetry)
+		err = runWorker(address, taskQueue, profileDir, stickyCache, telemetry)
 	} else if role != "bench" {
 		err = fmt.Errorf("-role: %q is not bench or worker", role)
 	} else if err = o.parse(rows, lifecycles, idle, sticky, clusterWorkers); err == nil {

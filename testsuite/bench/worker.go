@@ -50,7 +50,10 @@ func floorWorkflow(local bool) func(workflow.Context, int) error {
 
 // runWorker is the bench's worker process (-role worker): slipway's workflows over instant
 // adapters plus the floor, with the sticky cache the parent chose, until SIGTERM.
-func runWorker(address, taskQueue string, sticky int, telemetry string) error {
+func runWorker(address, taskQueue, profileDir string, sticky int, telemetry string) error {
+	if profileDir != "" {
+		serveMemStats(filepath.Join(profileDir, "mem-"+taskQueue))
+	}
 	if sticky > 0 {
 		worker.SetStickyWorkflowCacheSize(sticky)
 	}
@@ -104,8 +107,9 @@ func runWorker(address, taskQueue string, sticky int, telemetry string) error {
 // workerProc is a running bench worker process, whose CPU time and memory the parent reads
 // from /proc.
 type workerProc struct {
-	cmd *exec.Cmd
-	log *os.File
+	cmd       *exec.Cmd
+	log       *os.File
+	taskQueue string
 }
 
 // startWorker runs this bench binary as a worker process; startWorkerFrom runs another build's.
@@ -114,12 +118,14 @@ func startWorker(dir, address, keyFile, taskQueue string, sticky int) (*workerPr
 	if err != nil {
 		return nil, err
 	}
-	return startWorkerFrom(self, dir, address, keyFile, taskQueue, sticky)
+	// Only this build's worker knows -profile-dir: an older one (-compare) would refuse it.
+	return startWorkerFrom(self, dir, address, keyFile, taskQueue, sticky, "-profile-dir", dir)
 }
 
 func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int, extra ...string) (*workerProc, error) {
-	cmd := exec.Command(bin, append([]string{"-role", "worker", "-address", address, "-task-queue", taskQueue,
-		"-sticky-cache", strconv.Itoa(sticky)}, extra...)...)
+	args := append([]string{"-role", "worker", "-address", address, "-task-queue", taskQueue,
+		"-sticky-cache", strconv.Itoa(sticky)}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "SLIPWAY_CODEC_KEY=", "SLIPWAY_CODEC_KEY_FILE="+keyFile)
 	log, err := os.Create(filepath.Join(dir, "worker-"+taskQueue+".log"))
 	if err != nil {
@@ -130,7 +136,7 @@ func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int, e
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return &workerProc{cmd: cmd, log: log}, nil
+	return &workerProc{cmd: cmd, log: log, taskQueue: taskQueue}, nil
 }
 
 func (p *workerProc) stop() {
