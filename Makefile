@@ -9,12 +9,17 @@ PHASE  := scripts/phase.sh
 # A fresh clone has no bin/; tools.sh links the cached tools into it.
 TEMPORAL      = $$($(TOOLS) temporal)
 WORKFLOWCHECK = bin/workflowcheck
+# The release `slipway version` prints; the commit comes from Go's VCS stamp, taken only where git
+# answers (elsewhere, e.g. a tree git refuses, stamping would fail the build).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BUILDVCS := $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && echo auto || echo false)
+LDFLAGS  := -X github.com/slipway-dev/slipway/internal/version.Version=$(VERSION)
 
 .PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check clean
 
-## build: bin/slipway (starter CLI) and bin/slipway-worker
+## build: bin/slipway (starter CLI) and bin/slipway-worker, stamped with VERSION and the commit
 build:
-	@$(PHASE) build bash -c '$(GO) build -o bin/slipway ./starter && $(GO) build -o bin/slipway-worker ./worker'
+	@$(PHASE) build bash -c '$(GO) build -buildvcs=$(BUILDVCS) -ldflags "$(LDFLAGS)" -o bin/slipway ./starter && $(GO) build -buildvcs=$(BUILDVCS) -ldflags "$(LDFLAGS)" -o bin/slipway-worker ./worker'
 
 ## temporal: build the pinned temporal CLI once into the tool cache (~9 min cold)
 temporal:
@@ -44,7 +49,7 @@ dev: deps temporal argocd-stack build
 ## test: vet, workflowcheck, then every test against real components
 test: deps
 	@start=$$SECONDS; \
-	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server terraform-provider-time >/dev/null; \
+	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server helm terraform-provider-time >/dev/null; \
 	$(PHASE) npm scripts/npm-deps.sh >/dev/null; \
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
@@ -75,15 +80,11 @@ bench-go: temporal
 bench-webhook: temporal
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/webhookbench -n 1000 -concurrency 32 -dup 0.2 -bad 0.1 -outage 3s
 
-## compose-check: validate docker-compose.yml (skipped when docker-compose is missing)
+## compose-check: docker-compose.yml is testsuite/production's topology and the chart's (static checks,
+## the schema job on a real PostgreSQL), plus `docker-compose config` when docker-compose is installed
 compose-check:
-	@if command -v docker-compose >/dev/null 2>&1; then \
-		$(PHASE) compose-check docker-compose config -q; \
-	elif docker compose version >/dev/null 2>&1; then \
-		$(PHASE) compose-check docker compose config -q; \
-	else \
-		echo "compose-check: skipped: docker-compose is not installed (apt-get install docker-compose)" >&2; \
-	fi
+	@$(PHASE) "tools helm" $(TOOLS) helm >/dev/null
+	@$(PHASE) compose-check $(GO) test -count=1 -run 'TestCompose|TestDocker' ./testsuite/packaging/
 
 ## tidy-check: fail when go.mod/go.sum are not tidy
 tidy-check:

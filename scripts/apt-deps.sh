@@ -3,11 +3,11 @@
 # git (GitOps repos), PostgreSQL 15 (terraform pg backend tests), etcd-server and
 # redis-server (the local kube-apiserver and ArgoCD), docker-compose (compose-check),
 # chromium (the Temporal UI checked in a real browser, testsuite/browser), bubblewrap (the sandbox
-# exec hooks, and terraform when asked, run in).
+# exec hooks, and terraform when asked, run in), prometheus (the metrics e2e scrapes a worker with it).
 # Reruns with everything present touch no network.
 set -euo pipefail
 
-packages=(git postgresql docker-compose ca-certificates etcd-server redis-server chromium bubblewrap)
+packages=(git postgresql docker-compose ca-certificates etcd-server redis-server chromium bubblewrap prometheus)
 
 sudo=()
 if [[ "$(id -u)" != 0 ]]; then

@@ -7,7 +7,7 @@
 # them into the repo's git-ignored bin/. `kubernetes` (kube-apiserver,
 # kube-controller-manager) and `argocd` (one multi-call binary, linked under its
 # role names, plus its CRDs) feed testsuite/cluster; `gitea` (plus its static
-# files) feeds testsuite/giteaserver; keep their versions in step
+# files) feeds testsuite/giteaserver; `helm` feeds testsuite/packaging's chart tests; keep their versions in step
 # with testsuite/cluster.KubernetesVersion and ArgoCDVersion. $SLIPWAY_TOOLS_DIR overrides the cache
 # (default ~/.cache/slipway/tools); internal/devenv.ToolsDir uses the same rule.
 set -euo pipefail
@@ -56,6 +56,13 @@ tool_spec() {
 		version=v1.29.1
 		eta="about 3 minutes once"
 		;;
+	helm)
+		# Renders and lints deploy/helm/slipway in the chart tests; keep in step with
+		# testsuite/packaging.HelmVersion.
+		pkg=helm.sh/helm/v3/cmd/helm
+		version=v3.22.0
+		eta="about 4 minutes once"
+		;;
 	terraform-provider-time)
 		# hashicorp/time, whose time_sleep makes an apply take seconds; offered to terraform
 		# through a filesystem mirror (testsuite/tfmirror).
@@ -64,7 +71,7 @@ tool_spec() {
 		eta="about a minute once"
 		;;
 	*)
-		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server, terraform-provider-time)" >&2
+		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server, helm, terraform-provider-time)" >&2
 		return 2
 		;;
 	esac
@@ -274,7 +281,7 @@ server_extras() {
 
 main() {
 	if (($# == 0)); then
-		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server|terraform-provider-time ..." >&2
+		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server|helm|terraform-provider-time ..." >&2
 		return 2
 	fi
 	mkdir -p "$tools_dir" "${root}/bin"

@@ -77,10 +77,10 @@ func (e *Env) MustCLI(want int, args ...string) Result {
 	return r
 }
 
-// Status reads `slipway status --json -o all`.
+// Status reads `slipway status -o json --detail all`.
 func (e *Env) Status(ref string) workflows.Status {
 	e.t.Helper()
-	r := e.MustCLI(0, "status", ref, "--json", "-o", "all")
+	r := e.MustCLI(0, "status", ref, "-o", "json", "--detail", "all")
 	var st workflows.Status
 	require.NoError(e.t, json.Unmarshal([]byte(r.Stdout), &st), r.Stdout)
 	return st

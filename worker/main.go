@@ -21,9 +21,15 @@ import (
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/tracing"
+	"github.com/slipway-dev/slipway/internal/version"
 )
 
 func main() {
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "version") {
+		fmt.Println("slipway-worker", version.Get()) // before anything is read or dialled
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "slipway-worker:", err)
 		os.Exit(1)
@@ -33,13 +39,28 @@ func main() {
 func run() error {
 	zl, err := logging.New(logging.LevelFromEnv("info"))
 	if err != nil {
-		return fmt.Errorf("SLIPWAY_LOG_LEVEL: %w", err)
+		return fmt.Errorf("refusing to start: %w", err)
 	}
 	defer func() { _ = zl.Sync() }()
 	cfg := app.FromEnv()
 	stop, err := cfg.StopSettings()
 	if err != nil {
 		return fmt.Errorf("refusing to start: %w", err)
+	}
+	// Off unless OTEL_* asks for an exporter; spans still buffered are flushed on the way out.
+	shutdownTracing, tracingOn, err := tracing.Setup(context.Background(), "slipway-worker")
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	defer flushTraces(zl, shutdownTracing)
+	cfg.Tracing = tracingOn
+	if tracingOn {
+		zl.Info("tracing on: spans exported as OTEL_* says", zap.String("exporter", os.Getenv(tracing.EnvExporter)),
+			zap.String("endpoint", os.Getenv(tracing.EnvEndpoint)))
+	}
+	var tracingOpts []client.Option
+	if tracingOn {
+		tracingOpts = append(tracingOpts, client.WithInterceptors(tracing.ClientInterceptor()))
 	}
 	// One line says how exec hooks are confined on this host, or that they are refused.
 	sandbox, err := hooks.SandboxFromEnv(context.Background(), os.Getenv)
@@ -57,9 +78,13 @@ func run() error {
 	if cfg.Attest, err = attest.Load(); err != nil {
 		return fmt.Errorf("refusing to start: the worker verifies every request with the attestation key: %w", err)
 	}
+	tel, err := newTelemetry()
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
 	// Options refuses to go on without a payload key: a worker never writes plaintext history.
-	opts, err := client.Options(client.WithLogger(logging.NewTemporal(zl)),
-		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "worker"}))
+	opts, err := client.Options(append(append(tracingOpts, tel.clientOptions()...), client.WithLogger(logging.NewTemporal(zl)),
+		client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "worker", Via: "worker"}))...)
 	if err != nil {
 		return fmt.Errorf("refusing to start: %w", err)
 	}
@@ -92,9 +117,25 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if err := tel.start(client.New(c, cfg.TaskQueue, ns), cfg, zl); err != nil {
+		return err
+	}
+	defer tel.close()
+	tel.polled()
+	// Not ready once a stop begins: on SIGTERM/SIGINT (telemetry watches them) or any other way out.
+	defer tel.SetStopping()
 	// SIGTERM or SIGINT: polling stops, running steps get SLIPWAY_WORKER_GRACE (internal/app/drain.go).
-	stop.Log = zl
+	stop.Log, stop.OnStopping = zl, tel.SetStopping
 	return w.RunUntil(worker.InterruptCh(), stop)
+}
+
+// flushTraces exports the spans still buffered, within a bound: an unreachable collector must not hold the exit.
+func flushTraces(zl *zap.Logger, shutdown func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := shutdown(ctx); err != nil {
+		zl.Warn("traces not flushed", zap.Error(err))
+	}
 }
 
 func dial(opts sdkclient.Options) (sdkclient.Client, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
@@ -19,6 +20,7 @@ import (
 // the history grows.
 func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	e := newEntity(ctx, in)
+	e.lean = leanWhenParked(ctx)
 	// Every verified update is decided by the policy before its handler runs (verified-requests v2).
 	attest.SetAuthorizer(ctx, e.authorize)
 	if err := e.register(ctx); err != nil {
@@ -26,11 +28,15 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 	}
 	e.recordLegacyNames(ctx)
 	e.upsertSearchAttributes(ctx)
-	workflow.Go(ctx, e.receiveSteps)
-	workflow.Go(ctx, e.receiveObservations)
-	workflow.Go(ctx, e.receiveGateSignals)
-	workflow.Go(ctx, e.receiveApprovals)
-	workflow.Go(ctx, e.receiveRefusals)
+	if e.lean {
+		workflow.Go(ctx, e.receiveSignals)
+	} else {
+		workflow.Go(ctx, e.receiveSteps)
+		workflow.Go(ctx, e.receiveObservations)
+		workflow.Go(ctx, e.receiveGateSignals)
+		workflow.Go(ctx, e.receiveApprovals)
+		workflow.Go(ctx, e.receiveRefusals)
+	}
 	for {
 		if err := workflow.Await(ctx, func() bool {
 			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))
@@ -45,7 +51,9 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 			continue
 		}
 		e.drainSteps()
+		e.observing.drain(ctx)
 		e.drainObservations(ctx)
+		e.gating.drain(ctx)
 		e.drainGateSignals(ctx)
 		switch {
 		case e.s.State.Final(), e.empty():
@@ -73,6 +81,10 @@ type entity struct {
 	opsInRun     int
 	stepsChan    workflow.ReceiveChannel
 	observeChan  workflow.ReceiveChannel
+	// lean runs are those that receive signals in one coroutine and upsert only changed search attributes.
+	lean bool
+	// observing, gating and approving hold the signals receiveSignals took whose handlers wait.
+	observing, gating, approving lane
 }
 
 func newEntity(ctx workflow.Context, in InstanceInput) *entity {
@@ -120,52 +132,90 @@ func (e *entity) setState(ctx workflow.Context, st lifecycle.State) {
 	if e.s.State == st {
 		return
 	}
-	workflow.GetLogger(ctx).Info("instance state", "instance", e.s.Ref.String(), "from", e.s.State, "to", st)
+	kv := []any{"instance", e.s.Ref.String(), "from", e.s.State, "to", st}
+	if op := e.s.Current; op != nil {
+		// The entity runs many operations: its line names the one that moved the state.
+		kv = append(kv, logging.KeyOperation, string(op.Kind), logging.KeyOperationID, op.ID)
+	}
+	workflow.GetLogger(ctx).Info("instance state", kv...)
 	e.s.State = st
 	e.upsertSearchAttributes(ctx)
 }
 
 func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
-	ready := string(e.condition(lifecycle.CondReady).Status)
-	observed := SAAppObserved.ValueUnset()
-	if o := e.s.Observed; o != nil && o.Fingerprint != "" && observe.Observed(e.s.State) {
-		observed = SAAppObserved.ValueSet(o.Fingerprint)
+	u := saUpdates{lean: e.lean}
+	if e.lean {
+		u.cur = workflow.GetTypedSearchAttributes(ctx)
 	}
-	stack, operation := SAInstanceStack.ValueUnset(), SAInstanceOperation.ValueUnset()
-	if e.s.Stack != "" {
-		stack = SAInstanceStack.ValueSet(e.s.Stack)
-	}
+	u.keyword(SAInstanceState, string(e.s.State), true)
+	u.keyword(SAInstanceStack, e.s.Stack, e.s.Stack != "")
+	var operation string
 	if e.s.Current != nil {
-		operation = SAInstanceOperation.ValueSet(string(e.s.Current.Kind))
+		operation = string(e.s.Current.Kind)
 	}
-	drifted := SAInstanceDrifted.ValueUnset()
-	if d := e.driftCondition(); d != nil {
-		drifted = SAInstanceDrifted.ValueSet(string(d.Status))
+	u.keyword(SAInstanceOperation, operation, e.s.Current != nil)
+	u.keyword(SAInstanceRollout, e.s.Rollout, e.s.Rollout != "")
+	var drifted string
+	d := e.driftCondition()
+	if d != nil {
+		drifted = string(d.Status)
 	}
-	gated := SAInstanceGated.ValueUnset()
-	if len(e.s.Gates) > 0 {
-		gated = SAInstanceGated.ValueSet(true)
+	u.keyword(SAInstanceDrifted, drifted, d != nil)
+	u.boolean(SAInstanceGated, len(e.s.Gates) > 0)
+	u.keyword(SATenant, e.s.Ref.Tenant, true)
+	u.keyword(SAInstanceName, e.s.Ref.Name, true)
+	u.keyword(SAInstanceReady, string(e.condition(lifecycle.CondReady).Status), true)
+	o := e.s.Observed
+	observed := o != nil && o.Fingerprint != "" && observe.Observed(e.s.State)
+	var fingerprint string
+	if observed {
+		fingerprint = o.Fingerprint
 	}
-	awaiting := SAInstanceAwaitingApproval.ValueUnset()
-	if e.s.Approval != nil {
-		awaiting = SAInstanceAwaitingApproval.ValueSet(true)
-	}
-	rollout := SAInstanceRollout.ValueUnset()
-	if e.s.Rollout != "" {
-		rollout = SAInstanceRollout.ValueSet(e.s.Rollout)
-	}
+	u.keyword(SAAppObserved, fingerprint, observed)
+	u.boolean(SAInstanceAwaitingApproval, e.s.Approval != nil)
 	defer e.showDetails(ctx)
-	err := workflow.UpsertTypedSearchAttributes(ctx,
-		SAInstanceState.ValueSet(string(e.s.State)),
-		stack, operation, rollout, drifted, gated,
-		SATenant.ValueSet(e.s.Ref.Tenant),
-		SAInstanceName.ValueSet(e.s.Ref.Name),
-		SAInstanceReady.ValueSet(ready),
-		observed, awaiting)
-	if err != nil {
-		workflow.GetLogger(ctx).Warn("search attributes not upserted", "error", err)
+	if len(u.updates) > 0 {
+		if err := workflow.UpsertTypedSearchAttributes(ctx, u.updates...); err != nil {
+			workflow.GetLogger(ctx).Warn("search attributes not upserted", "error", err)
+		}
 	}
 	e.noticeTransitions(ctx)
+}
+
+// saUpdates collects an instance's search attribute updates: every one, or (lean) only those
+// that change what the run has. Each upserted value is a payload the cached workflow keeps and
+// an event in its history, so a parked instance upserts nothing it already has.
+type saUpdates struct {
+	lean    bool
+	cur     temporal.SearchAttributes
+	updates []temporal.SearchAttributeUpdate
+}
+
+func (u *saUpdates) keyword(k temporal.SearchAttributeKeyKeyword, v string, set bool) {
+	if u.lean {
+		if old, had := u.cur.GetKeyword(k); had == set && old == v {
+			return
+		}
+	}
+	if set {
+		u.updates = append(u.updates, k.ValueSet(v))
+	} else {
+		u.updates = append(u.updates, k.ValueUnset())
+	}
+}
+
+// boolean sets k to true, or unsets it: the instance's flags are never stored as false.
+func (u *saUpdates) boolean(k temporal.SearchAttributeKeyBool, set bool) {
+	if u.lean {
+		if _, had := u.cur.GetBool(k); had == set {
+			return
+		}
+	}
+	if set {
+		u.updates = append(u.updates, k.ValueSet(true))
+	} else {
+		u.updates = append(u.updates, k.ValueUnset())
+	}
 }
 
 // receiveSteps applies pipeline progress signals to the running operation.

@@ -44,6 +44,7 @@ func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
 	p.verifies, p.quietVerify = verifiesRenders(ctx)
 	p.policy = p.controls && approvesByPolicy(ctx)
 	workflow.Go(ctx, p.relayRefusals)
+	p.countStarted()
 	return p
 }
 
@@ -82,10 +83,12 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 	if err != nil {
 		rec.Status, rec.Error = StepFailed, errorMessage(err)
 		p.record(rec)
+		p.recordStep(rec)
 		return &stepError{step: name, err: err}
 	}
 	rec.Status, rec.Detail = StepDone, detail
 	p.record(rec)
+	p.recordStep(rec)
 	if durable {
 		p.progress.Done = append(p.progress.Done, name)
 	}
@@ -113,7 +116,9 @@ func (p *pipeline) notify(rec StepRecord) {
 	p.pending = nil
 }
 
+// result is the successful pipeline's outcome; every pipeline calls it once, at its end.
 func (p *pipeline) result() PipelineResult {
+	p.countFinished(outcomeSucceeded)
 	return PipelineResult{Progress: p.progress, Steps: p.steps}
 }
 
@@ -121,8 +126,10 @@ func (p *pipeline) result() PipelineResult {
 // returns a non-retryable PipelineFailed error that carries the record.
 func (p *pipeline) fail(err error) error {
 	if na := asNotApproved(err); na != nil {
+		p.countFinished(outcomeRejected)
 		return p.unapproved(na)
 	}
+	p.countFinished(outcomeFailed)
 	step := "pipeline"
 	var se *stepError
 	if errors.As(err, &se) {

@@ -107,7 +107,7 @@ func (p *pipeline) hookLeftover(step string) (steps.Leftover, bool) {
 		return steps.Leftover{Kind: steps.LeftoverHook, ID: name,
 			Detail: fmt.Sprintf("the %s hook failed; the instance was left %s (app %s, data %s); what the hook itself did before failing is in its output",
 				name, st.State, st.App, st.Data),
-			Cleanup: fmt.Sprintf("read the hook's output (slipway status %s --output all); slipway retry %s runs it again; slipway resolve %s --skip-hook --reason ... goes on without it",
+			Cleanup: fmt.Sprintf("read the hook's output (slipway status %s --detail all); slipway retry %s runs it again; slipway resolve %s --skip-hook --reason ... goes on without it",
 				p.in.Ref, p.in.Ref, p.in.Ref)}, true
 	}
 	return steps.Leftover{}, false

@@ -38,6 +38,8 @@ const (
 	// changeVerifiedRequests verifies every start, update and signal's attestation (internal/attest's
 	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones).
 	changeVerifiedRequests = attest.ChangeVerifiedRequests
+	// changeLeanParked receives an instance's signals in one coroutine instead of five and upserts only changed search attributes.
+	changeLeanParked = "lean-parked-instance"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the

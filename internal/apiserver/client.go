@@ -16,6 +16,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/tracing"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -42,7 +43,7 @@ func NewClient(baseURL string, token func(ctx context.Context) (string, error)) 
 	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
 		return nil, errors.New("a server URL has no query, fragment or user")
 	}
-	return &Client{BaseURL: strings.TrimSuffix(baseURL, "/"), Token: token, HTTP: &http.Client{Timeout: maxWait + 30*time.Second}}, nil
+	return &Client{BaseURL: strings.TrimSuffix(baseURL, "/"), Token: token, HTTP: tracing.HTTPClient(&http.Client{Timeout: maxWait + 30*time.Second})}, nil
 }
 
 // do sends one request and decodes the answer into out (nil: ignore it).

@@ -22,6 +22,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // Verifier checks a person's bearer token (identity.Verifier over the OIDC provider's keys).
@@ -71,6 +72,8 @@ type Server struct {
 	hosts []string
 	mux   *http.ServeMux
 	log   *zap.Logger
+	// traced is mux continuing the caller's trace (the CLI's request span) in a server span.
+	traced http.Handler
 }
 
 // New checks o and builds the server.
@@ -96,6 +99,7 @@ func New(o Options) (*Server, error) {
 		s.hosts = append(s.hosts, hostName(h))
 	}
 	s.routes()
+	s.traced = tracing.Handler(s.mux, "slipway server")
 	return s, nil
 }
 
@@ -123,7 +127,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, kindUnauthenticated, err.Error())
 		return
 	}
-	s.mux.ServeHTTP(w, r.WithContext(identity.With(r.Context(), a)))
+	s.traced.ServeHTTP(w, r.WithContext(identity.With(r.Context(), a)))
 }
 
 // verify returns the person the bearer token names, as the API's actor.

@@ -41,7 +41,9 @@ type Config struct {
 	Attest *attest.Keyring
 	// Payloads is the worker's payload converter (its client's), which signal digests are read with;
 	// nil builds it from Keys.
-	Payloads  converter.DataConverter
+	Payloads converter.DataConverter
+	// Tracing (OTEL_*, set from tracing.Setup) puts the OpenTelemetry interceptor first on every worker.
+	Tracing   bool
 	Deployer  string // SLIPWAY_DEPLOYER: argocd or none
 	ArgoURL   string // SLIPWAY_ARGOCD_URL: argocd-server base URL
 	ArgoToken string // SLIPWAY_ARGOCD_TOKEN: bearer token for argocd-server

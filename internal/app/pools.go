@@ -13,6 +13,7 @@ import (
 	slipclient "github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/controlplane"
+	"github.com/slipway-dev/slipway/internal/tracing"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -79,8 +80,13 @@ func Interceptors(cfg Config) ([]interceptor.WorkerInterceptor, error) {
 		}
 		dc = codec.DataConverter(keys)
 	}
-	return []interceptor.WorkerInterceptor{attest.WorkerInterceptor(k, attest.WithPayloads(dc),
-		attest.ExemptScheduled(workflows.DriftSweepWorkflowName))}, nil
+	ics := []interceptor.WorkerInterceptor{attest.WorkerInterceptor(k, attest.WithPayloads(dc),
+		attest.ExemptScheduled(workflows.DriftSweepWorkflowName))}
+	if cfg.Tracing {
+		// Outermost, so a refused request still has its span.
+		ics = append([]interceptor.WorkerInterceptor{tracing.WorkerInterceptor()}, ics...)
+	}
+	return ics, nil
 }
 
 // Workers run together: the first in the foreground, the others beside it.

@@ -14,6 +14,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // Client is a small typed client for the documented /api/v1 endpoints.
@@ -52,6 +54,7 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
+	c.http = tracing.HTTPClient(c.http) // each call is a span of the step that makes it
 	return c, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // Login exchanges a username and password for an API token (POST /api/v1/session).
@@ -26,6 +28,7 @@ func Login(ctx context.Context, baseURL, username, password string, opts ...Opti
 			return "", err
 		}
 	}
+	c.http = tracing.HTTPClient(c.http)
 	var out struct {
 		Token string `json:"token"`
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,11 +10,13 @@ import (
 
 func (g *globals) auditCmd() *cobra.Command {
 	var since, tenant string
+	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "audit [--since T] [--tenant T]",
+		Use:   "audit [--since T] [--tenant T] [-o jsonl|json|yaml]",
 		Short: "Export every recorded decision (allowed, denied, approval asked, approved, rejected, refused) as JSON lines",
 		Long: `Reads the decisions each instance recorded in its history (its events: slipway events shows them
-too), deprovisioned instances included, and prints one JSON object per line:
+too), deprovisioned instances included, and prints one JSON object per line (-o json: one array,
+-o yaml: a list):
 {at, tenant, instance, actor, actorKind, issuer, operation, decision, reason, policyHash, requestID,
 request, workflow}. actor is the verified actor's name ("-" when the request carried none: a refused
 one); policyHash names the policy's version that decided. It is a read: it goes straight to
@@ -30,13 +31,23 @@ Temporal, like slipway events.`,
 				return usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", tenant)
 			}
 			return g.withClient(cmd, func(c *client.Client) error {
-				enc := json.NewEncoder(g.streams.Out)
-				return c.Audit(cmd.Context(), tenant, from, func(e client.AuditEntry) error { return enc.Encode(e) })
+				if out.value == formatJSONL {
+					return c.Audit(cmd.Context(), tenant, from, func(e client.AuditEntry) error { return g.jsonLine(e) })
+				}
+				entries := []client.AuditEntry{}
+				if err := c.Audit(cmd.Context(), tenant, from, func(e client.AuditEntry) error {
+					entries = append(entries, e)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return g.output(out, entries, nil)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "only decisions at or after T: a time (RFC 3339, e.g. 2026-11-24T10:00:00Z) or how long ago (e.g. 24h)")
 	cmd.Flags().StringVar(&tenant, "tenant", "", "only this tenant's instances")
+	out = outputFlag(cmd, formatJSONL, formatJSON, formatYAML)
 	return cmd
 }
 

@@ -70,7 +70,7 @@ localhost) it refuses to start without a token.`,
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
-				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+				return usageErr("%v", err)
 			}
 			defer func() { _ = zl.Sync() }()
 			srv, err := sf.server(zl)
@@ -92,7 +92,13 @@ localhost) it refuses to start without a token.`,
 			if host, _, _ := net.SplitHostPort(listen); host != "" && net.ParseIP(host) == nil {
 				access.Hosts = append(access.Hosts, host)
 			}
-			return srv.Serve(cmd.Context(), ln, codec.Handler(codec.New(keys), access))
+			// It dials nothing: ready while it serves with the key it loaded at start.
+			tel, err := newServerTelemetry("slipway-codec-server")
+			if err != nil {
+				_ = ln.Close()
+				return err
+			}
+			return srv.Serve(cmd.Context(), ln, tel.front(cmd.Context(), codec.Handler(codec.New(keys), access)))
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8081", "address to listen on; beyond loopback it needs --auth-token-file")

@@ -12,9 +12,9 @@ import (
 )
 
 func (g *globals) controlPlanesCmd() *cobra.Command {
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "control-planes [--json]",
+		Use:   "control-planes",
 		Short: "List the worker pools (SLIPWAY_CONTROL_PLANE) that registered, with the instance each runs on",
 		Long: `A worker started with SLIPWAY_CONTROL_PLANE=NAME registers its pool: its task queue, the
 instance it runs on (SLIPWAY_SELF) and its forge mirror (SLIPWAY_FORGE_MIRROR). An instance file
@@ -30,11 +30,11 @@ disrupting the instance it runs on, is refused before anything starts.`,
 				if pools == nil {
 					pools = []controlplane.Pool{}
 				}
-				return g.output(asJSON, pools, func(w io.Writer) { writePools(w, pools) })
+				return g.output(out, pools, func(w io.Writer) { writePools(w, pools) })
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	out = outputFlag(cmd)
 	return cmd
 }
 

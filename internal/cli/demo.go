@@ -35,7 +35,7 @@ deprovision of demo/web, printing each transition. Exits 0 only if every step re
 				}
 			}
 			env, err := devenv.Start(cmd.Context(), devenv.EnvOptions{
-				StateDir: dir, Address: os.Getenv("TEMPORAL_ADDRESS"), Headless: true, TaskQueue: g.taskQueue,
+				StateDir: dir, Address: orElse(g.address, os.Getenv("TEMPORAL_ADDRESS")), Headless: true, TaskQueue: g.taskQueue,
 				Deployer: deployer, ArgoURL: os.Getenv("SLIPWAY_ARGOCD_URL"), ArgoToken: os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
 			})
 			if err != nil {

@@ -24,7 +24,7 @@ func (g *globals) devCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dev [--state-dir DIR] [--temporal dev|postgres [--temporal-nodes N]]",
 		Short: "Run the embedded default in the foreground: Temporal dev server (UI on :8233), GitOps repo, worker",
-		Long: `Reuses the Temporal frontend at TEMPORAL_ADDRESS (default 127.0.0.1:7233) if it answers,
+		Long: `Reuses the Temporal frontend at --address or TEMPORAL_ADDRESS (default 127.0.0.1:7233) if it answers,
 otherwise starts ` + "`temporal server start-dev`" + ` there with the UI, which decodes payloads through a
 codec endpoint served here on loopback (a reused server's UI needs that endpoint, on 127.0.0.1:8081 or
 a free port, pasted into it once). With --temporal postgres it starts
@@ -42,11 +42,11 @@ Stop with Ctrl-C.`,
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
-				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+				return usageErr("%v", err)
 			}
 			defer func() { _ = zl.Sync() }()
 			env, err := devenv.Start(cmd.Context(), devenv.EnvOptions{
-				StateDir: stateDir, Address: envOr("TEMPORAL_ADDRESS", client.DefaultHostPort), UIPort: uiPort,
+				StateDir: stateDir, Address: orElse(g.address, envOr("TEMPORAL_ADDRESS", client.DefaultHostPort)), UIPort: uiPort,
 				TaskQueue: g.taskQueue, Logger: logging.NewTemporal(zl),
 				TFPGConn: os.Getenv("SLIPWAY_TF_PG_CONN"), Deployer: deployer,
 				ArgoURL: os.Getenv("SLIPWAY_ARGOCD_URL"), ArgoToken: os.Getenv("SLIPWAY_ARGOCD_TOKEN"),

@@ -135,9 +135,9 @@ func (g *globals) driftUnscheduleCmd() *cobra.Command {
 
 func (g *globals) driftCheckCmd() *cobra.Command {
 	var f driftScope
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "check [--stack S] [--tenant T] [--remediate deploy] [--concurrency N] [--json]",
+		Use:   "check [--stack S] [--tenant T] [--remediate deploy] [--concurrency N]",
 		Short: "Check every Deployed instance in scope now and print what each check found",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -150,20 +150,20 @@ func (g *globals) driftCheckCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return g.output(asJSON, res, func(w io.Writer) { writeDriftSweep(w, res) })
+				return g.output(out, res, func(w io.Writer) { writeDriftSweep(w, res) })
 			})
 		},
 	}
 	f.add(cmd, true)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	out = outputFlag(cmd)
 	return cmd
 }
 
 func (g *globals) driftListCmd() *cobra.Command {
 	var f driftScope
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "list [--stack S] [--tenant T] [--json]",
+		Use:   "list [--stack S] [--tenant T]",
 		Short: "List the instances whose last drift check found drift, with the changed resources",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -176,12 +176,12 @@ func (g *globals) driftListCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return g.output(asJSON, items, func(w io.Writer) { writeDriftList(w, items, time.Local) })
+				return g.output(out, items, func(w io.Writer) { writeDriftList(w, items, time.Local) })
 			})
 		},
 	}
 	f.add(cmd, false)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	out = outputFlag(cmd)
 	return cmd
 }
 

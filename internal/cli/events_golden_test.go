@@ -62,13 +62,12 @@ var goldenDeliveries = []client.DeliveryEvent{
 
 func TestEventsGolden(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		asJSON bool
-	}{{"events.txt", false}, {"events.jsonl", true}} {
-		t.Run(tc.name, func(t *testing.T) {
+		name, format string
+	}{{"events.txt", formatText}, {"events.jsonl", formatJSON}, {"events.jsonl", formatJSONL}, {"events.yaml", formatYAML}} {
+		t.Run(tc.format, func(t *testing.T) {
 			var out bytes.Buffer
 			g := &globals{streams: Streams{Out: &out}}
-			print := g.printEvent(tc.asJSON, goldenZone)
+			print := g.printEvent(&outputFormat{value: tc.format}, goldenZone)
 			for _, ev := range goldenEvents {
 				require.NoError(t, print(ev))
 			}
@@ -79,18 +78,20 @@ func TestEventsGolden(t *testing.T) {
 
 func TestDeliveriesGolden(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		evs    []client.DeliveryEvent
-		asJSON bool
+		name, format string
+		evs          []client.DeliveryEvent
 	}{
-		{"deliveries.txt", goldenDeliveries, false},
-		{"deliveries.json", goldenDeliveries, true},
-		{"deliveries-none.json", nil, true},
+		{"deliveries.txt", formatText, goldenDeliveries},
+		{"deliveries.json", formatJSON, goldenDeliveries},
+		{"deliveries.jsonl", formatJSONL, goldenDeliveries},
+		{"deliveries.yaml", formatYAML, goldenDeliveries},
+		{"deliveries-none.json", formatJSON, nil},
+		{"deliveries-none.yaml", formatYAML, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			g := &globals{streams: Streams{Out: &out}}
-			require.NoError(t, g.printDeliveries(tc.evs, tc.asJSON, goldenZone))
+			require.NoError(t, g.printDeliveries(tc.evs, &outputFormat{value: tc.format}, goldenZone))
 			golden(t, tc.name, out.Bytes())
 		})
 	}

@@ -61,9 +61,9 @@ func (g *globals) gateUpdateCmd(verb, update, short string, timeout *time.Durati
 }
 
 func (g *globals) gateListCmd() *cobra.Command {
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "list TENANT/NAME [--json]",
+		Use:   "list TENANT/NAME",
 		Short: "List an instance's gates and the operation waiting at them",
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,11 +72,11 @@ func (g *globals) gateListCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return g.output(asJSON, st.Gates, func(w io.Writer) { writeGates(w, st, time.Now()) })
+				return g.output(out, st.Gates, func(w io.Writer) { writeGates(w, st, time.Now()) })
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	out = outputFlag(cmd)
 	return cmd
 }
 

@@ -34,9 +34,9 @@ const (
 )
 
 type loginFlags struct {
-	issuer, clientID, profile, listen, scopes, groupsClaim string
-	device, open                                           bool
-	timeout                                                time.Duration
+	issuer, clientID, listen, scopes, groupsClaim string
+	device, open                                  bool
+	timeout                                       time.Duration
 }
 
 // refused maps a missing sign-in or a refused token to the refusal exit code.
@@ -49,17 +49,9 @@ func refused(err error) error {
 	return err
 }
 
-func profileFlag(cmd *cobra.Command, p *string) {
-	cmd.Flags().StringVar(p, "profile", "", "sign-in profile: one cached sign-in each (default $"+identity.EnvProfile+", else \"default\")")
-}
-
-func checkedProfile(p string) (string, error) {
-	p = identity.ProfileOr(p)
-	if err := identity.CheckProfile(p); err != nil {
-		return "", usageErr("--profile: %v", err)
-	}
-	return p, nil
-}
+// checkedProfile is the profile whose sign-in login, logout and whoami handle: the one --profile
+// (the global flag) picks for the Temporal connection too.
+func (g *globals) checkedProfile() (string, error) { return resolveProfile(g.profile).checked() }
 
 func (g *globals) loginCmd() *cobra.Command {
 	var f loginFlags
@@ -83,12 +75,11 @@ The cached ID token is refreshed with the refresh token when it is near expiry.`
 	fl.StringVar(&f.scopes, "scopes", envOr(envOIDCScopes, defaultOIDCScopes), "scopes to ask for, space-separated (also "+envOIDCScopes+")")
 	fl.StringVar(&f.groupsClaim, "groups-claim", envOr(envOIDCGroupsClaim, identity.DefaultGroupsClaim), "ID token claim holding the groups; dotted for nested (also "+envOIDCGroupsClaim+")")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "how long to wait for the sign-in in the browser")
-	profileFlag(cmd, &f.profile)
 	return cmd
 }
 
 func (g *globals) login(ctx context.Context, f loginFlags) error {
-	profile, err := checkedProfile(f.profile)
+	profile, err := g.checkedProfile()
 	if err != nil {
 		return err
 	}
@@ -260,13 +251,12 @@ func randomState() string {
 }
 
 func (g *globals) logoutCmd() *cobra.Command {
-	var profile string
 	cmd := &cobra.Command{
 		Use:   "logout",
 		Short: "Forget the cached sign-in of a profile and revoke its refresh token at the provider",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := checkedProfile(profile)
+			p, err := g.checkedProfile()
 			if err != nil {
 				return err
 			}
@@ -291,19 +281,18 @@ func (g *globals) logoutCmd() *cobra.Command {
 			return nil
 		},
 	}
-	profileFlag(cmd, &profile)
 	return cmd
 }
 
 func (g *globals) whoamiCmd() *cobra.Command {
-	var profile, groupsClaim string
-	var asJSON bool
+	var groupsClaim string
+	var out *outputFormat
 	cmd := &cobra.Command{
 		Use:   "whoami",
 		Short: "Print who the cached sign-in says you are, after verifying its ID token at the provider",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := checkedProfile(profile)
+			p, err := g.checkedProfile()
 			if err != nil {
 				return err
 			}
@@ -321,14 +310,13 @@ func (g *globals) whoamiCmd() *cobra.Command {
 			if err != nil {
 				return refused(err)
 			}
-			return g.output(asJSON, a, func(w io.Writer) {
+			return g.output(out, a, func(w io.Writer) {
 				fmt.Fprintf(w, "%s\nsubject: %s\nemail: %s\ngroups: %s\nprofile: %s (token valid until %s)\n", a,
 					a.Subject, a.Email, strings.Join(a.Groups, ", "), p, t.Expiry.Local().Format(time.RFC3339))
 			})
 		},
 	}
-	profileFlag(cmd, &profile)
 	cmd.Flags().StringVar(&groupsClaim, "groups-claim", envOr(envOIDCGroupsClaim, identity.DefaultGroupsClaim), "ID token claim holding the groups (also "+envOIDCGroupsClaim+")")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the actor as JSON")
+	out = outputFlag(cmd)
 	return cmd
 }

@@ -64,7 +64,13 @@ func Main(ctx context.Context, args []string, s Streams) int {
 // Run is the process entry point used by starter/main.go.
 func Run() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, endTrace, err := traceCommand(ctx, os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(ExitUsage)
+	}
 	code := Main(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	endTrace(code)
 	stop()
 	os.Exit(code)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +15,7 @@ import (
 
 func (g *globals) planCmd() *cobra.Command {
 	var file string
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
 		Use:   "plan TENANT/NAME [-f FILE]",
 		Short: "Dry run: terraform plan summary and the config diff the repo would get; changes nothing",
@@ -34,12 +35,8 @@ func (g *globals) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if err := g.json(res); err != nil {
-					return err
-				}
-			} else {
-				g.printPlan(ref.String(), res)
+			if err := g.output(out, res, func(io.Writer) { g.printPlan(ref.String(), res) }); err != nil {
+				return err
 			}
 			if res.Result == workflows.ResultFailed {
 				return failed
@@ -48,7 +45,7 @@ func (g *globals) planCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "plan a changed instance file instead of the committed one")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	out = outputFlag(cmd)
 	return cmd
 }
 

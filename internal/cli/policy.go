@@ -98,11 +98,12 @@ does not load.`,
 
 func (g *globals) policyEvalCmd() *cobra.Command {
 	var dir string
+	var out *outputFormat
 	cmd := &cobra.Command{
 		Use:   "eval [--dir DIR] INPUT.json",
 		Short: "Print the policy's decision on an input document (- reads stdin)",
 		Long: `Decides on an input document (docs/policy.md describes it) as the worker would, and prints the decision
-as JSON. Exit 0 whatever the decision; 2 for input the policy cannot decide on, naming the field.`,
+as JSON (-o yaml: YAML). Exit 0 whatever the decision; 2 for input the policy cannot decide on, naming the field.`,
 		Args: exactArgs(1, "INPUT.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := loadPolicy(dir)
@@ -132,14 +133,10 @@ as JSON. Exit 0 whatever the decision; 2 for input the policy cannot decide on, 
 			if err != nil {
 				return err
 			}
-			out, err := json.MarshalIndent(d, "", "  ")
-			if err != nil {
-				return err
-			}
-			g.printf("%s\n", out)
-			return nil
+			return g.output(out, d, nil)
 		},
 	}
 	policyDirFlag(cmd, &dir)
+	out = outputFlag(cmd, formatJSON, formatYAML)
 	return cmd
 }

@@ -22,11 +22,12 @@ func (g *globals) token(ctx context.Context) (string, error) {
 	if t := strings.TrimSpace(os.Getenv("SLIPWAY_TOKEN")); t != "" {
 		return t, nil
 	}
-	if err := identity.CheckProfile(g.profile); err != nil {
-		return "", usageErr("--profile: %v", err)
+	profile, err := resolveProfile(g.profile).checked()
+	if err != nil {
+		return "", err
 	}
 	// The cache refreshes an ID token near its expiry with the refresh token.
-	t, err := identity.CachedTokenContext(ctx, g.profile)
+	t, err := identity.CachedTokenContext(ctx, profile)
 	if err != nil {
 		var nsi *identity.NotSignedInError
 		if errors.As(err, &nsi) {

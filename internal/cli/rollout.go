@@ -141,19 +141,19 @@ func (g *globals) withPlan(cmd *cobra.Command, f *rolloutFlags, fn func(*client.
 
 func (g *globals) rolloutPlanCmd() *cobra.Command {
 	var f rolloutFlags
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
 		Use:   "plan --stack S (--set key=value | --stack-rev REV) [--tenant T] [--batch N|P%] [--order name|ordinal]",
 		Short: "Print the action list a rollout would run, batch by batch; changes nothing",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withPlan(cmd, &f, func(c *client.Client, spec steps.RolloutSpec, plan steps.RolloutPlan) error {
-				return g.output(asJSON, plan, func(w io.Writer) { writeRolloutPlan(w, spec, plan) })
+				return g.output(out, plan, func(w io.Writer) { writeRolloutPlan(w, spec, plan) })
 			})
 		},
 	}
 	f.add(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	out = outputFlag(cmd)
 	return cmd
 }
 

@@ -93,12 +93,16 @@ func dash(s string) string {
 }
 
 func (g *globals) rolloutStatusCmd() *cobra.Command {
-	var asJSON, follow bool
+	var out *outputFormat
+	var follow bool
 	cmd := &cobra.Command{
-		Use:   "status ID [--json] [--follow]",
+		Use:   "status ID [--follow]",
 		Short: "Show a rollout: phase, batch, ready/updated/total and each instance",
 		Args:  exactArgs(1, "the rollout ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if follow && out.value != formatText {
+				return usageErr("--follow prints a line per change: leave out -o %s, or --follow for one %s status", out.value, out.value)
+			}
 			return g.withClient(cmd, func(c *client.Client) error {
 				if follow {
 					return g.followRollout(cmd, c, args[0])
@@ -107,12 +111,12 @@ func (g *globals) rolloutStatusCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return g.output(asJSON, st, func(w io.Writer) { writeRolloutStatus(w, st) })
+				return g.output(out, st, func(w io.Writer) { writeRolloutStatus(w, st) })
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&follow, "follow", false, "print each change until the rollout completes, stops or pauses")
+	out = outputFlag(cmd)
 	return cmd
 }
 
@@ -150,9 +154,9 @@ func (g *globals) followRollout(cmd *cobra.Command, c *client.Client, id string)
 }
 
 func (g *globals) rolloutListCmd() *cobra.Command {
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "list [--json]",
+		Use:   "list",
 		Short: "List rollouts with their stack and phase",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -164,7 +168,7 @@ func (g *globals) rolloutListCmd() *cobra.Command {
 				if items == nil {
 					items = []client.RolloutItem{}
 				}
-				return g.output(asJSON, items, func(w io.Writer) {
+				return g.output(out, items, func(w io.Writer) {
 					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "ID\tSTACK\tPHASE\tRUNNING")
 					for _, it := range items {
@@ -175,7 +179,7 @@ func (g *globals) rolloutListCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	out = outputFlag(cmd)
 	return cmd
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/user"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/version"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -25,7 +25,9 @@ type globals struct {
 	taskQueue string
 	actor     string // --note: free text recorded with a request; never an identity
 	server    string // --server: send mutations through `slipway server` with the signed-in person's token
-	profile   string // --profile: whose cached sign-in (slipway login --profile)
+	profile   string // --profile: the Temporal config profile and the sign-in of that name
+	address   string // --address: the Temporal frontend, over TEMPORAL_ADDRESS and the profile
+	namespace string // --namespace: over TEMPORAL_NAMESPACE and the profile
 	requestID string
 	poll      time.Duration
 	accept    time.Duration
@@ -40,7 +42,9 @@ func NewRoot(s Streams) *cobra.Command {
 		Short:         "Instance lifecycles as durable Temporal workflows: provision, deploy, update, archive, destroy, deprovision",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get().String(),
 	}
+	root.SetVersionTemplate("slipway {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.taskQueue, "task-queue", envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue), "Temporal task queue of the slipway workers")
@@ -49,7 +53,9 @@ func NewRoot(s Streams) *cobra.Command {
 	// Not pflag's MarkDeprecated: its warning goes to stdout, into every --json a script reads.
 	pf.StringVar(&g.actor, "actor", note, "deprecated alias of --note (who asks is verified, never declared)")
 	pf.StringVar(&g.server, "server", os.Getenv("SLIPWAY_SERVER"), "URL of `slipway server`: send changes (and status, secrets) through it as the person `slipway login` signed in (SLIPWAY_SERVER)")
-	pf.StringVar(&g.profile, "profile", envOr(identity.EnvProfile, identity.DefaultProfile), "the sign-in profile whose token --server requests carry (SLIPWAY_PROFILE)")
+	pf.StringVar(&g.profile, "profile", "", "the profile `NAME`: the Temporal connection of [profile.NAME] in the config file ("+profileFileHelp+") and the sign-in slipway login --profile NAME cached (default $"+identity.EnvProfile+", else $TEMPORAL_PROFILE, else \"default\")")
+	pf.StringVar(&g.address, "address", "", "Temporal frontend `HOST:PORT` (over $TEMPORAL_ADDRESS and the profile's; default localhost:7233)")
+	pf.StringVar(&g.namespace, "namespace", "", "Temporal `NAMESPACE` (over $TEMPORAL_NAMESPACE and the profile's; default \"default\")")
 	pf.StringVar(&g.requestID, "request-id", "", "idempotency key of this request: the same key never runs twice (default: random)")
 	pf.DurationVar(&g.poll, "poll", 0, "ignored: --wait follows the instance's history instead of polling")
 	_ = pf.MarkDeprecated("poll", "--wait follows the instance's history by long poll; the flag does nothing")
@@ -67,7 +73,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
 		g.serverCmd(), g.auditCmd(), g.policyCmd(),
 	)
-	root.AddCommand(g.loginCmd(), g.logoutCmd(), g.whoamiCmd())
+	root.AddCommand(g.loginCmd(), g.logoutCmd(), g.whoamiCmd(), g.versionCmd())
 	return root
 }
 
@@ -100,13 +106,13 @@ func parseRef(s string) (steps.Ref, error) {
 }
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
-	opts := []client.Option{client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor())}
-	if tok, err := personToken(); err != nil {
+	opts := append(tracingOptions(), client.WithLogger(logging.NewTemporal(logging.Nop())), client.WithIdentity(devActor()))
+	if tok, err := personToken(g.profile); err != nil {
 		return nil, err
 	} else if tok != nil {
 		opts = append(opts, client.WithToken(tok))
 	}
-	return client.Dial(ctx, g.taskQueue, opts...)
+	return client.Dial(ctx, g.taskQueue, g.connect(opts...)...)
 }
 
 // withClient dials Temporal, runs fn with the client and closes it.
@@ -126,15 +132,6 @@ func (g *globals) withInstance(cmd *cobra.Command, arg string, fn func(ref steps
 		return err
 	}
 	return g.withClient(cmd, func(c *client.Client) error { return fn(ref, c) })
-}
-
-// output prints v as JSON, or as text with write.
-func (g *globals) output(asJSON bool, v any, write func(w io.Writer)) error {
-	if asJSON {
-		return g.json(v)
-	}
-	write(g.streams.Out)
-	return nil
 }
 
 func (g *globals) printf(format string, args ...any) { fmt.Fprintf(g.streams.Out, format, args...) }

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,9 +19,9 @@ import (
 
 func (g *globals) secretsCmd() *cobra.Command {
 	var stateDir, pgConn string
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "secrets TENANT/NAME [--store-pg-conn URL | --state-dir DIR] [--json]",
+		Use:   "secrets TENANT/NAME [--store-pg-conn URL | --state-dir DIR] [-o text|json|yaml]",
 		Short: "Print an instance's bootstrapped secrets (NAME=VALUE) from the secret store",
 		Long: `Reads the shared store the workers use (PostgreSQL, --store-pg-conn or SLIPWAY_STORE_PG_CONN, else
 SLIPWAY_TF_PG_CONN), opening the sealed values with the payload key (SLIPWAY_CODEC_KEY or
@@ -56,29 +56,22 @@ With --server the request goes to ` + "`slipway server`" + ` as the signed-in pe
 				return fmt.Errorf("instance %s has no secrets in %s (it was never deployed, was deprovisioned, or the workers use another store)", ref, where)
 			}
 			fmt.Fprintf(g.streams.Err, "secrets of %s read by %s\n", ref, g.actor)
-			if asJSON {
-				out, err := json.MarshalIndent(vals, "", "  ")
-				if err != nil {
-					return err
+			return g.output(out, vals, func(w io.Writer) {
+				names := make([]string, 0, len(vals))
+				for n := range vals {
+					names = append(names, n)
 				}
-				g.printf("%s\n", out)
-				return nil
-			}
-			names := make([]string, 0, len(vals))
-			for n := range vals {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				g.printf("%s=%s\n", n, vals[n])
-			}
-			return nil
+				sort.Strings(names)
+				for _, n := range names {
+					fmt.Fprintf(w, "%s=%s\n", n, vals[n])
+				}
+			})
 		},
 	}
 	cmd.Flags().StringVar(&pgConn, "store-pg-conn", envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
 		"the shared store's PostgreSQL connection string (SLIPWAY_STORE_PG_CONN)")
 	cmd.Flags().StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", statedir.Dev()), "a single worker's state dir (SLIPWAY_STATE_DIR), when there is no shared store")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object instead")
+	out = outputFlag(cmd)
 	return cmd
 }
 

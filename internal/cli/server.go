@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
@@ -66,7 +67,7 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
-				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+				return usageErr("%v", err)
 			}
 			defer func() { _ = zl.Sync() }()
 			srv, err := sf.server(zl, httpserve.WithMaxBodyBytes(apiMaxBody))
@@ -85,12 +86,25 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			if err != nil {
 				return fmt.Errorf("--issuer %s: %w", issuer, err)
 			}
-			c, err := client.DialLazy(g.taskQueue, client.WithLogger(logging.NewTemporal(zl)), client.WithAttestation(keys),
-				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "server", Via: "api"}))
+			tel, err := newServerTelemetry("slipway-server")
+			if err != nil {
+				return err
+			}
+			c, err := client.DialLazy(g.taskQueue, g.connect(append(tracingOptions(), tel.clientOption(), client.WithLogger(logging.NewTemporal(zl)), client.WithAttestation(keys),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "server", Via: "api"}))...)...)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			tel.health.Add("temporal", health.Temporal(c.Temporal))
+			if pgConn != "" {
+				check, closeStore, err := health.PostgreSQL(pgConn)
+				if err != nil {
+					return usageErr("--store-pg-conn: %v", err)
+				}
+				defer closeStore()
+				tel.health.Add("store", check)
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return fmt.Errorf("--listen: %w", err)
@@ -112,7 +126,7 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 				return err
 			}
 			g.printf("slipway server on %s://%s (issuer %s, client %s, policy %s)\n", srv.Scheme(), ln.Addr(), issuer, clientID, shortSHA(engine.Hash()))
-			return srv.Serve(cmd.Context(), ln, api)
+			return srv.Serve(cmd.Context(), ln, tel.front(cmd.Context(), api))
 		},
 	}
 	f := cmd.Flags()

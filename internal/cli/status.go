@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,7 +17,8 @@ import (
 )
 
 func (g *globals) statusCmd() *cobra.Command {
-	var asJSON, refresh bool
+	var refresh bool
+	var out *outputFormat
 	var req workflows.StatusRequest
 	cmd := &cobra.Command{
 		Use:   "status TENANT/NAME",
@@ -28,30 +29,38 @@ func (g *globals) statusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			switch req.Output {
-			case workflows.OutputSummary, workflows.OutputAll, workflows.OutputDetail:
-			default:
-				return usageErr("--output: %q is not one of summary, all, detail", req.Output)
+			if !isDetail(req.Output) {
+				return usageErr("--detail: %q is not one of summary, all, detail", req.Output)
 			}
 			st, err := g.status(cmd.Context(), ref, req, refresh)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return g.json(st)
-			}
-			g.printStatus(st)
-			return nil
+			return g.output(out, st, func(io.Writer) { g.printStatus(st) })
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "print the status as JSON")
-	f.StringVarP(&req.Output, "output", "o", workflows.OutputSummary, "summary, all or detail")
+	f.StringVar(&req.Output, "detail", workflows.OutputSummary, "how much to show (EMCO's summary, all or detail): all adds the logs, detail each resource")
 	f.StringVar(&req.App, "app", "", "only resources of this app")
 	f.StringVar(&req.Cluster, "cluster", "", "only resources on this cluster")
 	f.StringVar(&req.Resource, "resource", "", "only the resource with this name")
 	f.BoolVar(&refresh, "refresh", false, "observe the app now (read-only) before showing the status")
+	out = outputFlag(cmd)
+	// -o used to take EMCO's summary|all|detail: scripts that say so still get it, told on stderr
+	// (stdout is what they parse).
+	out.legacy = func(s string) bool {
+		if !isDetail(s) {
+			return false
+		}
+		req.Output = s
+		fmt.Fprintf(g.streams.Err, "warning: -o %s is deprecated: use --detail %s (-o now picks the format: text, json, yaml)\n", s, s)
+		return true
+	}
 	return cmd
+}
+
+func isDetail(s string) bool {
+	return s == workflows.OutputSummary || s == workflows.OutputAll || s == workflows.OutputDetail
 }
 
 // status reads the status, after a refresh with refresh: through the server with --server (the
@@ -197,7 +206,7 @@ func counts(m map[string]int) string {
 
 func (g *globals) listCmd() *cobra.Command {
 	var f client.ListFilter
-	var asJSON bool
+	var out *outputFormat
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List instances (the same search-attribute query works in the Temporal UI)",
@@ -229,23 +238,10 @@ func (g *globals) listCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if items == nil {
-					items = []client.ListItem{}
-				}
-				return g.json(items)
+			if items == nil {
+				items = []client.ListItem{}
 			}
-			tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "INSTANCE\tSTACK\tSTATE\tREADY\tDRIFTED\tROLLOUT\tSTARTED\tCLOSED")
-			for _, it := range items {
-				closed := "-"
-				if it.Closed != nil {
-					closed = it.Closed.Format(time.DateTime)
-				}
-				fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, dash(it.Stack), it.State, dash(it.Ready),
-					dash(it.Drifted), dash(strings.TrimPrefix(it.Rollout, "rollout/")), it.Started.Format(time.DateTime), closed)
-			}
-			return tw.Flush()
+			return g.output(out, items, func(w io.Writer) { writeList(w, items) })
 		},
 	}
 	cmd.Flags().StringVar(&f.Tenant, "tenant", "", "only this tenant")
@@ -256,12 +252,21 @@ func (g *globals) listCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&f.Gated, "gated", false, "only instances with scheduling gates set")
 	cmd.Flags().BoolVar(&f.AwaitingApproval, "awaiting-approval", false, "only instances whose operation waits for its plan to be approved")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	out = outputFlag(cmd)
 	return cmd
 }
 
-func (g *globals) json(v any) error {
-	enc := json.NewEncoder(g.streams.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// writeList prints the instances as a table.
+func writeList(w io.Writer, items []client.ListItem) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "INSTANCE\tSTACK\tSTATE\tREADY\tDRIFTED\tROLLOUT\tSTARTED\tCLOSED")
+	for _, it := range items {
+		closed := "-"
+		if it.Closed != nil {
+			closed = it.Closed.Format(time.DateTime)
+		}
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, dash(it.Stack), it.State, dash(it.Ready),
+			dash(it.Drifted), dash(strings.TrimPrefix(it.Rollout, "rollout/")), it.Started.Format(time.DateTime), closed)
+	}
+	_ = tw.Flush()
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
@@ -62,13 +63,18 @@ is carried out.`,
 			}
 			zl, err := logging.New(logging.LevelFromEnv("info"))
 			if err != nil {
-				return usageErr("SLIPWAY_LOG_LEVEL: %v", err)
+				return usageErr("%v", err)
 			}
 			defer func() { _ = zl.Sync() }()
 			o.Logger = zl
+			tel, err := newServerTelemetry("slipway-webhook")
+			if err != nil {
+				return err
+			}
+			o.Delivered = tel.metrics.WebhookDelivery
 			// Lazy: a webhook server that starts while Temporal is down answers 503, not "connection refused".
-			c, err := client.DialLazy(g.taskQueue, client.WithLogger(logging.NewTemporal(zl)),
-				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))
+			c, err := client.DialLazy(g.taskQueue, g.connect(append(tracingOptions(), tel.clientOption(), client.WithLogger(logging.NewTemporal(zl)),
+				client.WithIdentity(identity.Actor{Kind: identity.Service, Issuer: "slipway", Name: "webhook", Via: "webhook"}))...)...)
 			if err != nil {
 				return err
 			}
@@ -78,7 +84,8 @@ is carried out.`,
 				return usageErr("%v", err)
 			}
 			defer h.Close() // after the HTTP server has drained: accepted deliveries finish recording
-			return g.serve(cmd.Context(), listen, h, &sf, zl)
+			tel.health.Add("temporal", health.Temporal(c.Temporal))
+			return g.serve(cmd.Context(), listen, tel.front(cmd.Context(), h), &sf, zl)
 		},
 	}
 	f := serve.Flags()

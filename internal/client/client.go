@@ -6,12 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 
 	"github.com/slipway-dev/slipway/internal/attest"
@@ -39,10 +41,24 @@ type settings struct {
 	client.Options
 	actor  *identity.Actor
 	attest *attest.Keyring
+	// profile names the config file's profile; profileNamedBy what named it ("" falls back).
+	profile, profileNamedBy string
 }
 
 // WithHostPort overrides TEMPORAL_ADDRESS (e.g. a dev server slipway started).
 func WithHostPort(addr string) Option { return func(o *settings) { o.HostPort = addr } }
+
+// WithNamespace overrides TEMPORAL_NAMESPACE and the profile's namespace (--namespace).
+func WithNamespace(ns string) Option { return func(o *settings) { o.Namespace = ns } }
+
+// WithProfile reads profile name of the Temporal config file (see ConfigFile) instead of
+// TEMPORAL_PROFILE's; TEMPORAL_* variables still override it. namedBy is what named it (a flag or
+// variable): the file lacking that profile is then a *ProfileNotFoundError. With namedBy "" (a
+// name that may be only a sign-in's, e.g. $SLIPWAY_PROFILE) a lacking file falls back to
+// TEMPORAL_PROFILE or its default profile.
+func WithProfile(name, namedBy string) Option {
+	return func(o *settings) { o.profile, o.profileNamedBy = name, namedBy }
+}
 
 // WithLogger sets the SDK's logger.
 func WithLogger(l log.Logger) Option { return func(o *settings) { o.Logger = l } }
@@ -60,6 +76,16 @@ func WithDataConverter(dc converter.DataConverter) Option {
 // WithIdentity is who the client signs its requests for when the request's context names no
 // one (identity.With): the component itself. Without it, a service named after the program.
 func WithIdentity(a identity.Actor) Option { return func(o *settings) { o.actor = &a } }
+
+// WithInterceptors adds client interceptors (tracing); they run outside slipway's signer.
+func WithInterceptors(ics ...interceptor.ClientInterceptor) Option {
+	return func(o *settings) { o.Interceptors = append(o.Interceptors, ics...) }
+}
+
+// WithMetricsHandler records the SDK's metrics (and the workflows' own) with h (see internal/metrics).
+func WithMetricsHandler(h client.MetricsHandler) Option {
+	return func(o *settings) { o.MetricsHandler = h }
+}
 
 // WithAttestation signs with k instead of the key ring attest.Load finds.
 func WithAttestation(k *attest.Keyring) Option { return func(o *settings) { o.attest = k } }
@@ -79,9 +105,14 @@ func DevKeyFile() string { return filepath.Join(statedir.Dev(), codec.KeyFileNam
 // SLIPWAY_CODEC_KEY, SLIPWAY_CODEC_KEY_FILE or DevKeyFile, else *codec.NoKeyError:
 // no slipway client ever talks to Temporal in plaintext.
 func Options(opts ...Option) (client.Options, error) {
-	prof, err := envconfig.LoadClientConfigProfile(envconfig.LoadClientConfigProfileOptions{})
+	// The options are setters: applied once for the profile to load, then over what it loaded.
+	var pick settings
+	for _, opt := range opts {
+		opt(&pick)
+	}
+	prof, err := loadProfile(pick.profile, pick.profileNamedBy)
 	if err != nil {
-		return client.Options{}, fmt.Errorf("temporal connection settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ...): %w", err)
+		return client.Options{}, err
 	}
 	o, err := prof.ToClientOptions(envconfig.ToClientOptionsRequest{})
 	if err != nil {
@@ -126,6 +157,57 @@ func Options(opts ...Option) (client.Options, error) {
 		o.Namespace = client.DefaultNamespace
 	}
 	return o, nil
+}
+
+// ConfigFile is the Temporal config file the connection reads: TEMPORAL_CONFIG_FILE, else
+// temporal.toml under the user's config dir (as the temporal CLI).
+func ConfigFile() string {
+	if f := os.Getenv("TEMPORAL_CONFIG_FILE"); f != "" {
+		return f
+	}
+	return envconfig.DefaultConfigFilePath()
+}
+
+// ProfileNotFoundError: a profile named explicitly is not in the config file. Nothing was dialled.
+type ProfileNotFoundError struct {
+	Profile, NamedBy, File string
+}
+
+func (e *ProfileNotFoundError) Error() string {
+	where := e.File
+	if _, err := os.Stat(e.File); errors.Is(err, fs.ErrNotExist) {
+		where += " (no such file)"
+	}
+	return fmt.Sprintf("%s: profile %q is not in the Temporal config file %s: add [profile.%s] there (TEMPORAL_CONFIG_FILE names another file)",
+		e.NamedBy, e.Profile, where, e.Profile)
+}
+
+// loadProfile is the config file's profile name, else TEMPORAL_PROFILE's (or the default), with the
+// TEMPORAL_* variables over it.
+func loadProfile(name, namedBy string) (envconfig.ClientConfigProfile, error) {
+	var prof envconfig.ClientConfigProfile
+	if name != "" {
+		conf, err := envconfig.LoadClientConfig(envconfig.LoadClientConfigOptions{})
+		if err != nil {
+			return prof, fmt.Errorf("temporal config file %s: %w", ConfigFile(), err)
+		}
+		p := conf.Profiles[name]
+		switch {
+		case p != nil:
+			prof = *p
+			if err := prof.ApplyEnvVars(nil); err != nil {
+				return prof, fmt.Errorf("temporal connection settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ...): %w", err)
+			}
+			return prof, nil
+		case namedBy != "":
+			return prof, &ProfileNotFoundError{Profile: name, NamedBy: namedBy, File: ConfigFile()}
+		}
+	}
+	prof, err := envconfig.LoadClientConfigProfile(envconfig.LoadClientConfigProfileOptions{})
+	if err != nil {
+		return prof, fmt.Errorf("temporal connection settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE, ...): %w", err)
+	}
+	return prof, nil
 }
 
 func isNoAttestKey(err error) bool {

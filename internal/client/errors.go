@@ -51,7 +51,7 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("cannot reach Temporal at %s (set TEMPORAL_ADDRESS, or run `slipway dev`): %v", e.Address, e.Err)
+	return fmt.Sprintf("cannot reach Temporal at %s (--address or TEMPORAL_ADDRESS; or run `slipway dev`): %v", e.Address, e.Err)
 }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
@@ -93,8 +93,9 @@ func IsBadRequest(err error) bool {
 		rj *RejectedError
 		ic *InvalidConfigError
 		rn *RolloutNotFoundError
+		pn *ProfileNotFoundError
 	)
-	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn) || IsCredentialsError(err)
+	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn) || errors.As(err, &pn) || IsCredentialsError(err)
 }
 
 // translate turns Temporal errors for an instance into the typed errors above.

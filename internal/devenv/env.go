@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/stackenv"
+	"github.com/slipway-dev/slipway/internal/tracing"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -63,6 +65,8 @@ type EnvOptions struct {
 	ObserveInterval time.Duration
 	// NotifyFile lists the notification sinks, as SLIPWAY_NOTIFY_FILE.
 	NotifyFile string
+	// Tracer traces the env's client and worker (a test's in-memory exporter); nil follows OTEL_*.
+	Tracer trace.TracerProvider
 }
 
 // Env is a running embedded default.
@@ -143,9 +147,10 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 			return nil, err
 		}
 	}
-	if e.Client, err = client.Dial(ctx, o.TaskQueue, client.WithHostPort(e.Address), client.WithLogger(o.Logger),
+	clientTracing, workerTracing := tracingOf(o)
+	if e.Client, err = client.Dial(ctx, o.TaskQueue, append(clientTracing, client.WithHostPort(e.Address), client.WithLogger(o.Logger),
 		client.WithKeyring(keys), client.WithAttestation(attestKeys),
-		client.WithIdentity(LocalAdmin())); err != nil {
+		client.WithIdentity(LocalAdmin()))...); err != nil {
 		return nil, err
 	}
 	if err := e.Client.EnsureSearchAttributes(ctx); err != nil {
@@ -174,6 +179,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if e.Interceptors, err = app.Interceptors(cfg); err != nil {
 		return nil, err
 	}
+	e.Interceptors = append(workerTracing, e.Interceptors...)
 	if o.NoWorker {
 		return e, nil
 	}
@@ -330,4 +336,18 @@ func LocalAdmin() identity.Actor {
 	}
 	return identity.Actor{Kind: identity.Person, Issuer: "local", Subject: name, Name: name,
 		Groups: []string{"platform-admins"}, Via: "dev"}
+}
+
+// tracingOf is the tracing interceptors of the env's client and worker: o.Tracer's, the global
+// provider's when OTEL_* turns tracing on, else none.
+func tracingOf(o EnvOptions) ([]client.Option, []interceptor.WorkerInterceptor) {
+	var opts []tracing.Option
+	switch {
+	case o.Tracer != nil:
+		opts = append(opts, tracing.WithTracerProvider(o.Tracer))
+	case !tracing.Enabled(os.Getenv):
+		return nil, nil
+	}
+	return []client.Option{client.WithInterceptors(tracing.ClientInterceptor(opts...))},
+		[]interceptor.WorkerInterceptor{tracing.WorkerInterceptor(opts...)}
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // EnvKubeconfig names the kubeconfig of the cluster the argocd deployer's Applications go to.
@@ -157,7 +159,7 @@ func Load(path string) (*Client, error) {
 	if c.token == "" && len(tlsConf.Certificates) == 0 {
 		return nil, bad("users["+userName+"]", "has no token, tokenFile or client certificate")
 	}
-	c.http = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsConf}}
+	c.http = &http.Client{Timeout: 30 * time.Second, Transport: tracing.HTTPTransport(&http.Transport{TLSClientConfig: tlsConf})}
 	return c, nil
 }
 

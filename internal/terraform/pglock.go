@@ -17,6 +17,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // The pg backend locks with session-scoped advisory locks and records no holder, so slipway
@@ -283,7 +286,11 @@ func (r *Runner) endRecord(ctx context.Context, ws Workspace, id string) error {
 
 // recorded runs a state-locking terraform command between beginRecord and endRecord, with
 // terraform's pg session named after the record so Lock can tell the record is the holder's.
-func (c *call) recorded(ctx context.Context, run func() error) error {
+func (c *call) recorded(ctx context.Context, run func() error) (err error) {
+	// Every state-locking command (init, plan, apply, destroy, state push) is a span of its activity's trace.
+	ctx, span := tracing.Start(ctx, "terraform "+c.command, attribute.String("slipway.instance", c.ws.String()),
+		attribute.String("terraform.backend", c.r.Backend()))
+	defer func() { tracing.End(span, err) }()
 	id, err := c.r.beginRecord(ctx, c.ws, c.command)
 	if err != nil {
 		return &CommandError{Command: c.command, Workspace: c.ws, Err: fmt.Errorf("lock record in %s: %w", lockTable, err)}

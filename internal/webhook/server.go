@@ -46,6 +46,8 @@ type Options struct {
 	// arriving together are recorded in one round trip.
 	BatchWindow time.Duration
 	BatchMax    int
+	// Delivered is told each request's forge and Outcome (slipway_webhook_deliveries_total); nil: nothing.
+	Delivered func(forge, outcome string)
 }
 
 // ForgeOptions are one forge endpoint's secret and repository allow-list.
@@ -218,6 +220,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		s.o.Logger.Info("webhook", zap.String("path", r.URL.Path), zap.String("delivery", delivery),
 			zap.String("remote", r.RemoteAddr), zap.Int("status", lw.code), zap.Duration("took", time.Since(began)))
+		if s.o.Delivered != nil {
+			s.o.Delivered(forgeLabel(r.URL.Path), Outcome(lw.code))
+		}
 	}()
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	parse, ok := parsers[path]

@@ -67,6 +67,13 @@ func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
 	park := time.Since(parkStart)
 	time.Sleep(2 * time.Second) // let the worker settle after its busiest moment
 	rss, peak := w.rss()
+	mem, profile, err := w.memStats(b.dir)
+	if err != nil {
+		return row{}, err
+	}
+	if profile, err = keepProfile(profile, b.o.out); err != nil {
+		return row{}, err
+	}
 	events, bytes, err := historySize(ctx, b.env.Client.Temporal, refs)
 	if err != nil {
 		return row{}, err
@@ -90,10 +97,13 @@ func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
 		Figures: map[string]float64{"instances": float64(n), "stickyCache": float64(sticky), "workerRssMiB": rss,
 			"workerRssOverIdleMiB": rss - base, "workerPeakRssMiB": peak, "kibPerInstance": (rss - base) * 1024 / float64(n),
 			"historyEvents": events, "historyBytes": bytes, "parkS": park.Seconds(),
-			"queryCachedMs": ms(cached), "queryEvictedMs": ms(evicted)},
+			"queryCachedMs": ms(cached), "queryEvictedMs": ms(evicted),
+			"workerHeapInuseMiB": mem.HeapInuseMiB, "workerHeapLiveMiB": mem.HeapLiveMiB,
+			"workerStackMiB": mem.StackInuseMiB, "workerGoSysMiB": mem.SysMiB, "workerGoroutines": float64(mem.Goroutines)},
 		Text: fmt.Sprintf("worker RSS %4.0f MiB (+%.0f MiB, %.1f KiB each; peak %.0f), history %.0f events / %.1f KiB each, %s",
 			rss, rss-base, (rss-base)*1024/float64(n), peak, events, bytes/1024, wake),
-		Note: fmt.Sprintf("parked in %.1f s", park.Seconds())}, nil
+		Note: fmt.Sprintf("parked in %.1f s; Go heap in use %.0f MiB (%.0f live), stacks %.0f MiB, %d goroutines; heap profile %s",
+			park.Seconds(), mem.HeapInuseMiB, mem.HeapLiveMiB, mem.StackInuseMiB, mem.Goroutines, profile)}, nil
 }
 
 // each runs fn for every ref, conc at a time, and returns the first error.

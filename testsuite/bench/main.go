@@ -4,7 +4,7 @@
 // lifecycles at several sizes, what parked instances cost, and a rollout to a fleet. `make bench`
 // runs it; the raw figures go to bench/results/ as JSON.
 //
-//	go run ./testsuite/bench [-rows floor,pipelines,update,throughput,idle,cluster,rollout] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000]
+//	go run ./testsuite/bench [-rows floor,pipelines,update,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000]
 package main
 
 import (
@@ -25,7 +25,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/attest"
 )
 
-var allRows = []string{"floor", "pipelines", "update", "throughput", "idle", "cluster", "rollout"}
+var allRows = []string{"floor", "pipelines", "update", "throughput", "idle", "cluster", "rollout", "metrics"}
 
 type options struct {
 	rows       []string
@@ -43,16 +43,22 @@ type options struct {
 	compare string
 	// rollout is the fleet size of the rollout row
 	rollout int
+	// metrics is the fleet size of the metrics row
+	metrics int
 }
 
 func main() {
 	var o options
-	var role, address, taskQueue, rows, lifecycles, idle, sticky, clusterWorkers string
+	var role, address, taskQueue, profileDir, rows, lifecycles, idle, sticky, clusterWorkers string
 	var stickyCache int
 	flag.StringVar(&role, "role", "bench", "bench, or worker (internal: the bench's worker process)")
 	flag.StringVar(&address, "address", "", "worker role: the Temporal frontend")
 	flag.StringVar(&taskQueue, "task-queue", "", "worker role: the task queue")
+	flag.StringVar(&profileDir, "profile-dir", "", "worker role: where SIGUSR1 writes its memory figures and heap profile")
 	flag.IntVar(&stickyCache, "sticky-cache", 0, "worker role: sticky workflow cache size (0: the SDK's)")
+	var telemetry string
+	flag.StringVar(&telemetry, "telemetry", "", "worker role: serve /metrics here and count the fleet every second (the metrics row)")
+	flag.IntVar(&o.metrics, "metrics", 1000, "instances the metrics row parks before it measures the scrape and the fleet counts")
 	flag.StringVar(&rows, "rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ","))
 	flag.IntVar(&o.steps, "steps", 20, "activity steps per floor workflow")
 	flag.IntVar(&o.runs, "runs", 10, "runs per floor and pipeline row, and update deploys on real terraform")
@@ -67,7 +73,7 @@ func main() {
 	flag.Parse()
 	var err error
 	if role == "worker" {
-		err = runWorker(address, taskQueue, stickyCache)
+		err = runWorker(address, taskQueue, profileDir, stickyCache, telemetry)
 	} else if role != "bench" {
 		err = fmt.Errorf("-role: %q is not bench or worker", role)
 	} else if err = o.parse(rows, lifecycles, idle, sticky, clusterWorkers); err == nil {
@@ -111,6 +117,9 @@ func (o *options) parse(rows, lifecycles, idle, sticky, clusterWorkers string) e
 	}
 	if o.workerSticky < 1 {
 		return &flagError{"worker-sticky", fmt.Sprint(o.workerSticky), "must be at least 1"}
+	}
+	if o.metrics < 1 {
+		return &flagError{"metrics", fmt.Sprint(o.metrics), "must be at least 1"}
 	}
 	if o.rollout < 1 {
 		return &flagError{"rollout", fmt.Sprint(o.rollout), "must be at least 1"}

@@ -63,7 +63,7 @@ func run(ctx context.Context, o options) error {
 		name string
 		fn   func(context.Context) error
 	}{{"floor", b.floorRows}, {"pipelines", b.pipelineRows}, {"update", b.updateRow},
-		{"throughput", b.throughputRows}, {"idle", b.idleRows}, {"cluster", b.clusterRows}, {"rollout", b.rolloutRows}} {
+		{"throughput", b.throughputRows}, {"idle", b.idleRows}, {"cluster", b.clusterRows}, {"rollout", b.rolloutRows}, {"metrics", b.metricsRow}} {
 		if !o.want(r.name) {
 			continue
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/health"
+	"github.com/slipway-dev/slipway/internal/metrics"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
 
@@ -46,11 +50,23 @@ func floorWorkflow(local bool) func(workflow.Context, int) error {
 
 // runWorker is the bench's worker process (-role worker): slipway's workflows over instant
 // adapters plus the floor, with the sticky cache the parent chose, until SIGTERM.
-func runWorker(address, taskQueue string, sticky int) error {
+func runWorker(address, taskQueue, profileDir string, sticky int, telemetry string) error {
+	if profileDir != "" {
+		serveMemStats(filepath.Join(profileDir, "mem-"+taskQueue))
+	}
 	if sticky > 0 {
 		worker.SetStickyWorkflowCacheSize(sticky)
 	}
-	opts, err := client.Options(client.WithHostPort(address))
+	copts := []client.Option{client.WithHostPort(address)}
+	var m *metrics.Metrics
+	if telemetry != "" {
+		var err error
+		if m, err = metrics.New("slipway-worker"); err != nil {
+			return err
+		}
+		copts = append(copts, client.WithMetricsHandler(m.Temporal()))
+	}
+	opts, err := client.Options(copts...)
 	if err != nil {
 		return err
 	}
@@ -59,6 +75,16 @@ func runWorker(address, taskQueue string, sticky int) error {
 		return err
 	}
 	defer c.Close()
+	if m != nil {
+		ln, err := net.Listen("tcp", telemetry)
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		// As slipway-worker's telemetry, counting every second so the row sees many refreshes.
+		go func() { _ = http.Serve(ln, m.Mux(health.New())) }()
+		go m.WatchFleet(context.Background(), client.New(c, taskQueue, opts.Namespace).Fleet, time.Second)
+	}
 	acts, err := instant.New()
 	if err != nil {
 		return err
@@ -81,8 +107,9 @@ func runWorker(address, taskQueue string, sticky int) error {
 // workerProc is a running bench worker process, whose CPU time and memory the parent reads
 // from /proc.
 type workerProc struct {
-	cmd *exec.Cmd
-	log *os.File
+	cmd       *exec.Cmd
+	log       *os.File
+	taskQueue string
 }
 
 // startWorker runs this bench binary as a worker process; startWorkerFrom runs another build's.
@@ -91,12 +118,14 @@ func startWorker(dir, address, keyFile, taskQueue string, sticky int) (*workerPr
 	if err != nil {
 		return nil, err
 	}
-	return startWorkerFrom(self, dir, address, keyFile, taskQueue, sticky)
+	// Only this build's worker knows -profile-dir: an older one (-compare) would refuse it.
+	return startWorkerFrom(self, dir, address, keyFile, taskQueue, sticky, "-profile-dir", dir)
 }
 
-func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int) (*workerProc, error) {
-	cmd := exec.Command(bin, "-role", "worker", "-address", address, "-task-queue", taskQueue,
-		"-sticky-cache", strconv.Itoa(sticky))
+func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int, extra ...string) (*workerProc, error) {
+	args := append([]string{"-role", "worker", "-address", address, "-task-queue", taskQueue,
+		"-sticky-cache", strconv.Itoa(sticky)}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "SLIPWAY_CODEC_KEY=", "SLIPWAY_CODEC_KEY_FILE="+keyFile)
 	log, err := os.Create(filepath.Join(dir, "worker-"+taskQueue+".log"))
 	if err != nil {
@@ -107,7 +136,7 @@ func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int) (
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return &workerProc{cmd: cmd, log: log}, nil
+	return &workerProc{cmd: cmd, log: log, taskQueue: taskQueue}, nil
 }
 
 func (p *workerProc) stop() {

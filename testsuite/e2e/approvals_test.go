@@ -197,5 +197,5 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	}
 	require.True(t, strings.HasPrefix(applied, "approved destroy plan "+w.Hash[:12]), applied)
 	require.Empty(t, e.Resources(steps.Ref{Tenant: "appr", Name: "web"}))
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "appr", Name: "web"}), "approvals-policy")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "appr", Name: "web"}), "approvals-signal-lanes")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite/packaging"
 )
 
 // envFigures names a directory that receives the report, so `make test` prints it even
@@ -35,6 +36,8 @@ func TestProductionTopologyLosesHosts(t *testing.T) {
 	}
 	ctx := context.Background()
 	w := newWorld(t, 3)
+	// The Helm chart describes this topology: the world's kube-apiserver checks it, by dry run.
+	t.Run("chart", func(t *testing.T) { packaging.CheckOnCluster(t, w.argo) })
 
 	// With authorization on, people and strangers try the running baseline instance once it is
 	// deployed; the lifecycle then goes on, so nothing they tried may have changed it.

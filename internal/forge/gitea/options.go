@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // EnvToken is where WithToken's value usually comes from; errors name it.
@@ -47,6 +48,7 @@ func newConfig(opts []Option) (config, error) {
 	if c.httpClient == nil {
 		c.httpClient = &http.Client{Timeout: 60 * time.Second}
 	}
+	c.httpClient = tracing.HTTPClient(c.httpClient) // each call is a span of the step that makes it
 	switch {
 	case strings.TrimSpace(c.token) == "":
 		return c, &forge.InvalidError{Field: "token", Problem: "must not be empty: set " + EnvToken + " or use WithToken"}

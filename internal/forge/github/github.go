@@ -14,6 +14,7 @@ import (
 	gh "github.com/google/go-github/v62/github"
 
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // Forge is a forge.Forge over one GitHub repository. It is safe for concurrent use.
@@ -59,7 +60,7 @@ func New(owner, repo string, opts ...Option) (*Forge, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	client := gh.NewClient(hc)
+	client := gh.NewClient(tracing.HTTPClient(hc)) // each call is a span of the step that makes it
 	if cfg.token != "" {
 		client = client.WithAuthToken(cfg.token)
 	}

@@ -11,6 +11,7 @@ import (
 	gl "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // Forge is one GitLab project used as the GitOps repository.
@@ -42,9 +43,8 @@ func New(baseURL, project string, opts ...Option) (*Forge, error) {
 		return nil, &forge.InvalidError{Field: "project", Value: project, Problem: `must be "group/name" or a numeric project ID`}
 	}
 	clientOpts := []gl.ClientOptionFunc{gl.WithBaseURL(baseURL), gl.WithoutRetries()} // activities own retries and backoff
-	if cfg.httpClient != nil {
-		clientOpts = append(clientOpts, gl.WithHTTPClient(cfg.httpClient))
-	}
+	// Each call is a span of the step that makes it; the library's retry wrapper stays around it.
+	clientOpts = append(clientOpts, gl.WithHTTPClient(tracing.HTTPClient(cfg.httpClient)))
 	client, err := gl.NewClient(cfg.token, clientOpts...)
 	if err != nil {
 		return nil, &forge.InvalidError{Field: "base URL", Value: baseURL, Problem: err.Error()}

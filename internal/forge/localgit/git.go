@@ -10,6 +10,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
 // runner runs git plumbing against one git directory; it never uses a work tree.
@@ -43,7 +47,13 @@ func (r *runner) out(ctx context.Context, args ...string) (string, error) {
 }
 
 // run runs git with optional stdin and extra environment, returning stdout.
-func (r *runner) run(ctx context.Context, stdin io.Reader, env []string, args ...string) ([]byte, error) {
+func (r *runner) run(ctx context.Context, stdin io.Reader, env []string, args ...string) (_ []byte, err error) {
+	if len(args) > 0 {
+		// One span a git command, under the step that runs it.
+		var span trace.Span
+		ctx, span = tracing.Start(ctx, "git "+args[0])
+		defer func() { tracing.End(span, err) }()
+	}
 	cmd := exec.CommandContext(ctx, r.bin, args...)
 	cmd.Dir = r.gitDir
 	cmd.Env = append(append([]string(nil), r.env...), env...)

@@ -1,0 +1,199 @@
+{{/* The release's name prefix, at most 40 characters so component suffixes fit in 63. */}}
+{{- define "slipway.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "slipway.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* slipway.selector: the labels a component's pods are selected by; call with (list $ "worker"). */}}
+{{- define "slipway.selector" -}}
+{{- $ := index . 0 -}}
+app.kubernetes.io/name: {{ $.Chart.Name }}
+app.kubernetes.io/instance: {{ $.Release.Name }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end -}}
+
+{{- define "slipway.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{- define "slipway.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- .Values.serviceAccount.name | default (include "slipway.fullname" .) -}}
+{{- else -}}
+{{- .Values.serviceAccount.name | default "default" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* slipway.scrape: Prometheus annotations for a pod serving /metrics on port; (list $ port). */}}
+{{- define "slipway.scrape" -}}
+{{- $ := index . 0 -}}
+{{- if $.Values.metrics.podAnnotations }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ index . 1 | quote }}
+prometheus.io/path: /metrics
+{{- if index . 2 }}
+prometheus.io/scheme: https
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Non-root, read-only root filesystem, no privilege escalation, no capabilities. */}}
+{{- define "slipway.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+fsGroup: 10001
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "slipway.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+{{- end -}}
+
+{{/* slipway.temporalEnv: the connection every component shares (envconfig's TEMPORAL_* names). */}}
+{{- define "slipway.temporalEnv" -}}
+- name: TEMPORAL_ADDRESS
+  value: {{ .Values.temporal.address | quote }}
+- name: TEMPORAL_NAMESPACE
+  value: {{ .Values.temporal.namespace | quote }}
+- name: SLIPWAY_TASK_QUEUE
+  value: {{ .Values.temporal.taskQueue | quote }}
+{{- with .Values.temporal.tls }}
+{{- if .enabled }}
+- name: TEMPORAL_TLS
+  value: "true"
+{{- if .serverName }}
+- name: TEMPORAL_TLS_SERVER_NAME
+  value: {{ .serverName | quote }}
+{{- end }}
+{{- if and .existingSecret .caKey }}
+- name: TEMPORAL_TLS_SERVER_CA_CERT_PATH
+  value: /etc/slipway/temporal-tls/{{ .caKey }}
+{{- end }}
+{{- if and .existingSecret .certKey .keyKey }}
+- name: TEMPORAL_TLS_CLIENT_CERT_PATH
+  value: /etc/slipway/temporal-tls/{{ .certKey }}
+- name: TEMPORAL_TLS_CLIENT_KEY_PATH
+  value: /etc/slipway/temporal-tls/{{ .keyKey }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- with .Values.temporal.auth }}
+{{- if .enabled }}
+- name: SLIPWAY_TEMPORAL_TOKEN_URL
+  value: {{ .tokenURL | quote }}
+- name: SLIPWAY_TEMPORAL_CLIENT_ID
+  value: {{ .clientID | quote }}
+- name: SLIPWAY_TEMPORAL_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef: {name: {{ .existingSecret | quote }}, key: {{ .clientSecretKey | quote }}}
+{{- end }}
+{{- end }}
+- name: SLIPWAY_LOG_FORMAT
+  value: json
+{{- end -}}
+
+{{- define "slipway.temporalVolumeMounts" -}}
+{{- if and .Values.temporal.tls.enabled .Values.temporal.tls.existingSecret }}
+- name: temporal-tls
+  mountPath: /etc/slipway/temporal-tls
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "slipway.temporalVolumes" -}}
+{{- if and .Values.temporal.tls.enabled .Values.temporal.tls.existingSecret }}
+- name: temporal-tls
+  secret:
+    secretName: {{ .Values.temporal.tls.existingSecret | quote }}
+    defaultMode: 0440
+{{- end }}
+{{- end -}}
+
+{{/* slipway.keysEnv: the payload key, and the attestation key when the component signs. */}}
+{{- define "slipway.codecKeyEnv" -}}
+- name: SLIPWAY_CODEC_KEY
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.keys.existingSecret | quote }}, key: {{ .Values.keys.codecKey | quote }}}
+{{- end -}}
+
+{{- define "slipway.attestKeyEnv" -}}
+- name: SLIPWAY_ATTEST_KEY
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.keys.existingSecret | quote }}, key: {{ .Values.keys.attestKey | quote }}}
+{{- end -}}
+
+{{- define "slipway.storeEnv" -}}
+- name: SLIPWAY_TF_PG_CONN
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.store.existingSecret | quote }}, key: {{ .Values.store.tfConnKey | quote }}}
+- name: SLIPWAY_STORE_PG_CONN
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.store.existingSecret | quote }}, key: {{ .Values.store.storeConnKey | default .Values.store.tfConnKey | quote }}}
+{{- end -}}
+
+{{- define "slipway.forgeEnv" -}}
+- name: SLIPWAY_FORGE
+  value: {{ .Values.forge.kind | quote }}
+{{- if .Values.forge.url }}
+- name: SLIPWAY_FORGE_URL
+  value: {{ .Values.forge.url | quote }}
+{{- end }}
+- name: SLIPWAY_FORGE_REPO
+  value: {{ .Values.forge.repo | quote }}
+- name: SLIPWAY_FORGE_TOKEN
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.forge.existingSecret | quote }}, key: {{ .Values.forge.tokenKey | quote }}}
+{{- end -}}
+
+{{- define "slipway.policyEnv" -}}
+{{- if .Values.policy.enabled }}
+- name: SLIPWAY_POLICY_DIR
+  value: /etc/slipway/policy
+{{- end }}
+{{- end -}}
+
+{{- define "slipway.policyMount" -}}
+{{- if .Values.policy.enabled }}
+- name: policy
+  mountPath: /etc/slipway/policy
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "slipway.policyVolume" -}}
+{{- if .Values.policy.enabled }}
+- name: policy
+  configMap:
+    name: {{ .Values.policy.existingConfigMap | default (printf "%s-policy" (include "slipway.fullname" .)) | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* slipway.probes: /healthz (alive) and /readyz (ready) on port; (list port scheme). */}}
+{{- define "slipway.probes" -}}
+livenessProbe:
+  httpGet: {path: /healthz, port: {{ index . 0 }}, scheme: {{ index . 1 }}}
+  periodSeconds: 10
+  timeoutSeconds: 3
+  failureThreshold: 3
+readinessProbe:
+  httpGet: {path: /readyz, port: {{ index . 0 }}, scheme: {{ index . 1 }}}
+  periodSeconds: 5
+  timeoutSeconds: 3
+  failureThreshold: 2
+{{- end -}}

@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite"
+	"github.com/slipway-dev/slipway/testsuite/instant"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// A parked instance in the worker's sticky cache holds its workflow's goroutine and one that
+// receives its signals, not one per kind of signal: each goroutine keeps a stack for as long as
+// the instance stays cached, which is most of what 10,000 parked instances cost (`make bench`).
+func TestAParkedInstanceHoldsTwoGoroutines(t *testing.T) {
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.Deployer = "none" })
+	const n = 200
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	now := time.Now().UTC()
+	for i := range n {
+		ref := steps.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}
+		_, err := e.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
+			ID: workflows.InstanceWorkflowID(ref), TaskQueue: e.TaskQueue}, workflows.InstanceWorkflowName,
+			instant.Parked(ref, "observer/"+e.TaskQueue, now))
+		require.NoError(t, err)
+	}
+	// Parked: past the first workflow task, which upserts AppObserved, so the worker caches them.
+	require.Eventually(t, func() bool {
+		resp, err := e.Client.Temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+			Query: fmt.Sprintf("TaskQueue = '%s' AND InstanceState = 'Deployed' AND AppObserved IS NOT NULL", e.TaskQueue)})
+		return err == nil && resp.GetCount() == n
+	}, 2*time.Minute, 250*time.Millisecond, "instances parked")
+	for _, i := range []int{0, n - 1} { // each answers from the worker's cache
+		v, err := e.Client.Temporal.QueryWorkflow(ctx, workflows.InstanceWorkflowID(steps.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}),
+			"", workflows.QueryStatus, workflows.StatusRequest{})
+		require.NoError(t, err)
+		var st workflows.Status
+		require.NoError(t, v.Get(&st))
+		require.Equal(t, "Deployed", string(st.State))
+	}
+	grown := runtime.NumGoroutine() - before
+	// Six per instance before the receivers shared one coroutine; allow one more than two for
+	// the worker's own pollers and connections.
+	require.Less(t, grown, 3*n, "%d goroutines for %d parked instances", grown, n)
+	require.Greater(t, grown, n, "the instances are cached, each with its goroutines: %d for %d", grown, n)
+}
