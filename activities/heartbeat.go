@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // heartbeatEvery is well inside the 30 s heartbeat timeout the workflows set.
@@ -31,5 +34,21 @@ func withHeartbeat(ctx context.Context, detail string, fn func(ctx context.Conte
 			}
 		}()
 	}
-	return fn(ctx)
+	return stopped(ctx, fn(ctx))
+}
+
+// stopped turns the failure of a step its worker's stop cut short (the grace ran out,
+// terraform got SIGINT and saved its state) into a retryable error: the step is not failed,
+// it runs again on another worker, where an apply re-plans what is left (StalePlan).
+func stopped(ctx context.Context, err error) error {
+	// A cancel the workflow asked for stays a cancel.
+	if err == nil || ctx.Err() == nil || !activity.IsActivity(ctx) || temporal.IsCanceledError(context.Cause(ctx)) {
+		return err
+	}
+	select {
+	case <-activity.GetWorkerStopChannel(ctx):
+		return temporal.NewApplicationError("interrupted because the worker is stopping: "+err.Error(), steps.ErrWorkerStopped)
+	default:
+		return err
+	}
 }

@@ -57,9 +57,11 @@ func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (s
 	if err != nil {
 		return steps.InfraOutput{}, classify(err)
 	}
+	// The apply may have finished while the worker stopped: then reading the state is cut short
+	// and the retry finds the plan applied.
 	out, err := a.infra(ctx, in.Ref)
 	out.AlreadyApplied = already
-	return out, err
+	return out, stopped(ctx, err)
 }
 
 // TerraformDestroy runs `terraform destroy` on the instance's state.
@@ -74,7 +76,8 @@ func (a *Activities) TerraformDestroy(ctx context.Context, in steps.TerraformInp
 	if err != nil {
 		return steps.InfraOutput{}, classify(err)
 	}
-	return a.infra(ctx, in.Ref)
+	out, err := a.infra(ctx, in.Ref)
+	return out, stopped(ctx, err)
 }
 
 // prepare makes the working directory match the revision (or the proposed

@@ -63,8 +63,15 @@ tool_spec() {
 		version=v3.22.0
 		eta="about 4 minutes once"
 		;;
+	terraform-provider-time)
+		# hashicorp/time, whose time_sleep makes an apply take seconds; offered to terraform
+		# through a filesystem mirror (testsuite/tfmirror).
+		pkg=github.com/hashicorp/terraform-provider-time
+		version=v0.14.2
+		eta="about a minute once"
+		;;
 	*)
-		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server, helm)" >&2
+		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server, helm, terraform-provider-time)" >&2
 		return 2
 		;;
 	esac
@@ -274,7 +281,7 @@ server_extras() {
 
 main() {
 	if (($# == 0)); then
-		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server|helm ..." >&2
+		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server|helm|terraform-provider-time ..." >&2
 		return 2
 	fi
 	mkdir -p "$tools_dir" "${root}/bin"

@@ -43,6 +43,10 @@ func run() error {
 	}
 	defer func() { _ = zl.Sync() }()
 	cfg := app.FromEnv()
+	stop, err := cfg.StopSettings()
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
 	// Off unless OTEL_* asks for an exporter; spans still buffered are flushed on the way out.
 	shutdownTracing, tracingOn, err := tracing.Setup(context.Background(), "slipway-worker")
 	if err != nil {
@@ -120,7 +124,9 @@ func run() error {
 	tel.polled()
 	// Not ready once a stop begins: on SIGTERM/SIGINT (telemetry watches them) or any other way out.
 	defer tel.SetStopping()
-	return w.Run(worker.InterruptCh())
+	// SIGTERM or SIGINT: polling stops, running steps get SLIPWAY_WORKER_GRACE (internal/app/drain.go).
+	stop.Log, stop.OnStopping = zl, tel.SetStopping
+	return w.RunUntil(worker.InterruptCh(), stop)
 }
 
 // flushTraces exports the spans still buffered, within a bound: an unreachable collector must not hold the exit.

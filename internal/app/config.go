@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,6 +82,11 @@ type Config struct {
 	// ReservedNames (SLIPWAY_RESERVED_NAMES) are the operator's names no new instance may derive,
 	// on top of names.DefaultReserved.
 	ReservedNames string
+	// WorkerGrace (SLIPWAY_WORKER_GRACE) is how long running activities may finish once a stop
+	// began; TerraformStopGrace (SLIPWAY_TERRAFORM_STOP_GRACE) how long an interrupted terraform
+	// gets after SIGINT. 0 takes the defaults (drain.go).
+	WorkerGrace, TerraformStopGrace time.Duration
+	graceErr                        error
 }
 
 // DefaultStickyCache keeps the active part of a fleet warm and bounds the worker's memory:
@@ -128,6 +134,10 @@ func FromEnv() Config {
 		}
 		cfg.ObserveInterval = d
 	}
+	var err1, err2 error
+	cfg.WorkerGrace, err1 = parseGrace(EnvWorkerGrace, DefaultWorkerGrace)
+	cfg.TerraformStopGrace, err2 = parseGrace(EnvTerraformStopGrace, DefaultTerraformStopGrace)
+	cfg.graceErr = errors.Join(err1, err2)
 	if v := os.Getenv("SLIPWAY_STICKY_CACHE"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -136,6 +146,27 @@ func FromEnv() Config {
 		cfg.StickyCache = n
 	}
 	return cfg
+}
+
+// workerGrace is the WorkerStopTimeout of this process's workers.
+func (c Config) workerGrace() time.Duration {
+	if c.WorkerGrace > 0 {
+		return c.WorkerGrace
+	}
+	return DefaultWorkerGrace
+}
+
+// terraformStopGrace is how long terraform may take after SIGINT before it is killed.
+func (c Config) terraformStopGrace() time.Duration {
+	if c.TerraformStopGrace > 0 {
+		return c.TerraformStopGrace
+	}
+	return DefaultTerraformStopGrace
+}
+
+// StopSettings are the graces of this worker's stop sequence, or the bad setting's error.
+func (c Config) StopSettings() (Stop, error) {
+	return Stop{Grace: c.workerGrace(), TerraformGrace: c.terraformStopGrace()}, c.graceErr
 }
 
 // stickyCache is the sticky cache size this worker asks the SDK for.
@@ -169,6 +200,8 @@ func (c Config) Validate() error {
 		return c.observeErr
 	case c.stickyErr != nil:
 		return c.stickyErr
+	case c.graceErr != nil:
+		return c.graceErr
 	case c.stackEnvErr != nil:
 		return c.stackEnvErr
 	case c.StickyCache < 0:

@@ -49,7 +49,8 @@ func PoolWorkers(c client.Client, base string, cfg Config, acts *activities.Acti
 		return nil, err
 	}
 	for _, tq := range []string{base, controlplane.TaskQueue(base, cfg.ControlPlane)} {
-		w := worker.New(c, tq, worker.Options{Interceptors: ics})
+		// Polling stops at once on SIGTERM; running activities get the grace (drain.go).
+		w := worker.New(c, tq, worker.Options{Interceptors: append(ics, &countActivities{}), WorkerStopTimeout: cfg.workerGrace()})
 		if err := Register(w, acts); err != nil {
 			return nil, err
 		}

@@ -48,7 +48,8 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithStackEnv(cfg.StackEnv, nil)}
+	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithStackEnv(cfg.StackEnv, nil),
+		terraform.WithWaitDelay(cfg.terraformStopGrace())}
 	switch v := os.Getenv(terraform.EnvSandbox); v {
 	case "", "none":
 	case hooks.SandboxBwrap:

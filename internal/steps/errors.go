@@ -18,6 +18,7 @@ const (
 	ErrUnreadable     = "StoreUnreadable" // a stored plan or secret does not open with the keyring (names the key ID)
 	ErrStalePlan      = "StalePlan"       // the state changed after the plan was made (an apply cut short by a lost host)
 	ErrBusy           = "Busy"            // the instance runs another operation: the request may succeed later
+	ErrWorkerStopped  = "WorkerStopped"   // the worker's stop grace ran out mid-step: retried on another worker
 )
 
 // NonRetryable are the error types that activity retry policies stop on.

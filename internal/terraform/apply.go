@@ -59,7 +59,9 @@ func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyAppli
 		return false, err
 	}
 	err = c.recorded(ctx, func() error {
-		err := c.tf.Apply(ctx, tfexec.DirOrPlan(file), tfexec.LockTimeout("0s"))
+		tctx, cancel := c.interruptible(ctx)
+		defer cancel()
+		err := c.tf.Apply(tctx, tfexec.DirOrPlan(file), tfexec.LockTimeout("0s"))
 		if err != nil && strings.Contains(c.stderr.String(), "Saved plan is stale") {
 			return &StalePlanError{Workspace: ws, File: p.File}
 		}

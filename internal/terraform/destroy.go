@@ -12,5 +12,9 @@ func (r *Runner) Destroy(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
-	return c.recorded(ctx, func() error { return c.fail(c.tf.Destroy(ctx, tfexec.LockTimeout("0s"))) })
+	return c.recorded(ctx, func() error {
+		tctx, cancel := c.interruptible(ctx)
+		defer cancel()
+		return c.fail(c.tf.Destroy(tctx, tfexec.LockTimeout("0s")))
+	})
 }

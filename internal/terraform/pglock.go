@@ -295,14 +295,17 @@ func (c *call) recorded(ctx context.Context, run func() error) (err error) {
 	if err != nil {
 		return &CommandError{Command: c.command, Workspace: c.ws, Err: fmt.Errorf("lock record in %s: %w", lockTable, err)}
 	}
+	env := maps.Clone(c.env)
+	marker := runMarker()
+	env[EnvRunMarker] = marker
 	if id != "" {
-		env := maps.Clone(c.env)
 		env["PG_CONN_STR"] = withAppName(env["PG_CONN_STR"], appPrefix+id)
-		if err := c.tf.SetEnv(env); err != nil {
-			return &CommandError{Command: c.command, Workspace: c.ws, Err: err}
-		}
+	}
+	if err := c.tf.SetEnv(env); err != nil {
+		return &CommandError{Command: c.command, Workspace: c.ws, Err: err}
 	}
 	runErr := run()
+	sweep(marker)
 	if err := c.r.endRecord(ctx, c.ws, id); err != nil && runErr == nil {
 		return &CommandError{Command: c.command, Workspace: c.ws, Err: fmt.Errorf("lock record %s not deleted: %w", id, err)}
 	}

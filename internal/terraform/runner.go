@@ -5,6 +5,8 @@ package terraform
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"io"
 	"maps"
@@ -164,6 +166,14 @@ type call struct {
 	tf      *tfexec.Terraform
 	stderr  *tailBuffer
 	env     map[string]string
+	// prov follows the provisioners an apply or destroy runs (interrupt.go).
+	prov *provisioners
+}
+
+// interruptible is the context to run c's terraform under when ctx may be cancelled mid-change:
+// a running provisioner gets up to half the wait delay to finish before terraform's SIGINT.
+func (c *call) interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return interruptible(ctx, c.prov, c.r.waitDelay/2)
 }
 
 // open validates ws and prepares a terraform-exec handle on its (existing) working dir.
@@ -196,12 +206,20 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
 	stderr := io.Writer(c.stderr)
+	var stdout []io.Writer
+	if command == "apply" || command == "destroy" {
+		c.prov = &provisioners{}
+		stdout = append(stdout, c.prov)
+	}
 	if r.out != nil {
 		// show -json and state pull print state values in clear, sensitive ones included.
 		if command != cmdShow && command != cmdStatePull {
-			tf.SetStdout(r.out)
+			stdout = append(stdout, r.out)
 		}
 		stderr = io.MultiWriter(r.out, c.stderr)
+	}
+	if len(stdout) > 0 {
+		tf.SetStdout(io.MultiWriter(stdout...))
 	}
 	tf.SetStderr(stderr)
 	c.tf = tf
@@ -270,4 +288,16 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// EnvRunMarker is set in the environment of each state-changing terraform command to a value of
+// its own, which its providers and provisioners inherit: sweep finds what the run left behind by it.
+// A TF_ name: no SLIPWAY_ variable reaches terraform.
+const EnvRunMarker = "TF_RUN_MARKER"
+
+// runMarker is a fresh value for EnvRunMarker.
+func runMarker() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -1,0 +1,91 @@
+// Package tfmirror offers providers built by scripts/tools.sh to the real terraform through a
+// filesystem mirror, so tests install them with no registry: Layout writes the mirror and the
+// CLI configuration that points terraform at it (TF_CLI_CONFIG_FILE).
+package tfmirror
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/slipway-dev/slipway/internal/toolsdir"
+)
+
+// Provider is one provider a mirror offers.
+type Provider struct {
+	// Source is the registry address without its host, e.g. hashicorp/time.
+	Source string
+	// Version without the v, e.g. 0.14.2.
+	Version string
+	// Binary is the built provider.
+	Binary string
+}
+
+// TimeVersion is the hashicorp/time release scripts/tools.sh builds (terraform-provider-time).
+const TimeVersion = "0.14.2"
+
+// Time is hashicorp/time from the tools cache; its time_sleep makes an apply take as long as asked.
+func Time() Provider {
+	return Provider{Source: "hashicorp/time", Version: TimeVersion,
+		Binary: filepath.Join(toolsdir.Dir(), "terraform-provider-time-v"+TimeVersion, "terraform-provider-time")}
+}
+
+// Mirror is a laid-out filesystem mirror.
+type Mirror struct {
+	// Dir is the mirror's root (<Dir>/registry.terraform.io/<source>/<version>/linux_amd64/...).
+	Dir string
+	// ConfigFile is the CLI configuration to give terraform as TF_CLI_CONFIG_FILE.
+	ConfigFile string
+}
+
+// Layout writes a mirror of ps and its CLI configuration under a temp dir of t. Terraform
+// installs those providers from the mirror only and every other one as usual. A provider
+// not built fails the test, naming the command that builds it.
+func Layout(t testing.TB, ps ...Provider) Mirror {
+	t.Helper()
+	m, err := Write(t.TempDir(), ps...)
+	if err != nil {
+		t.Fatalf("tfmirror: %v", err)
+	}
+	return m
+}
+
+// Write lays the mirror out in dir.
+func Write(dir string, ps ...Provider) (Mirror, error) {
+	m := Mirror{Dir: filepath.Join(dir, "mirror"), ConfigFile: filepath.Join(dir, "terraform.tfrc")}
+	var addrs []string
+	for _, p := range ps {
+		bin, err := os.ReadFile(p.Binary)
+		if err != nil {
+			return Mirror{}, fmt.Errorf("provider %s %s: %w (build it with scripts/tools.sh terraform-provider-%s)",
+				p.Source, p.Version, err, filepath.Base(p.Source))
+		}
+		// The unpacked layout: <host>/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>.
+		target := filepath.Join(m.Dir, "registry.terraform.io", p.Source, p.Version, "linux_amd64")
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return Mirror{}, err
+		}
+		name := "terraform-provider-" + filepath.Base(p.Source) + "_v" + p.Version
+		if err := os.WriteFile(filepath.Join(target, name), bin, 0o755); err != nil {
+			return Mirror{}, err
+		}
+		addrs = append(addrs, fmt.Sprintf("%q", "registry.terraform.io/"+p.Source))
+	}
+	list := strings.Join(addrs, ", ")
+	cfg := fmt.Sprintf(`provider_installation {
+  filesystem_mirror {
+    path    = %q
+    include = [%s]
+  }
+  direct {
+    exclude = [%s]
+  }
+}
+`, m.Dir, list, list)
+	if err := os.WriteFile(m.ConfigFile, []byte(cfg), 0o644); err != nil {
+		return Mirror{}, err
+	}
+	return m, nil
+}
