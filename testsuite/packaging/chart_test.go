@@ -85,8 +85,8 @@ func TestChartRendersTheProductionTopology(t *testing.T) {
 			require.NotNil(t, w, "no worker Deployment in %v", keys(byName))
 			assert.EqualValues(t, c.replicas, w.Get("spec", "replicas"))
 			pod := Object(w.Get("spec", "template", "spec").(map[string]any))
-			assert.EqualValues(t, c.grace+c.tfGrace+15, pod.Get("terminationGracePeriodSeconds"),
-				"terminationGracePeriodSeconds = grace + terraform stop grace + 15")
+			assert.EqualValues(t, c.grace+c.tfGrace*3/2+15, pod.Get("terminationGracePeriodSeconds"),
+				"terminationGracePeriodSeconds = grace + 1.5 × terraform stop grace (the worker's longest wait) + 15")
 			ctr := Object(pod.Get("containers", 0).(map[string]any))
 			env := envOf(t, ctr)
 			assert.Equal(t, fmt.Sprintf("%ds", c.grace), env["SLIPWAY_WORKER_GRACE"])
