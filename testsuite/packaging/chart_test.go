@@ -31,6 +31,7 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{[]string{"workers.replicas=-1"}, "/workers/replicas"},
 		{[]string{"workers.replicas=three"}, "/workers/replicas"},
 		{[]string{"workers.gracePeriodSeconds=5m"}, "/workers/gracePeriodSeconds"},
+		{[]string{"workers.goMemLimit=2Gi"}, "/workers/goMemLimit"},
 		{[]string{"workers.telemetryPort=80"}, "/workers/telemetryPort"},
 		{[]string{"temporal.address=temporal-frontend"}, "/temporal/address"},
 		{[]string{"forge.kind=bitbucket"}, "/forge/kind"},
@@ -92,6 +93,7 @@ func TestChartRendersTheProductionTopology(t *testing.T) {
 			assert.Equal(t, fmt.Sprintf("%ds", c.grace), env["SLIPWAY_WORKER_GRACE"])
 			assert.Equal(t, fmt.Sprintf("%ds", c.tfGrace), env["SLIPWAY_TERRAFORM_STOP_GRACE"])
 			assert.Equal(t, "0.0.0.0:9090", env["SLIPWAY_TELEMETRY_ADDR"])
+			assert.Equal(t, "1843MiB", env["GOMEMLIMIT"], "the Go runtime's soft limit under the 2Gi memory limit")
 			assert.EqualValues(t, 9090, ctr.Get("ports", 0, "containerPort"))
 			assert.Equal(t, "/healthz", ctr.Get("livenessProbe", "httpGet", "path"))
 			assert.Equal(t, "/readyz", ctr.Get("readinessProbe", "httpGet", "path"))
