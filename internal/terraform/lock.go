@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // LockInfo describes a held state lock as far as the backend can tell.
@@ -33,6 +34,11 @@ func (r *Runner) Lock(ctx context.Context, ws Workspace) (*LockInfo, bool, error
 
 func (r *Runner) localLock(ws Workspace) (*LockInfo, bool, error) {
 	info, err := readLockInfo(r.lockInfoPath(ws))
+	// terraform writes lock.info just after taking the lock: a read in between sees it half written.
+	for try := 0; err != nil && errors.Is(err, errPartialLockInfo) && try < 10; try++ {
+		time.Sleep(20 * time.Millisecond)
+		info, err = readLockInfo(r.lockInfoPath(ws))
+	}
 	if err != nil || info == nil {
 		return nil, false, wrapLockErr(ws, err)
 	}
@@ -56,6 +62,9 @@ func (r *Runner) lockInfoPath(ws Workspace) string {
 	return filepath.Join(filepath.Dir(sp), "."+filepath.Base(sp)+".lock.info")
 }
 
+// errPartialLockInfo marks a lock.info that does not parse (yet).
+var errPartialLockInfo = errors.New("not a whole lock record")
+
 // readLockInfo returns nil without error when there is no lock file.
 func readLockInfo(path string) (*LockInfo, error) {
 	data, err := os.ReadFile(path)
@@ -67,7 +76,7 @@ func readLockInfo(path string) (*LockInfo, error) {
 	}
 	var raw struct{ ID, Operation, Who, Created, Path string }
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("unreadable lock info %s: %w", path, err)
+		return nil, fmt.Errorf("unreadable lock info %s: %w (%w)", path, errPartialLockInfo, err)
 	}
 	return &LockInfo{ID: raw.ID, Who: raw.Who, Operation: raw.Operation, Created: normalizeCreated(raw.Created), Path: raw.Path}, nil
 }
