@@ -64,6 +64,8 @@ type Schema struct {
 	Stateful []string
 	// Hooks are the stack's lifecycle hooks (drain, post-deploy), in document order.
 	Hooks []hooks.Spec
+	// ArgoCD is where the stack's Applications go (argocd.go); zero keeps the defaults.
+	ArgoCD ArgoCD
 }
 
 // Param finds a parameter by name.
@@ -118,8 +120,10 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.ControlPlanes = parseControlPlanes(kv.Value, field, fe)
 		case "stateful":
 			s.Stateful = parseStateful(kv.Value, field, fe)
+		case "argocd":
+			s.ArgoCD = parseArgoCD(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd", kv.Line)
 		}
 	}
 	return s

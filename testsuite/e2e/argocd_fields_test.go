@@ -3,10 +3,13 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
@@ -63,4 +66,70 @@ func jsonOf(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// A stack's argocd: block puts its instances' Applications in the operator's project at the
+// destination it names; slipway makes no tenant project for them and changes the operator's
+// none. A destination the project does not allow, or a project ArgoCD lacks, is refused naming
+// the stack's field, before the namespace or anything else exists on the cluster.
+func TestArgoCDStackNamesProjectAndDestination(t *testing.T) {
+	stack := cluster.Start(t)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
+		o.Deployer, o.ArgoURL, o.ArgoToken = "argocd", stack.ArgoURL, stack.ArgoToken
+	})
+	project := map[string]any{"project": map[string]any{
+		"metadata": map[string]any{"name": "platform-apps", "labels": map[string]string{"team": "platform"}},
+		"spec": map[string]any{"sourceRepos": []string{"*"},
+			"destinations": []map[string]string{{"server": argocd.DefaultDestination, "namespace": "placed-*"}}}}}
+	code, body := stack.Argo(t, http.MethodPost, "/api/v1/projects", project)
+	require.Equal(t, http.StatusOK, code, string(body))
+	before := projectJSON(t, stack, "platform-apps")
+
+	pushPlacedStack(t, e, "placed", "argocd:\n  project: platform-apps\n  destination:\n    name: in-cluster\n")
+	pushPlacedStack(t, e, "offlimits", "argocd:\n  project: platform-apps\n  destination:\n    server: "+argocd.DefaultDestination+"\n")
+	pushPlacedStack(t, e, "ghost", "argocd:\n  project: ghost-apps\n")
+
+	e.MustCLI(0, "create", "placed/web", "-f", writeFile(t, "stack: placed\nparameters:\n  greeting: hello\n  replicas: 2\n"), "--wait")
+	e.MustCLI(0, "deploy", "placed/web", "--wait")
+	app := argoApp(t, stack, "placed-web")
+	require.Equal(t, "platform-apps", app.Spec.Project)
+	require.Equal(t, argocd.ApplicationDestination{Name: "in-cluster", Namespace: "placed-web"}, app.Spec.Destination)
+	require.Equal(t, "2", configMap(t, stack, "placed-web")["replicas"], "ArgoCD synced it there")
+	code, _ = stack.Argo(t, http.MethodGet, "/api/v1/projects/slipway-placed", nil)
+	require.Equal(t, http.StatusNotFound, code, "no tenant project for a stack that names its own")
+	require.JSONEq(t, before, projectJSON(t, stack, "platform-apps"), "the operator's project is as the operator left it")
+
+	for _, tc := range []struct{ ref, stack, want string }{
+		{"other/web", "offlimits", `argocd: invalid schema.argocd.destination: project platform-apps does not allow server https://kubernetes.default.svc namespace other-web`},
+		{"spooky/web", "ghost", `argocd: invalid schema.argocd.project: ArgoCD has no project "ghost-apps"`},
+	} {
+		e.MustCLI(0, "create", tc.ref, "-f", writeFile(t, "stack: "+tc.stack+"\nparameters:\n  greeting: hello\n"), "--wait")
+		out := e.MustCLI(1, "deploy", tc.ref, "--wait")
+		require.Contains(t, out.Stdout, tc.ref+" is DeploymentFailed")
+		st := e.Status(tc.ref)
+		require.Contains(t, st.Failure.Error, tc.want)
+		ns := strings.ReplaceAll(tc.ref, "/", "-")
+		code, body := stack.Argo(t, http.MethodGet, "/api/v1/applications?name="+ns, nil)
+		require.Equal(t, http.StatusOK, code)
+		require.NotContains(t, string(body), `"name":"`+ns+`"`, "no Application was made")
+		require.Equal(t, http.StatusNotFound, get(t, stack, "/api/v1/namespaces/"+ns), "nor the namespace")
+	}
+
+	e.MustCLI(0, "deprovision", "placed/web", "--yes", "--wait")
+	require.Equal(t, http.StatusNotFound, get(t, stack, "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/placed-web"))
+	require.Equal(t, http.StatusNotFound, get(t, stack, "/api/v1/namespaces/placed-web"))
+	require.JSONEq(t, before, projectJSON(t, stack, "platform-apps"), "the operator's project is still as it was")
+}
+
+// pushPlacedStack adds the example stack under another name, its schema extended by extra.
+func pushPlacedStack(t *testing.T, e *testsuite.Env, name, extra string) {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, p := range []string{"schema.yaml", "terraform/main.tf.tmpl", "manifests/app.yaml.tmpl"} {
+		data, err := os.ReadFile("../../examples/stacks/example/" + p)
+		require.NoError(t, err)
+		files["stacks/"+name+"/"+p] = data
+	}
+	files["stacks/"+name+"/schema.yaml"] = append(files["stacks/"+name+"/schema.yaml"], "\n"+extra...)
+	testsuite.PushFiles(t, e.GitOpsRepo, "add stack "+name, files)
 }
