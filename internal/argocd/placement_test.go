@@ -37,8 +37,8 @@ func TestPlacementRefusedNamesTheStackField(t *testing.T) {
 	dest := ApplicationDestination{Server: DefaultDestination, Namespace: "acme-web"}
 	for msg, field := range map[string]string{
 		"application spec for acme-web is invalid: InvalidSpecError: application destination server 'https://kubernetes.default.svc' and namespace 'acme-web' do not match any of the allowed destinations in project 'platform'": "schema.argocd.destination",
-		"application spec for acme-web is invalid: InvalidSpecError: application repo file:///srv/gitops is not permitted in project 'platform'":                                                                             "schema.argocd.project",
-		"application destination spec for acme-web is invalid: there are no clusters with this name: prod-eu":                                                                                                                   "schema.argocd.destination",
+		"application spec for acme-web is invalid: InvalidSpecError: application repo file:///srv/gitops is not permitted in project 'platform'":                                                                                  "schema.argocd.project",
+		"application destination spec for acme-web is invalid: there are no clusters with this name: prod-eu":                                                                                                                     "schema.argocd.destination",
 	} {
 		err := placementRefused(&APIError{Op: "create application acme-web", Status: 400, Message: msg}, "platform", dest)
 		var input *InvalidInputError
