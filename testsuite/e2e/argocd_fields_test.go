@@ -133,3 +133,21 @@ func pushPlacedStack(t *testing.T, e *testsuite.Env, name, extra string) {
 	files["stacks/"+name+"/schema.yaml"] = append(files["stacks/"+name+"/schema.yaml"], "\n"+extra...)
 	testsuite.PushFiles(t, e.GitOpsRepo, "add stack "+name, files)
 }
+
+// A stack whose argocd: block is bad is refused at create with exit 2, naming the field, and
+// nothing reaches the repository.
+func TestArgoCDStackBlockIsCheckedAtCreate(t *testing.T) {
+	e := testsuite.NewEnv(t)
+	for _, tc := range []struct{ stack, block, want string }{
+		{"wideopen", "argocd:\n  project: default\n", "schema.argocd.project: must not be ArgoCD's default project"},
+		{"neighbour", "argocd:\n  project: slipway-acme\n", `schema.argocd.project: "slipway-acme" is a tenant project slipway makes`},
+		{"templated", "argocd:\n  destination:\n    name: in-cluster\n    namespace: '{{ .Tenant }}-apps'\n", "schema.argocd.destination.namespace: is not supported"},
+		{"twice", "argocd:\n  destination:\n    name: in-cluster\n    server: https://kubernetes.default.svc\n", "schema.argocd.destination: set server or name, not both"},
+	} {
+		stack, extra, want := tc.stack, tc.block, tc.want
+		pushPlacedStack(t, e, stack, extra)
+		r := e.MustCLI(2, "create", "bad/"+stack, "-f", writeFile(t, "stack: "+stack+"\nparameters:\n  greeting: hello\n"))
+		require.Contains(t, r.Stderr, want, stack)
+		require.Empty(t, testsuite.Git(t, e.GitOpsRepo, "ls-tree", "main", "instances/bad/"+stack), "nothing reached the repo")
+	}
+}
