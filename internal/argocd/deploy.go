@@ -80,6 +80,12 @@ func (d *Deployer) place(ctx context.Context, app deploy.App, cur *Application) 
 		_, dest, _ := d.placement(app)
 		return "", placementRefused(err, project, dest)
 	}
+	if cur != nil && cur.Spec.Project == ProjectName(app.Ref.Tenant) {
+		// The app moved out of the tenant's project: its namespace leaves that project's destinations.
+		if err := d.dismiss(ctx, app, cur.Spec.Destination); err != nil {
+			return "", err
+		}
+	}
 	return project, d.prepare(ctx, app, cur != nil)
 }
 

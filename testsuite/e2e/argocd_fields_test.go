@@ -151,3 +151,31 @@ func TestArgoCDStackBlockIsCheckedAtCreate(t *testing.T) {
 		require.Empty(t, testsuite.Git(t, e.GitOpsRepo, "ls-tree", "main", "instances/bad/"+stack), "nothing reached the repo")
 	}
 }
+
+// A stack that starts naming a project moves its deployed instances there on their next deploy,
+// and their namespaces leave the tenant's project.
+func TestArgoCDStackMovesItsAppsToTheNamedProject(t *testing.T) {
+	stack := cluster.Start(t)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
+		o.Deployer, o.ArgoURL, o.ArgoToken = "argocd", stack.ArgoURL, stack.ArgoToken
+	})
+	project := map[string]any{"project": map[string]any{
+		"metadata": map[string]any{"name": "platform-apps"},
+		"spec": map[string]any{"sourceRepos": []string{"*"},
+			"destinations": []map[string]string{{"server": argocd.DefaultDestination, "namespace": "moving-*"}}}}}
+	code, body := stack.Argo(t, http.MethodPost, "/api/v1/projects", project)
+	require.Equal(t, http.StatusOK, code, string(body))
+
+	pushPlacedStack(t, e, "mover", "")
+	e.MustCLI(0, "create", "moving/web", "-f", writeFile(t, "stack: mover\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "moving/web", "--wait")
+	require.Equal(t, "slipway-moving", argoApp(t, stack, "moving-web").Spec.Project)
+	require.Contains(t, argoProject(t, stack, "slipway-moving").Spec.Destinations,
+		argocd.ApplicationDestination{Server: argocd.DefaultDestination, Namespace: "moving-web"})
+
+	pushPlacedStack(t, e, "mover", "argocd:\n  project: platform-apps\n  destination:\n    server: "+argocd.DefaultDestination+"\n")
+	e.MustCLI(0, "deploy", "moving/web", "--wait")
+	require.Equal(t, "platform-apps", argoApp(t, stack, "moving-web").Spec.Project)
+	require.Empty(t, argoProject(t, stack, "slipway-moving").Spec.Destinations, "the namespace left the tenant's project")
+	require.Equal(t, "1", configMap(t, stack, "moving-web")["replicas"])
+}
