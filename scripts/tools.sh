@@ -181,7 +181,8 @@ wrapper_build() {
 					-o "${out}/" "${pkg}/cmd/kube-apiserver" "${pkg}/cmd/kube-controller-manager"
 			;;
 		github.com/opentofu/opentofu/cmd/tofu)
-			go get "${pkg}@${version}" && go build -ldflags "-s -w" -o "${out}/tofu" "${pkg}"
+			# dev=no: a release build, whose version has no -dev suffix (which no constraint would meet).
+			go get "${pkg}@${version}" && go build -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" -o "${out}/tofu" "${pkg}"
 			;;
 		code.gitea.io/gitea)
 			go get "${pkg}@${version}" &&
