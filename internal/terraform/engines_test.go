@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/internal/toolsdir"
+	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
 
 // tofuVersion is the OpenTofu release scripts/tools.sh builds.
@@ -177,4 +181,54 @@ func TestSavedPlanPinsEngineVersion(t *testing.T) {
 	assert.False(t, already)
 	// The plan names its backend: the planner's local state path, which the applier wrote with tofu.
 	assert.Equal(t, tofuVersion, stateVersion(t, planner, ws))
+}
+
+// Both engines run the real hashicorp/time from a filesystem mirror; the figures are init cold (an
+// empty working dir) and warm (init again), plan and apply, per engine.
+func TestEnginesOnRealProvider(t *testing.T) {
+	tf, tofu := requireTerraform(t), requireTofu(t)
+	es, err := DiscoverEngines(context.Background(), enginesDir(t, tofu), tf)
+	require.NoError(t, err)
+	mirror := tfmirror.Layout(t, tfmirror.Time())
+	env := map[string]string{"TF_CLI_CONFIG_FILE": mirror.ConfigFile, "PATH": os.Getenv("PATH")}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	r := newRunner(t, WithEngines(es), WithStackEnv(stackenv.AllowList{}, lookup))
+	files := map[string][]byte{"main.tf": fmt.Appendf(nil, `terraform {
+  required_providers {
+    time = { source = "hashicorp/time", version = %q }
+  }
+}
+resource "time_sleep" "wait" {
+  create_duration = "1s"
+}
+resource "time_static" "born" {}
+`, tfmirror.TimeVersion)}
+	ctx := context.Background()
+	for _, engine := range []string{"terraform", "opentofu"} {
+		ws := Workspace{Tenant: "figures", Name: engine, Engine: engine}
+		require.NoError(t, r.Prepare(ctx, ws, files))
+		start := time.Now()
+		require.NoError(t, r.Init(ctx, ws))
+		cold := time.Since(start)
+		start = time.Now()
+		require.NoError(t, r.Init(ctx, ws))
+		warm := time.Since(start)
+		start = time.Now()
+		p, err := r.Plan(ctx, ws, "p", false)
+		require.NoError(t, err)
+		plan := time.Since(start)
+		require.Equal(t, 2, p.Summary.Add)
+		start = time.Now()
+		_, err = r.Apply(ctx, ws, p)
+		require.NoError(t, err)
+		apply := time.Since(start)
+		want, err := es.Pick(engine, "")
+		require.NoError(t, err)
+		require.Equal(t, want.Version.String(), stateVersion(t, r, ws))
+		lock, err := os.ReadFile(filepath.Join(r.Dir(ws), depLockFile))
+		require.NoError(t, err)
+		require.Contains(t, string(lock), "hashicorp/time", "the provider came from the mirror")
+		t.Logf("%s: init cold %v, init warm %v, plan %v, apply %v (of which time_sleep 1s)", want,
+			cold.Round(time.Millisecond), warm.Round(time.Millisecond), plan.Round(time.Millisecond), apply.Round(time.Millisecond))
+	}
 }
