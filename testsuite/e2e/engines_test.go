@@ -144,6 +144,58 @@ func TestLifecycleOnBothEngines(t *testing.T) {
 	}
 }
 
+// A deployed instance whose stack moves from terraform to OpenTofu: the next deploy renders the
+// new engine into the instance directory, the worker inits again with tofu, and tofu takes over
+// terraform's state (hashicorp/time included) without re-creating anything.
+func TestStackMovesToOpenTofu(t *testing.T) {
+	e := testsuite.NewEnv(t)
+	mirror := tfmirror.Layout(t, tfmirror.Time())
+	t.Setenv("TF_CLI_CONFIG_FILE", mirror.ConfigFile)
+	runner, ok := e.Activities.Terraform.(*terraform.Runner)
+	require.True(t, ok)
+	tofu, err := runner.Engines().Pick(terraform.EngineOpenTofu, "")
+	require.NoError(t, err, "build it with scripts/tools.sh tofu")
+	ref := steps.Ref{Tenant: "eng", Name: "moving"}
+	schema := func(engine string) []byte { return fmt.Appendf(nil, timeSchema, engine, ">= 1.5") }
+	testsuite.PushFiles(t, e.GitOpsRepo, "add the moving stack", map[string][]byte{
+		"stacks/moving/schema.yaml":            schema(config.EngineTerraform),
+		"stacks/moving/terraform/main.tf.tmpl": fmt.Appendf(nil, timeTF, tfmirror.TimeVersion),
+	})
+	state := func() tfState {
+		t.Helper()
+		data, err := os.ReadFile(runner.StatePath(terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name}))
+		require.NoError(t, err)
+		var s tfState
+		require.NoError(t, json.Unmarshal(data, &s))
+		return s
+	}
+	v1 := writeFile(t, "stack: moving\nparameters:\n  generation: 1\n")
+	e.MustCLI(0, "create", "eng/moving", "-f", v1, "--wait")
+	e.MustCLI(0, "deploy", "eng/moving", "--wait")
+	before := state()
+	require.NotEqual(t, tofu.Version.String(), before.Version, "terraform wrote the state first")
+
+	testsuite.PushFiles(t, e.GitOpsRepo, "move the stack to OpenTofu", map[string][]byte{"stacks/moving/schema.yaml": schema(config.EngineOpenTofu)})
+	out := e.MustCLI(0, "plan", "eng/moving", "-f", v1)
+	require.Contains(t, out.Stdout, "+opentofu >= 1.5", "the plan shows the engine change in the instance directory")
+	e.MustCLI(0, "deploy", "eng/moving", "-f", v1, "--wait")
+	require.Equal(t, lifecycle.Deployed, e.Status("eng/moving").State)
+	require.Equal(t, "opentofu >= 1.5", testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/eng/moving/"+config.EngineFile))
+	after := state()
+	require.Equal(t, tofu.Version.String(), after.Version, "tofu wrote the state")
+	require.Equal(t, before.attr("time_static", "rfc3339"), after.attr("time_static", "rfc3339"), "nothing was re-created")
+	require.Equal(t, before.attr("time_sleep", "id"), after.attr("time_sleep", "id"))
+
+	// The stack now asks for a version no worker has: an update is refused before anything changes.
+	testsuite.PushFiles(t, e.GitOpsRepo, "ask for OpenTofu 9", map[string][]byte{"stacks/moving/schema.yaml": fmt.Appendf(nil, timeSchema, config.EngineOpenTofu, ">= 9")})
+	merges := testsuite.Merges(t, e.GitOpsRepo, "instances/eng/moving")
+	r := e.MustCLI(2, "deploy", "eng/moving", "-f", writeFile(t, "stack: moving\nparameters:\n  generation: 2\n"), "--wait")
+	require.Contains(t, r.Stderr, "schema.engineVersion")
+	require.Equal(t, merges, testsuite.Merges(t, e.GitOpsRepo, "instances/eng/moving"), "nothing merged")
+	require.Equal(t, lifecycle.Deployed, e.Status("eng/moving").State)
+	require.Equal(t, after.attr("time_sleep", "id"), state().attr("time_sleep", "id"), "nothing applied")
+}
+
 // A stack whose engine or version the workers lack is refused at validation with exit 2, naming
 // the stack's field and what the worker has; nothing reaches the repo.
 func TestEngineNoWorkerHasIsRefused(t *testing.T) {
