@@ -111,7 +111,7 @@ func TestLifecycleOnBothEngines(t *testing.T) {
 
 			start := time.Now()
 			e.MustCLI(0, "deploy", ctx, "--wait")
-			t.Logf("%s: first deploy (cold init, 2s time_sleep) took %v", tc.want, time.Since(start).Round(time.Millisecond))
+			t.Logf("%s: first deploy (2s time_sleep) took %v", tc.want, time.Since(start).Round(time.Millisecond))
 			require.Equal(t, lifecycle.Deployed, e.Status(ctx).State)
 			s := state()
 			require.Equal(t, tc.want.Version.String(), s.Version, "%s wrote the state", tc.want)
@@ -124,7 +124,7 @@ func TestLifecycleOnBothEngines(t *testing.T) {
 
 			start = time.Now()
 			e.MustCLI(0, "deploy", ctx, "-f", v2, "--wait")
-			t.Logf("%s: update deploy (warm, time_sleep replaced) took %v", tc.want, time.Since(start).Round(time.Millisecond))
+			t.Logf("%s: update deploy (time_sleep replaced) took %v", tc.want, time.Since(start).Round(time.Millisecond))
 			s = state()
 			require.Equal(t, tc.want.Version.String(), s.Version)
 			require.Equal(t, born, s.attr("time_static", "rfc3339"), "time_static was not re-created")
@@ -220,6 +220,7 @@ func TestEngineNoWorkerHasIsRefused(t *testing.T) {
 			file := writeFile(t, "stack: "+tc.stack+"\n")
 			r := e.CLI("create", "eng/"+tc.stack, "-f", file, "--wait")
 			require.Equal(t, 2, r.Code, "stdout %s stderr %s", r.Stdout, r.Stderr)
+			t.Logf("refused: %s", strings.TrimSpace(r.Stderr))
 			require.Contains(t, r.Stderr, tc.field)
 			require.Contains(t, r.Stderr, tc.msg)
 			require.Equal(t, 2, e.CLI("status", "eng/"+tc.stack).Code, "no instance was created")
