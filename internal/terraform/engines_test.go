@@ -232,3 +232,23 @@ resource "time_static" "born" {}
 			cold.Round(time.Millisecond), warm.Round(time.Millisecond), plan.Round(time.Millisecond), apply.Round(time.Millisecond))
 	}
 }
+
+// In the sandbox the picked engine is what runs: tofu's own directory is bound in read-only.
+func TestSandboxedOpenTofu(t *testing.T) {
+	bwrap := requireBwrap(t)
+	tf, tofu := requireTerraform(t), requireTofu(t)
+	es, err := DiscoverEngines(context.Background(), enginesDir(t, tofu), tf)
+	require.NoError(t, err)
+	r := newRunner(t, WithEngines(es), WithSandbox(bwrap))
+	ws := Workspace{Tenant: "acme", Name: "sbx", Engine: "opentofu"}
+	ctx := context.Background()
+	ready(t, r, ws, twoResources("one"))
+	p, err := r.Plan(ctx, ws, "p", false)
+	require.NoError(t, err)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+	assert.Equal(t, tofuVersion, stateVersion(t, r, ws))
+	wrapper, err := os.ReadFile(filepath.Join(r.stateDir, "sandbox", ws.Tenant, ws.Name, "terraform"))
+	require.NoError(t, err)
+	assert.Contains(t, string(wrapper), es[0].Path, "the wrapper runs tofu")
+}
