@@ -66,6 +66,8 @@ type Schema struct {
 	Hooks []hooks.Spec
 	// ArgoCD is where the stack's Applications go (argocd.go); zero keeps the defaults.
 	ArgoCD ArgoCD
+	// Engine is engine: and engineVersion:, the binary that runs the stack's terraform (engine.go).
+	Engine Engine
 }
 
 // Param finds a parameter by name.
@@ -100,7 +102,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -122,8 +124,12 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Stateful = parseStateful(kv.Value, field, fe)
 		case "argocd":
 			s.ArgoCD = parseArgoCD(kv.Value, field, fe)
+		case "engine":
+			s.Engine.Name = parseEngineName(kv.Value, field, fe)
+		case "engineVersion":
+			s.Engine.Version = parseEngineVersion(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion", kv.Line)
 		}
 	}
 	return s

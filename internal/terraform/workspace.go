@@ -15,6 +15,9 @@ type Workspace struct {
 	// Stack picks the operator's allow-listed variables (stackenv); "" is the one Prepare
 	// last recorded for the workspace (an instance's stack never changes).
 	Stack string
+	// Engine is the stack's engine as its rendered directory records it ("opentofu ~> 1.10");
+	// "" is the worker's default terraform. Prepare records it beside the files (EngineFile).
+	Engine string
 }
 
 func (w Workspace) String() string { return w.Tenant + "/" + w.Name }
@@ -41,6 +44,9 @@ func (w Workspace) validate() error {
 	}
 	if w.Stack != "" && !labelRE.MatchString(w.Stack) {
 		return &InvalidInputError{Field: "workspace stack", Value: w.Stack, Reason: "must be a stack name"}
+	}
+	if _, err := parseEngineSpec(w.Engine); err != nil {
+		return err
 	}
 	if w.Schema != "" && !names.IsIdentifier(w.Schema) {
 		return &InvalidInputError{Field: "workspace schema", Value: w.Schema,
