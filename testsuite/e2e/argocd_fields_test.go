@@ -179,3 +179,32 @@ func TestArgoCDStackMovesItsAppsToTheNamedProject(t *testing.T) {
 	require.Empty(t, argoProject(t, stack, "slipway-moving").Spec.Destinations, "the namespace left the tenant's project")
 	require.Equal(t, "1", configMap(t, stack, "moving-web")["replicas"])
 }
+
+// A stack that names only a destination keeps its instances in their tenant's own project:
+// slipway lists exactly each instance's namespace on that cluster there, another tenant's
+// project never gets it, and deprovision takes it out again.
+func TestArgoCDStackDestinationInTheTenantsProject(t *testing.T) {
+	stack := cluster.Start(t)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
+		o.Deployer, o.ArgoURL, o.ArgoToken = "argocd", stack.ArgoURL, stack.ArgoToken
+	})
+	pushPlacedStack(t, e, "named", "argocd:\n  destination:\n    name: in-cluster\n")
+	e.MustCLI(0, "create", "north/web", "-f", writeFile(t, "stack: named\nparameters:\n  greeting: hello\n  replicas: 2\n"), "--wait")
+	e.MustCLI(0, "create", "south/web", "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "north/web", "--wait")
+	e.MustCLI(0, "deploy", "south/web", "--wait")
+
+	app := argoApp(t, stack, "north-web")
+	require.Equal(t, "slipway-north", app.Spec.Project)
+	require.Equal(t, argocd.ApplicationDestination{Name: "in-cluster", Namespace: "north-web"}, app.Spec.Destination)
+	require.Equal(t, "2", configMap(t, stack, "north-web")["replicas"], "ArgoCD synced it there")
+	require.Equal(t, []argocd.ApplicationDestination{{Name: "in-cluster", Namespace: "north-web"}},
+		argoProject(t, stack, "slipway-north").Spec.Destinations, "the tenant's project allows its instance's namespace only")
+	require.Equal(t, []argocd.ApplicationDestination{{Server: argocd.DefaultDestination, Namespace: "south-web"}},
+		argoProject(t, stack, "slipway-south").Spec.Destinations, "and the other tenant's its own")
+
+	e.MustCLI(0, "deprovision", "north/web", "--yes", "--wait")
+	require.Equal(t, http.StatusNotFound, get(t, stack, "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/north-web"))
+	require.Empty(t, argoProject(t, stack, "slipway-north").Spec.Destinations, "deprovision took the namespace out of the project")
+	require.Len(t, argoProject(t, stack, "slipway-south").Spec.Destinations, 1)
+}
