@@ -123,7 +123,11 @@ func (d *Deployer) operatorProject(ctx context.Context, name string) error {
 // destination the stack names and at each of also (where the live app was).
 func (d *Deployer) dismiss(ctx context.Context, app deploy.App, also ...ApplicationDestination) error {
 	_, dest, _ := d.placement(app)
-	gone := append([]ApplicationDestination{dest}, also...)
+	return d.drop(ctx, app, append([]ApplicationDestination{dest}, also...))
+}
+
+// drop takes the destinations gone out of the tenant's project.
+func (d *Deployer) drop(ctx context.Context, app deploy.App, gone []ApplicationDestination) error {
 	return d.changeProject(ctx, app, func(p *AppProject) bool {
 		n := len(p.Spec.Destinations)
 		p.Spec.Destinations = slices.DeleteFunc(p.Spec.Destinations, func(x ApplicationDestination) bool { return slices.Contains(gone, x) })

@@ -66,11 +66,18 @@ func (d *Deployer) place(ctx context.Context, app deploy.App, cur *Application) 
 		if err := d.prepare(ctx, app, cur != nil); err != nil {
 			return "", err
 		}
-		project, err := d.admit(ctx, app)
-		if err != nil {
+		project, dest, _ := d.placement(app)
+		if _, err := d.admit(ctx, app); err != nil {
 			return "", err
 		}
-		return project, d.ensure(ctx, d.desired(app), cur, app)
+		if err := d.ensure(ctx, d.desired(app), cur, app); err != nil {
+			return "", err
+		}
+		if cur != nil && cur.Spec.Project == project && cur.Spec.Destination != dest {
+			// The stack moved the app to another cluster: the project stops allowing the old one.
+			return project, d.drop(ctx, app, []ApplicationDestination{cur.Spec.Destination})
+		}
+		return project, nil
 	}
 	project, err := d.admit(ctx, app)
 	if err != nil {

@@ -182,7 +182,7 @@ func TestArgoCDStackMovesItsAppsToTheNamedProject(t *testing.T) {
 
 // A stack that names only a destination keeps its instances in their tenant's own project:
 // slipway lists exactly each instance's namespace on that cluster there, another tenant's
-// project never gets it, and deprovision takes it out again.
+// project never gets it, a destination the app leaves is taken out, and so is the last at deprovision.
 func TestArgoCDStackDestinationInTheTenantsProject(t *testing.T) {
 	stack := cluster.Start(t)
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
@@ -202,6 +202,14 @@ func TestArgoCDStackDestinationInTheTenantsProject(t *testing.T) {
 		argoProject(t, stack, "slipway-north").Spec.Destinations, "the tenant's project allows its instance's namespace only")
 	require.Equal(t, []argocd.ApplicationDestination{{Server: argocd.DefaultDestination, Namespace: "south-web"}},
 		argoProject(t, stack, "slipway-south").Spec.Destinations, "and the other tenant's its own")
+
+	// The stack names the cluster by its server instead: the project allows that one only.
+	pushPlacedStack(t, e, "named", "argocd:\n  destination:\n    server: "+argocd.DefaultDestination+"\n")
+	e.MustCLI(0, "deploy", "north/web", "--wait")
+	want := argocd.ApplicationDestination{Server: argocd.DefaultDestination, Namespace: "north-web"}
+	require.Equal(t, want, argoApp(t, stack, "north-web").Spec.Destination)
+	require.Equal(t, []argocd.ApplicationDestination{want}, argoProject(t, stack, "slipway-north").Spec.Destinations,
+		"the destination the app left is no longer allowed")
 
 	e.MustCLI(0, "deprovision", "north/web", "--yes", "--wait")
 	require.Equal(t, http.StatusNotFound, get(t, stack, "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/north-web"))
