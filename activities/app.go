@@ -12,8 +12,11 @@ import (
 // DeployApp ensures the instance's app at the revision and waits for it until the
 // deadline the workflow set (so a worker restart does not extend it).
 func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.AppStatus, error) {
-	app, err := a.app(ctx, in.Ref, in.Revision)
+	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
+		return steps.AppStatus{}, err
+	}
+	if app.Placement, err = a.placement(ctx, in.Revision, instanceYAML); err != nil {
 		return steps.AppStatus{}, err
 	}
 	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
@@ -32,10 +35,13 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 
 // RemoveApp deletes the app and its namespace; config and infrastructure stay.
 func (a *Activities) RemoveApp(ctx context.Context, in steps.AppInput) (steps.AppStatus, error) {
-	app, err := a.app(ctx, in.Ref, in.Revision)
+	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
 		return steps.AppStatus{}, err
 	}
+	// A stack gone or broken at the revision must not keep an app from being removed: without
+	// its placement the deployer takes the project and destination from the live app.
+	app.Placement, _ = a.placement(ctx, in.Revision, instanceYAML)
 	var st steps.AppStatus
 	err = withHeartbeat(ctx, "remove app", func(ctx context.Context) error {
 		st, err = a.Deployer.Remove(ctx, app)
@@ -44,15 +50,16 @@ func (a *Activities) RemoveApp(ctx context.Context, in steps.AppInput) (steps.Ap
 	return st, classify(err)
 }
 
-// app describes the instance's manifests at a revision for the deployer.
-func (a *Activities) app(ctx context.Context, ref steps.Ref, rev string) (deploy.App, error) {
+// app describes the instance's manifests at a revision for the deployer, and returns the
+// instance file committed there (nil when there is none).
+func (a *Activities) app(ctx context.Context, ref steps.Ref, rev string) (deploy.App, []byte, error) {
 	cref := configRef(ref)
 	derived := ref.Derived()
 	app := deploy.App{Ref: ref, Namespace: derived.Namespace, Application: derived.Application,
 		RepoURL: a.repoURL(ctx), Path: cref.Dir() + "/manifests", Revision: rev}
 	files, err := a.Forge.ReadDir(ctx, rev, cref.Dir())
 	if err != nil {
-		return app, classify(err)
+		return app, nil, classify(err)
 	}
 	manifests := map[string][]byte{}
 	for p, data := range files {
@@ -62,10 +69,28 @@ func (a *Activities) app(ctx context.Context, ref steps.Ref, rev string) (deploy
 	}
 	objs, err := config.ManifestObjects(manifests)
 	if err != nil {
-		return app, invalidConfig(err)
+		return app, nil, invalidConfig(err)
 	}
 	for _, o := range objs {
 		app.Objects = append(app.Objects, deploy.Object{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
 	}
-	return app, nil
+	return app, files[instanceFile], nil
+}
+
+// placement is the project and destination the instance's stack names at rev, the revision the
+// deploy applies, so the Application goes where the merged stack says.
+func (a *Activities) placement(ctx context.Context, rev string, instanceYAML []byte) (deploy.Placement, error) {
+	if instanceYAML == nil {
+		return deploy.Placement{}, nil
+	}
+	inst, err := config.ParseInstance(instanceYAML)
+	if err != nil {
+		return deploy.Placement{}, invalidConfig(err)
+	}
+	stack, err := a.loadStack(ctx, rev, inst.Stack)
+	if err != nil || stack.Schema == nil {
+		return deploy.Placement{}, err
+	}
+	ac := stack.Schema.ArgoCD
+	return deploy.Placement{Project: ac.Project, Server: ac.Server, Cluster: ac.Cluster}, nil
 }

@@ -39,7 +39,7 @@ func (a *Activities) CheckDrift(ctx context.Context, in steps.DriftInput) (steps
 
 // appDrift lists the app's resources the deployer reports out of sync with the revision.
 func (a *Activities) appDrift(ctx context.Context, in steps.DriftInput) ([]string, error) {
-	app, err := a.app(ctx, in.Ref, in.Revision)
+	app, _, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func (a *Activities) partialState(ctx context.Context, in steps.LeftoverInput) [
 }
 
 func (a *Activities) halfSyncedApp(ctx context.Context, ref steps.Ref) []steps.Leftover {
-	app, err := a.app(ctx, ref, "")
+	app, _, err := a.app(ctx, ref, "")
 	if err != nil {
 		return []steps.Leftover{unknown("app", err)}
 	}

@@ -101,10 +101,11 @@ const DefaultObserveInterval = observe.DefaultInterval
 
 // Forge says where the GitOps repository lives. Kind localgit uses GitOpsRepo.
 type Forge struct {
-	Kind  string // SLIPWAY_FORGE: localgit (default), github, gitlab or gitea (also Forgejo)
-	URL   string // SLIPWAY_FORGE_URL: API base URL (GitHub Enterprise, GitLab, Gitea); github.com by default for github
-	Repo  string // SLIPWAY_FORGE_REPO: owner/repo (GitHub, Gitea) or the project path (GitLab)
-	Token string // SLIPWAY_FORGE_TOKEN (or SLIPWAY_GITHUB_TOKEN / SLIPWAY_GITLAB_TOKEN / SLIPWAY_GITEA_TOKEN)
+	Kind  string    // SLIPWAY_FORGE: localgit (default), github, gitlab or gitea (also Forgejo)
+	URL   string    // SLIPWAY_FORGE_URL: API base URL (GitHub Enterprise, GitLab, Gitea); github.com by default for github
+	Repo  string    // SLIPWAY_FORGE_REPO: owner/repo (GitHub, Gitea) or the project path (GitLab)
+	Token string    // SLIPWAY_FORGE_TOKEN (or SLIPWAY_GITHUB_TOKEN / SLIPWAY_GITLAB_TOKEN / SLIPWAY_GITEA_TOKEN)
+	App   GitHubApp // SLIPWAY_GITHUB_APP_*: github only, instead of Token
 }
 
 // FromEnv reads the worker's settings from the environment.
@@ -183,7 +184,7 @@ func (c Config) stickyCache() int {
 
 func forgeFromEnv() Forge {
 	f := Forge{Kind: envOr("SLIPWAY_FORGE", "localgit"), URL: os.Getenv("SLIPWAY_FORGE_URL"),
-		Repo: os.Getenv("SLIPWAY_FORGE_REPO"), Token: os.Getenv("SLIPWAY_FORGE_TOKEN")}
+		Repo: os.Getenv("SLIPWAY_FORGE_REPO"), Token: os.Getenv("SLIPWAY_FORGE_TOKEN"), App: gitHubAppFromEnv()}
 	if f.Token == "" {
 		switch f.Kind {
 		case "github":
@@ -226,6 +227,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%s: set it to a kubeconfig for the cluster the Applications deploy to: the argocd deployer creates each instance's namespace and applies its secrets there itself (SLIPWAY_DEPLOYER=none opts out)", kubeapi.EnvKubeconfig)
 	}
 	if _, err := names.ParseReserved(c.ReservedNames); err != nil {
+		return err
+	}
+	if err := c.validateGitHubApp(); err != nil {
 		return err
 	}
 	return c.validatePool()

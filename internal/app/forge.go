@@ -44,6 +44,16 @@ func newForge(cfg Config) (forge.Forge, error) {
 			return nil, err
 		}
 		opts := []github.Option{github.WithToken(f.Token)}
+		if f.App.set() {
+			if err := cfg.validateGitHubApp(); err != nil {
+				return nil, err
+			}
+			opt, err := f.App.option()
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, opt)
+		}
 		if f.URL != "" {
 			opts = append(opts, github.WithBaseURL(f.URL))
 		}

@@ -87,10 +87,13 @@ const (
 
 // admit makes sure the tenant's project exists, is slipway's, takes its sources only from the
 // GitOps repository (as the apps name it) and lists app's namespace among its destinations. Instances of one tenant
-// deploying at once each retry on the other's change.
+// deploying at once each retry on the other's change. A project the stack names is the
+// operator's: admit only checks that it exists, and ArgoCD checks the destination against it.
 func (d *Deployer) admit(ctx context.Context, app deploy.App) (string, error) {
-	name := ProjectName(app.Ref.Tenant)
-	dest := ApplicationDestination{Server: d.c.destination, Namespace: app.Namespace}
+	name, dest, own := d.placement(app)
+	if !own {
+		return name, d.operatorProject(ctx, name)
+	}
 	return name, d.changeProject(ctx, app, func(p *AppProject) bool {
 		changed := false
 		// The GitOps repository as the forge serves it, or its mirror while the forge is down.
@@ -106,12 +109,28 @@ func (d *Deployer) admit(ctx context.Context, app deploy.App) (string, error) {
 	}, true)
 }
 
-// dismiss takes app's namespace out of the tenant's project once the app is gone.
-func (d *Deployer) dismiss(ctx context.Context, app deploy.App) error {
-	dest := ApplicationDestination{Server: d.c.destination, Namespace: app.Namespace}
+// operatorProject checks that the project a stack names exists; a missing one is bad stack input.
+func (d *Deployer) operatorProject(ctx context.Context, name string) error {
+	_, err := d.c.GetProject(ctx, name)
+	var nf *NotFoundError
+	if errors.As(err, &nf) {
+		return &InvalidInputError{Field: "schema.argocd.project", Reason: fmt.Sprintf("ArgoCD has no project %q; the operator makes it, slipway only puts apps in it", name)}
+	}
+	return err
+}
+
+// dismiss takes app's namespace out of the tenant's project once the app is gone, at the
+// destination the stack names and at each of also (where the live app was).
+func (d *Deployer) dismiss(ctx context.Context, app deploy.App, also ...ApplicationDestination) error {
+	_, dest, _ := d.placement(app)
+	return d.drop(ctx, app, append([]ApplicationDestination{dest}, also...))
+}
+
+// drop takes the destinations gone out of the tenant's project.
+func (d *Deployer) drop(ctx context.Context, app deploy.App, gone []ApplicationDestination) error {
 	return d.changeProject(ctx, app, func(p *AppProject) bool {
 		n := len(p.Spec.Destinations)
-		p.Spec.Destinations = slices.DeleteFunc(p.Spec.Destinations, func(x ApplicationDestination) bool { return x == dest })
+		p.Spec.Destinations = slices.DeleteFunc(p.Spec.Destinations, func(x ApplicationDestination) bool { return slices.Contains(gone, x) })
 		return len(p.Spec.Destinations) != n
 	}, false)
 }

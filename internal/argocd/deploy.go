@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"time"
 
@@ -28,14 +29,9 @@ func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Tim
 	if cur != nil && !owns(cur, app) {
 		return steps.AppStatus{Deployer: d.Name()}, notOwned(cur, app)
 	}
-	if err := d.prepare(ctx, app, cur != nil); err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
-	}
-	project, err := d.admit(ctx, app)
+	_, _, own := d.placement(app)
+	project, err := d.place(ctx, app, cur)
 	if err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
-	}
-	if err := d.ensure(ctx, d.desired(app), cur, app); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
 	d = d.in(project)
@@ -47,7 +43,7 @@ func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Tim
 		// The controller checks the destination against its own cached project, which can lag
 		// the destination this deploy added, as argocd-server's can: that failure is synced again.
 		var sf *SyncFailedError
-		if !errors.As(err, &sf) || !strings.Contains(sf.Message, destinationNotAllowed) || time.Now().After(deadline) {
+		if !own || !errors.As(err, &sf) || !strings.Contains(sf.Message, destinationNotAllowed) || time.Now().After(deadline) {
 			return st, err
 		}
 		if err := sleep(ctx, time.Duration(rand.Int64N(int64(projectBackoff)))); err != nil {
@@ -58,6 +54,76 @@ func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Tim
 		return d.statusOf(a, app), err
 	}
 	return d.waitSynced(ctx, app, deadline)
+}
+
+// place makes the namespace, the Secret and the Application in its project, and returns the
+// project. In the tenant's own project the namespace comes first, then the project's
+// destination, then the Application. In a project the stack names, the Application comes
+// first: ArgoCD checks its destination against the operator's project, so one it does not
+// allow is refused before anything on the cluster changes.
+func (d *Deployer) place(ctx context.Context, app deploy.App, cur *Application) (string, error) {
+	if _, _, own := d.placement(app); own {
+		if err := d.prepare(ctx, app, cur != nil); err != nil {
+			return "", err
+		}
+		project, dest, _ := d.placement(app)
+		if _, err := d.admit(ctx, app); err != nil {
+			return "", err
+		}
+		if err := d.ensure(ctx, d.desired(app), cur, app); err != nil {
+			return "", err
+		}
+		if cur != nil && cur.Spec.Project == project && cur.Spec.Destination != dest {
+			// The stack moved the app to another cluster: the project stops allowing the old one.
+			return project, d.drop(ctx, app, []ApplicationDestination{cur.Spec.Destination})
+		}
+		return project, nil
+	}
+	project, err := d.admit(ctx, app)
+	if err != nil {
+		return "", err
+	}
+	if err := d.ensure(ctx, d.desired(app), cur, app); err != nil {
+		_, dest, _ := d.placement(app)
+		return "", placementRefused(err, project, dest)
+	}
+	if cur != nil && cur.Spec.Project == ProjectName(app.Ref.Tenant) {
+		// The app moved out of the tenant's project: its namespace leaves that project's destinations.
+		if err := d.dismiss(ctx, app, cur.Spec.Destination); err != nil {
+			return "", err
+		}
+	}
+	return project, d.prepare(ctx, app, cur != nil)
+}
+
+// placementRefused names the stack's field when argocd-server refuses an Application in an
+// operator's project: a destination the project does not allow or ArgoCD does not know, or a
+// source repository the project does not permit. Other errors pass as they are.
+func placementRefused(err error, project string, dest ApplicationDestination) error {
+	var api *APIError
+	if !errors.As(err, &api) || api.Status != http.StatusBadRequest {
+		return err
+	}
+	switch {
+	case strings.Contains(api.Message, destinationNotAllowed):
+		return &InvalidInputError{Field: "schema.argocd.destination", Reason: fmt.Sprintf(
+			"project %s does not allow %s namespace %s (ArgoCD: %s)", project, describeDestination(dest), dest.Namespace, api.Message)}
+	case strings.Contains(api.Message, "is not permitted in project"):
+		return &InvalidInputError{Field: "schema.argocd.project", Reason: fmt.Sprintf(
+			"project %s does not permit the GitOps repository (ArgoCD: %s)", project, api.Message)}
+	case strings.Contains(api.Message, "destination"):
+		return &InvalidInputError{Field: "schema.argocd.destination", Reason: fmt.Sprintf(
+			"ArgoCD cannot deploy to %s (ArgoCD: %s)", describeDestination(dest), api.Message)}
+	}
+	return err
+}
+
+// describeDestination names a destination's cluster by server URL or name.
+func describeDestination(dest ApplicationDestination) string {
+	if dest.Name != "" {
+		return "cluster " + dest.Name
+	}
+	return "server " + dest.Server
 }
 
 // prepare makes the instance's namespace and Secret on the cluster; adopt says the
@@ -79,7 +145,8 @@ func (d *Deployer) prepare(ctx context.Context, app deploy.App, adopt bool) erro
 // into the tenant's project. An Application someone else creates meanwhile is refused.
 func (d *Deployer) ensure(ctx context.Context, want Application, cur *Application, app deploy.App) error {
 	if cur == nil {
-		err := d.createApplication(ctx, want)
+		_, _, own := d.placement(app)
+		err := d.createApplication(ctx, want, own)
 		if err == nil || !isExists(err) && !isSpecDiffers(err) {
 			return err
 		}
@@ -97,10 +164,11 @@ func (d *Deployer) ensure(ctx context.Context, want Application, cur *Applicatio
 
 // createApplication creates want. argocd-server checks the destination against its cached copy of
 // the project, which can lag the destination this deploy just added; that refusal is waited out.
-func (d *Deployer) createApplication(ctx context.Context, want Application) error {
+// In a project slipway does not change (own false) nothing is waited out.
+func (d *Deployer) createApplication(ctx context.Context, want Application, own bool) error {
 	for range projectRaces {
 		_, err := d.c.CreateApplication(ctx, want)
-		if !isDestinationNotYetAllowed(err) {
+		if !own || !isDestinationNotYetAllowed(err) {
 			return err
 		}
 		if err := sleep(ctx, time.Duration(rand.Int64N(int64(projectBackoff)))); err != nil {

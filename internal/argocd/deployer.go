@@ -51,10 +51,11 @@ func (d *Deployer) Name() string { return "argocd" }
 // in is d with per-app calls in project p.
 func (d *Deployer) in(p string) *Deployer { return &Deployer{c: d.c.inProject(p), kube: d.kube} }
 
-// desired is the Application for app at its revision, in its tenant's project. It carries no
+// desired is the Application for app at its revision, in its project. It carries no
 // secret (they go to the cluster as a Secret, applySecrets) and creates no namespace: the
 // project permits no cluster-scoped kind, and the deployer made the namespace already.
 func (d *Deployer) desired(app deploy.App) Application {
+	project, dest, _ := d.placement(app)
 	return Application{
 		Metadata: ObjectMeta{
 			Name:       app.Application,
@@ -62,11 +63,29 @@ func (d *Deployer) desired(app deploy.App) Application {
 			Finalizers: []string{Finalizer},
 		},
 		Spec: ApplicationSpec{
-			Project:     ProjectName(app.Ref.Tenant),
+			Project:     project,
 			Source:      &ApplicationSource{RepoURL: app.RepoURL, Path: app.Path, TargetRevision: app.Revision},
-			Destination: ApplicationDestination{Server: d.c.destination, Namespace: app.Namespace},
+			Destination: dest,
 		},
 	}
+}
+
+// placement is the project and destination of app's Application: the ones its stack names,
+// else the tenant's own project on the deployer's cluster. own says the project is the
+// tenant's, which slipway makes and keeps; an operator's project slipway never changes.
+func (d *Deployer) placement(app deploy.App) (project string, dest ApplicationDestination, own bool) {
+	p := app.Placement
+	dest = ApplicationDestination{Server: d.c.destination, Namespace: app.Namespace}
+	switch {
+	case p.Cluster != "":
+		dest = ApplicationDestination{Name: p.Cluster, Namespace: app.Namespace}
+	case p.Server != "":
+		dest.Server = p.Server
+	}
+	if p.Project != "" {
+		return p.Project, dest, false
+	}
+	return ProjectName(app.Ref.Tenant), dest, true
 }
 
 // owns reports whether a is the Application slipway made for app's instance: its labels name it.

@@ -34,7 +34,11 @@ func (d *Deployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus,
 		}
 	}
 	if app.Namespace != "" {
-		if err := d.dismiss(ctx, app); err != nil {
+		var also []ApplicationDestination
+		if cur != nil && cur.Spec.Destination.Namespace == app.Namespace {
+			also = append(also, cur.Spec.Destination)
+		}
+		if err := d.dismiss(ctx, app, also...); err != nil {
 			return steps.AppStatus{Deployer: d.Name()}, err
 		}
 		if d.kube != nil {

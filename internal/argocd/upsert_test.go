@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -146,4 +147,36 @@ func TestDeployMovesALegacyAppIntoTheTenantProject(t *testing.T) {
 	a, _ := f.app("acme-web")
 	require.Equal(t, "slipway-acme", a.Spec.Project)
 	require.Nil(t, a.Spec.SyncPolicy, "no CreateNamespace: the project permits no cluster-scoped kind")
+}
+
+// An update writes slipway's fields into the application as it is and keeps the operator's.
+func TestSetOwnFieldsKeepsTheRest(t *testing.T) {
+	obj, err := decodeObject([]byte(`{
+	  "metadata": {"name": "acme-web", "resourceVersion": "42", "generation": 9007199254740993,
+	    "labels": {"team": "platform", "slipway.dev/tenant": "old"},
+	    "annotations": {"notifications.argoproj.io/subscribe.on-sync-failed.slack": "ops"},
+	    "finalizers": ["example.com/keep"]},
+	  "spec": {"project": "default",
+	    "source": {"repoURL": "https://old.example/x.git", "path": "old", "targetRevision": "old", "directory": {"recurse": true}},
+	    "sources": [{"repoURL": "https://other.example/y.git"}],
+	    "destination": {"name": "in-cluster", "namespace": "old"},
+	    "ignoreDifferences": [{"kind": "ConfigMap", "jsonPointers": ["/data/replicas"]}],
+	    "syncPolicy": {"syncOptions": ["RespectIgnoreDifferences=true"]}},
+	  "status": {"sync": {"status": "Synced"}},
+	  "operation": {"sync": {"revision": "x"}}}`))
+	require.NoError(t, err)
+	want := NewDeployer(newFake(t).client(t)).desired(testApp())
+	setOwnFields(obj, want)
+	got, err := json.Marshal(obj)
+	require.NoError(t, err)
+	require.JSONEq(t, `{
+	  "metadata": {"name": "acme-web", "resourceVersion": "42", "generation": 9007199254740993,
+	    "labels": {"team": "platform", "slipway.dev/tenant": "acme", "slipway.dev/name": "web"},
+	    "annotations": {"notifications.argoproj.io/subscribe.on-sync-failed.slack": "ops"},
+	    "finalizers": ["example.com/keep", "resources-finalizer.argocd.argoproj.io"]},
+	  "spec": {"project": "slipway-acme",
+	    "source": {"repoURL": "`+want.Spec.Source.RepoURL+`", "path": "`+want.Spec.Source.Path+`", "targetRevision": "`+testRev+`", "directory": {"recurse": true}},
+	    "destination": {"server": "https://kubernetes.default.svc", "namespace": "`+want.Spec.Destination.Namespace+`"},
+	    "ignoreDifferences": [{"kind": "ConfigMap", "jsonPointers": ["/data/replicas"]}],
+	    "syncPolicy": {"syncOptions": ["RespectIgnoreDifferences=true"]}}}`, string(got))
 }

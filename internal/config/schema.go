@@ -64,6 +64,8 @@ type Schema struct {
 	Stateful []string
 	// Hooks are the stack's lifecycle hooks (drain, post-deploy), in document order.
 	Hooks []hooks.Spec
+	// ArgoCD is where the stack's Applications go (argocd.go); zero keeps the defaults.
+	ArgoCD ArgoCD
 	// Engine is engine: and engineVersion:, the binary that runs the stack's terraform (engine.go).
 	Engine Engine
 }
@@ -120,12 +122,14 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.ControlPlanes = parseControlPlanes(kv.Value, field, fe)
 		case "stateful":
 			s.Stateful = parseStateful(kv.Value, field, fe)
+		case "argocd":
+			s.ArgoCD = parseArgoCD(kv.Value, field, fe)
 		case "engine":
 			s.Engine.Name = parseEngineName(kv.Value, field, fe)
 		case "engineVersion":
 			s.Engine.Version = parseEngineVersion(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion", kv.Line)
 		}
 	}
 	return s

@@ -24,6 +24,15 @@ type App struct {
 	// Secrets are the instance's bootstrapped secrets, read on the worker: a
 	// deployer hands them to the cluster and never logs or returns them.
 	Secrets map[string]string
+	// Placement is where the stack puts its apps (its schema's argocd:); zero is the deployer's default.
+	Placement Placement
+}
+
+// Placement is a stack's project and destination cluster for its apps.
+type Placement struct {
+	Project string // an operator's project; "" is the tenant's own
+	Server  string // the destination cluster's API URL; "" is the deployer's
+	Cluster string // or the destination cluster's name in the deployer
 }
 
 // Object identifies one manifest object.

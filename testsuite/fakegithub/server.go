@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,11 @@ type Server struct {
 	secondary int                 // answer this many next requests with a secondary rate limit (429)
 	retryAt   time.Duration       // Retry-After of the secondary limit
 	mergeFail []int               // statuses the next merges answer with, regardless of state
+
+	apps          map[int64]*app       // GitHub Apps by ID (app.go)
+	installations map[int64]int64      // installation ID → app ID
+	installTokens map[string]time.Time // installation token → expiry
+	tokenTTL      time.Duration        // lifetime of new installation tokens; 0 is the default
 }
 
 // New starts a fake GitHub on loopback; it stops when the test ends.
@@ -81,19 +87,26 @@ func (s *Server) routes(mux *http.ServeMux) {
 	handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.listComments)
 	handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
 	handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.getPermission)
+	mux.HandleFunc("POST /app/installations/{installation_id}/access_tokens", s.createInstallationToken)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 	})
 }
 
-// guard applies what GitHub checks before routing: the token, then rate limits.
+// guard applies what GitHub checks before routing: the token (the app's JWT on /app/, which
+// its handler verifies), then rate limits.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+s.Token {
-			writeError(w, http.StatusUnauthorized, "Bad credentials")
+		if strings.HasPrefix(r.URL.Path, "/app/") {
+			next.ServeHTTP(w, r)
 			return
 		}
 		s.mu.Lock()
+		if !s.validToken(bearer(r.Header.Get("Authorization"))) {
+			s.mu.Unlock()
+			writeError(w, http.StatusUnauthorized, "Bad credentials")
+			return
+		}
 		primary, secondary, wait := s.rateLimit > 0, s.rateLimit == 0 && s.secondary > 0, s.retryAt
 		if primary {
 			s.rateLimit--
@@ -117,6 +130,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// bearer is the token of an Authorization header; GitHub takes both "Bearer" and "token".
+func bearer(auth string) string {
+	if tok, ok := strings.CutPrefix(auth, "Bearer "); ok {
+		return tok
+	}
+	tok, _ := strings.CutPrefix(auth, "token ")
+	return tok
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -28,7 +28,7 @@ func client(t *testing.T, s *Server) *gh.Client {
 func TestRequiresTheBearerToken(t *testing.T) {
 	s := New(t)
 	s.AddRepo("o", "r", "main")
-	for name, auth := range map[string]string{"none": "", "wrong": "Bearer nope", "scheme": "token " + s.Token} {
+	for name, auth := range map[string]string{"none": "", "wrong": "Bearer nope", "scheme": "Basic " + s.Token} {
 		req, err := http.NewRequest(http.MethodGet, s.URL+"repos/o/r/git/ref/heads/main", nil)
 		require.NoError(t, err)
 		if auth != "" {

@@ -24,11 +24,17 @@ type AuthError struct {
 	Status  int
 	Message string // GitHub's own words, e.g. "Bad credentials"
 	Repo    string // owner/name
+	// Credential names what authenticated the call (TokenVar when empty).
+	Credential string
 }
 
 func (e *AuthError) Error() string {
+	cred := e.Credential
+	if cred == "" {
+		cred = TokenVar
+	}
 	return fmt.Sprintf("github: %d %s: check %s (it needs contents:write and pull_requests:write on %s)",
-		e.Status, e.Message, TokenVar, e.Repo)
+		e.Status, e.Message, cred, e.Repo)
 }
 
 // NonRetryable marks AuthError as final for forge.IsNonRetryable.
@@ -59,6 +65,9 @@ func (f *Forge) classify(op string, err error) error {
 	var primary *gh.RateLimitError
 	var secondary *gh.AbuseRateLimitError
 	var er *gh.ErrorResponse
+	if refused, ok := f.tokenRefused(err); ok {
+		return fmt.Errorf("github: %s: %w", op, refused)
+	}
 	switch {
 	case errors.As(err, &primary):
 		wait := max(time.Until(primary.Rate.Reset.Time), time.Second)
@@ -74,10 +83,10 @@ func (f *Forge) classify(op string, err error) error {
 		case code == http.StatusTooManyRequests:
 			return fmt.Errorf("github: %s: %w", op, &forge.RateLimitError{RetryAfter: retryAfter(er.Response), Message: er.Message})
 		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			return fmt.Errorf("github: %s: %w", op, &AuthError{Status: code, Message: er.Message, Repo: f.fullName()})
+			return fmt.Errorf("github: %s: %w", op, &AuthError{Status: code, Message: er.Message, Repo: f.fullName(), Credential: f.credential})
 		case code == http.StatusNotFound:
 			return fmt.Errorf("github: %s: %w", op, &forge.NotFoundError{What: "github repository " + f.fullName() +
-				" (or the object asked for; a private repository also answers 404 when " + TokenVar + " cannot see it)"})
+				" (or the object asked for; a private repository also answers 404 when " + f.credential + " cannot see it)"})
 		}
 	}
 	return fmt.Errorf("github: %s: %w", op, err)

@@ -23,6 +23,7 @@ type Forge struct {
 	base        string
 	client      *gh.Client
 	repoURL     string
+	credential  string // what authenticates the calls, named in auth errors
 	pageSize    int
 	parents     sync.Map // commit SHA → first parent SHA; commits never change, so this never goes stale
 }
@@ -46,6 +47,9 @@ func New(owner, repo string, opts ...Option) (*Forge, error) {
 	if err := forge.CheckRefName("base branch", cfg.base); err != nil {
 		return nil, err
 	}
+	if cfg.app != nil && cfg.token != "" {
+		return nil, &forge.InvalidError{Field: TokenVar, Problem: "set either a token or a GitHub App (" + AppIDVar + "), not both"}
+	}
 	if strings.ContainsAny(cfg.token, " \t\r\n") {
 		return nil, &forge.InvalidError{Field: TokenVar, Problem: "must not contain whitespace"}
 	}
@@ -60,13 +64,21 @@ func New(owner, repo string, opts ...Option) (*Forge, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	client := gh.NewClient(tracing.HTTPClient(hc)) // each call is a span of the step that makes it
+	traced := tracing.HTTPClient(hc) // each call is a span of the step that makes it
+	if cfg.app != nil {
+		tr, err := appTransport(traced.Transport, hc, api.String(), cfg.app)
+		if err != nil {
+			return nil, err
+		}
+		traced.Transport = tr
+	}
+	client := gh.NewClient(traced)
 	if cfg.token != "" {
 		client = client.WithAuthToken(cfg.token)
 	}
 	client.BaseURL = api
 	return &Forge{owner: owner, repo: repo, base: cfg.base, client: client,
-		repoURL: cloneURL(api, owner, repo), pageSize: 100}, nil
+		repoURL: cloneURL(api, owner, repo), credential: credential(cfg.app), pageSize: 100}, nil
 }
 
 // cloneURL derives the HTTPS clone URL from the API root: api.github.com → github.com,

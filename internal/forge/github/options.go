@@ -10,6 +10,13 @@ type config struct {
 	baseURL string
 	client  *http.Client
 	base    string
+	app     *appAuth
+}
+
+// appAuth is a GitHub App installation slipway acts as.
+type appAuth struct {
+	id, installation int64
+	key              []byte
 }
 
 // WithToken authenticates every call with this token (slipway reads it from SLIPWAY_GITHUB_TOKEN).
@@ -24,3 +31,10 @@ func WithHTTPClient(client *http.Client) Option { return func(c *config) { c.cli
 
 // WithBaseBranch sets the branch pull requests merge into (default "main").
 func WithBaseBranch(name string) Option { return func(c *config) { c.base = name } }
+
+// WithApp authenticates as installation installationID of GitHub App appID, signing the app's
+// JWTs with keyPEM (the private key file GitHub hands out). Installation tokens are fetched
+// and refreshed before they expire; it excludes WithToken.
+func WithApp(appID, installationID int64, keyPEM []byte) Option {
+	return func(c *config) { c.app = &appAuth{id: appID, installation: installationID, key: keyPEM} }
+}

@@ -156,9 +156,40 @@ capabilities:
 {{- end }}
 - name: SLIPWAY_FORGE_REPO
   value: {{ .Values.forge.repo | quote }}
+{{- with .Values.forge.githubApp }}{{ if .appId }}
+{{- if ne $.Values.forge.kind "github" }}{{ fail "forge.githubApp: a GitHub App authenticates forge.kind github only" }}{{ end }}
+- name: SLIPWAY_GITHUB_APP_ID
+  value: {{ .appId | int64 | quote }}
+- name: SLIPWAY_GITHUB_APP_INSTALLATION_ID
+  value: {{ required "forge.githubApp.installationId: set it with forge.githubApp.appId" .installationId | int64 | quote }}
+- name: SLIPWAY_GITHUB_APP_KEY_FILE
+  value: /etc/slipway/github-app/{{ required "forge.githubApp.privateKeyKey: set it with forge.githubApp.appId" .privateKeyKey }}
+{{- end }}{{ end }}
+{{- if not .Values.forge.githubApp.appId }}
 - name: SLIPWAY_FORGE_TOKEN
   valueFrom:
     secretKeyRef: {name: {{ .Values.forge.existingSecret | quote }}, key: {{ .Values.forge.tokenKey | quote }}}
+{{- end }}
+{{- end -}}
+
+{{- define "slipway.githubAppMount" -}}
+{{- if .Values.forge.githubApp.appId }}
+- name: github-app
+  mountPath: /etc/slipway/github-app
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "slipway.githubAppVolume" -}}
+{{- if .Values.forge.githubApp.appId }}
+- name: github-app
+  secret:
+    secretName: {{ .Values.forge.existingSecret | quote }}
+    items:
+      - key: {{ .Values.forge.githubApp.privateKeyKey | quote }}
+        path: {{ .Values.forge.githubApp.privateKeyKey | quote }}
+    defaultMode: 0440
+{{- end }}
 {{- end -}}
 
 {{- define "slipway.policyEnv" -}}
