@@ -38,6 +38,7 @@ func controls(stack *config.Stack, inst *config.Instance) *steps.Controls {
 		c.Approval = stack.Schema.Approval.Over(inst.Approval)
 		c.Stateful = stack.Schema.Stateful
 		c.Hooks = hookNames(stack.Schema)
+		c.Budgets = budgets(stack.Schema.Timeouts)
 	}
 	return c
 }

@@ -64,6 +64,10 @@ type Schema struct {
 	Stateful []string
 	// Hooks are the stack's lifecycle hooks (drain, post-deploy), in document order.
 	Hooks []hooks.Spec
+	// Timeouts are the budgets of its terraform steps; zero ones take DefaultBudget.
+	Timeouts Timeouts
+	// Credentials name what its terraform and hooks need; the operator maps each to a source.
+	Credentials []string
 }
 
 // Param finds a parameter by name.
@@ -98,7 +102,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, timeouts, credentials (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -118,8 +122,12 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.ControlPlanes = parseControlPlanes(kv.Value, field, fe)
 		case "stateful":
 			s.Stateful = parseStateful(kv.Value, field, fe)
+		case "timeouts":
+			s.Timeouts = parseTimeouts(kv.Value, fe)
+		case "credentials":
+			s.Credentials = parseCredentials(kv.Value, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, timeouts, credentials", kv.Line)
 		}
 	}
 	return s
