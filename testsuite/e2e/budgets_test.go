@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite"
+	"github.com/slipway-dev/slipway/testsuite/tfmirror"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// budgetTF creates terraform_data.first at once and then sleeps in the real time provider, which
+// stops sleeping when terraform is interrupted.
+const budgetTF = `terraform {
+  required_providers {
+    time = { source = "hashicorp/time", version = "%s" }
+  }
+}
+resource "terraform_data" "first" {
+  input = {{ quote .Params.greeting }}
+}
+resource "time_sleep" "wait" {
+  create_duration = "15s"
+}
+resource "terraform_data" "after" {
+  depends_on = [time_sleep.wait]
+  input      = "done"
+}
+`
+
+// A stack's apply budget that runs out interrupts the real terraform mid-apply: the step is
+// DeploymentFailed with a leftover naming the budget, what terraform finished is in the state,
+// nothing is tainted and the lock is released; raising the budget on main and retrying deploys.
+func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
+	e := testsuite.NewEnv(t)
+	mirror := tfmirror.Layout(t, tfmirror.Time())
+	t.Setenv("TF_CLI_CONFIG_FILE", mirror.ConfigFile)
+	schema := func(apply string) []byte {
+		return []byte(brokenSchema + "timeouts:\n  apply: " + apply + "\n")
+	}
+	testsuite.PushFiles(t, e.GitOpsRepo, "add the slow stack", map[string][]byte{
+		"stacks/slow/schema.yaml":             schema("3s"),
+		"stacks/slow/terraform/main.tf.tmpl":  []byte(fmt.Sprintf(budgetTF, tfmirror.TimeVersion)),
+		"stacks/slow/manifests/app.yaml.tmpl": []byte(brokenManifest),
+	})
+	ref := steps.Ref{Tenant: "budget", Name: "slow"}
+	e.MustCLI(0, "create", "budget/slow", "-f", writeFile(t, "stack: slow\nparameters:\n  greeting: hello\n"), "--wait")
+
+	out := e.MustCLI(1, "deploy", "budget/slow", "--wait")
+	require.Contains(t, out.Stdout, "budget/slow is DeploymentFailed")
+	st := e.Status("budget/slow")
+	require.Equal(t, lifecycle.DeploymentFailed, st.State)
+	require.NotNil(t, st.Failure)
+	require.Equal(t, steps.TFApply, st.Failure.Step)
+	require.Equal(t, steps.ErrBudget, st.Failure.Type, "the activity stopped itself, not Temporal's timeout: %+v", st.Failure)
+	require.Contains(t, st.Failure.Error, "apply budget 3s (schema.timeouts.apply) ran out")
+	var budget *steps.Leftover
+	for i, l := range st.Failure.Leftovers {
+		require.NotEqual(t, steps.LeftoverLock, l.Kind, "the interrupted terraform released its lock: %+v", l)
+		if l.Kind == steps.LeftoverBudget {
+			budget = &st.Failure.Leftovers[i]
+		}
+	}
+	require.NotNil(t, budget, "leftovers: %+v", st.Failure.Leftovers)
+	require.Equal(t, "schema.timeouts.apply", budget.ID)
+	require.Contains(t, budget.Detail, "apply budget 3s (schema.timeouts.apply) ran out")
+	require.Contains(t, budget.Cleanup, "raise schema.timeouts.apply")
+	for _, s := range st.Operation.Steps {
+		if s.Name == steps.TFApply && s.Status == workflows.StepFailed {
+			took := s.EndedAt.Sub(s.StartedAt)
+			t.Logf("figure: apply budget 3s -> step failed after %v (terraform interrupted and exited)", took.Round(time.Millisecond))
+			require.Less(t, took, 15*time.Second, "the budget cut the 15s sleep short")
+		}
+	}
+	require.NoError(t, lockFree(t, e, ref))
+	res := e.Resources(ref)
+	var addrs []string
+	for _, r := range res {
+		require.False(t, r.Tainted, "%s tainted by the interrupt", r.Address)
+		addrs = append(addrs, r.Address)
+	}
+	require.Equal(t, []string{"terraform_data.first"}, addrs, "what terraform finished before the budget ran out is in the state")
+	require.Empty(t, terraformProcesses(t, e.StateDir), "nothing of the interrupted terraform is left running")
+
+	// The operator raises the budget on main; the retry reads it at the new revision.
+	testsuite.PushFiles(t, e.GitOpsRepo, "raise the apply budget", map[string][]byte{"stacks/slow/schema.yaml": schema("2m")})
+	out = e.MustCLI(0, "retry", "budget/slow", "--wait")
+	require.Contains(t, out.Stdout, "budget/slow is Deployed")
+	res = e.Resources(ref)
+	require.Len(t, res, 3)
+	for _, r := range res {
+		require.False(t, r.Tainted, "%s tainted", r.Address)
+	}
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "stack-budgets")
+}
+
+// terraformProcesses lists live processes whose working directory is under stateDir.
+func terraformProcesses(t *testing.T, stateDir string) []string {
+	t.Helper()
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err == nil && strings.HasPrefix(cwd, stateDir+string(filepath.Separator)) {
+			cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+	return out
+}
