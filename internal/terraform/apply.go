@@ -142,6 +142,10 @@ func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan)
 			if ws.Stack == "" {
 				ws.Stack = strings.TrimSpace(string(data))
 			}
+		case CredentialsFile:
+			if ws.Credentials == nil {
+				ws.Credentials = strings.Fields(string(data))
+			}
 		case BackendFile, depLockFile:
 		default:
 			user[path] = data

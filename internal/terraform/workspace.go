@@ -15,6 +15,9 @@ type Workspace struct {
 	// Stack picks the operator's allow-listed variables (stackenv); "" is the one Prepare
 	// last recorded for the workspace (an instance's stack never changes).
 	Stack string
+	// Credentials are the stack's schema.credentials, resolved by the operator's mapping for this
+	// tenant and stack; nil is the list Prepare last recorded for the workspace.
+	Credentials []string
 }
 
 func (w Workspace) String() string { return w.Tenant + "/" + w.Name }
