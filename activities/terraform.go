@@ -94,15 +94,26 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 	if err != nil {
 		return err
 	}
-	return a.prepareFiles(ctx, in.Ref, stack, files, forceInit)
+	var creds []string
+	if stack != "" {
+		// A proposed config renders against the stack on main; a committed one is at its revision.
+		rev := in.Revision
+		if in.ConfigYAML != "" {
+			rev = ""
+		}
+		if creds, err = a.stackCredentials(ctx, rev, stack); err != nil {
+			return err
+		}
+	}
+	return a.prepareFiles(ctx, in.Ref, stack, creds, files, forceInit)
 }
 
 // prepareFiles writes the instance's terraform files and runs init unless this worker has.
-// The stack picks the worker variables terraform may see; the runner records it for the
-// commands that follow.
-func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, stack string, files map[string][]byte, forceInit bool) error {
+// The stack picks the worker variables terraform may see, creds the credentials it gets (nil:
+// those recorded); the runner records both for the commands that follow.
+func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, stack string, creds []string, files map[string][]byte, forceInit bool) error {
 	ws := workspace(ref)
-	ws.Stack = stack
+	ws.Stack, ws.Credentials = stack, creds
 	if err := a.Terraform.Prepare(ctx, ws, files); err != nil {
 		return classify(err)
 	}

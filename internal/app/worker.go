@@ -48,7 +48,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithStackEnv(cfg.StackEnv, nil),
+	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithStackEnv(cfg.StackEnv, nil), terraform.WithCredentials(cfg.Credentials),
 		terraform.WithWaitDelay(cfg.terraformStopGrace())}
 	switch v := os.Getenv(terraform.EnvSandbox); v {
 	case "", "none":
@@ -109,7 +109,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		return nil, err
 	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
