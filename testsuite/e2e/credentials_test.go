@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite"
+)
+
+// credsStack's terraform writes what it got of CLOUD_TOKEN and DNS_FILE to outDir/<name> and
+// echoes the token; its drain hook prints the token and the file, and their sha256 sums (which
+// show the values arrived while the values themselves must come out redacted).
+func credsStack(name, outDir, credentials string) map[string][]byte {
+	dir := "stacks/" + name + "/"
+	return map[string][]byte{
+		dir + "schema.yaml": []byte(brokenSchema + credentials + `hooks:
+  drain: {exec: hooks/drain.sh, deadline: 1m}
+`),
+		dir + "terraform/main.tf.tmpl": []byte(`resource "terraform_data" "probe" {
+  input = {{ quote .Params.greeting }}
+  provisioner "local-exec" {
+    command = <<-EOT
+      echo "cloud=$${CLOUD_TOKEN:-unset}" > ` + outDir + `/{{ .Name }}
+      cat "$${DNS_FILE:-/dev/null}" >> ` + outDir + `/{{ .Name }}
+      echo "token is $${CLOUD_TOKEN:-unset}"
+    EOT
+  }
+}
+`),
+		dir + "manifests/app.yaml.tmpl": []byte(brokenManifest),
+		dir + "hooks/drain.sh": []byte(`#!/bin/sh
+echo "token: ${CLOUD_TOKEN:-unset}"
+echo "token-sum: $(printf %s "${CLOUD_TOKEN:-unset}" | sha256sum | cut -c1-64)"
+echo "dns: $(cat "${DNS_FILE:-/dev/null}")"
+echo "dns-sum: $(cat "${DNS_FILE:-/dev/null}" | sha256sum | cut -c1-64)"
+echo 0
+`),
+	}
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// Credentials end to end on a real worker, terraform and a bubblewrap-confined hook: stack
+// credsa's credential (a variable set aside for stacks) and its tenant's file credential reach
+// its terraform and its drain hook; credsb's, on the same worker, get neither; the values are in
+// no history, status, GitOps commit or worker log, the hook's output says [redacted]; a
+// credential no source maps for the stack and tenant is refused at create with exit 2 naming
+// schema.credentials[i], before anything changes.
+func TestCredentialsReachOnlyTheirStack(t *testing.T) {
+	sandbox := "bwrap"
+	if _, err := hooks.SandboxFromEnv(t.Context(), func(k string) string {
+		if k == hooks.EnvSandbox {
+			return hooks.SandboxBwrap
+		}
+		return os.Getenv(k)
+	}); err != nil {
+		if os.Getenv("SLIPWAY_REQUIRE_BWRAP") == "1" {
+			t.Fatal(err)
+		}
+		sandbox = "none"
+	}
+	t.Setenv("SLIPWAY_HOOK_SANDBOX", sandbox)
+	stamp := fmt.Sprint(time.Now().UnixNano())
+	cloudToken, dnsSecret := "cloudtoken-e2e-"+stamp, "dnssecret-e2e-"+stamp
+	dnsJSON := `{"dns_key": "` + dnsSecret + `"}` + "\n"
+	dir := t.TempDir()
+	dnsFile := filepath.Join(dir, "dns.json")
+	require.NoError(t, os.WriteFile(dnsFile, []byte(dnsJSON), 0o600))
+	mapping := filepath.Join(dir, "credentials.yaml")
+	require.NoError(t, os.WriteFile(mapping, []byte(`cloud: {env: STACKS_CLOUD_A, as: CLOUD_TOKEN, stacks: [credsa]}
+dns: {file: `+dnsFile+`, as: DNS_FILE, stacks: [credsa], tenants: [acme]}
+`), 0o600))
+	t.Setenv("STACKS_CLOUD_A", cloudToken)
+	t.Setenv("SLIPWAY_CREDENTIALS_FILE", mapping)
+	e := testsuite.NewEnv(t)
+	out := t.TempDir()
+	files := credsStack("credsa", out, "credentials: [cloud, dns]\n")
+	for p, b := range credsStack("credsb", out, "") {
+		files[p] = b
+	}
+	for p, b := range credsStack("credsc", out, "credentials: [cloud, nowhere]\n") {
+		files[p] = b
+	}
+	testsuite.PushFiles(t, e.GitOpsRepo, "stacks with and without credentials", files)
+	inst := writeFile(t, "stack: credsa\nparameters:\n  greeting: hello\n")
+
+	e.MustCLI(0, "create", "acme/a", "-f", inst, "--wait")
+	e.MustCLI(0, "deploy", "acme/a", "--wait")
+	e.MustCLI(0, "create", "acme/b", "-f", writeFile(t, "stack: credsb\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "acme/b", "--wait")
+	require.Equal(t, "cloud="+cloudToken+"\n"+dnsJSON, readOut(t, out, "a"), "credsa's terraform got both")
+	require.Equal(t, "cloud=unset\n", readOut(t, out, "b"), "credsb's terraform, on the same worker, got neither")
+
+	e.MustCLI(0, "destroy", "acme/a", "--wait")
+	e.MustCLI(0, "destroy", "acme/b", "--wait")
+	hookA := step(t, e.Status("acme/a"), steps.DrainHook).Output
+	require.Contains(t, hookA, "token: [redacted]\n")
+	require.Contains(t, hookA, "token-sum: "+sum(cloudToken), "the hook got the token")
+	require.Contains(t, hookA, "dns: [redacted]\n")
+	require.Contains(t, hookA, "dns-sum: "+sum(dnsJSON), "the hook got the file")
+	hookB := step(t, e.Status("acme/b"), steps.DrainHook).Output
+	require.Contains(t, hookB, "token: unset\n")
+	require.Contains(t, hookB, "dns-sum: "+sum(""), "credsb's hook got no file")
+
+	// Unmapped: dns is acme's only, and nothing maps "nowhere". Refused before anything changes.
+	r := e.CLI("create", "beta/a", "-f", inst, "--wait")
+	require.Equal(t, 2, r.Code, "stdout %s stderr %s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stderr, "schema.credentials[1]")
+	require.Contains(t, r.Stderr, `credential "dns" is mapped to no source for stack credsa and tenant beta`)
+	r = e.CLI("create", "acme/c", "-f", writeFile(t, "stack: credsc\nparameters:\n  greeting: hello\n"), "--wait")
+	require.Equal(t, 2, r.Code, "stdout %s stderr %s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stderr, `schema.credentials[0]: credential "cloud" is mapped to no source for stack credsc`, "cloud is credsa's only")
+	require.Contains(t, r.Stderr, `schema.credentials[1]: credential "nowhere"`)
+	require.Empty(t, testsuite.Branches(t, e.GitOpsRepo, "slipway/beta/a/"), "nothing changed")
+
+	status := e.MustCLI(0, "status", "acme/a", "-o", "json", "--detail", "all").Stdout
+	require.NotContains(t, status, cloudToken)
+	require.NotContains(t, status, dnsSecret)
+	require.Empty(t, e.SecretLeaks(t, []string{cloudToken, dnsSecret}), "no history, commit or log holds a credential")
+}
