@@ -1,16 +1,19 @@
 package e2e
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
@@ -129,4 +132,45 @@ dns: {file: `+dnsFile+`, as: DNS_FILE, stacks: [credsa], tenants: [acme]}
 	require.NotContains(t, status, cloudToken)
 	require.NotContains(t, status, dnsSecret)
 	require.Empty(t, e.SecretLeaks(t, []string{cloudToken, dnsSecret}), "no history, commit or log holds a credential")
+}
+
+// A mapping whose source is the worker's own stops the real worker at start, naming the entry:
+// one of its variables (its forge token, libpq's password), or a file one of them names (a key
+// inside its state dir, by a symlink that hides it). A mapping with sources set aside starts.
+func TestCredentialsFromTheWorkersOwnSourcesStopTheWorker(t *testing.T) {
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
+	bin := buildWorker(t)
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	require.NoError(t, os.MkdirAll(state, 0o700))
+	key := filepath.Join(state, "codec.keys")
+	require.NoError(t, os.WriteFile(key, []byte("k1:secret\n"), 0o600))
+	innocent := filepath.Join(dir, "cloud.json")
+	require.NoError(t, os.Symlink(key, innocent))
+	aside := filepath.Join(dir, "aside.json")
+	require.NoError(t, os.WriteFile(aside, []byte("{}"), 0o600))
+	run := func(mapping string) (string, error) {
+		path := filepath.Join(t.TempDir(), "credentials.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(mapping), 0o600))
+		// A worker that wrongly started would run until the deadline: the test then fails, not hangs.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin)
+		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+e.Address, "SLIPWAY_TASK_QUEUE="+e.TaskQueue+"-creds",
+			"SLIPWAY_GITOPS_REPO="+e.GitOpsRepo, "SLIPWAY_STATE_DIR="+state, "SLIPWAY_DEPLOYER=none",
+			"SLIPWAY_FORGE_TOKEN=forgetoken", "PGPASSWORD=pgpassword", "SLIPWAY_CREDENTIALS_FILE="+path)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for mapping, want := range map[string]string{
+		"cloud: {env: SLIPWAY_FORGE_TOKEN, as: CLOUD_TOKEN}": `cloud: env: "SLIPWAY_FORGE_TOKEN" is one of slipway's own settings`,
+		"db: {env: PGPASSWORD, as: DB_PASSWORD}":             `db: env: "PGPASSWORD" is one of slipway's own settings`,
+		"cloud: {file: " + innocent + ", as: CLOUD_FILE}":    `is the worker's own (SLIPWAY_STATE_DIR names`,
+		"cloud: {file: " + aside + ", as: PG_CONN_STR}":      `as: "PG_CONN_STR" is set by slipway itself`,
+	} {
+		out, err := run(mapping)
+		require.Error(t, err, "the worker must not start with %s: %s", mapping, out)
+		require.Contains(t, out, "SLIPWAY_CREDENTIALS_FILE", mapping)
+		require.Contains(t, out, want, mapping)
+	}
 }
