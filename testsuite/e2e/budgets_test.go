@@ -28,7 +28,8 @@ resource "terraform_data" "first" {
   input = {{ quote .Params.greeting }}
 }
 resource "time_sleep" "wait" {
-  create_duration = "15s"
+  create_duration  = "15s"
+  destroy_duration = "15s"
 }
 resource "terraform_data" "after" {
   depends_on = [time_sleep.wait]
@@ -44,7 +45,7 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	mirror := tfmirror.Layout(t, tfmirror.Time())
 	t.Setenv("TF_CLI_CONFIG_FILE", mirror.ConfigFile)
 	schema := func(apply string) []byte {
-		return []byte(brokenSchema + "timeouts:\n  apply: " + apply + "\n")
+		return []byte(brokenSchema + "timeouts:\n  apply: " + apply + "\n  destroy: 3s\n")
 	}
 	testsuite.PushFiles(t, e.GitOpsRepo, "add the slow stack", map[string][]byte{
 		"stacks/slow/schema.yaml":             schema("3s"),
@@ -99,6 +100,32 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	for _, r := range res {
 		require.False(t, r.Tainted, "%s tainted", r.Address)
 	}
+
+	// The destroy budget: time_sleep sleeps 15s on destroy too, so the 3s budget runs out there.
+	out = e.MustCLI(1, "destroy", "budget/slow", "--wait")
+	require.Contains(t, out.Stdout, "budget/slow is DestroyFailed")
+	st = e.Status("budget/slow")
+	require.Equal(t, steps.TFDestroy, st.Failure.Step)
+	require.Equal(t, steps.ErrBudget, st.Failure.Type, "%+v", st.Failure)
+	require.Contains(t, st.Failure.Error, "destroy budget 3s (schema.timeouts.destroy) ran out")
+	budget = nil
+	for i, l := range st.Failure.Leftovers {
+		require.NotEqual(t, steps.LeftoverLock, l.Kind, "the interrupted terraform released its lock: %+v", l)
+		if l.Kind == steps.LeftoverBudget {
+			budget = &st.Failure.Leftovers[i]
+		}
+	}
+	require.NotNil(t, budget, "leftovers: %+v", st.Failure.Leftovers)
+	require.Equal(t, "schema.timeouts.destroy", budget.ID)
+	require.NoError(t, lockFree(t, e, ref))
+	addrs = nil
+	for _, r := range e.Resources(ref) {
+		require.False(t, r.Tainted, "%s tainted by the interrupt", r.Address)
+		addrs = append(addrs, r.Address)
+	}
+	require.Contains(t, addrs, "time_sleep.wait", "the sleep the budget cut short is still in the state")
+	require.NotContains(t, addrs, "terraform_data.after", "what terraform destroyed before the budget ran out is gone from the state")
+	require.Empty(t, terraformProcesses(t, e.StateDir), "nothing of the interrupted terraform is left running")
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "stack-budgets")
 }
 
