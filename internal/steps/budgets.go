@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -49,5 +50,17 @@ func (b *Budgets) For(op string) (Budget, bool) {
 
 // RanOut is the message of a step that ran out of b: it names the budget and its field.
 func (b Budget) RanOut() string {
-	return fmt.Sprintf("%s budget %s (%s) ran out", b.Op, b.Limit, b.Field)
+	return fmt.Sprintf("%s budget %s (%s) ran out", b.Op, shortDuration(b.Limit), b.Field)
+}
+
+// shortDuration writes d as a stack would: 2m, 1h30m, 90s rather than 2m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
