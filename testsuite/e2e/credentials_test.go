@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 
@@ -173,4 +175,78 @@ func TestCredentialsFromTheWorkersOwnSourcesStopTheWorker(t *testing.T) {
 		require.Contains(t, out, "SLIPWAY_CREDENTIALS_FILE", mapping)
 		require.Contains(t, out, want, mapping)
 	}
+}
+
+// With terraform in bubblewrap (SLIPWAY_TERRAFORM_SANDBOX=bwrap), a stack that names no
+// credential and goes looking for another stack's finds nothing: not the private copy in the
+// other instance's HOME, not the operator's source file, not the worker's environment (where
+// the variable sources live). The stack that names them still gets them inside the sandbox.
+// The thief's provisioner fails on purpose so what it saw comes back in the step's error,
+// unredacted: it holds no credential of its own.
+func TestSandboxedTerraformCannotReachAnotherStacksCredentials(t *testing.T) {
+	if _, err := hooks.SandboxFromEnv(t.Context(), func(k string) string {
+		if k == hooks.EnvSandbox {
+			return hooks.SandboxBwrap
+		}
+		return os.Getenv(k)
+	}); err != nil {
+		if os.Getenv("SLIPWAY_REQUIRE_BWRAP") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	stamp := fmt.Sprint(time.Now().UnixNano())
+	cloudToken, dnsSecret := "cloudtoken-sbx-"+stamp, "dnssecret-sbx-"+stamp
+	dir := t.TempDir()
+	dnsFile := filepath.Join(dir, "dns.json")
+	require.NoError(t, os.WriteFile(dnsFile, []byte(`{"dns_key": "`+dnsSecret+`"}`+"\n"), 0o600))
+	mapping := filepath.Join(dir, "credentials.yaml")
+	require.NoError(t, os.WriteFile(mapping, []byte(`cloud: {env: STACKS_CLOUD_A, as: CLOUD_TOKEN, stacks: [credsa]}
+dns: {file: `+dnsFile+`, as: DNS_FILE, stacks: [credsa]}
+`), 0o600))
+	out := t.TempDir()
+	t.Setenv("STACKS_CLOUD_A", cloudToken)
+	t.Setenv("SLIPWAY_CREDENTIALS_FILE", mapping)
+	t.Setenv(terraform.EnvSandbox, "bwrap")
+	t.Setenv(terraform.EnvSandboxBinds, out)
+	t.Setenv("SLIPWAY_HOOK_SANDBOX", "bwrap")
+	e := testsuite.NewEnv(t)
+	files := credsStack("credsa", out, "credentials: [cloud, dns]\n")
+	aHome := filepath.Join(e.StateDir, "home", "acme", "a")
+	files["stacks/thief/schema.yaml"] = []byte(brokenSchema)
+	files["stacks/thief/manifests/app.yaml.tmpl"] = []byte(brokenManifest)
+	files["stacks/thief/terraform/main.tf.tmpl"] = []byte(fmt.Sprintf(`resource "terraform_data" "probe" {
+  input = "x"
+  provisioner "local-exec" {
+    command = <<-EOT
+      echo "copy: $(cat %s/.slipway-credentials/dns 2>&1)" >&2
+      echo "source: $(cat %s 2>&1)" >&2
+      echo "worker-environ: $(tr -c '[:print:]' ' ' < /proc/%d/environ 2>&1)" >&2
+      echo "own-env: $(env | tr '\n' ' ')" >&2
+      exit 3
+    EOT
+  }
+}
+`, aHome, dnsFile, os.Getpid()))
+	testsuite.PushFiles(t, e.GitOpsRepo, "a stack with credentials and one that looks for them", files)
+
+	e.MustCLI(0, "create", "acme/a", "-f", writeFile(t, "stack: credsa\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "acme/a", "--wait")
+	require.Equal(t, "cloud="+cloudToken+"\n"+`{"dns_key": "`+dnsSecret+`"}`+"\n", readOut(t, out, "a"), "credsa's sandboxed terraform got both")
+	require.FileExists(t, filepath.Join(aHome, ".slipway-credentials", "dns"), "the copy the thief looks for is there")
+
+	e.MustCLI(0, "create", "acme/thief", "-f", writeFile(t, "stack: thief\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(1, "deploy", "acme/thief", "--wait")
+	st := e.Status("acme/thief")
+	require.NotNil(t, st.Failure)
+	saw := strings.Join(strings.Fields(st.Failure.Error), " ")
+	t.Log(saw)
+	require.Contains(t, saw, "own-env:", "the thief's provisioner ran and reported")
+	require.Contains(t, saw, "copy: cat: "+aHome+"/.slipway-credentials/dns: No such file or directory")
+	require.Contains(t, saw, "source: cat: "+dnsFile+": No such file or directory")
+	require.Contains(t, saw, fmt.Sprintf("cannot open /proc/%d/environ: No such file", os.Getpid()))
+	require.NotContains(t, saw, cloudToken)
+	require.NotContains(t, saw, dnsSecret)
+	require.NotContains(t, saw, "CLOUD_TOKEN")
+	require.Empty(t, e.SecretLeaks(t, []string{cloudToken, dnsSecret}))
 }
