@@ -2,9 +2,12 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/credentials"
@@ -25,8 +28,8 @@ var lookupEnv = os.LookupEnv
 // maxCachedStacks bounds the cache; it starts over when full.
 const maxCachedStacks = 4096
 
-// stackCredentials are the credentials stack names at rev ("" = main, never cached); never nil,
-// so the runner drops a list the stack no longer has.
+// stackCredentials are the credentials stack names at rev ("" = main, never cached); not nil
+// for a stack that loads, so the runner drops a list the stack no longer has.
 func (a *Activities) stackCredentials(ctx context.Context, rev, stack string) ([]string, error) {
 	key := rev + "\x00" + stack
 	if rev != "" {
@@ -38,6 +41,12 @@ func (a *Activities) stackCredentials(ctx context.Context, rev, stack string) ([
 		}
 	}
 	s, err := a.loadStack(ctx, rev, stack)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.NonRetryable() {
+		// A stack broken or gone since the deploy must not block destroying it (as ResolveRevision):
+		// the names this workspace recorded hold.
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
