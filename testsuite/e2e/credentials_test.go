@@ -250,3 +250,39 @@ dns: {file: `+dnsFile+`, as: DNS_FILE, stacks: [credsa]}
 	require.NotContains(t, saw, "CLOUD_TOKEN")
 	require.Empty(t, e.SecretLeaks(t, []string{cloudToken, dnsSecret}))
 }
+
+// A stack removed from main after its instance deployed does not block destroying it: the
+// destroy's terraform still gets the credentials the instance recorded, and reports them on
+// destroy.
+func TestCredentialsOfAStackGoneSinceTheDeploy(t *testing.T) {
+	stamp := fmt.Sprint(time.Now().UnixNano())
+	cloudToken := "cloudtoken-gone-" + stamp
+	dir := t.TempDir()
+	mapping := filepath.Join(dir, "credentials.yaml")
+	require.NoError(t, os.WriteFile(mapping, []byte("cloud: {env: STACKS_CLOUD_G, as: CLOUD_TOKEN, stacks: [gone]}\n"), 0o600))
+	t.Setenv("STACKS_CLOUD_G", cloudToken)
+	t.Setenv("SLIPWAY_CREDENTIALS_FILE", mapping)
+	e := testsuite.NewEnv(t)
+	out := t.TempDir()
+	stack := map[string][]byte{
+		"stacks/gone/schema.yaml":             []byte(brokenSchema + "credentials: [cloud]\n"),
+		"stacks/gone/manifests/app.yaml.tmpl": []byte(brokenManifest),
+		"stacks/gone/terraform/main.tf.tmpl": []byte(`resource "terraform_data" "probe" {
+  input = {{ quote .Params.greeting }}
+  provisioner "local-exec" {
+    when    = destroy
+    command = "echo \"cloud=$${CLOUD_TOKEN:-unset}\" > ` + out + `/destroyed"
+  }
+}
+`),
+	}
+	testsuite.PushFiles(t, e.GitOpsRepo, "a stack with a credential", stack)
+	e.MustCLI(0, "create", "acme/g", "-f", writeFile(t, "stack: gone\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "acme/g", "--wait")
+	for p := range stack {
+		stack[p] = nil
+	}
+	testsuite.PushFiles(t, e.GitOpsRepo, "the stack is retired", stack)
+	e.MustCLI(0, "destroy", "acme/g", "--wait")
+	require.Equal(t, "cloud="+cloudToken+"\n", readOut(t, out, "destroyed"))
+}
