@@ -143,3 +143,26 @@ func terraformProcesses(t *testing.T, stateDir string) []string {
 	}
 	return out
 }
+
+// A budget that is not a duration, or out of bounds, is refused at create with exit 2 naming
+// the field, and nothing changes.
+func TestABadBudgetIsRefusedNamingItsField(t *testing.T) {
+	e := testsuite.NewEnv(t)
+	testsuite.PushFiles(t, e.GitOpsRepo, "stacks with bad budgets", map[string][]byte{
+		"stacks/soon/schema.yaml":             []byte(brokenSchema + "timeouts: {apply: soon}\n"),
+		"stacks/soon/terraform/main.tf.tmpl":  []byte(brokenTF),
+		"stacks/soon/manifests/app.yaml.tmpl": []byte(brokenManifest),
+		"stacks/long/schema.yaml":             []byte(brokenSchema + "timeouts: {destroy: 48h}\n"),
+		"stacks/long/terraform/main.tf.tmpl":  []byte(brokenTF),
+		"stacks/long/manifests/app.yaml.tmpl": []byte(brokenManifest),
+	})
+	for stack, want := range map[string]string{
+		"soon": `schema.timeouts.apply: "soon" is not a Go duration such as 30m or 2h`,
+		"long": "schema.timeouts.destroy: must be between 1s and 24h0m0s, got 48h0m0s",
+	} {
+		r := e.CLI("create", "budget/"+stack, "-f", writeFile(t, "stack: "+stack+"\nparameters:\n  greeting: hello\n"), "--wait")
+		require.Equal(t, 2, r.Code, "stdout %s stderr %s", r.Stdout, r.Stderr)
+		require.Contains(t, r.Stderr, want)
+		require.Empty(t, testsuite.Branches(t, e.GitOpsRepo, "slipway/budget/"+stack+"/"), "nothing changed")
+	}
+}
