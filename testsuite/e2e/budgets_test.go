@@ -53,6 +53,7 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 		"stacks/slow/manifests/app.yaml.tmpl": []byte(brokenManifest),
 	})
 	ref := steps.Ref{Tenant: "budget", Name: "slow"}
+	var figures []string
 	e.MustCLI(0, "create", "budget/slow", "-f", writeFile(t, "stack: slow\nparameters:\n  greeting: hello\n"), "--wait")
 
 	out := e.MustCLI(1, "deploy", "budget/slow", "--wait")
@@ -77,7 +78,7 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	for _, s := range st.Operation.Steps {
 		if s.Name == steps.TFApply && s.Status == workflows.StepFailed {
 			took := s.EndedAt.Sub(s.StartedAt)
-			t.Logf("figure: apply budget 3s -> step failed after %v (terraform interrupted and exited)", took.Round(time.Millisecond))
+			figures = append(figures, fmt.Sprintf("budgets: apply budget 3s -> step failed after %v (terraform interrupted and exited)", took.Round(time.Millisecond)))
 			require.Less(t, took, 15*time.Second, "the budget cut the 15s sleep short")
 		}
 	}
@@ -125,6 +126,14 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	}
 	require.Contains(t, addrs, "time_sleep.wait", "the sleep the budget cut short is still in the state")
 	require.NotContains(t, addrs, "terraform_data.after", "what terraform destroyed before the budget ran out is gone from the state")
+	d := step(t, st, steps.TFDestroy)
+	figures = append(figures, fmt.Sprintf("budgets: destroy budget 3s -> step failed after %v", d.EndedAt.Sub(d.StartedAt).Round(time.Millisecond)))
+	for _, f := range figures {
+		t.Log(f)
+	}
+	if dir := os.Getenv("SLIPWAY_FIGURES_DIR"); dir != "" { // make test prints it
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "budgets.txt"), []byte(strings.Join(figures, "\n")+"\n"), 0o644))
+	}
 	require.Empty(t, terraformProcesses(t, e.StateDir), "nothing of the interrupted terraform is left running")
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "stack-budgets")
 }
