@@ -10,10 +10,10 @@ import (
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
-// budgetMargin is what a budgeted terraform step gets past its budget: the activity interrupts
+// BudgetMargin is what a budgeted terraform step gets past its budget: the activity interrupts
 // terraform when the budget runs out, and terraform needs the worker's stop grace
-// (SLIPWAY_TERRAFORM_STOP_GRACE, 30s by default) to save its state and release its lock.
-const budgetMargin = 2 * time.Minute
+// (SLIPWAY_TERRAFORM_STOP_GRACE, 30s by default; the worker refuses one too long for this).
+const BudgetMargin = 2 * time.Minute
 
 // budgeted reports whether this pipeline gives terraform steps the stack's budgets. It is asked
 // only of stacks that set schema.timeouts, so other pipelines' histories are as before.
@@ -39,9 +39,9 @@ func (p *pipeline) tfCtx(ctx workflow.Context, op string) (workflow.Context, *st
 		return terraformCtx(ctx), nil
 	}
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout:    b.Limit + budgetMargin,
+		StartToCloseTimeout:    b.Limit + BudgetMargin,
 		HeartbeatTimeout:       heartbeatTimeout,
-		ScheduleToCloseTimeout: b.Limit + budgetMargin + transientBudget,
+		ScheduleToCloseTimeout: b.Limit + BudgetMargin + transientBudget,
 		RetryPolicy:            retryPolicy(),
 	}), &b
 }

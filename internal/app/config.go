@@ -212,6 +212,9 @@ func (c Config) Validate() error {
 		return c.stackEnvErr
 	case c.credentialsErr != nil:
 		return c.credentialsErr
+	case c.terraformStopGrace() > MaxTerraformStopGrace:
+		return fmt.Errorf("%s: %s is too long: a terraform step whose stack budget (schema.timeouts) runs out gets %s past it to stop, and an interrupted terraform may take %s; use at most %s",
+			EnvTerraformStopGrace, c.terraformStopGrace(), workflows.BudgetMargin, stopTakes(c.terraformStopGrace()), MaxTerraformStopGrace)
 	case c.StickyCache < 0:
 		return fmt.Errorf("SLIPWAY_STICKY_CACHE: %d is negative", c.StickyCache)
 	case c.ObserveInterval < 0:

@@ -31,6 +31,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{[]string{"workers.replicas=-1"}, "/workers/replicas"},
 		{[]string{"workers.replicas=three"}, "/workers/replicas"},
 		{[]string{"workers.gracePeriodSeconds=5m"}, "/workers/gracePeriodSeconds"},
+		// Longer than a budgeted terraform step leaves it to stop (the worker refuses it too).
+		{[]string{"workers.terraformStopGraceSeconds=61"}, "/workers/terraformStopGraceSeconds"},
 		{[]string{"workers.goMemLimit=2Gi"}, "/workers/goMemLimit"},
 		{[]string{"workers.telemetryPort=80"}, "/workers/telemetryPort"},
 		{[]string{"temporal.address=temporal-frontend"}, "/temporal/address"},
