@@ -30,6 +30,9 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	if err := a.checkCredentials(stack, in.Ref); err != nil {
 		return steps.ValidateOutput{}, err
 	}
+	if err := a.checkEngine(stack); err != nil {
+		return steps.ValidateOutput{}, err
+	}
 	return steps.ValidateOutput{Stack: inst.Stack, Gates: inst.SchedulingGates, Controls: controls(stack, inst),
 		ControlPlane: inst.ControlPlane}, nil
 }

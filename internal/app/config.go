@@ -22,6 +22,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/stackenv"
+	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -31,6 +32,8 @@ type Config struct {
 	GitOpsRepo string // SLIPWAY_GITOPS_REPO: path of the GitOps git repository (localgit forge)
 	StateDir   string // SLIPWAY_STATE_DIR: terraform working dirs and local state
 	Terraform  string // SLIPWAY_TERRAFORM: terraform binary (default: PATH)
+	// EnginesDir (SLIPWAY_ENGINES_DIR, default tools.sh's cache) holds the engine binaries stacks pick.
+	EnginesDir string
 	TFPGConn   string // SLIPWAY_TF_PG_CONN: keep terraform state in PostgreSQL (pg backend)
 	// StorePGConn (SLIPWAY_STORE_PG_CONN, default SLIPWAY_TF_PG_CONN) keeps plans and secrets in
 	// PostgreSQL, sealed with the payload keyring, so any worker can run any step. Without it
@@ -116,6 +119,7 @@ func FromEnv() Config {
 		GitOpsRepo:   os.Getenv("SLIPWAY_GITOPS_REPO"),
 		StateDir:     os.Getenv("SLIPWAY_STATE_DIR"),
 		Terraform:    os.Getenv("SLIPWAY_TERRAFORM"),
+		EnginesDir:   os.Getenv(terraform.EnvEnginesDir),
 		TFPGConn:     os.Getenv("SLIPWAY_TF_PG_CONN"),
 		StorePGConn:  envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
 		Deployer:     envOr("SLIPWAY_DEPLOYER", "argocd"),

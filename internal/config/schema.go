@@ -68,6 +68,8 @@ type Schema struct {
 	Timeouts Timeouts
 	// Credentials name what its terraform and hooks need; the operator maps each to a source.
 	Credentials []string
+	// Engine is engine: and engineVersion:, the binary that runs the stack's terraform (engine.go).
+	Engine Engine
 }
 
 // Param finds a parameter by name.
@@ -102,7 +104,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, timeouts, credentials (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion, timeouts, credentials (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -122,12 +124,16 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.ControlPlanes = parseControlPlanes(kv.Value, field, fe)
 		case "stateful":
 			s.Stateful = parseStateful(kv.Value, field, fe)
+		case "engine":
+			s.Engine.Name = parseEngineName(kv.Value, field, fe)
+		case "engineVersion":
+			s.Engine.Version = parseEngineVersion(kv.Value, field, fe)
 		case "timeouts":
 			s.Timeouts = parseTimeouts(kv.Value, fe)
 		case "credentials":
 			s.Credentials = parseCredentials(kv.Value, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, timeouts, credentials", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion, timeouts, credentials", kv.Line)
 		}
 	}
 	return s

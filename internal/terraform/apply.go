@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -146,6 +145,9 @@ func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan)
 			if ws.Credentials == nil {
 				ws.Credentials = strings.Fields(string(data))
 			}
+		case EngineFile:
+			// The plan's own engine, pinned to the version that made it: it is what can apply it.
+			ws.Engine = strings.TrimSpace(string(data))
 		case BackendFile, depLockFile:
 		default:
 			user[path] = data
@@ -160,7 +162,7 @@ func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan)
 			return &CommandError{Command: "apply", Workspace: ws, Err: err}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
+	if !r.Initialized(ws) {
 		return r.Init(ctx, ws)
 	}
 	return nil

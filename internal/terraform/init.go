@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-exec/tfexec"
@@ -39,6 +40,9 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 	if err := c.recorded(ctx, func() error { return c.fail(c.tf.Init(ctx, opts...)) }); err != nil {
 		return err
 	}
+	if err := r.markInitialized(ws, c.engine); err != nil {
+		return &CommandError{Command: "init", Workspace: ws, Err: err}
+	}
 	if r.Backend() == backendPG {
 		return r.createPGState(ctx, ws)
 	}
@@ -46,10 +50,18 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 }
 
 // Initialized reports whether init has run in the workspace's working directory on this
-// host; a worker that has not (a new or replaced host) runs it before planning.
+// host with the engine binary it picks now; a worker that has not (a new or replaced host, or
+// a stack that changed engine) runs it before planning.
 func (r *Runner) Initialized(ws Workspace) bool {
-	_, err := os.Stat(filepath.Join(r.Dir(ws), ".terraform"))
-	return err == nil
+	if _, err := os.Stat(filepath.Join(r.Dir(ws), dataDir)); err != nil {
+		return false
+	}
+	engine, _, err := r.engineOf(ws)
+	if err != nil {
+		return true // the command that follows reports the missing engine
+	}
+	got, _ := os.ReadFile(filepath.Join(r.Dir(ws), dataDir, engineMarker))
+	return strings.TrimSpace(string(got)) == engine.marker()
 }
 
 // createPGState writes an empty state for a pg workspace that has none. Until its row exists,

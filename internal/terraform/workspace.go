@@ -18,6 +18,9 @@ type Workspace struct {
 	// Credentials are the stack's schema.credentials, resolved by the operator's mapping for this
 	// tenant and stack; nil is the list Prepare last recorded for the workspace.
 	Credentials []string
+	// Engine is the stack's engine as its rendered directory records it ("opentofu ~> 1.10");
+	// "" is the worker's default terraform. Prepare records it beside the files (EngineFile).
+	Engine string
 }
 
 func (w Workspace) String() string { return w.Tenant + "/" + w.Name }
@@ -44,6 +47,9 @@ func (w Workspace) validate() error {
 	}
 	if w.Stack != "" && !labelRE.MatchString(w.Stack) {
 		return &InvalidInputError{Field: "workspace stack", Value: w.Stack, Reason: "must be a stack name"}
+	}
+	if _, err := parseEngineSpec(w.Engine); err != nil {
+		return err
 	}
 	if w.Schema != "" && !names.IsIdentifier(w.Schema) {
 		return &InvalidInputError{Field: "workspace schema", Value: w.Schema,
