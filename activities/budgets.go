@@ -37,7 +37,21 @@ func withBudget(ctx context.Context, b *steps.Budget) (context.Context, context.
 	if activity.IsActivity(ctx) {
 		start = activity.GetInfo(ctx).StartedTime
 	}
-	return context.WithDeadlineCause(ctx, start.Add(b.Limit), &budgetError{b: *b})
+	bctx, cancel := context.WithDeadlineCause(ctx, start.Add(b.Limit), &budgetError{b: *b})
+	return context.WithValue(bctx, unbudgetedKey{}, ctx), cancel
+}
+
+// unbudgetedKey holds, in a budgeted context, the activity's own context.
+type unbudgetedKey struct{}
+
+// heartbeatCtx is the context to heartbeat on: the activity's own, not its budget, so that the
+// step keeps heartbeating while the terraform its budget interrupted saves state and exits
+// (up to the stop grace), and Temporal does not start it again beside that terraform.
+func heartbeatCtx(ctx context.Context) context.Context {
+	if outer, ok := ctx.Value(unbudgetedKey{}).(context.Context); ok {
+		return outer
+	}
+	return ctx
 }
 
 // overBudget turns the failure of a step whose budget ran out into a non-retryable

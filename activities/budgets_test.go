@@ -42,3 +42,20 @@ func TestOverBudget(t *testing.T) {
 	assert.Nil(t, budgets(config.Timeouts{}), "no timeouts: the pipeline runs as before")
 	assert.Equal(t, &steps.Budgets{Apply: time.Hour}, budgets(config.Timeouts{Apply: time.Hour}))
 }
+
+// Heartbeats go on after the budget ran out, while the interrupted terraform stops: they use
+// the activity's own context, not the budget's.
+func TestHeartbeatsOutliveTheBudget(t *testing.T) {
+	outer, stop := context.WithCancel(context.Background())
+	defer stop()
+	b := &steps.Budget{Op: "plan", Field: "schema.timeouts.plan", Limit: time.Millisecond}
+	ctx, cancel := withBudget(outer, b)
+	defer cancel()
+	<-ctx.Done()
+	hb := heartbeatCtx(ctx)
+	require.NoError(t, hb.Err(), "the budget ran out, the activity did not")
+	stop()
+	require.Error(t, hb.Err(), "the activity's own end still ends the heartbeats")
+	plain := context.Background()
+	assert.Equal(t, plain, heartbeatCtx(plain))
+}

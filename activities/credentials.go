@@ -15,12 +15,21 @@ import (
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
-// credentialNames caches the credentials each stack names at each commit: a commit never
-// changes, and terraform steps would otherwise read the stack once more each.
-var credentialNames = struct {
+// stackFactsCache caches what terraform steps read of each stack at each commit (its credentials
+// and budgets): a commit never changes, and each step would otherwise read the stack once more.
+var stackFactsCache = struct {
 	sync.Mutex
-	m map[string][]string
-}{m: map[string][]string{}}
+	m map[string]stackFacts
+}{m: map[string]stackFacts{}}
+
+// stackFacts is what a terraform step needs of its stack's schema.
+type stackFacts struct {
+	// credentials are the names of schema.credentials; not nil for a stack that loads, so the
+	// runner drops a list the stack no longer has.
+	credentials []string
+	// budgets are schema.timeouts; nil keeps the defaults.
+	budgets *steps.Budgets
+}
 
 // lookupEnv reads the worker's variables the mapping names.
 var lookupEnv = os.LookupEnv
@@ -31,38 +40,47 @@ const maxCachedStacks = 4096
 // stackCredentials are the credentials stack names at rev ("" = main, never cached); not nil
 // for a stack that loads, so the runner drops a list the stack no longer has.
 func (a *Activities) stackCredentials(ctx context.Context, rev, stack string) ([]string, error) {
+	f, err := a.stackFacts(ctx, rev, stack)
+	return f.credentials, err
+}
+
+// stackFacts reads what terraform steps need of stack at rev ("" = main, never cached); zero for
+// a stack broken or gone since the deploy, which must not block destroying it (as ResolveRevision).
+func (a *Activities) stackFacts(ctx context.Context, rev, stack string) (stackFacts, error) {
 	key := rev + "\x00" + stack
 	if rev != "" {
-		credentialNames.Lock()
-		names, ok := credentialNames.m[key]
-		credentialNames.Unlock()
+		stackFactsCache.Lock()
+		f, ok := stackFactsCache.m[key]
+		stackFactsCache.Unlock()
 		if ok {
-			return names, nil
+			return f, nil
 		}
 	}
 	s, err := a.loadStack(ctx, rev, stack)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.NonRetryable() {
-		// A stack broken or gone since the deploy must not block destroying it (as ResolveRevision):
-		// the names this workspace recorded hold.
-		return nil, nil
+		// Then the credentials this workspace recorded hold, and the default budgets.
+		return stackFacts{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return stackFacts{}, err
 	}
-	names := []string{}
-	if s.Schema != nil && s.Schema.Credentials != nil {
-		names = s.Schema.Credentials
+	f := stackFacts{credentials: []string{}}
+	if s.Schema != nil {
+		if s.Schema.Credentials != nil {
+			f.credentials = s.Schema.Credentials
+		}
+		f.budgets = budgets(s.Schema.Timeouts)
 	}
 	if rev != "" {
-		credentialNames.Lock()
-		if len(credentialNames.m) >= maxCachedStacks {
-			credentialNames.m = map[string][]string{}
+		stackFactsCache.Lock()
+		if len(stackFactsCache.m) >= maxCachedStacks {
+			stackFactsCache.m = map[string]stackFacts{}
 		}
-		credentialNames.m[key] = names
-		credentialNames.Unlock()
+		stackFactsCache.m[key] = f
+		stackFactsCache.Unlock()
 	}
-	return names, nil
+	return f, nil
 }
 
 // checkCredentials refuses a stack naming a credential the operator maps to no source for

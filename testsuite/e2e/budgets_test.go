@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -174,4 +175,50 @@ func TestABadBudgetIsRefusedNamingItsField(t *testing.T) {
 		require.Contains(t, r.Stderr, want)
 		require.Empty(t, testsuite.Branches(t, e.GitOpsRepo, "slipway/budget/"+stack+"/"), "nothing changed")
 	}
+}
+
+// gatedTF reads a file at plan time: a FIFO there (no writer) makes terraform wait at the plan
+// for as long as nothing stops it, even after SIGINT.
+const gatedTF = `locals {
+  gate = file(%q)
+}
+resource "terraform_data" "app" {
+  input = "${local.gate} {{ .Params.greeting }}"
+}
+`
+
+// A drift check runs init and the plan under the stack's plan budget, as a deploy's plan does:
+// a plan that hangs is cut off when the budget runs out (not after the step's hour), the check
+// is refused naming the budget and records no verdict, and the next check runs.
+func TestDriftCheckRunsUnderThePlanBudget(t *testing.T) {
+	e := testsuite.NewEnv(t)
+	gate := filepath.Join(t.TempDir(), "gate")
+	require.NoError(t, os.WriteFile(gate, []byte("open"), 0o644))
+	testsuite.PushFiles(t, e.GitOpsRepo, "add the gated stack", map[string][]byte{
+		"stacks/gated/schema.yaml":             []byte(brokenSchema + "timeouts:\n  plan: 20s\n"),
+		"stacks/gated/terraform/main.tf.tmpl":  []byte(fmt.Sprintf(gatedTF, gate)),
+		"stacks/gated/manifests/app.yaml.tmpl": []byte(brokenManifest),
+	})
+	ref := steps.Ref{Tenant: "budgetdrift", Name: "gated"}
+	e.MustCLI(0, "create", "budgetdrift/gated", "-f", writeFile(t, "stack: gated\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "budgetdrift/gated", "--wait")
+
+	require.NoError(t, os.Remove(gate))
+	require.NoError(t, syscall.Mkfifo(gate, 0o644))
+	start := time.Now()
+	out := e.MustCLI(0, "drift", "check", "--tenant", "budgetdrift")
+	took := time.Since(start)
+	require.Regexp(t, `budgetdrift/gated\s+refused \(the drift check failed: plan budget 20s \(schema\.timeouts\.plan\) ran out`, out.Stdout)
+	require.Less(t, took, 10*time.Minute, "the budget, not the step's hour, ended the check")
+	t.Logf("budgets: drift check with plan budget 20s on a hanging plan -> refused after %v", took.Round(time.Millisecond))
+	st := e.Status("budgetdrift/gated")
+	require.Equal(t, lifecycle.Deployed, st.State)
+	require.Nil(t, st.Drift, "a check the budget cut off records no verdict")
+	require.Empty(t, terraformProcesses(t, e.StateDir), "nothing of the interrupted terraform is left running")
+	require.NoError(t, lockFree(t, e, ref))
+
+	require.NoError(t, os.Remove(gate))
+	require.NoError(t, os.WriteFile(gate, []byte("open"), 0o644))
+	out = e.MustCLI(0, "drift", "check", "--tenant", "budgetdrift")
+	require.Contains(t, out.Stdout, "1 checked, 0 drifted")
 }
