@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/hooks"
@@ -44,6 +45,9 @@ type Activities struct {
 	// StackEnv names the worker variables each stack's exec hooks may see (terraform's runner
 	// holds the same list).
 	StackEnv stackenv.AllowList
+	// Credentials maps the credentials stacks name to the operator's sources (SLIPWAY_CREDENTIALS_FILE);
+	// terraform's runner holds the same mapping.
+	Credentials credentials.Map
 	// HookHTTP calls http hooks (hooks.NewClient): public addresses and the operator's
 	// SLIPWAY_HOOK_ALLOW_CIDRS, no redirects; nil allows no internal address.
 	HookHTTP *http.Client

@@ -17,17 +17,35 @@ import (
 func (a *Activities) CheckDrift(ctx context.Context, in steps.DriftInput) (steps.DriftOutput, error) {
 	ctx = withLockNote(ctx)
 	tin := steps.TerraformInput{Ref: in.Ref, OpID: in.CheckID, Revision: in.Revision}
-	if err := a.prepare(ctx, tin, false); err != nil {
+	files, all, err := a.terraformFiles(ctx, tin)
+	if err != nil {
 		return steps.DriftOutput{}, err
 	}
+	var facts stackFacts
+	if stack := stackOf(all); stack != "" {
+		if facts, err = a.stackFacts(ctx, in.Revision, stack); err != nil {
+			return steps.DriftOutput{}, err
+		}
+	}
+	// Init and the plan run under the stack's plan budget, as a deploy's plan step does; the
+	// step's own hour still bounds a longer one (the instance keeps no budgets between operations).
+	var budget *steps.Budget
+	if b, ok := facts.budgets.For("plan"); ok {
+		budget = &b
+	}
+	bctx, cancel := withBudget(ctx, budget)
+	defer cancel()
+	if err := a.prepareFiles(bctx, in.Ref, all, facts.credentials, files, false); err != nil {
+		return steps.DriftOutput{}, overBudget(bctx, err)
+	}
 	var rep *terraform.DriftReport
-	err := withHeartbeat(ctx, "terraform plan (drift)", func(ctx context.Context) error {
+	err = withHeartbeat(bctx, "terraform plan (drift)", func(ctx context.Context) error {
 		var err error
 		rep, err = a.Terraform.Drift(ctx, workspace(in.Ref))
 		return err
 	})
 	if err != nil {
-		return steps.DriftOutput{}, classify(err)
+		return steps.DriftOutput{}, overBudget(bctx, classify(err))
 	}
 	out := steps.DriftOutput{Outside: changeLines(rep.Outside), Pending: changeLines(rep.Pending)}
 	if out.App, err = a.appDrift(ctx, in); err != nil {

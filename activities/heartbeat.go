@@ -19,6 +19,7 @@ func withHeartbeat(ctx context.Context, detail string, fn func(ctx context.Conte
 	done := make(chan struct{})
 	defer close(done)
 	if activity.IsActivity(ctx) {
+		hb := heartbeatCtx(ctx)
 		go func() {
 			t := time.NewTicker(heartbeatEvery)
 			defer t.Stop()
@@ -26,10 +27,10 @@ func withHeartbeat(ctx context.Context, detail string, fn func(ctx context.Conte
 				select {
 				case <-done:
 					return
-				case <-ctx.Done():
+				case <-hb.Done():
 					return
 				case <-t.C:
-					activity.RecordHeartbeat(ctx, detail)
+					activity.RecordHeartbeat(hb, detail)
 				}
 			}
 		}()

@@ -51,7 +51,15 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 	if !ok {
 		return steps.HookOutput{}, nil
 	}
-	outputs, err := a.hookOutputs(ctx, in, files)
+	credEnv, credFiles, credSecrets, err := a.hookCredentials(in.Ref, stack)
+	if err != nil {
+		return steps.HookOutput{}, err
+	}
+	creds := []string{}
+	if stack.Schema.Credentials != nil {
+		creds = stack.Schema.Credentials
+	}
+	outputs, err := a.hookOutputs(ctx, in, files, creds)
 	if err != nil {
 		return steps.HookOutput{}, err
 	}
@@ -72,7 +80,7 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 	if err != nil {
 		return steps.HookOutput{}, err
 	}
-	r := hooks.Runner{HTTP: a.HookHTTP, Env: hookEnv(a.StackEnv, inst.Stack), Sandbox: a.HookSandbox,
+	r := hooks.Runner{HTTP: a.HookHTTP, Env: append(hookEnv(a.StackEnv, inst.Stack), credEnv...), Files: credFiles, Sandbox: a.HookSandbox,
 		Heartbeat: func(detail string) {
 			if activity.IsActivity(ctx) {
 				activity.RecordHeartbeat(ctx, detail)
@@ -80,6 +88,7 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 		}}
 	out, err := r.Run(ctx, call)
 	red := newRedactor(secrets)
+	red.values = append(red.values, credSecrets...)
 	out.Output = red.text(out.Output)
 	for i, s := range out.Answers {
 		out.Answers[i] = red.text(s)
@@ -92,12 +101,12 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 }
 
 // hookOutputs reads the instance's terraform outputs; none before its first apply.
-func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput, dir map[string][]byte) (map[string]any, error) {
+func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput, dir map[string][]byte, creds []string) (map[string]any, error) {
 	tf, err := terraformOnly(dir, in.Ref, in.Revision)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.prepareFiles(ctx, in.Ref, dir, tf, false); err != nil {
+	if err := a.prepareFiles(ctx, in.Ref, dir, creds, tf, false); err != nil {
 		return nil, err
 	}
 	out, err := a.Terraform.Outputs(ctx, workspace(in.Ref))

@@ -16,15 +16,18 @@ import (
 // TerraformInit writes the instance's terraform files at the revision into its
 // working directory and runs `terraform init`.
 func (a *Activities) TerraformInit(ctx context.Context, in steps.TerraformInput) error {
-	return a.prepare(withLockNote(ctx), in, true)
+	bctx, cancel := withBudget(withLockNote(ctx), in.Budget)
+	defer cancel()
+	return overBudget(bctx, a.prepare(bctx, in, true))
 }
 
 // TerraformPlan saves a plan in the plan store, where any worker can apply it, and returns
 // its summary.
 func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput) (steps.PlanOutput, error) {
-	ctx = withLockNote(ctx)
+	ctx, cancel := withBudget(withLockNote(ctx), in.Budget)
+	defer cancel()
 	if err := a.prepare(ctx, in, false); err != nil {
-		return steps.PlanOutput{}, err
+		return steps.PlanOutput{}, overBudget(ctx, err)
 	}
 	name := in.OpID
 	if in.Destroy {
@@ -37,7 +40,7 @@ func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput)
 		return err
 	})
 	if err != nil {
-		return steps.PlanOutput{}, classify(err)
+		return steps.PlanOutput{}, overBudget(ctx, classify(err))
 	}
 	return planOutput(plan), nil
 }
@@ -49,13 +52,15 @@ func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (s
 	ctx = withLockNote(ctx)
 	plan := &terraform.Plan{File: in.Plan.File, SHA256: in.Plan.SHA256}
 	var already bool
-	err := withHeartbeat(ctx, "terraform apply", func(ctx context.Context) error {
+	bctx, cancel := withBudget(ctx, in.Budget)
+	defer cancel()
+	err := withHeartbeat(bctx, "terraform apply", func(ctx context.Context) error {
 		var err error
 		already, err = a.Terraform.Apply(ctx, workspace(in.Ref), plan)
 		return err
 	})
 	if err != nil {
-		return steps.InfraOutput{}, classify(err)
+		return steps.InfraOutput{}, overBudget(bctx, classify(err))
 	}
 	// The apply may have finished while the worker stopped: then reading the state is cut short
 	// and the retry finds the plan applied.
@@ -67,14 +72,16 @@ func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (s
 // TerraformDestroy runs `terraform destroy` on the instance's state.
 func (a *Activities) TerraformDestroy(ctx context.Context, in steps.TerraformInput) (steps.InfraOutput, error) {
 	ctx = withLockNote(ctx)
-	if err := a.prepare(ctx, in, false); err != nil {
-		return steps.InfraOutput{}, err
+	bctx, cancel := withBudget(ctx, in.Budget)
+	defer cancel()
+	if err := a.prepare(bctx, in, false); err != nil {
+		return steps.InfraOutput{}, overBudget(bctx, err)
 	}
-	err := withHeartbeat(ctx, "terraform destroy", func(ctx context.Context) error {
+	err := withHeartbeat(bctx, "terraform destroy", func(ctx context.Context) error {
 		return a.Terraform.Destroy(ctx, workspace(in.Ref))
 	})
 	if err != nil {
-		return steps.InfraOutput{}, classify(err)
+		return steps.InfraOutput{}, overBudget(bctx, classify(err))
 	}
 	out, err := a.infra(ctx, in.Ref)
 	return out, stopped(ctx, err)
@@ -87,15 +94,28 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 	if err != nil {
 		return err
 	}
-	return a.prepareFiles(ctx, in.Ref, all, files, forceInit)
+	stack := stackOf(all)
+	var creds []string
+	if stack != "" {
+		// A proposed config renders against the stack on main; a committed one is at its revision.
+		rev := in.Revision
+		if in.ConfigYAML != "" {
+			rev = ""
+		}
+		if creds, err = a.stackCredentials(ctx, rev, stack); err != nil {
+			return err
+		}
+	}
+	return a.prepareFiles(ctx, in.Ref, all, creds, files, forceInit)
 }
 
 // prepareFiles writes the instance's terraform files and runs init unless this worker has.
 // The stack (from the instance directory all) picks the worker variables terraform may see and
-// the engine binary; the runner records both for the commands that follow.
-func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, all, files map[string][]byte, forceInit bool) error {
+// the engine binary, creds the credentials it gets (nil: those recorded); the runner records
+// them for the commands that follow.
+func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, all map[string][]byte, creds []string, files map[string][]byte, forceInit bool) error {
 	ws := workspace(ref)
-	ws.Stack = stackOf(all)
+	ws.Stack, ws.Credentials = stackOf(all), creds
 	engine, err := engineOf(all)
 	if err != nil {
 		return err

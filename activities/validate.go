@@ -27,6 +27,9 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	if _, err := config.Validate(stack, inst, previous); err != nil {
 		return steps.ValidateOutput{}, invalidConfig(err)
 	}
+	if err := a.checkCredentials(stack, in.Ref); err != nil {
+		return steps.ValidateOutput{}, err
+	}
 	if err := a.checkEngine(stack); err != nil {
 		return steps.ValidateOutput{}, err
 	}
@@ -41,6 +44,7 @@ func controls(stack *config.Stack, inst *config.Instance) *steps.Controls {
 		c.Approval = stack.Schema.Approval.Over(inst.Approval)
 		c.Stateful = stack.Schema.Stateful
 		c.Hooks = hookNames(stack.Schema)
+		c.Budgets = budgets(stack.Schema.Timeouts)
 	}
 	return c
 }

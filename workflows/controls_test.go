@@ -30,6 +30,9 @@ type controls struct {
 	hookFn func(n int) (steps.HookOutput, error)
 	// stale makes the next apply find its plan stale.
 	stale bool
+	// budgets are the budgets the terraform steps were handed, by activity; applyErr fails the applies.
+	budgets  map[string][]*steps.Budget
+	applyErr error
 }
 
 func newControls(t *testing.T, c steps.Controls) *controls {
@@ -40,7 +43,7 @@ func newControls(t *testing.T, c steps.Controls) *controls {
 	env.RegisterWorkflowWithOptions(workflows.DeployPipeline, workflowName(lifecycle.OpDeploy))
 	env.RegisterWorkflowWithOptions(workflows.ArchivePipeline, workflowName(lifecycle.OpArchive))
 	env.RegisterActivity(&activities.Activities{})
-	x := &controls{env: env, calls: map[string]int{}}
+	x := &controls{env: env, calls: map[string]int{}, budgets: map[string][]*steps.Budget{}}
 	count := func(name string) { x.calls[name]++ }
 	env.OnActivity(steps.ActResolveRevision, mock.Anything, mock.Anything).Return(
 		func(context.Context, steps.RevisionInput) (steps.RevisionOutput, error) {
@@ -78,10 +81,15 @@ func newControls(t *testing.T, c steps.Controls) *controls {
 	env.OnActivity(steps.ActAnnouncePlan, mock.Anything, mock.Anything).Return(
 		func(context.Context, steps.AnnounceInput) error { count(steps.ActAnnouncePlan); return nil })
 	env.OnActivity(steps.ActTerraformInit, mock.Anything, mock.Anything).Return(
-		func(context.Context, steps.TerraformInput) error { count(steps.ActTerraformInit); return nil })
+		func(_ context.Context, in steps.TerraformInput) error {
+			count(steps.ActTerraformInit)
+			x.budgets[steps.ActTerraformInit] = append(x.budgets[steps.ActTerraformInit], in.Budget)
+			return nil
+		})
 	env.OnActivity(steps.ActTerraformPlan, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.TerraformInput) (steps.PlanOutput, error) {
 			x.plans++
+			x.budgets[steps.ActTerraformPlan] = append(x.budgets[steps.ActTerraformPlan], in.Budget)
 			sum := steps.PlanSummary{Add: 1, Destroy: 1, Resources: []steps.ResourceChange{{Address: "terraform_data.app", Actions: []string{"delete", "create"}}}}
 			if in.Destroy {
 				sum = steps.PlanSummary{Destroy: 2}
@@ -91,6 +99,10 @@ func newControls(t *testing.T, c steps.Controls) *controls {
 	env.OnActivity(steps.ActTerraformApply, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.ApplyInput) (steps.InfraOutput, error) {
 			count(steps.ActTerraformApply)
+			x.budgets[steps.ActTerraformApply] = append(x.budgets[steps.ActTerraformApply], in.Budget)
+			if x.applyErr != nil {
+				return steps.InfraOutput{}, x.applyErr
+			}
 			if x.stale {
 				x.stale = false
 				return steps.InfraOutput{}, temporal.NewNonRetryableApplicationError("Saved plan is stale", steps.ErrStalePlan, nil)
@@ -99,8 +111,9 @@ func newControls(t *testing.T, c steps.Controls) *controls {
 			return steps.InfraOutput{Resources: []string{}, Serial: 3}, nil
 		})
 	env.OnActivity(steps.ActTerraformDestroy, mock.Anything, mock.Anything).Return(
-		func(context.Context, steps.TerraformInput) (steps.InfraOutput, error) {
+		func(_ context.Context, in steps.TerraformInput) (steps.InfraOutput, error) {
 			count(steps.ActTerraformDestroy)
+			x.budgets[steps.ActTerraformDestroy] = append(x.budgets[steps.ActTerraformDestroy], in.Budget)
 			return steps.InfraOutput{Resources: []string{}}, nil
 		})
 	app := func(context.Context, steps.AppInput) (steps.AppStatus, error) {

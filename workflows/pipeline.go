@@ -35,6 +35,8 @@ type pipeline struct {
 	verifies, quietVerify bool
 	// policy asks the policy, with the plan, whether and by whom the operation must be approved.
 	policy bool
+	// budgets caches whether terraform steps get the stack's budgets (budgeted); nil until asked.
+	budgets *bool
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
@@ -155,6 +157,9 @@ func (p *pipeline) fail(err error) error {
 		leftovers = []steps.Leftover{}
 	}
 	if l, ok := p.hookLeftover(step); ok {
+		leftovers = append(leftovers, l)
+	}
+	if l, ok := p.budgetLeftover(err); ok {
 		leftovers = append(leftovers, l)
 	}
 	if l, ok := renderLeftover(p.in.Ref, err); ok {

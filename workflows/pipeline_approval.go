@@ -335,13 +335,17 @@ func (p *pipeline) applyDestroyPlan(in steps.TerraformInput) error {
 	plan := p.early
 	return p.run(steps.TFDestroy, true, func(ctx workflow.Context) (string, error) {
 		var out steps.InfraOutput
-		err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply, steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+		// Applying a destroy plan is the destroy: it runs under the destroy budget.
+		actx, budget := p.tfCtx(ctx, "destroy")
+		err := workflow.ExecuteActivity(actx, steps.ActTerraformApply, steps.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 		note := ""
 		if err != nil && errorType(err) == steps.ErrStalePlan {
-			if err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
+			pctx, pbudget := p.tfCtx(ctx, "plan")
+			in.Budget = pbudget
+			if err = workflow.ExecuteActivity(pctx, steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
 				p.progress.Plan = plan
 				if err = p.approvePlan(plan, string(p.in.Operation)+": terraform destroy, planned again after a stale plan"); err == nil {
-					err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply, steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+					err = workflow.ExecuteActivity(actx, steps.ActTerraformApply, steps.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 				}
 				note = "; planned again after a stale plan"
 			}

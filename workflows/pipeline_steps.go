@@ -98,7 +98,9 @@ func (p *pipeline) tfInput(destroy bool) steps.TerraformInput {
 
 func (p *pipeline) tfInit(in steps.TerraformInput) error {
 	return p.run(steps.TFInit, false, func(ctx workflow.Context) (string, error) {
-		err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformInit, in).Get(ctx, nil)
+		actx, budget := p.tfCtx(ctx, "plan")
+		in.Budget = budget
+		err := workflow.ExecuteActivity(actx, steps.ActTerraformInit, in).Get(ctx, nil)
 		return "at " + short(in.Revision), err
 	})
 }
@@ -106,7 +108,9 @@ func (p *pipeline) tfInit(in steps.TerraformInput) error {
 func (p *pipeline) tfPlan(in steps.TerraformInput) (*steps.PlanOutput, error) {
 	var plan steps.PlanOutput
 	err := p.run(steps.TFPlan, false, func(ctx workflow.Context) (string, error) {
-		if err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformPlan, in).Get(ctx, &plan); err != nil {
+		actx, budget := p.tfCtx(ctx, "plan")
+		in.Budget = budget
+		if err := workflow.ExecuteActivity(actx, steps.ActTerraformPlan, in).Get(ctx, &plan); err != nil {
 			return "", err
 		}
 		return planLine(plan.Summary), nil
@@ -136,18 +140,21 @@ func (p *pipeline) applyPlan() error {
 	}
 	return p.run(steps.TFApply, true, func(ctx workflow.Context) (string, error) {
 		var out steps.InfraOutput
-		err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply,
-			steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+		actx, budget := p.tfCtx(ctx, "apply")
+		pctx, pbudget := p.tfCtx(ctx, "plan")
+		err := workflow.ExecuteActivity(actx, steps.ActTerraformApply,
+			steps.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 		note := ""
 		if err != nil && errorType(err) == steps.ErrStalePlan && replansStalePlans(ctx) {
 			// Only this operation writes the instance's state, so a stale plan means an apply of it
 			// was cut short after terraform saved state: plan what is left, once, and apply that.
-			if err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
+			in.Budget = pbudget
+			if err = workflow.ExecuteActivity(pctx, steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
 				p.progress.Plan = plan
 				// An approval names one plan: the new one needs its own.
 				if err = p.approvePlan(plan, "terraform plan, made again after a stale plan"); err == nil {
-					err = workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformApply,
-						steps.ApplyInput{Ref: p.in.Ref, Plan: *plan}).Get(ctx, &out)
+					err = workflow.ExecuteActivity(actx, steps.ActTerraformApply,
+						steps.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 				}
 				note = fmt.Sprintf("; planned again after a stale plan (%s)", planLine(plan.Summary))
 			}
@@ -173,7 +180,9 @@ func (p *pipeline) destroyInfra() error {
 	}
 	return p.run(steps.TFDestroy, true, func(ctx workflow.Context) (string, error) {
 		var out steps.InfraOutput
-		if err := workflow.ExecuteActivity(terraformCtx(ctx), steps.ActTerraformDestroy, in).Get(ctx, &out); err != nil {
+		actx, budget := p.tfCtx(ctx, "destroy")
+		in.Budget = budget
+		if err := workflow.ExecuteActivity(actx, steps.ActTerraformDestroy, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		p.progress.Infra = &out

@@ -40,6 +40,8 @@ const (
 	changeVerifiedRequests = attest.ChangeVerifiedRequests
 	// changeLeanParked receives an instance's signals in one coroutine instead of five and upserts only changed search attributes.
 	changeLeanParked = "lean-parked-instance"
+	// changeStackBudgets gives terraform steps the stack's schema.timeouts instead of the fixed hour.
+	changeStackBudgets = "stack-budgets"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the

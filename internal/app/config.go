@@ -16,6 +16,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/controlplane"
+	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/names"
@@ -77,6 +78,10 @@ type Config struct {
 	// hooks may see; nothing else of the worker's environment reaches them.
 	StackEnv    stackenv.AllowList
 	stackEnvErr error
+	// Credentials (SLIPWAY_CREDENTIALS_FILE) map the credentials stacks name to sources set aside
+	// for stacks; a source that is the worker's own stops the worker.
+	Credentials    credentials.Map
+	credentialsErr error
 	// HookSandbox confines exec hooks; nil picks it from SLIPWAY_HOOK_SANDBOX (hooks.SandboxFromEnv).
 	HookSandbox *hooks.Sandbox
 	// Kubeconfig (SLIPWAY_KUBECONFIG) reaches the cluster the Applications deploy to: the argocd
@@ -128,6 +133,7 @@ func FromEnv() Config {
 		ForgeMirror:  os.Getenv("SLIPWAY_FORGE_MIRROR"),
 	}
 	cfg.StackEnv, cfg.stackEnvErr = stackenv.FromEnv()
+	cfg.Credentials, cfg.credentialsErr = credentials.FromEnv()
 	cfg.Kubeconfig, cfg.ReservedNames = os.Getenv(kubeapi.EnvKubeconfig), os.Getenv(names.EnvReserved)
 	if v := os.Getenv("SLIPWAY_OBSERVE_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -209,6 +215,11 @@ func (c Config) Validate() error {
 		return c.graceErr
 	case c.stackEnvErr != nil:
 		return c.stackEnvErr
+	case c.credentialsErr != nil:
+		return c.credentialsErr
+	case c.terraformStopGrace() > MaxTerraformStopGrace:
+		return fmt.Errorf("%s: %s is too long: a terraform step whose stack budget (schema.timeouts) runs out gets %s past it to stop, and an interrupted terraform may take %s; use at most %s",
+			EnvTerraformStopGrace, c.terraformStopGrace(), workflows.BudgetMargin, stopTakes(c.terraformStopGrace()), MaxTerraformStopGrace)
 	case c.StickyCache < 0:
 		return fmt.Errorf("SLIPWAY_STICKY_CACHE: %d is negative", c.StickyCache)
 	case c.ObserveInterval < 0:

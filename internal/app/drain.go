@@ -23,6 +23,14 @@ const (
 	DefaultTerraformStopGrace = 30 * time.Second
 )
 
+// MaxTerraformStopGrace is the longest SLIPWAY_TERRAFORM_STOP_GRACE a worker takes: a terraform step
+// whose stack budget ran out must stop within workflows.BudgetMargin, and it may take stopTakes of it.
+const MaxTerraformStopGrace = time.Minute
+
+// stopTakes is the longest an interrupted terraform takes to end: a running provisioner first
+// gets half the grace, then terraform the grace after SIGINT, and its result a moment to report.
+func stopTakes(grace time.Duration) time.Duration { return grace*3/2 + 15*time.Second }
+
 // parseGrace reads a positive duration from the variable key, or def when it is unset.
 func parseGrace(key string, def time.Duration) (time.Duration, error) {
 	v := os.Getenv(key)

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/workflows"
 )
 
 func TestStopGracesDefaultAndAreReadFromTheEnvironment(t *testing.T) {
@@ -40,4 +42,20 @@ func TestBadStopGraceNamesTheVariable(t *testing.T) {
 			})
 		}
 	}
+}
+
+func TestTerraformStopGraceLongerThanABudgetsMarginStopsTheWorker(t *testing.T) {
+	// The longest grace allowed still lets an interrupted terraform end before Temporal's timeout.
+	require.Less(t, stopTakes(MaxTerraformStopGrace), workflows.BudgetMargin)
+
+	validConfig(t)
+	t.Setenv(EnvTerraformStopGrace, MaxTerraformStopGrace.String())
+	require.NoError(t, FromEnv().Validate())
+
+	t.Setenv(EnvTerraformStopGrace, "61s")
+	err := FromEnv().Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), EnvTerraformStopGrace)
+	assert.Contains(t, err.Error(), "schema.timeouts")
+	assert.Contains(t, err.Error(), "use at most 1m0s")
 }

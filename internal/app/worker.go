@@ -58,6 +58,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		return nil, err
 	}
 	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithEngines(engines), terraform.WithStackEnv(cfg.StackEnv, nil),
+		terraform.WithCredentials(cfg.Credentials),
 		terraform.WithWaitDelay(cfg.terraformStopGrace())}
 	switch v := os.Getenv(terraform.EnvSandbox); v {
 	case "", "none":
@@ -118,7 +119,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		return nil, err
 	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a

@@ -66,6 +66,10 @@ type Schema struct {
 	Hooks []hooks.Spec
 	// ArgoCD is where the stack's Applications go (argocd.go); zero keeps the defaults.
 	ArgoCD ArgoCD
+	// Timeouts are the budgets of its terraform steps; zero ones take DefaultBudget.
+	Timeouts Timeouts
+	// Credentials name what its terraform and hooks need; the operator maps each to a source.
+	Credentials []string
 	// Engine is engine: and engineVersion:, the binary that runs the stack's terraform (engine.go).
 	Engine Engine
 }
@@ -102,7 +106,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion, timeouts, credentials (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -128,8 +132,12 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Engine.Name = parseEngineName(kv.Value, field, fe)
 		case "engineVersion":
 			s.Engine.Version = parseEngineVersion(kv.Value, field, fe)
+		case "timeouts":
+			s.Timeouts = parseTimeouts(kv.Value, fe)
+		case "credentials":
+			s.Credentials = parseCredentials(kv.Value, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials", kv.Line)
 		}
 	}
 	return s

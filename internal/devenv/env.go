@@ -20,6 +20,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/argostack"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/kubeapi"
 	"github.com/slipway-dev/slipway/internal/logging"
@@ -160,7 +161,11 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow,
+	creds, err := credentials.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	cfg := app.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow, Credentials: creds,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
 		Attest: attestKeys, Payloads: codec.DataConverter(keys),
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile,

@@ -43,8 +43,20 @@ func (r *Runner) runExec(ctx context.Context, c Call, n int, out *tailBuffer) (s
 	if err := os.WriteFile(script, c.Script, 0o700); err != nil {
 		return "", fmt.Errorf("%s hook: %w", c.Spec.Name, err)
 	}
-	var answer lastLine
 	env := r.env(c, n)
+	for _, f := range r.Files {
+		// Top-level, so the user sandbox's chown covers it; the variable holds the path the script sees.
+		name := ".credential-" + f.Name
+		if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o600); err != nil {
+			return "", fmt.Errorf("%s hook: %w", c.Spec.Name, err)
+		}
+		seen := filepath.Join(dir, name)
+		if r.Sandbox.Mode == SandboxBwrap {
+			seen = path.Join(sandboxDir, name)
+		}
+		env = append(env, f.Env+"="+seen)
+	}
+	var answer lastLine
 	cmd, err := startScript(ctx, func() (*exec.Cmd, error) {
 		cmd, err := r.Sandbox.command(ctx, c.Spec.Name, dir, script, bytes.HasPrefix(c.Script, []byte("#!")))
 		if err != nil {

@@ -46,12 +46,20 @@ type Runner struct {
 	HTTP *http.Client
 	// Env is the base environment of exec hooks, e.g. PATH; nothing else is inherited.
 	Env []string
+	// Files are written into an exec hook's private scratch dir; each File's Env holds its path.
+	Files []File
 	// Sleep waits as an answer asks; nil is a timer that honours ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Heartbeat hears what the hook is doing, in a line; nil hears nothing.
 	Heartbeat func(detail string)
 	// OutputLimit is how many bytes of output are kept, the tail; 0 is DefaultOutputLimit.
 	OutputLimit int
+}
+
+// File is a credential an exec hook gets as a file of its own (credentials.Value with File set).
+type File struct {
+	Env, Name string
+	Data      []byte
 }
 
 // callFunc makes call n of a hook, writing its output to out; it returns the raw answer.

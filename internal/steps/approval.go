@@ -74,6 +74,8 @@ type Controls struct {
 	// Stateful is the stack's stateful: (policy.Stack.Stateful), for the policy at the approval step.
 	Stateful []string   `json:"stateful,omitempty"`
 	Hooks    []HookInfo `json:"hooks,omitempty"`
+	// Budgets are the stack's terraform budgets (schema.timeouts); nil keeps the defaults.
+	Budgets *Budgets `json:"budgets,omitempty"`
 }
 
 // HookInfo is a hook the stack declares: its name (drain, post-deploy), kind and deadline.

@@ -86,6 +86,8 @@ type TerraformInput struct {
 	// ConfigYAML, when set, plans a proposed config instead of the committed one (plan -f).
 	ConfigYAML string `json:"configYAML,omitempty"`
 	Destroy    bool   `json:"destroy,omitempty"`
+	// Budget, when the stack sets one, is when the activity interrupts terraform itself.
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // ResourceChange is one resource in a plan.
@@ -118,6 +120,8 @@ type PlanOutput struct {
 type ApplyInput struct {
 	Ref  Ref        `json:"ref"`
 	Plan PlanOutput `json:"plan"`
+	// Budget, when the stack sets one, is when the activity interrupts terraform itself.
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // InfraOutput is the infrastructure after an apply or destroy.

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/stackenv"
 )
 
@@ -47,6 +48,8 @@ type Runner struct {
 	// allow is the operator's per-stack allow-list of worker variables terraform may see.
 	allow  stackenv.AllowList
 	lookup func(string) (string, bool)
+	// creds maps the credentials a workspace's stack names to their sources (credentials.go).
+	creds credentials.Map
 	// bwrap runs terraform in bubblewrap when set (sandbox.go).
 	bwrap      string
 	bwrapBinds []string
@@ -174,6 +177,8 @@ type call struct {
 	tf      *tfexec.Terraform
 	stderr  *tailBuffer
 	env     map[string]string
+	// secrets are the credential values in env, kept out of the output and errors.
+	secrets []string
 	// prov follows the provisioners an apply or destroy runs (interrupt.go).
 	prov *provisioners
 	// engine is the binary the workspace's engine picked; zero for the default terraform.
@@ -201,6 +206,13 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
 	c.env = env
+	if c.secrets, err = r.addCredentials(ws, env); err != nil {
+		var bad *InvalidInputError
+		if errors.As(err, &bad) {
+			return nil, err
+		}
+		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
+	}
 	engine, binary, err := r.engineOf(ws)
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
@@ -226,12 +238,12 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 		c.prov = &provisioners{}
 		stdout = append(stdout, c.prov)
 	}
-	if r.out != nil {
+	if out := redactWriter(r.out, c.secrets); out != nil {
 		// show -json and state pull print state values in clear, sensitive ones included.
 		if command != cmdShow && command != cmdStatePull {
-			stdout = append(stdout, r.out)
+			stdout = append(stdout, out)
 		}
-		stderr = io.MultiWriter(r.out, c.stderr)
+		stderr = io.MultiWriter(out, c.stderr)
 	}
 	if len(stdout) > 0 {
 		tf.SetStdout(io.MultiWriter(stdout...))

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/slipway-dev/slipway/internal/credentials"
 )
 
 // maxStderrTail bounds CommandError.Stderr so errors stay small in workflow history.
@@ -58,7 +60,7 @@ func (c *call) fail(err error) error {
 	if err == nil {
 		return nil
 	}
-	text := c.stderr.String()
+	text := credentials.Redact(c.stderr.String(), c.secrets)
 	if strings.Contains(text, "Error acquiring the state lock") {
 		return c.lockedError(text)
 	}
@@ -67,6 +69,9 @@ func (c *call) fail(err error) error {
 	// terraform-exec appends all of stderr to its error; keep just the exit status, Stderr has the tail.
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && errors.As(err, &exitErr) {
 		cause = exitErr
+	}
+	if msg := cause.Error(); credentials.Redact(msg, c.secrets) != msg {
+		cause = errors.New(credentials.Redact(msg, c.secrets))
 	}
 	return &CommandError{Command: c.command, Workspace: c.ws, Stderr: tail(text, maxStderrTail), Err: cause}
 }

@@ -15,6 +15,9 @@ type Workspace struct {
 	// Stack picks the operator's allow-listed variables (stackenv); "" is the one Prepare
 	// last recorded for the workspace (an instance's stack never changes).
 	Stack string
+	// Credentials are the stack's schema.credentials, resolved by the operator's mapping for this
+	// tenant and stack; nil is the list Prepare last recorded for the workspace.
+	Credentials []string
 	// Engine is the stack's engine as its rendered directory records it ("opentofu ~> 1.10");
 	// "" is the worker's default terraform. Prepare records it beside the files (EngineFile).
 	Engine string

@@ -31,6 +31,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{[]string{"workers.replicas=-1"}, "/workers/replicas"},
 		{[]string{"workers.replicas=three"}, "/workers/replicas"},
 		{[]string{"workers.gracePeriodSeconds=5m"}, "/workers/gracePeriodSeconds"},
+		// Longer than a budgeted terraform step leaves it to stop (the worker refuses it too).
+		{[]string{"workers.terraformStopGraceSeconds=61"}, "/workers/terraformStopGraceSeconds"},
 		{[]string{"workers.goMemLimit=2Gi"}, "/workers/goMemLimit"},
 		{[]string{"workers.telemetryPort=80"}, "/workers/telemetryPort"},
 		{[]string{"temporal.address=temporal-frontend"}, "/temporal/address"},
@@ -44,6 +46,17 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{[]string{"store.tfConn=postgres://u:pw@db/x"}, "/store"},
 		{[]string{"deployer.argocd.token=leaked"}, "/deployer/argocd"},
 		{[]string{"webhook.githubSecret=leaked"}, "/webhook"},
+		// Credentials for stacks: never the worker's own variables, never a value, always a mapping.
+		{[]string{"workers.credentials.existingSecret=m", "workers.credentials.env[0].name=SLIPWAY_CODEC_KEY",
+			"workers.credentials.env[0].existingSecret=s", "workers.credentials.env[0].key=k"}, "/workers/credentials/env/0/name"},
+		{[]string{"workers.credentials.existingSecret=m", "workers.credentials.env[0].name=PGPASSWORD",
+			"workers.credentials.env[0].existingSecret=s", "workers.credentials.env[0].key=k"}, "/workers/credentials/env/0/name"},
+		{[]string{"workers.credentials.existingSecret=m", "workers.credentials.env[0].name=CLOUD_TOKEN",
+			"workers.credentials.env[0].value=leaked"}, "/workers/credentials/env/0"},
+		{[]string{"workers.credentials.existingSecret=Not_A_Name"}, "/workers/credentials/existingSecret"},
+		{[]string{"workers.credentials.fileSecrets[0]=../etc"}, "/workers/credentials/fileSecrets/0"},
+		{[]string{"workers.credentials.env[0].name=CLOUD_TOKEN", "workers.credentials.env[0].existingSecret=s",
+			"workers.credentials.env[0].key=k"}, "workers.credentials.existingSecret"},
 		{[]string{"wokers.replicas=3"}, "wokers"},
 		{[]string{"server.enabled=true", "oidc.issuer=https://id.example.com"}, "server.tlsSecret"},
 		{[]string{"server.enabled=true", "server.tlsSecret=tls"}, "oidc.issuer"},
@@ -142,6 +155,73 @@ func TestChartRendersTheProductionTopology(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Stack credentials: the mapping from a Secret's key and its file sources from Secrets, all
+// mounted read-only outside every path the worker's own variables name (the worker would refuse
+// such a source), and its variable sources from Secrets; none of it by default.
+func TestChartGivesWorkersStackCredentials(t *testing.T) {
+	off, err := Render(t, ns)
+	require.NoError(t, err)
+	assert.NotContains(t, string(off), "SLIPWAY_CREDENTIALS_FILE")
+	assert.NotContains(t, string(off), "/etc/slipway/credentials")
+
+	manifest, err := Render(t, ns, ValuesFiles["production"]...)
+	require.NoError(t, err)
+	objs, err := Parse(manifest)
+	require.NoError(t, err)
+	var w Object
+	for _, o := range objs {
+		if o.Kind()+"/"+o.Name() == "Deployment/slipway-worker" {
+			w = o
+		}
+	}
+	require.NotNil(t, w)
+	pod := Object(w.Get("spec", "template", "spec").(map[string]any))
+	ctr := Object(pod.Get("containers", 0).(map[string]any))
+	env := envOf(t, ctr)
+	assert.Equal(t, "/etc/slipway/credentials/credentials.yaml", env["SLIPWAY_CREDENTIALS_FILE"])
+	for _, e := range ctr.Get("env").([]any) {
+		if e.(map[string]any)["name"] == "STACKS_CLOUD_TOKEN" {
+			assert.Equal(t, map[string]any{"name": "cloud-credentials", "key": "token"}, Object(e.(map[string]any)).Get("valueFrom", "secretKeyRef"))
+		}
+	}
+	assert.Contains(t, env, "STACKS_CLOUD_TOKEN")
+
+	mounts := map[string]Object{}
+	for _, m := range ctr.Get("volumeMounts").([]any) {
+		mounts[m.(map[string]any)["mountPath"].(string)] = Object(m.(map[string]any))
+	}
+	volumes := map[string]Object{}
+	for _, v := range pod.Get("volumes").([]any) {
+		volumes[v.(map[string]any)["name"].(string)] = Object(v.(map[string]any))
+	}
+	for path, secret := range map[string]string{
+		"/etc/slipway/credentials":                       "slipway-stack-credentials",
+		"/etc/slipway/stack-credentials/dns-credentials": "dns-credentials",
+	} {
+		m := mounts[path]
+		require.NotNil(t, m, "nothing mounted at %s: %v", path, keys(mounts))
+		assert.Equal(t, true, m.Get("readOnly"), "%s is not read-only", path)
+		v := volumes[str(m.Get("name"))]
+		require.NotNil(t, v)
+		assert.Equal(t, secret, v.Get("secret", "secretName"))
+	}
+	assert.Equal(t, []any{map[string]any{"key": "credentials.yaml", "path": "credentials.yaml"}},
+		volumes[str(mounts["/etc/slipway/credentials"].Get("name"))].Get("secret", "items"), "only the mapping's key")
+
+	// The file sources lie outside every path the worker's own settings name.
+	for name, v := range env {
+		if !strings.HasPrefix(name, "SLIPWAY_") && !strings.HasPrefix(name, "TEMPORAL_") && !strings.HasPrefix(name, "PG") {
+			continue
+		}
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); strings.HasPrefix(p, "/") {
+				assert.False(t, strings.HasPrefix("/etc/slipway/stack-credentials/dns-credentials/", strings.TrimSuffix(p, "/")+"/"),
+					"the file sources are inside %s=%s: the worker refuses them", name, v)
+			}
+		}
 	}
 }
 

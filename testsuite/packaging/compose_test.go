@@ -108,11 +108,20 @@ func TestComposeDescribesTheProductionTopology(t *testing.T) {
 		// The worker's longest stop: the grace, then up to 1.5 × the terraform grace + 10s for cut-short steps to report.
 		grace := seconds(t, w.Environment["SLIPWAY_WORKER_GRACE"]) + seconds(t, w.Environment["SLIPWAY_TERRAFORM_STOP_GRACE"])*3/2 + 10
 		assert.Greater(t, seconds(t, w.StopGracePeriod), grace, "%s: Docker would SIGKILL a draining worker", name)
-		require.Len(t, w.Volumes, 1)
+		// Its own state volume, and the credentials for stacks read-only, outside the worker's own paths.
+		require.Len(t, w.Volumes, 2)
 		vol := strings.SplitN(w.Volumes[0], ":", 2)
 		assert.Equal(t, "/var/lib/slipway", vol[1])
 		assert.Empty(t, volumes[vol[0]], "%s shares its state volume with %s", name, volumes[vol[0]])
 		volumes[vol[0]] = name
+		assert.Equal(t, "./stack-credentials:/etc/slipway/stack-credentials:ro", w.Volumes[1], name)
+		assert.Equal(t, "${SLIPWAY_CREDENTIALS_FILE:-}", w.Environment["SLIPWAY_CREDENTIALS_FILE"], name)
+		for env, v := range w.Environment {
+			if p := strings.TrimSuffix(v, "/"); strings.HasPrefix(p, "/") {
+				assert.False(t, strings.HasPrefix("/etc/slipway/stack-credentials/", p+"/"),
+					"%s: the file sources are inside %s=%s: the worker refuses them", name, env, v)
+			}
+		}
 	}
 	assert.NotEqual(t, svc("slipway-worker-1").Environment["TEMPORAL_ADDRESS"], svc("slipway-worker-2").Environment["TEMPORAL_ADDRESS"],
 		"losing one Temporal node must leave workers polling")

@@ -94,7 +94,8 @@ func TestDockerignoreKeepsSecretsOutOfTheBuildContext(t *testing.T) {
 	// What else a user or `slipway dev` leaves around: keys, kubeconfigs, state, VCS data.
 	secrets = append(secrets, ".env.local", "prod.env", "codec.keys", "attest.key", "state/attest.key", "deploy/tls/server.key",
 		"certs/ca.pem", "kubeconfig", "clusters/prod.kubeconfig", "github-token", "ops/forge.token", ".git/config",
-		"bin/slipway-worker", "state/codec.keys", "examples/x/.terraform/providers/p", "terraform.tfstate")
+		"bin/slipway-worker", "state/codec.keys", "examples/x/.terraform/providers/p", "terraform.tfstate",
+		"stack-credentials/credentials.yaml", "stack-credentials/dns.json")
 	for _, p := range secrets {
 		assert.True(t, d.excluded(p), "%s would be sent to the image build", p)
 	}

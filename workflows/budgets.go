@@ -1,0 +1,68 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// BudgetMargin is what a budgeted terraform step gets past its budget: the activity interrupts
+// terraform when the budget runs out, and terraform needs the worker's stop grace
+// (SLIPWAY_TERRAFORM_STOP_GRACE, 30s by default; the worker refuses one too long for this).
+const BudgetMargin = 2 * time.Minute
+
+// budgeted reports whether this pipeline gives terraform steps the stack's budgets. It is asked
+// only of stacks that set schema.timeouts, so other pipelines' histories are as before.
+func (p *pipeline) budgeted(ctx workflow.Context) bool {
+	if p.progress.Controls == nil || p.progress.Controls.Budgets == nil {
+		return false
+	}
+	if p.budgets == nil {
+		on := workflow.GetVersion(ctx, changeStackBudgets, workflow.DefaultVersion, 1) >= 1
+		p.budgets = &on
+	}
+	return *p.budgets
+}
+
+// tfCtx is the context of terraform step op (plan, apply or destroy) and the budget to hand the
+// activity: the stack's when it sets one, else terraformCtx's hour with no budget of its own.
+func (p *pipeline) tfCtx(ctx workflow.Context, op string) (workflow.Context, *steps.Budget) {
+	if !p.budgeted(ctx) {
+		return terraformCtx(ctx), nil
+	}
+	b, ok := p.progress.Controls.Budgets.For(op)
+	if !ok {
+		return terraformCtx(ctx), nil
+	}
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    b.Limit + BudgetMargin,
+		HeartbeatTimeout:       heartbeatTimeout,
+		ScheduleToCloseTimeout: b.Limit + BudgetMargin + transientBudget,
+		RetryPolicy:            retryPolicy(),
+	}), &b
+}
+
+// budgetLeftover names the budget a terraform step ran out of, and what to do about it.
+func (p *pipeline) budgetLeftover(err error) (steps.Leftover, bool) {
+	if errorType(err) != steps.ErrBudget {
+		return steps.Leftover{}, false
+	}
+	var b steps.Budget
+	if !budgetOf(err, &b) {
+		return steps.Leftover{}, false
+	}
+	return steps.Leftover{Kind: steps.LeftoverBudget, ID: b.Field,
+		Detail: b.RanOut() + ": terraform was interrupted; what it finished is in the state, the rest was not done",
+		Cleanup: "raise " + b.Field + " in the stack's schema.yaml (or make the change smaller), then slipway retry " +
+			p.in.Ref.String()}, true
+}
+
+// budgetOf reads the budget a BudgetExceeded error carries.
+func budgetOf(err error, b *steps.Budget) bool {
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &appErr) && appErr.HasDetails() && appErr.Details(b) == nil
+}
