@@ -87,15 +87,19 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 	if err != nil {
 		return err
 	}
-	return a.prepareFiles(ctx, in.Ref, stack, files, forceInit)
+	rev := in.Revision
+	if in.ConfigYAML != "" {
+		rev = "" // a proposed config: its lock file is not the revision's to record
+	}
+	return a.prepareFiles(ctx, in.Ref, stack, rev, files, forceInit)
 }
 
 // prepareFiles writes the instance's terraform files and runs init unless this worker has.
 // The stack picks the worker variables terraform may see; the runner records it for the
-// commands that follow.
-func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, stack string, files map[string][]byte, forceInit bool) error {
+// commands that follow. rev, the revision the files are at, keys the recorded lock file.
+func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, stack, rev string, files map[string][]byte, forceInit bool) error {
 	ws := workspace(ref)
-	ws.Stack = stack
+	ws.Stack, ws.Revision = stack, rev
 	if err := a.Terraform.Prepare(ctx, ws, files); err != nil {
 		return classify(err)
 	}

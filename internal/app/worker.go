@@ -49,7 +49,8 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		return nil, err
 	}
 	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithStackEnv(cfg.StackEnv, nil),
-		terraform.WithWaitDelay(cfg.terraformStopGrace())}
+		terraform.WithWaitDelay(cfg.terraformStopGrace()),
+		terraform.WithProviderMirror(cfg.ProviderMirror), terraform.WithPluginCache(cfg.PluginCache)}
 	switch v := os.Getenv(terraform.EnvSandbox); v {
 	case "", "none":
 	case hooks.SandboxBwrap:
@@ -109,7 +110,8 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		return nil, err
 	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
+		ProviderMirror: tf.MirrorDir()}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a

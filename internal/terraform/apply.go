@@ -142,20 +142,16 @@ func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan)
 			if ws.Stack == "" {
 				ws.Stack = strings.TrimSpace(string(data))
 			}
-		case BackendFile, depLockFile:
+		case BackendFile:
 		default:
 			user[path] = data
 		}
 	}
+	// The plan's lock file goes in with the files, so the init here enforces it.
 	if err := r.Prepare(ctx, ws, user); err != nil {
 		return err
 	}
 	dir := r.Dir(ws)
-	if lock, ok := saved.Files[depLockFile]; ok {
-		if err := writeIfChanged(filepath.Join(dir, depLockFile), lock); err != nil {
-			return &CommandError{Command: "apply", Workspace: ws, Err: err}
-		}
-	}
 	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
 		return r.Init(ctx, ws)
 	}

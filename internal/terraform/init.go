@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-exec/tfexec"
@@ -18,25 +19,47 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
-	var opts []tfexec.InitOption
+	var bcs []string
+	reconfigure := false
 	if r.Backend() == backendPG {
-		for _, bc := range r.pgBackendConfig(ws) {
-			opts = append(opts, tfexec.BackendConfig(bc))
-		}
-		if r.onlySkipFlagsChanged(ws) {
-			// The same schema, now reached as the instance's role: nothing to migrate.
-			opts = append(opts, tfexec.Reconfigure(true))
-		}
+		bcs = r.pgBackendConfig(ws)
+		// The same schema, now reached as the instance's role: nothing to migrate.
+		reconfigure = r.onlySkipFlagsChanged(ws)
 	} else {
 		sp := r.statePath(ws)
 		if err := os.MkdirAll(filepath.Dir(sp), dirPerm); err != nil {
 			return &CommandError{Command: "init", Workspace: ws, Err: err}
 		}
-		opts = append(opts, tfexec.BackendConfig("path="+sp))
+		bcs = []string{"path=" + sp}
 	}
-	// No -reconfigure otherwise: a changed backend must fail loudly rather than start from
-	// empty state. Creating a new pg workspace takes the creation lock, so init is recorded too.
-	if err := c.recorded(ctx, func() error { return c.fail(c.tf.Init(ctx, opts...)) }); err != nil {
+	var opts []tfexec.InitOption
+	for _, bc := range bcs {
+		opts = append(opts, tfexec.BackendConfig(bc))
+	}
+	if reconfigure {
+		opts = append(opts, tfexec.Reconfigure(true))
+	}
+	mode := r.lockMode(ws)
+	run := func(readonly bool) error {
+		// No -reconfigure otherwise: a changed backend must fail loudly rather than start from
+		// empty state. Creating a new pg workspace takes the creation lock, so init is recorded too.
+		return c.recorded(ctx, func() error {
+			if readonly {
+				return c.runDirect(ctx, initArgs(bcs, reconfigure))
+			}
+			return c.fail(c.tf.Init(ctx, opts...))
+		})
+	}
+	release, err := r.initGate(ctx)
+	if err != nil {
+		return &CommandError{Command: "init", Workspace: ws, Err: err}
+	}
+	err = run(mode == lockReadonly)
+	if rev, ok := strings.CutPrefix(mode, lockRecord); ok && err == nil {
+		err = r.recordLock(ctx, ws, rev, func() error { return run(true) })
+	}
+	release()
+	if err != nil {
 		return err
 	}
 	if r.Backend() == backendPG {

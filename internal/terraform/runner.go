@@ -53,6 +53,9 @@ type Runner struct {
 	// pgMu guards pgPool, the runner's own connections for lock records (pglock.go).
 	pgMu   sync.Mutex
 	pgPool *pgxpool.Pool
+	// Where providers come from and are cached (providers.go); initSem admits one init at a time.
+	mirrorDir, mirrorURL, pluginCache, cliConfig string
+	initSem                                      chan struct{}
 }
 
 // Option configures a Runner.
@@ -110,7 +113,8 @@ func New(stateDir string, opts ...Option) (*Runner, error) {
 	if err != nil {
 		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: err.Error()}
 	}
-	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay, plans: localPlans{dir: filepath.Join(abs, "plans")}, lookup: os.LookupEnv}
+	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay, plans: localPlans{dir: filepath.Join(abs, "plans")}, lookup: os.LookupEnv,
+		initSem: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -127,6 +131,9 @@ func New(stateDir string, opts ...Option) (*Runner, error) {
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: err.Error()}
+	}
+	if err := r.setupProviders(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -166,6 +173,8 @@ type call struct {
 	tf      *tfexec.Terraform
 	stderr  *tailBuffer
 	env     map[string]string
+	// runEnv is env as recorded gave it to the running command (its run marker included).
+	runEnv map[string]string
 	// prov follows the provisioners an apply or destroy runs (interrupt.go).
 	prov *provisioners
 }
@@ -250,6 +259,7 @@ func (r *Runner) env(ctx context.Context, ws Workspace) (map[string]string, erro
 			env[k] = v
 		}
 	}
+	r.providerEnv(env)
 	maps.Copy(env, r.allow.Values(r.stackOf(ws), r.lookup))
 	if r.pgConn != "" {
 		conn, err := r.terraformConn(ctx, ws)

@@ -15,6 +15,9 @@ type Workspace struct {
 	// Stack picks the operator's allow-listed variables (stackenv); "" is the one Prepare
 	// last recorded for the workspace (an instance's stack never changes).
 	Stack string
+	// Revision is the GitOps commit the files come from; "" for a proposed config. The lock file
+	// of the first init at a revision is recorded under it (lockfile.go).
+	Revision string
 }
 
 func (w Workspace) String() string { return w.Tenant + "/" + w.Name }
@@ -41,6 +44,9 @@ func (w Workspace) validate() error {
 	}
 	if w.Stack != "" && !labelRE.MatchString(w.Stack) {
 		return &InvalidInputError{Field: "workspace stack", Value: w.Stack, Reason: "must be a stack name"}
+	}
+	if w.Revision != "" && !planNameRE.MatchString(w.Revision) {
+		return &InvalidInputError{Field: "workspace revision", Value: w.Revision, Reason: "must be a commit id"}
 	}
 	if w.Schema != "" && !names.IsIdentifier(w.Schema) {
 		return &InvalidInputError{Field: "workspace schema", Value: w.Schema,

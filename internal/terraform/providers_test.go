@@ -1,0 +1,284 @@
+package terraform
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/testsuite/tfmirror"
+)
+
+// timeConfig uses the real hashicorp/time provider: time_static records when it was created.
+var timeConfig = map[string][]byte{"main.tf": []byte(`
+terraform {
+  required_providers {
+    time = { source = "hashicorp/time" }
+  }
+}
+
+resource "time_static" "born" {}
+
+output "born" {
+  value = time_static.born.rfc3339
+}
+`)}
+
+// timeMirror lays out a filesystem mirror offering the built hashicorp/time; a provider not
+// built skips the test unless CI requires it.
+func timeMirror(t *testing.T, versions ...string) tfmirror.Mirror {
+	t.Helper()
+	p := tfmirror.Time()
+	if _, err := os.Stat(p.Binary); err != nil {
+		if os.Getenv("SLIPWAY_REQUIRE_TERRAFORM") == "1" {
+			t.Fatalf("%v (build it with scripts/tools.sh terraform-provider-time)", err)
+		}
+		t.Skipf("%v (build it with scripts/tools.sh terraform-provider-time)", err)
+	}
+	ps := []tfmirror.Provider{p}
+	for _, v := range versions {
+		ps = append(ps, tfmirror.Provider{Source: p.Source, Version: v, Binary: p.Binary})
+	}
+	return tfmirror.Layout(t, ps...)
+}
+
+// addVersion offers the same provider under one more version in an existing mirror, as an
+// operator publishing a newer release would.
+func addVersion(t *testing.T, m tfmirror.Mirror, version string) {
+	t.Helper()
+	p := tfmirror.Time()
+	bin, err := os.ReadFile(p.Binary)
+	require.NoError(t, err)
+	dir := filepath.Join(m.Dir, "registry.terraform.io", p.Source, version, "linux_amd64")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "terraform-provider-time_v"+version), bin, 0o755))
+}
+
+var lockedVersionRE = regexp.MustCompile(`(?m)^\s*version\s*=\s*"([^"]+)"`)
+
+func lockedVersion(t *testing.T, r *Runner, ws Workspace) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.Dir(ws), depLockFile))
+	require.NoError(t, err)
+	m := lockedVersionRE.FindSubmatch(b)
+	require.NotNil(t, m, string(b))
+	return string(m[1])
+}
+
+// A worker with an empty disk installs the real provider from the mirror only (no registry is
+// reachable), through the CLI config slipway writes; the lock file it gets matches the mirror.
+func TestProviderFromMirrorOnEmptyDisk(t *testing.T) {
+	m := timeMirror(t)
+	cache := filepath.Join(t.TempDir(), "cache")
+	r := newRunner(t, WithProviderMirror(m.Dir), WithPluginCache(cache))
+	ctx := context.Background()
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ready(t, r, ws, timeConfig)
+	p, err := r.Plan(ctx, ws, "p1", false)
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.Summary.Add)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+	out, err := r.Outputs(ctx, ws)
+	require.NoError(t, err)
+	assert.Regexp(t, `^\d{4}-\d\d-\d\dT`, out["born"])
+
+	cfg, err := os.ReadFile(filepath.Join(r.stateDir, cliConfigName))
+	require.NoError(t, err)
+	assert.Contains(t, string(cfg), "filesystem_mirror")
+	assert.NotContains(t, string(cfg), "direct", "the mirror only: no registry")
+	cached, err := filepath.Glob(filepath.Join(cache, "registry.terraform.io/hashicorp/time/*/linux_amd64/terraform-provider-time*"))
+	require.NoError(t, err)
+	assert.Len(t, cached, 1, "the package went to the worker's plugin cache")
+	lock, err := os.ReadFile(filepath.Join(r.Dir(ws), depLockFile))
+	require.NoError(t, err)
+	require.NoError(t, CheckLockFile(m.Dir, "terraform/"+depLockFile, lock), "terraform's own lock file passes slipway's check")
+	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, r, ws))
+}
+
+// Concurrent inits of many workspaces on one worker, on a cold cache, all succeed and share one
+// cached package: the inits are serialised, so terraform never writes the cache twice at once.
+func TestConcurrentInitsShareOneCache(t *testing.T) {
+	m := timeMirror(t)
+	r := newRunner(t, WithProviderMirror(m.Dir))
+	ctx := context.Background()
+	const n = 4
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws := Workspace{Tenant: "acme", Name: "w" + string(rune('a'+i))}
+			if errs[i] = r.Prepare(ctx, ws, timeConfig); errs[i] == nil {
+				errs[i] = r.Init(ctx, ws)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "init %d", i)
+	}
+	cached, err := filepath.Glob(filepath.Join(r.stateDir, "plugin-cache", "registry.terraform.io/hashicorp/time/*/linux_amd64/terraform-provider-time*"))
+	require.NoError(t, err)
+	assert.Len(t, cached, 1, "one package in the default cache (<state dir>/plugin-cache)")
+	for i := range n {
+		ws := Workspace{Tenant: "acme", Name: "w" + string(rune('a'+i))}
+		p, err := r.Plan(ctx, ws, "p", false)
+		require.NoError(t, err, "every workspace's providers work")
+		assert.Equal(t, 1, p.Summary.Add)
+	}
+}
+
+// Without a lock file in the stack, the first init at a revision is recorded and every other
+// worker initialises that revision with its versions, though the mirror has a newer one since;
+// a later revision keeps them too. A worker without the record would have taken the newer one.
+func TestRecordedLockFileGivesEveryWorkerTheSameVersions(t *testing.T) {
+	m := timeMirror(t)
+	shared := localPlans{dir: t.TempDir()}
+	ctx := context.Background()
+	worker := func() *Runner { return newRunner(t, WithProviderMirror(m.Dir), WithPlanStore(shared)) }
+	ws := Workspace{Tenant: "acme", Name: "web", Revision: "1111111111111111111111111111111111111111"}
+
+	a := worker()
+	ready(t, a, ws, timeConfig)
+	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, a, ws))
+	rec, err := shared.RecordedLock(ctx, ws, ws.Revision)
+	require.NoError(t, err)
+	require.NotNil(t, rec, "the first init's lock file is recorded at the revision")
+
+	addVersion(t, m, "0.99.0")
+	b := worker() // an empty disk
+	ready(t, b, ws, timeConfig)
+	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, b, ws), "the recorded versions, enforced")
+	assert.Equal(t, readonlyMode(t, b, ws), lockReadonly)
+
+	next := ws
+	next.Revision = "2222222222222222222222222222222222222222"
+	c := worker()
+	ready(t, c, next, timeConfig)
+	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, c, next), "a new revision starts from the recorded versions")
+
+	control := newRunner(t, WithProviderMirror(m.Dir)) // its own store: nothing recorded
+	ready(t, control, ws, timeConfig)
+	assert.Equal(t, "0.99.0", lockedVersion(t, control, ws), "without the record init takes the newest")
+}
+
+func readonlyMode(t *testing.T, r *Runner, ws Workspace) string {
+	t.Helper()
+	return r.lockMode(ws)
+}
+
+// A stack's lock file is enforced with -lockfile=readonly: a provider package swapped in the
+// mirror (its hash no longer the locked one) is refused by init, and by slipway's check first.
+func TestShippedLockFileIsEnforced(t *testing.T) {
+	m := timeMirror(t)
+	ctx := context.Background()
+	r := newRunner(t, WithProviderMirror(m.Dir))
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ready(t, r, ws, timeConfig)
+	lock, err := os.ReadFile(filepath.Join(r.Dir(ws), depLockFile))
+	require.NoError(t, err)
+
+	shipped := map[string][]byte{"main.tf": timeConfig["main.tf"], depLockFile: lock}
+	fresh := newRunner(t, WithProviderMirror(m.Dir))
+	ready(t, fresh, ws, shipped)
+	assert.Equal(t, lockReadonly, fresh.lockMode(ws))
+
+	// The attack: the mirror's package is replaced by another binary.
+	pkg := filepath.Join(m.Dir, "registry.terraform.io/hashicorp/time", tfmirror.TimeVersion, "linux_amd64",
+		"terraform-provider-time_v"+tfmirror.TimeVersion)
+	require.NoError(t, os.WriteFile(pkg, []byte("#!/bin/sh\necho swapped\n"), 0o755))
+	err = CheckLockFile(m.Dir, "terraform/"+depLockFile, lock)
+	var le *LockFileError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, "registry.terraform.io/hashicorp/time", le.Provider)
+	assert.Contains(t, err.Error(), "which the lock file does not list")
+
+	victim := newRunner(t, WithProviderMirror(m.Dir), WithPluginCache(filepath.Join(t.TempDir(), "cold")))
+	require.NoError(t, victim.Prepare(ctx, ws, shipped))
+	err = victim.Init(ctx, ws)
+	require.Error(t, err, "init refuses the swapped package")
+	assert.Contains(t, err.Error(), "lock file")
+	_, statErr := os.Stat(filepath.Join(victim.Dir(ws), ".terraform", "providers"))
+	assert.True(t, os.IsNotExist(statErr), "nothing installed")
+	b, _ := os.ReadFile(filepath.Join(victim.Dir(ws), depLockFile))
+	assert.Equal(t, string(lock), string(b), "the lock file is untouched")
+}
+
+// A lock file pinning a version the mirror lacks is refused, naming the file, the provider and
+// what the mirror has.
+func TestCheckLockFileNamesWhatIsMissing(t *testing.T) {
+	m := timeMirror(t)
+	lock := []byte(`provider "registry.terraform.io/hashicorp/time" {
+  version     = "0.13.0"
+  constraints = "0.13.0"
+  hashes = ["h1:AAAA"]
+}
+`)
+	err := CheckLockFile(m.Dir, "terraform/.terraform.lock.hcl", lock)
+	var le *LockFileError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, `terraform/.terraform.lock.hcl: provider "registry.terraform.io/hashicorp/time" version 0.13.0 for linux_amd64 is not in the provider mirror `+
+		m.Dir+` (SLIPWAY_PROVIDER_MIRROR); it has version(s) `+tfmirror.TimeVersion, err.Error())
+	err = CheckLockFile(m.Dir, "terraform/.terraform.lock.hcl", []byte("provider {"))
+	require.ErrorAs(t, err, &le)
+	assert.Contains(t, err.Error(), "is not a lock file")
+}
+
+// Bad mirror settings stop the runner naming the setting.
+func TestProviderSettingsRefused(t *testing.T) {
+	bin := requireTerraform(t)
+	for _, tc := range []struct {
+		opt  Option
+		want string
+	}{
+		{WithProviderMirror("relative/dir"), EnvProviderMirror},
+		{WithProviderMirror("http://mirror.example/"), "https://"},
+		{WithProviderMirror(filepath.Join(t.TempDir(), "missing")), "is not a directory"},
+		{WithPluginCache("cache"), EnvPluginCache},
+	} {
+		_, err := New(t.TempDir(), WithBinary(bin), tc.opt)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}
+
+// -lockfile=readonly: a configuration that needs a provider the shipped lock file does not
+// name is refused, where terraform's plain init would quietly add it.
+func TestReadonlyRefusesAProviderTheLockLacks(t *testing.T) {
+	p := tfmirror.Time()
+	m := timeMirror(t)
+	_, err := tfmirror.Write(filepath.Dir(m.Dir), p, tfmirror.Provider{Source: "hashicorp/clock", Version: "1.0.0", Binary: p.Binary})
+	require.NoError(t, err)
+	ctx := context.Background()
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	r := newRunner(t, WithProviderMirror(m.Dir))
+	ready(t, r, ws, timeConfig)
+	lock, err := os.ReadFile(filepath.Join(r.Dir(ws), depLockFile))
+	require.NoError(t, err)
+
+	both := []byte(`
+terraform {
+  required_providers {
+    time  = { source = "hashicorp/time" }
+    clock = { source = "hashicorp/clock" }
+  }
+}
+`)
+	plain := newRunner(t, WithProviderMirror(m.Dir))
+	ready(t, plain, ws, map[string][]byte{"main.tf": both})
+
+	strict := newRunner(t, WithProviderMirror(m.Dir))
+	require.NoError(t, strict.Prepare(ctx, ws, map[string][]byte{"main.tf": both, depLockFile: lock}))
+	err = strict.Init(ctx, ws)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Provider dependency changes detected")
+	b, _ := os.ReadFile(filepath.Join(strict.Dir(ws), depLockFile))
+	assert.Equal(t, string(lock), string(b), "the lock file is untouched")
+}
