@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,6 +101,21 @@ func TestProviderFromMirrorOnEmptyDisk(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, CheckLockFile(m.Dir, "terraform/"+depLockFile, lock), "terraform's own lock file passes slipway's check")
 	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, r, ws))
+
+	// Figures: terraform init on an empty cache, then warm (the same lock file, the cache linked).
+	again := Workspace{Tenant: "acme", Name: "again"}
+	require.NoError(t, r.Prepare(ctx, again, map[string][]byte{"main.tf": timeConfig["main.tf"], depLockFile: lock}))
+	began := time.Now()
+	require.NoError(t, r.Init(ctx, again))
+	warm := time.Since(began)
+	cold := newRunner(t, WithProviderMirror(m.Dir), WithPluginCache(filepath.Join(t.TempDir(), "cold")))
+	require.NoError(t, cold.Prepare(ctx, again, map[string][]byte{"main.tf": timeConfig["main.tf"], depLockFile: lock}))
+	began = time.Now()
+	require.NoError(t, cold.Init(ctx, again))
+	t.Logf("figure: terraform init with hashicorp/time from the mirror: cold cache %v, warm cache %v", time.Since(began).Round(time.Millisecond), warm.Round(time.Millisecond))
+	link, err := os.Readlink(filepath.Join(r.Dir(again), ".terraform/providers/registry.terraform.io/hashicorp/time", tfmirror.TimeVersion, "linux_amd64"))
+	require.NoError(t, err, "a warm init links the cached package")
+	assert.True(t, strings.HasPrefix(link, cache), link)
 }
 
 // Concurrent inits of many workspaces on one worker, on a cold cache, all succeed and share one
