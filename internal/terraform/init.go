@@ -55,7 +55,15 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 		return &CommandError{Command: "init", Workspace: ws, Err: err}
 	}
 	err = run(mode == lockReadonly)
-	if rev, ok := strings.CutPrefix(mode, lockRecord); ok && err == nil {
+	rev, record := strings.CutPrefix(mode, lockRecord)
+	if record && err != nil && strings.Contains(c.stderr.String(), "does not match configured version constraint") {
+		// The seed's versions are ones this revision's constraints exclude: choose afresh, and record that.
+		if rmErr := os.Remove(filepath.Join(r.Dir(ws), depLockFile)); rmErr == nil {
+			c.stderr.Reset()
+			err = run(false)
+		}
+	}
+	if record && err == nil {
 		err = r.recordLock(ctx, ws, rev, func() error { return run(true) })
 	}
 	release()

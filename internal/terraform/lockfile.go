@@ -194,3 +194,10 @@ func (l localPlans) RecordedLock(_ context.Context, ws Workspace, rev string) ([
 }
 
 var _ LockStore = localPlans{}
+
+// Reset forgets what was captured, before a command runs again.
+func (t *tailBuffer) Reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = t.b[:0]
+}

@@ -181,6 +181,17 @@ func TestRecordedLockFileGivesEveryWorkerTheSameVersions(t *testing.T) {
 	ready(t, c, next, timeConfig)
 	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, c, next), "a new revision starts from the recorded versions")
 
+	// A revision whose constraint excludes the recorded version chooses afresh, and records that.
+	pinned := ws
+	pinned.Revision = "3333333333333333333333333333333333333333"
+	d := worker()
+	ready(t, d, pinned, map[string][]byte{"main.tf": []byte(strings.Replace(string(timeConfig["main.tf"]),
+		`source = "hashicorp/time"`, `source = "hashicorp/time", version = "0.99.0"`, 1))})
+	assert.Equal(t, "0.99.0", lockedVersion(t, d, pinned))
+	rec3, err := shared.RecordedLock(ctx, pinned, pinned.Revision)
+	require.NoError(t, err)
+	assert.Contains(t, string(rec3), `version     = "0.99.0"`)
+
 	control := newRunner(t, WithProviderMirror(m.Dir)) // its own store: nothing recorded
 	ready(t, control, ws, timeConfig)
 	assert.Equal(t, "0.99.0", lockedVersion(t, control, ws), "without the record init takes the newest")
@@ -298,4 +309,65 @@ terraform {
 	assert.Contains(t, err.Error(), "Provider dependency changes detected")
 	b, _ := os.ReadFile(filepath.Join(strict.Dir(ws), depLockFile))
 	assert.Equal(t, string(lock), string(b), "the lock file is untouched")
+}
+
+// Two worker processes pointed at one plugin cache (a shared volume) take turns through its
+// flock: their concurrent cold inits all succeed and leave one package.
+func TestRunnersSharingACacheTakeTurns(t *testing.T) {
+	m := timeMirror(t)
+	cache := filepath.Join(t.TempDir(), "shared")
+	a := newRunner(t, WithProviderMirror(m.Dir), WithPluginCache(cache))
+	b := newRunner(t, WithProviderMirror(m.Dir), WithPluginCache(cache))
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		r := a
+		if i%2 == 1 {
+			r = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws := Workspace{Tenant: "acme", Name: "s" + string(rune('a'+i))}
+			if errs[i] = r.Prepare(ctx, ws, timeConfig); errs[i] == nil {
+				errs[i] = r.Init(ctx, ws)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "init %d", i)
+	}
+	cached, err := filepath.Glob(filepath.Join(cache, "registry.terraform.io/hashicorp/time/*/linux_amd64/*"))
+	require.NoError(t, err)
+	assert.Len(t, cached, 1)
+	// While one holds the cache, the other's init waits, and gives up when its context ends.
+	unlock, err := lockDir(ctx, cache)
+	require.NoError(t, err)
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	ws := Workspace{Tenant: "acme", Name: "waiting"}
+	require.NoError(t, b.Prepare(ctx, ws, timeConfig))
+	err = b.Init(short, ws)
+	unlock()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.NoError(t, b.Init(ctx, ws), "the cache free again")
+}
+
+// In the bubblewrap sandbox terraform still reaches the mirror (bound read-only) and the cache.
+func TestSandboxedTerraformInstallsFromTheMirror(t *testing.T) {
+	bwrap := requireBwrap(t)
+	m := timeMirror(t)
+	r := newRunner(t, WithSandbox(bwrap), WithProviderMirror(m.Dir), WithPluginCache(filepath.Join(t.TempDir(), "cache")))
+	ctx := context.Background()
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ready(t, r, ws, timeConfig)
+	p, err := r.Plan(ctx, ws, "p1", false)
+	require.NoError(t, err)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+	out, err := r.Outputs(ctx, ws)
+	require.NoError(t, err)
+	assert.NotEmpty(t, out["born"])
 }
