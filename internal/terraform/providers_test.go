@@ -371,3 +371,23 @@ func TestSandboxedTerraformInstallsFromTheMirror(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, out["born"])
 }
+
+// Two workers' first inits of one revision race: the one that records second throws its own
+// choice away (here a newer version its mirror has) and initialises again with the recorded one.
+func TestRacingFirstInitsAgreeOnTheRecordedLock(t *testing.T) {
+	old := timeMirror(t)
+	newer := timeMirror(t, "0.99.0")
+	shared := localPlans{dir: t.TempDir()}
+	ctx := context.Background()
+	ws := Workspace{Tenant: "acme", Name: "web", Revision: "4444444444444444444444444444444444444444"}
+	a := newRunner(t, WithProviderMirror(old.Dir), WithPlanStore(shared))
+	b := newRunner(t, WithProviderMirror(newer.Dir), WithPlanStore(shared))
+	require.NoError(t, b.Prepare(ctx, ws, timeConfig)) // nothing recorded yet: b will record
+	assert.Equal(t, lockRecord+ws.Revision, b.lockMode(ws))
+	ready(t, a, ws, timeConfig) // a records first
+	require.NoError(t, b.Init(ctx, ws))
+	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, b, ws), "b took a's recorded versions over the newer one")
+	assert.Equal(t, lockReadonly, b.lockMode(ws))
+	_, err := os.Stat(filepath.Join(b.Dir(ws), ".terraform/providers/registry.terraform.io/hashicorp/time", tfmirror.TimeVersion))
+	require.NoError(t, err, "and installed them")
+}
