@@ -50,9 +50,11 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 			return c.fail(c.tf.Init(ctx, opts...))
 		})
 	}
-	release, err := r.initGate(ctx)
-	if err != nil {
-		return &CommandError{Command: "init", Workspace: ws, Err: err}
+	release := func() {}
+	if needsProviders(r.Dir(ws)) {
+		if release, err = r.initGate(ctx); err != nil {
+			return &CommandError{Command: "init", Workspace: ws, Err: err}
+		}
 	}
 	err = run(mode == lockReadonly)
 	rev, record := strings.CutPrefix(mode, lockRecord)

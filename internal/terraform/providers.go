@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -124,4 +126,49 @@ func (r *Runner) initGate(ctx context.Context) (release func(), err error) {
 		return nil, err
 	}
 	return func() { unlock(); <-r.initSem }, nil
+}
+
+var (
+	typeRE     = regexp.MustCompile(`(?m)^\s*(?:resource|data|ephemeral)\s+"([^"]+)"`)
+	providerRE = regexp.MustCompile(`(?m)^\s*(?:provider\s+"|required_providers\b)`)
+	moduleRE   = regexp.MustCompile(`(?m)^\s*source\s*=\s*"([^"]*)"`)
+)
+
+// needsProviders reports whether the configuration in dir may install a provider, so its init
+// must take the cache's turn; one of terraform_data alone (built in) never touches the cache and
+// keeps running in parallel. Anything unclear counts as needing providers.
+func needsProviders(dir string) bool {
+	needs := false
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || needs {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == dataDir || d.Name() == appliedDir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case strings.HasSuffix(p, ".tf.json"):
+			needs = true
+		case strings.HasSuffix(p, ".tf"):
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if providerRE.Match(b) {
+				needs = true
+			}
+			for _, m := range typeRE.FindAllSubmatch(b, -1) {
+				needs = needs || !strings.HasPrefix(string(m[1]), "terraform_")
+			}
+			for _, m := range moduleRE.FindAllSubmatch(b, -1) {
+				src := string(m[1])
+				needs = needs || !(strings.HasPrefix(src, "./") || strings.HasPrefix(src, "../"))
+			}
+		}
+		return nil
+	})
+	return needs || err != nil
 }

@@ -391,3 +391,34 @@ func TestRacingFirstInitsAgreeOnTheRecordedLock(t *testing.T) {
 	_, err := os.Stat(filepath.Join(b.Dir(ws), ".terraform/providers/registry.terraform.io/hashicorp/time", tfmirror.TimeVersion))
 	require.NoError(t, err, "and installed them")
 }
+
+// Only inits that may install a provider take the cache's turn: a configuration of built-ins
+// initialises while another init holds the cache.
+func TestBuiltinOnlyInitsDoNotWaitForTheCache(t *testing.T) {
+	dir := t.TempDir()
+	write := func(files map[string][]byte) string {
+		d, err := os.MkdirTemp(dir, "cfg")
+		require.NoError(t, err)
+		for p, b := range files {
+			require.NoError(t, os.MkdirAll(filepath.Join(d, filepath.Dir(p)), 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(d, p), b, 0o600))
+		}
+		return d
+	}
+	assert.False(t, needsProviders(write(twoResources("x"))), "terraform_data and a local module")
+	assert.True(t, needsProviders(write(timeConfig)))
+	assert.True(t, needsProviders(write(map[string][]byte{"main.tf": []byte(`resource "random_id" "x" {}`)})))
+	assert.True(t, needsProviders(write(map[string][]byte{"main.tf": []byte("module \"m\" {\n  source = \"terraform-aws-modules/vpc/aws\"\n}\n")})))
+	assert.True(t, needsProviders(write(map[string][]byte{"main.tf.json": []byte(`{}`)})))
+
+	r := newRunner(t)
+	ctx := context.Background()
+	release, err := r.initGate(ctx)
+	require.NoError(t, err)
+	defer release()
+	short, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	ws := Workspace{Tenant: "acme", Name: "builtin"}
+	require.NoError(t, r.Prepare(short, ws, twoResources("x")))
+	require.NoError(t, r.Init(short, ws), "not held up by the cache's holder")
+}
