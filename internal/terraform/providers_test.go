@@ -1,7 +1,13 @@
 package terraform
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -421,4 +427,59 @@ func TestBuiltinOnlyInitsDoNotWaitForTheCache(t *testing.T) {
 	ws := Workspace{Tenant: "acme", Name: "builtin"}
 	require.NoError(t, r.Prepare(short, ws, twoResources("x")))
 	require.NoError(t, r.Init(short, ws), "not held up by the cache's holder")
+}
+
+// A network mirror (https://) serves the provider as terraform's provider network mirror
+// protocol says; terraform trusts its private CA through SSL_CERT_FILE.
+func TestProviderFromNetworkMirror(t *testing.T) {
+	p := tfmirror.Time()
+	bin, err := os.ReadFile(p.Binary)
+	if err != nil {
+		timeMirror(t) // skips or fails as the other tests do
+	}
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	hdr := &zip.FileHeader{Name: "terraform-provider-time_v" + p.Version, Method: zip.Deflate}
+	hdr.SetMode(0o755)
+	f, err := zw.CreateHeader(hdr)
+	require.NoError(t, err)
+	_, err = f.Write(bin)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	base := "/providers/registry.terraform.io/hashicorp/time/"
+	archive := fmt.Sprintf("terraform-provider-time_%s_linux_amd64.zip", p.Version)
+	var served []string
+	var mu sync.Mutex
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		served = append(served, req.URL.Path)
+		mu.Unlock()
+		if strings.HasSuffix(req.URL.Path, ".json") {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		switch req.URL.Path {
+		case base + "index.json":
+			fmt.Fprintf(w, `{"versions":{%q:{}}}`, p.Version)
+		case base + p.Version + ".json":
+			fmt.Fprintf(w, `{"archives":{"linux_amd64":{"url":%q}}}`, archive)
+		case base + archive:
+			_, _ = w.Write(zipped.Bytes())
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644))
+	t.Setenv("SSL_CERT_FILE", ca)
+
+	r := newRunner(t, WithProviderMirror(srv.URL+"/providers/"))
+	ctx := context.Background()
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ready(t, r, ws, timeConfig)
+	plan, err := r.Plan(ctx, ws, "p", false)
+	require.NoError(t, err)
+	assert.Equal(t, 1, plan.Summary.Add)
+	assert.Contains(t, served, base+archive, "installed from the network mirror")
+	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, r, ws))
 }

@@ -235,10 +235,12 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 	return c, nil
 }
 
-// passThrough are terraform's own settings from the operator (CLI config, provider cache):
+// passThrough are terraform's own settings from the operator (CLI config, provider cache, CAs):
 // they say where terraform finds providers, and hold none of slipway's secrets.
 var passThrough = []string{"TF_CLI_CONFIG_FILE", "TF_PLUGIN_CACHE_DIR", "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE",
-	"TF_REGISTRY_DISCOVERY_RETRY", "TF_REGISTRY_CLIENT_TIMEOUT", "TZ", "LANG"}
+	"TF_REGISTRY_DISCOVERY_RETRY", "TF_REGISTRY_CLIENT_TIMEOUT", "TZ", "LANG",
+	// The CAs a network mirror or registry on a private CA is trusted with.
+	"SSL_CERT_FILE", "SSL_CERT_DIR"}
 
 // env is terraform's whole environment, built rather than inherited: a local-exec provisioner
 // or a provider sees PATH, a HOME of the instance's own, terraform's settings, the pg backend's
