@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -151,8 +150,7 @@ func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan)
 	if err := r.Prepare(ctx, ws, user); err != nil {
 		return err
 	}
-	dir := r.Dir(ws)
-	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
+	if !r.Initialized(ws) {
 		return r.Init(ctx, ws)
 	}
 	return nil

@@ -72,6 +72,9 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
+	if err := writeIfChanged(filepath.Join(r.Dir(ws), dataDir, initLockMark), []byte(lockSum(r.Dir(ws)))); err != nil {
+		return &CommandError{Command: "init", Workspace: ws, Err: err}
+	}
 	if r.Backend() == backendPG {
 		return r.createPGState(ctx, ws)
 	}
@@ -79,10 +82,30 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 }
 
 // Initialized reports whether init has run in the workspace's working directory on this
-// host; a worker that has not (a new or replaced host) runs it before planning.
+// host for its current lock file; a worker that has not (a new or replaced host, or a lock
+// file changed since) runs it before planning.
 func (r *Runner) Initialized(ws Workspace) bool {
-	_, err := os.Stat(filepath.Join(r.Dir(ws), ".terraform"))
-	return err == nil
+	dir := r.Dir(ws)
+	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
+		return false
+	}
+	mark, err := os.ReadFile(filepath.Join(dir, dataDir, initLockMark))
+	if err != nil {
+		return true // initialised before slipway marked its inits
+	}
+	return string(mark) == lockSum(dir)
+}
+
+// initLockMark, in terraform's data dir, is the hash of the lock file the last init installed.
+const initLockMark = "slipway-lock.sha256"
+
+// lockSum is the working directory's lock file's hash, "none" without one.
+func lockSum(dir string) string {
+	sum, err := fileSHA256(filepath.Join(dir, depLockFile))
+	if err != nil {
+		return "none"
+	}
+	return sum
 }
 
 // createPGState writes an empty state for a pg workspace that has none. Until its row exists,

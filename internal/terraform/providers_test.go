@@ -483,3 +483,30 @@ func TestProviderFromNetworkMirror(t *testing.T) {
 	assert.Contains(t, served, base+archive, "installed from the network mirror")
 	assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, r, ws))
 }
+
+// A lock file changed since the last init (a stack shipping a new one) makes the working
+// directory uninitialised, so the steps that skip init on an initialised host run it again.
+func TestChangedLockFileNeedsInitAgain(t *testing.T) {
+	m := timeMirror(t, "0.99.0")
+	ctx := context.Background()
+	r := newRunner(t, WithProviderMirror(m.Dir))
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	pinned := func(v string) map[string][]byte {
+		return map[string][]byte{"main.tf": []byte(strings.Replace(string(timeConfig["main.tf"]),
+			`source = "hashicorp/time"`, `source = "hashicorp/time", version = "`+v+`"`, 1))}
+	}
+	other := Workspace{Tenant: "acme", Name: "other"}
+	ready(t, r, other, pinned("0.99.0"))
+	newLock, err := os.ReadFile(filepath.Join(r.Dir(other), depLockFile))
+	require.NoError(t, err)
+	ready(t, r, ws, pinned(tfmirror.TimeVersion))
+	assert.True(t, r.Initialized(ws))
+	files := pinned("0.99.0")
+	files[depLockFile] = newLock
+	require.NoError(t, r.Prepare(ctx, ws, files))
+	assert.False(t, r.Initialized(ws), "the lock file changed under the installed providers")
+	require.NoError(t, r.Init(ctx, ws))
+	assert.True(t, r.Initialized(ws))
+	_, err = r.Plan(ctx, ws, "p", false)
+	require.NoError(t, err)
+}
