@@ -97,7 +97,11 @@ func TestRealProviderOnStatelessWorkers(t *testing.T) {
 		runs := activityRuns(t, e, st.Operation.Pipeline, pids)
 		for _, r := range runs {
 			if r.name == steps.ActTerraformApply {
+				require.GreaterOrEqual(t, r.worker, 0, "applied by one of the test's workers")
 				applied[r.worker]++
+				lock, err := os.ReadFile(filepath.Join(disks[r.worker], "work/tm/app/.terraform.lock.hcl"))
+				require.NoError(t, err)
+				assert.Contains(t, string(lock), `version     = "`+tfmirror.TimeVersion+`"`, "worker %d used the recorded version", r.worker)
 			}
 		}
 		figure("%s: %s", what, describeRuns(runs, wall))
@@ -109,6 +113,13 @@ func TestRealProviderOnStatelessWorkers(t *testing.T) {
 	e.MustCLI(0, "create", "tm/app", "-f", writeFile(t, "stack: timed\nparameters:\n  sleep: 2s\n"), "--wait")
 	deploy("deploy (worker 0, empty disk)")
 	born1 := born()
+	// The operator publishes a newer release: the instance keeps the versions recorded at its
+	// first init, on every worker (without the record, an empty disk would take 0.99.0).
+	newer := filepath.Join(mirror.Dir, "registry.terraform.io/hashicorp/time/0.99.0/linux_amd64")
+	require.NoError(t, os.MkdirAll(newer, 0o755))
+	provider, err := os.ReadFile(tfmirror.Time().Binary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(newer, "terraform-provider-time_v0.99.0"), provider, 0o755))
 
 	// Worker 1, empty disk: an update replaces the time_sleep; time_static stays.
 	require.NoError(t, w.Stop())
@@ -177,12 +188,12 @@ func TestRealProviderOnStatelessWorkers(t *testing.T) {
 	for i := range disks {
 		assert.Positive(t, applied[i], "worker %d applied", i)
 	}
-	// Every worker's cache holds the one recorded version; the store holds one lock file a revision.
+	// Worker 2 also deployed tm/slow, created after the newer release: it got 0.99.0.
 	for i, d := range disks {
 		got, err := filepath.Glob(filepath.Join(d, "plugin-cache", "registry.terraform.io/hashicorp/time/*"))
 		require.NoError(t, err)
-		require.Len(t, got, 1, "worker %d", i)
-		assert.Equal(t, tfmirror.TimeVersion, filepath.Base(got[0]))
+		require.NotEmpty(t, got, "worker %d's cache", i)
+		assert.Equal(t, tfmirror.TimeVersion, filepath.Base(got[0]), "worker %d", i)
 	}
 	locks := pg.Query(t, "tfstate", "select count(*) from slipway_provider_locks where tenant = 'tm' and name = 'app'")
 	assert.Equal(t, "0", strings.TrimSpace(locks), "deprovision forgot the recorded lock files")
