@@ -49,7 +49,7 @@ dev: deps temporal argocd-stack build
 ## test: vet, workflowcheck, then every test against real components
 test: deps
 	@start=$$SECONDS; \
-	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server helm terraform-provider-time >/dev/null; \
+	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server helm terraform-provider-time tofu >/dev/null; \
 	$(PHASE) npm scripts/npm-deps.sh >/dev/null; \
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \

@@ -97,7 +97,7 @@ func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput, dir ma
 	if err != nil {
 		return nil, err
 	}
-	if err := a.prepareFiles(ctx, in.Ref, stackOf(dir), in.Revision, tf, false); err != nil {
+	if err := a.prepareFiles(ctx, in.Ref, dir, in.Revision, tf, false); err != nil {
 		return nil, err
 	}
 	out, err := a.Terraform.Outputs(ctx, workspace(in.Ref))

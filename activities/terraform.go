@@ -83,7 +83,7 @@ func (a *Activities) TerraformDestroy(ctx context.Context, in steps.TerraformInp
 // prepare makes the working directory match the revision (or the proposed
 // config) and runs init when forced or when this worker has not yet.
 func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, forceInit bool) error {
-	files, stack, err := a.terraformFiles(ctx, in)
+	files, all, err := a.terraformFiles(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -91,15 +91,21 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 	if in.ConfigYAML != "" {
 		rev = "" // a proposed config: its lock file is not the revision's to record
 	}
-	return a.prepareFiles(ctx, in.Ref, stack, rev, files, forceInit)
+	return a.prepareFiles(ctx, in.Ref, all, rev, files, forceInit)
 }
 
 // prepareFiles writes the instance's terraform files and runs init unless this worker has.
-// The stack picks the worker variables terraform may see; the runner records it for the
-// commands that follow. rev, the revision the files are at, keys the recorded lock file.
-func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, stack, rev string, files map[string][]byte, forceInit bool) error {
+// The stack (from the instance directory all) picks the worker variables terraform may see and
+// the engine binary; the runner records both for the commands that follow. rev, the revision
+// the files are at, keys the recorded lock file.
+func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, all map[string][]byte, rev string, files map[string][]byte, forceInit bool) error {
 	ws := workspace(ref)
-	ws.Stack, ws.Revision = stack, rev
+	ws.Stack, ws.Revision = stackOf(all), rev
+	engine, err := engineOf(all)
+	if err != nil {
+		return err
+	}
+	ws.Engine = engine
 	if err := a.Terraform.Prepare(ctx, ws, files); err != nil {
 		return classify(err)
 	}
@@ -111,8 +117,8 @@ func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, stack, rev
 	}))
 }
 
-// terraformFiles are the instance's terraform/ files, committed or proposed, and its stack.
-func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput) (map[string][]byte, string, error) {
+// terraformFiles are the instance's terraform/ files, committed or proposed, and its whole directory.
+func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput) (map[string][]byte, map[string][]byte, error) {
 	var all map[string][]byte
 	var err error
 	if in.ConfigYAML != "" {
@@ -122,10 +128,24 @@ func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput
 		err = classify(err)
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	files, err := terraformOnly(all, in.Ref, in.Revision)
-	return files, stackOf(all), err
+	return files, all, err
+}
+
+// engineOf is the engine an instance directory records ("opentofu ~> 1.10"); "" when it records
+// none (the worker's default terraform). A file that does not read as one is bad input.
+func engineOf(all map[string][]byte) (string, error) {
+	data, ok := all[config.EngineFile]
+	if !ok {
+		return "", nil
+	}
+	e, err := config.ParseEngineFile(data)
+	if err != nil {
+		return "", invalidConfig(err)
+	}
+	return e.String(), nil
 }
 
 // stackOf is the stack an instance directory's instance.yaml names; "" when it has none.

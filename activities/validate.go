@@ -33,6 +33,9 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	if _, err := config.Validate(stack, inst, previous); err != nil {
 		return steps.ValidateOutput{}, invalidConfig(err)
 	}
+	if err := a.checkEngine(stack); err != nil {
+		return steps.ValidateOutput{}, err
+	}
 	return steps.ValidateOutput{Stack: inst.Stack, Gates: inst.SchedulingGates, Controls: controls(stack, inst),
 		ControlPlane: inst.ControlPlane}, nil
 }

@@ -70,8 +70,16 @@ tool_spec() {
 		version=v0.14.2
 		eta="about a minute once"
 		;;
+	tofu)
+		# OpenTofu, the second engine a stack may name (engine: opentofu); workers find it under
+		# SLIPWAY_ENGINES_DIR as tofu-<version>/tofu. Built in a wrapper module: its go.mod replaces hcl.
+		pkg=github.com/opentofu/opentofu/cmd/tofu
+		module=github.com/opentofu/opentofu
+		version=v1.10.10
+		eta="about 3 minutes once"
+		;;
 	*)
-		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server, helm, terraform-provider-time)" >&2
+		echo "tools.sh: unknown tool '$1' (known: temporal, workflowcheck, kubernetes, argocd, gitea, temporal-server, helm, terraform-provider-time, tofu)" >&2
 		return 2
 		;;
 	esac
@@ -135,14 +143,14 @@ mod_field() {
 wrapper_build() {
 	local out="$1" gomod wrap="${build_tmp}/wrap" log="${build_tmp}/build.log"
 	mkdir -p "$wrap" "$out"
-	gomod="$(mod_field "${pkg}@${version}" GoMod)" || return
-	[[ -n "$gomod" ]] || { echo "tools.sh: no go.mod for ${pkg}@${version}" >&2; return 1; }
+	gomod="$(mod_field "${module:-$pkg}@${version}" GoMod)" || return
+	[[ -n "$gomod" ]] || { echo "tools.sh: no go.mod for ${module:-$pkg}@${version}" >&2; return 1; }
 	{
 		echo "module wrap"
 		echo
 		echo "go $(awk '/^go /{print $2}' "$gomod")"
 		echo
-		echo "require ${pkg} ${version}"
+		echo "require ${module:-$pkg} ${version}"
 		echo
 		if [[ -n "${staging:-}" ]]; then
 			# kubernetes replaces staging modules with ./staging paths: use their tags instead.
@@ -152,8 +160,8 @@ wrapper_build() {
 		else
 			sed -n '/^replace (/,/^)/p' "$gomod"
 		fi
-		if [[ "$pkg" == code.gitea.io/gitea ]]; then
-			# gitea also needs its one-line replaces and its excludes.
+		if [[ "$pkg" == code.gitea.io/gitea || "$pkg" == github.com/opentofu/opentofu/cmd/tofu ]]; then
+			# gitea and tofu also need their one-line replaces (tofu's fork of hcl), gitea its excludes.
 			grep -E '^replace [^(]' "$gomod" || true
 			sed -n '/^exclude (/,/^)/p' "$gomod"
 			grep -E '^exclude [^(]' "$gomod" || true
@@ -171,6 +179,10 @@ wrapper_build() {
 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} \
 -X k8s.io/component-base/version.gitTreeState=clean" \
 					-o "${out}/" "${pkg}/cmd/kube-apiserver" "${pkg}/cmd/kube-controller-manager"
+			;;
+		github.com/opentofu/opentofu/cmd/tofu)
+			# dev=no: a release build, whose version has no -dev suffix (which no constraint would meet).
+			go get "${pkg}@${version}" && go build -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" -o "${out}/tofu" "${pkg}"
 			;;
 		code.gitea.io/gitea)
 			go get "${pkg}@${version}" &&
@@ -281,13 +293,14 @@ server_extras() {
 
 main() {
 	if (($# == 0)); then
-		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server|helm|terraform-provider-time ..." >&2
+		echo "usage: scripts/tools.sh temporal|workflowcheck|kubernetes|argocd|gitea|temporal-server|helm|terraform-provider-time|tofu ..." >&2
 		return 2
 	fi
 	mkdir -p "$tools_dir" "${root}/bin"
-	local name pkg version eta staging dir dest bins b
+	local name pkg module version eta staging dir dest bins b
 	for name in "$@"; do
 		staging=""
+		module=""
 		tool_spec "$name"
 		dir="${tools_dir}/${name}-${version}"
 		case "$name" in
@@ -300,7 +313,7 @@ main() {
 		for b in "${bins[@]}"; do
 			if [[ ! -x "${dir}/${b}" ]]; then
 				case "$name" in
-				kubernetes | argocd | gitea) build_multi "$name" "$dir" ;;
+				kubernetes | argocd | gitea | tofu) build_multi "$name" "$dir" ;;
 				temporal-server) build_server "$dir" ;;
 				*) build "$name" "${dir}/${b}" ;;
 				esac

@@ -21,6 +21,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/stackenv"
+	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -30,6 +31,8 @@ type Config struct {
 	GitOpsRepo string // SLIPWAY_GITOPS_REPO: path of the GitOps git repository (localgit forge)
 	StateDir   string // SLIPWAY_STATE_DIR: terraform working dirs and local state
 	Terraform  string // SLIPWAY_TERRAFORM: terraform binary (default: PATH)
+	// EnginesDir (SLIPWAY_ENGINES_DIR, default tools.sh's cache) holds the engine binaries stacks pick.
+	EnginesDir string
 	TFPGConn   string // SLIPWAY_TF_PG_CONN: keep terraform state in PostgreSQL (pg backend)
 	// ProviderMirror (SLIPWAY_PROVIDER_MIRROR) is where terraform installs providers from: a
 	// filesystem mirror directory or an https:// network mirror; "" leaves it to terraform.
@@ -116,6 +119,7 @@ func FromEnv() Config {
 		GitOpsRepo:     os.Getenv("SLIPWAY_GITOPS_REPO"),
 		StateDir:       os.Getenv("SLIPWAY_STATE_DIR"),
 		Terraform:      os.Getenv("SLIPWAY_TERRAFORM"),
+		EnginesDir:     os.Getenv(terraform.EnvEnginesDir),
 		TFPGConn:       os.Getenv("SLIPWAY_TF_PG_CONN"),
 		ProviderMirror: os.Getenv("SLIPWAY_PROVIDER_MIRROR"),
 		PluginCache:    os.Getenv("SLIPWAY_PLUGIN_CACHE"),

@@ -27,6 +27,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/secrets"
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/internal/toolsdir"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -48,7 +49,15 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithStackEnv(cfg.StackEnv, nil),
+	enginesDir := cfg.EnginesDir
+	if enginesDir == "" {
+		enginesDir = toolsdir.Dir()
+	}
+	engines, err := terraform.DiscoverEngines(context.Background(), enginesDir, bin)
+	if err != nil {
+		return nil, err
+	}
+	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithEngines(engines), terraform.WithStackEnv(cfg.StackEnv, nil),
 		terraform.WithWaitDelay(cfg.terraformStopGrace()),
 		terraform.WithProviderMirror(cfg.ProviderMirror), terraform.WithPluginCache(cfg.PluginCache)}
 	switch v := os.Getenv(terraform.EnvSandbox); v {

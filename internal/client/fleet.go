@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
@@ -39,8 +40,9 @@ func (c *Client) Fleet(ctx context.Context) (metrics.FleetCounts, error) {
 		return f, err
 	}
 	f.ApprovalsWaiting = n
-	f.LastSweep, err = c.lastSweep(ctx)
-	return f, err
+	// The counts stand even when an observer does not answer: its age is then just unknown.
+	f.LastSweep = c.lastSweep(ctx)
+	return f, nil
 }
 
 func (c *Client) count(ctx context.Context, query string) (int64, error) {
@@ -51,26 +53,33 @@ func (c *Client) count(ctx context.Context, query string) (int64, error) {
 	return resp.GetCount(), nil
 }
 
-// lastSweep asks each running deployer observer for its state; zero when none has swept.
-func (c *Client) lastSweep(ctx context.Context) (time.Time, error) {
+// lastSweep asks each running deployer observer for its state and returns the oldest sweep;
+// zero when none has swept. An observer that does not answer in time (its pool's workers are
+// gone, or busy) is left out rather than holding up every other gauge.
+func (c *Client) lastSweep(ctx context.Context) time.Time {
 	resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: c.Namespace,
 		Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.ObserverWorkflowName)})
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}
 	}
+	// Asked at once, so observers that do not answer cost one timeout, not one each.
+	sweeps := make([]time.Time, len(resp.Executions))
+	var wg sync.WaitGroup
+	for i, ex := range resp.Executions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if st, err := c.Observer(ctx, ex.GetExecution().GetWorkflowId()); err == nil { // bounded: observerQueryTimeout
+				sweeps[i] = st.LastSweep
+			}
+		}()
+	}
+	wg.Wait()
 	var oldest time.Time
-	for _, ex := range resp.Executions {
-		v, err := c.Temporal.QueryWorkflow(ctx, ex.GetExecution().GetWorkflowId(), "", workflows.QueryObserver)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("query observer %s: %w", ex.GetExecution().GetWorkflowId(), err)
-		}
-		var st workflows.ObserverState
-		if err := v.Get(&st); err != nil {
-			return time.Time{}, err
-		}
-		if !st.LastSweep.IsZero() && (oldest.IsZero() || st.LastSweep.Before(oldest)) {
-			oldest = st.LastSweep
+	for _, t := range sweeps {
+		if !t.IsZero() && (oldest.IsZero() || t.Before(oldest)) {
+			oldest = t
 		}
 	}
-	return oldest, nil
+	return oldest
 }

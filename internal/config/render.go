@@ -23,7 +23,8 @@ var backendRE = regexp.MustCompile(`(?m)^\s*(backend\s+"[^"]*"|cloud)\s*\{`)
 
 // Render validates inst (as if never deployed) and renders the instance's directory,
 // keyed by path relative to ref.Dir(): instance.yaml (the canonical config, parameters
-// resolved), terraform/... and manifests/.... Equal input gives byte-identical output.
+// resolved), terraform/..., manifests/... and EngineFile when the stack names an engine.
+// Equal input gives byte-identical output.
 // namespace is the instance's recorded namespace: the caller holds it, it is never recomputed.
 func Render(ref Ref, namespace string, stack *Stack, inst *Instance) (map[string][]byte, error) {
 	if err := ref.Validate(); err != nil {
@@ -40,6 +41,9 @@ func Render(ref Ref, namespace string, stack *Stack, inst *Instance) (map[string
 	out := map[string][]byte{
 		// The controls an instance file sets stay with it: every later operation reads them from main.
 		InstanceFile: (&Instance{Stack: stack.Name, Parameters: params, Approval: inst.Approval, ControlPlane: inst.ControlPlane}).Canonical(),
+	}
+	if e := stack.Schema.Engine; !e.IsZero() {
+		out[EngineFile] = []byte(e.String() + "\n")
 	}
 	var fe yamlfields.Errors
 	for _, p := range sortedKeys(stack.Files) {

@@ -64,6 +64,8 @@ type Schema struct {
 	Stateful []string
 	// Hooks are the stack's lifecycle hooks (drain, post-deploy), in document order.
 	Hooks []hooks.Spec
+	// Engine is engine: and engineVersion:, the binary that runs the stack's terraform (engine.go).
+	Engine Engine
 }
 
 // Param finds a parameter by name.
@@ -98,7 +100,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -118,8 +120,12 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.ControlPlanes = parseControlPlanes(kv.Value, field, fe)
 		case "stateful":
 			s.Stateful = parseStateful(kv.Value, field, fe)
+		case "engine":
+			s.Engine.Name = parseEngineName(kv.Value, field, fe)
+		case "engineVersion":
+			s.Engine.Version = parseEngineVersion(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion", kv.Line)
 		}
 	}
 	return s

@@ -141,6 +141,9 @@ func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan)
 			if ws.Stack == "" {
 				ws.Stack = strings.TrimSpace(string(data))
 			}
+		case EngineFile:
+			// The plan's own engine, pinned to the version that made it: it is what can apply it.
+			ws.Engine = strings.TrimSpace(string(data))
 		case BackendFile:
 		default:
 			user[path] = data

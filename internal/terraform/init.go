@@ -72,7 +72,11 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
-	if err := writeIfChanged(filepath.Join(r.Dir(ws), dataDir, initLockMark), []byte(lockSum(r.Dir(ws)))); err != nil {
+	err = r.markInitialized(ws, c.engine)
+	if err == nil {
+		err = writeIfChanged(filepath.Join(r.Dir(ws), dataDir, initLockMark), []byte(lockSum(r.Dir(ws))))
+	}
+	if err != nil {
 		return &CommandError{Command: "init", Workspace: ws, Err: err}
 	}
 	if r.Backend() == backendPG {
@@ -82,12 +86,19 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 }
 
 // Initialized reports whether init has run in the workspace's working directory on this
-// host for its current lock file; a worker that has not (a new or replaced host, or a lock
-// file changed since) runs it before planning.
+// host, with the engine binary it picks now, for its current lock file; a worker that has not (a
+// new or replaced host, a stack that changed engine, or a lock file changed since) runs it
+// before planning.
 func (r *Runner) Initialized(ws Workspace) bool {
 	dir := r.Dir(ws)
 	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
 		return false
+	}
+	if engine, _, err := r.engineOf(ws); err == nil { // else the command that follows reports the missing engine
+		got, _ := os.ReadFile(filepath.Join(dir, dataDir, engineMarker))
+		if strings.TrimSpace(string(got)) != engine.marker() {
+			return false
+		}
 	}
 	mark, err := os.ReadFile(filepath.Join(dir, dataDir, initLockMark))
 	if err != nil {

@@ -83,7 +83,11 @@ func initArgs(backendConfig []string, reconfigure bool) []string {
 // runDirect runs the terraform c wraps with args, as terraform-exec would: c's environment,
 // interrupted with SIGINT when ctx ends and killed after the wait delay.
 func (c *call) runDirect(ctx context.Context, args []string) error {
-	bin, err := c.r.execPath(c.ws, c.env)
+	_, binary, err := c.r.engineOf(c.ws)
+	if err != nil {
+		return err
+	}
+	bin, err := c.r.execPath(c.ws, c.env, binary)
 	if err != nil {
 		return err
 	}

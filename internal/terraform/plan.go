@@ -67,6 +67,9 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err != nil {
 		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
 	}
+	if _, named := saved.Files[EngineFile]; named && c.engine.Version != nil {
+		saved.Files[EngineFile] = []byte(c.engine.Name + " = " + c.engine.Version.String() + "\n")
+	}
 	// Stored last: a plan in the store is one that terraform could read back.
 	if err := r.plans.SavePlan(ctx, ws, planName, saved); err != nil {
 		return nil, storeErr(ws, "plan", err)

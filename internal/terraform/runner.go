@@ -35,8 +35,10 @@ const (
 // Runner runs terraform for many workspaces under one state directory. It is safe for
 // concurrent use on different workspaces; terraform's own state lock guards one workspace.
 type Runner struct {
-	stateDir  string
+	stateDir string
+	// binary is the default terraform; engines the binaries a stack may pick (engines.go).
 	binary    string
+	engines   Engines
 	pgConn    string
 	out       io.Writer
 	waitDelay time.Duration
@@ -71,6 +73,12 @@ func WithBinary(path string) Option {
 		p, err := FindBinary(path)
 		r.binary, r.optErr = p, errors.Join(r.optErr, err)
 	}
+}
+
+// WithEngines lets workspaces pick their engine binary from es (DiscoverEngines); without it
+// only workspaces that name no engine run, on the default terraform.
+func WithEngines(es Engines) Option {
+	return func(r *Runner) { r.engines = es }
 }
 
 // WithPGBackend keeps state in PostgreSQL (terraform's pg backend); empty means local state.
@@ -177,6 +185,8 @@ type call struct {
 	runEnv map[string]string
 	// prov follows the provisioners an apply or destroy runs (interrupt.go).
 	prov *provisioners
+	// engine is the binary the workspace's engine picked; zero for the default terraform.
+	engine Engine
 }
 
 // interruptible is the context to run c's terraform under when ctx may be cancelled mid-change:
@@ -200,7 +210,12 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
 	c.env = env
-	bin, err := r.execPath(ws, env)
+	engine, binary, err := r.engineOf(ws)
+	if err != nil {
+		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
+	}
+	c.engine = engine
+	bin, err := r.execPath(ws, env, binary)
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}

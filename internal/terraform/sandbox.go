@@ -57,10 +57,10 @@ rm -f "$info"
 exit "$rc"
 `
 
-// execPath is what terraform-exec runs for ws: terraform, or the sandbox's wrapper script.
-func (r *Runner) execPath(ws Workspace, env map[string]string) (string, error) {
+// execPath is what terraform-exec runs for ws: the engine binary, or the sandbox's wrapper script.
+func (r *Runner) execPath(ws Workspace, env map[string]string, binary string) (string, error) {
 	if r.bwrap == "" {
-		return r.binary, nil
+		return binary, nil
 	}
 	binds := [][2]string{{"--bind", r.Dir(ws)}, {"--bind", r.homeDir(ws)}}
 	if r.Backend() == backendLocal {
@@ -70,8 +70,8 @@ func (r *Runner) execPath(ws Workspace, env map[string]string) (string, error) {
 		}
 		binds = append(binds, [2]string{"--bind", dir})
 	}
-	if !strings.HasPrefix(r.binary, "/usr/") {
-		binds = append(binds, [2]string{"--ro-bind", filepath.Dir(r.binary)})
+	if !strings.HasPrefix(binary, "/usr/") {
+		binds = append(binds, [2]string{"--ro-bind", filepath.Dir(binary)})
 	}
 	if d := env["TF_PLUGIN_CACHE_DIR"]; d != "" {
 		binds = append(binds, [2]string{"--bind-try", d})
@@ -93,7 +93,7 @@ func (r *Runner) execPath(ws Workspace, env map[string]string) (string, error) {
 	}
 	args = append(args, "--chdir", r.Dir(ws))
 	words := make([]string, 0, len(args)+2)
-	for _, a := range append([]string{r.bwrap, r.binary}, args...) {
+	for _, a := range append([]string{r.bwrap, binary}, args...) {
 		w, err := escaping.ShellWord(a)
 		if err != nil {
 			return "", err

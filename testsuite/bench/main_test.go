@@ -10,25 +10,26 @@ import (
 func TestBadFlagsNameTheFlag(t *testing.T) {
 	for _, tc := range []struct {
 		rows, lifecycles, idle, sticky, workers string
-		rollout                                 int
+		rollout, metrics                        int
 		flag                                    string
 	}{
-		{"floor,speed", "10", "10", "10", "1", 1, "rows"},
-		{"floor", "10,x", "10", "10", "1", 1, "lifecycles"},
-		{"floor", "10", "0", "10", "1", 1, "idle"},
-		{"floor", "10", "10", "-1", "1", 1, "sticky"},
-		{"floor", "10", "10", "10", "", 1, "cluster-workers"},
-		{"rollout", "10", "10", "10", "1", 0, "rollout"},
+		{"floor,speed", "10", "10", "10", "1", 1, 1, "rows"},
+		{"floor", "10,x", "10", "10", "1", 1, 1, "lifecycles"},
+		{"floor", "10", "0", "10", "1", 1, 1, "idle"},
+		{"floor", "10", "10", "-1", "1", 1, 1, "sticky"},
+		{"floor", "10", "10", "10", "", 1, 1, "cluster-workers"},
+		{"rollout", "10", "10", "10", "1", 0, 1, "rollout"},
+		{"metrics", "10", "10", "10", "1", 1, 0, "metrics"},
 	} {
 		var o options
-		o.steps, o.runs, o.workerSticky, o.rollout = 1, 1, 1, tc.rollout
+		o.steps, o.runs, o.workerSticky, o.rollout, o.metrics = 1, 1, 1, tc.rollout, tc.metrics
 		err := o.parse(tc.rows, tc.lifecycles, tc.idle, tc.sticky, tc.workers)
 		var fe *flagError
 		require.ErrorAs(t, err, &fe, tc.flag)
 		assert.Equal(t, tc.flag, fe.flag)
 	}
 	var o options
-	o.steps, o.runs, o.workerSticky, o.rollout = 20, 10, 2000, 1000
+	o.steps, o.runs, o.workerSticky, o.rollout, o.metrics = 20, 10, 2000, 1000, 1000
 	require.NoError(t, o.parse("floor,idle,rollout", "10,100", "1000", "10000,2000", "1,3"))
 	assert.Equal(t, []int{10, 100}, o.lifecycles)
 	assert.True(t, o.want("idle"))

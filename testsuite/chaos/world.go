@@ -178,6 +178,15 @@ func seedRepo(dir string) error {
 		seed["stacks/example/"+p] = d
 		seed["stacks/chaos/"+p] = d
 	}
+	// Chaos runs on the worker's terraform unless told otherwise (production on OpenTofu, the
+	// lifecycle e2e on both).
+	engine, err := testsuite.TestEngine("")
+	if err != nil {
+		return err
+	}
+	if engine != "" {
+		seed["stacks/chaos/schema.yaml"] = testsuite.WithEngine(seed["stacks/chaos/schema.yaml"], engine)
+	}
 	_, err = localgit.Init(dir, seed)
 	return err
 }

@@ -141,6 +141,11 @@ func (w *world) seedRepo() {
 	for p, d := range files {
 		seed["stacks/prod/"+p] = d
 	}
+	// Production runs on OpenTofu (chaos on terraform, the lifecycle e2e on both).
+	engine, err := testsuite.TestEngine("opentofu")
+	require.NoError(w.t, err)
+	seed["stacks/prod/schema.yaml"] = testsuite.WithEngine(seed["stacks/prod/schema.yaml"], engine)
+	w.t.Logf("the prod stack runs on %s", engine)
 	testsuite.PushFiles(w.t, push, "add the prod stack", seed)
 }
 

@@ -32,9 +32,12 @@ func Time() Provider {
 		Binary: filepath.Join(toolsdir.Dir(), "terraform-provider-time-v"+TimeVersion, "terraform-provider-time")}
 }
 
+// hosts are the registries whose addresses a mirror offers its providers under: terraform's and OpenTofu's.
+var hosts = []string{"registry.terraform.io", "registry.opentofu.org"}
+
 // Mirror is a laid-out filesystem mirror.
 type Mirror struct {
-	// Dir is the mirror's root (<Dir>/registry.terraform.io/<source>/<version>/linux_amd64/...).
+	// Dir is the mirror's root (<Dir>/<registry host>/<source>/<version>/linux_amd64/...).
 	Dir string
 	// ConfigFile is the CLI configuration to give terraform as TF_CLI_CONFIG_FILE.
 	ConfigFile string
@@ -62,16 +65,19 @@ func Write(dir string, ps ...Provider) (Mirror, error) {
 			return Mirror{}, fmt.Errorf("provider %s %s: %w (build it with scripts/tools.sh terraform-provider-%s)",
 				p.Source, p.Version, err, filepath.Base(p.Source))
 		}
-		// The unpacked layout: <host>/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>.
-		target := filepath.Join(m.Dir, "registry.terraform.io", p.Source, p.Version, "linux_amd64")
-		if err := os.MkdirAll(target, 0o755); err != nil {
-			return Mirror{}, err
+		// Under both registries' hosts: OpenTofu reads hashicorp/time as registry.opentofu.org/hashicorp/time.
+		for _, host := range hosts {
+			// The unpacked layout: <host>/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>.
+			target := filepath.Join(m.Dir, host, p.Source, p.Version, "linux_amd64")
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return Mirror{}, err
+			}
+			name := "terraform-provider-" + filepath.Base(p.Source) + "_v" + p.Version
+			if err := os.WriteFile(filepath.Join(target, name), bin, 0o755); err != nil {
+				return Mirror{}, err
+			}
+			addrs = append(addrs, fmt.Sprintf("%q", host+"/"+p.Source))
 		}
-		name := "terraform-provider-" + filepath.Base(p.Source) + "_v" + p.Version
-		if err := os.WriteFile(filepath.Join(target, name), bin, 0o755); err != nil {
-			return Mirror{}, err
-		}
-		addrs = append(addrs, fmt.Sprintf("%q", "registry.terraform.io/"+p.Source))
 	}
 	list := strings.Join(addrs, ", ")
 	cfg := fmt.Sprintf(`provider_installation {
