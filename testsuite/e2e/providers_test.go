@@ -19,6 +19,7 @@ import (
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/proc"
@@ -33,29 +34,54 @@ import (
 // filesystem mirror, on three stateless worker processes that run one at a time: create, deploy,
 // update (replaces the time_sleep), plan, an update that re-creates time_static, a worker whose
 // disk was wiped, destroy and deprovision. Every worker applies; every init uses the versions
-// recorded at the first one; a lock file the mirror cannot satisfy is refused with exit 2.
+// recorded at the first one; a lock file the mirror cannot satisfy is refused with exit 2. Once
+// per engine; the deploy with a 30s apply (slipway's share) only on $SLIPWAY_TEST_ENGINE
+// (default terraform), so the other engine costs half a minute less.
 func TestRealProviderOnStatelessWorkers(t *testing.T) {
-	ctx := context.Background()
 	pg := postgres.Start(t)
-	conn := pg.CreateDB(t, "tfstate")
+	bin := buildWorker(t)
+	slow, err := testsuite.TestEngine(config.EngineTerraform)
+	require.NoError(t, err)
+	var figures bytes.Buffer
+	for _, engine := range []string{config.EngineTerraform, config.EngineOpenTofu} {
+		t.Run(engine, func(t *testing.T) {
+			realProviderOnStatelessWorkers(t, pg, bin, engine, engine == slow, &figures)
+		})
+	}
+	if dir := os.Getenv("SLIPWAY_FIGURES_DIR"); dir != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "providers.txt"), figures.Bytes(), 0o644))
+	}
+}
+
+func realProviderOnStatelessWorkers(t *testing.T, pg *postgres.Server, bin, engine string, slowApply bool, figures *bytes.Buffer) {
+	began := time.Now()
+	ctx := context.Background()
+	conn := pg.CreateDB(t, "tfstate_"+engine)
 	mirror := tfmirror.Layout(t, tfmirror.Time())
+	// The registry host the engine reads hashicorp/time as (OpenTofu's own for opentofu).
+	host := "registry.terraform.io"
+	if engine == config.EngineOpenTofu {
+		host = "registry.opentofu.org"
+	}
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.TFPGConn = conn; o.NoWorker = true })
 	stack, err := examples.StackFiles("timed")
 	require.NoError(t, err)
+	if engine != config.EngineTerraform {
+		stack["schema.yaml"] = testsuite.WithEngine(stack["schema.yaml"], engine)
+	}
 	seed := map[string][]byte{}
 	for p, d := range stack {
 		seed["stacks/timed/"+p] = d
 		seed["stacks/timedlocked/"+p] = d
 	}
 	// A lock file pinning a release the mirror does not have.
-	seed["stacks/timedlocked/terraform/.terraform.lock.hcl"] = []byte(`provider "registry.terraform.io/hashicorp/time" {
+	seed["stacks/timedlocked/terraform/.terraform.lock.hcl"] = []byte(`provider "` + host + `/hashicorp/time" {
   version     = "0.13.0"
   constraints = "~> 0.14"
   hashes      = ["h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]
 }
 `)
 	testsuite.PushFiles(t, e.GitOpsRepo, "add the timed stacks", seed)
-	bin := buildWorker(t)
 	disks := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	pids := map[int]int{} // worker pid -> worker index
 	start := func(i int) *proc.Process {
@@ -69,9 +95,8 @@ func TestRealProviderOnStatelessWorkers(t *testing.T) {
 		pids[p.Pid()] = i
 		return p
 	}
-	var figures bytes.Buffer
 	figure := func(format string, args ...any) {
-		line := fmt.Sprintf(format, args...)
+		line := engine + ": " + fmt.Sprintf(format, args...)
 		t.Log(line)
 		figures.WriteString(line + "\n")
 	}
@@ -115,7 +140,7 @@ func TestRealProviderOnStatelessWorkers(t *testing.T) {
 	born1 := born()
 	// The operator publishes a newer release: the instance keeps the versions recorded at its
 	// first init, on every worker (without the record, an empty disk would take 0.99.0).
-	newer := filepath.Join(mirror.Dir, "registry.terraform.io/hashicorp/time/0.99.0/linux_amd64")
+	newer := filepath.Join(mirror.Dir, host, "hashicorp/time/0.99.0/linux_amd64")
 	require.NoError(t, os.MkdirAll(newer, 0o755))
 	provider, err := os.ReadFile(tfmirror.Time().Binary)
 	require.NoError(t, err)
@@ -151,6 +176,41 @@ func TestRealProviderOnStatelessWorkers(t *testing.T) {
 
 	// Slipway's share of a deploy whose apply takes 30s (the first deploy of another instance),
 	// on the warm worker 2: the pipeline's time outside terraform's activities.
+	if slowApply {
+		slowDeploy(t, e, pids, figure)
+	}
+
+	// Worker 0 again, its disk wiped: an update, then destroy and deprovision.
+	require.NoError(t, w.Stop())
+	require.NoError(t, os.RemoveAll(disks[0]))
+	require.NoError(t, os.MkdirAll(disks[0], 0o700))
+	w = start(0)
+	deploy("update generation 5 (worker 0, disk wiped)", "-f", writeFile(t, "stack: timed\nparameters:\n  sleep: 2s\n  generation: 5\n  epoch: \"2\"\n"))
+	assert.Equal(t, born2, born())
+	e.MustCLI(0, "destroy", "tm/app", "--wait")
+	assert.Empty(t, e.Status("tm/app").Failure)
+	e.MustCLI(0, "deprovision", "tm/app", "--yes", "--wait")
+	require.Equal(t, lifecycle.Deprovisioned, e.Status("tm/app").State)
+
+	for i := range disks {
+		assert.Positive(t, applied[i], "worker %d applied", i)
+	}
+	// Every cache holds the recorded version (worker 2's also 0.99.0 when it deployed tm/slow,
+	// created after the newer release).
+	for i, d := range disks {
+		got, err := filepath.Glob(filepath.Join(d, "plugin-cache", host, "hashicorp/time/*"))
+		require.NoError(t, err)
+		require.NotEmpty(t, got, "worker %d's cache", i)
+		assert.Equal(t, tfmirror.TimeVersion, filepath.Base(got[0]), "worker %d", i)
+	}
+	locks := pg.Query(t, "tfstate_"+engine, "select count(*) from slipway_provider_locks where tenant = 'tm' and name = 'app'")
+	assert.Equal(t, "0", strings.TrimSpace(locks), "deprovision forgot the recorded lock files")
+	figure("whole run %v", time.Since(began).Round(time.Second))
+}
+
+// slowDeploy deploys tm/slow, whose apply sleeps 30s, and prints slipway's share of it.
+func slowDeploy(t *testing.T, e *testsuite.Env, pids map[int]int, figure func(string, ...any)) {
+	t.Helper()
 	e.MustCLI(0, "create", "tm/slow", "-f", writeFile(t, "stack: timed\nparameters:\n  sleep: 30s\n"), "--wait")
 	began := time.Now()
 	e.MustCLI(0, "deploy", "tm/slow", "--wait")
@@ -172,34 +232,6 @@ func TestRealProviderOnStatelessWorkers(t *testing.T) {
 		pipeline.Round(time.Millisecond), tf.Round(time.Millisecond), apply.Round(time.Millisecond),
 		100*float64(pipeline-tf)/float64(pipeline), 100*float64(wall-tf)/float64(wall), wall.Round(time.Millisecond),
 		100*float64(pipeline-apply)/float64(pipeline))
-
-	// Worker 0 again, its disk wiped: an update, then destroy and deprovision.
-	require.NoError(t, w.Stop())
-	require.NoError(t, os.RemoveAll(disks[0]))
-	require.NoError(t, os.MkdirAll(disks[0], 0o700))
-	w = start(0)
-	deploy("update generation 5 (worker 0, disk wiped)", "-f", writeFile(t, "stack: timed\nparameters:\n  sleep: 2s\n  generation: 5\n  epoch: \"2\"\n"))
-	assert.Equal(t, born2, born())
-	e.MustCLI(0, "destroy", "tm/app", "--wait")
-	assert.Empty(t, e.Status("tm/app").Failure)
-	e.MustCLI(0, "deprovision", "tm/app", "--yes", "--wait")
-	require.Equal(t, lifecycle.Deprovisioned, e.Status("tm/app").State)
-
-	for i := range disks {
-		assert.Positive(t, applied[i], "worker %d applied", i)
-	}
-	// Worker 2 also deployed tm/slow, created after the newer release: it got 0.99.0.
-	for i, d := range disks {
-		got, err := filepath.Glob(filepath.Join(d, "plugin-cache", "registry.terraform.io/hashicorp/time/*"))
-		require.NoError(t, err)
-		require.NotEmpty(t, got, "worker %d's cache", i)
-		assert.Equal(t, tfmirror.TimeVersion, filepath.Base(got[0]), "worker %d", i)
-	}
-	locks := pg.Query(t, "tfstate", "select count(*) from slipway_provider_locks where tenant = 'tm' and name = 'app'")
-	assert.Equal(t, "0", strings.TrimSpace(locks), "deprovision forgot the recorded lock files")
-	if dir := os.Getenv("SLIPWAY_FIGURES_DIR"); dir != "" {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "providers.txt"), figures.Bytes(), 0o644))
-	}
 }
 
 // mirrorHost is another worker's activities with the provider mirror, for reading the state.
