@@ -247,7 +247,7 @@ func (r *report) print(out io.Writer) {
 		{"effects redone after their terraform died", fmt.Sprint(r.cutShort), "(terraform persists remote state at the end)"},
 		{"state serial jumps", fmt.Sprint(r.serialJumps), "target 0"},
 		{"kills mid-apply / with the provider", fmt.Sprintf("%d / %d", h.midApply, h.midProvider), "(terraform or tofu apply/destroy in the killed tree)"},
-		{"time_static re-created, terraform died", fmt.Sprint(r.bornCutShort), "(before saving the state: terraform's limit)"},
+		{"time_static re-created (tf killed)", fmt.Sprint(r.bornCutShort), "(before saving the state: terraform's limit)"},
 		{"time_static re-created otherwise", fmt.Sprintf("%d (state changed: %d)", r.bornAgain, r.bornMoved), "target 0"},
 		{"lost records / extra operations", fmt.Sprintf("%d / %d", r.lost, r.extra), "target 0"},
 		{"Secrets read on the cluster", fmt.Sprint(r.secretSets), "target 4 per lifecycle"},
