@@ -53,6 +53,9 @@ type Activities struct {
 	HookHTTP *http.Client
 	// Policy decides every request (Authorize): policy.FromEnv(); nil decides with policy.Default().
 	Policy *policy.Engine
+	// ProviderMirror is the worker's filesystem provider mirror (SLIPWAY_PROVIDER_MIRROR): a
+	// stack's lock file must name providers it has; "" checks nothing.
+	ProviderMirror string
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

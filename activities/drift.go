@@ -35,7 +35,7 @@ func (a *Activities) CheckDrift(ctx context.Context, in steps.DriftInput) (steps
 	}
 	bctx, cancel := withBudget(ctx, budget)
 	defer cancel()
-	if err := a.prepareFiles(bctx, in.Ref, all, facts.credentials, files, false); err != nil {
+	if err := a.prepareFiles(bctx, in.Ref, all, in.Revision, facts.credentials, files, false); err != nil {
 		return steps.DriftOutput{}, overBudget(bctx, err)
 	}
 	var rep *terraform.DriftReport

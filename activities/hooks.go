@@ -106,7 +106,7 @@ func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput, dir ma
 	if err != nil {
 		return nil, err
 	}
-	if err := a.prepareFiles(ctx, in.Ref, dir, creds, tf, false); err != nil {
+	if err := a.prepareFiles(ctx, in.Ref, dir, in.Revision, creds, tf, false); err != nil {
 		return nil, err
 	}
 	out, err := a.Terraform.Outputs(ctx, workspace(in.Ref))

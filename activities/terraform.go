@@ -94,28 +94,27 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 	if err != nil {
 		return err
 	}
+	rev := in.Revision
+	if in.ConfigYAML != "" {
+		rev = "" // a proposed config renders against the stack on main, and its lock file is not the revision's to record
+	}
 	stack := stackOf(all)
 	var creds []string
 	if stack != "" {
-		// A proposed config renders against the stack on main; a committed one is at its revision.
-		rev := in.Revision
-		if in.ConfigYAML != "" {
-			rev = ""
-		}
 		if creds, err = a.stackCredentials(ctx, rev, stack); err != nil {
 			return err
 		}
 	}
-	return a.prepareFiles(ctx, in.Ref, all, creds, files, forceInit)
+	return a.prepareFiles(ctx, in.Ref, all, rev, creds, files, forceInit)
 }
 
 // prepareFiles writes the instance's terraform files and runs init unless this worker has.
 // The stack (from the instance directory all) picks the worker variables terraform may see and
 // the engine binary, creds the credentials it gets (nil: those recorded); the runner records
-// them for the commands that follow.
-func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, all map[string][]byte, creds []string, files map[string][]byte, forceInit bool) error {
+// them for the commands that follow. rev, the revision the files are at, keys the recorded lock file.
+func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, all map[string][]byte, rev string, creds []string, files map[string][]byte, forceInit bool) error {
 	ws := workspace(ref)
-	ws.Stack, ws.Credentials = stackOf(all), creds
+	ws.Stack, ws.Revision, ws.Credentials = stackOf(all), rev, creds
 	engine, err := engineOf(all)
 	if err != nil {
 		return err

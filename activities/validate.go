@@ -2,9 +2,12 @@ package activities
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
 // ValidateConfig checks a config against its stack on main and, after the first
@@ -16,6 +19,9 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	}
 	stack, err := a.loadStack(ctx, "", inst.Stack)
 	if err != nil {
+		return steps.ValidateOutput{}, err
+	}
+	if err := a.checkLockFile(stack); err != nil {
 		return steps.ValidateOutput{}, err
 	}
 	var previous *config.Instance
@@ -97,3 +103,25 @@ func (a *Activities) render(ctx context.Context, ref steps.Ref, configYAML []byt
 }
 
 const instanceFile = "instance.yaml"
+
+// checkLockFile refuses a stack whose lock file names a provider, version or package the
+// worker's mirror does not have: every init would fail on it.
+func (a *Activities) checkLockFile(stack *config.Stack) error {
+	file := config.TerraformDir + "/" + terraform.LockFile
+	lock, ok := stack.Files[file]
+	if !ok || a.ProviderMirror == "" {
+		return nil
+	}
+	if err := terraform.CheckLockFile(a.ProviderMirror, file, lock); err != nil {
+		var le *terraform.LockFileError
+		if !errors.As(err, &le) {
+			return err
+		}
+		msg := le.Reason
+		if le.Provider != "" {
+			msg = fmt.Sprintf("provider %q %s", le.Provider, le.Reason)
+		}
+		return invalidConfig(&config.StackError{Stack: stack.Name, Errors: []config.FieldError{{Field: file, Message: msg}}})
+	}
+	return nil
+}

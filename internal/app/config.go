@@ -35,6 +35,11 @@ type Config struct {
 	// EnginesDir (SLIPWAY_ENGINES_DIR, default tools.sh's cache) holds the engine binaries stacks pick.
 	EnginesDir string
 	TFPGConn   string // SLIPWAY_TF_PG_CONN: keep terraform state in PostgreSQL (pg backend)
+	// ProviderMirror (SLIPWAY_PROVIDER_MIRROR) is where terraform installs providers from: a
+	// filesystem mirror directory or an https:// network mirror; "" leaves it to terraform.
+	ProviderMirror string
+	// PluginCache (SLIPWAY_PLUGIN_CACHE) is the worker's provider cache; "" is <state dir>/plugin-cache.
+	PluginCache string
 	// StorePGConn (SLIPWAY_STORE_PG_CONN, default SLIPWAY_TF_PG_CONN) keeps plans and secrets in
 	// PostgreSQL, sealed with the payload keyring, so any worker can run any step. Without it
 	// they stay on this worker's disk: one worker only.
@@ -116,21 +121,23 @@ type Forge struct {
 // FromEnv reads the worker's settings from the environment.
 func FromEnv() Config {
 	cfg := Config{
-		TaskQueue:    envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
-		GitOpsRepo:   os.Getenv("SLIPWAY_GITOPS_REPO"),
-		StateDir:     os.Getenv("SLIPWAY_STATE_DIR"),
-		Terraform:    os.Getenv("SLIPWAY_TERRAFORM"),
-		EnginesDir:   os.Getenv(terraform.EnvEnginesDir),
-		TFPGConn:     os.Getenv("SLIPWAY_TF_PG_CONN"),
-		StorePGConn:  envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
-		Deployer:     envOr("SLIPWAY_DEPLOYER", "argocd"),
-		ArgoURL:      os.Getenv("SLIPWAY_ARGOCD_URL"),
-		ArgoToken:    os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
-		Forge:        forgeFromEnv(),
-		NotifyFile:   os.Getenv("SLIPWAY_NOTIFY_FILE"),
-		ControlPlane: os.Getenv("SLIPWAY_CONTROL_PLANE"),
-		Self:         os.Getenv("SLIPWAY_SELF"),
-		ForgeMirror:  os.Getenv("SLIPWAY_FORGE_MIRROR"),
+		TaskQueue:      envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
+		GitOpsRepo:     os.Getenv("SLIPWAY_GITOPS_REPO"),
+		StateDir:       os.Getenv("SLIPWAY_STATE_DIR"),
+		Terraform:      os.Getenv("SLIPWAY_TERRAFORM"),
+		EnginesDir:     os.Getenv(terraform.EnvEnginesDir),
+		TFPGConn:       os.Getenv("SLIPWAY_TF_PG_CONN"),
+		ProviderMirror: os.Getenv("SLIPWAY_PROVIDER_MIRROR"),
+		PluginCache:    os.Getenv("SLIPWAY_PLUGIN_CACHE"),
+		StorePGConn:    envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
+		Deployer:       envOr("SLIPWAY_DEPLOYER", "argocd"),
+		ArgoURL:        os.Getenv("SLIPWAY_ARGOCD_URL"),
+		ArgoToken:      os.Getenv("SLIPWAY_ARGOCD_TOKEN"),
+		Forge:          forgeFromEnv(),
+		NotifyFile:     os.Getenv("SLIPWAY_NOTIFY_FILE"),
+		ControlPlane:   os.Getenv("SLIPWAY_CONTROL_PLANE"),
+		Self:           os.Getenv("SLIPWAY_SELF"),
+		ForgeMirror:    os.Getenv("SLIPWAY_FORGE_MIRROR"),
 	}
 	cfg.StackEnv, cfg.stackEnvErr = stackenv.FromEnv()
 	cfg.Credentials, cfg.credentialsErr = credentials.FromEnv()

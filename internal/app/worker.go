@@ -59,7 +59,8 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	}
 	opts := []terraform.Option{terraform.WithBinary(bin), terraform.WithEngines(engines), terraform.WithStackEnv(cfg.StackEnv, nil),
 		terraform.WithCredentials(cfg.Credentials),
-		terraform.WithWaitDelay(cfg.terraformStopGrace())}
+		terraform.WithWaitDelay(cfg.terraformStopGrace()),
+		terraform.WithProviderMirror(cfg.ProviderMirror), terraform.WithPluginCache(cfg.PluginCache)}
 	switch v := os.Getenv(terraform.EnvSandbox); v {
 	case "", "none":
 	case hooks.SandboxBwrap:
@@ -119,7 +120,8 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		return nil, err
 	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol}, nil
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
+		ProviderMirror: tf.MirrorDir()}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a

@@ -225,3 +225,44 @@ func TestOpenRefusesBadInput(t *testing.T) {
 	assert.Equal(t, "SLIPWAY_STORE_PG_CONN", ie.Field)
 	assert.NotContains(t, err.Error(), "hunter2")
 }
+
+// Lock files: the first recorded at a revision is kept, racing recorders all get it, the newest
+// seeds a revision with none, and Forget deletes them.
+func TestLockFilesRecordedOncePerRevision(t *testing.T) {
+	ctx := context.Background()
+	pg := postgres.Start(t)
+	conn := pg.CreateDB(t, "store")
+	k1, _ := keys(t, "k1")
+	s := open(t, conn, k1)
+
+	none, err := s.RecordedLock(ctx, ws, "")
+	require.NoError(t, err)
+	assert.Nil(t, none)
+	var wg sync.WaitGroup
+	kept := make([][]byte, 4)
+	for i := range kept {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			kept[i], err = s.RecordLock(ctx, ws, "rev1", []byte(fmt.Sprintf("lock %d", i)))
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	for _, k := range kept {
+		assert.Equal(t, kept[0], k, "every racing recorder gets the one kept")
+	}
+	_, err = s.RecordLock(ctx, ws, "rev2", []byte("lock two"))
+	require.NoError(t, err)
+	at1, err := s.RecordedLock(ctx, ws, "rev1")
+	require.NoError(t, err)
+	assert.Equal(t, kept[0], at1)
+	newest, err := s.RecordedLock(ctx, ws, "")
+	require.NoError(t, err)
+	assert.Equal(t, "lock two", string(newest))
+	require.NoError(t, s.Forget(ctx, ws.Tenant, ws.Name))
+	gone, err := s.RecordedLock(ctx, ws, "rev1")
+	require.NoError(t, err)
+	assert.Nil(t, gone)
+}

@@ -87,11 +87,11 @@ func (s *PG) Get(ctx context.Context, tenant, name string) (map[string]string, e
 	return out, nil
 }
 
-// Forget deletes everything the store holds for the instance: secrets, plans and apply
-// markers. Deleting nothing is not an error.
+// Forget deletes everything the store holds for the instance: secrets, plans, apply
+// markers and recorded lock files. Deleting nothing is not an error.
 func (s *PG) Forget(ctx context.Context, tenant, name string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		for _, table := range []string{"slipway_secrets", "slipway_plans", "slipway_applied_plans"} {
+		for _, table := range []string{"slipway_secrets", "slipway_plans", "slipway_applied_plans", "slipway_provider_locks"} {
 			if _, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE tenant = $1 AND name = $2`, tenant, name); err != nil {
 				return err
 			}

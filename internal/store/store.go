@@ -55,6 +55,11 @@ var schema = []string{
 		key_id text NOT NULL, data_key bytea NOT NULL, sealed bytea NOT NULL,
 		created timestamptz NOT NULL DEFAULT now(),
 		PRIMARY KEY (tenant, name, secret))`,
+	// Lock files hold provider versions and public package hashes, nothing secret: kept in clear.
+	`CREATE TABLE IF NOT EXISTS slipway_provider_locks (
+		tenant text NOT NULL, name text NOT NULL, revision text NOT NULL, lock bytea NOT NULL,
+		created timestamptz NOT NULL DEFAULT clock_timestamp(),
+		PRIMARY KEY (tenant, name, revision))`,
 }
 
 // OpenPG connects to PostgreSQL and creates the store's tables when missing.

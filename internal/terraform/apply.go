@@ -148,19 +148,14 @@ func (r *Runner) writeConfig(ctx context.Context, ws Workspace, saved SavedPlan)
 		case EngineFile:
 			// The plan's own engine, pinned to the version that made it: it is what can apply it.
 			ws.Engine = strings.TrimSpace(string(data))
-		case BackendFile, depLockFile:
+		case BackendFile:
 		default:
 			user[path] = data
 		}
 	}
+	// The plan's lock file goes in with the files, so the init here enforces it.
 	if err := r.Prepare(ctx, ws, user); err != nil {
 		return err
-	}
-	dir := r.Dir(ws)
-	if lock, ok := saved.Files[depLockFile]; ok {
-		if err := writeIfChanged(filepath.Join(dir, depLockFile), lock); err != nil {
-			return &CommandError{Command: "apply", Workspace: ws, Err: err}
-		}
 	}
 	if !r.Initialized(ws) {
 		return r.Init(ctx, ws)

@@ -19,28 +19,64 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
-	var opts []tfexec.InitOption
+	var bcs []string
+	reconfigure := false
 	if r.Backend() == backendPG {
-		for _, bc := range r.pgBackendConfig(ws) {
-			opts = append(opts, tfexec.BackendConfig(bc))
-		}
-		if r.onlySkipFlagsChanged(ws) {
-			// The same schema, now reached as the instance's role: nothing to migrate.
-			opts = append(opts, tfexec.Reconfigure(true))
-		}
+		bcs = r.pgBackendConfig(ws)
+		// The same schema, now reached as the instance's role: nothing to migrate.
+		reconfigure = r.onlySkipFlagsChanged(ws)
 	} else {
 		sp := r.statePath(ws)
 		if err := os.MkdirAll(filepath.Dir(sp), dirPerm); err != nil {
 			return &CommandError{Command: "init", Workspace: ws, Err: err}
 		}
-		opts = append(opts, tfexec.BackendConfig("path="+sp))
+		bcs = []string{"path=" + sp}
 	}
-	// No -reconfigure otherwise: a changed backend must fail loudly rather than start from
-	// empty state. Creating a new pg workspace takes the creation lock, so init is recorded too.
-	if err := c.recorded(ctx, func() error { return c.fail(c.tf.Init(ctx, opts...)) }); err != nil {
+	var opts []tfexec.InitOption
+	for _, bc := range bcs {
+		opts = append(opts, tfexec.BackendConfig(bc))
+	}
+	if reconfigure {
+		opts = append(opts, tfexec.Reconfigure(true))
+	}
+	mode := r.lockMode(ws)
+	run := func(readonly bool) error {
+		// No -reconfigure otherwise: a changed backend must fail loudly rather than start from
+		// empty state. Creating a new pg workspace takes the creation lock, so init is recorded too.
+		return c.recorded(ctx, func() error {
+			if readonly {
+				return c.runDirect(ctx, initArgs(bcs, reconfigure))
+			}
+			return c.fail(c.tf.Init(ctx, opts...))
+		})
+	}
+	release := func() {}
+	if needsProviders(r.Dir(ws)) {
+		if release, err = r.initGate(ctx); err != nil {
+			return &CommandError{Command: "init", Workspace: ws, Err: err}
+		}
+	}
+	err = run(mode == lockReadonly)
+	rev, record := strings.CutPrefix(mode, lockRecord)
+	if record && err != nil && strings.Contains(c.stderr.String(), "does not match configured version constraint") {
+		// The seed's versions are ones this revision's constraints exclude: choose afresh, and record that.
+		if rmErr := os.Remove(filepath.Join(r.Dir(ws), depLockFile)); rmErr == nil {
+			c.stderr.Reset()
+			err = run(false)
+		}
+	}
+	if record && err == nil {
+		err = r.recordLock(ctx, ws, rev, func() error { return run(true) })
+	}
+	release()
+	if err != nil {
 		return err
 	}
-	if err := r.markInitialized(ws, c.engine); err != nil {
+	err = r.markInitialized(ws, c.engine)
+	if err == nil {
+		err = writeIfChanged(filepath.Join(r.Dir(ws), dataDir, initLockMark), []byte(lockSum(r.Dir(ws))))
+	}
+	if err != nil {
 		return &CommandError{Command: "init", Workspace: ws, Err: err}
 	}
 	if r.Backend() == backendPG {
@@ -50,18 +86,37 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 }
 
 // Initialized reports whether init has run in the workspace's working directory on this
-// host with the engine binary it picks now; a worker that has not (a new or replaced host, or
-// a stack that changed engine) runs it before planning.
+// host, with the engine binary it picks now, for its current lock file; a worker that has not (a
+// new or replaced host, a stack that changed engine, or a lock file changed since) runs it
+// before planning.
 func (r *Runner) Initialized(ws Workspace) bool {
-	if _, err := os.Stat(filepath.Join(r.Dir(ws), dataDir)); err != nil {
+	dir := r.Dir(ws)
+	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
 		return false
 	}
-	engine, _, err := r.engineOf(ws)
-	if err != nil {
-		return true // the command that follows reports the missing engine
+	if engine, _, err := r.engineOf(ws); err == nil { // else the command that follows reports the missing engine
+		got, _ := os.ReadFile(filepath.Join(dir, dataDir, engineMarker))
+		if strings.TrimSpace(string(got)) != engine.marker() {
+			return false
+		}
 	}
-	got, _ := os.ReadFile(filepath.Join(r.Dir(ws), dataDir, engineMarker))
-	return strings.TrimSpace(string(got)) == engine.marker()
+	mark, err := os.ReadFile(filepath.Join(dir, dataDir, initLockMark))
+	if err != nil {
+		return true // initialised before slipway marked its inits
+	}
+	return string(mark) == lockSum(dir)
+}
+
+// initLockMark, in terraform's data dir, is the hash of the lock file the last init installed.
+const initLockMark = "slipway-lock.sha256"
+
+// lockSum is the working directory's lock file's hash, "none" without one.
+func lockSum(dir string) string {
+	sum, err := fileSHA256(filepath.Join(dir, depLockFile))
+	if err != nil {
+		return "none"
+	}
+	return sum
 }
 
 // createPGState writes an empty state for a pg workspace that has none. Until its row exists,

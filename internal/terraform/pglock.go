@@ -304,6 +304,7 @@ func (c *call) recorded(ctx context.Context, run func() error) (err error) {
 	if err := c.tf.SetEnv(env); err != nil {
 		return &CommandError{Command: c.command, Workspace: c.ws, Err: err}
 	}
+	c.runEnv = env
 	runErr := run()
 	sweep(marker)
 	if err := c.r.endRecord(ctx, c.ws, id); err != nil && runErr == nil {

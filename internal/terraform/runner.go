@@ -58,6 +58,9 @@ type Runner struct {
 	// pgMu guards pgPool, the runner's own connections for lock records (pglock.go).
 	pgMu   sync.Mutex
 	pgPool *pgxpool.Pool
+	// Where providers come from and are cached (providers.go); initSem admits one init at a time.
+	mirrorDir, mirrorURL, pluginCache, cliConfig string
+	initSem                                      chan struct{}
 }
 
 // Option configures a Runner.
@@ -121,7 +124,8 @@ func New(stateDir string, opts ...Option) (*Runner, error) {
 	if err != nil {
 		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: err.Error()}
 	}
-	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay, plans: localPlans{dir: filepath.Join(abs, "plans")}, lookup: os.LookupEnv}
+	r := &Runner{stateDir: abs, waitDelay: defaultWaitDelay, plans: localPlans{dir: filepath.Join(abs, "plans")}, lookup: os.LookupEnv,
+		initSem: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -138,6 +142,9 @@ func New(stateDir string, opts ...Option) (*Runner, error) {
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, &InvalidInputError{Field: "stateDir", Value: stateDir, Reason: err.Error()}
+	}
+	if err := r.setupProviders(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -179,6 +186,8 @@ type call struct {
 	env     map[string]string
 	// secrets are the credential values in env, kept out of the output and errors.
 	secrets []string
+	// runEnv is env as recorded gave it to the running command (its run marker included).
+	runEnv map[string]string
 	// prov follows the provisioners an apply or destroy runs (interrupt.go).
 	prov *provisioners
 	// engine is the binary the workspace's engine picked; zero for the default terraform.
@@ -253,10 +262,12 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 	return c, nil
 }
 
-// passThrough are terraform's own settings from the operator (CLI config, provider cache):
+// passThrough are terraform's own settings from the operator (CLI config, provider cache, CAs):
 // they say where terraform finds providers, and hold none of slipway's secrets.
 var passThrough = []string{"TF_CLI_CONFIG_FILE", "TF_PLUGIN_CACHE_DIR", "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE",
-	"TF_REGISTRY_DISCOVERY_RETRY", "TF_REGISTRY_CLIENT_TIMEOUT", "TZ", "LANG"}
+	"TF_REGISTRY_DISCOVERY_RETRY", "TF_REGISTRY_CLIENT_TIMEOUT", "TZ", "LANG",
+	// The CAs a network mirror or registry on a private CA is trusted with.
+	"SSL_CERT_FILE", "SSL_CERT_DIR"}
 
 // env is terraform's whole environment, built rather than inherited: a local-exec provisioner
 // or a provider sees PATH, a HOME of the instance's own, terraform's settings, the pg backend's
@@ -277,6 +288,7 @@ func (r *Runner) env(ctx context.Context, ws Workspace) (map[string]string, erro
 			env[k] = v
 		}
 	}
+	r.providerEnv(env)
 	maps.Copy(env, r.allow.Values(r.stackOf(ws), r.lookup))
 	if r.pgConn != "" {
 		conn, err := r.terraformConn(ctx, ws)

@@ -79,6 +79,9 @@ func (r *Runner) execPath(ws Workspace, env map[string]string, binary string) (s
 	if f := env["TF_CLI_CONFIG_FILE"]; f != "" {
 		binds = append(binds, [2]string{"--ro-bind-try", f})
 	}
+	if r.mirrorDir != "" {
+		binds = append(binds, [2]string{"--ro-bind-try", r.mirrorDir})
+	}
 	for _, b := range r.bwrapBinds {
 		binds = append(binds, [2]string{"--bind-try", b})
 	}

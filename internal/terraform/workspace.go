@@ -18,6 +18,9 @@ type Workspace struct {
 	// Credentials are the stack's schema.credentials, resolved by the operator's mapping for this
 	// tenant and stack; nil is the list Prepare last recorded for the workspace.
 	Credentials []string
+	// Revision is the GitOps commit the files come from; "" for a proposed config. The lock file
+	// of the first init at a revision is recorded under it (lockfile.go).
+	Revision string
 	// Engine is the stack's engine as its rendered directory records it ("opentofu ~> 1.10");
 	// "" is the worker's default terraform. Prepare records it beside the files (EngineFile).
 	Engine string
@@ -47,6 +50,9 @@ func (w Workspace) validate() error {
 	}
 	if w.Stack != "" && !labelRE.MatchString(w.Stack) {
 		return &InvalidInputError{Field: "workspace stack", Value: w.Stack, Reason: "must be a stack name"}
+	}
+	if w.Revision != "" && !planNameRE.MatchString(w.Revision) {
+		return &InvalidInputError{Field: "workspace revision", Value: w.Revision, Reason: "must be a commit id"}
 	}
 	if _, err := parseEngineSpec(w.Engine); err != nil {
 		return err

@@ -4,7 +4,7 @@
 // lifecycles at several sizes, what parked instances cost, and a rollout to a fleet. `make bench`
 // runs it; the raw figures go to bench/results/ as JSON.
 //
-//	go run ./testsuite/bench [-rows floor,pipelines,update,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000]
+//	go run ./testsuite/bench [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000]
 package main
 
 import (
@@ -25,7 +25,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/attest"
 )
 
-var allRows = []string{"floor", "pipelines", "update", "throughput", "idle", "cluster", "rollout", "metrics"}
+var allRows = []string{"floor", "pipelines", "update", "provider", "throughput", "idle", "cluster", "rollout", "metrics"}
 
 type options struct {
 	rows       []string

@@ -62,7 +62,7 @@ func run(ctx context.Context, o options) error {
 	for _, r := range []struct {
 		name string
 		fn   func(context.Context) error
-	}{{"floor", b.floorRows}, {"pipelines", b.pipelineRows}, {"update", b.updateRow},
+	}{{"floor", b.floorRows}, {"pipelines", b.pipelineRows}, {"update", b.updateRow}, {"provider", b.providerRow},
 		{"throughput", b.throughputRows}, {"idle", b.idleRows}, {"cluster", b.clusterRows}, {"rollout", b.rolloutRows}, {"metrics", b.metricsRow}} {
 		if !o.want(r.name) {
 			continue

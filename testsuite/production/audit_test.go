@@ -24,10 +24,13 @@ type audit struct {
 	// cutShort counts those lines whose terraform died with its host before it could
 	// persist the state (remote state is persisted at the end, or every 20 s), so the
 	// retried apply does them again: terraform's limit, not a duplicate by slipway.
-	cutShort    int
-	serial      int // final terraform state serial in PostgreSQL
-	failedOps   int // operations on record that did not succeed (a *Failed state)
-	lost, extra int // lifecycle steps with no successful record; records nobody asked for
+	cutShort int
+	// born counts time_static's creations (its provisioner's lines), bornCutShort those whose
+	// terraform died with its host: terraform's own limit, like cutShort.
+	born, bornCutShort int
+	serial             int // final terraform state serial in PostgreSQL
+	failedOps          int // operations on record that did not succeed (a *Failed state)
+	lost, extra        int // lifecycle steps with no successful record; records nobody asked for
 }
 
 // audit reads Gitea, the effects log, PostgreSQL and the instance's records for ref.
@@ -55,6 +58,16 @@ func (w *world) audit(ctx context.Context, ref steps.Ref, prs []*gitea.PullReque
 		}
 		if w.killed[e.PID] {
 			a.cutShort++
+		}
+	}
+	bornBy, err := borns(w.effects, ref)
+	if err != nil {
+		return a, err
+	}
+	a.born = len(bornBy)
+	for _, pid := range bornBy {
+		if w.killed[pid] {
+			a.bornCutShort++
 		}
 	}
 	w.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 type havoc struct {
 	mu                      sync.Mutex
 	kills, wipes            int
+	midApply, midProvider   int // kills that caught a terraform apply/destroy, and the provider, running
 	nodeKills, nodeRestarts int
 	events                  []string
 	errs                    []error
@@ -61,12 +62,19 @@ func (w *world) havoc(ctx context.Context, rng *rand.Rand, stop <-chan struct{})
 			case <-time.After(time.Duration(10+rng.IntN(11)) * time.Second):
 			}
 			wk := w.workers[rng.IntN(len(w.workers))]
-			if err := w.kill(wk); err != nil {
+			applying, provider, err := w.kill(wk)
+			if err != nil {
 				fail(err)
 				continue
 			}
 			h.mu.Lock()
 			h.kills++
+			if applying {
+				h.midApply++
+			}
+			if provider {
+				h.midProvider++
+			}
 			n = h.kills
 			h.mu.Unlock()
 			wiped := ""
@@ -78,6 +86,12 @@ func (w *world) havoc(ctx context.Context, rng *rand.Rand, stop <-chan struct{})
 				h.wipes++
 				h.mu.Unlock()
 				wiped = ", state dir deleted (a replaced host)"
+			}
+			if applying {
+				wiped += ", mid-apply"
+			}
+			if provider {
+				wiped += " (provider running)"
 			}
 			note("SIGKILL %s%s; restarted", wk.name, wiped)
 			if err := w.start(wk); err != nil {

@@ -52,6 +52,8 @@ type outcome struct {
 	took      time.Duration
 	// secretSets are the Secret's values on the cluster after each deploying step.
 	secretSets []map[string]string
+	// born is time_static's creation time in the state after each deploying step.
+	born []string
 }
 
 // run drives ref through lifecycleSteps; afterDeploy reads the Secret on the cluster. Each
@@ -81,6 +83,12 @@ func (w *world) run(ctx context.Context, ref steps.Ref, after ...stepHook) (out 
 				return out
 			}
 			out.secretSets = append(out.secretSets, vals)
+			born, err := w.stateBorn(ref)
+			if err != nil {
+				out.failed = fmt.Sprintf("%s: read time_static from the state: %v", s.label, err)
+				return out
+			}
+			out.born = append(out.born, born)
 		}
 		for _, h := range after {
 			if h.label == s.label {

@@ -80,6 +80,7 @@ func TestProductionTopologyLosesHosts(t *testing.T) {
 	// The duplicate count compares provisioner lines: with none in the baseline it could never fail.
 	require.Positive(t, want.applies, "the baseline's provisioners wrote no apply to the effects log")
 	require.Positive(t, want.destroys, "the baseline's provisioners wrote no destroy to the effects log")
+	require.Equal(t, 1, want.born, "the baseline created time_static once")
 	rep := report{lifecycles: lifecycles, parallel: parallel, seed: seed, took: took, baseline: want, havoc: h,
 		authz: "off (no identity provider: node or its node_modules missing)"}
 	if w.idp != nil {
@@ -116,8 +117,11 @@ type report struct {
 	secretSets, secretChanges, emptySecrets    int
 	fullSecretSets                             int
 	cutShort                                   int
-	durations                                  []time.Duration
-	failures, notes                            []string
+	// time_static: creations beyond the baseline's whose terraform died before saving state
+	// (terraform's own limit), any other, and lifecycles whose state saw it change.
+	bornCutShort, bornAgain, bornMoved int
+	durations                          []time.Duration
+	failures, notes                    []string
 }
 
 func (r *report) add(o outcome, a audit) {
@@ -134,6 +138,15 @@ func (r *report) add(o outcome, a audit) {
 	r.dupEffects += max(0, a.applies+a.destroys-a.cutShort-b.applies-b.destroys)
 	r.cutShort += a.cutShort
 	r.serialJumps += max(0, a.serial-b.serial)
+	r.bornCutShort += min(a.bornCutShort, max(0, a.born-b.born))
+	r.bornAgain += max(0, a.born-a.bornCutShort-b.born)
+	for _, born := range o.born[min(1, len(o.born)):] {
+		if born != o.born[0] {
+			r.bornMoved++
+			r.failures = append(r.failures, fmt.Sprintf("%s: time_static re-created in the state: %v", o.ref, o.born))
+			break
+		}
+	}
 	r.lost += a.lost
 	r.extra += a.extra
 	if o.completed && len(o.secretSets) == 4 {
@@ -193,6 +206,7 @@ func (r *report) offTarget() []string {
 	check(r.dupMerges == 0, "duplicate merges %d", r.dupMerges)
 	check(r.dupEffects == 0, "duplicate applies+destroys %d", r.dupEffects)
 	check(r.serialJumps == 0, "state serial jumps %d", r.serialJumps)
+	check(r.bornAgain == 0 && r.bornMoved == 0, "time_static re-created %d times (state changed in %d lifecycles)", r.bornAgain, r.bornMoved)
 	check(r.lost == 0, "lost records %d", r.lost)
 	check(r.extra == 0, "extra operations %d", r.extra)
 	check(r.fullSecretSets == r.completed, "lifecycles with the Secret read after all 4 deploys %d/%d", r.fullSecretSets, r.completed)
@@ -214,13 +228,14 @@ func (r *report) print(out io.Writer) {
 	fmt.Fprintf(out, "PRODUCTION TOPOLOGY: Temporal cluster (2 nodes, PostgreSQL), 3 stateless workers, terraform pg backend,\n")
 	fmt.Fprintf(out, "shared sealed plan/secret store, Gitea, ArgoCD; %d lifecycles %d at a time (seed %d)\n", r.lifecycles, r.parallel, r.seed)
 	fmt.Fprintf(out, "lifecycle: create, deploy, update, update, archive, deploy, destroy, deprovision\n")
+	fmt.Fprintf(out, "stack: the example, a provisioner per create and destroy, and the real hashicorp/time from a mirror\n")
 	fmt.Fprintf(out, "Temporal authorization: %s\n\n", r.authz)
 	fmt.Fprintf(out, "what was lost while they ran:\n")
 	for _, e := range h.events {
 		fmt.Fprintf(out, "  %s\n", e)
 	}
-	fmt.Fprintf(out, "\nclean baseline per lifecycle: %d PRs, %d merges, %d applies, %d destroys, serial %d\n\n",
-		b.prs, b.merged, b.applies, b.destroys, b.serial)
+	fmt.Fprintf(out, "\nclean baseline per lifecycle: %d PRs, %d merges, %d applies, %d destroys, %d time_static, serial %d\n\n",
+		b.prs, b.merged, b.applies, b.destroys, b.born, b.serial)
 	rows := [][3]string{
 		{"lifecycles completed", fmt.Sprintf("%d/%d", r.completed, r.lifecycles), "target 100%"},
 		{"*Failed states", fmt.Sprint(r.failedStates), "target 0"},
@@ -231,6 +246,9 @@ func (r *report) print(out io.Writer) {
 		{"duplicate applies+destroys", fmt.Sprint(r.dupEffects), "target 0"},
 		{"effects redone after their terraform died", fmt.Sprint(r.cutShort), "(terraform persists remote state at the end)"},
 		{"state serial jumps", fmt.Sprint(r.serialJumps), "target 0"},
+		{"kills mid-apply / with the provider", fmt.Sprintf("%d / %d", h.midApply, h.midProvider), "(terraform or tofu apply/destroy in the killed tree)"},
+		{"time_static re-created (tf killed)", fmt.Sprint(r.bornCutShort), "(before saving the state: terraform's limit)"},
+		{"time_static re-created otherwise", fmt.Sprintf("%d (state changed: %d)", r.bornAgain, r.bornMoved), "target 0"},
 		{"lost records / extra operations", fmt.Sprintf("%d / %d", r.lost, r.extra), "target 0"},
 		{"Secrets read on the cluster", fmt.Sprint(r.secretSets), "target 4 per lifecycle"},
 		{"Secrets changed across updates", fmt.Sprint(r.secretChanges), "target 0"},

@@ -27,6 +27,7 @@ import (
 	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 	tc "github.com/slipway-dev/slipway/testsuite/temporalcluster"
+	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
 
 const (
@@ -53,6 +54,8 @@ type world struct {
 	// idp is the identity provider the cluster's authorization trusts; nil = authorization off.
 	idp        *oidcprovider.Provider
 	authzSetup time.Duration // starting it
+	// mirror is the filesystem provider mirror every worker installs hashicorp/time from.
+	mirror string
 
 	mu      sync.Mutex
 	workers []*worker
@@ -77,6 +80,7 @@ func newWorld(t *testing.T, workers int) *world {
 		}
 		os.RemoveAll(dir)
 	})
+	w.mirror = tfmirror.Layout(t, tfmirror.Time()).Dir
 	w.effects = filepath.Join(w.dir, "effects.log")
 	// The file exists from the start, so a sandboxed terraform can have it bound in.
 	require.NoError(t, os.WriteFile(w.effects, nil, 0o644))
@@ -137,7 +141,8 @@ func (w *world) seedRepo() {
 	push := strings.Replace(clone, "://", "://"+w.gitea.AdminUser+":"+w.gitea.Token+"@", 1)
 	files, err := examples.StackFiles("example")
 	require.NoError(w.t, err)
-	seed := map[string][]byte{"stacks/prod/terraform/effects.tf.tmpl": []byte(effectsTF)}
+	seed := map[string][]byte{"stacks/prod/terraform/effects.tf.tmpl": []byte(effectsTF),
+		"stacks/prod/terraform/time.tf.tmpl": []byte(timeTF)}
 	for p, d := range files {
 		seed["stacks/prod/"+p] = d
 	}
@@ -175,7 +180,7 @@ func (w *world) start(wk *worker) error {
 		"SLIPWAY_FORGE=gitea", "SLIPWAY_FORGE_URL="+w.gitea.URL, "SLIPWAY_FORGE_REPO="+w.gitea.AdminUser+"/"+repoName,
 		"SLIPWAY_FORGE_TOKEN="+w.gitea.Token, "SLIPWAY_DEPLOYER=argocd", "SLIPWAY_ARGOCD_URL="+w.argo.ArgoURL,
 		"SLIPWAY_ARGOCD_TOKEN="+w.argo.ArgoToken, "SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig, envEffects+"="+w.effects,
-		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_TERRAFORM_SANDBOX_BINDS="+w.effects, "SLIPWAY_LOG_LEVEL=info")
+		"SLIPWAY_STACK_ENV=*="+envEffects, "SLIPWAY_PROVIDER_MIRROR="+w.mirror, "SLIPWAY_TERRAFORM_SANDBOX_BINDS="+w.effects, "SLIPWAY_LOG_LEVEL=info")
 	cmd.Env = append(cmd.Env, w.serviceEnv()...)
 	p, err := proc.Start(wk.name, cmd, filepath.Join(w.dir, "logs", wk.name+".log"))
 	if err != nil {
@@ -187,19 +192,21 @@ func (w *world) start(wk *worker) error {
 	return nil
 }
 
-// kill crashes wk's host: every process under the worker (terraform and its provisioners,
-// in process groups of their own, included) stops at once and is SIGKILLed.
-func (w *world) kill(wk *worker) error {
+// kill crashes wk's host: every process under the worker (terraform, its provider and its
+// provisioners, in process groups of their own, included) stops at once and is SIGKILLed. It
+// says whether a terraform apply or destroy, and the provider, were running.
+func (w *world) kill(wk *worker) (applying, provider bool, err error) {
 	w.mu.Lock()
 	p := wk.proc
 	w.mu.Unlock()
+	applying, provider = inFlight(p.Pid())
 	pids, err := p.Crash()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, pid := range pids {
 		w.killed[pid] = true
 	}
-	return err
+	return applying, provider, err
 }
 
 func (w *world) stopWorkers() {
