@@ -66,6 +66,8 @@ type Schema struct {
 	Hooks []hooks.Spec
 	// Engine is engine: and engineVersion:, the binary that runs the stack's terraform (engine.go).
 	Engine Engine
+	// Outputs is outputs:, the terraform outputs that go into the instance's Secret (outputs.go).
+	Outputs Outputs
 }
 
 // Param finds a parameter by name.
@@ -100,7 +102,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion, outputs (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -124,10 +126,13 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Engine.Name = parseEngineName(kv.Value, field, fe)
 		case "engineVersion":
 			s.Engine.Version = parseEngineVersion(kv.Value, field, fe)
+		case "outputs":
+			s.Outputs = parseOutputs(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion, outputs", kv.Line)
 		}
 	}
+	checkOutputs(s, fe)
 	return s
 }
 

@@ -125,6 +125,9 @@ type InfraOutput struct {
 	AlreadyApplied bool     `json:"alreadyApplied,omitempty"`
 	Resources      []string `json:"resources"`
 	Serial         int64    `json:"serial"`
+	// Outputs are the root module's outputs after an apply, sensitive ones masked and the map
+	// bounded (steps.BoundOutputs); nil from workers before outputs were read.
+	Outputs map[string]string `json:"outputs,omitempty"`
 }
 
 // AppInput names the instance's app at a revision of the GitOps repo.
