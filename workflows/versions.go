@@ -40,6 +40,8 @@ const (
 	changeVerifiedRequests = attest.ChangeVerifiedRequests
 	// changeLeanParked receives an instance's signals in one coroutine instead of five and upserts only changed search attributes.
 	changeLeanParked = "lean-parked-instance"
+	// changeRenderOutputs renders the manifests that use terraform outputs again after a deploy's apply and merges them.
+	changeRenderOutputs = "render-outputs"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -103,4 +105,9 @@ func verifiesRenders(ctx workflow.Context) (verifies, quietly bool) {
 func claimsRecordedNames(ctx workflow.Context) (claims, atStart bool) {
 	v := workflow.GetVersion(ctx, changeClaimRecorded, workflow.DefaultVersion, 2)
 	return v >= 1, v == 1
+}
+
+// rendersOutputs reports whether a deploy renders its manifests' .Outputs after the apply.
+func rendersOutputs(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeRenderOutputs, workflow.DefaultVersion, 1) >= 1
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/slipway-dev/slipway/internal/forge"
 )
 
 // Bounds on the outputs an instance keeps: they ride in the apply's result and the instance's
@@ -63,4 +65,26 @@ func OutputString(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// A deploy whose stack's manifests use .Outputs renders them again after its apply, from the
+// stack and instance at the revision it applied, and merges them through an MR of its own.
+const (
+	RenderOutputs    = "render-outputs"
+	ActRenderOutputs = "RenderOutputs"
+)
+
+// RenderOutputsInput names the revision the deploy applied; OpID keys the MR's branch.
+type RenderOutputsInput struct {
+	Ref       Ref    `json:"ref"`
+	Operation string `json:"operation"`
+	OpID      string `json:"opID"`
+	Revision  string `json:"revision"`
+}
+
+// RenderOutputsOutput is the merged MR (nil when the stack's manifests use no output or they
+// already hold these values) and the files it changed.
+type RenderOutputsOutput struct {
+	MR    *forge.MergeRequest `json:"mr,omitempty"`
+	Files []string            `json:"files,omitempty"`
 }
