@@ -184,3 +184,31 @@ func checkOutputRefs(file string, text []byte, data, given map[string]string, fe
 	}
 	return ok
 }
+
+// checkStackOutputs refuses, when the stack is loaded (so before anything changes), .Outputs
+// outside manifests/, a .Outputs.name and a schema.outputs.secret name the stack's terraform
+// does not declare.
+func checkStackOutputs(st *Stack, fe *yamlfields.Errors) {
+	declared := map[string]string{}
+	for _, n := range declaredOutputs(st) {
+		declared[n] = ""
+	}
+	for _, p := range sortedKeys(st.Files) {
+		if !strings.HasSuffix(p, TemplateSuffix) {
+			continue
+		}
+		data := declared
+		if !strings.HasPrefix(p, ManifestsDir+"/") {
+			data = nil
+		}
+		checkOutputRefs(p, st.Files[p], data, nil, fe)
+	}
+	if st.Schema == nil {
+		return
+	}
+	for i, name := range st.Schema.Outputs.Secret {
+		if _, ok := declared[name]; !ok {
+			fe.Add(fmt.Sprintf("schema.outputs.secret[%d]", i), "the stack's terraform declares no output %q", name)
+		}
+	}
+}

@@ -64,22 +64,27 @@ func TestRenderOutputsInjectionContained(t *testing.T) {
 func TestRenderOutputsRefused(t *testing.T) {
 	ref := Ref{Tenant: "acme", Name: "web"}
 	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 2}}
+	// Refused when the stack is loaded, before anything changes.
 	for _, tc := range []struct {
 		files map[string]string
 		msg   string
 	}{
 		{map[string]string{"terraform/main.tf": outputsTF, "manifests/cm.yaml.tmpl": "a: {{ .Outputs.db_hots }}\n"},
 			`manifests/cm.yaml.tmpl: .Outputs.db_hots: the stack's terraform declares no output "db_hots"`},
-		{map[string]string{"terraform/main.tf": outputsTF, "manifests/cm.yaml.tmpl": "a: {{ .Outputs.db_password }}\n"},
-			"manifests/cm.yaml.tmpl: .Outputs.db_password is a sensitive output"},
 		{map[string]string{"terraform/main.tf.tmpl": outputsTF + "# {{ .Outputs.db_host }}\n"},
 			"terraform/main.tf.tmpl: .Outputs is only for templates under manifests/"},
+		// A shell script is code: no tenant value, outputs included, is written into it.
+		{map[string]string{"terraform/run.sh.tmpl": "echo {{ .Outputs.db_host }}\n"}, ".Outputs.db_host is a tenant value"},
 	} {
-		st := testStack(t, tc.files)
-		_, err := RenderWithOutputs(ref, "acme-web", st, inst, map[string]string{"db_host": "h", "db_password": SensitiveOutput})
+		files := map[string][]byte{SchemaFile: []byte(testSchema)}
+		for p, c := range tc.files {
+			files[p] = []byte(c)
+		}
+		_, err := LoadStack("demo", files)
 		require.ErrorContains(t, err, tc.msg)
 	}
-	// A shell script is code: no tenant value, outputs included, is written into it.
-	_, err := LoadStack("demo", map[string][]byte{SchemaFile: []byte(testSchema), "terraform/run.sh.tmpl": []byte("echo {{ .Outputs.db_host }}\n")})
-	require.ErrorContains(t, err, ".Outputs.db_host is a tenant value")
+	// A sensitive output is known as such only from an apply's outputs: refused at that render.
+	st := testStack(t, map[string]string{"terraform/main.tf": outputsTF, "manifests/cm.yaml.tmpl": "a: {{ .Outputs.db_password }}\n"})
+	_, err := RenderWithOutputs(ref, "acme-web", st, inst, map[string]string{"db_host": "h", "db_password": SensitiveOutput})
+	require.ErrorContains(t, err, "manifests/cm.yaml.tmpl: .Outputs.db_password is a sensitive output")
 }

@@ -31,3 +31,11 @@ func TestSchemaOutputs(t *testing.T) {
 		require.ErrorContains(t, err, tc.msg, tc.yaml)
 	}
 }
+
+func TestStackSecretOutputsMustBeDeclared(t *testing.T) {
+	files := map[string][]byte{SchemaFile: []byte("outputs: {secret: [db_password, nope]}\n"),
+		"terraform/main.tf.tmpl": []byte("output \"db_password\" {\n  value     = \"x\"\n  sensitive = true\n}\n")}
+	_, err := LoadStack("demo", files)
+	require.ErrorContains(t, err, `schema.outputs.secret[1]: the stack's terraform declares no output "nope"`)
+	require.NotContains(t, err.Error(), "secret[0]")
+}

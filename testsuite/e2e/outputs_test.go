@@ -140,3 +140,27 @@ func stepDetail(st workflows.Status, name string) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// A stack's outputs: that no template or Secret can use is refused at create, exit 2 naming the field.
+func TestOutputsBadStackRefused(t *testing.T) {
+	e := testsuite.NewEnv(t)
+	testsuite.PushFiles(t, e.GitOpsRepo, "add stacks with bad outputs", map[string][]byte{
+		"stacks/undeclared/schema.yaml":             []byte(strings.Replace(outputsSchema, "[db_password]", "[db_pasword]", 1)),
+		"stacks/undeclared/terraform/main.tf.tmpl":  []byte(outputsTF),
+		"stacks/undeclared/manifests/app.yaml.tmpl": []byte(outputsManifest),
+		"stacks/typo/schema.yaml":                   []byte(outputsSchema),
+		"stacks/typo/terraform/main.tf.tmpl":        []byte(outputsTF),
+		"stacks/typo/manifests/app.yaml.tmpl":       []byte(strings.Replace(outputsManifest, ".Outputs.db_host", ".Outputs.db_hots", 1)),
+		"stacks/intf/schema.yaml":                   []byte(outputsSchema),
+		"stacks/intf/terraform/main.tf.tmpl":        []byte(outputsTF + "# {{ .Outputs.db_host }}\n"),
+	})
+	for stack, msg := range map[string]string{
+		"undeclared": `schema.outputs.secret[0]: the stack's terraform declares no output "db_pasword"`,
+		"typo":       `manifests/app.yaml.tmpl: .Outputs.db_hots: the stack's terraform declares no output "db_hots"`,
+		"intf":       "terraform/main.tf.tmpl: .Outputs is only for templates under manifests/",
+	} {
+		r := e.MustCLI(2, "create", "bad/"+stack, "-f", writeFile(t, "stack: "+stack+"\nparameters:\n  greeting: hello\n"), "--wait")
+		require.Contains(t, r.Stderr, msg, stack)
+		require.Empty(t, testsuite.Git(t, e.GitOpsRepo, "ls-tree", "main", "instances/bad/"+stack), "nothing merged")
+	}
+}
