@@ -12,8 +12,8 @@ import (
 // state, so a stack with large outputs must not grow every parked instance's history.
 const (
 	MaxOutputValue = 1024     // bytes of one output's value
-	MaxOutputs     = 64       // outputs kept, by name order
-	MaxOutputTotal = 8 * 1024 // bytes of all kept values together
+	MaxOutputs     = 32       // outputs kept, by name order
+	MaxOutputTotal = 4 * 1024 // bytes of all kept values together: at most ~5 KiB on a parked instance
 )
 
 // OmittedOutput is what stands for a value over the bounds.

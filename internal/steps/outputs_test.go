@@ -32,5 +32,5 @@ func TestBoundOutputs(t *testing.T) {
 	}
 	assert.LessOrEqual(t, total, MaxOutputTotal+MaxOutputs*128, "the kept map stays bounded")
 	assert.Equal(t, strings.Repeat("v", 200), out["o000"], "values fit in name order until the total is reached")
-	assert.Contains(t, out["o063"], "[omitted: 200 bytes")
+	assert.Contains(t, out[fmt.Sprintf("o%03d", MaxOutputs-1)], "[omitted: 200 bytes")
 }
