@@ -35,6 +35,8 @@ type pipeline struct {
 	verifies, quietVerify bool
 	// policy asks the policy, with the plan, whether and by whom the operation must be approved.
 	policy bool
+	// usesOutputs: the stack's manifests at the pinned revision use .Outputs (pipeline_outputs.go).
+	usesOutputs bool
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {

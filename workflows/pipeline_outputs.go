@@ -12,6 +12,9 @@ import (
 // at the revision it applied, and merges them; the app then deploys that merge, so git holds
 // what ArgoCD syncs. The merge is recorded like any of slipway's, so verify-render accepts it.
 func (p *pipeline) renderOutputs() error {
+	if !p.usesOutputs {
+		return nil // no step at all: most stacks' deploys stay as they were
+	}
 	return p.run(steps.RenderOutputs, false, func(ctx workflow.Context) (string, error) {
 		var out steps.RenderOutputsOutput
 		in := steps.RenderOutputsInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, Revision: p.progress.Revision}

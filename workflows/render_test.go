@@ -140,3 +140,13 @@ func TestDeployRendersOutputsAndDeploysThatMerge(t *testing.T) {
 	require.Equal(t, "outputs-merge", st.Render.Revision)
 	require.Contains(t, step(t, st, steps.RenderOutputs).Detail, "2 file(s) rendered with the outputs, merged as outputs-merg; 1 rendered file(s) recorded")
 }
+
+// A stack whose manifests use no output deploys without the step.
+func TestDeployWithoutOutputsHasNoRenderOutputsStep(t *testing.T) {
+	w := newWorld(t)
+	w.run(workflows.Settings{}, deployed()...)
+	require.Empty(t, w.outputs)
+	for _, s := range w.status(workflows.OutputAll).Operation.Steps {
+		require.NotEqual(t, steps.RenderOutputs, s.Name)
+	}
+}

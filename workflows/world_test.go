@@ -133,7 +133,8 @@ func (w *world) mock() {
 	e.OnActivity(steps.ActResolveRevision, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ steps.RevisionInput) (steps.RevisionOutput, error) {
 			err := w.enter(steps.ActResolveRevision)
-			return steps.RevisionOutput{Revision: fmt.Sprintf("rev-%d", w.called(steps.ActMergeMR)), Exists: true, Stack: "example"}, err
+			return steps.RevisionOutput{Revision: fmt.Sprintf("rev-%d", w.called(steps.ActMergeMR)), Exists: true, Stack: "example",
+				UsesOutputs: w.outputsMR != nil}, err
 		})
 	e.OnActivity(steps.ActTerraformInit, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ steps.TerraformInput) error { return w.enter(steps.ActTerraformInit) })

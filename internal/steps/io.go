@@ -76,6 +76,8 @@ type RevisionOutput struct {
 	Controls *Controls `json:"controls,omitempty"`
 	// Via is the mirror that answered while the forge was down; "" when the forge did.
 	Via string `json:"via,omitempty"`
+	// UsesOutputs says the stack's manifests use .Outputs: a deploy renders them after its apply.
+	UsesOutputs bool `json:"usesOutputs,omitempty"`
 }
 
 // TerraformInput names the instance's terraform working directory and the config revision.
