@@ -22,7 +22,7 @@ func (p *pipeline) renderOutputs() error {
 			return "", err
 		}
 		if out.MR == nil {
-			return "nothing to render: no manifest uses outputs, or they hold these outputs already", nil
+			return "nothing to render: the manifests hold these outputs already", nil
 		}
 		rec, err := p.recordRender(ctx, out.MR.HeadSHA, out.MR.MergeSHA)
 		if err != nil {
