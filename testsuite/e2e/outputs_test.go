@@ -22,12 +22,22 @@ const outputsSchema = `description: a stack with outputs for the app
 parameters:
   - {name: greeting, type: string, required: true}
 outputs:
-  secret: [db_password]
+  secret: [db_password, api_token]
 `
 
-// The evil output tries to add a ClusterRole document to the manifest it is written into.
-const outputsTF = `resource "terraform_data" "db" {
-  input = {{ quote .Params.greeting }}
+// The evil output tries to add a ClusterRole document to the manifest it is written into;
+// api_token is sensitive and known at plan time, so the plan holds it too.
+const outputsTF = `locals {
+  greeting = {{ quote .Params.greeting }}
+}
+
+resource "terraform_data" "db" {
+  input = local.greeting
+}
+
+output "api_token" {
+  value     = "tok-${md5("static-${local.greeting}")}"
+  sensitive = true
 }
 
 output "db_host" {
@@ -74,6 +84,10 @@ func TestOutputsReachStatusManifestsAndSecret(t *testing.T) {
 		sum := md5.Sum([]byte(greeting))
 		return "pw-" + hex.EncodeToString(sum[:])
 	}
+	token := func(greeting string) string {
+		sum := md5.Sum([]byte("static-" + greeting))
+		return "tok-" + hex.EncodeToString(sum[:])
+	}
 	evil := func(greeting string) string {
 		return "x\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: pwned-" + greeting + "\n"
 	}
@@ -105,7 +119,11 @@ func TestOutputsReachStatusManifestsAndSecret(t *testing.T) {
 		require.Equal(t, greeting+".db.internal", cm["host"])
 		require.Equal(t, evil(greeting), cm["evil"], "the injection attempt stays one string value")
 		require.Equal(t, http.StatusNotFound, get(t, stack, "/apis/rbac.authorization.k8s.io/v1/clusterroles/pwned-"+greeting))
-		require.Equal(t, password(greeting), secretData(t, stack, ns)["db_password"], "the sensitive output is in the instance's Secret")
+		secret := secretData(t, stack, ns)
+		require.Equal(t, password(greeting), secret["db_password"], "the sensitive output is in the instance's Secret")
+		require.Equal(t, token(greeting), secret["api_token"])
+		require.Equal(t, "[sensitive]", st.Outputs["api_token"])
+		require.NotContains(t, text+js, token(greeting))
 		return st
 	}
 	first := check("hello")
@@ -122,7 +140,7 @@ func TestOutputsReachStatusManifestsAndSecret(t *testing.T) {
 	require.Contains(t, stepDetail(third, steps.RenderOutputs), "nothing to render")
 	require.Contains(t, stepDetail(third, steps.VerifyRender), "as rendered at merge")
 
-	require.Empty(t, e.SecretLeaks(t, []string{password("hello"), password("world")}),
+	require.Empty(t, e.SecretLeaks(t, []string{password("hello"), password("world"), token("hello"), token("world")}),
 		"the sensitive output's values are in no history, git, worker log")
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "render-outputs")
 }
@@ -145,7 +163,7 @@ func stepDetail(st workflows.Status, name string) string {
 func TestOutputsBadStackRefused(t *testing.T) {
 	e := testsuite.NewEnv(t)
 	testsuite.PushFiles(t, e.GitOpsRepo, "add stacks with bad outputs", map[string][]byte{
-		"stacks/undeclared/schema.yaml":             []byte(strings.Replace(outputsSchema, "[db_password]", "[db_pasword]", 1)),
+		"stacks/undeclared/schema.yaml":             []byte(strings.Replace(outputsSchema, "[db_password,", "[db_pasword,", 1)),
 		"stacks/undeclared/terraform/main.tf.tmpl":  []byte(outputsTF),
 		"stacks/undeclared/manifests/app.yaml.tmpl": []byte(outputsManifest),
 		"stacks/typo/schema.yaml":                   []byte(outputsSchema),
