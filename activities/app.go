@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/config"
@@ -21,6 +22,19 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 	}
 	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
 		return steps.AppStatus{}, err
+	}
+	outputs, err := a.secretOutputs(ctx, in.Ref, in.Revision)
+	if err != nil {
+		return steps.AppStatus{}, err
+	}
+	if len(outputs) > 0 {
+		// The stack sends these outputs to the instance's Secret: keys apart from the bootstrapped
+		// secrets' (config refuses a name in both).
+		app.Secrets = maps.Clone(app.Secrets)
+		if app.Secrets == nil {
+			app.Secrets = map[string]string{}
+		}
+		maps.Copy(app.Secrets, outputs)
 	}
 	var st steps.AppStatus
 	err = withHeartbeat(ctx, "deploy app", func(ctx context.Context) error {

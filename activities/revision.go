@@ -34,6 +34,7 @@ func (a *Activities) ResolveRevision(ctx context.Context, in steps.RevisionInput
 	switch {
 	case err == nil:
 		out.Controls = controls(stack, inst)
+		out.UsesOutputs = config.UsesOutputs(stack)
 	case errors.As(err, &appErr) && appErr.NonRetryable():
 		// A stack broken or gone since the deploy must not block archiving or destroying it:
 		// the instance file's own controls still hold.

@@ -66,7 +66,13 @@ func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (s
 	// and the retry finds the plan applied.
 	out, err := a.infra(ctx, in.Ref)
 	out.AlreadyApplied = already
-	return out, stopped(ctx, err)
+	if err != nil {
+		return out, stopped(ctx, err)
+	}
+	// Sensitive outputs are masked by the runner: only their names reach history and status.
+	outputs, err := a.Terraform.Outputs(ctx, workspace(in.Ref))
+	out.Outputs = steps.BoundOutputs(outputs)
+	return out, stopped(ctx, classify(err))
 }
 
 // TerraformDestroy runs `terraform destroy` on the instance's state.

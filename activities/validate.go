@@ -95,7 +95,11 @@ func (a *Activities) render(ctx context.Context, ref steps.Ref, configYAML []byt
 	if err != nil {
 		return nil, err
 	}
-	files, err := config.Render(configRef(ref), ref.Derived().Namespace, stack, inst)
+	outputs, err := a.renderedOutputs(ctx, "", ref, stack)
+	if err != nil {
+		return nil, err
+	}
+	files, err := config.RenderWithOutputs(configRef(ref), ref.Derived().Namespace, stack, inst, outputs)
 	if err != nil {
 		return nil, invalidConfig(err) // a template that does not render is bad input, not a blip
 	}

@@ -76,6 +76,7 @@ func newControls(t *testing.T, c steps.Controls) *controls {
 			count(steps.ActRecordRender)
 			return steps.Render{Revision: in.Revision, Files: map[string]string{}}, nil
 		})
+	env.OnActivity(steps.ActRenderOutputs, mock.Anything, mock.Anything).Return(steps.RenderOutputsOutput{}, nil)
 	env.OnActivity(steps.ActVerifyRender, mock.Anything, mock.Anything).Return(
 		func(context.Context, steps.VerifyRenderInput) error { count(steps.ActVerifyRender); return nil })
 	env.OnActivity(steps.ActAnnouncePlan, mock.Anything, mock.Anything).Return(

@@ -16,6 +16,9 @@ func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, err
 	if secrets {
 		plan = append(plan, p.bootstrapSecrets)
 	}
+	if p.verifies && rendersOutputs(ctx) {
+		plan = append(plan, p.renderOutputs)
+	}
 	plan = append(plan, p.deployApp, func() error { return p.hook(HookPostDeploy) })
 	for _, step := range plan {
 		if err := step(); err != nil {

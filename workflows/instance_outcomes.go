@@ -32,6 +32,7 @@ func (e *entity) applySuccess(op *Operation) {
 	}
 	if p.Infra != nil {
 		e.s.Infrastructure = p.Infra.Resources
+		e.s.Outputs = p.Infra.Outputs
 	}
 	switch op.Kind {
 	case lifecycle.OpProvision:

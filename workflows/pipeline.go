@@ -37,6 +37,8 @@ type pipeline struct {
 	policy bool
 	// budgets caches whether terraform steps get the stack's budgets (budgeted); nil until asked.
 	budgets *bool
+	// usesOutputs: the stack's manifests at the pinned revision use .Outputs (pipeline_outputs.go).
+	usesOutputs bool
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {

@@ -75,6 +75,7 @@ func (p *pipeline) resolveRevision(mustExist bool) error {
 			return "", err
 		}
 		p.progress.Revision = out.Revision
+		p.usesOutputs = out.UsesOutputs
 		if out.Stack != "" {
 			p.progress.Stack = out.Stack
 		}

@@ -122,3 +122,31 @@ func TestResolveAcceptRenderRecordsTheReviewedFiles(t *testing.T) {
 	require.Equal(t, "bob", d.Actor)
 	require.Equal(t, "reviewed: a comment", d.Reason)
 }
+
+// A deploy whose manifests use outputs merges them rendered after the apply, records that merge
+// (so the next verify accepts slipway's own commit) and deploys the app at it.
+func TestDeployRendersOutputsAndDeploysThatMerge(t *testing.T) {
+	w := newWorld(t)
+	w.outputsMR = &forge.MergeRequest{ID: "outputs", State: forge.StateMerged, HeadSHA: "outputs-head", MergeSHA: "outputs-merge"}
+	reqs := deployed()
+	w.run(workflows.Settings{}, reqs...)
+	require.Equal(t, lifecycle.Deployed, reqs[len(reqs)-1].result.State)
+	require.Len(t, w.outputs, 1)
+	require.Equal(t, "rev-1", w.outputs[0].Revision, "rendered at the revision the deploy applied")
+	last := w.records[len(w.records)-1]
+	require.Equal(t, steps.RecordRenderInput{Ref: last.Ref, Commit: "outputs-head", Revision: "outputs-merge"}, last)
+	st := w.status(workflows.OutputAll)
+	require.Equal(t, "outputs-merge", st.Deployed, "the app deployed the outputs merge")
+	require.Equal(t, "outputs-merge", st.Render.Revision)
+	require.Contains(t, step(t, st, steps.RenderOutputs).Detail, "2 file(s) rendered with the outputs, merged as outputs-merg; 1 rendered file(s) recorded")
+}
+
+// A stack whose manifests use no output deploys without the step.
+func TestDeployWithoutOutputsHasNoRenderOutputsStep(t *testing.T) {
+	w := newWorld(t)
+	w.run(workflows.Settings{}, deployed()...)
+	require.Empty(t, w.outputs)
+	for _, s := range w.status(workflows.OutputAll).Operation.Steps {
+		require.NotEqual(t, steps.RenderOutputs, s.Name)
+	}
+}

@@ -37,6 +37,7 @@ type InstanceState struct {
 	Conditions       []lifecycle.Condition `json:"conditions,omitempty"`
 	Resources        []steps.Resource      `json:"resources,omitempty"`
 	Infrastructure   []string              `json:"infrastructure,omitempty"`
+	Outputs          map[string]string     `json:"outputs,omitempty"` // terraform outputs after the last apply, sensitive ones masked, bounded
 	Current          *Operation            `json:"current,omitempty"` // the latest operation, running or ended
 	History          []Operation           `json:"history,omitempty"` // earlier operations, newest last, without steps
 	Decisions        []DecisionRecord      `json:"decisions,omitempty"`

@@ -53,6 +53,7 @@ type Status struct {
 	ClusterStatus  map[string]int        `json:"cluster-status,omitempty"`
 	Resources      []AppResources        `json:"resources,omitempty"`
 	Infrastructure []string              `json:"infrastructure,omitempty"`
+	Outputs        map[string]string     `json:"outputs,omitempty"` // terraform outputs after the last apply; sensitive ones "[sensitive]"
 	Decisions      []DecisionRecord      `json:"decisions,omitempty"`
 	Abandoned      []steps.Leftover      `json:"abandonedLeftovers,omitempty"`
 	History        []OperationStatus     `json:"history,omitempty"`
@@ -125,8 +126,8 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	st := Status{
 		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
 		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision, Rollout: s.Rollout,
-		ControlPlane: s.ControlPlane,
-		Conditions:   s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
+		ControlPlane: s.ControlPlane, Outputs: s.Outputs,
+		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
 	}
 	if e.busy {
 		st.Allowed = nil

@@ -42,6 +42,8 @@ const (
 	changeLeanParked = "lean-parked-instance"
 	// changeStackBudgets gives terraform steps the stack's schema.timeouts instead of the fixed hour.
 	changeStackBudgets = "stack-budgets"
+	// changeRenderOutputs renders the manifests that use terraform outputs again after a deploy's apply and merges them.
+	changeRenderOutputs = "render-outputs"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -105,4 +107,9 @@ func verifiesRenders(ctx workflow.Context) (verifies, quietly bool) {
 func claimsRecordedNames(ctx workflow.Context) (claims, atStart bool) {
 	v := workflow.GetVersion(ctx, changeClaimRecorded, workflow.DefaultVersion, 2)
 	return v >= 1, v == 1
+}
+
+// rendersOutputs reports whether a deploy renders its manifests' .Outputs after the apply.
+func rendersOutputs(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeRenderOutputs, workflow.DefaultVersion, 1) >= 1
 }

@@ -48,6 +48,9 @@ type world struct {
 	verifies []steps.VerifyRenderInput
 	changed  *steps.RenderChange
 	inspects []steps.LeftoverInput
+	// outputsMR, when set, is the merge RenderOutputs reports; outputs are its calls.
+	outputsMR *forge.MergeRequest
+	outputs   []steps.RenderOutputsInput
 }
 
 func newWorld(t *testing.T) *world {
@@ -130,7 +133,8 @@ func (w *world) mock() {
 	e.OnActivity(steps.ActResolveRevision, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ steps.RevisionInput) (steps.RevisionOutput, error) {
 			err := w.enter(steps.ActResolveRevision)
-			return steps.RevisionOutput{Revision: fmt.Sprintf("rev-%d", w.called(steps.ActMergeMR)), Exists: true, Stack: "example"}, err
+			return steps.RevisionOutput{Revision: fmt.Sprintf("rev-%d", w.called(steps.ActMergeMR)), Exists: true, Stack: "example",
+				UsesOutputs: w.outputsMR != nil}, err
 		})
 	e.OnActivity(steps.ActTerraformInit, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ steps.TerraformInput) error { return w.enter(steps.ActTerraformInit) })
@@ -154,6 +158,17 @@ func (w *world) mock() {
 		{App: "web", Cluster: "none", Version: "v1", Kind: "ConfigMap", Name: "web", RsyncStatus: "Pending", ClusterStatus: "Unknown"},
 		{App: "web", Cluster: "none", Version: "v1", Kind: "Namespace", Name: "acme-web", RsyncStatus: "Pending", ClusterStatus: "Unknown"},
 	}}
+	e.OnActivity(steps.ActRenderOutputs, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in steps.RenderOutputsInput) (steps.RenderOutputsOutput, error) {
+			w.mu.Lock()
+			w.outputs = append(w.outputs, in)
+			mr := w.outputsMR
+			w.mu.Unlock()
+			if mr == nil {
+				return steps.RenderOutputsOutput{}, w.enter(steps.ActRenderOutputs)
+			}
+			return steps.RenderOutputsOutput{MR: mr, Files: []string{"manifests/app.yaml", "outputs.json"}}, w.enter(steps.ActRenderOutputs)
+		})
 	e.OnActivity(steps.ActDeployApp, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.AppInput) (steps.AppStatus, error) {
 			w.saw(steps.ActDeployApp, in.Ref)

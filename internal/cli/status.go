@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -118,6 +121,7 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if st.Deployer != "" {
 		g.printf("deployer: %s\n", st.Deployer)
 	}
+	printOutputs(g, st.Outputs)
 	if st.ControlPlane != "" {
 		g.printf("controlPlane: %s (its pipelines run on that worker pool only)\n", st.ControlPlane)
 	}
@@ -186,6 +190,18 @@ func (g *globals) printStatus(st *workflows.Status) {
 			ops[i] = string(op)
 		}
 		g.printf("allowed: %s\n", strings.Join(ops, ", "))
+	}
+}
+
+// printOutputs writes the terraform outputs of the last apply, by name; sensitive ones are
+// "[sensitive]" already: their values never left the worker.
+func printOutputs(g *globals, outputs map[string]string) {
+	if len(outputs) == 0 {
+		return
+	}
+	g.printf("outputs:\n")
+	for _, n := range slices.Sorted(maps.Keys(outputs)) {
+		g.printf("  %s = %s\n", n, strconv.Quote(outputs[n]))
 	}
 }
 

@@ -31,7 +31,7 @@ const shellValues = "a shell script is code, so no tenant value is written into 
 // cannot escape for it.
 func fileContext(file string) (escaping.Grammar, escaping.Options) {
 	target := strings.TrimSuffix(file, TemplateSuffix)
-	tenant := []string{"Params"}
+	tenant := []string{"Params", "Outputs"}
 	if strings.HasPrefix(target, HooksDir+"/") {
 		return escaping.Shell{}, escaping.Options{Tenant: tenant, NoTenant: hookValues}
 	}

@@ -16,6 +16,8 @@ type TemplateData struct {
 	Namespace string // the instance's recorded Kubernetes namespace (internal/names)
 	Stack     string
 	Params    map[string]any // resolved by Validate: defaults applied
+	// Outputs are the terraform outputs manifests/ templates see (outputs.go); nil elsewhere.
+	Outputs map[string]string
 }
 
 // backendRE finds a backend or cloud block: slipway configures the backend itself.
@@ -27,6 +29,12 @@ var backendRE = regexp.MustCompile(`(?m)^\s*(backend\s+"[^"]*"|cloud)\s*\{`)
 // Equal input gives byte-identical output.
 // namespace is the instance's recorded namespace: the caller holds it, it is never recomputed.
 func Render(ref Ref, namespace string, stack *Stack, inst *Instance) (map[string][]byte, error) {
+	return RenderWithOutputs(ref, namespace, stack, inst, nil)
+}
+
+// RenderWithOutputs is Render with the terraform outputs the manifests' .Outputs hold (outputs.go):
+// those of the last apply, sensitive ones as terraform.SensitiveOutput; nil before any apply.
+func RenderWithOutputs(ref Ref, namespace string, stack *Stack, inst *Instance, outputs map[string]string) (map[string][]byte, error) {
 	if err := ref.Validate(); err != nil {
 		return nil, err
 	}
@@ -46,10 +54,22 @@ func Render(ref Ref, namespace string, stack *Stack, inst *Instance) (map[string
 		out[EngineFile] = []byte(e.String() + "\n")
 	}
 	var fe yamlfields.Errors
+	manifestData := data
+	if UsesOutputs(stack) {
+		manifestData.Outputs = templateOutputs(stack, outputs)
+		out[OutputsFile] = outputsFile(outputs)
+	}
 	for _, p := range sortedKeys(stack.Files) {
 		target, content := strings.TrimSuffix(p, TemplateSuffix), stack.Files[p]
 		if target != p {
-			content, err = execute(p, content, data)
+			d := data
+			if strings.HasPrefix(target, ManifestsDir+"/") {
+				d = manifestData
+			}
+			if !checkOutputRefs(p, content, d.Outputs, outputs, &fe) {
+				continue
+			}
+			content, err = execute(p, content, d)
 			if err != nil {
 				fe.Add(p, "%v", err)
 				continue

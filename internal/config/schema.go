@@ -72,6 +72,8 @@ type Schema struct {
 	Credentials []string
 	// Engine is engine: and engineVersion:, the binary that runs the stack's terraform (engine.go).
 	Engine Engine
+	// Outputs is outputs:, the terraform outputs that go into the instance's Secret (outputs.go).
+	Outputs Outputs
 }
 
 // Param finds a parameter by name.
@@ -106,7 +108,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, engine, engineVersion, timeouts, credentials (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -136,10 +138,13 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Timeouts = parseTimeouts(kv.Value, fe)
 		case "credentials":
 			s.Credentials = parseCredentials(kv.Value, fe)
+		case "outputs":
+			s.Outputs = parseOutputs(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs", kv.Line)
 		}
 	}
+	checkOutputs(s, fe)
 	return s
 }
 

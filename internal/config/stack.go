@@ -76,6 +76,7 @@ func LoadStack(name string, files map[string][]byte) (*Stack, error) {
 		st.Files[p] = files[p]
 	}
 	checkHookScripts(name, st.Schema, files, &fe)
+	checkStackOutputs(st, &fe)
 	if err := stackError(name, fe); err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ var stepOf = map[string]string{
 	steps.ActRemoveApp: steps.RemoveApp, steps.ActConfigDiff: steps.ConfigDiff, steps.ActCollectLeftovers: steps.Compensate,
 	steps.ActBootstrapSecrets: steps.Bootstrap, steps.ActForgetSecrets: steps.Forget, steps.ActAnnouncePlan: steps.Approval,
 	steps.ActCloseMR: steps.Approval, steps.ActVerifyRender: steps.VerifyRender, steps.ActRecordRender: steps.VerifyRender,
+	steps.ActRenderOutputs: steps.RenderOutputs,
 }
 
 // OperationFields are the instance, operation, operationID and step that a workflow ID and an

@@ -76,6 +76,8 @@ type RevisionOutput struct {
 	Controls *Controls `json:"controls,omitempty"`
 	// Via is the mirror that answered while the forge was down; "" when the forge did.
 	Via string `json:"via,omitempty"`
+	// UsesOutputs says the stack's manifests use .Outputs: a deploy renders them after its apply.
+	UsesOutputs bool `json:"usesOutputs,omitempty"`
 }
 
 // TerraformInput names the instance's terraform working directory and the config revision.
@@ -129,6 +131,9 @@ type InfraOutput struct {
 	AlreadyApplied bool     `json:"alreadyApplied,omitempty"`
 	Resources      []string `json:"resources"`
 	Serial         int64    `json:"serial"`
+	// Outputs are the root module's outputs after an apply, sensitive ones masked and the map
+	// bounded (steps.BoundOutputs); nil from workers before outputs were read.
+	Outputs map[string]string `json:"outputs,omitempty"`
 }
 
 // AppInput names the instance's app at a revision of the GitOps repo.

@@ -57,7 +57,7 @@ var AllActivities = []string{
 	ActPlanRollout, ActRolloutDeploy, ActCheckDrift, ActDriftInstance, ActListDeployed,
 	ActMatchSinks, ActDeliverEvent,
 	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval, ActCheckControlPlane,
-	ActRecordRender, ActVerifyRender,
+	ActRecordRender, ActVerifyRender, ActRenderOutputs,
 	ActAuthorize,
 }
 

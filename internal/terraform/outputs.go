@@ -1,6 +1,11 @@
 package terraform
 
-import "context"
+import (
+	"context"
+	"strings"
+
+	tfjson "github.com/hashicorp/terraform-json"
+)
 
 // SensitiveOutput stands in for a sensitive output's value: hooks are told it exists, never what it is.
 const SensitiveOutput = "[sensitive]"
@@ -34,4 +39,47 @@ func (r *Runner) Outputs(ctx context.Context, ws Workspace) (map[string]any, err
 		out[name] = o.Value
 	}
 	return out, nil
+}
+
+// SecretOutputs reads the values of the named root outputs, sensitive ones included, for the
+// instance's Secret; a name not in the state is a *MissingOutputsError. The caller keeps the
+// values out of history and logs.
+func (r *Runner) SecretOutputs(ctx context.Context, ws Workspace, names []string) (map[string]any, error) {
+	out := map[string]any{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	var st *tfjson.State
+	c, err := r.open(ctx, ws, cmdShow)
+	switch {
+	case err != nil && !r.noStateYet(ws, err):
+		return nil, err
+	case err == nil:
+		if st, err = c.tf.Show(ctx); err != nil {
+			return nil, c.fail(err)
+		}
+	}
+	var missing []string
+	for _, n := range names {
+		var o *tfjson.StateOutput
+		if st != nil && st.Values != nil {
+			o = st.Values.Outputs[n]
+		}
+		if o == nil {
+			missing = append(missing, n)
+			continue
+		}
+		out[n] = o.Value
+	}
+	if len(missing) > 0 {
+		return nil, &MissingOutputsError{Names: missing}
+	}
+	return out, nil
+}
+
+// MissingOutputsError names outputs a stack asked for that its state does not have.
+type MissingOutputsError struct{ Names []string }
+
+func (e *MissingOutputsError) Error() string {
+	return "terraform: the state has no output " + strings.Join(e.Names, ", ") + " (named in schema.outputs.secret)"
 }

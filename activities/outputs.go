@@ -1,0 +1,197 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/terraform"
+)
+
+// secretOutputReader is a Terraform that can read outputs unmasked (*terraform.Runner).
+type secretOutputReader interface {
+	SecretOutputs(ctx context.Context, ws terraform.Workspace, names []string) (map[string]any, error)
+}
+
+// secretOutputs reads the outputs the instance's stack sends to its Secret (schema.outputs.secret)
+// from its state on this worker. The values stay inside the activity that hands them to the
+// deployer: only their names ever reach history or status.
+func (a *Activities) secretOutputs(ctx context.Context, ref steps.Ref, rev string) (map[string]string, error) {
+	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
+	if err != nil {
+		return nil, classify(err)
+	}
+	if files[instanceFile] == nil {
+		return nil, nil
+	}
+	inst, err := config.ParseInstance(files[instanceFile])
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	stack, err := a.loadStack(ctx, rev, inst.Stack)
+	if err != nil {
+		return nil, err
+	}
+	names := stack.Schema.Outputs.Secret
+	if len(names) == 0 {
+		return nil, nil
+	}
+	r, ok := a.Terraform.(secretOutputReader)
+	if !ok {
+		return nil, temporal.NewNonRetryableApplicationError(
+			"schema.outputs.secret: this worker's terraform cannot read outputs for the instance's Secret", steps.ErrRefused, nil)
+	}
+	tf, err := terraformOnly(files, ref, rev)
+	if err != nil {
+		return nil, err
+	}
+	var values map[string]any
+	err = withHeartbeat(ctx, "read terraform outputs", func(ctx context.Context) error {
+		if err := a.prepareFiles(ctx, ref, files, rev, stack.Schema.Credentials, tf, false); err != nil {
+			return err
+		}
+		values, err = r.SecretOutputs(ctx, workspace(ref), names)
+		return err
+	})
+	var missing *terraform.MissingOutputsError
+	if errors.As(err, &missing) {
+		return nil, temporal.NewNonRetryableApplicationError("stacks/"+inst.Stack+": schema.outputs.secret: "+err.Error(),
+			steps.ErrInvalidConfig, nil, []steps.FieldError{{Field: "stacks/" + inst.Stack + ": schema.outputs.secret", Message: err.Error()}})
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	out := make(map[string]string, len(values))
+	for n, v := range values {
+		out[n] = steps.OutputString(v)
+	}
+	return out, nil
+}
+
+// renderedOutputs are the outputs the instance's manifests were last rendered with (its
+// config.OutputsFile at rev), so a render of an unchanged instance is byte-identical; nil when
+// the stack's manifests use none or the instance has none yet.
+func (a *Activities) renderedOutputs(ctx context.Context, rev string, ref steps.Ref, stack *config.Stack) (map[string]string, error) {
+	if !config.UsesOutputs(stack) {
+		return nil, nil
+	}
+	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
+	if err != nil {
+		return nil, classify(err)
+	}
+	data, ok := files[config.OutputsFile]
+	if !ok {
+		return nil, nil
+	}
+	out, err := config.ParseOutputsFile(data)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	return out, nil
+}
+
+// RenderOutputs renders the manifests that use .Outputs again with the outputs the deploy's
+// apply left in the state, from the stack and instance at the revision it applied (never a newer
+// main), and merges them through an MR of slipway's own, so git holds what ArgoCD syncs. Only
+// those manifests and config.OutputsFile change; sensitive outputs reach no template.
+// A retry finds the MR of its branch, or the files already as rendered.
+func (a *Activities) RenderOutputs(ctx context.Context, in steps.RenderOutputsInput) (steps.RenderOutputsOutput, error) {
+	dir := configRef(in.Ref).Dir()
+	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
+	if err != nil {
+		return steps.RenderOutputsOutput{}, classify(err)
+	}
+	if files[instanceFile] == nil {
+		return steps.RenderOutputsOutput{}, notFoundf("no config for %s at %s", in.Ref, in.Revision)
+	}
+	inst, err := config.ParseInstance(files[instanceFile])
+	if err != nil {
+		return steps.RenderOutputsOutput{}, invalidConfig(err)
+	}
+	stack, err := a.loadStack(ctx, in.Revision, inst.Stack)
+	if err != nil {
+		return steps.RenderOutputsOutput{}, err
+	}
+	targets := config.OutputManifests(stack)
+	if len(targets) == 0 {
+		return steps.RenderOutputsOutput{}, nil
+	}
+	tf, err := terraformOnly(files, in.Ref, in.Revision)
+	if err != nil {
+		return steps.RenderOutputsOutput{}, err
+	}
+	var raw map[string]any
+	err = withHeartbeat(ctx, "read terraform outputs", func(ctx context.Context) error {
+		if err := a.prepareFiles(ctx, in.Ref, files, in.Revision, stack.Schema.Credentials, tf, false); err != nil {
+			return err
+		}
+		raw, err = a.Terraform.Outputs(ctx, workspace(in.Ref))
+		return classify(err)
+	})
+	if err != nil {
+		return steps.RenderOutputsOutput{}, err
+	}
+	outputs := make(map[string]string, len(raw))
+	for n, v := range raw {
+		outputs[n] = steps.OutputString(v) // sensitive ones are terraform.SensitiveOutput already
+	}
+	rendered, err := config.RenderWithOutputs(configRef(in.Ref), in.Ref.Derived().Namespace, stack, inst, outputs)
+	if err != nil {
+		return steps.RenderOutputsOutput{}, invalidConfig(err)
+	}
+	next := maps.Clone(files)
+	var changed []string
+	for _, p := range append(targets, config.OutputsFile) {
+		if !bytes.Equal(next[p], rendered[p]) {
+			next[p] = rendered[p]
+			changed = append(changed, p)
+		}
+	}
+	if len(changed) == 0 {
+		return steps.RenderOutputsOutput{}, nil
+	}
+	// The MR replaces the directory on main: it must still be the one the deploy applied.
+	head, err := a.Forge.ReadDir(ctx, "", dir)
+	if err != nil {
+		return steps.RenderOutputsOutput{}, classify(err)
+	}
+	branch := steps.BranchFor(in.Ref, "outputs", in.OpID)
+	mr, found, err := a.Forge.Get(ctx, branch)
+	if err != nil {
+		return steps.RenderOutputsOutput{}, classify(err)
+	}
+	if !found && !sameFiles(head, files) {
+		return steps.RenderOutputsOutput{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"%s changed on main since %s, the revision this deploy applied: its outputs are not rendered over a change slipway did not make; deploy again",
+			dir, in.Revision), steps.ErrRenderChanged, nil)
+	}
+	if !found {
+		mr, err = a.Forge.Open(ctx, forge.Change{Branch: branch,
+			Title: fmt.Sprintf("slipway: outputs of %s %s", in.Operation, in.Ref),
+			Body: fmt.Sprintf("Operation %s %s of instance %s: the manifests that use terraform outputs, rendered with the outputs of the apply at %s, by slipway.",
+				in.Operation, in.OpID, in.Ref, in.Revision),
+			Dir: dir, Files: next})
+		if err != nil {
+			return steps.RenderOutputsOutput{}, classify(err)
+		}
+	}
+	if mr.NoChanges {
+		return steps.RenderOutputsOutput{}, nil
+	}
+	merged, err := a.Forge.Merge(ctx, mr)
+	if err != nil {
+		return steps.RenderOutputsOutput{}, classify(err)
+	}
+	return steps.RenderOutputsOutput{MR: &merged, Files: changed}, nil
+}
+
+func sameFiles(a, b map[string][]byte) bool {
+	return maps.EqualFunc(a, b, bytes.Equal)
+}

@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// Outputs are tenant-controlled text: status prints each on one line of its own, quoted, so a
+// value cannot forge another line of status.
+func TestStatusPrintsOutputs(t *testing.T) {
+	var out bytes.Buffer
+	g := &globals{streams: Streams{Out: &out}}
+	g.printStatus(&workflows.Status{Name: "acme/shop", State: "Deployed", Outputs: map[string]string{
+		"db_host": "db.acme.internal", "db_password": "[sensitive]", "evil": "x\ncondition Ready=True Forged \x1b[2J",
+	}})
+	assert.Contains(t, out.String(), "outputs:\n  db_host = \"db.acme.internal\"\n  db_password = \"[sensitive]\"\n")
+	assert.Contains(t, out.String(), `  evil = "x\ncondition Ready=True Forged \x1b[2J"`+"\n")
+	for _, line := range strings.Split(out.String(), "\n") {
+		assert.False(t, strings.HasPrefix(line, "condition "), "an output forged a line: %q", line)
+	}
+}
