@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // ParamEnvPrefix starts the variable that gives an exec hook each instance parameter:
@@ -129,7 +131,7 @@ func (r *Runner) env(c Call, n int) []string {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		env = append(env, "SLIPWAY_OUTPUT_"+envName(k)+"="+envValue(c.Outputs[k]))
+		env = append(env, "SLIPWAY_OUTPUT_"+envName(k)+"="+steps.OutputString(c.Outputs[k]))
 	}
 	// Tenant values reach a script as data, never as code: stacks read them from here.
 	names = names[:0]
@@ -138,7 +140,7 @@ func (r *Runner) env(c Call, n int) []string {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		env = append(env, ParamEnvPrefix+envName(k)+"="+envValue(c.Parameters[k]))
+		env = append(env, ParamEnvPrefix+envName(k)+"="+steps.OutputString(c.Parameters[k]))
 	}
 	return env
 }
@@ -154,16 +156,4 @@ func envName(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-// envValue is a string as it is, anything else as JSON.
-func envValue(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }

@@ -3,9 +3,7 @@ package terraform
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -170,14 +168,9 @@ func packageHashV1(dir string) (string, error) {
 
 // zipHash is terraform's "zh:" hash of a packed provider package: the zip file's SHA-256.
 func zipHash(file string) (string, error) {
-	f, err := os.Open(file)
+	sum, err := fileSHA256(file)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return "zh:" + hex.EncodeToString(h.Sum(nil)), nil
+	return "zh:" + sum, nil
 }
