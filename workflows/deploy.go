@@ -7,6 +7,7 @@ import "go.temporal.io/sdk/workflow"
 // that plan, then the app at the same revision.
 func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
+	p.drainsReplace = drainsBeforeReplace(ctx)
 	secrets := withSecrets(ctx)
 	var plan []func() error
 	if in.ConfigYAML != "" {

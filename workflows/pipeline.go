@@ -39,6 +39,10 @@ type pipeline struct {
 	budgets *bool
 	// usesOutputs: the stack's manifests at the pinned revision use .Outputs (pipeline_outputs.go).
 	usesOutputs bool
+	// drainsReplace runs the drain hook before a deploy's apply that replaces or deletes;
+	// workloads are the manifests' workloads the deploy recreates or deletes (Kind/name).
+	drainsReplace bool
+	workloads     []string
 }
 
 func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,19 +45,81 @@ func hookOf(step string) string {
 // hookState is a lifecycle state as a hook is told it (BOSH: the job running, stopped or
 // deleted; the persistent disk available or deleted).
 func hookState(st lifecycle.State, op lifecycle.Operation, reason string) steps.HookState {
-	hs := steps.HookState{State: string(st), App: "deleted", Data: "deleted", Operation: string(op), Reason: reason}
+	hs := steps.HookState{State: string(st), App: "deleted", Data: "deleted", Operation: string(op), Reason: reason,
+		Deployment: steps.HookDeploymentDeleted, Instance: steps.HookInstanceDeleted, Disk: steps.HookDiskDetached}
 	switch st {
 	case lifecycle.Deployed:
 		hs.App, hs.Data = "running", "available"
+		hs.Deployment, hs.Instance, hs.Disk = steps.HookDeploymentUpdated, steps.HookInstanceRunning, steps.HookDiskAttached
 	case lifecycle.Archived:
+		// The data stays, with no app attached to it.
 		hs.App, hs.Data = "stopped", "available"
+		hs.Deployment, hs.Instance = steps.HookDeploymentUpdated, steps.HookInstanceStopped
 	}
 	return hs
+}
+
+// replaceState is where a deploy that replaces or deletes takes the instance: Deployed, its
+// instance recreated when anything is replaced (or recreate asked for it), its disk unavailable
+// while a stateful resource is replaced and detached when one is deleted.
+func replaceState(reason string, plan steps.PlanSummary, stateful, workloads []string, recreate bool) steps.HookState {
+	hs := hookState(lifecycle.Deployed, lifecycle.OpDeploy, reason)
+	if recreate || len(workloads) > 0 {
+		hs.Instance = steps.HookInstanceRecreated
+	}
+	for _, rc := range plan.Resources {
+		if !slices.Contains(rc.Actions, "delete") {
+			continue
+		}
+		hs.Replaced = append(hs.Replaced, rc.Address)
+		replaces := rc.Replaces()
+		if replaces {
+			hs.Instance = steps.HookInstanceRecreated
+		}
+		switch {
+		case !rc.IsStateful(stateful):
+		case replaces:
+			hs.Disk = steps.HookDiskUnavailable
+		case hs.Disk != steps.HookDiskUnavailable:
+			hs.Disk = steps.HookDiskDetached
+		}
+	}
+	hs.Replaced = append(hs.Replaced, workloads...)
+	return hs
+}
+
+// drainBeforeApply runs the drain hook before a deploy's apply when its plan replaces or deletes
+// resources, its manifests recreate or delete a workload, or it is a recreate; otherwise nothing.
+func (p *pipeline) drainBeforeApply(plan *steps.PlanOutput) error {
+	if !p.drainsReplace {
+		return nil
+	}
+	var summary steps.PlanSummary
+	if plan != nil {
+		summary = plan.Summary
+	}
+	if len(summary.Removed()) == 0 && len(p.workloads) == 0 && !p.in.Recreate {
+		return nil
+	}
+	var stateful []string
+	if p.progress.Controls != nil {
+		stateful = p.progress.Controls.Stateful
+	}
+	return p.hookTo(HookDrain, replaceState(p.hookReason(), summary, stateful, p.workloads, p.in.Recreate))
 }
 
 // hook runs the stack's hook name, when it declares one, told where the instance is and where
 // the operation takes it. It is durable: once it has run, a retry goes on past it.
 func (p *pipeline) hook(name string) error {
+	return p.hookTo(name, hookState(p.in.Operation.Done(p.in.From), p.in.Operation, p.hookReason()))
+}
+
+func (p *pipeline) hookReason() string {
+	return fmt.Sprintf("%s of %s (operation %s)", p.in.Operation, p.in.Ref, p.in.OpID)
+}
+
+// hookTo runs hook name told that the operation takes the instance to next.
+func (p *pipeline) hookTo(name string, next steps.HookState) error {
 	if !p.controls {
 		return nil
 	}
@@ -65,11 +128,10 @@ func (p *pipeline) hook(name string) error {
 		return nil
 	}
 	return p.run(hookStep(name), true, func(ctx workflow.Context) (string, error) {
-		reason := fmt.Sprintf("%s of %s (operation %s)", p.in.Operation, p.in.Ref, p.in.OpID)
 		// Both hooks are told the state the operation started from and the one it goes to.
 		in := steps.HookInput{Ref: p.in.Ref, OpID: p.in.OpID, Attempt: p.in.Attempt, Hook: name, Revision: p.progress.Revision,
-			Current:  hookState(p.in.From, p.in.Operation, reason),
-			Next:     hookState(p.in.Operation.Done(p.in.From), p.in.Operation, reason),
+			Current:  hookState(p.in.From, p.in.Operation, next.Reason),
+			Next:     next,
 			Deadline: workflow.Now(ctx).Add(info.Deadline)}
 		var out steps.HookOutput
 		err := workflow.ExecuteActivity(hookCtx(ctx, info.Deadline), steps.ActRunHook, in).Get(ctx, &out)

@@ -139,6 +139,9 @@ func (p *pipeline) applyPlan() error {
 			return err
 		}
 	}
+	if err := p.drainBeforeApply(plan); err != nil {
+		return err
+	}
 	return p.run(steps.TFApply, true, func(ctx workflow.Context) (string, error) {
 		var out steps.InfraOutput
 		actx, budget := p.tfCtx(ctx, "apply")

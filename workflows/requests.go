@@ -76,6 +76,8 @@ type PipelineInput struct {
 	Requester *identity.Actor `json:"requester,omitempty"`
 	// Stack is the instance's stack, for the policy.
 	Stack string `json:"stack,omitempty"`
+	// Recreate (deploy only) replaces the app's workload objects in place, after the drain hook.
+	Recreate bool `json:"recreate,omitempty"`
 }
 
 // PipelineResult is a successful pipeline's outcome.

@@ -44,6 +44,8 @@ const (
 	changeStackBudgets = "stack-budgets"
 	// changeRenderOutputs renders the manifests that use terraform outputs again after a deploy's apply and merges them.
 	changeRenderOutputs = "render-outputs"
+	// changeDrainBeforeReplace drains before a deploy's apply that replaces or deletes, and recreates on request.
+	changeDrainBeforeReplace = "drain-before-replace"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -112,4 +114,10 @@ func claimsRecordedNames(ctx workflow.Context) (claims, atStart bool) {
 // rendersOutputs reports whether a deploy renders its manifests' .Outputs after the apply.
 func rendersOutputs(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeRenderOutputs, workflow.DefaultVersion, 1) >= 1
+}
+
+// drainsBeforeReplace reports whether a deploy runs the drain hook before an apply that replaces
+// or deletes, and whether it honours a recreate.
+func drainsBeforeReplace(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeDrainBeforeReplace, workflow.DefaultVersion, 1) >= 1
 }

@@ -44,7 +44,29 @@ type HookState struct {
 	Data      string `json:"data"`                // available | deleted
 	Operation string `json:"operation,omitempty"` // the operation making the transition
 	Reason    string `json:"reason,omitempty"`    // why, in a line
+	// BOSH's drain states: the deployment's target, the instance's, and its persistent disk's
+	// (Hook* constants); omitted in inputs recorded before they were told.
+	Deployment string `json:"deployment,omitempty"` // updated | deleted
+	Instance   string `json:"instance,omitempty"`   // running | stopped | recreated | deleted
+	Disk       string `json:"disk,omitempty"`       // attached | detached | unavailable
+	// Replaced are the terraform resources a deploy replaces or deletes, and the workloads it
+	// recreates or deletes (Kind/name), that made it drain first.
+	Replaced []string `json:"replaced,omitempty"`
 }
+
+// The values of HookState's Deployment, Instance and Disk (BOSH's next state).
+const (
+	HookDeploymentUpdated = "updated"
+	HookDeploymentDeleted = "deleted"
+	HookInstanceRunning   = "running"
+	HookInstanceStopped   = "stopped"
+	HookInstanceRecreated = "recreated"
+	HookInstanceDeleted   = "deleted"
+	HookDiskAttached      = "attached"
+	HookDiskDetached      = "detached"
+	// HookDiskUnavailable: a stateful resource is replaced, so its data is detached while it is.
+	HookDiskUnavailable = "unavailable"
+)
 
 // HookInput runs one lifecycle hook of the instance's stack.
 type HookInput struct {

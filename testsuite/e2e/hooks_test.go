@@ -89,7 +89,7 @@ func TestHooksAreToldTheCurrentAndNextState(t *testing.T) {
 	cur, next := calls.bodies[0]["current"].(map[string]any), calls.bodies[0]["next"].(map[string]any)
 	require.Equal(t, "ConfigurationCreated", cur["state"])
 	require.Equal(t, map[string]any{"state": "Deployed", "app": "running", "data": "available", "operation": "deploy",
-		"reason": next["reason"]}, next)
+		"reason": next["reason"], "deployment": "updated", "instance": "running", "disk": "attached"}, next)
 	ns := e.Status(ref).Names.Namespace
 
 	// Archive: the drain hook is told running/available -> stopped/available and asks twice.
