@@ -17,6 +17,7 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 	if err != nil {
 		return steps.AppStatus{}, err
 	}
+	app.Recreate = in.Recreate
 	if app.Placement, err = a.placement(ctx, in.Revision, instanceYAML); err != nil {
 		return steps.AppStatus{}, err
 	}

@@ -92,6 +92,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) er
 	if req.DeployTimeout < 0 {
 		return notAllowed("%s: deployTimeout must not be negative", e.s.Ref)
 	}
+	if err := e.admitRecreate(op, req); err != nil {
+		return err
+	}
 	if len(req.ConfigYAML) > maxConfigBytes {
 		return notAllowed("%s: configYAML is %d bytes, more than the %d allowed", e.s.Ref, len(req.ConfigYAML), maxConfigBytes)
 	}
@@ -219,6 +222,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML,
 		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, ControlPlane: pool,
+		Recreate: req.Recreate,
 	}
 	if a, ok := verifiedActor(ctx); ok {
 		op.Requester = &a
@@ -249,7 +253,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
 		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress, From: op.From, Render: e.s.Render,
-		Requester: op.Requester, Stack: e.s.Stack,
+		Requester: op.Requester, Stack: e.s.Stack, Recreate: op.Recreate,
 	}
 	if op.Timeout > 0 {
 		in.Settings.DeployTimeout = op.Timeout
@@ -338,6 +342,22 @@ func (e *entity) admitSkipHook(d lifecycle.Decision, req DecisionRequest) error 
 			step = f.Step
 		}
 		return notAllowed("%s: --skip-hook: the operation did not fail in a hook (it failed at step %s)", e.s.Ref, step)
+	}
+	return nil
+}
+
+// admitRecreate takes a recreate only as a deploy of a Deployed instance with no config change:
+// it replaces what runs, it does not change it.
+func (e *entity) admitRecreate(op lifecycle.Operation, req OperationRequest) error {
+	switch {
+	case !req.Recreate:
+		return nil
+	case op != lifecycle.OpDeploy:
+		return notAllowed("%s: recreate goes with deploy, not %s", e.s.Ref, op)
+	case e.s.State != lifecycle.Deployed:
+		return notAllowed("%s: recreate replaces a Deployed instance's workload; the instance is %s", e.s.Ref, e.s.State)
+	case req.ConfigYAML != "":
+		return notAllowed("%s: recreate takes no config: deploy -f changes it, then recreate replaces it", e.s.Ref)
 	}
 	return nil
 }

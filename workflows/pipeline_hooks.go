@@ -91,8 +91,17 @@ func replaceState(reason string, plan steps.PlanSummary, stateful, workloads []s
 // drainBeforeApply runs the drain hook before a deploy's apply when its plan replaces or deletes
 // resources, its manifests recreate or delete a workload, or it is a recreate; otherwise nothing.
 func (p *pipeline) drainBeforeApply(plan *steps.PlanOutput) error {
-	if !p.drainsReplace {
+	if !p.drainsReplace || !p.controls {
 		return nil
+	}
+	if _, ok := p.progress.Controls.Hook(HookDrain); !ok {
+		return nil // nothing to tell: no need to compare the manifests either
+	}
+	if from, to := p.in.DeployedRevision, p.progress.Revision; from != "" && from != to {
+		in := steps.WorkloadsInput{Ref: p.in.Ref, From: from, To: to}
+		if err := quick(p.ctx, p.local, steps.ActWorkloadChanges, in).Get(p.ctx, &p.workloads); err != nil {
+			return &stepError{step: steps.DrainHook, err: err}
+		}
 	}
 	var summary steps.PlanSummary
 	if plan != nil {

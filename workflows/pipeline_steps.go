@@ -197,12 +197,16 @@ func (p *pipeline) destroyInfra() error {
 func (p *pipeline) deployApp() error {
 	return p.run(steps.DeployApp, false, func(ctx workflow.Context) (string, error) {
 		timeout := p.in.Settings.deployTimeout()
-		in := steps.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout)}
+		in := steps.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout),
+			Recreate: p.in.Recreate && p.drainsReplace}
 		var st steps.AppStatus
 		if err := workflow.ExecuteActivity(deployCtx(ctx, timeout), steps.ActDeployApp, in).Get(ctx, &st); err != nil {
 			return "", err
 		}
 		p.progress.App = &st
+		if in.Recreate {
+			return "recreated: " + appLine(st), nil
+		}
 		return appLine(st), nil
 	})
 }

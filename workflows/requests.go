@@ -26,6 +26,9 @@ type OperationRequest struct {
 	DeployTimeout time.Duration `json:"deployTimeout,omitempty"`
 	// Rollout is the workflow ID of the rollout that sent the request; it is told when the operation ends.
 	Rollout string `json:"rollout,omitempty"`
+	// Recreate (deploy of a Deployed instance, no config) replaces the app's workload objects in
+	// place after the drain hook (BOSH recreate; slipway recreate).
+	Recreate bool `json:"recreate,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.

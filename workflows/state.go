@@ -101,6 +101,8 @@ type Operation struct {
 	Rollout    string             `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
 	// ControlPlane is the worker pool its pipelines run on ("" for the entity's own task queue).
 	ControlPlane string `json:"controlPlane,omitempty"`
+	// Recreate: a deploy that replaces the app's workload objects in place (slipway recreate).
+	Recreate bool `json:"recreate,omitempty"`
 }
 
 // StepRecord is one step of one attempt.

@@ -199,7 +199,11 @@ func isSpecDiffers(err error) bool {
 func (d *Deployer) startSync(ctx context.Context, app deploy.App, deadline time.Time) (*Application, error) {
 	name := app.Application
 	for {
-		err := d.c.Sync(ctx, name, app.Revision, true)
+		var options []string
+		if app.Recreate {
+			options = RecreateOptions
+		}
+		err := d.c.Sync(ctx, name, app.Revision, true, options...)
 		if err == nil || !operationInProgress(err) {
 			return nil, err
 		}

@@ -36,3 +36,13 @@ func TestSyncMissingApp(t *testing.T) {
 	require.ErrorAs(t, err, &nf)
 	require.False(t, operationInProgress(err))
 }
+
+func TestSyncCarriesRecreateOptions(t *testing.T) {
+	f := newFake(t)
+	c := f.client(t)
+	f.put(Application{Metadata: ObjectMeta{Name: "acme-web"}})
+	require.NoError(t, c.Sync(context.Background(), "acme-web", testRev, true, RecreateOptions...))
+	require.Equal(t, []syncRequest{{Name: "acme-web", Revision: testRev, Prune: true, Project: "default",
+		SyncOptions: &syncOptions{Items: []string{"Replace=true", "Force=true"}},
+		Strategy:    &syncStrategy{Apply: &syncStrategyApply{Force: true}}}}, f.syncs)
+}

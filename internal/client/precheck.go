@@ -31,6 +31,9 @@ func (c *Client) Precheck(ctx context.Context, ref steps.Ref, op lifecycle.Opera
 		if err := lifecycle.Check(st.State, op); err != nil {
 			return nil, &RejectedError{Message: ref.String() + ": " + err.Error()}
 		}
+		if req.Recreate && (op != lifecycle.OpDeploy || st.State != lifecycle.Deployed || req.ConfigYAML != "") {
+			return nil, &RejectedError{Message: fmt.Sprintf("%s: recreate replaces a Deployed instance's workload, as it is; the instance is %s", ref, st.State)}
+		}
 		deployed = st.Deployed
 	}
 	if req.ConfigYAML != "" {

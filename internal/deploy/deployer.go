@@ -26,6 +26,8 @@ type App struct {
 	Secrets map[string]string
 	// Placement is where the stack puts its apps (its schema's argocd:); zero is the deployer's default.
 	Placement Placement
+	// Recreate deletes and creates the app's objects again (new UIDs) rather than applying them.
+	Recreate bool
 }
 
 // Placement is a stack's project and destination cluster for its apps.

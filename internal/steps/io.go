@@ -141,6 +141,8 @@ type AppInput struct {
 	Ref      Ref       `json:"ref"`
 	Revision string    `json:"revision"`
 	Deadline time.Time `json:"deadline"`
+	// Recreate deletes and creates the app's objects again instead of applying them (slipway recreate).
+	Recreate bool `json:"recreate,omitempty"`
 }
 
 // Resource is one deployed object, in EMCO's terms.

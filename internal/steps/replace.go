@@ -31,3 +31,13 @@ func (rc ResourceChange) IsStateful(stateful []string) bool {
 	}
 	return false
 }
+
+// ActWorkloadChanges lists the workloads a deploy deletes or recreates (activities.WorkloadChanges).
+const ActWorkloadChanges = "WorkloadChanges"
+
+// WorkloadsInput compares the instance's manifests at the deployed revision (From) and the new one (To).
+type WorkloadsInput struct {
+	Ref  Ref    `json:"ref"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}

@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/testsuite"
+	"github.com/slipway-dev/slipway/testsuite/cluster"
+	"github.com/slipway-dev/slipway/workflows"
+)
+
+// replaceDrainScript logs what it is told, one line a call, and is done at once.
+const replaceDrainScript = `#!/bin/sh
+printf '%s|%s|%s\n' "$SLIPWAY_CALL" "$SLIPWAY_INSTANCE_STATE" "$SLIPWAY_INSTANCE_NEXT_STATE" >> LOGFILE
+echo 0
+`
+
+// BOSH's drain during an update, on the real stack (git, terraform, ArgoCD, kube-apiserver): a
+// deploy that only adds or changes in place does not drain; one whose plan replaces a resource
+// the stack marks stateful drains after its approval and before its apply, told the deployment
+// is updated, the instance recreated and its disk unavailable while the resource is replaced.
+func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
+	t.Setenv("SLIPWAY_HOOK_SANDBOX", "none") // the script logs to this test's file
+	stack := cluster.Start(t)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
+		o.Deployer, o.ArgoURL, o.ArgoToken = "argocd", stack.ArgoURL, stack.ArgoToken
+	})
+	logFile := t.TempDir() + "/drain.log"
+	testsuite.PushFiles(t, e.GitOpsRepo, "a stateful stack with a drain hook", guardedStack("replacer",
+		"approval: never\nstateful: [terraform_data.app]\nhooks:\n  drain: {exec: hooks/drain.sh, deadline: 1m}\n",
+		map[string]string{"hooks/drain.sh": strings.Replace(replaceDrainScript, "LOGFILE", logFile, 1)}))
+	const ref = "acme/web"
+	file := func(greeting, generation string) string {
+		return writeFile(t, "stack: replacer\nparameters:\n  greeting: "+greeting+"\n  generation: "+generation+"\n")
+	}
+	e.MustCLI(0, "create", ref, "-f", file("hello", "1"), "--wait")
+	e.MustCLI(0, "deploy", ref, "--wait")                        // adds only
+	e.MustCLI(0, "deploy", ref, "-f", file("hi", "1"), "--wait") // changes in place
+	require.NoFileExists(t, logFile, "no deploy so far replaced or deleted anything: no drain")
+	require.NotContains(t, stepNames(e.Status(ref)), steps.DrainHook)
+
+	// Generation 2 replaces terraform_data.app: a platform approval (stateful), then the drain, then the apply.
+	as(t, "alice:tenant:acme", func() { e.MustCLI(0, "deploy", ref, "-f", file("hi", "2")) })
+	var w *workflows.ApprovalWait
+	require.Eventually(t, func() bool {
+		as(t, "carol:platform-admins", func() { w = e.Status(ref).Approval })
+		return w != nil && w.Hash != ""
+	}, time.Minute, 100*time.Millisecond)
+	require.NoFileExists(t, logFile, "nothing drains before the plan is approved")
+	as(t, "carol:platform-admins", func() { e.MustCLI(0, "approve", ref, "--plan", w.Hash) })
+	require.Eventually(t, func() bool {
+		st := e.Status(ref)
+		return st.State == lifecycle.Deployed && st.Operation.Result == workflows.ResultSucceeded
+	}, 2*time.Minute, 100*time.Millisecond)
+	lines := drainLog(t, logFile)
+	require.Len(t, lines, 1)
+	cur, next := lines[0].cur, lines[0].next
+	require.Equal(t, map[string]any{"state": "Deployed", "app": "running", "data": "available", "operation": "deploy",
+		"reason": cur["reason"], "deployment": "updated", "instance": "running", "disk": "attached"}, cur)
+	require.Equal(t, map[string]any{"state": "Deployed", "app": "running", "data": "available", "operation": "deploy",
+		"reason": next["reason"], "deployment": "updated", "instance": "recreated", "disk": "unavailable",
+		"replaced": []any{"terraform_data.app"}}, next)
+	names := stepNames(e.Status(ref))
+	require.Less(t, slices.Index(names, steps.Approval), slices.Index(names, steps.DrainHook), names)
+	require.Less(t, slices.Index(names, steps.DrainHook), slices.Index(names, steps.TFApply), "drained before the apply: %v", names)
+	require.Equal(t, "hi", configMap(t, stack, e.Status(ref).Names.Namespace)["greeting"])
+	ns := e.Status(ref).Names.Namespace
+	uid := objectUID(t, stack, "/api/v1/namespaces/"+ns+"/configmaps/app")
+
+	// recreate: the drain (instance recreated, disk attached: nothing stateful is replaced), then
+	// the app's objects deleted and created again in the real kube-apiserver, as they were.
+	e.MustCLI(0, "recreate", ref, "--wait")
+	lines = drainLog(t, logFile)
+	require.Len(t, lines, 2)
+	require.Equal(t, map[string]any{"state": "Deployed", "app": "running", "data": "available", "operation": "deploy",
+		"reason": lines[1].next["reason"], "deployment": "updated", "instance": "recreated", "disk": "attached"}, lines[1].next)
+	st := e.Status(ref)
+	require.Equal(t, lifecycle.Deployed, st.State)
+	require.Equal(t, lifecycle.OpDeploy, st.Operation.Kind, "a recreate is a deploy, to the policy and in the record")
+	require.Contains(t, step(t, st, steps.DeployApp).Detail, "recreated: Synced Healthy")
+	names = stepNames(st)
+	require.Less(t, slices.Index(names, steps.DrainHook), slices.Index(names, steps.DeployApp), "drained, then recreated: %v", names)
+	require.NotEqual(t, uid, objectUID(t, stack, "/api/v1/namespaces/"+ns+"/configmaps/app"), "a new object: deleted and created again")
+	require.Equal(t, "hi", configMap(t, stack, ns)["greeting"], "as it was")
+
+	// Bad input changes nothing and exits 2: an unknown instance, one that is not Deployed.
+	r := e.MustCLI(2, "recreate", "acme/nope")
+	require.Contains(t, r.Stderr, "acme/nope")
+	e.MustCLI(0, "create", "acme/idle", "-f", file("hello", "1"), "--wait")
+	r = e.MustCLI(2, "recreate", "acme/idle")
+	require.Contains(t, r.Stderr, "recreate replaces a Deployed instance's workload")
+	require.Equal(t, lifecycle.ConfigurationCreated, e.Status("acme/idle").State)
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "acme", Name: "web"}), "drain-before-replace")
+}
+
+// stepNames lists the current operation's steps in order.
+func stepNames(st workflows.Status) []string {
+	var out []string
+	for _, s := range st.Operation.Steps {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func objectUID(t *testing.T, s *cluster.Stack, path string) string {
+	t.Helper()
+	uid, _ := object(t, s, path)["metadata"].(map[string]any)["uid"].(string)
+	require.NotEmpty(t, uid, path)
+	return uid
+}
