@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,16 @@ import (
 	"github.com/slipway-dev/slipway/workflows"
 )
 
+// extraManifest is one more object while the mode parameter says extra.
+const extraManifest = `{{ if eq .Params.mode "extra" }}apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: extra
+  namespace: {{ .Namespace }}
+data:
+  mode: extra
+{{ end }}`
+
 // replaceDrainScript logs what it is told, one line a call, and is done at once.
 const replaceDrainScript = `#!/bin/sh
 printf '%s|%s|%s\n' "$SLIPWAY_CALL" "$SLIPWAY_INSTANCE_STATE" "$SLIPWAY_INSTANCE_NEXT_STATE" >> LOGFILE
@@ -25,7 +36,9 @@ echo 0
 // BOSH's drain during an update, on the real stack (git, terraform, ArgoCD, kube-apiserver): a
 // deploy that only adds or changes in place does not drain; one whose plan replaces a resource
 // the stack marks stateful drains after its approval and before its apply, told the deployment
-// is updated, the instance recreated and its disk unavailable while the resource is replaced.
+// is updated, the instance recreated and its disk unavailable while the resource is replaced. A
+// deploy whose manifests remove an object drains too. slipway recreate drains, then the app's
+// object is deleted and created again in the real kube-apiserver (a new UID); bad input exits 2.
 func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	t.Setenv("SLIPWAY_HOOK_SANDBOX", "none") // the script logs to this test's file
 	stack := cluster.Start(t)
@@ -35,7 +48,8 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	logFile := t.TempDir() + "/drain.log"
 	testsuite.PushFiles(t, e.GitOpsRepo, "a stateful stack with a drain hook", guardedStack("replacer",
 		"approval: never\nstateful: [terraform_data.app]\nhooks:\n  drain: {exec: hooks/drain.sh, deadline: 1m}\n",
-		map[string]string{"hooks/drain.sh": strings.Replace(replaceDrainScript, "LOGFILE", logFile, 1)}))
+		map[string]string{"hooks/drain.sh": strings.Replace(replaceDrainScript, "LOGFILE", logFile, 1),
+			"manifests/extra.yaml.tmpl": extraManifest}))
 	const ref = "acme/web"
 	file := func(greeting, generation string) string {
 		return writeFile(t, "stack: replacer\nparameters:\n  greeting: "+greeting+"\n  generation: "+generation+"\n")
@@ -72,15 +86,29 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	require.Less(t, slices.Index(names, steps.DrainHook), slices.Index(names, steps.TFApply), "drained before the apply: %v", names)
 	require.Equal(t, "hi", configMap(t, stack, e.Status(ref).Names.Namespace)["greeting"])
 	ns := e.Status(ref).Names.Namespace
+
+	// The manifests alone: a deploy that adds an object does not drain; one that removes it does.
+	extra := "stack: replacer\nparameters:\n  greeting: hi\n  generation: 2\n  mode: extra\n"
+	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, extra), "--wait")
+	require.Len(t, drainLog(t, logFile), 1, "an added object drains nothing")
+	require.Equal(t, http.StatusOK, get(t, stack, "/api/v1/namespaces/"+ns+"/configmaps/extra"))
+	e.MustCLI(0, "deploy", ref, "-f", file("hi", "2"), "--wait")
+	lines = drainLog(t, logFile)
+	require.Len(t, lines, 2, "a removed object drains first")
+	require.Equal(t, "recreated", lines[1].next["instance"])
+	require.Equal(t, "attached", lines[1].next["disk"])
+	require.Equal(t, []any{"ConfigMap/extra"}, lines[1].next["replaced"])
+	require.Eventually(t, func() bool { return get(t, stack, "/api/v1/namespaces/"+ns+"/configmaps/extra") == http.StatusNotFound },
+		time.Minute, 200*time.Millisecond)
 	uid := objectUID(t, stack, "/api/v1/namespaces/"+ns+"/configmaps/app")
 
 	// recreate: the drain (instance recreated, disk attached: nothing stateful is replaced), then
 	// the app's objects deleted and created again in the real kube-apiserver, as they were.
 	e.MustCLI(0, "recreate", ref, "--wait")
 	lines = drainLog(t, logFile)
-	require.Len(t, lines, 2)
+	require.Len(t, lines, 3)
 	require.Equal(t, map[string]any{"state": "Deployed", "app": "running", "data": "available", "operation": "deploy",
-		"reason": lines[1].next["reason"], "deployment": "updated", "instance": "recreated", "disk": "attached"}, lines[1].next)
+		"reason": lines[2].next["reason"], "deployment": "updated", "instance": "recreated", "disk": "attached"}, lines[2].next)
 	st := e.Status(ref)
 	require.Equal(t, lifecycle.Deployed, st.State)
 	require.Equal(t, lifecycle.OpDeploy, st.Operation.Kind, "a recreate is a deploy, to the policy and in the record")
