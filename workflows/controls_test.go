@@ -184,7 +184,8 @@ func TestDestroyWaitsForApprovalAndAppliesThePlanItNames(t *testing.T) {
 	assert.Zero(t, x.calls[steps.ActTerraformDestroy], "no fresh, unapproved destroy")
 	require.Len(t, x.hooks, 1)
 	h := x.hooks[0]
-	assert.Equal(t, steps.HookState{State: "Deployed", App: "running", Data: "available", Operation: "destroy", Reason: h.Current.Reason}, h.Current)
+	assert.Equal(t, steps.HookState{State: "Deployed", App: "running", Data: "available", Operation: "destroy", Reason: h.Current.Reason,
+		Deployment: "updated", Instance: "running", Disk: "attached"}, h.Current)
 	assert.Equal(t, "Destroyed", h.Next.State)
 	assert.Equal(t, "deleted", h.Next.App)
 	assert.Equal(t, "deleted", h.Next.Data)
