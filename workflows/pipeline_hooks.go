@@ -97,7 +97,8 @@ func (p *pipeline) drainBeforeApply(plan *steps.PlanOutput) error {
 	if _, ok := p.progress.Controls.Hook(HookDrain); !ok {
 		return nil // nothing to tell: no need to compare the manifests either
 	}
-	if from, to := p.in.DeployedRevision, p.progress.Revision; from != "" && from != to {
+	// Workloads are recreated only where they run: an archived instance has none.
+	if from, to := p.in.DeployedRevision, p.progress.Revision; p.in.From == lifecycle.Deployed && from != "" && from != to {
 		in := steps.WorkloadsInput{Ref: p.in.Ref, From: from, To: to}
 		if err := quick(p.ctx, p.local, steps.ActWorkloadChanges, in).Get(p.ctx, &p.workloads); err != nil {
 			return &stepError{step: steps.DrainHook, err: err}

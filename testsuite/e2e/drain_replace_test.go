@@ -73,6 +73,7 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 		st := e.Status(ref)
 		return st.State == lifecycle.Deployed && st.Operation.Result == workflows.ResultSucceeded
 	}, 2*time.Minute, 100*time.Millisecond)
+	t.Logf("stateful replace: drain-hook step %s before tf-apply %s", stepTook(t, e.Status(ref), steps.DrainHook), stepTook(t, e.Status(ref), steps.TFApply))
 	lines := drainLog(t, logFile)
 	require.Len(t, lines, 1)
 	cur, next := lines[0].cur, lines[0].next
@@ -104,7 +105,10 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 
 	// recreate: the drain (instance recreated, disk attached: nothing stateful is replaced), then
 	// the app's objects deleted and created again in the real kube-apiserver, as they were.
+	start := time.Now()
 	e.MustCLI(0, "recreate", ref, "--wait")
+	t.Logf("recreate (drain, then every app object deleted and created again): %s; drain-hook step %s, deploy-app step %s",
+		time.Since(start).Round(time.Millisecond), stepTook(t, e.Status(ref), steps.DrainHook), stepTook(t, e.Status(ref), steps.DeployApp))
 	lines = drainLog(t, logFile)
 	require.Len(t, lines, 3)
 	require.Equal(t, map[string]any{"state": "Deployed", "app": "running", "data": "available", "operation": "deploy",
