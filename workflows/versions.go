@@ -44,6 +44,8 @@ const (
 	changeStackBudgets = "stack-budgets"
 	// changeRenderOutputs renders the manifests that use terraform outputs again after a deploy's apply and merges them.
 	changeRenderOutputs = "render-outputs"
+	// changeInstanceDependencies records an instance's dependencies, tells dependents of changed outputs and of a failure.
+	changeInstanceDependencies = "instance-dependencies"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -112,4 +114,9 @@ func claimsRecordedNames(ctx workflow.Context) (claims, atStart bool) {
 // rendersOutputs reports whether a deploy renders its manifests' .Outputs after the apply.
 func rendersOutputs(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeRenderOutputs, workflow.DefaultVersion, 1) >= 1
+}
+
+// tracksDependencies reports whether this run records dependencies and tells dependents of outputs and failures.
+func tracksDependencies(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeInstanceDependencies, workflow.DefaultVersion, 1) >= 1
 }
