@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -62,7 +61,7 @@ func (e *entity) recordDependencies(ctx workflow.Context, kind lifecycle.Operati
 // notifyDependents has the instances consuming this one's outputs plan or deploy them, once a
 // deploy changed them. The activity compares each dependent's committed values, so it is idempotent.
 func (e *entity) notifyDependents(ctx workflow.Context, op *Operation, before map[string]string) {
-	if op.Kind != lifecycle.OpDeploy || maps.Equal(before, e.s.Outputs) || !tracksDependencies(ctx) {
+	if op.Kind != lifecycle.OpDeploy || sameOutputs(before, e.s.Outputs) || !tracksDependencies(ctx) {
 		return
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -121,4 +120,17 @@ func (e *entity) failedTargets() []string {
 		}
 	}
 	return out
+}
+
+// sameOutputs compares in sorted order: the result does not depend on the maps' order.
+func sameOutputs(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, k := range sortedKeys(a) {
+		if v, ok := b[k]; !ok || v != a[k] {
+			return false
+		}
+	}
+	return true
 }

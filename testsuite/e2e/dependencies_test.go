@@ -128,7 +128,7 @@ func TestInstanceDependencies(t *testing.T) {
 	require.Eventually(t, func() bool { return failedOn("deps/app3") }, 30*time.Second, 100*time.Millisecond)
 
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "deps", Name: "app"}), "instance-dependencies")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "deps", Name: "app2"}), "instance-dependencies-failed")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "deps", Name: "broken"}), "instance-dependencies-failed")
 }
 
 // exampleStacks are the files of examples/stacks/<name> as stacks/<name>/... in a GitOps repo.
