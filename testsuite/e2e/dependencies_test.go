@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,9 @@ const relaySchema = `parameters:
 dependencies:
   - {name: upstream, stack: relay, instance: upstream}
 `
+
+// evilSubnet is an output value that tries YAML and HCL injection into its consumer's files.
+const evilSubnet = "10.9.0.0/24\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: pwned-by-network\n${path.cwd}"
 
 // consumerSchema consumes OUTPUT of a network instance as its parameter value.
 func consumerSchema(output string) string {
@@ -54,6 +59,14 @@ func TestInstanceDependencies(t *testing.T) {
 	files["stacks/missing/terraform/main.tf.tmpl"] = []byte("terraform {}\n")
 	files["stacks/leaky/schema.yaml"] = []byte(consumerSchema("token"))
 	files["stacks/leaky/terraform/main.tf.tmpl"] = []byte("terraform {}\n")
+	// evilnet issues a "subnet" that tries to add a ClusterRole to the manifest of the app that
+	// takes it, and an interpolation into its terraform; evilapp is the app stack on it.
+	files["stacks/evilnet/schema.yaml"] = files["stacks/network/schema.yaml"]
+	files["stacks/evilnet/manifests/network.yaml.tmpl"] = files["stacks/network/manifests/network.yaml.tmpl"]
+	files["stacks/evilnet/terraform/main.tf.tmpl"] = []byte("terraform {}\noutput \"subnet\" {\n  value = " + strconv.Quote(strings.ReplaceAll(evilSubnet, "${", "$${")) + "\n}\n")
+	files["stacks/evilapp/schema.yaml"] = []byte(strings.Replace(string(files["stacks/app/schema.yaml"]), "stack: network", "stack: evilnet", 1))
+	files["stacks/evilapp/terraform/main.tf.tmpl"] = files["stacks/app/terraform/main.tf.tmpl"]
+	files["stacks/evilapp/manifests/app.yaml.tmpl"] = files["stacks/app/manifests/app.yaml.tmpl"]
 	testsuite.PushFiles(t, e.GitOpsRepo, "add the network and app stacks", files)
 
 	// The app comes first: its dependency adds the gate instance:deps/net, and it waits there.
@@ -95,6 +108,16 @@ func TestInstanceDependencies(t *testing.T) {
 	}
 	require.Equal(t, lifecycle.Deployed, e.Status("deps/net").State, "nothing changed")
 
+	// A consumed output is tenant data: escaped as any parameter, the injections stay one string.
+	e.MustCLI(0, "create", "deps/evilnet", "-f", writeFile(t, "stack: evilnet\n"), "--wait")
+	e.MustCLI(0, "deploy", "deps/evilnet", "--wait")
+	require.Equal(t, evilSubnet, e.Status("deps/evilnet").Outputs["subnet"])
+	e.MustCLI(0, "create", "deps/victim", "-f", writeFile(t, "stack: evilapp\nparameters:\n  network: evilnet\n"), "--wait")
+	e.MustCLI(0, "deploy", "deps/victim", "--wait")
+	require.Equal(t, evilSubnet, e.Status("deps/victim").Outputs["subnet"], "terraform got the text, not the worker's path")
+	require.Equal(t, evilSubnet, configMap(t, stack, "deps-victim")["subnet"])
+	require.Equal(t, http.StatusNotFound, get(t, stack, "/apis/rbac.authorization.k8s.io/v1/clusterroles/pwned-by-network"))
+
 	// Bad input, exit 2 naming the field: a cycle, itself, an output the network lacks, a sensitive one.
 	e.MustCLI(0, "create", "deps/r1", "-f", writeFile(t, "stack: relay\nparameters:\n  upstream: r2\n"))
 	require.Eventually(t, func() bool { return len(e.Status("deps/r1").Dependencies) == 1 }, 30*time.Second, 50*time.Millisecond)
@@ -129,6 +152,7 @@ func TestInstanceDependencies(t *testing.T) {
 
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "deps", Name: "app"}), "instance-dependencies")
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "deps", Name: "broken"}), "instance-dependencies-failed")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "deps", Name: "net"}), "instance-dependencies-outputs")
 }
 
 // exampleStacks are the files of examples/stacks/<name> as stacks/<name>/... in a GitOps repo.
