@@ -64,6 +64,9 @@ func TestInstanceDependencies(t *testing.T) {
 	files["stacks/evilnet/schema.yaml"] = files["stacks/network/schema.yaml"]
 	files["stacks/evilnet/manifests/network.yaml.tmpl"] = files["stacks/network/manifests/network.yaml.tmpl"]
 	files["stacks/evilnet/terraform/main.tf.tmpl"] = []byte("terraform {}\noutput \"subnet\" {\n  value = " + strconv.Quote(strings.ReplaceAll(evilSubnet, "${", "$${")) + "\n}\n")
+	files["stacks/planapp/schema.yaml"] = []byte(strings.Replace(string(files["stacks/app/schema.yaml"]), "onChange: deploy", "onChange: plan", 1))
+	files["stacks/planapp/terraform/main.tf.tmpl"] = files["stacks/app/terraform/main.tf.tmpl"]
+	files["stacks/planapp/manifests/app.yaml.tmpl"] = files["stacks/app/manifests/app.yaml.tmpl"]
 	files["stacks/evilapp/schema.yaml"] = []byte(strings.Replace(string(files["stacks/app/schema.yaml"]), "stack: network", "stack: evilnet", 1))
 	files["stacks/evilapp/terraform/main.tf.tmpl"] = files["stacks/app/terraform/main.tf.tmpl"]
 	files["stacks/evilapp/manifests/app.yaml.tmpl"] = files["stacks/app/manifests/app.yaml.tmpl"]
@@ -90,6 +93,9 @@ func TestInstanceDependencies(t *testing.T) {
 	require.Equal(t, "10.0.1.0/24", configMap(t, stack, "deps-app")["subnet"])
 	require.Equal(t, "10.0.1.0/24", e.Status("deps/app").Outputs["subnet"], "terraform got it too")
 
+	// A second consumer whose stack says onChange: plan (the default).
+	e.MustCLI(0, "create", "deps/planner", "-f", writeFile(t, "stack: planapp\nparameters:\n  network: net\n"), "--wait")
+
 	// The network's subnet changes: the app (onChange: deploy) is deployed again with the new one.
 	e.MustCLI(0, "deploy", "deps/net", "-f", writeFile(t, "stack: network\nparameters:\n  block: 2\n"), "--wait")
 	require.Eventually(t, func() bool {
@@ -101,10 +107,21 @@ func TestInstanceDependencies(t *testing.T) {
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", st.Deployed+":instances/deps/app/manifests/app.yaml"), `subnet: "10.0.2.0/24"`)
 	require.Eventually(t, func() bool { return configMap(t, stack, "deps-app")["subnet"] == "10.0.2.0/24" }, time.Minute, 200*time.Millisecond)
 
+	// The planner is planned, not deployed: its plan's config diff shows the new subnet.
+	require.Eventually(t, func() bool {
+		op := e.Status("deps/planner").Operation
+		return op != nil && op.Kind == lifecycle.OpPlan && op.Result == workflows.ResultSucceeded
+	}, time.Minute, 200*time.Millisecond)
+	st = e.Status("deps/planner")
+	require.Equal(t, lifecycle.ConfigurationCreated, st.State)
+	require.Contains(t, st.Operation.Actor, "outputs of deps/net changed")
+	require.Contains(t, st.Operation.Diff, "10.0.2.0/24")
+
 	// The network is in use: deprovision and destroy are refused, naming the app.
 	for _, args := range [][]string{{"deprovision", "deps/net", "--yes"}, {"destroy", "deps/net"}} {
 		out := e.MustCLI(2, args...)
-		require.Contains(t, out.Stderr, "deps/app depend on it", args[0])
+		require.Contains(t, out.Stderr, "deps/app", args[0])
+		require.Contains(t, out.Stderr, "deps/planner", args[0])
 	}
 	require.Equal(t, lifecycle.Deployed, e.Status("deps/net").State, "nothing changed")
 
