@@ -23,6 +23,7 @@ const (
 	// ReasonDependencyFailed is the Scheduled condition's reason while a gate's target is failed.
 	ReasonDependencyFailed  = "DependencyFailed"
 	notifyDependentsTimeout = 5 * time.Minute
+	maxTargetFailure        = 1024
 )
 
 // TargetFailure is what SignalGateTargetFailed carries: which gate, and the target's failure.
@@ -93,6 +94,9 @@ func (e *entity) tellWatcherFailed(ctx workflow.Context, w ReadyWatch, op *Opera
 	msg := fmt.Sprintf("%s is %s", e.s.Ref, e.s.State)
 	if op != nil && op.Failure != nil {
 		msg += fmt.Sprintf(": %s failed at step %s: %s", op.Kind, op.Failure.Step, op.Failure.Error)
+	}
+	if len(msg) > maxTargetFailure {
+		msg = msg[:maxTargetFailure] + " …" // the watcher keeps it on its gate and in its gate log
 	}
 	f := TargetFailure{Workflow: InstanceWorkflowID(e.s.Ref), Gate: w.Gate, Error: msg}
 	// A watcher that has closed meanwhile has nothing left to wait for.

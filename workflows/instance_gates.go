@@ -303,6 +303,10 @@ func (e *entity) drainGateSignals(ctx workflow.Context) {
 	for e.clearedChan.ReceiveAsync(&w) {
 		e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
 	}
+	var f TargetFailure
+	for workflow.GetSignalChannel(ctx, SignalGateTargetFailed).ReceiveAsync(&f) {
+		e.targetFailed(ctx, f)
+	}
 }
 
 func (e *entity) addWatch(ctx workflow.Context, w ReadyWatch) {

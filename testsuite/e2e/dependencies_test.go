@@ -98,10 +98,12 @@ func TestInstanceDependencies(t *testing.T) {
 
 	// The network's subnet changes: the app (onChange: deploy) is deployed again with the new one.
 	e.MustCLI(0, "deploy", "deps/net", "-f", writeFile(t, "stack: network\nparameters:\n  block: 2\n"), "--wait")
+	changed := time.Now()
 	require.Eventually(t, func() bool {
 		st := e.Status("deps/app")
 		return st.State == lifecycle.Deployed && st.Outputs["subnet"] == "10.0.2.0/24"
 	}, 2*time.Minute, 200*time.Millisecond)
+	t.Logf("network's deploy ended to the app deployed with the new subnet: %s", time.Since(changed).Round(time.Millisecond))
 	st = e.Status("deps/app")
 	require.Contains(t, st.Operation.Actor, "outputs of deps/net changed")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", st.Deployed+":instances/deps/app/manifests/app.yaml"), `subnet: "10.0.2.0/24"`)
@@ -158,11 +160,13 @@ func TestInstanceDependencies(t *testing.T) {
 	e.MustCLI(0, "create", "deps/app2", "-f", writeFile(t, "stack: app\nparameters:\n  network: broken\n"))
 	require.Eventually(t, func() bool { return e.Status("deps/app2").Waiting != nil }, 30*time.Second, 50*time.Millisecond)
 	e.MustCLI(1, "deploy", "deps/broken", "--wait")
+	failed := time.Now()
 	failedOn := func(ref string) bool {
 		c := conditionOf(e.Status(ref).Conditions, workflows.CondScheduled)
 		return c.Reason == workflows.ReasonDependencyFailed && strings.Contains(c.Message, "deps/broken is DeploymentFailed")
 	}
-	require.Eventually(t, func() bool { return failedOn("deps/app2") }, 30*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { return failedOn("deps/app2") }, 30*time.Second, 20*time.Millisecond)
+	t.Logf("dependency failed to its dependent's Scheduled condition: %s", time.Since(failed).Round(time.Millisecond))
 	require.Contains(t, conditionOf(e.Status("deps/app2").Conditions, workflows.CondScheduled).Message, "asked to fail")
 	e.MustCLI(0, "create", "deps/app3", "-f", writeFile(t, "stack: app\nparameters:\n  network: broken\n"))
 	require.Eventually(t, func() bool { return failedOn("deps/app3") }, 30*time.Second, 100*time.Millisecond)
