@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,4 +46,36 @@ func TestChangedConsumerComparesCommittedValues(t *testing.T) {
 	inst.Parameters["subnet"] = "x"
 	op, _ = changedConsumer(in, user, stack, inst)
 	require.Empty(t, op, "a dependent of another network is not this one's")
+}
+
+// graph is a Dependencies over a fixed map of TENANT/NAME to what each depends on.
+type graph map[string][]string
+
+func (g graph) Instance(_ context.Context, ref steps.Ref) (*steps.DependencyInstance, error) {
+	deps, ok := g[ref.String()]
+	if !ok {
+		return nil, nil
+	}
+	return &steps.DependencyInstance{Ref: ref, Stack: "relay", Dependencies: deps}, nil
+}
+func (g graph) Users(context.Context, steps.Ref) ([]steps.Ref, error)         { return nil, nil }
+func (g graph) Plan(context.Context, steps.Ref, string, string, string) error { return nil }
+
+func TestDependencyTargetsRefuseCycles(t *testing.T) {
+	stack := &config.Stack{Name: "relay", Schema: &config.Schema{Dependencies: []config.Dependency{{Name: "up", Stack: "relay", Instance: "upstream"}}}}
+	a := &Activities{Dependencies: graph{"acme/b": {"acme/c"}, "acme/c": {"acme/a"}, "acme/d": {"acme/d"}}}
+	self := steps.Ref{Tenant: "acme", Name: "a"}
+	_, err := a.dependencyTargets(context.Background(), self, stack, &config.Instance{Parameters: map[string]any{"upstream": "b"}})
+	require.ErrorContains(t, err, "a cycle of dependencies: acme/a -> acme/b -> acme/c -> acme/a")
+	require.ErrorContains(t, err, "parameters.upstream")
+	_, err = a.dependencyTargets(context.Background(), self, stack, &config.Instance{Parameters: map[string]any{"upstream": "a"}})
+	require.ErrorContains(t, err, "names the instance itself")
+	_, err = a.dependencyTargets(context.Background(), self, stack, &config.Instance{Parameters: map[string]any{"upstream": "other/b"}})
+	require.ErrorContains(t, err, "same tenant")
+	targets, err := a.dependencyTargets(context.Background(), self, stack, &config.Instance{Parameters: map[string]any{"upstream": "d"}})
+	require.NoError(t, err, "a cycle elsewhere is not this instance's")
+	require.Equal(t, []string{"acme/d"}, targets)
+	targets, err = a.dependencyTargets(context.Background(), self, stack, &config.Instance{Parameters: map[string]any{"upstream": "new"}})
+	require.NoError(t, err, "a dependency that does not exist yet is waited for")
+	require.Equal(t, []string{"acme/new"}, targets)
 }
