@@ -56,6 +56,8 @@ type Activities struct {
 	// ProviderMirror is the worker's filesystem provider mirror (SLIPWAY_PROVIDER_MIRROR): a
 	// stack's lock file must name providers it has; "" checks nothing.
 	ProviderMirror string
+	// Dependencies reads the instances stacks depend on and finds their users; set from the worker's client.
+	Dependencies Dependencies
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

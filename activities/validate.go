@@ -30,6 +30,10 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 			return steps.ValidateOutput{}, err
 		}
 	}
+	targets, err := a.dependencyTargets(ctx, in.Ref, stack, inst)
+	if err != nil {
+		return steps.ValidateOutput{}, err
+	}
 	if _, err := config.Validate(stack, inst, previous); err != nil {
 		return steps.ValidateOutput{}, invalidConfig(err)
 	}
@@ -39,8 +43,8 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	if err := a.checkEngine(stack); err != nil {
 		return steps.ValidateOutput{}, err
 	}
-	return steps.ValidateOutput{Stack: inst.Stack, Gates: inst.SchedulingGates, Controls: controls(stack, inst),
-		ControlPlane: inst.ControlPlane}, nil
+	return steps.ValidateOutput{Stack: inst.Stack, Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
+		ControlPlane: inst.ControlPlane, Dependencies: targets}, nil
 }
 
 // controls are the approval rule and hooks in force for inst: the stack's, tightened by the instance's.
@@ -93,6 +97,9 @@ func (a *Activities) render(ctx context.Context, ref steps.Ref, configYAML []byt
 	}
 	stack, err := a.loadStack(ctx, "", inst.Stack)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.consumeOutputs(ctx, ref, stack, inst); err != nil {
 		return nil, err
 	}
 	outputs, err := a.renderedOutputs(ctx, "", ref, stack)

@@ -173,6 +173,7 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	}
 	u.keyword(SAAppObserved, fingerprint, observed)
 	u.boolean(SAInstanceAwaitingApproval, e.s.Approval != nil)
+	u.keywordList(SAInstanceDependencies, e.s.Dependencies)
 	defer e.showDetails(ctx)
 	if len(u.updates) > 0 {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, u.updates...); err != nil {

@@ -41,6 +41,7 @@ type Gate struct {
 	Actor   string    `json:"actor,omitempty"`
 	AddedAt time.Time `json:"addedAt"`
 	Note    string    `json:"note,omitempty"`
+	Failed  string    `json:"failed,omitempty"` // an instance gate's target failed: how (instance_dependencies.go)
 }
 
 // GateRecord is one change to the gates, with who and why.
@@ -284,6 +285,11 @@ func (e *entity) receiveGateSignals(ctx workflow.Context) {
 			c.Receive(ctx, &w)
 			e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
 		})
+		sel.AddReceive(workflow.GetSignalChannel(ctx, SignalGateTargetFailed), func(c workflow.ReceiveChannel, more bool) {
+			var f TargetFailure
+			c.Receive(ctx, &f)
+			e.targetFailed(ctx, f)
+		})
 		sel.Select(ctx)
 	}
 }
@@ -297,6 +303,10 @@ func (e *entity) drainGateSignals(ctx workflow.Context) {
 	for e.clearedChan.ReceiveAsync(&w) {
 		e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
 	}
+	var f TargetFailure
+	for workflow.GetSignalChannel(ctx, SignalGateTargetFailed).ReceiveAsync(&f) {
+		e.targetFailed(ctx, f)
+	}
 }
 
 func (e *entity) addWatch(ctx workflow.Context, w ReadyWatch) {
@@ -306,6 +316,9 @@ func (e *entity) addWatch(ctx workflow.Context, w ReadyWatch) {
 	}
 	if !slices.Contains(e.s.ReadyWatchers, w) {
 		e.s.ReadyWatchers = append(e.s.ReadyWatchers, w)
+		if e.s.State.Failed() && tracksDependencies(ctx) {
+			e.tellWatcherFailed(ctx, w, e.s.Current) // failed already: the watcher hears it now, not at its timeout
+		}
 	}
 }
 
@@ -332,7 +345,11 @@ func (e *entity) scheduledCondition() *lifecycle.Condition {
 	if w := e.s.Waiting; w != nil {
 		msg += fmt.Sprintf("; %s waiting since %s", w.Operation, stamp(w.Since))
 	}
-	c := cond(CondScheduled, lifecycle.ConditionFalse, "SchedulingGated", msg)
+	reason := "SchedulingGated"
+	if failed := e.failedTargets(); len(failed) > 0 {
+		reason, msg = ReasonDependencyFailed, "dependency failed: "+strings.Join(failed, "; ")+"; "+msg
+	}
+	c := cond(CondScheduled, lifecycle.ConditionFalse, reason, msg)
 	return &c
 }
 

@@ -204,6 +204,9 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 			return OperationResult{}, err
 		}
 	}
+	if req.ConfigYAML != "" {
+		e.recordDependencies(ctx, kind, valid)
+	}
 	if kind == lifecycle.OpProvision || kind == lifecycle.OpDeploy {
 		if res, held := e.gated(ctx, kind, req, valid.Gates); held {
 			return res, nil
@@ -283,15 +286,18 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		e.setState(ctx, op.Kind.Failed(op.From))
 		e.notify(ctx, notify.KindFailed, fmt.Sprintf("%s of %s failed at step %s: %s", op.Kind, e.s.Ref, pf.Failure.Step, pf.Failure.Error),
 			func(ev *notify.Event) { ev.Step = pf.Failure.Step })
+		e.tellWatchersFailed(ctx, op)
 		e.tellRollout(ctx, op)
 		return e.result(op)
 	}
 	op.Result, op.Failure, op.Progress, op.Plan, op.Diff = ResultSucceeded, nil, res.Progress, res.Plan, res.Diff
 	op.Step = ""
 	op.Steps = mergeSteps(op.Steps, op.Attempt, res.Steps)
+	outputsBefore := e.s.Outputs
 	e.applySuccess(op)
 	e.setState(ctx, op.Kind.Done(op.From))
 	e.releaseNames(ctx)
+	e.notifyDependents(ctx, op, outputsBefore)
 	e.tellRollout(ctx, op)
 	return e.result(op)
 }

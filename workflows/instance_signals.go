@@ -71,6 +71,11 @@ func (e *entity) receiveSignals(ctx workflow.Context) {
 			e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
 		})
 	})
+	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalGateTargetFailed), func(c workflow.ReceiveChannel, _ bool) {
+		var f TargetFailure
+		c.Receive(ctx, &f)
+		e.gating.push(ctx, func(ctx workflow.Context) { e.targetFailed(ctx, f) })
+	})
 	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalAwaitingApproval), func(c workflow.ReceiveChannel, _ bool) {
 		var w ApprovalWait
 		c.Receive(ctx, &w)

@@ -56,6 +56,8 @@ var (
 	SAInstanceGated = temporal.NewSearchAttributeKeyBool("InstanceGated")
 	// SAInstanceAwaitingApproval is true while an operation waits for its plan's approval.
 	SAInstanceAwaitingApproval = temporal.NewSearchAttributeKeyBool("InstanceAwaitingApproval")
+	// SAInstanceDependencies are the TENANT/NAMEs the instance depends on: a dependency finds its users by it.
+	SAInstanceDependencies = temporal.NewSearchAttributeKeyKeywordList("InstanceDependencies")
 )
 
 // SearchAttributes is the one declared list of slipway's search attributes with their types: workers
@@ -64,7 +66,7 @@ var (
 var SearchAttributes = []temporal.SearchAttributeKey{
 	SAInstanceState, SATenant, SAInstanceName, SAInstanceReady, SAAppObserved,
 	SAInstanceStack, SAInstanceOperation, SAInstanceRollout, SARolloutPhase, SAInstanceDrifted,
-	SAInstanceGated, SAInstanceAwaitingApproval,
+	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies,
 }
 
 // SearchAttributeTypes is SearchAttributes as name -> type, spelled as `temporal operator

@@ -55,6 +55,7 @@ type InstanceState struct {
 	GateLog          []GateRecord          `json:"gateLog,omitempty"`       // every gate change, newest last
 	Waiting          *GateWait             `json:"waiting,omitempty"`       // the operation held at the gates
 	ReadyWatchers    []ReadyWatch          `json:"readyWatchers,omitempty"` // gated instances waiting for this one's Ready
+	Dependencies     []string              `json:"dependencies,omitempty"`  // the TENANT/NAMEs its stack's dependencies name
 	Approval         *ApprovalWait         `json:"approval,omitempty"`      // the plan an operation waits to have approved
 	ControlPlane     string                `json:"controlPlane,omitempty"`  // the worker pool that runs its pipelines
 	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last

@@ -53,7 +53,8 @@ type Status struct {
 	ClusterStatus  map[string]int        `json:"cluster-status,omitempty"`
 	Resources      []AppResources        `json:"resources,omitempty"`
 	Infrastructure []string              `json:"infrastructure,omitempty"`
-	Outputs        map[string]string     `json:"outputs,omitempty"` // terraform outputs after the last apply; sensitive ones "[sensitive]"
+	Outputs        map[string]string     `json:"outputs,omitempty"`      // terraform outputs after the last apply; sensitive ones "[sensitive]"
+	Dependencies   []string              `json:"dependencies,omitempty"` // the instances it depends on (schema.dependencies)
 	Decisions      []DecisionRecord      `json:"decisions,omitempty"`
 	Abandoned      []steps.Leftover      `json:"abandonedLeftovers,omitempty"`
 	History        []OperationStatus     `json:"history,omitempty"`
@@ -126,7 +127,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	st := Status{
 		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
 		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision, Rollout: s.Rollout,
-		ControlPlane: s.ControlPlane, Outputs: s.Outputs,
+		ControlPlane: s.ControlPlane, Outputs: s.Outputs, Dependencies: s.Dependencies,
 		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
 	}
 	if e.busy {

@@ -46,6 +46,8 @@ const (
 	changeRenderOutputs = "render-outputs"
 	// changeDrainBeforeReplace drains before a deploy's apply that replaces or deletes, and recreates on request.
 	changeDrainBeforeReplace = "drain-before-replace"
+	// changeInstanceDependencies records an instance's dependencies, tells dependents of changed outputs and of a failure.
+	changeInstanceDependencies = "instance-dependencies"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -120,4 +122,9 @@ func rendersOutputs(ctx workflow.Context) bool {
 // or deletes, and whether it honours a recreate.
 func drainsBeforeReplace(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeDrainBeforeReplace, workflow.DefaultVersion, 1) >= 1
+}
+
+// tracksDependencies reports whether this run records dependencies and tells dependents of outputs and failures.
+func tracksDependencies(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeInstanceDependencies, workflow.DefaultVersion, 1) >= 1
 }

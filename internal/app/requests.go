@@ -25,6 +25,7 @@ func Attach(acts *activities.Activities, c client.Client, taskQueue string) {
 	acts.Fleet = fleet{c: c}
 	acts.Instances = instances{c: slipclient.New(c, taskQueue, "")}
 	acts.ControlPlanes = pools{c: c}
+	acts.Dependencies = dependencies{c: slipclient.New(c, taskQueue, "")}
 }
 
 // requests submits webhook commands as the CLI would, turning refusals into RefusedError.

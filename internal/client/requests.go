@@ -58,6 +58,9 @@ func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operati
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
+	if err := c.checkUnused(ctx, ref, op); err != nil {
+		return nil, err
+	}
 	upd := client.UpdateWorkflowOptions{
 		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: string(op), UpdateID: requestID,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageAccepted,

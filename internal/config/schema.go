@@ -74,6 +74,8 @@ type Schema struct {
 	Engine Engine
 	// Outputs is outputs:, the terraform outputs that go into the instance's Secret (outputs.go).
 	Outputs Outputs
+	// Dependencies are the instances an instance of the stack needs, and the outputs it takes (dependencies.go).
+	Dependencies []Dependency
 }
 
 // Param finds a parameter by name.
@@ -108,7 +110,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs, dependencies (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -140,11 +142,14 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Credentials = parseCredentials(kv.Value, fe)
 		case "outputs":
 			s.Outputs = parseOutputs(kv.Value, field, fe)
+		case "dependencies":
+			s.Dependencies = parseDependencies(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs, dependencies", kv.Line)
 		}
 	}
 	checkOutputs(s, fe)
+	checkDependencies(s, fe)
 	return s
 }
 

@@ -49,6 +49,8 @@ type ValidateOutput struct {
 	Controls *Controls `json:"controls,omitempty"`
 	// ControlPlane is the worker pool the config says runs its pipelines ("" for the default).
 	ControlPlane string `json:"controlPlane,omitempty"`
+	// Dependencies are the TENANT/NAMEs the stack's schema.dependencies name for this config.
+	Dependencies []string `json:"dependencies,omitempty"`
 }
 
 // OpenMRInput renders the instance (or removes it, for deprovision) and opens one MR.

@@ -60,6 +60,7 @@ var AllActivities = []string{
 	ActRecordRender, ActVerifyRender, ActRenderOutputs,
 	ActAuthorize,
 	ActWorkloadChanges,
+	ActNotifyDependents,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).
