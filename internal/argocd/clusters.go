@@ -195,6 +195,10 @@ func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline t
 			if err := dd.reach(ctx); err != nil {
 				p.unreachable = err
 				p.st = steps.AppStatus{Deployer: d.Name(), Resources: retrying(pendingObjects(sub, p.cluster.Name))}
+				if perr := dd.pointAt(ctx, sub); perr != nil {
+					// The cluster being down is what is reported; ArgoCD may refuse the move while it is.
+					p.unreachable = fmt.Errorf("%w (its app stays at its last revision: %v)", err, perr)
+				}
 				return
 			}
 			p.st, p.err = dd.deployOne(ctx, sub, deadline)
@@ -208,6 +212,21 @@ func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline t
 		}
 	}
 	return d.aggregate(app, parts), errors.Join(errs...)
+}
+
+// pointAt moves the instance's Application on a cluster that is down to the revision, without
+// a sync: ArgoCD then holds it OutOfSync, never Synced at the old revision, until a deploy
+// reaches the cluster again. An app never made there waits for that deploy.
+func (d *Deployer) pointAt(ctx context.Context, app deploy.App) error {
+	cur, err := d.c.FindApplication(ctx, app.Application)
+	if err != nil || cur == nil {
+		return err
+	}
+	if !owns(cur, app) {
+		return notOwned(cur, app)
+	}
+	_, err = d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, d.desired(app))
+	return err
 }
 
 // statusPlaced reads the instance's Application on each cluster it is placed on, found by its labels.

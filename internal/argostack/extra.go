@@ -71,10 +71,11 @@ func (s *Stack) AddCluster(ctx context.Context, toolsDir, name string, labels ma
 		_ = inner.Stop()
 		return nil, fmt.Errorf("argostack: cluster %s: %w", name, err)
 	}
-	// The namespace controller empties and removes a deleted namespace, as on a real cluster.
+	// The namespace controller empties and removes a deleted namespace, and the garbage collector
+	// ends the foreground deletions ArgoCD asks for, as on a real cluster.
 	kcm, err := inner.spawn("kube-controller-manager", tl.controllerManager, []string{
 		"--kubeconfig=" + inner.Kubeconfig, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(p.controllerManager),
-		"--leader-elect=false", "--controllers=namespace", "--cert-dir=" + filepath.Join(dir, "kcm-certs"),
+		"--leader-elect=false", "--controllers=namespace,garbagecollector", "--cert-dir=" + filepath.Join(dir, "kcm-certs"),
 	}, nil)
 	if err == nil {
 		err = waitReady(ctx, kcm, "GET /healthz", httpOK(insecureClient, fmt.Sprintf("https://127.0.0.1:%d/healthz", p.controllerManager), "ok"))
