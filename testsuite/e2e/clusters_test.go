@@ -30,11 +30,17 @@ func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 	})
 	pushPlacedStack(t, e, "spread", "placement:\n  clusters: [in-cluster]\n  selector:\n    matchLabels: {tier: edge}\n")
 	pushPlacedStack(t, e, "nowhere", "placement:\n  selector:\n    matchLabels: {tier: moon}\n")
+	pushPlacedStack(t, e, "ghostly", "placement:\n  clusters: [in-cluster, mars]\n")
 
-	r := e.MustCLI(2, "create", "lost/web", "-f", writeFile(t, "stack: nowhere\nparameters:\n  greeting: hello\n"))
-	require.Contains(t, r.Stderr, "schema.placement.selector")
-	require.Contains(t, r.Stderr, "matches no cluster")
-	require.Empty(t, testsuite.Git(t, e.GitOpsRepo, "ls-tree", "main", "instances/lost/web"), "nothing reached the repo")
+	for _, tc := range []struct{ stack, field, want string }{
+		{"nowhere", "schema.placement.selector", "matchLabels tier=moon matches no cluster in ArgoCD (it has edge, in-cluster)"},
+		{"ghostly", "schema.placement.clusters", `ArgoCD has no cluster "mars"`},
+	} {
+		r := e.MustCLI(2, "create", "lost/"+tc.stack, "-f", writeFile(t, "stack: "+tc.stack+"\nparameters:\n  greeting: hello\n"))
+		require.Contains(t, r.Stderr, tc.field)
+		require.Contains(t, r.Stderr, tc.want)
+		require.Empty(t, testsuite.Git(t, e.GitOpsRepo, "ls-tree", "main", "instances/lost/"+tc.stack), "nothing reached the repo")
+	}
 
 	ref, ns := "wide/web", "wide-web"
 	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: spread\nparameters:\n  greeting: hello\n"), "--wait")
