@@ -214,13 +214,20 @@ func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline t
 	return d.aggregate(app, parts), errors.Join(errs...)
 }
 
-// pointAt moves the instance's Application on a cluster that is down to the revision, without
-// a sync: ArgoCD then holds it OutOfSync, never Synced at the old revision, until a deploy
-// reaches the cluster again. An app never made there waits for that deploy.
+// pointAt moves the instance's Application on a cluster that is down to the revision, or makes
+// it, without a sync: ArgoCD then holds it OutOfSync, never Synced at an old revision, and the
+// observer sees the cluster behind until a deploy reaches it again.
 func (d *Deployer) pointAt(ctx context.Context, app deploy.App) error {
 	cur, err := d.c.FindApplication(ctx, app.Application)
-	if err != nil || cur == nil {
+	if err != nil {
 		return err
+	}
+	if cur == nil {
+		_, _, own := d.placement(app)
+		if _, err := d.admit(ctx, app); err != nil {
+			return err
+		}
+		return d.createApplication(ctx, d.desired(app), own)
 	}
 	if !owns(cur, app) {
 		return notOwned(cur, app)

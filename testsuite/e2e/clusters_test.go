@@ -20,7 +20,8 @@ import (
 // its labels: deploy syncs an Application on each (two real apiservers, each its own etcd).
 // With the second apiserver down a deploy still succeeds on the first, reports the second's
 // resources Retrying and leaves the instance not Ready; with it back the next deploy makes it
-// Ready. Destroy removes the app and namespace from both. A selector that matches no cluster
+// Ready; an instance first deployed while it is down is not Ready until a deploy reaches it.
+// Destroy removes the app and namespace from both. A selector that matches no cluster
 // is refused at create with exit 2 naming the field.
 func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 	stack := cluster.Start(t)
@@ -61,7 +62,19 @@ func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 	require.NotEqual(t, lifecycle.ConditionTrue, condition(st.Conditions, lifecycle.CondReady), "not Ready with a cluster down")
 	require.Equal(t, map[string]string{"edge": "Retrying", "in-cluster": "Applied"}, rsyncByCluster(st))
 
+	// An instance first deployed while the cluster is down gets its app there all the same, unsynced,
+	// so nothing reports it Ready until a deploy reaches that cluster.
+	e.MustCLI(0, "create", "late/web", "-f", writeFile(t, "stack: spread\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "late/web", "--wait")
+	late := e.Status("late/web")
+	require.NotEqual(t, lifecycle.ConditionTrue, condition(late.Conditions, lifecycle.CondReady))
+	require.Equal(t, map[string]string{"edge": "Retrying", "in-cluster": "Applied"}, rsyncByCluster(late))
+	require.Equal(t, argocd.ApplicationDestination{Name: "edge", Namespace: "late-web"}, argoApp(t, stack, "late-web-edge").Spec.Destination)
+
 	require.NoError(t, edge.StartAPIServer(context.Background()))
+	e.MustCLI(0, "deploy", "late/web", "--wait")
+	require.Equal(t, "1", configMap(t, &cluster.Stack{Stack: edge.Stack}, "late-web")["replicas"])
+	require.Equal(t, lifecycle.ConditionTrue, condition(e.Status("late/web").Conditions, lifecycle.CondReady))
 	e.MustCLI(0, "deploy", ref, "--wait")
 	require.Equal(t, "2", configMap(t, &cluster.Stack{Stack: edge.Stack}, ns)["replicas"], "the second caught up")
 	st = e.Status(ref)
