@@ -242,6 +242,7 @@ func (d *Deployer) statusPlaced(ctx context.Context, app deploy.App) (steps.AppS
 	if err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
+	apps = slices.DeleteFunc(apps, func(a Application) bool { return !isPlaced(&a, app) })
 	if len(apps) == 0 {
 		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, nil
 	}
@@ -264,6 +265,13 @@ func (d *Deployer) fromApps(app deploy.App, apps []Application) steps.AppStatus 
 	return d.aggregate(app, parts)
 }
 
+// isPlaced says a is app's Application on one of its clusters: labelled the instance's and the
+// cluster's, named as slipway names it there. Another app that merely carries the labels is left alone.
+func isPlaced(a *Application, app deploy.App) bool {
+	cl := a.Metadata.Labels[LabelCluster]
+	return cl != "" && owns(a, app) && a.Spec.Destination.Name == cl && a.Metadata.Name == PlacedName(app.Application, cl)
+}
+
 func instanceSelector(ref steps.Ref) string {
 	return LabelTenant + "=" + ref.Tenant + "," + LabelName + "=" + ref.Name
 }
@@ -277,7 +285,7 @@ func (d *Deployer) removePlaced(ctx context.Context, app deploy.App) (steps.AppS
 	}
 	var clusters []Cluster
 	for _, a := range apps {
-		if a.Metadata.Labels[LabelCluster] == "" || !owns(&a, app) || a.Spec.Destination.Name == "" {
+		if !isPlaced(&a, app) {
 			continue
 		}
 		if clusters == nil {

@@ -57,3 +57,16 @@ func TestUnreachableConditionAndSelector(t *testing.T) {
 	require.True(t, deploy.Placement{Selector: map[string]string{"a": "b"}}.Several())
 	require.False(t, deploy.Placement{Cluster: "edge"}.Several(), "argocd.destination keeps the single-cluster path")
 }
+
+// Only the Applications slipway placed are the instance's: the labels alone are not enough.
+func TestIsPlacedNeedsNameAndDestination(t *testing.T) {
+	app := testApp()
+	mk := func(name, dest, label string) *Application {
+		return &Application{Metadata: ObjectMeta{Name: name, Labels: map[string]string{LabelTenant: app.Ref.Tenant, LabelName: app.Ref.Name, LabelCluster: label}},
+			Spec: ApplicationSpec{Destination: ApplicationDestination{Name: dest, Namespace: app.Namespace}}}
+	}
+	require.True(t, isPlaced(mk(PlacedName(app.Application, "edge"), "edge", "edge"), app))
+	require.False(t, isPlaced(mk("someone-elses", "edge", "edge"), app), "another name")
+	require.False(t, isPlaced(mk(PlacedName(app.Application, "edge"), "prod", "edge"), app), "another destination")
+	require.False(t, isPlaced(mk(app.Application, "", ""), app), "the single-cluster app")
+}
