@@ -2,9 +2,11 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -107,5 +109,43 @@ func (a *Activities) placement(ctx context.Context, rev string, instanceYAML []b
 		return deploy.Placement{}, err
 	}
 	ac := stack.Schema.ArgoCD
-	return deploy.Placement{Project: ac.Project, Server: ac.Server, Cluster: ac.Cluster}, nil
+	p := deploy.Placement{Project: ac.Project, Server: ac.Server, Cluster: ac.Cluster}
+	placeOn(&p, stack.Schema.Placement, inst.Placement)
+	return p, nil
+}
+
+// placeOn puts p on the clusters the instance's placement names, else its stack's.
+func placeOn(p *deploy.Placement, stack, inst config.Placement) {
+	switch {
+	case !inst.IsZero():
+		p.Clusters, p.Selector, p.Field = inst.Clusters, inst.Selector, "placement"
+	case !stack.IsZero():
+		p.Clusters, p.Selector, p.Field = stack.Clusters, stack.Selector, "schema.placement"
+	}
+}
+
+// placementResolver is a deployer that can say which clusters a placement picks (argocd).
+type placementResolver interface {
+	Resolve(ctx context.Context, p deploy.Placement) ([]argocd.Cluster, error)
+}
+
+// checkPlacement refuses, before anything changes, a placement that picks no cluster the
+// deployer knows: a named cluster it lacks, or a selector that matches none.
+func (a *Activities) checkPlacement(ctx context.Context, stack *config.Stack, inst *config.Instance) error {
+	var p deploy.Placement
+	if stack.Schema != nil {
+		placeOn(&p, stack.Schema.Placement, inst.Placement)
+	} else {
+		placeOn(&p, config.Placement{}, inst.Placement)
+	}
+	r, ok := a.Deployer.(placementResolver)
+	if !p.Several() || !ok {
+		return nil
+	}
+	_, err := r.Resolve(ctx, p)
+	var bad *argocd.InvalidInputError
+	if errors.As(err, &bad) {
+		return invalidConfig(&config.StackError{Stack: stack.Name, Errors: []config.FieldError{{Field: bad.Field, Message: bad.Reason}}})
+	}
+	return classify(err)
 }

@@ -40,6 +40,9 @@ func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput)
 	if err := a.checkCredentials(stack, in.Ref); err != nil {
 		return steps.ValidateOutput{}, err
 	}
+	if err := a.checkPlacement(ctx, stack, inst); err != nil {
+		return steps.ValidateOutput{}, err
+	}
 	if err := a.checkEngine(stack); err != nil {
 		return steps.ValidateOutput{}, err
 	}

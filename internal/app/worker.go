@@ -209,7 +209,7 @@ func newDeployer(cfg Config) (deploy.Deployer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deployer argocd: %w", err)
 	}
-	return argocd.NewDeployer(c, argocd.WithKube(kube)), nil
+	return argocd.NewDeployer(c, argocd.WithKube(kube), argocd.WithKubeconfig(cfg.Kubeconfig)), nil
 }
 
 // observerStartTimeout bounds the worker's call that starts (or reaches) the deployer observer.

@@ -18,7 +18,16 @@ import (
 // the sync Succeeded and the app is Synced+Healthy at that revision, or deadline passes.
 // Before anything changes it refuses an Application of that name that is not the instance's;
 // then it makes the namespace, the Secret and the project's destination, then the Application.
+// An app placed on several clusters gets one Application on each (deploySeveral).
 func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+	if app.Placement.Several() {
+		return d.deploySeveral(ctx, app, deadline)
+	}
+	return d.deployOne(ctx, app, deadline)
+}
+
+// deployOne deploys app's one Application on its one cluster.
+func (d *Deployer) deployOne(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
 	if err := validate(app, true); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}

@@ -15,6 +15,8 @@ import (
 const (
 	LabelTenant = "slipway.dev/tenant"
 	LabelName   = "slipway.dev/name"
+	// LabelCluster marks an Application as the instance's on one of several clusters it is placed on.
+	LabelCluster = "slipway.dev/cluster"
 	// Finalizer makes deleting the Application delete its resources first.
 	Finalizer = "resources-finalizer.argocd.argoproj.io"
 )
@@ -25,6 +27,10 @@ type Deployer struct {
 	// kube creates namespaces and applies secrets on the destination cluster; nil deploys
 	// stacks without secrets into namespaces that exist already (unit tests).
 	kube *kubeapi.Client
+	// kubeconfig has a context per further cluster apps are placed on (WithKubeconfig).
+	kubeconfig string
+	// placedOn is the cluster this deployer's apps are placed on, one of several; "" otherwise.
+	placedOn string
 }
 
 var _ deploy.Deployer = (*Deployer)(nil)
@@ -49,17 +55,23 @@ func NewDeployer(c *Client, opts ...DeployerOption) *Deployer {
 func (d *Deployer) Name() string { return "argocd" }
 
 // in is d with per-app calls in project p.
-func (d *Deployer) in(p string) *Deployer { return &Deployer{c: d.c.inProject(p), kube: d.kube} }
+func (d *Deployer) in(p string) *Deployer {
+	return &Deployer{c: d.c.inProject(p), kube: d.kube, kubeconfig: d.kubeconfig, placedOn: d.placedOn}
+}
 
 // desired is the Application for app at its revision, in its project. It carries no
 // secret (they go to the cluster as a Secret, applySecrets) and creates no namespace: the
 // project permits no cluster-scoped kind, and the deployer made the namespace already.
 func (d *Deployer) desired(app deploy.App) Application {
 	project, dest, _ := d.placement(app)
+	labels := map[string]string{LabelTenant: app.Ref.Tenant, LabelName: app.Ref.Name}
+	if d.placedOn != "" {
+		labels[LabelCluster] = d.placedOn
+	}
 	return Application{
 		Metadata: ObjectMeta{
 			Name:       app.Application,
-			Labels:     map[string]string{LabelTenant: app.Ref.Tenant, LabelName: app.Ref.Name},
+			Labels:     labels,
 			Finalizers: []string{Finalizer},
 		},
 		Spec: ApplicationSpec{

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -91,13 +92,26 @@ func (d *Deployer) List(ctx context.Context) (map[string]steps.AppStatus, error)
 		return nil, err
 	}
 	out := make(map[string]steps.AppStatus, len(apps))
+	placed := map[string][]Application{}
 	for i := range apps {
 		a := &apps[i]
 		ref := steps.Ref{Tenant: a.Metadata.Labels[LabelTenant], Name: a.Metadata.Labels[LabelName]}
 		if ref.Tenant == "" || ref.Name == "" {
 			continue
 		}
+		if a.Metadata.Labels[LabelCluster] != "" {
+			// One of the instance's Applications on several clusters: reported together below.
+			placed[ref.String()] = append(placed[ref.String()], *a)
+			continue
+		}
 		out[ref.String()] = d.appStatus(a, deploy.App{Ref: ref, Application: a.Metadata.Name})
+	}
+	for key, as := range placed {
+		if _, single := out[key]; single {
+			continue
+		}
+		ref := steps.Ref{Tenant: as[0].Metadata.Labels[LabelTenant], Name: as[0].Metadata.Labels[LabelName]}
+		out[key] = d.fromApps(deploy.App{Ref: ref, Application: strings.TrimSuffix(as[0].Metadata.Name, "-"+as[0].Metadata.Labels[LabelCluster])}, as)
 	}
 	return out, nil
 }

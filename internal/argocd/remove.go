@@ -17,10 +17,19 @@ const RemovedMessage = "application and its resources deleted"
 // then deletes the namespace with the Secret in it. Gone already is success. An Application
 // or namespace that is not the instance's is never deleted: the step fails naming it.
 func (d *Deployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
-	removed := steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: RemovedMessage}
 	if err := validate(app, false); err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err
 	}
+	// Whatever the placement is now, the apps on every cluster the instance was placed on go.
+	if st, err := d.removePlaced(ctx, app); err != nil {
+		return st, err
+	}
+	return d.removeOne(ctx, app)
+}
+
+// removeOne removes app's one Application, by its name, and its namespace on d's cluster.
+func (d *Deployer) removeOne(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+	removed := steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: RemovedMessage}
 	cur, err := d.c.FindApplication(ctx, app.Application)
 	if err != nil {
 		return steps.AppStatus{Deployer: d.Name()}, err

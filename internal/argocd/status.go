@@ -17,7 +17,8 @@ func (d *Deployer) Status(ctx context.Context, app deploy.App) (steps.AppStatus,
 	case err != nil:
 		return steps.AppStatus{Deployer: d.Name()}, err
 	case a == nil:
-		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, nil
+		// An app placed on several clusters has an Application per cluster, none by this name.
+		return d.statusPlaced(ctx, app)
 	case !owns(a, app):
 		// Someone else's app is not the instance's: it is reported as such, never as its status.
 		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, notOwned(a, app)

@@ -11,6 +11,14 @@ import (
 // startKube starts etcd and kube-apiserver (waiting for /readyz), then kube-controller-manager
 // and redis.
 func (s *Stack) startKube(ctx context.Context, tl tools, pk *pki, p ports) error {
+	if err := s.startAPIServer(ctx, tl, pk, p); err != nil {
+		return err
+	}
+	return s.startControllers(ctx, tl, pk, p)
+}
+
+// startAPIServer starts etcd, then kube-apiserver on it, waiting until each is ready.
+func (s *Stack) startAPIServer(ctx context.Context, tl tools, pk *pki, p ports) error {
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", p.etcdPeer)
 	etcd, err := s.spawn("etcd", tl.etcd, []string{
@@ -25,7 +33,12 @@ func (s *Stack) startKube(ctx context.Context, tl tools, pk *pki, p ports) error
 	if err := waitReady(ctx, etcd, "GET /health", httpOK(s.plainHTTP, etcdURL+"/health", `"true"`)); err != nil {
 		return err
 	}
+	return s.spawnAPIServer(ctx, tl, pk, p)
+}
 
+// spawnAPIServer starts kube-apiserver on etcd at p.etcdClient and waits for /readyz.
+func (s *Stack) spawnAPIServer(ctx context.Context, tl tools, pk *pki, p ports) error {
+	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
 	api, err := s.spawn("kube-apiserver", tl.apiserver, []string{
 		"--etcd-servers=" + etcdURL, "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(p.apiserver),
@@ -48,10 +61,11 @@ func (s *Stack) startKube(ctx context.Context, tl tools, pk *pki, p ports) error
 		}
 		return true, nil
 	}
-	if err := waitReady(ctx, api, "GET /readyz", readyz); err != nil {
-		return err
-	}
+	return waitReady(ctx, api, "GET /readyz", readyz)
+}
 
+// startControllers starts kube-controller-manager and redis.
+func (s *Stack) startControllers(ctx context.Context, tl tools, pk *pki, p ports) error {
 	// deployment and replicaset roll workloads out, so a stuck rollout (no scheduler here: pods
 	// stay Pending) passes its progress deadline and ArgoCD reports it Degraded, as on a real cluster.
 	kcm, err := s.spawn("kube-controller-manager", tl.controllerManager, []string{

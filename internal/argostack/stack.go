@@ -46,6 +46,7 @@ type Stack struct {
 	kubeHTTP  *http.Client
 	plainHTTP *http.Client
 	procs     []*process // in start order; stopped in reverse
+	extras    []*Cluster // AddCluster's, stopped before the stack
 }
 
 // Options say where a stack keeps its files and finds its binaries.
@@ -93,6 +94,10 @@ func KubeconfigOf(argoURL string) string {
 // etcd (kube-apiserver hangs on SIGTERM once etcd is gone). It is safe to call twice.
 func (s *Stack) Stop() error {
 	var errs []error
+	for _, c := range s.extras {
+		errs = append(errs, c.Stop())
+	}
+	s.extras = nil
 	for i := len(s.procs) - 1; i >= 0; i-- {
 		if err := s.procs[i].Stop(); err != nil {
 			errs = append(errs, err)

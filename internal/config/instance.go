@@ -26,6 +26,8 @@ type Instance struct {
 	Approval approval.Rule `yaml:"approval,omitempty" json:"approval,omitempty"`
 	// ControlPlane is the worker pool that runs the instance's pipelines ("" is the default pool).
 	ControlPlane string `yaml:"controlPlane,omitempty" json:"controlPlane,omitempty"`
+	// Placement, when set, replaces the stack's: the clusters this instance's app goes to.
+	Placement Placement `yaml:"placement,omitempty" json:"placement,omitempty"`
 }
 
 // ParseInstance parses an instance file strictly: unknown or repeated keys are errors.
@@ -60,8 +62,10 @@ func ParseInstance(data []byte) (*Instance, error) {
 			inst.Approval = parseApproval(kv.Value, "approval", &fe)
 		case "controlPlane":
 			inst.ControlPlane = parseControlPlane(kv.Value, &fe)
+		case "placement":
+			inst.Placement = parsePlacement(kv.Value, "placement", &fe)
 		default:
-			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane", kv.Line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement", kv.Line)
 		}
 	}
 	if !hasStack {

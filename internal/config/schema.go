@@ -66,6 +66,8 @@ type Schema struct {
 	Hooks []hooks.Spec
 	// ArgoCD is where the stack's Applications go (argocd.go); zero keeps the defaults.
 	ArgoCD ArgoCD
+	// Placement puts each instance on several ArgoCD clusters (placement.go); zero keeps ArgoCD's one.
+	Placement Placement
 	// Timeouts are the budgets of its terraform steps; zero ones take DefaultBudget.
 	Timeouts Timeouts
 	// Credentials name what its terraform and hooks need; the operator maps each to a source.
@@ -132,6 +134,8 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Stateful = parseStateful(kv.Value, field, fe)
 		case "argocd":
 			s.ArgoCD = parseArgoCD(kv.Value, field, fe)
+		case "placement":
+			s.Placement = parsePlacement(kv.Value, field, fe)
 		case "engine":
 			s.Engine.Name = parseEngineName(kv.Value, field, fe)
 		case "engineVersion":

@@ -35,7 +35,16 @@ type Placement struct {
 	Project string // an operator's project; "" is the tenant's own
 	Server  string // the destination cluster's API URL; "" is the deployer's
 	Cluster string // or the destination cluster's name in the deployer
+	// Clusters and Selector place the app on several clusters, one app each: named, or
+	// selected by their labels in the deployer (matchLabels). They take the place of Server and Cluster.
+	Clusters []string
+	Selector map[string]string
+	// Field names the placement in errors: schema.placement, or the instance's placement.
+	Field string
 }
+
+// Several says the app is placed on a set of clusters rather than the one destination.
+func (p Placement) Several() bool { return len(p.Clusters) > 0 || len(p.Selector) > 0 }
 
 // Object identifies one manifest object.
 type Object struct {

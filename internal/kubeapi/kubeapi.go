@@ -71,7 +71,12 @@ type kubeconfig struct {
 
 // Load reads a kubeconfig: its current context's server, CA and credential (a bearer token,
 // a token file or a client certificate). Errors name the file and the field, never a secret.
-func Load(path string) (*Client, error) {
+func Load(path string) (*Client, error) { return LoadContext(path, "") }
+
+// LoadContext reads the kubeconfig's context called name ("" is the current one): the argocd
+// deployer reaches each further cluster an app is placed on through the context named as
+// the cluster is in ArgoCD.
+func LoadContext(path, name string) (*Client, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", EnvKubeconfig, err)
@@ -82,7 +87,9 @@ func Load(path string) (*Client, error) {
 	}
 	bad := func(field, why string) error { return fmt.Errorf("%s: %s: %s %s", EnvKubeconfig, path, field, why) }
 	ctxName := kc.CurrentContext
-	if ctxName == "" && len(kc.Contexts) == 1 {
+	if name != "" {
+		ctxName = name
+	} else if ctxName == "" && len(kc.Contexts) == 1 {
 		ctxName = kc.Contexts[0].Name
 	}
 	var clusterName, userName string

@@ -175,6 +175,20 @@ type AppStatus struct {
 	Observer string `json:"observer,omitempty"`
 	// Application is the deployer's name for the app, where it has one.
 	Application string `json:"application,omitempty"`
+	// Clusters is the app on each cluster when it is placed on several (sorted by cluster);
+	// nil for the single-cluster app.
+	Clusters []ClusterStatus `json:"clusters,omitempty"`
+}
+
+// ClusterStatus is an app placed on several clusters, as one cluster holds it.
+type ClusterStatus struct {
+	Cluster     string `json:"cluster"`
+	Application string `json:"application"`
+	// Reachable is false when the deployer or ArgoCD could not reach the cluster: its resources are Retrying.
+	Reachable bool   `json:"reachable"`
+	Sync      string `json:"sync,omitempty"`
+	Health    string `json:"health,omitempty"`
+	Message   string `json:"message,omitempty"`
 }
 
 // DiffInput asks what the repo would get for ConfigYAML (or a re-render of the committed config).

@@ -91,3 +91,17 @@ func (s *Stack) Argo(t testing.TB, method, path string, body any) (status int, r
 	}
 	return status, resp
 }
+
+// AddCluster starts a second kube-apiserver with its own etcd, registered in this stack's
+// ArgoCD as cluster name with labels; it stops with the stack. Only tests that place apps on
+// several clusters start one.
+func (s *Stack) AddCluster(t testing.TB, name string, labels map[string]string) *argostack.Cluster {
+	t.Helper()
+	begin := time.Now()
+	c, err := s.Stack.AddCluster(context.Background(), toolsdir.Dir(), name, labels)
+	if err != nil {
+		t.Fatalf("cluster: add %s: %v (logs in %s)", name, err, s.Dir)
+	}
+	t.Logf("cluster: %s at %s started in %v", name, c.KubeURL, time.Since(begin).Round(time.Millisecond))
+	return c
+}
