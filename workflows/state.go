@@ -101,6 +101,8 @@ type Operation struct {
 	Rollout    string             `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
 	// ControlPlane is the worker pool its pipelines run on ("" for the entity's own task queue).
 	ControlPlane string `json:"controlPlane,omitempty"`
+	// Cancel is who stopped it while it ran, and for what (cancel-running).
+	Cancel *CancelRecord `json:"cancel,omitempty"`
 }
 
 // StepRecord is one step of one attempt.

@@ -44,6 +44,8 @@ const (
 	changeStackBudgets = "stack-budgets"
 	// changeRenderOutputs renders the manifests that use terraform outputs again after a deploy's apply and merges them.
 	changeRenderOutputs = "render-outputs"
+	// changeCancelRunning lets cancel stop a running provision or deploy, and a teardown asked for meanwhile wait in PreTerminate.
+	changeCancelRunning = "cancel-running"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -112,4 +114,9 @@ func claimsRecordedNames(ctx workflow.Context) (claims, atStart bool) {
 // rendersOutputs reports whether a deploy renders its manifests' .Outputs after the apply.
 func rendersOutputs(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeRenderOutputs, workflow.DefaultVersion, 1) >= 1
+}
+
+// cancelsRunning reports whether this run stops a running operation on cancel (and PreTerminate).
+func cancelsRunning(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeCancelRunning, workflow.DefaultVersion, 1) >= 1
 }
