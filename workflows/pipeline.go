@@ -138,7 +138,7 @@ func (p *pipeline) fail(err error) error {
 	if errors.As(err, &se) {
 		step = se.step
 	}
-	cancelled := p.cancelled(err)
+	cancelled := p.cancelled()
 	if cancelled && !p.changedAnything() {
 		return p.unchanged(step)
 	}

@@ -15,9 +15,10 @@ import (
 var changingSteps = map[string]bool{steps.MergeMR: true, steps.TFApply: true, steps.TFDestroy: true,
 	steps.DeployApp: true, steps.RemoveApp: true, steps.Bootstrap: true, steps.Forget: true, steps.RenderOutputs: true}
 
-// cancelled reports whether the entity cancelled this pipeline (slipway cancel, or PreTerminate).
-func (p *pipeline) cancelled(err error) bool {
-	return p.ctx.Err() != nil && temporal.IsCanceledError(err) && cancelsRunning(p.ctx)
+// cancelled reports whether the entity cancelled this pipeline (slipway cancel, or PreTerminate):
+// the step then failed because of it, whatever its error says (terraform's "execution halted").
+func (p *pipeline) cancelled() bool {
+	return p.ctx.Err() != nil && cancelsRunning(p.ctx)
 }
 
 // changedAnything reports whether this operation may have changed something before it stopped.
