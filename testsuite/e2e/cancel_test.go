@@ -196,3 +196,30 @@ func preTerminateStates(t *testing.T, e *testsuite.Env, id string) []string {
 	}
 	return states
 }
+
+// The attack: a person outside the tenant tries to stop its running deploy through the server.
+// The policy refuses the cancel (exit 3) and the deploy goes on; the tenant's member stops it.
+func TestCancelOfARunningDeployIsDecidedByThePolicy(t *testing.T) {
+	w := newPeople(t)
+	e := w.e
+	pushSleepy(t, e)
+	e.MustCLI(0, "create", "acme/slow", "-f", sleepyConfig(t, "5m"), "--wait")
+	startMidApply(t, e, "acme/slow", "deploy", "acme/slow", "--wait")
+
+	r := w.as(w.bob, 3, "cancel", "acme/slow", "--reason", "sabotage")
+	require.Contains(t, r.Stderr, "denied by policy")
+	require.Contains(t, r.Stderr, "tenant acme")
+	st := e.Status("acme/slow")
+	require.Equal(t, lifecycle.Deploying, st.State, "the deploy goes on")
+	require.Equal(t, workflows.ResultRunning, st.Operation.Result)
+	require.Nil(t, st.Operation.Cancel, "no stop was recorded")
+
+	out := w.as(w.alice, 0, "cancel", "acme/slow", "--reason", "wrong window")
+	require.Contains(t, out.Stdout, "acme/slow: stopping deploy")
+	require.Eventually(t, func() bool {
+		st = e.Status("acme/slow")
+		return st.State == lifecycle.DeploymentFailed
+	}, 2*time.Minute, 200*time.Millisecond, "state %s", st.State)
+	require.Contains(t, st.Failure.Error, "cancelled by ")
+	require.Contains(t, st.Failure.Error, "alice")
+}
