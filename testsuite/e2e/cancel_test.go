@@ -125,7 +125,8 @@ func TestCancelStopsARunningDeployMidApply(t *testing.T) {
 	require.Equal(t, []string{"terraform_data.first"}, addrs, "what terraform finished before the cancel is in the state")
 	require.Empty(t, terraformProcesses(t, e.StateDir), "nothing of the interrupted terraform is left running")
 	s := step(t, st, steps.TFApply)
-	t.Logf("cancel: apply step ended %v after it started (the sleep was 5m)", s.EndedAt.Sub(s.StartedAt).Round(time.Millisecond))
+	t.Logf("cancel: apply step ended %v after the cancel, %v after it started (the sleep was 5m)",
+		s.EndedAt.Sub(st.Operation.Cancel.At).Round(time.Millisecond), s.EndedAt.Sub(s.StartedAt).Round(time.Millisecond))
 
 	// A second cancel finds nothing running; destroy is allowed from DeploymentFailed.
 	r = e.MustCLI(2, "cancel", "cancel/slow")
