@@ -28,7 +28,12 @@ func withHeartbeat(ctx context.Context, detail string, fn func(ctx context.Conte
 				case <-done:
 					return
 				case <-hb.Done():
-					return
+					if !temporal.IsCanceledError(context.Cause(hb)) {
+						return
+					}
+					// A cancel the workflow asked for (slipway cancel) waits for terraform to save its
+					// state, up to the stop grace: keep proving the step alive until fn returns.
+					hb = context.WithoutCancel(hb)
 				case <-t.C:
 					activity.RecordHeartbeat(hb, detail)
 				}

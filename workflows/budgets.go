@@ -43,6 +43,7 @@ func (p *pipeline) tfCtx(ctx workflow.Context, op string) (workflow.Context, *st
 		HeartbeatTimeout:       heartbeatTimeout,
 		ScheduleToCloseTimeout: b.Limit + BudgetMargin + transientBudget,
 		RetryPolicy:            retryPolicy(),
+		WaitForCancellation:    true, // a cancelled step ends (terraform saves its state) before compensation runs
 	}), &b
 }
 

@@ -85,6 +85,8 @@ type entity struct {
 	lean bool
 	// observing, gating and approving hold the signals receiveSignals took whose handlers wait.
 	observing, gating, approving lane
+	// stop cancels the running pipeline (cancel-running); nil when none runs.
+	stop workflow.CancelFunc
 }
 
 func newEntity(ctx workflow.Context, in InstanceInput) *entity {

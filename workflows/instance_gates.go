@@ -105,13 +105,6 @@ func (e *entity) admitGateRemove(req GateRequest) error {
 	return nil
 }
 
-func (e *entity) admitCancel(req GateRequest) error {
-	if e.s.Waiting == nil {
-		return notAllowed("%s: no operation waits at scheduling gates; cancel ends only a gated one (a running pipeline is not cancelled)", e.s.Ref)
-	}
-	return nil
-}
-
 func (e *entity) gateNames() string {
 	if len(e.s.Gates) == 0 {
 		return "none"
@@ -365,6 +358,10 @@ func (e *entity) registerGates(ctx workflow.Context) error {
 			e.dropGate(ctx, req.Name, "removed", req.Actor, req.Reason)
 		}},
 		UpdateCancel: {e.admitCancel, func(ctx workflow.Context, req GateRequest) {
+			if e.s.Waiting == nil {
+				e.stopRunning(ctx, req.Actor, req.Reason, "")
+				return
+			}
 			e.cancelled = true
 			e.logGate(ctx, e.gateNames(), "cancelled", req.Actor, req.Reason)
 		}},

@@ -72,11 +72,13 @@ func (e *entity) register(ctx workflow.Context) error {
 
 // admitOperation rejects, before acceptance, anything the current state does not allow.
 func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) error {
-	if e.busy {
+	// A teardown during a provision or deploy stops it first (PreTerminate): EMCO's terminate while instantiating.
+	preTerminate := e.busy && op.Terminates() && e.canStop()
+	if e.busy && !preTerminate {
 		return busyError(fmt.Sprintf("%s is busy: %s; %s is rejected, not queued — send it again when the running operation ends",
 			e.s.Ref, e.runningLine(), op))
 	}
-	if err := lifecycle.Check(e.s.State, op); err != nil {
+	if err := lifecycle.Check(e.s.State, op); err != nil && !preTerminate {
 		return notAllowed("%s: %s", e.s.Ref, err)
 	}
 	if req.Rollout != "" && len(e.s.Gates) > 0 {
@@ -182,6 +184,11 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	if err := e.admitOperation(kind, req); err != nil {
 		return OperationResult{}, err
 	}
+	if e.busy {
+		if err := e.preTerminate(ctx, kind, req); err != nil {
+			return OperationResult{}, err
+		}
+	}
 	e.busy = true
 	defer func() { e.busy = false }()
 	e.s.Started = true
@@ -266,9 +273,13 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		TaskQueue:             controlplane.TaskQueue(workflow.GetInfo(ctx).TaskQueueName, op.ControlPlane),
 		TypedSearchAttributes: pipelineSearchAttributes(e.s.Ref),
 		StaticSummary:         pipelineSummary(e.s.Ref, op),
+		// A cancel (cancel-running) waits for the pipeline's compensation to record where it stopped.
+		WaitForCancellation: true,
 	})
+	cctx, e.stop = workflow.WithCancel(cctx)
 	var res PipelineResult
 	err := workflow.ExecuteChildWorkflow(cctx, PipelineName(op.Kind), in).Get(ctx, &res)
+	e.stop = nil
 	e.drainSteps()
 	e.s.Approval = nil // whatever ended the pipeline (even a termination) ended its wait
 	if r := pipelineRender(res, err); r != nil {
@@ -277,6 +288,9 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	op.EndedAt = workflow.Now(ctx)
 	if err != nil && errorType(err) == steps.ErrNotApproved {
 		return e.endUnapproved(ctx, op, pipelineFailure(err))
+	}
+	if err != nil && e.stopped(ctx, op, pipelineFailure(err)) {
+		return e.result(op)
 	}
 	if err != nil {
 		pf := pipelineFailure(err)

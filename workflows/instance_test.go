@@ -107,7 +107,12 @@ func TestEachFailureRecordsStepAndLeftovers(t *testing.T) {
 			require.Equal(t, tc.failed, st.State)
 			require.Equal(t, tc.step, st.Failure.Step)
 			require.Equal(t, tc.step, st.Operation.Step)
-			require.Empty(t, st.Allowed, "a failed state allows no operation, only decisions")
+			if tc.failed == lifecycle.DeploymentFailed || tc.failed == lifecycle.ProvisioningFailed {
+				require.Equal(t, []lifecycle.Operation{lifecycle.OpDestroy, lifecycle.OpDeprovision}, st.Allowed,
+					"a failed instantiation allows the teardowns besides the decisions")
+			} else {
+				require.Empty(t, st.Allowed, "a failed teardown allows no operation, only decisions")
+			}
 		})
 	}
 }
@@ -228,11 +233,35 @@ func TestRejectsWhatTheStateDoesNotAllow(t *testing.T) {
 func TestBusyInstanceRejectsASecondOperation(t *testing.T) {
 	w := newWorld(t)
 	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
-	archive := op(lifecycle.OpArchive, workflows.OperationRequest{})
-	deploy.accept = func() { w.env.RegisterDelayedCallback(func() { w.send(archive, "concurrent") }, 0) }
+	again := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	deploy.accept = func() { w.env.RegisterDelayedCallback(func() { w.send(again, "concurrent") }, 0) }
 	w.run(workflows.Settings{}, append(provisioned(), deploy)...)
-	requireRejected(t, archive.err, "is busy")
+	requireRejected(t, again.err, "is busy")
 	require.Equal(t, lifecycle.Deployed, deploy.result.State)
+}
+
+// A teardown during a deploy is accepted (PreTerminate): the deploy is stopped, here before it
+// changed anything, so it goes back to ConfigurationCreated; then the teardown runs from there,
+// or says there is nothing to tear down.
+func TestTeardownDuringADeployStopsItFirst(t *testing.T) {
+	w := newWorld(t)
+	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	destroy := op(lifecycle.OpDestroy, workflows.OperationRequest{})
+	deploy.accept = func() { w.env.RegisterDelayedCallback(func() { w.send(destroy, "concurrent") }, 0) }
+	w.run(workflows.Settings{}, append(provisioned(), deploy)...)
+	require.Equal(t, workflows.ResultCancelled, deploy.result.Result)
+	require.Equal(t, lifecycle.ConfigurationCreated, deploy.result.State, "nothing was changed: back to the last good state")
+	require.Contains(t, deploy.result.Failure.Error, "stopped for destroy")
+	requireRejected(t, destroy.err, "where destroy has nothing to tear down")
+
+	w = newWorld(t)
+	deploy = op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	deprovision := op(lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true})
+	deploy.accept = func() { w.env.RegisterDelayedCallback(func() { w.send(deprovision, "concurrent") }, 0) }
+	w.run(workflows.Settings{}, append(provisioned(), deploy)...)
+	require.NoError(t, deprovision.err)
+	require.Equal(t, workflows.ResultCancelled, deploy.result.Result)
+	require.Equal(t, lifecycle.Deprovisioned, deprovision.result.State)
 }
 
 func TestInvalidConfigChangesNothing(t *testing.T) {

@@ -36,6 +36,7 @@ func shortCtx(ctx workflow.Context) workflow.Context {
 		StartToCloseTimeout:    shortTimeout,
 		ScheduleToCloseTimeout: transientBudget,
 		RetryPolicy:            retryPolicy(),
+		WaitForCancellation:    true, // a cancelled step ends (terraform saves its state) before compensation runs
 	})
 }
 
@@ -62,6 +63,7 @@ func inspectCtx(ctx workflow.Context) workflow.Context {
 		HeartbeatTimeout:       heartbeatTimeout,
 		ScheduleToCloseTimeout: transientBudget,
 		RetryPolicy:            retryPolicy(),
+		WaitForCancellation:    true, // a cancelled step ends (terraform saves its state) before compensation runs
 	})
 }
 
@@ -72,6 +74,7 @@ func terraformCtx(ctx workflow.Context) workflow.Context {
 		HeartbeatTimeout:       heartbeatTimeout,
 		ScheduleToCloseTimeout: time.Hour + transientBudget,
 		RetryPolicy:            retryPolicy(),
+		WaitForCancellation:    true, // a cancelled step ends (terraform saves its state) before compensation runs
 	})
 }
 
@@ -82,6 +85,7 @@ func deployCtx(ctx workflow.Context, timeout time.Duration) workflow.Context {
 		HeartbeatTimeout:       heartbeatTimeout,
 		ScheduleToCloseTimeout: timeout + transientBudget,
 		RetryPolicy:            retryPolicy(),
+		WaitForCancellation:    true, // a cancelled step ends (terraform saves its state) before compensation runs
 	})
 }
 

@@ -137,12 +137,16 @@ func (p *pipeline) fail(err error) error {
 		p.countFinished(outcomeRejected)
 		return p.unapproved(na)
 	}
-	p.countFinished(outcomeFailed)
 	step := "pipeline"
 	var se *stepError
 	if errors.As(err, &se) {
 		step = se.step
 	}
+	cancelled := p.cancelled()
+	if cancelled && !p.changedAnything() {
+		return p.unchanged(step)
+	}
+	p.countFinished(outcomeFailed)
 	// Compensation must run even if the pipeline is being cancelled.
 	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
 	var leftovers []steps.Leftover
@@ -171,9 +175,15 @@ func (p *pipeline) fail(err error) error {
 	if l, ok := renderLeftover(p.in.Ref, err); ok {
 		leftovers = append(leftovers, l)
 	}
+	if cancelled {
+		leftovers = append(leftovers, p.cancelLeftover(step))
+	}
 	rec.Status, rec.EndedAt, rec.Detail = StepDone, workflow.Now(ctx), fmt.Sprintf("%d leftover(s)", len(leftovers))
 	p.record(rec)
 	f := Failure{Step: step, Error: errorMessage(err), Type: errorType(err), Leftovers: leftovers, At: workflow.Now(ctx)}
+	if cancelled {
+		f.Error, f.Type = "cancelled at step "+step+": stopped at a safe point", steps.ErrCancelled
+	}
 	msg := fmt.Sprintf("%s of %s failed at step %s: %s", p.in.Operation, p.in.Ref, step, f.Error)
 	return temporal.NewNonRetryableApplicationError(msg, steps.ErrPipelineFailed, nil,
 		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps})

@@ -192,6 +192,7 @@ func hookCtx(ctx workflow.Context, deadline time.Duration) workflow.Context {
 		HeartbeatTimeout:       heartbeatTimeout,
 		ScheduleToCloseTimeout: deadline + 2*time.Minute,
 		RetryPolicy:            retryPolicy(),
+		WaitForCancellation:    true, // a cancelled step ends (terraform saves its state) before compensation runs
 	})
 }
 

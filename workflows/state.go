@@ -104,6 +104,8 @@ type Operation struct {
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Recreate: a deploy that replaces the app's workload objects in place (slipway recreate).
 	Recreate bool `json:"recreate,omitempty"`
+	// Cancel is who stopped it while it ran, and for what (cancel-running).
+	Cancel *CancelRecord `json:"cancel,omitempty"`
 }
 
 // StepRecord is one step of one attempt.

@@ -83,6 +83,7 @@ type OperationStatus struct {
 	Steps     []StepRecord        `json:"steps,omitempty"`
 	Plan      *steps.PlanSummary  `json:"plan,omitempty"`
 	Diff      string              `json:"diff,omitempty"`
+	Cancel    *CancelRecord       `json:"cancel,omitempty"` // who stopped it while it ran (cancel-running)
 }
 
 // AppResources groups resources by app, then cluster (EMCO).
@@ -177,7 +178,7 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 
 func operationStatus(op Operation, withSteps bool) *OperationStatus {
 	os := &OperationStatus{ID: op.ID, Kind: op.Kind, Step: op.Step, Result: op.Result, Attempt: op.Attempt,
-		Pipeline: op.Pipeline, Actor: op.Actor, StartedAt: op.StartedAt, EndedAt: op.EndedAt, Plan: op.Plan}
+		Pipeline: op.Pipeline, Actor: op.Actor, StartedAt: op.StartedAt, EndedAt: op.EndedAt, Plan: op.Plan, Cancel: op.Cancel}
 	if withSteps {
 		os.Steps, os.Diff = op.Steps, op.Diff
 	}

@@ -48,6 +48,8 @@ const (
 	changeDrainBeforeReplace = "drain-before-replace"
 	// changeInstanceDependencies records an instance's dependencies, tells dependents of changed outputs and of a failure.
 	changeInstanceDependencies = "instance-dependencies"
+	// changeCancelRunning lets cancel stop a running provision or deploy, and a teardown asked for meanwhile wait in PreTerminate.
+	changeCancelRunning = "cancel-running"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -127,4 +129,9 @@ func drainsBeforeReplace(ctx workflow.Context) bool {
 // tracksDependencies reports whether this run records dependencies and tells dependents of outputs and failures.
 func tracksDependencies(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeInstanceDependencies, workflow.DefaultVersion, 1) >= 1
+}
+
+// cancelsRunning reports whether this run stops a running operation on cancel (and PreTerminate).
+func cancelsRunning(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeCancelRunning, workflow.DefaultVersion, 1) >= 1
 }

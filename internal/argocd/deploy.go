@@ -310,6 +310,7 @@ func (d *Deployer) waitSynced(ctx context.Context, app deploy.App, deadline time
 			return d.appStatus(a, app), d.timeout(ctx, a, app, deadline)
 		}
 		if err := sleep(ctx, d.pollUntil(deadline)); err != nil {
+			d.terminateCancelled(ctx, name)
 			return d.appStatus(a, app), err
 		}
 	}
@@ -370,4 +371,15 @@ func (d *Deployer) statusOf(a *Application, app deploy.App) steps.AppStatus {
 		return steps.AppStatus{Deployer: d.Name()}
 	}
 	return d.appStatus(a, app)
+}
+
+// terminateCancelled stops the sync in flight when the step was cancelled (slipway cancel, or a
+// worker stop whose retry syncs again), so nothing keeps applying after the step ended; best effort.
+func (d *Deployer) terminateCancelled(ctx context.Context, name string) {
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		return
+	}
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_ = d.c.TerminateOperation(tctx, name)
 }

@@ -84,12 +84,22 @@ func (g *globals) cancelCmd() *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
 		Use:   "cancel TENANT/NAME [--reason TEXT]",
-		Short: "End the operation waiting at the instance's scheduling gates; nothing is changed",
-		Args:  exactArgs(1, "TENANT/NAME"),
+		Short: "Stop the running provision or deploy at a safe point, or end one waiting at the scheduling gates",
+		Long: `cancel stops the instance's running provision or deploy at a safe point: terraform is interrupted
+and saves its state, an ArgoCD sync in flight is terminated, and what was merged is recorded. The
+instance goes to <Op>Failed with leftovers naming where it stopped, or back to its last good state
+when nothing was changed yet. An operation waiting at the scheduling gates just ends.`,
+		Args: exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, _, err := g.gate(cmd, args[0], workflows.UpdateCancel, workflows.GateRequest{Actor: g.actor, Reason: reason})
 			if err != nil {
 				return err
+			}
+			st, err := g.status(cmd.Context(), ref, workflows.StatusRequest{}, false)
+			if op := st.Operation; err == nil && op != nil && op.Cancel != nil && op.Cancel.For == "" {
+				g.printf("%s: stopping %s %s at a safe point (step %s); slipway status %s shows where it stopped\n",
+					ref, op.Kind, op.ID, op.Step, ref)
+				return nil
 			}
 			g.printf("%s: the waiting operation was cancelled; nothing was changed\n", ref)
 			return nil

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -107,6 +108,9 @@ func (g *globals) printResult(ref string, res workflows.OperationResult) {
 			g.printf("\n")
 		}
 		g.printf("decide with: slipway retry|resolve|abandon %s --reason TEXT\n", ref)
+		if res.State == lifecycle.DeploymentFailed || res.State == lifecycle.ProvisioningFailed {
+			g.printf("or tear down what it left: slipway destroy|deprovision %s\n", ref)
+		}
 	default:
 		g.printf("%s is %s (%s %s)\n", ref, res.State, res.Kind, res.Result)
 	}

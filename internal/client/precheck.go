@@ -28,7 +28,9 @@ func (c *Client) Precheck(ctx context.Context, ref steps.Ref, op lifecycle.Opera
 			return nil, &RejectedError{Busy: true, Message: fmt.Sprintf("%s is busy: %s waiting at scheduling gates (%s) since %s; %s is rejected, not queued — remove the gates, or slipway cancel %s",
 				ref, w.Operation, GateNames(st.Gates), w.Since.UTC().Format(time.RFC3339), op, ref)}
 		}
-		if err := lifecycle.Check(st.State, op); err != nil {
+		// A teardown during a provision or deploy is the workflow's to decide: it stops it first (PreTerminate).
+		preTerminate := op.Terminates() && st.State.Cancellable()
+		if err := lifecycle.Check(st.State, op); err != nil && !preTerminate {
 			return nil, &RejectedError{Message: ref.String() + ": " + err.Error()}
 		}
 		if req.Recreate && (op != lifecycle.OpDeploy || st.State != lifecycle.Deployed || req.ConfigYAML != "") {

@@ -18,12 +18,18 @@ func TestTransitionsMatchDesign(t *testing.T) {
 			{Destroyed, Deploying, Deployed, DeploymentFailed},
 		},
 		OpArchive: {{Deployed, Archiving, Archived, ArchiveFailed}},
-		OpDestroy: {{Deployed, Destroying, Destroyed, DestroyFailed}},
+		OpDestroy: {
+			{Deployed, Destroying, Destroyed, DestroyFailed},
+			{DeploymentFailed, Destroying, Destroyed, DestroyFailed},
+			{ProvisioningFailed, Destroying, Destroyed, DestroyFailed},
+		},
 		OpDeprovision: {
 			{Archived, Deprovisioning, Deprovisioned, DeprovisioningFailed},
 			{Destroyed, Deprovisioning, Deprovisioned, DeprovisioningFailed},
 			{ConfigurationCreated, Deprovisioning, Deprovisioned, DeprovisioningFailed},
 			{Deployed, Deprovisioning, Deprovisioned, DeprovisioningFailed},
+			{DeploymentFailed, Deprovisioning, Deprovisioned, DeprovisioningFailed},
+			{ProvisioningFailed, Deprovisioning, Deprovisioned, DeprovisioningFailed},
 		},
 		OpPlan: {
 			{ConfigurationCreated, ConfigurationCreated, ConfigurationCreated, ConfigurationCreated},
@@ -54,7 +60,11 @@ func TestNotAllowedNamesStateAndAllowedOperations(t *testing.T) {
 	err := Check(ConfigurationCreated, OpArchive)
 	require.EqualError(t, err, "archive is not allowed in state ConfigurationCreated (allowed: deploy, plan, deprovision)")
 	require.Contains(t, Check(DeploymentFailed, OpDeploy).Error(), "decide first with retry, resolve or abandon")
-	require.Contains(t, Check(Deploying, OpArchive).Error(), "wait for the running operation")
+	require.Contains(t, Check(Deploying, OpArchive).Error(), "wait for the running operation to finish, or stop it with cancel")
+	require.NotContains(t, Check(Archiving, OpDeploy).Error(), "cancel", "only provision and deploy can be cancelled")
+	require.EqualError(t, Check(DeploymentFailed, OpArchive),
+		"archive is not allowed in state DeploymentFailed (allowed: destroy, deprovision); decide first with retry, resolve or abandon")
+	require.NoError(t, Check(DeploymentFailed, OpDestroy))
 	require.Contains(t, Check(Deprovisioned, OpProvision).Error(), "allowed: none")
 }
 
@@ -64,7 +74,7 @@ func TestStateKinds(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, s, parsed)
 		_, isOp := OperationFor(s)
-		require.Equal(t, s.Failed() || s.Busy(), isOp, "%s", s)
+		require.Equal(t, (s.Failed() || s.Busy()) && s != PreTerminate, isOp, "%s", s)
 	}
 	require.True(t, Deprovisioned.Final())
 	_, ok := ParseState("deployed")
@@ -80,4 +90,28 @@ func TestReadyNeedsProgrammedAndRunning(t *testing.T) {
 	require.Equal(t, ConditionUnknown, ReadyFrom(c(ConditionTrue), c(ConditionUnknown)).Status)
 	require.Equal(t, ConditionFalse, ReadyFrom(c(ConditionFalse), c(ConditionTrue)).Status)
 	require.Equal(t, ConditionFalse, ReadyFrom(c(ConditionTrue), c(ConditionFalse)).Status)
+}
+
+// PreTerminate is EMCO's: busy (nothing else starts), not failed, and only the instantiating
+// operations are stopped by cancel or a teardown.
+func TestPreTerminateAndCancellable(t *testing.T) {
+	require.True(t, PreTerminate.Busy())
+	require.False(t, PreTerminate.Failed())
+	var cancellable []State
+	for _, s := range AllStates {
+		if s.Cancellable() {
+			cancellable = append(cancellable, s)
+		}
+	}
+	require.Equal(t, []State{Provisioning, Deploying}, cancellable)
+	var terminates []Operation
+	for _, op := range AllOperations {
+		if op.Terminates() {
+			terminates = append(terminates, op)
+		}
+	}
+	require.Equal(t, []Operation{OpArchive, OpDestroy, OpDeprovision}, terminates)
+	for _, op := range AllOperations {
+		require.Error(t, Check(PreTerminate, op), "nothing starts while the teardown waits for the stop")
+	}
 }

@@ -42,12 +42,14 @@ type transition struct {
 }
 
 var transitions = map[Operation]transition{
-	OpProvision:   {from: []State{NoConfiguration}, running: Provisioning, done: ConfigurationCreated, failed: ProvisioningFailed},
-	OpDeploy:      {from: []State{ConfigurationCreated, Deployed, Archived, Destroyed}, running: Deploying, done: Deployed, failed: DeploymentFailed},
-	OpPlan:        {from: []State{ConfigurationCreated, Deployed, Archived, Destroyed}},
-	OpArchive:     {from: []State{Deployed}, running: Archiving, done: Archived, failed: ArchiveFailed},
-	OpDestroy:     {from: []State{Deployed}, running: Destroying, done: Destroyed, failed: DestroyFailed},
-	OpDeprovision: {from: []State{ConfigurationCreated, Deployed, Archived, Destroyed}, running: Deprovisioning, done: Deprovisioned, failed: DeprovisioningFailed},
+	OpProvision: {from: []State{NoConfiguration}, running: Provisioning, done: ConfigurationCreated, failed: ProvisioningFailed},
+	OpDeploy:    {from: []State{ConfigurationCreated, Deployed, Archived, Destroyed}, running: Deploying, done: Deployed, failed: DeploymentFailed},
+	OpPlan:      {from: []State{ConfigurationCreated, Deployed, Archived, Destroyed}},
+	OpArchive:   {from: []State{Deployed}, running: Archiving, done: Archived, failed: ArchiveFailed},
+	// destroy and deprovision also start from the instantiating failures (a cancelled or failed
+	// deploy or provision): they tear down whatever the state holds, with no retry first.
+	OpDestroy:     {from: []State{Deployed, DeploymentFailed, ProvisioningFailed}, running: Destroying, done: Destroyed, failed: DestroyFailed},
+	OpDeprovision: {from: []State{ConfigurationCreated, Deployed, Archived, Destroyed, DeploymentFailed, ProvisioningFailed}, running: Deprovisioning, done: Deprovisioned, failed: DeprovisioningFailed},
 }
 
 // Allowed lists the operations that state s accepts, in lifecycle order.
@@ -94,7 +96,8 @@ func (op Operation) Failed(current State) State {
 	return current
 }
 
-// OperationFor returns the operation whose running or failed state is s.
+// OperationFor returns the operation whose running or failed state is s (PreTerminate is the
+// teardown's, whichever it is, so it has none).
 func OperationFor(s State) (Operation, bool) {
 	for _, op := range AllOperations {
 		t := transitions[op]
@@ -132,6 +135,8 @@ func (e *NotAllowedError) Error() string {
 	switch {
 	case e.State.Failed():
 		hint = "; decide first with retry, resolve or abandon"
+	case e.State.Busy() && e.State.Cancellable():
+		hint = "; wait for the running operation to finish, or stop it with cancel"
 	case e.State.Busy():
 		hint = "; wait for the running operation to finish"
 	}

@@ -23,6 +23,9 @@ const (
 	Deprovisioning       State = "Deprovisioning"
 	DeprovisioningFailed State = "DeprovisioningFailed"
 	Deprovisioned        State = "Deprovisioned"
+	// PreTerminate is EMCO's: a teardown was asked for while a provision or deploy ran; the
+	// running operation is being cancelled, and the teardown runs once it has stopped.
+	PreTerminate State = "PreTerminate"
 )
 
 // AllStates lists every state, in lifecycle order.
@@ -30,6 +33,7 @@ var AllStates = []State{
 	NoConfiguration, Provisioning, ProvisioningFailed, ConfigurationCreated,
 	Deploying, DeploymentFailed, Deployed, Archiving, ArchiveFailed, Archived,
 	Destroying, DestroyFailed, Destroyed, Deprovisioning, DeprovisioningFailed, Deprovisioned,
+	PreTerminate,
 }
 
 // ParseState returns the state with that exact name.
@@ -54,7 +58,7 @@ func (s State) Failed() bool {
 // Busy reports whether an operation is running in s.
 func (s State) Busy() bool {
 	switch s {
-	case Provisioning, Deploying, Archiving, Destroying, Deprovisioning:
+	case Provisioning, Deploying, Archiving, Destroying, Deprovisioning, PreTerminate:
 		return true
 	}
 	return false
@@ -62,3 +66,13 @@ func (s State) Busy() bool {
 
 // Final reports whether nothing can happen after s.
 func (s State) Final() bool { return s == Deprovisioned }
+
+// Cancellable reports whether an operation running in s may be stopped by cancel or by a
+// teardown (PreTerminate): the instantiating ones, provision and deploy.
+func (s State) Cancellable() bool { return s == Provisioning || s == Deploying }
+
+// Terminates reports whether op tears the instance down, so that it may interrupt a provision
+// or deploy (PreTerminate) and start from their failed states.
+func (op Operation) Terminates() bool {
+	return op == OpArchive || op == OpDestroy || op == OpDeprovision
+}
