@@ -53,6 +53,9 @@ func (d *Deployer) Detail(ctx context.Context, app steps.AppStatus) (steps.AppSt
 	if err != nil || a == nil {
 		return app, err
 	}
+	if Unreachable(a) != "" {
+		return app, nil // the tree of a cluster nobody reaches says nothing: its resources stay Unknown
+	}
 	tree, err := d.c.inProject(a.Spec.Project).ResourceTree(ctx, app.Application)
 	if err != nil {
 		return app, err

@@ -71,3 +71,31 @@ func TestResourceStatusMapping(t *testing.T) {
 	got = resources(a, testApp())
 	require.Equal(t, "Pending", got[1].RsyncStatus, "OutOfSync with nothing running is Pending")
 }
+
+// ArgoCD's comparison error for a destination it cannot reach makes every resource Retrying
+// with cluster-status Unknown (EMCO); other comparison errors leave the mapping alone.
+func TestUnreachableClusterIsRetrying(t *testing.T) {
+	a := &Application{
+		Spec: ApplicationSpec{Destination: ApplicationDestination{Name: "edge-b"}},
+		Status: ApplicationStatus{
+			Conditions: []Condition{{Type: "ComparisonError", Message: `Failed to load live state: failed to get cluster info for "https://127.0.0.1:1": dial tcp 127.0.0.1:1: connect: connection refused`}},
+			Resources:  []ResourceStatus{{Kind: "ConfigMap", Namespace: "n", Name: "ok", Status: SyncSynced, Health: &HealthStatus{Status: HealthHealthy}}},
+		},
+	}
+	got := resources(a, testApp())
+	require.Equal(t, "Retrying", got[0].RsyncStatus)
+	require.Equal(t, "Unknown", got[0].ClusterStatus)
+	require.Contains(t, got[0].Message, "cluster unreachable")
+
+	a.Status.Resources = nil // never compared: the manifests' objects, Retrying too
+	got = resources(a, testApp())
+	require.Len(t, got, 2)
+	for _, r := range got {
+		require.Equal(t, "Retrying", r.RsyncStatus)
+		require.Equal(t, "edge-b", r.Cluster)
+	}
+
+	a.Status.Conditions = []Condition{{Type: "ComparisonError", Message: "rpc error: manifest generation failed: yaml: line 3"}}
+	require.Empty(t, Unreachable(a))
+	require.Equal(t, "Pending", resources(a, testApp())[0].RsyncStatus)
+}

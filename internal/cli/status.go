@@ -33,7 +33,7 @@ func (g *globals) statusCmd() *cobra.Command {
 				return err
 			}
 			if !isDetail(req.Output) {
-				return usageErr("--detail: %q is not one of summary, all, detail", req.Output)
+				return usageErr("--detail: %q is not one of summary, all, detail, rsync", req.Output)
 			}
 			st, err := g.status(cmd.Context(), ref, req, refresh)
 			if err != nil {
@@ -43,7 +43,7 @@ func (g *globals) statusCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Output, "detail", workflows.OutputSummary, "how much to show (EMCO's summary, all or detail): all adds the logs, detail each resource")
+	f.StringVar(&req.Output, "detail", workflows.OutputSummary, "how much to show (EMCO's summary, all, detail or rsync): all adds the logs, detail each resource's live metadata, spec and status, rsync what was rendered for each (metadata and spec)")
 	f.StringVar(&req.App, "app", "", "only resources of this app")
 	f.StringVar(&req.Cluster, "cluster", "", "only resources on this cluster")
 	f.StringVar(&req.Resource, "resource", "", "only the resource with this name")
@@ -62,9 +62,7 @@ func (g *globals) statusCmd() *cobra.Command {
 	return cmd
 }
 
-func isDetail(s string) bool {
-	return s == workflows.OutputSummary || s == workflows.OutputAll || s == workflows.OutputDetail
-}
+func isDetail(s string) bool { return workflows.ValidOutput(s) }
 
 // status reads the status, after a refresh with refresh: through the server with --server (the
 // query then carries the person's attestation, and shows what they may see), else on Temporal.
@@ -177,19 +175,40 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if len(st.ClusterStatus) > 0 {
 		g.printf("cluster-status: %s\n", counts(st.ClusterStatus))
 	}
-	for _, app := range st.Resources {
-		for _, cl := range app.Clusters {
-			for _, r := range cl.Resources {
-				g.printf("  %s/%s %s/%s %s %s %s\n", app.App, cl.Name, r.GVK.Kind, r.Name, r.RsyncStatus, r.ClusterStatus, r.Health)
-			}
-		}
+	if st.ResourcesError != "" {
+		g.printf("resources: the deployer could not be asked for each object: %s\n", st.ResourcesError)
 	}
+	printResources(g, st.Resources)
 	if len(st.Allowed) > 0 {
 		ops := make([]string, len(st.Allowed))
 		for i, op := range st.Allowed {
 			ops[i] = string(op)
 		}
 		g.printf("allowed: %s\n", strings.Join(ops, ", "))
+	}
+}
+
+// printResources writes the resources grouped by app, then cluster (EMCO), each with its
+// statuses and, when the status carries them, its object's metadata, spec and status.
+func printResources(g *globals, apps []workflows.AppResources) {
+	for _, app := range apps {
+		g.printf("app %s:\n", app.App)
+		for _, cl := range app.Clusters {
+			g.printf("  cluster %s:\n", dash(cl.Name))
+			for _, r := range cl.Resources {
+				line := strings.Join(slices.DeleteFunc([]string{r.GVK.Kind + "/" + r.Name, r.RsyncStatus, r.ClusterStatus, r.Health},
+					func(s string) bool { return s == "" }), " ")
+				g.printf("    %s\n", line)
+				for _, part := range []struct {
+					name string
+					raw  []byte
+				}{{"metadata", r.Metadata}, {"spec", r.Spec}, {"status", r.Status}} {
+					if len(part.raw) > 0 {
+						g.printf("      %s: %s\n", part.name, part.raw)
+					}
+				}
+			}
+		}
 	}
 }
 

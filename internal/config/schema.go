@@ -74,6 +74,8 @@ type Schema struct {
 	Engine Engine
 	// Outputs is outputs:, the terraform outputs that go into the instance's Secret (outputs.go).
 	Outputs Outputs
+	// Sync is sync:, ArgoCD's automated sync and self-heal on the instance's app (sync.go); nil says nothing.
+	Sync *Sync
 }
 
 // Param finds a parameter by name.
@@ -140,6 +142,8 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Credentials = parseCredentials(kv.Value, fe)
 		case "outputs":
 			s.Outputs = parseOutputs(kv.Value, field, fe)
+		case "sync":
+			s.Sync = parseSync(kv.Value, field, fe)
 		default:
 			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs", kv.Line)
 		}

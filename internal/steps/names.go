@@ -59,6 +59,7 @@ var AllActivities = []string{
 	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval, ActCheckControlPlane,
 	ActRecordRender, ActVerifyRender, ActRenderOutputs,
 	ActAuthorize,
+	ActResourceStates,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).
