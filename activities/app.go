@@ -20,6 +20,9 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 	if app.Placement, err = a.placement(ctx, in.Revision, instanceYAML); err != nil {
 		return steps.AppStatus{}, err
 	}
+	if app.Sync, err = a.syncPolicy(ctx, in.Revision, instanceYAML); err != nil {
+		return steps.AppStatus{}, err
+	}
 	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
 		return steps.AppStatus{}, err
 	}

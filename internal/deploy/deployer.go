@@ -26,6 +26,13 @@ type App struct {
 	Secrets map[string]string
 	// Placement is where the stack puts its apps (its schema's argocd:); zero is the deployer's default.
 	Placement Placement
+	// Sync is the stack's sync: (automated sync, self-heal); nil leaves the deployer's app as it is.
+	Sync *Sync
+}
+
+// Sync asks the deployer to keep the app in sync by itself between deploys.
+type Sync struct {
+	Automated, SelfHeal bool
 }
 
 // Placement is a stack's project and destination cluster for its apps.
