@@ -242,6 +242,7 @@ func counts(m map[string]int) string {
 func (g *globals) listCmd() *cobra.Command {
 	var f client.ListFilter
 	var out *outputFormat
+	var countsOnly bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List instances (the same search-attribute query works in the Temporal UI)",
@@ -264,11 +265,27 @@ func (g *globals) listCmd() *cobra.Command {
 			if f.Drifted != "" && f.Drifted != "True" && f.Drifted != "False" {
 				return usageErr("--drifted: %q is not one of True, False", f.Drifted)
 			}
+			if countsOnly && f.Stack == "" {
+				return usageErr("--counts: needs --stack (the stack whose instances to count)")
+			}
 			c, err := g.dial(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			var counts []client.StackCount
+			if f.Stack != "" {
+				var known bool
+				if counts, known, err = c.StackCounts(cmd.Context(), f.Stack, f.Tenant); err != nil {
+					return err
+				}
+				if !known {
+					return usageErr("--stack: no instance has ever had stack %q%s", f.Stack, forTenant(f.Tenant))
+				}
+			}
+			if countsOnly {
+				return g.output(out, counts, func(w io.Writer) { writeStackCounts(w, counts) })
+			}
 			items, err := c.List(cmd.Context(), f)
 			if err != nil {
 				return err
@@ -276,7 +293,13 @@ func (g *globals) listCmd() *cobra.Command {
 			if items == nil {
 				items = []client.ListItem{}
 			}
-			return g.output(out, items, func(w io.Writer) { writeList(w, items) })
+			return g.output(out, items, func(w io.Writer) {
+				writeList(w, items)
+				if len(counts) > 0 {
+					fmt.Fprintln(w)
+					writeStackCounts(w, counts)
+				}
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.Tenant, "tenant", "", "only this tenant")
@@ -287,8 +310,30 @@ func (g *globals) listCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&f.Gated, "gated", false, "only instances with scheduling gates set")
 	cmd.Flags().BoolVar(&f.AwaitingApproval, "awaiting-approval", false, "only instances whose operation waits for its plan to be approved")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
+	cmd.Flags().BoolVar(&countsOnly, "counts", false, "with --stack: only the stack's ready, updated and total counts, overall and per tenant")
 	out = outputFlag(cmd)
 	return cmd
+}
+
+func forTenant(t string) string {
+	if t == "" {
+		return ""
+	}
+	return " in tenant " + t
+}
+
+// writeStackCounts prints a stack's standing counts: all tenants first ("*"), then each.
+func writeStackCounts(w io.Writer, counts []client.StackCount) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STACK\tTENANT\tREADY\tUPDATED\tTOTAL")
+	for _, c := range counts {
+		t := c.Tenant
+		if t == "" {
+			t = "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", c.Stack, t, c.Ready, c.Updated, c.Total)
+	}
+	_ = tw.Flush()
 }
 
 // writeList prints the instances as a table.

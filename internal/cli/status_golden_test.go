@@ -98,3 +98,14 @@ func TestStatusFilters(t *testing.T) {
 	st = emcoStatus(workflows.OutputAll, workflows.StatusRequest{App: "web", Cluster: "edge-a", Resource: "web"})
 	require.Equal(t, map[string]int{"Applied": 1}, st.RsyncStatus)
 }
+
+// A stack's standing counts, all tenants first.
+func TestStackCountsGolden(t *testing.T) {
+	var out bytes.Buffer
+	writeStackCounts(&out, []client.StackCount{
+		{Stack: "web", Ready: 2, Updated: 3, Total: 4},
+		{Stack: "web", Tenant: "acme", Ready: 2, Updated: 2, Total: 2},
+		{Stack: "web", Tenant: "beta", Ready: 0, Updated: 1, Total: 2},
+	})
+	golden(t, "stack-counts.txt", out.Bytes())
+}
