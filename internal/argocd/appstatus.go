@@ -10,11 +10,15 @@ import (
 
 // appStatus turns an Application into what slipway shows for the instance's app.
 func (d *Deployer) appStatus(a *Application, app deploy.App) steps.AppStatus {
+	health := a.Status.Health.Status
+	if Unreachable(a) != "" {
+		health = HealthUnknown // nobody reaches its cluster: not Ready, whatever was last seen
+	}
 	return steps.AppStatus{
 		Deployer:    d.Name(),
 		Deployed:    true,
 		Sync:        a.Status.Sync.Status,
-		Health:      a.Status.Health.Status,
+		Health:      health,
 		Message:     summary(a),
 		Resources:   resources(a, app),
 		Application: a.Metadata.Name,

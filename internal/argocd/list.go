@@ -53,7 +53,7 @@ func (d *Deployer) Detail(ctx context.Context, app steps.AppStatus) (steps.AppSt
 	if err != nil || a == nil {
 		return app, err
 	}
-	if Unreachable(a) != "" {
+	if Unreachable(a) != "" || downWhy(a, d.downClusters(ctx)) != "" {
 		return app, nil // the tree of a cluster nobody reaches says nothing: its resources stay Unknown
 	}
 	tree, err := d.c.inProject(a.Spec.Project).ResourceTree(ctx, app.Application)
@@ -93,6 +93,10 @@ func (d *Deployer) List(ctx context.Context) (map[string]steps.AppStatus, error)
 	if err != nil {
 		return nil, err
 	}
+	var down map[string]string
+	if len(apps) > 0 {
+		down = d.downClusters(ctx) // one call a sweep: which destinations ArgoCD cannot reach
+	}
 	out := make(map[string]steps.AppStatus, len(apps))
 	for i := range apps {
 		a := &apps[i]
@@ -100,7 +104,7 @@ func (d *Deployer) List(ctx context.Context) (map[string]steps.AppStatus, error)
 		if ref.Tenant == "" || ref.Name == "" {
 			continue
 		}
-		out[ref.String()] = d.appStatus(a, deploy.App{Ref: ref, Application: a.Metadata.Name})
+		out[ref.String()] = markDown(d.appStatus(a, deploy.App{Ref: ref, Application: a.Metadata.Name}), a, down)
 	}
 	return out, nil
 }

@@ -176,6 +176,7 @@ const (
 	HealthHealthy  = "Healthy"
 	HealthDegraded = "Degraded"
 	HealthMissing  = "Missing"
+	HealthUnknown  = "Unknown"
 
 	resultSyncFailed = "SyncFailed"
 )

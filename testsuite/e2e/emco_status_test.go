@@ -148,6 +148,56 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 		out := e.MustCLI(0, "status", "emco/web", "--detail", "all").Stdout
 		require.True(t, strings.Contains(out, "ConfigMap/app Terminated NotPresent"), out)
 	})
+
+	t.Run("an unreachable cluster makes its resources Retrying", func(t *testing.T) {
+		e.MustCLI(0, "create", "emco/far", "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
+		e.MustCLI(0, "deploy", "emco/far", "--wait")
+		// A cluster registered in ArgoCD whose API server nobody answers, and the app moved there
+		// (its project allows it): ArgoCD reports the cluster unreachable.
+		far := "https://127.0.0.1:1"
+		stack.Apply(t, []byte(`apiVersion: v1
+kind: Secret
+metadata:
+  name: far
+  namespace: argocd
+  labels:
+    argocd.argoproj.io/secret-type: cluster
+stringData:
+  name: far
+  server: `+far+`
+  config: '{"tlsClientConfig":{"insecure":true}}'
+`))
+		patch := func(path, body string) {
+			code, resp := stack.Kube(t, http.MethodPatch, path, "application/merge-patch+json", []byte(body))
+			require.Equal(t, http.StatusOK, code, string(resp))
+		}
+		patch("/apis/argoproj.io/v1alpha1/namespaces/argocd/appprojects/slipway-emco",
+			`{"spec":{"destinations":[{"server":"https://kubernetes.default.svc","namespace":"emco-far"},{"server":"`+far+`","namespace":"emco-far"}]}}`)
+		patch("/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/emco-far",
+			`{"spec":{"destination":{"server":"`+far+`","namespace":"emco-far"}}}`)
+		t.Cleanup(func() {
+			if t.Failed() {
+				_, app := stack.Argo(t, http.MethodGet, "/api/v1/applications/emco-far", nil)
+				var a map[string]any
+				_ = json.Unmarshal(app, &a)
+				status, _ := json.Marshal(a["status"])
+				t.Logf("application status: %s", status)
+			}
+		})
+		var st workflows.Status
+		var out string
+		require.Eventually(t, func() bool {
+			out = e.MustCLI(0, "status", "emco/far", "--refresh", "--detail", "detail", "-o", "json").Stdout
+			st = workflows.Status{}
+			return json.Unmarshal([]byte(out), &st) == nil && st.RsyncStatus["Retrying"] > 0
+		}, 60*time.Second, time.Second, "status never showed Retrying: %s", out)
+		require.Equal(t, map[string]int{"Unknown": 1}, st.ClusterStatus, "nobody can see the cluster")
+		cm := byKind(st)["ConfigMap"]
+		require.Equal(t, "Retrying", cm.RsyncStatus)
+		require.Contains(t, cm.Message, "cluster unreachable")
+		require.NotEqual(t, lifecycle.ConditionTrue, condition(st.Conditions, lifecycle.CondReady), "not Ready while its cluster is down")
+		t.Logf("unreachable: %s", cm.Message)
+	})
 }
 
 // compact is JSON as one line, as the assertions spell it.
