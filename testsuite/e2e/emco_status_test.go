@@ -138,7 +138,7 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 		require.Contains(t, r.Stderr, "--detail")
 	})
 
-	t.Run("archive leaves the resources Terminated", func(t *testing.T) {
+	t.Run("archive and destroy leave the resources Terminated", func(t *testing.T) {
 		e.MustCLI(0, "archive", "emco/web", "--wait")
 		st := e.Status("emco/web")
 		require.Equal(t, lifecycle.Archived, st.State)
@@ -147,6 +147,14 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 		require.Len(t, byKind(st), 2, "removed resources are shown, not gone")
 		out := e.MustCLI(0, "status", "emco/web", "--detail", "all").Stdout
 		require.True(t, strings.Contains(out, "ConfigMap/app Terminated NotPresent"), out)
+
+		e.MustCLI(0, "deploy", "emco/web", "--wait")
+		require.Equal(t, map[string]int{"Applied": 2}, e.Status("emco/web").RsyncStatus, "deployed again")
+		e.MustCLI(0, "destroy", "emco/web", "--wait")
+		st = e.Status("emco/web")
+		require.Equal(t, lifecycle.Destroyed, st.State)
+		require.Equal(t, map[string]int{"Terminated": 2}, st.RsyncStatus, "destroy, too")
+		require.Equal(t, map[string]int{"NotPresent": 2}, st.ClusterStatus)
 	})
 
 	t.Run("an unreachable cluster makes its resources Retrying", func(t *testing.T) {
