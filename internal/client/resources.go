@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
@@ -13,12 +14,19 @@ import (
 	"github.com/slipway-dev/slipway/workflows"
 )
 
+// resourceStatesTimeout bounds the read of each resource's object (status detail, rsync).
+const resourceStatesTimeout = 45 * time.Second
+
 // ResourceStates reads the instance's resources as its deployer holds them, on the worker
 // pool that runs its pipelines (it holds the deployer's credentials), and changes nothing.
 func (c *Client) ResourceStates(ctx context.Context, ref steps.Ref, pool string) ([]steps.ResourceState, error) {
+	// Bounded: a pool with no worker up must not hold a person's status forever.
+	ctx, cancel := context.WithTimeout(ctx, resourceStatesTimeout)
+	defer cancel()
 	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: "resource-states/" + uuid.NewString(), TaskQueue: controlplane.TaskQueue(c.TaskQueue, pool),
-		StaticSummary: "resources of " + ref.String() + " as the deployer holds them (changes nothing)",
+		WorkflowExecutionTimeout: resourceStatesTimeout,
+		StaticSummary:            "resources of " + ref.String() + " as the deployer holds them (changes nothing)",
 	}, workflows.ResourceStatesWorkflowName, steps.ResourceStatesInput{Ref: ref})
 	if err != nil {
 		return nil, err
