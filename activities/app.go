@@ -23,6 +23,9 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 	if app.Placement, err = a.placement(ctx, in.Revision, instanceYAML); err != nil {
 		return steps.AppStatus{}, err
 	}
+	if app.Sync, err = a.syncPolicy(ctx, in.Revision, instanceYAML); err != nil {
+		return steps.AppStatus{}, err
+	}
 	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
 		return steps.AppStatus{}, err
 	}
@@ -59,11 +62,15 @@ func (a *Activities) RemoveApp(ctx context.Context, in steps.AppInput) (steps.Ap
 	// A stack gone or broken at the revision must not keep an app from being removed: without
 	// its placement the deployer takes the project and destination from the live app.
 	app.Placement, _ = a.placement(ctx, in.Revision, instanceYAML)
+	removed := a.removedResources(ctx, app)
 	var st steps.AppStatus
 	err = withHeartbeat(ctx, "remove app", func(ctx context.Context) error {
 		st, err = a.Deployer.Remove(ctx, app)
 		return err
 	})
+	if err == nil && len(st.Resources) == 0 {
+		st.Resources = removed // shown Terminated after removal (EMCO), not gone
+	}
 	return st, classify(err)
 }
 

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -15,11 +16,18 @@ const (
 	OutputSummary = "summary"
 	OutputAll     = "all"
 	OutputDetail  = "detail"
+	// OutputRsync is what was rendered for each resource (metadata and spec, no status).
+	OutputRsync = "rsync"
 )
+
+// ValidOutput reports whether s is one of the status outputs.
+func ValidOutput(s string) bool {
+	return s == OutputSummary || s == OutputAll || s == OutputDetail || s == OutputRsync
+}
 
 // StatusRequest is the status query's argument; the filters narrow counts and resources.
 type StatusRequest struct {
-	Output   string `json:"output,omitempty"` // summary (default) | all | detail
+	Output   string `json:"output,omitempty"` // summary (default) | all | detail | rsync
 	App      string `json:"app,omitempty"`
 	Cluster  string `json:"cluster,omitempty"`
 	Resource string `json:"resource,omitempty"` // resource name
@@ -67,6 +75,9 @@ type Status struct {
 	// unchanged; ObserverError says why the observer could not be asked. The client sets both.
 	ObservedAt    time.Time `json:"observedAt,omitzero"`
 	ObserverError string    `json:"observerError,omitempty"`
+	// ResourcesError says why the deployer could not be asked for each resource's object
+	// (detail, rsync); the client sets it.
+	ResourcesError string `json:"resourcesError,omitempty"`
 }
 
 // OperationStatus is the last operation with its steps.
@@ -98,15 +109,21 @@ type ClusterResources struct {
 	Resources []ResourceView `json:"resources"`
 }
 
-// ResourceView is one resource; detail adds health and message.
+// ResourceView is one resource; detail adds health and message, and the live object's
+// metadata, spec and status; rsync shows the rendered object's metadata and spec only. Spec is
+// the object's spec, or for kinds without one (ConfigMap, Secret) its other fields (data).
+// The client fills Metadata, Spec and Status from the deployer; a Secret's values are masked.
 type ResourceView struct {
-	GVK           GVK    `json:"GVK"`
-	Name          string `json:"name"`
-	Namespace     string `json:"namespace,omitempty"`
-	RsyncStatus   string `json:"rsync-status"`
-	ClusterStatus string `json:"cluster-status"`
-	Health        string `json:"health,omitempty"`
-	Message       string `json:"message,omitempty"`
+	GVK           GVK             `json:"GVK"`
+	Name          string          `json:"name"`
+	Namespace     string          `json:"namespace,omitempty"`
+	RsyncStatus   string          `json:"rsync-status,omitempty"`
+	ClusterStatus string          `json:"cluster-status,omitempty"`
+	Health        string          `json:"health,omitempty"`
+	Message       string          `json:"message,omitempty"`
+	Metadata      json.RawMessage `json:"metadata,omitempty"`
+	Spec          json.RawMessage `json:"spec,omitempty"`
+	Status        json.RawMessage `json:"status,omitempty"`
 }
 
 // GVK is a Kubernetes group/version/kind.
@@ -121,8 +138,8 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 	if out == "" {
 		out = OutputSummary
 	}
-	if out != OutputSummary && out != OutputAll && out != OutputDetail {
-		return Status{}, fmt.Errorf("output: %q is not one of summary, all, detail", req.Output)
+	if !ValidOutput(out) {
+		return Status{}, fmt.Errorf("output: %q is not one of summary, all, detail, rsync", req.Output)
 	}
 	s := e.s
 	st := Status{
@@ -155,19 +172,19 @@ func (e *entity) status(req StatusRequest) (Status, error) {
 			st.Failure = op.Failure
 		}
 	}
-	picked := filterResources(s.Resources, req)
-	for _, r := range picked {
-		st.RsyncStatus[r.RsyncStatus]++
-	}
+	picked := FilterResources(s.Resources, req)
+	st.RsyncStatus, st.ClusterStatus = Counts(picked)
 	if out == OutputSummary {
 		return st, nil
 	}
-	st.Render = s.Render
-	st.ClusterStatus = map[string]int{}
-	for _, r := range picked {
-		st.ClusterStatus[r.ClusterStatus]++
+	if out == OutputRsync {
+		// What was rendered, without what the cluster made of it: no counts, no logs.
+		st.RsyncStatus, st.ClusterStatus = nil, nil
+		st.Resources = GroupResources(picked, out)
+		return st, nil
 	}
-	st.Resources = groupResources(picked, out == OutputDetail)
+	st.Render = s.Render
+	st.Resources = GroupResources(picked, out)
 	st.Infrastructure, st.Decisions, st.Abandoned = s.Infrastructure, s.Decisions, s.Abandoned
 	st.Observations, st.GateLog, st.ApprovalLog = s.Observations, s.GateLog, s.ApprovalLog
 	for _, h := range s.History {
@@ -185,7 +202,8 @@ func operationStatus(op Operation, withSteps bool) *OperationStatus {
 	return os
 }
 
-func filterResources(all []steps.Resource, req StatusRequest) []steps.Resource {
+// FilterResources are the resources the request's app, cluster and resource filters pick.
+func FilterResources(all []steps.Resource, req StatusRequest) []steps.Resource {
 	var out []steps.Resource
 	for _, r := range all {
 		if (req.App == "" || r.App == req.App) && (req.Cluster == "" || r.Cluster == req.Cluster) &&
@@ -196,12 +214,15 @@ func filterResources(all []steps.Resource, req StatusRequest) []steps.Resource {
 	return out
 }
 
-func groupResources(rs []steps.Resource, detail bool) []AppResources {
+// GroupResources groups resources by app, then cluster (EMCO), as output shows them.
+func GroupResources(rs []steps.Resource, output string) []AppResources {
 	byApp := map[string]map[string][]ResourceView{}
 	for _, r := range rs {
-		v := ResourceView{GVK: GVK{r.Group, r.Version, r.Kind}, Name: r.Name, Namespace: r.Namespace,
-			RsyncStatus: r.RsyncStatus, ClusterStatus: r.ClusterStatus}
-		if detail {
+		v := ResourceView{GVK: GVK{r.Group, r.Version, r.Kind}, Name: r.Name, Namespace: r.Namespace}
+		if output != OutputRsync {
+			v.RsyncStatus, v.ClusterStatus = r.RsyncStatus, r.ClusterStatus
+		}
+		if output == OutputDetail {
 			v.Health, v.Message = r.Health, r.Message
 		}
 		if byApp[r.App] == nil {
@@ -229,4 +250,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Counts are EMCO's rsync-status and cluster-status counts of the resources.
+func Counts(rs []steps.Resource) (rsync, cluster map[string]int) {
+	rsync, cluster = map[string]int{}, map[string]int{}
+	for _, r := range rs {
+		rsync[r.RsyncStatus]++
+		cluster[r.ClusterStatus]++
+	}
+	return rsync, cluster
 }

@@ -300,10 +300,8 @@ func (s *Server) status(ctx context.Context, _ identity.Actor, r *http.Request) 
 	if req.Output == "" {
 		req.Output = workflows.OutputSummary
 	}
-	switch req.Output {
-	case workflows.OutputSummary, workflows.OutputAll, workflows.OutputDetail:
-	default:
-		return 0, nil, badRequest("output: %q is not one of summary, all, detail", req.Output)
+	if !workflows.ValidOutput(req.Output) {
+		return 0, nil, badRequest("output: %q is not one of summary, all, detail, rsync", req.Output)
 	}
 	st, err := s.o.Client.Status(ctx, ref, req)
 	if err != nil {

@@ -266,6 +266,7 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: workflows.DriftSweepWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: workflows.NotifyWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.ControlPlaneWorkflow, workflow.RegisterOptions{Name: workflows.ControlPlaneWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.ResourceStatesWorkflow, workflow.RegisterOptions{Name: workflows.ResourceStatesWorkflowName})
 	pipelines := map[lifecycle.Operation]any{
 		lifecycle.OpProvision:   workflows.ProvisionPipeline,
 		lifecycle.OpDeploy:      workflows.DeployPipeline,

@@ -10,11 +10,15 @@ import (
 
 // appStatus turns an Application into what slipway shows for the instance's app.
 func (d *Deployer) appStatus(a *Application, app deploy.App) steps.AppStatus {
+	health := a.Status.Health.Status
+	if Unreachable(a) != "" {
+		health = HealthUnknown // nobody reaches its cluster: not Ready, whatever was last seen
+	}
 	return steps.AppStatus{
 		Deployer:    d.Name(),
 		Deployed:    true,
 		Sync:        a.Status.Sync.Status,
-		Health:      a.Status.Health.Status,
+		Health:      health,
 		Message:     summary(a),
 		Resources:   resources(a, app),
 		Application: a.Metadata.Name,
@@ -64,8 +68,13 @@ func resources(a *Application, app deploy.App) []steps.Resource {
 			}
 		}
 	}
+	unreachable := Unreachable(a)
 	if len(a.Status.Resources) == 0 {
-		return pendingObjects(app, cluster)
+		out := pendingObjects(app, cluster)
+		if unreachable != "" {
+			out = retrying(out, unreachable)
+		}
+		return out
 	}
 	out := make([]steps.Resource, 0, len(a.Status.Resources))
 	for _, r := range a.Status.Resources {
@@ -102,7 +111,45 @@ func resources(a *Application, app deploy.App) []steps.Resource {
 		}
 		out = append(out, res)
 	}
+	if unreachable != "" {
+		out = retrying(out, unreachable)
+	}
 	return out
+}
+
+// unreachableSigns are what ArgoCD's comparison errors say when it cannot reach the
+// destination cluster's API server.
+var unreachableSigns = []string{"connection refused", "no such host", "i/o timeout", "dial tcp",
+	"unable to connect", "connect: network is unreachable", "the server is currently unable", "failed to get cluster info",
+	"context deadline exceeded", "tls handshake timeout", "no route to host", "failed to sync cluster"}
+
+// Unreachable is ArgoCD's message when it reports the application's destination cluster
+// unreachable (a ComparisonError or UnknownError naming a failed connection), else "".
+func Unreachable(a *Application) string {
+	for _, c := range a.Status.Conditions {
+		if c.Type != "ComparisonError" && c.Type != "UnknownError" {
+			continue
+		}
+		m := strings.ToLower(c.Message)
+		for _, sign := range unreachableSigns {
+			if strings.Contains(m, sign) {
+				return c.Message
+			}
+		}
+	}
+	return ""
+}
+
+// retrying marks resources on an unreachable cluster as EMCO does: rsync-status Retrying
+// (ArgoCD keeps trying), cluster-status Unknown (nobody can see it).
+func retrying(rs []steps.Resource, why string) []steps.Resource {
+	for i := range rs {
+		if rs[i].RsyncStatus != "Failed" {
+			rs[i].RsyncStatus = "Retrying"
+		}
+		rs[i].ClusterStatus, rs[i].Message = "Unknown", "cluster unreachable: "+why
+	}
+	return rs
 }
 
 func pendingObjects(app deploy.App, cluster string) []steps.Resource {

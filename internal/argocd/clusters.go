@@ -26,10 +26,17 @@ type Cluster struct {
 	Name            string            `json:"name"`
 	Server          string            `json:"server"`
 	Labels          map[string]string `json:"labels,omitempty"`
-	ConnectionState struct {
-		Status  string `json:"status"`
-		Message string `json:"message,omitempty"`
-	} `json:"connectionState"`
+	ConnectionState ConnectionState   `json:"connectionState,omitzero"`
+	// Info holds the connection state in ArgoCD 2.x and 3; older servers put it at the top.
+	Info struct {
+		ConnectionState ConnectionState `json:"connectionState,omitzero"`
+	} `json:"info,omitzero"`
+}
+
+// ConnectionState is Successful, Failed or Unknown, with why.
+type ConnectionState struct {
+	Status  string `json:"status,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // ListClusters lists the clusters ArgoCD deploys to.
@@ -194,7 +201,7 @@ func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline t
 			}
 			if err := dd.reach(ctx); err != nil {
 				p.unreachable = err
-				p.st = steps.AppStatus{Deployer: d.Name(), Resources: retrying(pendingObjects(sub, p.cluster.Name))}
+				p.st = steps.AppStatus{Deployer: d.Name(), Resources: retrying(pendingObjects(sub, p.cluster.Name), err.Error())}
 				if perr := dd.pointAt(ctx, sub); perr != nil {
 					// The cluster being down is what is reported; ArgoCD may refuse the move while it is.
 					p.unreachable = fmt.Errorf("%w (its app stays at its last revision: %v)", err, perr)
@@ -255,9 +262,9 @@ func (d *Deployer) fromApps(app deploy.App, apps []Application) steps.AppStatus 
 	for i := range apps {
 		a := &apps[i]
 		p := placed{cluster: Cluster{Name: clusterName(a.Spec.Destination)}, st: d.appStatus(a, app)}
-		if msg := unreachableCondition(a); msg != "" {
+		if msg := Unreachable(a); msg != "" {
 			p.unreachable = errors.New(msg)
-			p.st.Resources = retrying(p.st.Resources)
+			p.st.Resources = retrying(slices.Clone(p.st.Resources), msg)
 		}
 		parts = append(parts, p)
 	}
@@ -349,15 +356,6 @@ var healthRank = map[string]int{HealthHealthy: 0, "Suspended": 1, "Progressing":
 
 func worse(a, b string) bool { return healthRank[a] > healthRank[b] }
 
-// retrying marks resources that wait for their cluster to come back.
-func retrying(rs []steps.Resource) []steps.Resource {
-	out := slices.Clone(rs)
-	for i := range out {
-		out[i].RsyncStatus = "Retrying"
-	}
-	return out
-}
-
 // reach asks the cluster's API server its version: an error is the cluster not answering
 // (refused, timed out, no route), and then nothing is deployed to it. Any answer is reachable.
 func (d *Deployer) reach(ctx context.Context) error {
@@ -378,21 +376,3 @@ func (d *Deployer) reach(ctx context.Context) error {
 
 // reachTimeout bounds the look at a cluster that may be down; one that answers does at once.
 const reachTimeout = 10 * time.Second
-
-// unreachableMarks are how ArgoCD's comparison errors say it could not reach the cluster.
-var unreachableMarks = []string{"connection refused", "dial tcp", "i/o timeout", "no such host", "no route to host", "Unable to connect", "failed to sync cluster"}
-
-// unreachableCondition is ArgoCD's message that it could not reach the app's cluster, "" when it reached it.
-func unreachableCondition(a *Application) string {
-	for _, c := range a.Status.Conditions {
-		if c.Type != "ComparisonError" && c.Type != "UnknownError" {
-			continue
-		}
-		for _, m := range unreachableMarks {
-			if strings.Contains(c.Message, m) {
-				return c.Message
-			}
-		}
-	}
-	return ""
-}

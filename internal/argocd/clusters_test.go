@@ -26,7 +26,7 @@ func TestAggregateOneClusterDown(t *testing.T) {
 	up := placed{cluster: Cluster{Name: "in-cluster"}, st: steps.AppStatus{Deployed: true, Sync: SyncSynced, Health: HealthHealthy,
 		Application: "acme-web-in-cluster", Resources: []steps.Resource{{Cluster: "in-cluster", Kind: "ConfigMap", Name: "app", RsyncStatus: "Applied"}}}}
 	down := placed{cluster: Cluster{Name: "edge"}, unreachable: errors.New("dial tcp 127.0.0.1:1: connect: connection refused"),
-		st: steps.AppStatus{Resources: retrying(pendingObjects(app, "edge"))}}
+		st: steps.AppStatus{Resources: retrying(pendingObjects(app, "edge"), "dial tcp 127.0.0.1:1: connect: connection refused")}}
 	st := d.aggregate(app, []placed{down, up})
 	require.True(t, st.Deployed)
 	require.Equal(t, "Unknown", st.Health)
@@ -49,9 +49,9 @@ func TestAggregateOneClusterDown(t *testing.T) {
 
 func TestUnreachableConditionAndSelector(t *testing.T) {
 	a := &Application{Status: ApplicationStatus{Conditions: []Condition{{Type: "ComparisonError", Message: `Failed to load live state: Get "https://127.0.0.1:2/version": dial tcp 127.0.0.1:2: connect: connection refused`}}}}
-	require.Contains(t, unreachableCondition(a), "connection refused")
+	require.Contains(t, Unreachable(a), "connection refused")
 	a.Status.Conditions[0].Type = "SyncError"
-	require.Empty(t, unreachableCondition(a))
+	require.Empty(t, Unreachable(a))
 	require.True(t, matches(map[string]string{"tier": "edge", "x": "y"}, map[string]string{"tier": "edge"}))
 	require.False(t, matches(map[string]string{"tier": "core"}, map[string]string{"tier": "edge"}))
 	require.True(t, deploy.Placement{Selector: map[string]string{"a": "b"}}.Several())

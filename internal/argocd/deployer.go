@@ -78,6 +78,7 @@ func (d *Deployer) desired(app deploy.App) Application {
 			Project:     project,
 			Source:      &ApplicationSource{RepoURL: app.RepoURL, Path: app.Path, TargetRevision: app.Revision},
 			Destination: dest,
+			SyncPolicy:  syncPolicy(app.Sync),
 		},
 	}
 }

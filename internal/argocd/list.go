@@ -54,6 +54,9 @@ func (d *Deployer) Detail(ctx context.Context, app steps.AppStatus) (steps.AppSt
 	if err != nil || a == nil {
 		return app, err
 	}
+	if Unreachable(a) != "" || downWhy(a, d.downClusters(ctx)) != "" {
+		return app, nil // the tree of a cluster nobody reaches says nothing: its resources stay Unknown
+	}
 	tree, err := d.c.inProject(a.Spec.Project).ResourceTree(ctx, app.Application)
 	if err != nil {
 		return app, err
@@ -91,6 +94,10 @@ func (d *Deployer) List(ctx context.Context) (map[string]steps.AppStatus, error)
 	if err != nil {
 		return nil, err
 	}
+	var down map[string]string
+	if len(apps) > 0 {
+		down = d.downClusters(ctx) // one call a sweep: which destinations ArgoCD cannot reach
+	}
 	out := make(map[string]steps.AppStatus, len(apps))
 	placed := map[string][]Application{}
 	for i := range apps {
@@ -104,7 +111,7 @@ func (d *Deployer) List(ctx context.Context) (map[string]steps.AppStatus, error)
 			placed[ref.String()] = append(placed[ref.String()], *a)
 			continue
 		}
-		out[ref.String()] = d.appStatus(a, deploy.App{Ref: ref, Application: a.Metadata.Name})
+		out[ref.String()] = markDown(d.appStatus(a, deploy.App{Ref: ref, Application: a.Metadata.Name}), a, down)
 	}
 	for key, as := range placed {
 		if _, single := out[key]; single {

@@ -23,5 +23,5 @@ func (d *Deployer) Status(ctx context.Context, app deploy.App) (steps.AppStatus,
 		// Someone else's app is not the instance's: it is reported as such, never as its status.
 		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, notOwned(a, app)
 	}
-	return d.appStatus(a, app), nil
+	return markDown(d.appStatus(a, app), a, d.downClusters(ctx)), nil
 }

@@ -45,9 +45,17 @@ type ApplicationDestination struct {
 	Name      string `json:"name,omitempty"`
 }
 
-// SyncPolicy holds sync options; slipway never enables automated sync, it syncs explicitly.
+// SyncPolicy holds sync options. slipway syncs explicitly; a stack's sync: may also ask ArgoCD
+// to sync (and self-heal) by itself between deploys (Automated).
 type SyncPolicy struct {
-	SyncOptions []string `json:"syncOptions,omitempty"`
+	Automated   *SyncPolicyAutomated `json:"automated,omitempty"`
+	SyncOptions []string             `json:"syncOptions,omitempty"`
+}
+
+// SyncPolicyAutomated is ArgoCD's automated sync; SelfHeal reverts changes made in the cluster.
+type SyncPolicyAutomated struct {
+	Prune    bool `json:"prune,omitempty"`
+	SelfHeal bool `json:"selfHeal,omitempty"`
 }
 
 // ApplicationStatus is what the application-controller observed.
@@ -168,6 +176,7 @@ const (
 	HealthHealthy  = "Healthy"
 	HealthDegraded = "Degraded"
 	HealthMissing  = "Missing"
+	HealthUnknown  = "Unknown"
 
 	resultSyncFailed = "SyncFailed"
 )

@@ -123,6 +123,7 @@ func setOwnFields(obj map[string]any, want Application) {
 		src := child(spec, "source")
 		src["repoURL"], src["path"], src["targetRevision"] = s.RepoURL, s.Path, s.TargetRevision
 	}
+	setSyncPolicy(spec, want.Spec.SyncPolicy)
 	dest := child(spec, "destination")
 	for k, v := range map[string]string{"server": want.Spec.Destination.Server, "name": want.Spec.Destination.Name,
 		"namespace": want.Spec.Destination.Namespace} {

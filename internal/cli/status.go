@@ -33,7 +33,7 @@ func (g *globals) statusCmd() *cobra.Command {
 				return err
 			}
 			if !isDetail(req.Output) {
-				return usageErr("--detail: %q is not one of summary, all, detail", req.Output)
+				return usageErr("--detail: %q is not one of summary, all, detail, rsync", req.Output)
 			}
 			st, err := g.status(cmd.Context(), ref, req, refresh)
 			if err != nil {
@@ -43,7 +43,7 @@ func (g *globals) statusCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Output, "detail", workflows.OutputSummary, "how much to show (EMCO's summary, all or detail): all adds the logs, detail each resource")
+	f.StringVar(&req.Output, "detail", workflows.OutputSummary, "how much to show (EMCO's summary, all, detail or rsync): all adds the logs, detail each resource's live metadata, spec and status, rsync what was rendered for each (metadata and spec)")
 	f.StringVar(&req.App, "app", "", "only resources of this app")
 	f.StringVar(&req.Cluster, "cluster", "", "only resources on this cluster")
 	f.StringVar(&req.Resource, "resource", "", "only the resource with this name")
@@ -62,9 +62,7 @@ func (g *globals) statusCmd() *cobra.Command {
 	return cmd
 }
 
-func isDetail(s string) bool {
-	return s == workflows.OutputSummary || s == workflows.OutputAll || s == workflows.OutputDetail
-}
+func isDetail(s string) bool { return workflows.ValidOutput(s) }
 
 // status reads the status, after a refresh with refresh: through the server with --server (the
 // query then carries the person's attestation, and shows what they may see), else on Temporal.
@@ -177,19 +175,40 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if len(st.ClusterStatus) > 0 {
 		g.printf("cluster-status: %s\n", counts(st.ClusterStatus))
 	}
-	for _, app := range st.Resources {
-		for _, cl := range app.Clusters {
-			for _, r := range cl.Resources {
-				g.printf("  %s/%s %s/%s %s %s %s\n", app.App, cl.Name, r.GVK.Kind, r.Name, r.RsyncStatus, r.ClusterStatus, r.Health)
-			}
-		}
+	if st.ResourcesError != "" {
+		g.printf("resources: the deployer could not be asked for each object: %s\n", st.ResourcesError)
 	}
+	printResources(g, st.Resources)
 	if len(st.Allowed) > 0 {
 		ops := make([]string, len(st.Allowed))
 		for i, op := range st.Allowed {
 			ops[i] = string(op)
 		}
 		g.printf("allowed: %s\n", strings.Join(ops, ", "))
+	}
+}
+
+// printResources writes the resources grouped by app, then cluster (EMCO), each with its
+// statuses and, when the status carries them, its object's metadata, spec and status.
+func printResources(g *globals, apps []workflows.AppResources) {
+	for _, app := range apps {
+		g.printf("app %s:\n", app.App)
+		for _, cl := range app.Clusters {
+			g.printf("  cluster %s:\n", dash(cl.Name))
+			for _, r := range cl.Resources {
+				line := strings.Join(slices.DeleteFunc([]string{r.GVK.Kind + "/" + r.Name, r.RsyncStatus, r.ClusterStatus, r.Health},
+					func(s string) bool { return s == "" }), " ")
+				g.printf("    %s\n", line)
+				for _, part := range []struct {
+					name string
+					raw  []byte
+				}{{"metadata", r.Metadata}, {"spec", r.Spec}, {"status", r.Status}} {
+					if len(part.raw) > 0 {
+						g.printf("      %s: %s\n", part.name, part.raw)
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -223,6 +242,7 @@ func counts(m map[string]int) string {
 func (g *globals) listCmd() *cobra.Command {
 	var f client.ListFilter
 	var out *outputFormat
+	var countsOnly bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List instances (the same search-attribute query works in the Temporal UI)",
@@ -245,11 +265,27 @@ func (g *globals) listCmd() *cobra.Command {
 			if f.Drifted != "" && f.Drifted != "True" && f.Drifted != "False" {
 				return usageErr("--drifted: %q is not one of True, False", f.Drifted)
 			}
+			if countsOnly && f.Stack == "" {
+				return usageErr("--counts: needs --stack (the stack whose instances to count)")
+			}
 			c, err := g.dial(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			var counts []client.StackCount
+			if f.Stack != "" {
+				var known bool
+				if counts, known, err = c.StackCounts(cmd.Context(), f.Stack, f.Tenant); err != nil {
+					return err
+				}
+				if !known {
+					return usageErr("--stack: no instance has ever had stack %q%s", f.Stack, forTenant(f.Tenant))
+				}
+			}
+			if countsOnly {
+				return g.output(out, counts, func(w io.Writer) { writeStackCounts(w, counts) })
+			}
 			items, err := c.List(cmd.Context(), f)
 			if err != nil {
 				return err
@@ -257,7 +293,13 @@ func (g *globals) listCmd() *cobra.Command {
 			if items == nil {
 				items = []client.ListItem{}
 			}
-			return g.output(out, items, func(w io.Writer) { writeList(w, items) })
+			return g.output(out, items, func(w io.Writer) {
+				writeList(w, items)
+				if len(counts) > 0 {
+					fmt.Fprintln(w)
+					writeStackCounts(w, counts)
+				}
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.Tenant, "tenant", "", "only this tenant")
@@ -268,8 +310,30 @@ func (g *globals) listCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&f.Gated, "gated", false, "only instances with scheduling gates set")
 	cmd.Flags().BoolVar(&f.AwaitingApproval, "awaiting-approval", false, "only instances whose operation waits for its plan to be approved")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
+	cmd.Flags().BoolVar(&countsOnly, "counts", false, "with --stack: only the stack's ready, updated and total counts, overall and per tenant")
 	out = outputFlag(cmd)
 	return cmd
+}
+
+func forTenant(t string) string {
+	if t == "" {
+		return ""
+	}
+	return " in tenant " + t
+}
+
+// writeStackCounts prints a stack's standing counts: all tenants first ("*"), then each.
+func writeStackCounts(w io.Writer, counts []client.StackCount) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STACK\tTENANT\tREADY\tUPDATED\tTOTAL")
+	for _, c := range counts {
+		t := c.Tenant
+		if t == "" {
+			t = "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", c.Stack, t, c.Ready, c.Updated, c.Total)
+	}
+	_ = tw.Flush()
 }
 
 // writeList prints the instances as a table.

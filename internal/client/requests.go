@@ -121,6 +121,7 @@ func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.Status
 		return nil, err
 	}
 	c.freshen(ctx, st)
+	c.withObjects(ctx, ref, st, req.Output)
 	return st, nil
 }
 

@@ -78,6 +78,8 @@ type Schema struct {
 	Outputs Outputs
 	// Dependencies are the instances an instance of the stack needs, and the outputs it takes (dependencies.go).
 	Dependencies []Dependency
+	// Sync is sync:, ArgoCD's automated sync and self-heal on the instance's app (sync.go); nil says nothing.
+	Sync *Sync
 }
 
 // Param finds a parameter by name.
@@ -148,8 +150,10 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Outputs = parseOutputs(kv.Value, field, fe)
 		case "dependencies":
 			s.Dependencies = parseDependencies(kv.Value, field, fe)
+		case "sync":
+			s.Sync = parseSync(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs, dependencies", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, placement, engine, engineVersion, timeouts, credentials, outputs, dependencies, sync", kv.Line)
 		}
 	}
 	checkOutputs(s, fe)

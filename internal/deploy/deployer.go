@@ -28,6 +28,13 @@ type App struct {
 	Placement Placement
 	// Recreate deletes and creates the app's objects again (new UIDs) rather than applying them.
 	Recreate bool
+	// Sync is the stack's sync: (automated sync, self-heal); nil leaves the deployer's app as it is.
+	Sync *Sync
+}
+
+// Sync asks the deployer to keep the app in sync by itself between deploys.
+type Sync struct {
+	Automated, SelfHeal bool
 }
 
 // Placement is a stack's project and destination cluster for its apps.

@@ -179,3 +179,14 @@ func Freshen(conds []lifecycle.Condition, recorded time.Time, sweep Sweep, now t
 	}
 	return out, seen
 }
+
+// Terminated are resources a removal took away: rsync-status Terminated and cluster-status
+// NotPresent, as EMCO shows them after a terminate, rather than gone from the status.
+func Terminated(rs []steps.Resource) []steps.Resource {
+	out := make([]steps.Resource, len(rs))
+	for i, r := range rs {
+		r.RsyncStatus, r.ClusterStatus, r.Health, r.Message = "Terminated", "NotPresent", "", ""
+		out[i] = r
+	}
+	return out
+}

@@ -61,6 +61,7 @@ var AllActivities = []string{
 	ActAuthorize,
 	ActWorkloadChanges,
 	ActNotifyDependents,
+	ActResourceStates,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).

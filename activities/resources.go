@@ -1,0 +1,68 @@
+package activities
+
+import (
+	"context"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/observe"
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// resourceReader is a deployer that can show each resource's rendered and live object.
+type resourceReader interface {
+	ResourceStates(ctx context.Context, app deploy.App) ([]steps.ResourceState, error)
+}
+
+// ResourceStates reads an instance's resources as the deployer holds them, without changing
+// anything (status --detail detail and rsync). A deployer that cannot, or no app, gives none.
+func (a *Activities) ResourceStates(ctx context.Context, in steps.ResourceStatesInput) ([]steps.ResourceState, error) {
+	r, ok := a.Deployer.(resourceReader)
+	if !ok {
+		return nil, nil
+	}
+	d := in.Ref.Derived()
+	out, err := r.ResourceStates(ctx, deploy.App{Ref: in.Ref, Namespace: d.Namespace, Application: d.Application})
+	if err != nil {
+		return nil, classify(err)
+	}
+	return out, nil
+}
+
+// removedResources are the app's resources before a removal, marked Terminated: what the
+// deployer reports, or when it reports none (the app is gone already, a retry) the objects
+// of the manifests at the revision.
+func (a *Activities) removedResources(ctx context.Context, app deploy.App) []steps.Resource {
+	var rs []steps.Resource
+	if st, err := a.Deployer.Status(ctx, app); err == nil && st.Deployed {
+		rs = st.Resources
+	}
+	if len(rs) == 0 {
+		for _, o := range app.Objects {
+			group, version := "", o.APIVersion
+			if g, v, ok := strings.Cut(o.APIVersion, "/"); ok {
+				group, version = g, v
+			}
+			rs = append(rs, steps.Resource{App: app.Ref.Name, Group: group, Version: version, Kind: o.Kind,
+				Namespace: o.Namespace, Name: o.Name})
+		}
+	}
+	return observe.Terminated(rs)
+}
+
+// syncPolicy is the sync: of the instance's stack at the revision; nil when it says nothing.
+func (a *Activities) syncPolicy(ctx context.Context, rev string, instanceYAML []byte) (*deploy.Sync, error) {
+	if instanceYAML == nil {
+		return nil, nil
+	}
+	inst, err := config.ParseInstance(instanceYAML)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	stack, err := a.loadStack(ctx, rev, inst.Stack)
+	if err != nil || stack.Schema == nil || stack.Schema.Sync == nil {
+		return nil, err
+	}
+	return &deploy.Sync{Automated: stack.Schema.Sync.Automated, SelfHeal: stack.Schema.Sync.SelfHeal}, nil
+}

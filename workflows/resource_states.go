@@ -1,0 +1,28 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
+
+// ResourceStatesWorkflowName reads an instance's resources as the deployer holds them, for
+// status --detail detail and rsync. It changes nothing and keeps no state: the client starts
+// it on the instance's worker pool, which holds the deployer's credentials.
+const ResourceStatesWorkflowName = "ResourceStatesWorkflow"
+
+// ResourceStatesWorkflow runs the one read. A deployer that does not answer fails it soon:
+// status is asked by a person waiting for it.
+func ResourceStatesWorkflow(ctx workflow.Context, in steps.ResourceStatesInput) ([]steps.ResourceState, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    30 * time.Second,
+		ScheduleToCloseTimeout: time.Minute,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	var out []steps.ResourceState
+	err := workflow.ExecuteActivity(ctx, steps.ActResourceStates, in).Get(ctx, &out)
+	return out, err
+}
