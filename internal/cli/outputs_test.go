@@ -24,3 +24,14 @@ func TestStatusPrintsOutputs(t *testing.T) {
 		assert.False(t, strings.HasPrefix(line, "condition "), "an output forged a line: %q", line)
 	}
 }
+
+// The instances it depends on are in the text status as in its JSON.
+func TestStatusPrintsDependencies(t *testing.T) {
+	var out bytes.Buffer
+	g := &globals{streams: Streams{Out: &out}}
+	g.printStatus(&workflows.Status{Name: "acme/app", State: "ConfigurationCreated", Dependencies: []string{"acme/net", "acme/obs"}})
+	assert.Contains(t, out.String(), "dependencies: acme/net, acme/obs (")
+	out.Reset()
+	g.printStatus(&workflows.Status{Name: "acme/app", State: "Deployed"})
+	assert.NotContains(t, out.String(), "dependencies:")
+}

@@ -123,6 +123,9 @@ func (g *globals) printStatus(st *workflows.Status) {
 	if st.ControlPlane != "" {
 		g.printf("controlPlane: %s (its pipelines run on that worker pool only)\n", st.ControlPlane)
 	}
+	if len(st.Dependencies) > 0 {
+		g.printf("dependencies: %s (it waits for each to be Ready and takes their outputs)\n", strings.Join(st.Dependencies, ", "))
+	}
 	if len(st.Gates) > 0 || st.Waiting != nil {
 		writeGates(g.streams.Out, st, time.Now())
 	}
