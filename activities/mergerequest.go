@@ -18,11 +18,16 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in steps.OpenMRInput)
 		return mr, nil
 	}
 	var files map[string][]byte
-	if !in.Remove {
-		var err error
-		if files, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML)); err != nil {
-			return forge.MergeRequest{}, err
-		}
+	var err error
+	switch {
+	case in.Remove:
+	case in.ConfigYAML == "" && in.Rerender != "":
+		files, err = a.rerender(ctx, in.Ref, in.Rerender)
+	default:
+		files, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML))
+	}
+	if err != nil {
+		return forge.MergeRequest{}, err
 	}
 	mr, err := a.Forge.Open(ctx, forge.Change{
 		Branch: branch,

@@ -44,6 +44,8 @@ const (
 	changeStackBudgets = "stack-budgets"
 	// changeRenderOutputs renders the manifests that use terraform outputs again after a deploy's apply and merges them.
 	changeRenderOutputs = "render-outputs"
+	// changePlanCurrentStack makes plan and a plain deploy render the committed instance file against the stack on main.
+	changePlanCurrentStack = "plan-current-stack"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -112,4 +114,10 @@ func claimsRecordedNames(ctx workflow.Context) (claims, atStart bool) {
 // rendersOutputs reports whether a deploy renders its manifests' .Outputs after the apply.
 func rendersOutputs(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeRenderOutputs, workflow.DefaultVersion, 1) >= 1
+}
+
+// rendersCurrentStack reports whether a plan's terraform half and a plain deploy render the
+// committed instance file against the stack on main (a deploy merges that render first).
+func rendersCurrentStack(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changePlanCurrentStack, workflow.DefaultVersion, 1) >= 1
 }
