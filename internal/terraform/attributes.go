@@ -63,9 +63,12 @@ func attributeChanges(c *tfjson.Change) []AttributeChange {
 	sort.Strings(sorted)
 	secrets := sensitiveLeaves(before, c.BeforeSensitive, after, c.AfterSensitive)
 	var out []AttributeChange
-	for _, p := range sorted {
+	for i, p := range sorted {
 		b, hadB := before[p]
 		a, hasA := after[p]
+		if !hadB && !hasA && i+1 < len(sorted) && strings.HasPrefix(sorted[i+1], p+".") {
+			continue // an unknown object whose old parts are listed, each known after apply
+		}
 		isUnknown := marked(c.AfterUnknown, p)
 		if !isUnknown && hadB == hasA && reflect.DeepEqual(b, a) {
 			continue
@@ -76,8 +79,11 @@ func attributeChanges(c *tfjson.Change) []AttributeChange {
 		}
 		if marked(c.BeforeSensitive, p) || marked(c.AfterSensitive, p) || secrets.hold(b) || secrets.hold(a) {
 			// Either side's mark hides both: a value sensitive on one side is a secret on the other too.
-			ac.Sensitive, ac.Before = true, SensitiveValue
-			if !isUnknown {
+			ac.Sensitive = true
+			if hadB {
+				ac.Before = SensitiveValue
+			}
+			if hasA && !isUnknown {
 				ac.After = SensitiveValue
 			}
 		}
