@@ -26,6 +26,9 @@ type OperationRequest struct {
 	DeployTimeout time.Duration `json:"deployTimeout,omitempty"`
 	// Rollout is the workflow ID of the rollout that sent the request; it is told when the operation ends.
 	Rollout string `json:"rollout,omitempty"`
+	// Adopt (provision only) is the main commit that already holds ConfigYAML, pushed there by
+	// the tenant (Grove's local create): the provision records it and opens no MR.
+	Adopt string `json:"adopt,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.
@@ -76,6 +79,8 @@ type PipelineInput struct {
 	Requester *identity.Actor `json:"requester,omitempty"`
 	// Stack is the instance's stack, for the policy.
 	Stack string `json:"stack,omitempty"`
+	// Adopt is a provision's commit on main that holds the config already (OperationRequest.Adopt).
+	Adopt string `json:"adopt,omitempty"`
 }
 
 // PipelineResult is a successful pipeline's outcome.

@@ -45,6 +45,18 @@ func (r requests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 	return refusal(err)
 }
 
+// Adopt provisions ref from the config a push put on main at commit (Grove's local create).
+func (r requests) Adopt(ctx context.Context, ref steps.Ref, configYAML, commit, actor, requestID string) error {
+	ctx, cancel := context.WithTimeout(ctx, acceptWait)
+	defer cancel()
+	if err := r.c.CheckNames(ctx, ref); err != nil {
+		return refusal(err)
+	}
+	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Adopt: commit}
+	_, err := r.c.Submit(ctx, ref, lifecycle.OpProvision, req, requestID)
+	return refusal(err)
+}
+
 // Approve sends a forge comment's approve or reject to its instance, keyed by requestID.
 func (r requests) Approve(ctx context.Context, cmd steps.ApprovalCommand, source, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
