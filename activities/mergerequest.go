@@ -12,6 +12,21 @@ import (
 // operation's branch. A retry finds the branch and opens nothing new.
 func (a *Activities) OpenMergeRequest(ctx context.Context, in steps.OpenMRInput) (forge.MergeRequest, error) {
 	branch := steps.BranchFor(in.Ref, in.Operation, in.OpID)
+	if in.ConfigYAML == "" && in.Rerender != "" {
+		// A plain deploy: when main already holds the render (the stack has not changed), there is
+		// nothing to open, and the forge is not asked (it may be down, with main read from a mirror).
+		files, err := a.rerender(ctx, in.Ref, in.Rerender)
+		if err != nil {
+			return forge.MergeRequest{}, err
+		}
+		held, err := a.Forge.ReadDir(ctx, in.Rerender, configRef(in.Ref).Dir())
+		if err != nil {
+			return forge.MergeRequest{}, classify(err)
+		}
+		if len(changedFiles(files, held)) == 0 {
+			return forge.MergeRequest{Branch: branch, NoChanges: true, BaseSHA: in.Rerender}, nil
+		}
+	}
 	if mr, ok, err := a.Forge.Get(ctx, branch); err != nil {
 		return forge.MergeRequest{}, classify(err)
 	} else if ok {
