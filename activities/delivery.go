@@ -27,6 +27,12 @@ type Requests interface {
 	Approve(ctx context.Context, cmd steps.ApprovalCommand, source, requestID string) error
 }
 
+// Adopter provisions an instance from a config a push put on main itself (Grove's local create):
+// the instance records the commit and opens no MR.
+type Adopter interface {
+	Adopt(ctx context.Context, ref steps.Ref, configYAML, commit, actor, requestID string) error
+}
+
 // RefusedError is an instance's answer that no retry changes: it is busy, the state does
 // not allow the operation, or the config is invalid.
 // Busy says it runs another operation: the same request may be accepted later.
@@ -49,6 +55,10 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 		Request: CommandRequestID(in.Delivery, in.Index, c), Workflow: steps.InstanceWorkflowID(c.Ref)}
 	refuse := func(msg string) (steps.DeliveryOutcome, error) {
 		out.Error = msg
+		if c.Adopt {
+			// The tenant pushed no command and opened no MR: the commit's status is where they look.
+			a.reportAdopt(ctx, c, forge.StatusFailure, msg)
+		}
 		activity.GetLogger(ctx).Warn("webhook command refused", "delivery", in.Delivery, "instance", out.Instance,
 			"operation", out.Operation, "error", msg)
 		return out, nil
@@ -90,7 +100,15 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 	}
 	// The request is signed for the forge account that pushed or merged (identity.With).
 	sctx := identity.With(ctx, a.forgeUser(first(in.Provider, providerOf(in.Delivery)), in.User, in.UserID, "webhook"))
-	err = a.Requests.Submit(sctx, c.Ref, op, cfg, actor, out.Request)
+	if c.Adopt {
+		adopter, ok := a.Requests.(Adopter)
+		if !ok || op != lifecycle.OpProvision {
+			return refuse("this worker cannot create an instance from a pushed config")
+		}
+		err = adopter.Adopt(sctx, c.Ref, cfg, c.Rev, actor, out.Request)
+	} else {
+		err = a.Requests.Submit(sctx, c.Ref, op, cfg, actor, out.Request)
+	}
 	var refused *RefusedError
 	switch {
 	case errors.As(err, &refused):
@@ -99,6 +117,9 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 		return out, err
 	}
 	out.Started = true
+	if c.Adopt {
+		a.reportAdopt(ctx, c, forge.StatusSuccess, "created from this commit; deploy it with slipway deploy "+c.Ref.String())
+	}
 	activity.GetLogger(ctx).Info("webhook command started", "delivery", in.Delivery,
 		"instance", out.Instance, "operation", out.Operation, "request", out.Request)
 	return out, nil
@@ -227,4 +248,31 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// reportAdopt sets the commit status of a local create, best effort: the outcome is recorded
+// with the delivery whatever the forge answers.
+func (a *Activities) reportAdopt(ctx context.Context, c steps.DeliveryCommand, state forge.StatusState, msg string) {
+	rep, ok := a.Forge.(forge.Reporter)
+	if !ok || !shaHex(c.Rev) {
+		return
+	}
+	if r := []rune(msg); len(r) > 140 { // forges cut a status description at 140 characters
+		msg = string(r[:139]) + "…"
+	}
+	if err := rep.SetStatus(ctx, c.Rev, forge.CommitStatus{State: state, Context: "slipway/create " + c.Ref.String(), Description: msg}); err != nil {
+		activity.GetLogger(ctx).Warn("commit status of a local create not set", "instance", c.Ref.String(), "error", err)
+	}
+}
+
+func shaHex(s string) bool {
+	if len(s) < 7 || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
 }

@@ -12,17 +12,37 @@ import (
 // operation's branch. A retry finds the branch and opens nothing new.
 func (a *Activities) OpenMergeRequest(ctx context.Context, in steps.OpenMRInput) (forge.MergeRequest, error) {
 	branch := steps.BranchFor(in.Ref, in.Operation, in.OpID)
+	if in.ConfigYAML == "" && in.Rerender != "" {
+		// A plain deploy: when main already holds the render (the stack has not changed), there is
+		// nothing to open, and the forge is not asked (it may be down, with main read from a mirror).
+		files, err := a.rerender(ctx, in.Ref, in.Rerender)
+		if err != nil {
+			return forge.MergeRequest{}, err
+		}
+		held, err := a.Forge.ReadDir(ctx, in.Rerender, configRef(in.Ref).Dir())
+		if err != nil {
+			return forge.MergeRequest{}, classify(err)
+		}
+		if len(changedFiles(files, held)) == 0 {
+			return forge.MergeRequest{Branch: branch, NoChanges: true, BaseSHA: in.Rerender}, nil
+		}
+	}
 	if mr, ok, err := a.Forge.Get(ctx, branch); err != nil {
 		return forge.MergeRequest{}, classify(err)
 	} else if ok {
 		return mr, nil
 	}
 	var files map[string][]byte
-	if !in.Remove {
-		var err error
-		if files, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML)); err != nil {
-			return forge.MergeRequest{}, err
-		}
+	var err error
+	switch {
+	case in.Remove:
+	case in.ConfigYAML == "" && in.Rerender != "":
+		files, err = a.rerender(ctx, in.Ref, in.Rerender)
+	default:
+		files, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML))
+	}
+	if err != nil {
+		return forge.MergeRequest{}, err
 	}
 	mr, err := a.Forge.Open(ctx, forge.Change{
 		Branch: branch,

@@ -42,7 +42,7 @@ func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput)
 	if err != nil {
 		return steps.PlanOutput{}, overBudget(ctx, classify(err))
 	}
-	return planOutput(plan), nil
+	return planOutput(plan, in.Detail), nil
 }
 
 // TerraformApply applies exactly the saved plan. Terraform refuses a plan made
@@ -101,7 +101,7 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 		return err
 	}
 	rev := in.Revision
-	if in.ConfigYAML != "" {
+	if in.ConfigYAML != "" || in.Rerender {
 		rev = "" // a proposed config renders against the stack on main, and its lock file is not the revision's to record
 	}
 	stack := stackOf(all)
@@ -141,9 +141,12 @@ func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, all map[st
 func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput) (map[string][]byte, map[string][]byte, error) {
 	var all map[string][]byte
 	var err error
-	if in.ConfigYAML != "" {
+	switch {
+	case in.ConfigYAML != "":
 		all, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML))
-	} else {
+	case in.Rerender:
+		all, err = a.rerender(ctx, in.Ref, in.Revision)
+	default:
 		all, err = a.Forge.ReadDir(ctx, in.Revision, configRef(in.Ref).Dir())
 		err = classify(err)
 	}
@@ -229,13 +232,22 @@ func withLockNote(ctx context.Context) context.Context {
 	})
 }
 
-func planOutput(p *terraform.Plan) steps.PlanOutput {
+// planOutput is the plan's summary; with detail, each change's attributes (the plan command's
+// answer: a deploy's history keeps actions only).
+func planOutput(p *terraform.Plan, detail bool) steps.PlanOutput {
 	// The name, not this host's path: the apply may run on another worker.
 	out := steps.PlanOutput{File: filepath.Base(p.File), SHA256: p.SHA256, Summary: steps.PlanSummary{
 		Add: p.Summary.Add, Change: p.Summary.Change, Destroy: p.Summary.Destroy, NoChanges: p.Summary.NoChanges,
 	}}
 	for _, rc := range p.Summary.Resources {
-		out.Summary.Resources = append(out.Summary.Resources, steps.ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: rc.Actions})
+		c := steps.ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: rc.Actions}
+		if detail {
+			for _, a := range rc.Attributes {
+				c.Attributes = append(c.Attributes, steps.AttributeChange{Path: a.Path, Before: a.Before, After: a.After, Sensitive: a.Sensitive})
+			}
+		}
+		out.Summary.Resources = append(out.Summary.Resources, c)
 	}
+	out.Summary.DataLoss = out.Summary.DataLossResources()
 	return out
 }

@@ -116,6 +116,20 @@ func (a *Activities) render(ctx context.Context, ref steps.Ref, configYAML []byt
 	return files, nil
 }
 
+// rerender renders the instance file committed at rev against the stack on main: what a plain
+// deploy merges and what its plan and config diff show.
+func (a *Activities) rerender(ctx context.Context, ref steps.Ref, rev string) (map[string][]byte, error) {
+	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
+	if err != nil {
+		return nil, classify(err)
+	}
+	data, ok := files[instanceFile]
+	if !ok {
+		return nil, notFoundf("%s has no %s at %s", configRef(ref).Dir(), instanceFile, rev)
+	}
+	return a.render(ctx, ref, data)
+}
+
 const instanceFile = "instance.yaml"
 
 // checkLockFile refuses a stack whose lock file names a provider, version or package the

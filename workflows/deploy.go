@@ -4,14 +4,20 @@ import "go.temporal.io/sdk/workflow"
 
 // DeployPipeline is the first deploy and every update (EDP's deploy workflow): an
 // optional config change through its own MR, then terraform init, plan, apply of
-// that plan, then the app at the same revision.
+// that plan, then the app at the same revision. Without a config change it renders the
+// committed config against the current stack through its own MR first.
 func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
 	p.drainsReplace = drainsBeforeReplace(ctx)
 	secrets := withSecrets(ctx)
 	var plan []func() error
-	if in.ConfigYAML != "" {
+	switch {
+	case in.ConfigYAML != "":
 		plan = append(plan, p.validate, func() error { return p.openMR(false) }, p.planOnMR, p.mergeMR)
+	case rendersCurrentStack(ctx):
+		// A plain deploy takes the stack on main too: the committed file, once verified as slipway's,
+		// is rendered again and merged (nothing to merge when main already holds that render).
+		plan = append(plan, func() error { return p.resolveRevision(true) }, p.verifyRender, p.rerenderMR, p.planOnMR, p.mergeMR)
 	}
 	plan = append(plan, func() error { return p.resolveRevision(true) }, p.verifyRender, p.applyPlan)
 	if secrets {

@@ -97,6 +97,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) er
 	if err := e.admitRecreate(op, req); err != nil {
 		return err
 	}
+	if req.Adopt != "" && (op != lifecycle.OpProvision || !commitRE.MatchString(req.Adopt)) {
+		return notAllowed("%s: adopt: a provision's commit on main (hex), not %q for %s", e.s.Ref, req.Adopt, op)
+	}
 	if len(req.ConfigYAML) > maxConfigBytes {
 		return notAllowed("%s: configYAML is %d bytes, more than the %d allowed", e.s.Ref, len(req.ConfigYAML), maxConfigBytes)
 	}
@@ -230,7 +233,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	e.opsInRun++
 	op := &Operation{
 		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
-		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML,
+		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML, Adopt: req.Adopt,
 		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, ControlPlane: pool,
 		Recreate: req.Recreate,
 	}
@@ -263,7 +266,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
 		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress, From: op.From, Render: e.s.Render,
-		Requester: op.Requester, Stack: e.s.Stack, Recreate: op.Recreate,
+		Requester: op.Requester, Stack: e.s.Stack, Recreate: op.Recreate, Adopt: op.Adopt,
 	}
 	if op.Timeout > 0 {
 		in.Settings.DeployTimeout = op.Timeout

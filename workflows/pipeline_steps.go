@@ -28,10 +28,20 @@ func (p *pipeline) validate() error {
 }
 
 func (p *pipeline) openMR(remove bool) error {
+	return p.openMRWith(steps.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
+		ConfigYAML: p.in.ConfigYAML, Remove: remove})
+}
+
+// rerenderMR opens the MR of the committed config, as verified at the pinned revision, rendered
+// against the stack on main.
+func (p *pipeline) rerenderMR() error {
+	return p.openMRWith(steps.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
+		Rerender: p.progress.Revision})
+}
+
+func (p *pipeline) openMRWith(in steps.OpenMRInput) error {
 	return p.run(steps.OpenMR, true, func(ctx workflow.Context) (string, error) {
 		var mr forge.MergeRequest
-		in := steps.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
-			ConfigYAML: p.in.ConfigYAML, Remove: remove}
 		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActOpenMR, in).Get(ctx, &mr); err != nil {
 			return "", err
 		}

@@ -7,9 +7,10 @@ import (
 )
 
 // PlanPipeline is a dry run (EDP's plan workflow): the config diff the repo would
-// get and the terraform plan summary. It changes nothing.
+// get and the terraform plan of the same render, attribute by attribute. It changes nothing.
 func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
+	current := rendersCurrentStack(ctx)
 	var diff string
 	var planOut *steps.PlanOutput
 	run := []func() error{
@@ -35,6 +36,9 @@ func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error
 		func() error {
 			in := p.tfInput(false)
 			in.ConfigYAML = p.in.ConfigYAML
+			// The terraform half plans the render the config diff shows: the committed file (verified
+			// above) against the stack on main, and says what each change sets.
+			in.Rerender, in.Detail = current && in.ConfigYAML == "", current
 			if err := p.tfInit(in); err != nil {
 				return err
 			}

@@ -1,12 +1,25 @@
 package workflows
 
-import "go.temporal.io/sdk/workflow"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/steps"
+)
 
 // ProvisionPipeline validates the config, renders it into the GitOps repo through
 // one MR and merges it (Grove's create-instance pipeline).
 func ProvisionPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
 	p := newPipeline(ctx, in)
-	for _, step := range []func() error{p.validate, func() error { return p.openMR(false) }, p.mergeMR} {
+	run := []func() error{p.validate, func() error { return p.openMR(false) }, p.mergeMR}
+	if in.Adopt != "" {
+		// Grove's local create: the tenant pushed the config to main; record that commit, open no MR.
+		run = []func() error{p.validate, p.adoptCommit}
+	}
+	for _, step := range run {
 		if err := step(); err != nil {
 			return PipelineResult{}, p.fail(err)
 		}
@@ -15,4 +28,27 @@ func ProvisionPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, 
 		p.progress.Revision = p.progress.MR.BaseSHA // no changes: main already held this config
 	}
 	return p.result(), nil
+}
+
+// commitRE is a commit ID as forges name it.
+var commitRE = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+
+// adoptCommit records the instance's files at the pushed commit as its render: a plain deploy
+// verifies main against them, then renders the config against the stack through its own MR.
+func (p *pipeline) adoptCommit() error {
+	return p.run(steps.AdoptCommit, true, func(ctx workflow.Context) (string, error) {
+		var rec steps.Render
+		in := steps.RecordRenderInput{Ref: p.in.Ref, Commit: p.in.Adopt, Revision: p.in.Adopt}
+		if err := quick(ctx, p.local, steps.ActRecordRender, in).Get(ctx, &rec); err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256([]byte(p.in.ConfigYAML))
+		if rec.Files["instance.yaml"] != hex.EncodeToString(sum[:]) {
+			// What was validated must be what the commit holds, or the record would vouch for another file.
+			return "", notAllowed("%s: commit %s does not hold the validated config as instances/%s/%s/instance.yaml",
+				p.in.Ref, short(p.in.Adopt), p.in.Ref.Tenant, p.in.Ref.Name)
+		}
+		p.progress.Render, p.progress.Revision = &rec, p.in.Adopt
+		return "config pushed to main at " + short(p.in.Adopt) + " recorded; no MR", nil
+	})
 }

@@ -21,17 +21,19 @@ func TestMergesRecordTheRenderAndPipelinesVerifyIt(t *testing.T) {
 	w.run(workflows.Settings{}, reqs...)
 	require.Equal(t, lifecycle.Destroyed, destroy.result.State)
 
-	require.Len(t, w.records, 2, "provision and the update merged")
-	provision, updated := w.records[0], w.records[1]
+	require.Len(t, w.records, 3, "provision and the update merged; the plain deploy found main holding its render")
+	provision, plain, updated := w.records[0], w.records[1], w.records[2]
 	require.Equal(t, "head-"+reqs[0].result.OperationID, provision.Commit, "the record reads slipway's own commit, not main")
 	require.Equal(t, "merge-"+provision.Commit, provision.Revision)
+	require.Equal(t, steps.RecordRenderInput{Ref: plain.Ref, Commit: "rev-1", Revision: "rev-1"}, plain, "the render it verified, unchanged")
 	require.Equal(t, "merge-"+updated.Commit, updated.Revision)
 
-	require.Len(t, w.verifies, 3, "the plain deploy, the update and the destroy verified")
-	require.Equal(t, provision.Revision, w.verifies[0].Render.Revision, "the deploy verified provision's merge")
-	require.Equal(t, updated.Revision, w.verifies[1].Render.Revision, "the update verified its own merge")
-	require.Equal(t, updated.Revision, w.verifies[2].Render.Revision, "the destroy verified the update's merge, kept by the instance")
-	require.Equal(t, "rev-2", w.verifies[2].Revision, "at the revision it then ran terraform at")
+	require.Len(t, w.verifies, 4, "the plain deploy (before its render and before terraform), the update and the destroy verified")
+	require.Equal(t, provision.Revision, w.verifies[0].Render.Revision, "the deploy verified provision's merge before rendering it again")
+	require.Equal(t, plain.Revision, w.verifies[1].Render.Revision, "and its own record before terraform")
+	require.Equal(t, updated.Revision, w.verifies[2].Render.Revision, "the update verified its own merge")
+	require.Equal(t, updated.Revision, w.verifies[3].Render.Revision, "the destroy verified the update's merge, kept by the instance")
+	require.Equal(t, "rev-2", w.verifies[3].Revision, "at the revision it then ran terraform at")
 	st := w.status(workflows.OutputAll)
 	require.Contains(t, step(t, st, steps.VerifyRender).Detail, "1 file(s) as rendered at merge "+updated.Revision[:12])
 	require.NotNil(t, st.Render, "status -o all shows the record")
@@ -75,7 +77,7 @@ func TestChangedRenderFailsTheStepUntilMainIsReverted(t *testing.T) {
 	require.Equal(t, 0, destroyedBefore, "terraform never ran")
 	require.Equal(t, 0, removedBefore, "nothing was removed")
 	require.Len(t, w.inspects, 1)
-	require.Equal(t, w.records[0].Revision, w.inspects[0].Revision, "the leftover check prepares slipway's files, not main's")
+	require.Equal(t, w.records[len(w.records)-1].Revision, w.inspects[0].Revision, "the leftover check prepares slipway's files, not main's")
 
 	require.NoError(t, retry.err)
 	require.Equal(t, lifecycle.Destroyed, retry.result.State, "main holds the render again: the retry goes on")

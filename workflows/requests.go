@@ -29,6 +29,9 @@ type OperationRequest struct {
 	// Recreate (deploy of a Deployed instance, no config) replaces the app's workload objects in
 	// place after the drain hook (BOSH recreate; slipway recreate).
 	Recreate bool `json:"recreate,omitempty"`
+	// Adopt (provision only) is the main commit that already holds ConfigYAML, pushed there by
+	// the tenant (Grove's local create): the provision records it and opens no MR.
+	Adopt string `json:"adopt,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.
@@ -81,6 +84,8 @@ type PipelineInput struct {
 	Stack string `json:"stack,omitempty"`
 	// Recreate (deploy only) replaces the app's workload objects in place, after the drain hook.
 	Recreate bool `json:"recreate,omitempty"`
+	// Adopt is a provision's commit on main that holds the config already (OperationRequest.Adopt).
+	Adopt string `json:"adopt,omitempty"`
 }
 
 // PipelineResult is a successful pipeline's outcome.

@@ -94,6 +94,7 @@ type Operation struct {
 	Failure    *Failure           `json:"failure,omitempty"`
 	Progress   Progress           `json:"progress"`
 	ConfigYAML string             `json:"configYAML,omitempty"`
+	Adopt      string             `json:"adopt,omitempty"`         // a provision of the config committed at this commit
 	Timeout    time.Duration      `json:"deployTimeout,omitempty"` // this operation's deploy deadline, if set
 	Plan       *steps.PlanSummary `json:"plan,omitempty"`
 	Diff       string             `json:"diff,omitempty"`

@@ -50,6 +50,8 @@ const (
 	changeInstanceDependencies = "instance-dependencies"
 	// changeCancelRunning lets cancel stop a running provision or deploy, and a teardown asked for meanwhile wait in PreTerminate.
 	changeCancelRunning = "cancel-running"
+	// changePlanCurrentStack makes plan and a plain deploy render the committed instance file against the stack on main.
+	changePlanCurrentStack = "plan-current-stack"
 )
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
@@ -134,4 +136,10 @@ func tracksDependencies(ctx workflow.Context) bool {
 // cancelsRunning reports whether this run stops a running operation on cancel (and PreTerminate).
 func cancelsRunning(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeCancelRunning, workflow.DefaultVersion, 1) >= 1
+}
+
+// rendersCurrentStack reports whether a plan's terraform half and a plain deploy render the
+// committed instance file against the stack on main (a deploy merges that render first).
+func rendersCurrentStack(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changePlanCurrentStack, workflow.DefaultVersion, 1) >= 1
 }

@@ -68,6 +68,9 @@ func newWorld(t *testing.T) *world {
 // failNext makes the next n calls of activity fail with a non-retryable error.
 func (w *world) failNext(activity string, n int) { w.fail[activity] = n }
 
+// rerenderMR counts the OpenMR calls of plain deploys, which open nothing while the stack is unchanged.
+const rerenderMR = "OpenMergeRequest(rerender)"
+
 func (w *world) called(activity string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -115,6 +118,14 @@ func (w *world) mock() {
 		})
 	e.OnActivity(steps.ActOpenMR, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in steps.OpenMRInput) (forge.MergeRequest, error) {
+			if in.Rerender != "" {
+				// A plain deploy's render of the committed config: the stack has not changed, so main holds it.
+				if err := w.enter(rerenderMR); err != nil {
+					return forge.MergeRequest{}, err
+				}
+				b := steps.BranchFor(in.Ref, in.Operation, in.OpID)
+				return forge.MergeRequest{ID: b, Branch: b, NoChanges: true, BaseSHA: in.Rerender}, nil
+			}
 			if err := w.enter(steps.ActOpenMR); err != nil {
 				return forge.MergeRequest{}, err
 			}

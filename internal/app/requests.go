@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -44,6 +45,30 @@ func (r requests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 		_, err = r.c.Submit(ctx, ref, op, req, requestID)
 	}
 	return refusal(err)
+}
+
+// Adopt provisions ref from the config a push put on main at commit (Grove's local create).
+func (r requests) Adopt(ctx context.Context, ref steps.Ref, configYAML, commit, actor, requestID string) error {
+	ctx, cancel := context.WithTimeout(ctx, acceptWait)
+	defer cancel()
+	if err := r.c.CheckNames(ctx, ref); err != nil {
+		return refusal(err)
+	}
+	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Adopt: commit}
+	h, err := r.c.Submit(ctx, ref, lifecycle.OpProvision, req, requestID)
+	if err != nil {
+		return refusal(err)
+	}
+	// It records a commit and opens no MR, so it ends in moments: the tenant's commit status then
+	// says what became of it (the policy decides after the request is accepted).
+	res, err := h.Get(ctx)
+	if err != nil {
+		return refusal(err)
+	}
+	if res.Result == workflows.ResultFailed && res.Failure != nil {
+		return &activities.RefusedError{Err: fmt.Errorf("%s: create failed at step %s: %s", ref, res.Failure.Step, res.Failure.Error)}
+	}
+	return nil
 }
 
 // Approve sends a forge comment's approve or reject to its instance, keyed by requestID.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +19,7 @@ func (g *globals) planCmd() *cobra.Command {
 	var out *outputFormat
 	cmd := &cobra.Command{
 		Use:   "plan TENANT/NAME [-f FILE]",
-		Short: "Dry run: terraform plan summary and the config diff the repo would get; changes nothing",
+		Short: "Dry run: the attribute-level terraform plan and the config diff the repo would get, from one render; changes nothing",
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := parseRef(args[0])
@@ -88,6 +89,18 @@ func (g *globals) printPlan(ref string, res workflows.OperationResult) {
 		g.printf("terraform: %s\n", planLine(p.NoChanges, p.Add, p.Change, p.Destroy))
 		for _, rc := range p.Resources {
 			g.printf("  %v %s\n", rc.Actions, rc.Address)
+			for _, a := range rc.Attributes {
+				if a.Before == "" && a.After == "" {
+					g.printf("      %s\n", a.Path) // the count of those left out
+					continue
+				}
+				g.printf("      %s: %s -> %s\n", a.Path, a.Before, a.After)
+			}
+		}
+		// Always, whatever the approval policy: a delete or replace may lose what the resource holds.
+		if len(p.DataLoss) > 0 {
+			g.printf("possible data loss: %d resource(s) deleted or replaced, and the data they hold with them: %s\n",
+				len(p.DataLoss), strings.Join(p.DataLoss, ", "))
 		}
 	}
 	if res.Diff == "" {

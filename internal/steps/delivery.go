@@ -31,6 +31,8 @@ type DeliveryCommand struct {
 	Repo string `json:"repo,omitempty"`
 	// Author is the commit's (or merged request's) author, recorded beside the forge user.
 	Author string `json:"author,omitempty"`
+	// Adopt: the push put the config on main itself (Grove's local create); the provision records Rev, opens no MR.
+	Adopt bool `json:"adopt,omitempty"`
 }
 
 // MergeRange is a merged pull request: its base and merge commits.

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"slices"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/forge"
@@ -60,6 +61,9 @@ type OpenMRInput struct {
 	OpID       string `json:"opID"`
 	ConfigYAML string `json:"configYAML,omitempty"`
 	Remove     bool   `json:"remove,omitempty"`
+	// Rerender, without ConfigYAML, renders the instance file committed at this revision (one
+	// verifyRender checked) against the stack on main: a plain deploy takes the current stack.
+	Rerender string `json:"rerender,omitempty"`
 }
 
 // RevisionInput asks for the base head that holds the instance's config.
@@ -90,6 +94,11 @@ type TerraformInput struct {
 	// ConfigYAML, when set, plans a proposed config instead of the committed one (plan -f).
 	ConfigYAML string `json:"configYAML,omitempty"`
 	Destroy    bool   `json:"destroy,omitempty"`
+	// Rerender, without ConfigYAML, plans the committed instance file at Revision rendered
+	// against the stack on main, as the config diff and a deploy's merge render it.
+	Rerender bool `json:"rerender,omitempty"`
+	// Detail keeps each change's attributes in the plan's summary (bounded, sensitive values masked).
+	Detail bool `json:"detail,omitempty"`
 	// Budget, when the stack sets one, is when the activity interrupts terraform itself.
 	Budget *Budget `json:"budget,omitempty"`
 }
@@ -101,6 +110,28 @@ type ResourceChange struct {
 	Type    string   `json:"type,omitempty"`
 	Name    string   `json:"name,omitempty"`
 	Actions []string `json:"actions"`
+	// Attributes are the attributes the change sets, old -> new (plan only; sensitive values masked).
+	Attributes []AttributeChange `json:"attributes,omitempty"`
+}
+
+// AttributeChange is one attribute of a planned change, its values as JSON text; a sensitive
+// value reads "(sensitive value)" and never leaves the worker.
+type AttributeChange struct {
+	Path      string `json:"path"`
+	Before    string `json:"before"`
+	After     string `json:"after"`
+	Sensitive bool   `json:"sensitive,omitempty"`
+}
+
+// DataLossResources names the resources a plan deletes or replaces: each may lose the data it holds.
+func (s PlanSummary) DataLossResources() []string {
+	var out []string
+	for _, rc := range s.Resources {
+		if slices.Contains(rc.Actions, "delete") {
+			out = append(out, rc.Address)
+		}
+	}
+	return out
 }
 
 // PlanSummary is a terraform plan: counts and the resources that change.
@@ -110,6 +141,8 @@ type PlanSummary struct {
 	Destroy   int              `json:"destroy"`
 	NoChanges bool             `json:"noChanges"`
 	Resources []ResourceChange `json:"resources,omitempty"`
+	// DataLoss names the resources deleted or replaced, flagged whatever the approval policy.
+	DataLoss []string `json:"dataLoss,omitempty"`
 }
 
 // PlanOutput is a plan saved in the plan store and its summary.

@@ -13,6 +13,8 @@ import (
 const (
 	// VerifyRender is the step that checks the instance's files at the revision against the record.
 	VerifyRender = "verify-render"
+	// AdoptCommit records a config the tenant pushed to main as the instance's (Grove's local create).
+	AdoptCommit = "adopt-commit"
 	// ActRecordRender hashes the files of a merge slipway made; ActVerifyRender checks a revision.
 	ActRecordRender = "RecordRender"
 	ActVerifyRender = "VerifyRender"

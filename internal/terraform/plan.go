@@ -23,6 +23,8 @@ type ResourceChange struct {
 	Address, Type, Name string
 	// Actions as terraform names them: "create", "update", "delete", "forget"; a replace is two.
 	Actions []string
+	// Attributes are the attributes the change sets, old and new, sensitive values masked.
+	Attributes []AttributeChange
 }
 
 // PlanSummary counts a plan's changes; Resources holds only changed ones, sorted by address.
@@ -152,7 +154,8 @@ func summarize(p *tfjson.Plan) PlanSummary {
 		case a.Forget():
 			// Leaves state without destroying anything; listed but, like terraform, not counted.
 		}
-		s.Resources = append(s.Resources, ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: actionNames(a)})
+		s.Resources = append(s.Resources, ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: actionNames(a),
+			Attributes: attributeChanges(rc.Change)})
 	}
 	sort.Slice(s.Resources, func(i, j int) bool { return s.Resources[i].Address < s.Resources[j].Address })
 	s.NoChanges = len(s.Resources) == 0 && !outputsChange(p)

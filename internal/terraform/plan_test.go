@@ -24,8 +24,50 @@ func TestPlanOneInputChangeIsExactlyOneChange(t *testing.T) {
 	p, err = r.Plan(ctx, ws, "update", false)
 	require.NoError(t, err)
 	assert.Equal(t, PlanSummary{Change: 1, Resources: []ResourceChange{
-		{Address: "terraform_data.a", Type: "terraform_data", Name: "a", Actions: []string{"update"}},
+		{Address: "terraform_data.a", Type: "terraform_data", Name: "a", Actions: []string{"update"}, Attributes: []AttributeChange{
+			{Path: "input", Before: `"one"`, After: `"two"`},
+			{Path: "output", Before: `"one"`, After: UnknownValue},
+		}},
 	}}, p.Summary)
+}
+
+// The attribute-level plan never carries a sensitive value, on either side, nested or whole.
+func TestPlanAttributesMaskSensitiveValues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRunner(t)
+	ws := Workspace{Tenant: "acme", Name: "sensitive"}
+	cfg := func(secret, plain string) map[string][]byte {
+		return map[string][]byte{"main.tf": []byte(`
+resource "terraform_data" "r" {
+  input = { token = sensitive("` + secret + `"), plain = "` + plain + `" }
+}
+resource "terraform_data" "w" {
+  input = sensitive("` + secret + `")
+}`)}
+	}
+	ready(t, r, ws, cfg("hunter2-old", "a"))
+	p, err := r.Plan(ctx, ws, "deploy", false)
+	require.NoError(t, err)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+
+	require.NoError(t, r.Prepare(ctx, ws, cfg("hunter2-new", "b")))
+	p, err = r.Plan(ctx, ws, "update", false)
+	require.NoError(t, err)
+	require.Len(t, p.Summary.Resources, 2)
+	byPath := map[string]AttributeChange{}
+	for _, rc := range p.Summary.Resources {
+		for _, a := range rc.Attributes {
+			byPath[rc.Address+" "+a.Path] = a
+			assert.NotContains(t, a.Before+a.After, "hunter2", "a sensitive value leaked into %s %s", rc.Address, a.Path)
+		}
+	}
+	assert.Equal(t, AttributeChange{Path: "input.plain", Before: `"a"`, After: `"b"`}, byPath["terraform_data.r input.plain"])
+	assert.Equal(t, AttributeChange{Path: "input.token", Before: SensitiveValue, After: SensitiveValue, Sensitive: true},
+		byPath["terraform_data.r input.token"])
+	assert.Equal(t, AttributeChange{Path: "input", Before: SensitiveValue, After: SensitiveValue, Sensitive: true},
+		byPath["terraform_data.w input"])
 }
 
 func TestPlanReplaceCountsAddAndDestroy(t *testing.T) {

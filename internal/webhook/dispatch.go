@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -103,6 +105,9 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 			}
 		}
 	}
+	if s.localCreates(ev, d, &refused) {
+		policy = true
+	}
 	resp.Refused = refused.list()
 	for _, r := range resp.Refused {
 		d.Refused = append(d.Refused, steps.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})
@@ -114,7 +119,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	case len(resp.Refused) > 0:
 		return nil, resp
 	}
-	resp.Ignored = "no [slipway][operation] lines"
+	resp.Ignored = "no [slipway][operation] lines and no instance file added"
 	return nil, resp
 }
 
@@ -226,4 +231,63 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// instanceFileRE is an instance's config file in the GitOps repository.
+var instanceFileRE = regexp.MustCompile(`^instances/([^/]+)/([^/]+)/instance\.yaml$`)
+
+// prMergeRE is a merge commit GitHub, Gitea/Forgejo or GitLab writes when it merges a pull or
+// merge request: such a push is the merge event's (slipway's own MRs among them), never a local create.
+var prMergeRE = regexp.MustCompile(`(?m)^(Merge pull request |See merge request )`)
+
+// localCreates adds Grove's local create: each instances/<t>/<n>/instance.yaml a push to main adds
+// without a command line for it becomes a provision that adopts the push's head commit (no MR).
+// It reports whether it refused one the operator has not allowed, so the attempt is recorded.
+func (s *Server) localCreates(ev *Event, d *steps.Delivery, refused *refusals) (policy bool) {
+	if ev.Kind != EventPush {
+		return false
+	}
+	for _, c := range ev.Commits {
+		if prMergeRE.MatchString(c.Message) {
+			return false
+		}
+	}
+	named := map[string]bool{}
+	for _, c := range d.Commands {
+		named[c.Ref.String()] = true
+	}
+	for _, c := range ev.Commits {
+		for _, path := range c.Added {
+			m := instanceFileRE.FindStringSubmatch(path)
+			if m == nil {
+				continue
+			}
+			ref, err := config.ParseRef(m[1] + "/" + m[2])
+			switch {
+			case err != nil:
+				refused.add(Refused{Operation: string(lifecycle.OpProvision), Error: fmt.Sprintf("commit %s adds %s: %v", short(c.ID), clip(path, maxNameBytes), err)})
+				continue
+			case named[ref.String()]:
+				continue
+			}
+			r := steps.Ref{Tenant: ref.Tenant, Name: ref.Name}
+			named[r.String()] = true
+			switch {
+			case !shaRE.MatchString(ev.After):
+				refused.add(Refused{Instance: r.String(), Operation: string(lifecycle.OpProvision),
+					Error: fmt.Sprintf("push adding %s names no head commit: cannot pin the config", path)})
+			case !s.ops[lifecycle.OpProvision]:
+				policy = true
+				refused.add(Refused{Instance: r.String(), Operation: string(lifecycle.OpProvision),
+					Error: fmt.Sprintf("commit %s adds %s: create from a push is off (the operator allows it with --commit-ops)", short(c.ID), path)})
+			case len(d.Commands) >= maxCommands:
+				refused.add(Refused{Instance: r.String(), Operation: string(lifecycle.OpProvision),
+					Error: fmt.Sprintf("commit %s: over %d commands in one delivery", short(c.ID), maxCommands)})
+			default:
+				d.Commands = append(d.Commands, steps.DeliveryCommand{Operation: string(lifecycle.OpProvision), Ref: r,
+					Rev: ev.After, Repo: ev.Repo, Author: clip(c.Author, maxNameBytes), Adopt: true})
+			}
+		}
+	}
+	return policy
 }

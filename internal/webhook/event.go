@@ -15,6 +15,8 @@ type Event struct {
 	// UserID is that account's ID on the forge (stable across renames); "" when the payload has none.
 	UserID  string
 	Commits []Commit
+	// After is the commit a push moved the branch to (its head).
+	After string
 	// A merged pull/merge request.
 	HeadBranch string
 	BaseSHA    string
@@ -31,6 +33,8 @@ type Commit struct {
 	ID      string
 	Message string
 	Author  string // as the commit says: "Name <email>", which the pusher chooses
+	// Added are the files the commit adds, as the forge lists them.
+	Added []string
 }
 
 // author is how a commit names its author.

@@ -28,10 +28,12 @@ type giteaRepo struct {
 type giteaPush struct {
 	giteaRepo
 	Ref     string    `json:"ref"`
+	After   string    `json:"after"`
 	Pusher  giteaUser `json:"pusher"`
 	Commits []struct {
-		ID      string `json:"id"`
-		Message string `json:"message"`
+		ID      string   `json:"id"`
+		Message string   `json:"message"`
+		Added   []string `json:"added"`
 		Author  struct {
 			Name  string `json:"name"`
 			Email string `json:"email"`
@@ -96,14 +98,14 @@ func parseGitea(r *http.Request, secret []byte) (*Event, error) {
 			return nil, &PayloadError{Provider: "gitea", Err: err}
 		}
 		out := &Event{Provider: "gitea", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(p.Ref),
-			Repo: p.Repository.FullName, User: first(p.Pusher.Login, p.Sender.Login)}
+			Repo: p.Repository.FullName, User: first(p.Pusher.Login, p.Sender.Login), After: p.After}
 		if p.Pusher.Login != "" {
 			out.UserID = p.Pusher.id()
 		} else {
 			out.UserID = p.Sender.id()
 		}
 		for _, c := range p.Commits {
-			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message, Author: author(c.Author.Name, c.Author.Email)})
+			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message, Author: author(c.Author.Name, c.Author.Email), Added: c.Added})
 		}
 		return out, nil
 	case "pull_request":

@@ -67,10 +67,10 @@ func parseGitHub(r *http.Request, secret []byte) (*Event, error) {
 	switch e := ev.(type) {
 	case *gh.PushEvent:
 		out := &Event{Provider: "github", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(e.GetRef()),
-			Repo: e.GetRepo().GetFullName(), User: first(e.GetSender().GetLogin(), e.GetPusher().GetName()), UserID: userID(e.GetSender().GetID())}
+			Repo: e.GetRepo().GetFullName(), User: first(e.GetSender().GetLogin(), e.GetPusher().GetName()), UserID: userID(e.GetSender().GetID()), After: e.GetAfter()}
 		for _, c := range e.Commits {
 			a := c.GetAuthor()
-			out.Commits = append(out.Commits, Commit{ID: c.GetID(), Message: c.GetMessage(), Author: author(a.GetName(), a.GetEmail())})
+			out.Commits = append(out.Commits, Commit{ID: c.GetID(), Message: c.GetMessage(), Author: author(a.GetName(), a.GetEmail()), Added: c.Added})
 		}
 		return out, nil
 	case *gh.PullRequestEvent:

@@ -29,11 +29,13 @@ type gitlabAuthor struct {
 type gitlabPush struct {
 	gitlabProject
 	Ref          string `json:"ref"`
+	After        string `json:"after"`
 	UserID       int64  `json:"user_id"`
 	UserUsername string `json:"user_username"`
 	Commits      []struct {
 		ID      string       `json:"id"`
 		Message string       `json:"message"`
+		Added   []string     `json:"added"`
 		Author  gitlabAuthor `json:"author"`
 	} `json:"commits"`
 }
@@ -92,9 +94,9 @@ func parseGitLab(r *http.Request, secret []byte) (*Event, error) {
 			return nil, &PayloadError{Provider: "gitlab", Err: err}
 		}
 		out := &Event{Provider: "gitlab", DeliveryID: delivery, Kind: EventPush, Branch: branchOf(p.Ref),
-			Repo: p.Project.PathWithNamespace, User: p.UserUsername, UserID: userID(p.UserID)}
+			Repo: p.Project.PathWithNamespace, User: p.UserUsername, UserID: userID(p.UserID), After: p.After}
 		for _, c := range p.Commits {
-			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message, Author: author(c.Author.Name, c.Author.Email)})
+			out.Commits = append(out.Commits, Commit{ID: c.ID, Message: c.Message, Author: author(c.Author.Name, c.Author.Email), Added: c.Added})
 		}
 		return out, nil
 	case "Merge Request Hook":
