@@ -20,10 +20,7 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 		return steps.AppStatus{}, err
 	}
 	app.Recreate = in.Recreate
-	if app.Placement, err = a.placement(ctx, in.Revision, instanceYAML); err != nil {
-		return steps.AppStatus{}, err
-	}
-	if app.Sync, err = a.syncPolicy(ctx, in.Revision, instanceYAML); err != nil {
+	if app.Placement, app.Sync, err = a.appSettings(ctx, in.Revision, instanceYAML); err != nil {
 		return steps.AppStatus{}, err
 	}
 	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
@@ -104,21 +101,32 @@ func (a *Activities) app(ctx context.Context, ref steps.Ref, rev string) (deploy
 // placement is the project and destination the instance's stack names at rev, the revision the
 // deploy applies, so the Application goes where the merged stack says.
 func (a *Activities) placement(ctx context.Context, rev string, instanceYAML []byte) (deploy.Placement, error) {
+	p, _, err := a.appSettings(ctx, rev, instanceYAML)
+	return p, err
+}
+
+// appSettings are the placement and the sync: of the instance's stack at the revision, read
+// with one load of the stack: each forge read is one more chance for a call to fail.
+func (a *Activities) appSettings(ctx context.Context, rev string, instanceYAML []byte) (deploy.Placement, *deploy.Sync, error) {
 	if instanceYAML == nil {
-		return deploy.Placement{}, nil
+		return deploy.Placement{}, nil, nil
 	}
 	inst, err := config.ParseInstance(instanceYAML)
 	if err != nil {
-		return deploy.Placement{}, invalidConfig(err)
+		return deploy.Placement{}, nil, invalidConfig(err)
 	}
 	stack, err := a.loadStack(ctx, rev, inst.Stack)
 	if err != nil || stack.Schema == nil {
-		return deploy.Placement{}, err
+		return deploy.Placement{}, nil, err
 	}
 	ac := stack.Schema.ArgoCD
 	p := deploy.Placement{Project: ac.Project, Server: ac.Server, Cluster: ac.Cluster}
 	placeOn(&p, stack.Schema.Placement, inst.Placement)
-	return p, nil
+	var sync *deploy.Sync
+	if sc := stack.Schema.Sync; sc != nil {
+		sync = &deploy.Sync{Automated: sc.Automated, SelfHeal: sc.SelfHeal}
+	}
+	return p, sync, nil
 }
 
 // placeOn puts p on the clusters the instance's placement names, else its stack's.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/observe"
 	"github.com/slipway-dev/slipway/internal/steps"
@@ -49,20 +48,4 @@ func (a *Activities) removedResources(ctx context.Context, app deploy.App) []ste
 		}
 	}
 	return observe.Terminated(rs)
-}
-
-// syncPolicy is the sync: of the instance's stack at the revision; nil when it says nothing.
-func (a *Activities) syncPolicy(ctx context.Context, rev string, instanceYAML []byte) (*deploy.Sync, error) {
-	if instanceYAML == nil {
-		return nil, nil
-	}
-	inst, err := config.ParseInstance(instanceYAML)
-	if err != nil {
-		return nil, invalidConfig(err)
-	}
-	stack, err := a.loadStack(ctx, rev, inst.Stack)
-	if err != nil || stack.Schema == nil || stack.Schema.Sync == nil {
-		return nil, err
-	}
-	return &deploy.Sync{Automated: stack.Schema.Sync.Automated, SelfHeal: stack.Schema.Sync.SelfHeal}, nil
 }
