@@ -34,7 +34,7 @@ func (r *readOnce) ReadDir(ctx context.Context, rev, dir string) (map[string][]b
 	return files, nil
 }
 
-// readingOnce is a for one activity call, its forge reading reads each revision's directory once.
+// readingOnce is a copy of a for one activity call, whose forge reads each revision's directory once.
 func (a *Activities) readingOnce() *Activities {
 	b := *a
 	b.Forge = &readOnce{Forge: a.Forge, dirs: map[[2]string]map[string][]byte{}}
