@@ -16,6 +16,9 @@ type readOnce struct {
 	dirs map[[2]string]map[string][]byte
 }
 
+// Unwrap lets forge.As see what the forge below does (a mirror, a reporter).
+func (r *readOnce) Unwrap() forge.Forge { return r.Forge }
+
 func (r *readOnce) ReadDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
 	key := [2]string{rev, dir}
 	r.mu.Lock()

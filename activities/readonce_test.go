@@ -34,3 +34,23 @@ func TestReadOnceReadsEachDirectoryOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, c.reads)
 }
+
+type mirroredForge struct{ countingForge }
+
+func (m *mirroredForge) HeadVia(context.Context) (string, string, error) {
+	return "abc", "file:///mirror.git", nil
+}
+func (m *mirroredForge) MirrorURL() string { return "file:///mirror.git" }
+func (m *mirroredForge) RepoURL() string   { return "https://forge.example/gitops.git" }
+
+// Reading once keeps what the forge below does: while the forge is down ArgoCD still reads the mirror.
+func TestReadOnceKeepsTheMirror(t *testing.T) {
+	a := (&Activities{Forge: &mirroredForge{}}).readingOnce()
+	_, plain := a.Forge.(forge.Mirrored)
+	require.False(t, plain, "the wrapper alone hides the mirror")
+	_, ok := forge.As[forge.Mirrored](a.Forge)
+	require.True(t, ok)
+	require.Equal(t, "file:///mirror.git", a.repoURL(context.Background()))
+	_, ok = forge.As[forge.Reporter](a.Forge)
+	require.False(t, ok, "a forge that does not report is not made to")
+}
