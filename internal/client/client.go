@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
@@ -136,6 +137,11 @@ func Options(opts ...Option) (client.Options, error) {
 			return client.Options{}, err
 		}
 		o.DataConverter = codec.DataConverter(k)
+	}
+	if o.FailureConverter == nil {
+		// The SDK's default failure converter encodes an error's details with the default data
+		// converter: a failed pipeline's record (steps, leftovers) would be stored unencrypted.
+		o.FailureConverter = temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{DataConverter: o.DataConverter})
 	}
 	// Whatever holds the attestation key signs what it sends; without the key its starts,
 	// updates and signals are refused by the worker, so reads still work.
