@@ -15,6 +15,7 @@ import (
 // DeployApp ensures the instance's app at the revision and waits for it until the
 // deadline the workflow set (so a worker restart does not extend it).
 func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.AppStatus, error) {
+	a = a.readingOnce() // the instance and its stack are read for the app, its placement and its outputs
 	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
 		return steps.AppStatus{}, err

@@ -24,7 +24,7 @@ func (a *Activities) CloseMergeRequest(ctx context.Context, mr forge.MergeReques
 // AnnouncePlan comments on the MR that its operation awaits approval of a plan; the comment's
 // key makes a retry post it once. A forge that cannot comment is told nothing.
 func (a *Activities) AnnouncePlan(ctx context.Context, in steps.AnnounceInput) error {
-	rep, ok := a.Forge.(forge.Reporter)
+	rep, ok := forge.As[forge.Reporter](a.Forge)
 	if !ok {
 		return nil
 	}
@@ -81,7 +81,7 @@ func (a *Activities) SubmitApproval(ctx context.Context, in steps.ApprovalSubmit
 
 // replyOnMR answers a comment on its MR, once per key; a forge that cannot comment is told nothing.
 func (a *Activities) replyOnMR(ctx context.Context, c steps.ApprovalCommand, key, body string) {
-	if rep, ok := a.Forge.(forge.Reporter); ok {
+	if rep, ok := forge.As[forge.Reporter](a.Forge); ok {
 		if err := rep.Comment(ctx, forge.MergeRequest{ID: c.MR}, key, body); err != nil && activity.IsActivity(ctx) {
 			activity.GetLogger(ctx).Warn("reply on MR failed", "mr", c.MR, "error", err)
 		}

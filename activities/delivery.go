@@ -139,7 +139,7 @@ func CommandRequestID(delivery string, index int, c steps.DeliveryCommand) strin
 
 // changedBy names the commits that changed dir since rev, where the forge can list them; best effort.
 func (a *Activities) changedBy(ctx context.Context, rev, dir string) string {
-	h, ok := a.Forge.(forge.History)
+	h, ok := forge.As[forge.History](a.Forge)
 	if !ok {
 		return ""
 	}

@@ -13,7 +13,7 @@ import (
 // forgeIssuer names who vouches for provider's user IDs: the GitOps forge's issuer when the
 // delivery came from it (a Gitea is named by its base URL), else the provider.
 func (a *Activities) forgeIssuer(provider string) string {
-	if p, ok := a.Forge.(forge.Permissions); ok && p.Issuer() != "" && a.Forge.Name() == provider {
+	if p, ok := forge.As[forge.Permissions](a.Forge); ok && p.Issuer() != "" && a.Forge.Name() == provider {
 		return p.Issuer()
 	}
 	return provider
@@ -37,7 +37,7 @@ func (e *commenterRefusedError) Error() string { return e.why }
 // have write permission. Anything else is a *commenterRefusedError; a forge that cannot be
 // reached is an error to retry.
 func (a *Activities) verifiedCommenter(ctx context.Context, provider, login, id string) (identity.Actor, error) {
-	p, ok := a.Forge.(forge.Permissions)
+	p, ok := forge.As[forge.Permissions](a.Forge)
 	if !ok || p.Issuer() == "" || a.Forge.Name() != provider {
 		return identity.Actor{}, &commenterRefusedError{fmt.Sprintf("the GitOps forge is %s, which cannot vouch for %s accounts: comment approvals need the forge the comment is on", a.Forge.Name(), provider)}
 	}

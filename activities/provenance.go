@@ -36,7 +36,7 @@ func (a *Activities) VerifyRender(ctx context.Context, in steps.VerifyRenderInpu
 		return nil
 	}
 	c.Dir, c.Since, c.Revision = dir, in.Render.Revision, in.Revision
-	if h, ok := a.Forge.(forge.History); ok && in.Render.Revision != "" {
+	if h, ok := forge.As[forge.History](a.Forge); ok && in.Render.Revision != "" {
 		// Best effort: without the commits the message gives the range to read instead.
 		if commits, err := h.Commits(ctx, in.Render.Revision, in.Revision, dir); err == nil {
 			c.Commits = commits

@@ -47,7 +47,7 @@ func (a *Activities) ResolveRevision(ctx context.Context, in steps.RevisionInput
 
 // head is main's head and, when a mirror answered because the forge is down, the mirror's URL.
 func (a *Activities) head(ctx context.Context) (string, string, error) {
-	m, ok := a.Forge.(forge.Mirrored)
+	m, ok := forge.As[forge.Mirrored](a.Forge)
 	if !ok {
 		sha, err := a.Forge.Head(ctx)
 		return sha, "", err
@@ -61,7 +61,7 @@ func (a *Activities) head(ctx context.Context) (string, string, error) {
 
 // repoURL is where the deployer reads the repository: the mirror while the forge is down.
 func (a *Activities) repoURL(ctx context.Context) string {
-	if _, ok := a.Forge.(forge.Mirrored); !ok {
+	if _, ok := forge.As[forge.Mirrored](a.Forge); !ok {
 		return a.Forge.RepoURL()
 	}
 	if _, via, err := a.head(ctx); err == nil && via != "" {

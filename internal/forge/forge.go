@@ -74,3 +74,25 @@ type Mirrored interface {
 	// MirrorURL is the mirror's URL.
 	MirrorURL() string
 }
+
+// Wrapper is a forge that adds behaviour around another and hides its optional interfaces.
+type Wrapper interface {
+	Unwrap() Forge
+}
+
+// As finds the first forge in f's wrapping chain that is a T (Mirrored, Reporter, History,
+// Permissions): a type assertion on a wrapper alone would miss what the forge below it does.
+func As[T any](f Forge) (T, bool) {
+	for f != nil {
+		if t, ok := f.(T); ok {
+			return t, true
+		}
+		w, ok := f.(Wrapper)
+		if !ok {
+			break
+		}
+		f = w.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
