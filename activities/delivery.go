@@ -253,7 +253,7 @@ func short(sha string) string {
 // reportAdopt sets the commit status of a local create, best effort: the outcome is recorded
 // with the delivery whatever the forge answers.
 func (a *Activities) reportAdopt(ctx context.Context, c steps.DeliveryCommand, state forge.StatusState, msg string) {
-	rep, ok := a.Forge.(forge.Reporter)
+	rep, ok := forge.As[forge.Reporter](a.Forge)
 	if !ok || !shaHex(c.Rev) {
 		return
 	}
