@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -81,12 +82,34 @@ func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 	require.Equal(t, lifecycle.ConditionTrue, condition(st.Conditions, lifecycle.CondReady))
 	require.Equal(t, map[string]string{"edge": "Applied", "in-cluster": "Applied"}, rsyncByCluster(st))
 
+	// EMCO's filters: --cluster and --app pick the resources, and the counts are theirs.
+	text := e.MustCLI(0, "status", ref, "--detail", "all").Stdout
+	require.Contains(t, text, "app web:\n  cluster edge:\n", "grouped by app, then cluster")
+	require.Contains(t, text, "\n  cluster in-cluster:\n")
+	onEdge := statusJSON(t, e, ref, "--detail", "all", "--cluster", "edge")
+	require.Equal(t, map[string]string{"edge": "Applied"}, rsyncByCluster(onEdge))
+	require.Equal(t, map[string]int{"Applied": 1}, onEdge.RsyncStatus)
+	require.Equal(t, map[string]string{"edge": "Applied", "in-cluster": "Applied"},
+		rsyncByCluster(statusJSON(t, e, ref, "--detail", "all", "--app", "web")))
+	none := statusJSON(t, e, ref, "--detail", "all", "--app", "api")
+	require.Empty(t, none.Resources, "no app api on this instance")
+	require.Empty(t, none.RsyncStatus)
+
 	e.MustCLI(0, "destroy", ref, "--wait")
 	for _, app := range []string{"wide-web-edge", "wide-web-in-cluster"} {
 		require.Equal(t, http.StatusNotFound, get(t, stack, "/apis/argoproj.io/v1alpha1/namespaces/"+argostack.ArgoNamespace+"/applications/"+app))
 	}
 	require.Equal(t, http.StatusNotFound, get(t, stack, "/api/v1/namespaces/"+ns))
 	require.Equal(t, http.StatusNotFound, get(t, &cluster.Stack{Stack: edge.Stack}, "/api/v1/namespaces/"+ns))
+}
+
+// statusJSON is the instance's status as `slipway status -o json` gives it with these flags.
+func statusJSON(t *testing.T, e *testsuite.Env, ref string, flags ...string) workflows.Status {
+	t.Helper()
+	var st workflows.Status
+	out := e.MustCLI(0, append([]string{"status", ref, "-o", "json"}, flags...)...).Stdout
+	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
+	return st
 }
 
 // rsyncByCluster is each cluster's resources' rsync status (one resource per cluster here).
