@@ -97,16 +97,21 @@ func (g *globals) printPlan(ref string, res workflows.OperationResult) {
 				g.printf("      %s: %s -> %s\n", a.Path, a.Before, a.After)
 			}
 		}
-		// Always, whatever the approval policy: a delete or replace may lose what the resource holds.
-		if len(p.DataLoss) > 0 {
-			g.printf("possible data loss: %d resource(s) deleted or replaced, and the data they hold with them: %s\n",
-				len(p.DataLoss), strings.Join(p.DataLoss, ", "))
-		}
+		printDataLoss(g, p)
 	}
 	if res.Diff == "" {
 		g.printf("config: no changes\n")
 	} else {
 		g.printf("config diff:\n%s", indent(res.Diff, "  "))
+	}
+}
+
+// printDataLoss warns of the resources a plan deletes or replaces, always, whatever the approval
+// policy: each may lose the data it holds (EDP's warning).
+func printDataLoss(g *globals, p *steps.PlanSummary) {
+	if p != nil && len(p.DataLoss) > 0 {
+		g.printf("possible data loss: %d resource(s) deleted or replaced, and the data they hold with them: %s\n",
+			len(p.DataLoss), strings.Join(p.DataLoss, ", "))
 	}
 }
 

@@ -114,6 +114,7 @@ func (g *globals) printResult(ref string, res workflows.OperationResult) {
 	default:
 		g.printf("%s is %s (%s %s)\n", ref, res.State, res.Kind, res.Result)
 	}
+	printDataLoss(g, res.Plan)
 }
 
 func printLeftovers(g *globals, ls []steps.Leftover) {

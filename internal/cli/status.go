@@ -167,6 +167,7 @@ func (g *globals) printStatus(st *workflows.Status) {
 		}
 		g.printf("\n")
 		g.printSteps(st, map[string]bool{})
+		printDataLoss(g, op.Plan)
 	}
 	if f := st.Failure; f != nil {
 		g.printf("failure: step %s: %s\n", f.Step, f.Error)
