@@ -1,5 +1,8 @@
-// Package client is how the CLI (and later webhooks) talk to slipway: it turns
-// requests into Updates on the instance's entity workflow and reads its status.
+// Package client is how the CLI, the API server (internal/apiserver), the webhook
+// server and the worker's own wiring talk to slipway through Temporal: it turns
+// requests into Updates on the instance's entity workflow, reads its status, events
+// and resources, and starts and reads rollouts, drift sweeps, gates, approvals and
+// fleet counts.
 package client
 
 import (

@@ -1,6 +1,8 @@
-// Package deploy puts an instance's manifests on a cluster. The ArgoCD
-// implementation comes with the real-ArgoCD issue; None applies nothing and
-// says so, so status never claims Healthy for something nobody deployed.
+// Package deploy puts an instance's manifests on a cluster. It holds the Deployer
+// interface (and Lister, for deployers one observer can watch a fleet through), the
+// App it deploys, NotOwnedError, and None, which applies nothing and says so, so
+// status never claims Healthy for something nobody deployed. The ArgoCD deployer,
+// the real backend, is internal/argocd.
 package deploy
 
 import (

@@ -29,7 +29,7 @@ type ServerOptions struct {
 }
 
 // fastDynamicConfig makes an activity step cost ~20 ms instead of ~100 ms on the
-// dev server's single history shard (see DESIGN.md); one partition avoids 2 s stalls.
+// dev server's single history shard (see docs/design.md); one partition avoids 2 s stalls.
 var fastDynamicConfig = []string{
 	"history.transferProcessorMaxPollRPS=1000",
 	"matching.numTaskqueueReadPartitions=1",

@@ -1,6 +1,10 @@
 // Package forge opens and merges merge requests (MRs/PRs) in a GitOps repository.
-// Backends: localgit (a git repository on disk, the embedded default); GitHub and
-// others come later behind the same interface.
+// It holds the Forge interface, the optional ones a backend may add (History,
+// Permissions, Reporter for commit statuses and MR comments, Mirrored), their errors
+// and the checks every backend shares. The backends are subpackages: localgit (a git
+// repository on disk, the embedded default), github, gitlab, gitea (Gitea and
+// Forgejo) and mirror (reads through a second remote while the forge is down);
+// forgetest is the contract suite each of them passes.
 package forge
 
 import "context"

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The transitions of DESIGN.md, written out independently of the table in operations.go.
+// The transitions of docs/design.md, written out independently of the table in operations.go.
 func TestTransitionsMatchDesign(t *testing.T) {
 	type edge struct{ from, running, done, failed State }
 	want := map[Operation][]edge{

@@ -1,9 +1,9 @@
-// Package lifecycle is the instance state machine from DESIGN.md as pure data:
+// Package lifecycle is the instance state machine of docs/design.md as pure data:
 // states, operations and the transitions between them. Workflows, the CLI and
 // webhooks all read it, so it imports nothing of theirs.
 package lifecycle
 
-// State is where an instance is in its life. The names are DESIGN.md's.
+// State is where an instance is in its life. The names are those of docs/design.md.
 type State string
 
 const (

@@ -20,7 +20,7 @@ import (
 )
 
 // BenchmarkActivityStep measures what one activity step costs on the dev server
-// with the fast settings (DESIGN.md: ~20 ms instead of ~100 ms).
+// with the fast settings (docs/design.md: ~20 ms instead of ~100 ms).
 // Run: go test ./testsuite/e2e -run '^$' -bench ActivityStep
 func BenchmarkActivityStep(b *testing.B) {
 	c, err := client.Dial(client.Options{HostPort: testsuite.Address(b), Logger: logging.NewTemporal(logging.Nop())})
