@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/proxy"
 	"go.temporal.io/api/workflowservice/v1"
@@ -124,14 +125,26 @@ func (e *Env) PlainPayloads(t testing.TB) (plain []string, encrypted map[string]
 	t.Helper()
 	encrypted = map[string]int{}
 	for id, h := range e.Histories(t) {
-		require.NoError(t, CountPayloads(id, h, &plain, encrypted))
+		var server int
+		require.NoError(t, CountPayloads(id, h, &plain, encrypted, &server))
 	}
 	return plain, encrypted
 }
 
+// notStarted is what the Temporal server itself writes, in the clear, as the details of an
+// activity cancelled before any worker started it: no client or codec ever sees it.
+const notStarted = `"ACTIVITY_ID_NOT_STARTED"`
+
+// serverWritten reports whether p is a payload the server wrote itself, not one slipway encoded.
+func serverWritten(ev *historypb.HistoryEvent, p *commonpb.Payload) bool {
+	return ev.GetEventType() == enumspb.EVENT_TYPE_ACTIVITY_TASK_CANCELED &&
+		string(p.GetMetadata()[codec.MetadataEncoding]) == "json/plain" && string(p.GetData()) == notStarted
+}
+
 // CountPayloads appends h's unencrypted payloads that carry data to plain and counts its
-// encrypted ones by the message that holds them; search attributes are skipped.
-func CountPayloads(id string, h *historypb.History, plain *[]string, encrypted map[string]int) error {
+// encrypted ones by the message that holds them; search attributes are skipped, and the
+// server's own ACTIVITY_ID_NOT_STARTED is counted in server, apart from both.
+func CountPayloads(id string, h *historypb.History, plain *[]string, encrypted map[string]int, server *int) error {
 	for _, ev := range h.Events {
 		err := proxy.VisitPayloads(context.Background(), ev, proxy.VisitPayloadsOptions{
 			SkipSearchAttributes: true,
@@ -144,6 +157,8 @@ func CountPayloads(id string, h *historypb.History, plain *[]string, encrypted m
 					switch {
 					case string(p.GetMetadata()[codec.MetadataEncoding]) == codec.EncodingEncrypted:
 						encrypted[holder]++
+					case serverWritten(ev, p):
+						*server++
 					case len(p.GetData()) > 0:
 						*plain = append(*plain, fmt.Sprintf("%s event %d %s in %s: %s", id, ev.EventId, ev.EventType, holder, p.GetMetadata()[codec.MetadataEncoding]))
 					}

@@ -21,6 +21,8 @@ import (
 type SecretFigures struct {
 	Secrets, Histories, Events, Logs int
 	Encrypted, Plaintext             int      // payloads with data, as stored by the server
+	PlainAt                          []string // where the first payloads in the clear are (workflow, event, holder)
+	ServerWritten                    int      // the server's own ACTIVITY_ID_NOT_STARTED: not slipway's to encrypt
 	Hits                             []string // where a secret value was found
 	// ControlDecoded and ControlRaw count histories holding a value that is in the payloads
 	// (an update's config): found decoded, never raw, so the search can find what is there.
@@ -107,12 +109,17 @@ func (w *world) historyText(ctx context.Context, id, run string, f *SecretFigure
 	}
 	var plain []string
 	encrypted := map[string]int{}
-	if err := testsuite.CountPayloads(id, h, &plain, encrypted); err != nil {
+	if err := testsuite.CountPayloads(id, h, &plain, encrypted, &f.ServerWritten); err != nil {
 		return "", "", err
 	}
 	f.Histories++
 	f.Events += len(h.Events)
 	f.Plaintext += len(plain)
+	for _, p := range plain {
+		if len(f.PlainAt) < 5 {
+			f.PlainAt = append(f.PlainAt, p)
+		}
+	}
 	for _, n := range encrypted {
 		f.Encrypted += n
 	}

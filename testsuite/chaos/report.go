@@ -150,6 +150,10 @@ func (r *Report) Print(out io.Writer) {
 		fmt.Fprintf(tw, "secrets searched\t%d\n", f.Secrets)
 		fmt.Fprintf(tw, "histories / events / logs\t%d / %d / %d\n", f.Histories, f.Events, f.Logs)
 		fmt.Fprintf(tw, "payloads encrypted / stored in the clear\t%d / %d\ttarget 0 in the clear\n", f.Encrypted, f.Plaintext)
+		fmt.Fprintf(tw, "written by the server itself (ACTIVITY_ID_NOT_STARTED)\t%d\tnot slipway's: the server's note on a cancelled activity no worker started\n", f.ServerWritten)
+		for _, at := range f.PlainAt {
+			fmt.Fprintf(tw, "  in the clear: %s\n", at)
+		}
 		fmt.Fprintf(tw, "control %q found decoded / as stored\t%d / %d histories\ttarget >0 / 0\n", control, f.ControlDecoded, f.ControlRaw)
 		fmt.Fprintf(tw, "secret hits\t%d\ttarget 0\n", len(f.Hits))
 	}

@@ -111,8 +111,14 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 		require.Eventually(t, func() bool { return configMap(t, stack, ns)["greeting"] == "hello" }, 2*time.Minute, time.Second,
 			"ArgoCD self-heal restores the ConfigMap")
 		t.Logf("hand change to healed: %s", time.Since(healed).Round(time.Millisecond))
-		out := e.MustCLI(0, "status", "emco/web", "--refresh").Stdout
-		require.Contains(t, out, "refresh: observed True/Healthy", "the observer still reports")
+		// ArgoCD compares the app again a moment after its self-heal sync: until then it reads OutOfSync.
+		var out string
+		require.Eventually(t, func() bool {
+			r := e.CLI("status", "emco/web", "--refresh")
+			out = r.Stdout
+			return r.Code == 0 && strings.Contains(out, "refresh: observed True/Healthy")
+		}, time.Minute, time.Second, "the observer still reports")
+		t.Logf("hand change to observed healthy again: %s", time.Since(healed).Round(time.Millisecond))
 		require.Equal(t, lifecycle.ConditionTrue, condition(e.Status("emco/web").Conditions, lifecycle.CondReady))
 	})
 

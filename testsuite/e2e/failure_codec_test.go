@@ -48,7 +48,7 @@ func TestAFailedPipelinesRecordIsEncrypted(t *testing.T) {
 				failures++
 			}
 		}
-		require.NoError(t, testsuite.CountPayloads(ids[i], h, &plain, map[string]int{}))
+		require.NoError(t, testsuite.CountPayloads(ids[i], h, &plain, map[string]int{}, new(int)))
 	}
 	require.GreaterOrEqual(t, failures, 2, "the pipeline's failure and the entity's record of it were both read")
 	require.Empty(t, plain, "payloads stored in the clear")
