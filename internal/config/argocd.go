@@ -26,7 +26,10 @@ type ArgoCD struct {
 var argoProjectRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
 // argoClusterRE is an ArgoCD cluster name: no whitespace or control characters.
-var argoClusterRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
+var argoClusterRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// validArgoCluster is an ArgoCD cluster name of at most 253 (the length apart: see labelPrefixRE).
+func validArgoCluster(name string) bool { return len(name) <= 253 && argoClusterRE.MatchString(name) }
 
 // parseArgoCD reads `argocd: {project, destination: {server | name}}`.
 func parseArgoCD(n *yaml.Node, field string, fe *yamlfields.Errors) ArgoCD {
@@ -76,7 +79,7 @@ func parseArgoDestination(n *yaml.Node, field string, a *ArgoCD, fe *yamlfields.
 			}
 		case "name":
 			a.Cluster = parseString(kv.Value, sub, fe)
-			if !argoClusterRE.MatchString(a.Cluster) {
+			if !validArgoCluster(a.Cluster) {
 				fe.Add(sub, "%q must be a cluster name registered in ArgoCD, e.g. in-cluster (line %d)", a.Cluster, kv.Line)
 			}
 		case "namespace":

@@ -3,6 +3,7 @@ package config
 import (
 	"regexp"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -24,11 +25,26 @@ func (p Placement) IsZero() bool { return len(p.Clusters) == 0 && len(p.Selector
 // maxPlacedClusters bounds the clusters one placement names.
 const maxPlacedClusters = 32
 
-// labelKeyRE is a Kubernetes label key: an optional DNS prefix and a name of at most 63.
-var labelKeyRE = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+// Kubernetes label keys and values. The lengths are checked apart: a bounded repeat such as
+// {0,251} compiles into hundreds of KiB that every worker would hold from its start.
+var (
+	labelPrefixRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
+	labelNameRE   = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
+)
 
-// labelValueRE is a Kubernetes label value.
-var labelValueRE = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
+// validLabelKey is a Kubernetes label key: an optional DNS prefix of at most 253 and a name of at most 63.
+func validLabelKey(k string) bool {
+	prefix, name, prefixed := strings.Cut(k, "/")
+	if !prefixed {
+		prefix, name = "", k
+	} else if len(prefix) > 253 || !labelPrefixRE.MatchString(prefix) {
+		return false
+	}
+	return len(name) <= 63 && labelNameRE.MatchString(name)
+}
+
+// validLabelValue is a Kubernetes label value: empty, or a name of at most 63.
+func validLabelValue(v string) bool { return v == "" || (len(v) <= 63 && labelNameRE.MatchString(v)) }
 
 // parsePlacement reads `placement: {clusters: [NAME...], selector: {matchLabels: {K: V}}}`.
 func parsePlacement(n *yaml.Node, field string, fe *yamlfields.Errors) Placement {
@@ -67,7 +83,7 @@ func parsePlacedClusters(n *yaml.Node, field string, fe *yamlfields.Errors) []st
 	for _, c := range n.Content {
 		name := parseString(c, field, fe)
 		switch {
-		case !argoClusterRE.MatchString(name):
+		case !validArgoCluster(name):
 			fe.Add(field, "%q must be a cluster name registered in ArgoCD, e.g. in-cluster (line %d)", name, c.Line)
 		case slices.Contains(out, name):
 			fe.Add(field, "names %q twice (line %d)", name, c.Line)
@@ -98,9 +114,9 @@ func parsePlacementSelector(n *yaml.Node, field string, fe *yamlfields.Errors) m
 		for _, l := range pairs(kv.Value, sub+".", fe) {
 			v := parseString(l.Value, sub+"."+l.Key, fe)
 			switch {
-			case !labelKeyRE.MatchString(l.Key):
+			case !validLabelKey(l.Key):
 				fe.Add(sub+"."+l.Key, "must be a Kubernetes label key (line %d)", l.Line)
-			case !labelValueRE.MatchString(v):
+			case !validLabelValue(v):
 				fe.Add(sub+"."+l.Key, "%q must be a Kubernetes label value (line %d)", v, l.Line)
 			default:
 				out[l.Key] = v
