@@ -12,7 +12,7 @@ func TestLabelAndClusterNamesKeepTheirBounds(t *testing.T) {
 	for k, want := range map[string]bool{
 		"tier": true, "example.com/tier": true, "a/b": true,
 		strings.Repeat("a", 253) + "/" + strings.Repeat("b", 63): true,
-		strings.Repeat("a", 254) + "/b": false, "a/" + strings.Repeat("b", 64): false, strings.Repeat("b", 64): false,
+		strings.Repeat("a", 254) + "/b":                          false, "a/" + strings.Repeat("b", 64): false, strings.Repeat("b", 64): false,
 		"": false, "/tier": false, "a//b": false, "a/b/c": false, "Example.com/tier": false, "-tier": false, "tier-": false,
 		"a.b-/tier": false, "ti er": false, "tier\n": false,
 	} {
