@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,13 +11,9 @@ import (
 	"code.gitea.io/sdk/gitea"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/app"
-	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/webhook"
-	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -34,17 +29,8 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 	gs, _ := giteaGitOps(t, guardedStack("guarded", "approval: {policy: always, approvers: [alice]}\n", nil))
 	// The platform's policy maps this Gitea's accounts to people (data.slipway.forge_users).
 	t.Setenv(policy.EnvDir, forgeUsersPolicy(t, "gitea:"+gs.URL, map[string]string{"alice": "alice", "dave": "dave"}))
-	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
-		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
-	})
-	secret := "comment-webhook-secret"
-	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{
-		"gitea": {Secret: []byte(secret), Repos: []string{gs.AdminUser + "/gitops"}}}}, e.Client)
-	require.NoError(t, err)
-	last := &lastDelivery{next: h}
-	srv := httptest.NewServer(last)
-	t.Cleanup(srv.Close)
-	require.NoError(t, gs.AddWebhook(ctx, "gitops", srv.URL+"/gitea", secret))
+	last := &lastDelivery{}
+	e, hookURL := giteaWebhookEnv(t, gs, "comment-webhook-secret", func(h http.Handler) http.Handler { last.next = h; return last })
 	admin, err := gs.Client(ctx)
 	require.NoError(t, err)
 	commenter := func(name string) *gitea.Client {
@@ -149,7 +135,7 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 	header, body := last.header.Clone(), append([]byte(nil), last.body...)
 	last.mu.Unlock()
 	require.Contains(t, string(body), "LGTM", "the last accepted delivery is alice's comment")
-	require.Equal(t, http.StatusOK, post(t, srv.URL+"/gitea", header, body))
+	require.Equal(t, http.StatusOK, post(t, hookURL+"/gitea", header, body))
 	time.Sleep(time.Second)
 	n := 0
 	for _, r := range e.Status(ref).ApprovalLog {

@@ -139,19 +139,10 @@ func TestGiteaWebhookIsScopedAndReplayProof(t *testing.T) {
 	gs, push := giteaGitOps(t, nil)
 	playground := strings.Replace(gs.CreateRepo(t, "playground"), "://", "://"+gs.AdminUser+":"+gs.Token+"@", 1)
 	testsuite.PushFiles(t, playground, "a scratch repository", map[string][]byte{"README.md": []byte("scratch\n")})
-	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
-		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
-	})
 	secret := "confinement-gitea-secret"
-	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{
-		"gitea": {Secret: []byte(secret), Repos: []string{gs.AdminUser + "/gitops"}}}}, e.Client)
-	require.NoError(t, err)
-	t.Cleanup(h.Close)
-	got := &deliveries{next: h}
-	srv := httptest.NewServer(got)
-	t.Cleanup(srv.Close)
-	require.NoError(t, gs.AddWebhook(ctx, "gitops", srv.URL+"/gitea", secret))
-	require.NoError(t, gs.AddWebhook(ctx, "playground", srv.URL+"/gitea", secret))
+	got := &deliveries{}
+	e, hookURL := giteaWebhookEnv(t, gs, secret, func(h http.Handler) http.Handler { got.next = h; return got })
+	require.NoError(t, gs.AddWebhook(ctx, "playground", hookURL+"/gitea", secret))
 	const ref = "acme/web"
 
 	// The tenant creates its instance from a commit line; the record names Gitea's pusher and the author.
@@ -204,7 +195,7 @@ func TestGiteaWebhookIsScopedAndReplayProof(t *testing.T) {
 
 	header := v2.header.Clone()
 	header.Set("X-Gitea-Delivery", "replayed-"+header.Get("X-Gitea-Delivery"))
-	req, err := http.NewRequest(http.MethodPost, srv.URL+"/gitea", bytes.NewReader(v2.body))
+	req, err := http.NewRequest(http.MethodPost, hookURL+"/gitea", bytes.NewReader(v2.body))
 	require.NoError(t, err)
 	req.Header = header
 	resp, err := http.DefaultClient.Do(req)

@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strconv"
@@ -10,7 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/examples"
+	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/giteaserver"
 )
@@ -75,6 +81,24 @@ func bumpStateSerial(t *testing.T, e *testsuite.Env, tenant, name string) {
 	n, _ := strconv.Atoi(string(m[1]))
 	edited := re.ReplaceAll(data, []byte(`"serial": `+strconv.Itoa(n+1)))
 	require.NoError(t, os.WriteFile(path, edited, 0o600))
+}
+
+// giteaWebhookEnv is an env whose forge is gs's gitops repository, with slipway's webhook handler
+// for it behind wrap (which records what it answers) registered as that repository's webhook
+// signed with secret; it returns the env and the handler's base URL.
+func giteaWebhookEnv(t *testing.T, gs *giteaserver.Server, secret string, wrap func(http.Handler) http.Handler) (*testsuite.Env, string) {
+	t.Helper()
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
+		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
+	})
+	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{
+		"gitea": {Secret: []byte(secret), Repos: []string{gs.AdminUser + "/gitops"}}}}, e.Client)
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	srv := httptest.NewServer(wrap(h))
+	t.Cleanup(srv.Close)
+	require.NoError(t, gs.AddWebhook(context.Background(), "gitops", srv.URL+"/gitea", secret))
+	return e, srv.URL
 }
 
 // giteaGitOps starts a real Gitea with a GitOps repo "gitops" holding the example stack and

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,11 +13,8 @@ import (
 	"code.gitea.io/sdk/gitea"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/app"
-	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -43,18 +39,8 @@ func TestAPushedInstanceFileIsCreatedWithoutAnMR(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.json"), data, 0o644))
 	t.Setenv(policy.EnvDir, dir)
 
-	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
-		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
-	})
-	secret := "local-create-secret"
-	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{
-		"gitea": {Secret: []byte(secret), Repos: []string{gs.AdminUser + "/gitops"}}}}, e.Client)
-	require.NoError(t, err)
-	t.Cleanup(h.Close)
-	got := &deliveries{next: h}
-	srv := httptest.NewServer(got)
-	t.Cleanup(srv.Close)
-	require.NoError(t, gs.AddWebhook(ctx, "gitops", srv.URL+"/gitea", secret))
+	got := &deliveries{}
+	e, _ := giteaWebhookEnv(t, gs, "local-create-secret", func(h http.Handler) http.Handler { got.next = h; return got })
 	admin, err := gs.Client(ctx)
 	require.NoError(t, err)
 	no := false
