@@ -101,18 +101,23 @@ func (e *Env) Resources(ref steps.Ref) []terraform.Resource {
 }
 
 // terminateRunning ends the test's still-running workflows, so instance IDs
-// reused by a later test never land on a task queue nobody polls.
+// reused by a later test never land on a task queue nobody polls, and no later test
+// lists them. It asks again while any is left: visibility lags, and a run may have
+// continued as new meanwhile.
 func terminateRunning(e *devenv.Env, taskQueue string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	resp, err := e.Client.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: fmt.Sprintf("TaskQueue = '%s' AND ExecutionStatus = 'Running'", taskQueue),
-	})
-	if err != nil {
-		return
-	}
-	for _, ex := range resp.Executions {
-		_ = e.Client.Temporal.TerminateWorkflow(ctx, ex.Execution.WorkflowId, ex.Execution.RunId, "test finished")
+	for ctx.Err() == nil {
+		resp, err := e.Client.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: fmt.Sprintf("TaskQueue = '%s' AND ExecutionStatus = 'Running'", taskQueue),
+		})
+		if err != nil || len(resp.Executions) == 0 {
+			return
+		}
+		for _, ex := range resp.Executions {
+			_ = e.Client.Temporal.TerminateWorkflow(ctx, ex.Execution.WorkflowId, "", "test finished")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

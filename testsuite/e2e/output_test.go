@@ -31,7 +31,7 @@ func TestOutputFormatsAndConnectionFlags(t *testing.T) {
 	require.Equal(t, normalized(t, fromJSON), normalized(t, fromYAML))
 
 	var items []client.ListItem
-	require.NoError(t, json.Unmarshal([]byte(e.MustCLI(0, "list", "-o", "json").Stdout), &items))
+	require.NoError(t, json.Unmarshal([]byte(e.MustCLI(0, "list", "--tenant", "fmt", "-o", "json").Stdout), &items))
 	require.Len(t, items, 1)
 	require.Equal(t, "fmt", items[0].Tenant)
 	require.Equal(t, string(lifecycle.ConfigurationCreated), items[0].State)
