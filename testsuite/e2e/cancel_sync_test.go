@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/argostack"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
@@ -62,8 +64,11 @@ func TestCancelTerminatesARunningArgoCDSync(t *testing.T) {
 			return false
 		}
 		app = st.Names.Application
-		a := argoApp(t, stack, app)
-		return a.Status.OperationState != nil && a.Status.OperationState.Phase == "Running"
+		// Not argoApp: it asserts the app exists, and a failed assertion here would not end the wait.
+		code, body := stack.Argo(t, http.MethodGet, "/api/v1/applications/"+app, nil)
+		var a argocd.Application
+		return code == http.StatusOK && json.Unmarshal(body, &a) == nil &&
+			a.Status.OperationState != nil && a.Status.OperationState.Phase == "Running"
 	}, 3*time.Minute, 200*time.Millisecond, "the sync never started running")
 	time.Sleep(2 * time.Second) // ArgoCD is waiting for the hook, not about to finish
 	require.Equal(t, "Running", argoApp(t, stack, app).Status.OperationState.Phase, "the hook holds the sync")
