@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
@@ -15,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/stackenv"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
@@ -96,8 +96,8 @@ type SecretStore interface {
 	Forget(ctx context.Context, tenant, name string) error
 }
 
-func configRef(r steps.Ref) config.Ref { return config.Ref{Tenant: r.Tenant, Name: r.Name} }
+func configRef(r contract.Ref) config.Ref { return config.Ref{Tenant: r.Tenant, Name: r.Name} }
 
-func workspace(r steps.Ref) terraform.Workspace {
+func workspace(r contract.Ref) terraform.Workspace {
 	return terraform.Workspace{Tenant: r.Tenant, Name: r.Name, Schema: r.Derived().Schema}
 }

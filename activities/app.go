@@ -8,28 +8,28 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // DeployApp ensures the instance's app at the revision and waits for it until the
 // deadline the workflow set (so a worker restart does not extend it).
-func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.AppStatus, error) {
+func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contract.AppStatus, error) {
 	a = a.readingOnce() // the instance and its stack are read for the app, its placement and its outputs
 	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
-		return steps.AppStatus{}, err
+		return contract.AppStatus{}, err
 	}
 	app.Recreate = in.Recreate
 	if app.Placement, app.Sync, err = a.appSettings(ctx, in.Revision, instanceYAML); err != nil {
-		return steps.AppStatus{}, err
+		return contract.AppStatus{}, err
 	}
 	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
-		return steps.AppStatus{}, err
+		return contract.AppStatus{}, err
 	}
 	outputs, err := a.secretOutputs(ctx, in.Ref, in.Revision)
 	if err != nil {
-		return steps.AppStatus{}, err
+		return contract.AppStatus{}, err
 	}
 	if len(outputs) > 0 {
 		// The stack sends these outputs to the instance's Secret: keys apart from the bootstrapped
@@ -40,7 +40,7 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 		}
 		maps.Copy(app.Secrets, outputs)
 	}
-	var st steps.AppStatus
+	var st contract.AppStatus
 	err = withHeartbeat(ctx, "deploy app", func(ctx context.Context) error {
 		st, err = a.Deployer.Deploy(ctx, app, in.Deadline)
 		return err
@@ -52,16 +52,16 @@ func (a *Activities) DeployApp(ctx context.Context, in steps.AppInput) (steps.Ap
 }
 
 // RemoveApp deletes the app and its namespace; config and infrastructure stay.
-func (a *Activities) RemoveApp(ctx context.Context, in steps.AppInput) (steps.AppStatus, error) {
+func (a *Activities) RemoveApp(ctx context.Context, in contract.AppInput) (contract.AppStatus, error) {
 	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
-		return steps.AppStatus{}, err
+		return contract.AppStatus{}, err
 	}
 	// A stack gone or broken at the revision must not keep an app from being removed: without
 	// its placement the deployer takes the project and destination from the live app.
 	app.Placement, _ = a.placement(ctx, in.Revision, instanceYAML)
 	removed := a.removedResources(ctx, app)
-	var st steps.AppStatus
+	var st contract.AppStatus
 	err = withHeartbeat(ctx, "remove app", func(ctx context.Context) error {
 		st, err = a.Deployer.Remove(ctx, app)
 		return err
@@ -74,7 +74,7 @@ func (a *Activities) RemoveApp(ctx context.Context, in steps.AppInput) (steps.Ap
 
 // app describes the instance's manifests at a revision for the deployer, and returns the
 // instance file committed there (nil when there is none).
-func (a *Activities) app(ctx context.Context, ref steps.Ref, rev string) (deploy.App, []byte, error) {
+func (a *Activities) app(ctx context.Context, ref contract.Ref, rev string) (deploy.App, []byte, error) {
 	cref := configRef(ref)
 	derived := ref.Derived()
 	app := deploy.App{Ref: ref, Namespace: derived.Namespace, Application: derived.Application,

@@ -10,9 +10,9 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/identity"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // CloseMergeRequest closes an MR whose operation ended unapproved and deletes its branch.
@@ -23,7 +23,7 @@ func (a *Activities) CloseMergeRequest(ctx context.Context, mr forge.MergeReques
 
 // AnnouncePlan comments on the MR that its operation awaits approval of a plan; the comment's
 // key makes a retry post it once. A forge that cannot comment is told nothing.
-func (a *Activities) AnnouncePlan(ctx context.Context, in steps.AnnounceInput) error {
+func (a *Activities) AnnouncePlan(ctx context.Context, in contract.AnnounceInput) error {
 	rep, ok := forge.As[forge.Reporter](a.Forge)
 	if !ok {
 		return nil
@@ -38,12 +38,12 @@ func (a *Activities) AnnouncePlan(ctx context.Context, in steps.AnnounceInput) e
 // SubmitApproval sends one approval comment of a recorded delivery to its instance, keyed by
 // the delivery and the comment's place in it. A refusal is answered on the MR, where the
 // commenter looks, and is the outcome; it is not retried.
-func (a *Activities) SubmitApproval(ctx context.Context, in steps.ApprovalSubmit) (steps.DeliveryOutcome, error) {
+func (a *Activities) SubmitApproval(ctx context.Context, in contract.ApprovalSubmit) (contract.DeliveryOutcome, error) {
 	c := in.Command
-	out := steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Verb,
-		Request: approvalRequestID(in), Workflow: steps.InstanceWorkflowID(c.Ref)}
+	out := contract.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Verb,
+		Request: approvalRequestID(in), Workflow: contract.InstanceWorkflowID(c.Ref)}
 	if a.Requests == nil {
-		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", steps.ErrNotAllowed, nil)
+		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", contract.ErrNotAllowed, nil)
 	}
 	source := fmt.Sprintf("%s comment by %s on MR %s", in.Provider, c.Commenter, c.MR)
 	if c.URL != "" {
@@ -75,12 +75,12 @@ func (a *Activities) SubmitApproval(ctx context.Context, in steps.ApprovalSubmit
 		return out, err
 	}
 	out.Started = true
-	a.replyOnMR(ctx, c, "taken-"+out.Request, fmt.Sprintf("slipway: %s %s by @%s.", c.Ref, steps.Past(c.Verb), c.Commenter))
+	a.replyOnMR(ctx, c, "taken-"+out.Request, fmt.Sprintf("slipway: %s %s by @%s.", c.Ref, contract.Past(c.Verb), c.Commenter))
 	return out, nil
 }
 
 // replyOnMR answers a comment on its MR, once per key; a forge that cannot comment is told nothing.
-func (a *Activities) replyOnMR(ctx context.Context, c steps.ApprovalCommand, key, body string) {
+func (a *Activities) replyOnMR(ctx context.Context, c contract.ApprovalCommand, key, body string) {
 	if rep, ok := forge.As[forge.Reporter](a.Forge); ok {
 		if err := rep.Comment(ctx, forge.MergeRequest{ID: c.MR}, key, body); err != nil && activity.IsActivity(ctx) {
 			activity.GetLogger(ctx).Warn("reply on MR failed", "mr", c.MR, "error", err)
@@ -90,7 +90,7 @@ func (a *Activities) replyOnMR(ctx context.Context, c steps.ApprovalCommand, key
 
 // approvalRequestID keys a comment's command by the comment (its URL names it) and its place in
 // it, so the same comment delivered again under a new delivery ID is the same request.
-func approvalRequestID(in steps.ApprovalSubmit) string {
+func approvalRequestID(in contract.ApprovalSubmit) string {
 	if in.Command.URL == "" {
 		return fmt.Sprintf("%s/approval-%d", in.Delivery, in.Index)
 	}

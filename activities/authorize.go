@@ -6,8 +6,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Authorize asks the policy whether in.Actor may do in.Operation, and whether a person must
@@ -31,10 +31,10 @@ func (a *Activities) Authorize(ctx context.Context, in policy.Input) (policy.Dec
 	)
 	switch {
 	case errors.As(err, &bad):
-		return policy.Decision{}, temporal.NewNonRetryableApplicationError(err.Error(), steps.ErrPolicyInput, nil,
-			[]steps.FieldError{{Field: bad.Field, Message: bad.Message}})
+		return policy.Decision{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrPolicyInput, nil,
+			[]contract.FieldError{{Field: bad.Field, Message: bad.Message}})
 	case errors.As(err, &undecl), errors.As(err, &evalError):
-		return policy.Decision{}, nonRetryable(steps.ErrPolicy, err)
+		return policy.Decision{}, nonRetryable(contract.ErrPolicy, err)
 	}
 	return policy.Decision{}, err
 }

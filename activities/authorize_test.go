@@ -12,9 +12,9 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 func authorizeInput(actor identity.Actor, op string) policy.Input {
@@ -62,9 +62,9 @@ func TestAuthorizeBadInputIsNonRetryable(t *testing.T) {
 	_, err := (&Activities{Policy: policy.Default()}).Authorize(context.Background(), in)
 	var ae *temporal.ApplicationError
 	require.ErrorAs(t, err, &ae)
-	require.Equal(t, steps.ErrPolicyInput, ae.Type())
+	require.Equal(t, contract.ErrPolicyInput, ae.Type())
 	require.True(t, ae.NonRetryable())
-	var fields []steps.FieldError
+	var fields []contract.FieldError
 	require.NoError(t, ae.Details(&fields))
 	require.Equal(t, "tenant", fields[0].Field)
 }
@@ -76,7 +76,7 @@ func TestAuthorizeUndeclaredGroupIsNonRetryable(t *testing.T) {
 	_, err := (&Activities{Policy: policy.Default()}).Authorize(context.Background(), in)
 	var ae *temporal.ApplicationError
 	require.ErrorAs(t, err, &ae)
-	require.Equal(t, steps.ErrPolicy, ae.Type())
+	require.Equal(t, contract.ErrPolicy, ae.Type())
 	require.True(t, ae.NonRetryable())
 	require.Contains(t, ae.Error(), `"dba"`)
 }

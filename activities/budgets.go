@@ -9,27 +9,27 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // budgets are the stack's terraform budgets for the workflow; nil when it keeps the defaults,
 // so a pipeline of such a stack runs exactly as before budgets existed.
-func budgets(t config.Timeouts) *steps.Budgets {
+func budgets(t config.Timeouts) *contract.Budgets {
 	if t.IsZero() {
 		return nil
 	}
-	return &steps.Budgets{Plan: t.Plan, Apply: t.Apply, Destroy: t.Destroy}
+	return &contract.Budgets{Plan: t.Plan, Apply: t.Apply, Destroy: t.Destroy}
 }
 
 // budgetError is the cause of a context whose budget ran out.
-type budgetError struct{ b steps.Budget }
+type budgetError struct{ b contract.Budget }
 
 func (e *budgetError) Error() string { return e.b.RanOut() }
 
 // withBudget ends ctx when the step's budget, counted from this attempt's start, runs out:
 // the runner then interrupts terraform (SIGINT, state saved, lock released) well before the
 // workflow's start-to-close timeout, which leaves room for that.
-func withBudget(ctx context.Context, b *steps.Budget) (context.Context, context.CancelFunc) {
+func withBudget(ctx context.Context, b *contract.Budget) (context.Context, context.CancelFunc) {
 	if b == nil || b.Limit <= 0 {
 		return ctx, func() {}
 	}
@@ -62,9 +62,9 @@ func overBudget(ctx context.Context, err error) error {
 		return err
 	}
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == steps.ErrWorkerStopped {
+	if errors.As(err, &appErr) && appErr.Type() == contract.ErrWorkerStopped {
 		return err // the worker's stop came first: another worker runs the step again
 	}
 	return temporal.NewNonRetryableApplicationError(be.b.RanOut()+"; terraform was interrupted and saved its state",
-		steps.ErrBudget, nil, be.b)
+		contract.ErrBudget, nil, be.b)
 }

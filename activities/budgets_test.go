@@ -11,13 +11,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // A step whose budget runs out fails as BudgetExceeded, non-retryable, naming the budget and
 // carrying it; a failure before the budget runs out is left as it was; no budget is no deadline.
 func TestOverBudget(t *testing.T) {
-	b := &steps.Budget{Op: "plan", Field: "schema.timeouts.plan", Limit: 20 * time.Millisecond}
+	b := &contract.Budget{Op: "plan", Field: "schema.timeouts.plan", Limit: 20 * time.Millisecond}
 	ctx, cancel := withBudget(context.Background(), b)
 	defer cancel()
 	early := errors.New("terraform failed on its own")
@@ -26,10 +26,10 @@ func TestOverBudget(t *testing.T) {
 	err := overBudget(ctx, errors.New("terraform plan: signal: interrupt"))
 	var ae *temporal.ApplicationError
 	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, steps.ErrBudget, ae.Type())
+	assert.Equal(t, contract.ErrBudget, ae.Type())
 	assert.True(t, ae.NonRetryable())
 	assert.Contains(t, ae.Error(), "plan budget 20ms (schema.timeouts.plan) ran out")
-	var got steps.Budget
+	var got contract.Budget
 	require.NoError(t, ae.Details(&got))
 	assert.Equal(t, *b, got)
 	assert.NoError(t, overBudget(ctx, nil))
@@ -40,7 +40,7 @@ func TestOverBudget(t *testing.T) {
 	assert.False(t, has)
 
 	assert.Nil(t, budgets(config.Timeouts{}), "no timeouts: the pipeline runs as before")
-	assert.Equal(t, &steps.Budgets{Apply: time.Hour}, budgets(config.Timeouts{Apply: time.Hour}))
+	assert.Equal(t, &contract.Budgets{Apply: time.Hour}, budgets(config.Timeouts{Apply: time.Hour}))
 }
 
 // Heartbeats go on after the budget ran out, while the interrupted terraform stops: they use
@@ -48,7 +48,7 @@ func TestOverBudget(t *testing.T) {
 func TestHeartbeatsOutliveTheBudget(t *testing.T) {
 	outer, stop := context.WithCancel(context.Background())
 	defer stop()
-	b := &steps.Budget{Op: "plan", Field: "schema.timeouts.plan", Limit: time.Millisecond}
+	b := &contract.Budget{Op: "plan", Field: "schema.timeouts.plan", Limit: time.Millisecond}
 	ctx, cancel := withBudget(outer, b)
 	defer cancel()
 	<-ctx.Done()

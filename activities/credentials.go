@@ -10,9 +10,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/hooks"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // stackFactsCache caches what terraform steps read of each stack at each commit (its credentials
@@ -28,7 +28,7 @@ type stackFacts struct {
 	// runner drops a list the stack no longer has.
 	credentials []string
 	// budgets are schema.timeouts; nil keeps the defaults.
-	budgets *steps.Budgets
+	budgets *contract.Budgets
 }
 
 // lookupEnv reads the worker's variables the mapping names.
@@ -85,7 +85,7 @@ func (a *Activities) stackFacts(ctx context.Context, rev, stack string) (stackFa
 
 // checkCredentials refuses a stack naming a credential the operator maps to no source for
 // this tenant and stack, naming its field, before anything changes.
-func (a *Activities) checkCredentials(stack *config.Stack, ref steps.Ref) error {
+func (a *Activities) checkCredentials(stack *config.Stack, ref contract.Ref) error {
 	if stack.Schema == nil {
 		return nil
 	}
@@ -105,13 +105,13 @@ func (a *Activities) checkCredentials(stack *config.Stack, ref steps.Ref) error 
 
 // hookCredentials are the stack's credentials as an exec hook gets them: variables in its
 // environment, files in its scratch dir; and the values to redact from its output.
-func (a *Activities) hookCredentials(ref steps.Ref, stack *config.Stack) (env []string, files []hooks.File, secrets []string, err error) {
+func (a *Activities) hookCredentials(ref contract.Ref, stack *config.Stack) (env []string, files []hooks.File, secrets []string, err error) {
 	if stack.Schema == nil || len(stack.Schema.Credentials) == 0 {
 		return nil, nil, nil, nil
 	}
 	vals, err := a.Credentials.Resolve(ref.Tenant, stack.Name, stack.Schema.Credentials, lookupEnv)
 	if err != nil {
-		return nil, nil, nil, nonRetryable(steps.ErrRefused, err)
+		return nil, nil, nil, nonRetryable(contract.ErrRefused, err)
 	}
 	for _, v := range vals {
 		if v.File {

@@ -13,24 +13,24 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Requests hands one operation to an instance's workflow and returns once the instance
 // accepted or refused it (internal/client does, over the worker's Temporal connection).
 type Requests interface {
-	Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, configYAML, actor, requestID string) error
+	Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, configYAML, actor, requestID string) error
 	// Approve sends an approval comment's approve or reject to its instance.
-	Approve(ctx context.Context, cmd steps.ApprovalCommand, source, requestID string) error
+	Approve(ctx context.Context, cmd contract.ApprovalCommand, source, requestID string) error
 }
 
 // Adopter provisions an instance from a config a push put on main itself (Grove's local create):
 // the instance records the commit and opens no MR.
 type Adopter interface {
-	Adopt(ctx context.Context, ref steps.Ref, configYAML, commit, actor, requestID string) error
+	Adopt(ctx context.Context, ref contract.Ref, configYAML, commit, actor, requestID string) error
 }
 
 // RefusedError is an instance's answer that no retry changes: it is busy, the state does
@@ -49,11 +49,11 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 // under a new delivery ID is the same request, never a second run. A command whose commit no
 // longer holds the instance's files as main does is refused: a replayed or superseded push
 // never rolls an instance back.
-func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (steps.DeliveryOutcome, error) {
+func (a *Activities) SubmitCommand(ctx context.Context, in contract.SubmitInput) (contract.DeliveryOutcome, error) {
 	c := in.Command
-	out := steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation,
-		Request: CommandRequestID(in.Delivery, in.Index, c), Workflow: steps.InstanceWorkflowID(c.Ref)}
-	refuse := func(msg string) (steps.DeliveryOutcome, error) {
+	out := contract.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation,
+		Request: CommandRequestID(in.Delivery, in.Index, c), Workflow: contract.InstanceWorkflowID(c.Ref)}
+	refuse := func(msg string) (contract.DeliveryOutcome, error) {
 		out.Error = msg
 		if c.Adopt {
 			// The tenant pushed no command and opened no MR: the commit's status is where they look.
@@ -64,7 +64,7 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 		return out, nil
 	}
 	if a.Requests == nil {
-		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", steps.ErrNotAllowed, nil)
+		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", contract.ErrNotAllowed, nil)
 	}
 	op, ok := lifecycle.ParseOperation(c.Operation)
 	if !ok {
@@ -128,7 +128,7 @@ func (a *Activities) SubmitCommand(ctx context.Context, in steps.SubmitInput) (s
 // CommandRequestID keys a webhook command's request by its content: the same command of the same
 // commit in the same repository is one request whatever delivery carries it. Commands recorded
 // before commands carried their repository keep their delivery and place.
-func CommandRequestID(delivery string, index int, c steps.DeliveryCommand) string {
+func CommandRequestID(delivery string, index int, c contract.DeliveryCommand) string {
 	if c.Repo == "" {
 		return fmt.Sprintf("%s/%d", delivery, index)
 	}
@@ -190,9 +190,9 @@ func changedFiles(at, head map[string][]byte) []string {
 
 // ChangedInstances compares the instance files before and after a merged PR:
 // added → provision, changed → deploy, removed → deprovision.
-func (a *Activities) ChangedInstances(ctx context.Context, m steps.MergeRange) ([]steps.DeliveryCommand, error) {
+func (a *Activities) ChangedInstances(ctx context.Context, m contract.MergeRange) ([]contract.DeliveryCommand, error) {
 	if m.Base == "" || m.Merge == "" {
-		return nil, temporal.NewNonRetryableApplicationError("merged request without base and merge commits: cannot tell which instances changed", steps.ErrNotAllowed, nil)
+		return nil, temporal.NewNonRetryableApplicationError("merged request without base and merge commits: cannot tell which instances changed", contract.ErrNotAllowed, nil)
 	}
 	before, err := a.Forge.ReadDir(ctx, m.Base, "instances")
 	if err != nil {
@@ -209,12 +209,12 @@ func (a *Activities) ChangedInstances(ctx context.Context, m steps.MergeRange) (
 	return cmds, nil
 }
 
-func changedInstances(before, after map[string][]byte, rev string) []steps.DeliveryCommand {
-	refs := map[string]steps.Ref{}
+func changedInstances(before, after map[string][]byte, rev string) []contract.DeliveryCommand {
+	refs := map[string]contract.Ref{}
 	for _, files := range []map[string][]byte{before, after} {
 		for p := range files {
 			if parts := strings.Split(p, "/"); len(parts) == 3 && parts[2] == "instance.yaml" {
-				refs[parts[0]+"/"+parts[1]] = steps.Ref{Tenant: parts[0], Name: parts[1]}
+				refs[parts[0]+"/"+parts[1]] = contract.Ref{Tenant: parts[0], Name: parts[1]}
 			}
 		}
 	}
@@ -223,11 +223,11 @@ func changedInstances(before, after map[string][]byte, rev string) []steps.Deliv
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var out []steps.DeliveryCommand
+	var out []contract.DeliveryCommand
 	for _, k := range keys {
 		old, had := before[k+"/instance.yaml"]
 		cur, has := after[k+"/instance.yaml"]
-		c := steps.DeliveryCommand{Ref: refs[k], Rev: rev}
+		c := contract.DeliveryCommand{Ref: refs[k], Rev: rev}
 		switch {
 		case !had && has:
 			c.Operation = string(lifecycle.OpProvision)
@@ -252,7 +252,7 @@ func short(sha string) string {
 
 // reportAdopt sets the commit status of a local create, best effort: the outcome is recorded
 // with the delivery whatever the forge answers.
-func (a *Activities) reportAdopt(ctx context.Context, c steps.DeliveryCommand, state forge.StatusState, msg string) {
+func (a *Activities) reportAdopt(ctx context.Context, c contract.DeliveryCommand, state forge.StatusState, msg string) {
 	rep, ok := forge.As[forge.Reporter](a.Forge)
 	if !ok || !shaHex(c.Rev) {
 		return

@@ -14,16 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge/github"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/fakegithub"
 )
 
 type submittedReq struct {
-	ref            steps.Ref
+	ref            contract.Ref
 	op             lifecycle.Operation
 	cfg, requestID string
 }
@@ -36,20 +36,20 @@ type fakeRequests struct {
 	err       error
 }
 
-func (f *fakeRequests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, cfg, _, id string) error {
+func (f *fakeRequests) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, cfg, _, id string) error {
 	f.got = append(f.got, submittedReq{ref, op, cfg, id})
 	f.actor, _ = identity.From(ctx)
 	return f.err
 }
 
-func (f *fakeRequests) Approve(ctx context.Context, cmd steps.ApprovalCommand, source, id string) error {
+func (f *fakeRequests) Approve(ctx context.Context, cmd contract.ApprovalCommand, source, id string) error {
 	actor, _ := identity.From(ctx)
 	f.approvals = append(f.approvals, submittedApproval{cmd, source, id, actor})
 	return f.err
 }
 
 type submittedApproval struct {
-	cmd        steps.ApprovalCommand
+	cmd        contract.ApprovalCommand
 	source, id string
 	actor      identity.Actor // the actor the request is signed for
 }
@@ -62,20 +62,20 @@ func TestSubmitApprovalKeysTheRequestAndReportsARefusal(t *testing.T) {
 	require.NoError(t, err)
 	reqs := &fakeRequests{}
 	a := &Activities{Forge: fg, Requests: reqs}
-	cmd := steps.ApprovalCommand{Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Verb: steps.VerbApprove, Plan: "abcdef1",
+	cmd := contract.ApprovalCommand{Ref: contract.Ref{Tenant: "acme", Name: "shop"}, Verb: contract.VerbApprove, Plan: "abcdef1",
 		Commenter: "alice", CommenterID: aliceID, MR: "7", URL: "https://forge.example/pr/7#c1"}
-	out, err := a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-1", Index: 2, Command: cmd, Provider: "github"})
+	out, err := a.SubmitApproval(context.Background(), contract.ApprovalSubmit{Delivery: "github/d-1", Index: 2, Command: cmd, Provider: "github"})
 	require.NoError(t, err)
 	assert.True(t, out.Started)
 	require.Len(t, reqs.approvals, 1)
 	assert.Regexp(t, `^github/approval-[0-9a-f]{24}$`, reqs.approvals[0].id, "the comment and the command's place in it key the request")
 	first := reqs.approvals[0].id
-	_, err = a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-replayed", Index: 2, Command: cmd, Provider: "github"})
+	_, err = a.SubmitApproval(context.Background(), contract.ApprovalSubmit{Delivery: "github/d-replayed", Index: 2, Command: cmd, Provider: "github"})
 	require.NoError(t, err)
 	assert.Equal(t, first, reqs.approvals[1].id, "the same comment under a new delivery ID is the same request")
 	noURL := cmd
 	noURL.URL = ""
-	_, err = a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-1", Index: 2, Command: noURL, Provider: "github"})
+	_, err = a.SubmitApproval(context.Background(), contract.ApprovalSubmit{Delivery: "github/d-1", Index: 2, Command: noURL, Provider: "github"})
 	require.NoError(t, err)
 	assert.Equal(t, "github/d-1/approval-2", reqs.approvals[2].id, "without a comment URL, the delivery and the place")
 	assert.Contains(t, reqs.approvals[0].source, "github comment by alice on MR 7")
@@ -83,7 +83,7 @@ func TestSubmitApprovalKeysTheRequestAndReportsARefusal(t *testing.T) {
 		reqs.approvals[0].actor, "the request is signed for the account the forge's API vouched for")
 
 	reqs.err = &RefusedError{Err: errors.New("rejected: alice may not approve")}
-	out, err = a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/d-2", Command: cmd, Provider: "github"})
+	out, err = a.SubmitApproval(context.Background(), contract.ApprovalSubmit{Delivery: "github/d-2", Command: cmd, Provider: "github"})
 	require.NoError(t, err, "a refusal is the outcome, not a retried error")
 	assert.False(t, out.Started)
 	assert.Contains(t, out.Error, "may not approve")
@@ -102,15 +102,15 @@ func TestSubmitApprovalChecksTheCommenterThroughTheForge(t *testing.T) {
 	require.NoError(t, err)
 	reqs := &fakeRequests{}
 	a := &Activities{Forge: fg, Requests: reqs}
-	cmd := func(login, id string) steps.ApprovalCommand {
-		return steps.ApprovalCommand{Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Verb: steps.VerbApprove, Plan: "abcdef1234",
+	cmd := func(login, id string) contract.ApprovalCommand {
+		return contract.ApprovalCommand{Ref: contract.Ref{Tenant: "acme", Name: "shop"}, Verb: contract.VerbApprove, Plan: "abcdef1234",
 			Commenter: login, CommenterID: id, MR: "7", URL: "https://forge.example/pr/7#" + login}
 	}
 	lg, err := localgit.Init(filepath.Join(t.TempDir(), "repo"), map[string][]byte{"README": []byte("x")})
 	require.NoError(t, err)
 	for name, tc := range map[string]struct {
 		a    *Activities
-		cmd  steps.ApprovalCommand
+		cmd  contract.ApprovalCommand
 		want string
 	}{
 		"read only":       {a, cmd("mallory", malloryID), "@mallory has read permission on the repository: approving needs write"},
@@ -118,7 +118,7 @@ func TestSubmitApprovalChecksTheCommenterThroughTheForge(t *testing.T) {
 		"renamed":         {a, cmd("alice", malloryID), "@alice is account " + aliceID + " on github, not " + malloryID},
 		"another forge":   {&Activities{Forge: lg, Requests: reqs}, cmd("alice", aliceID), "the GitOps forge is localgit, which cannot vouch for github accounts"},
 	} {
-		out, err := tc.a.SubmitApproval(context.Background(), steps.ApprovalSubmit{Delivery: "github/" + name, Command: tc.cmd, Provider: "github"})
+		out, err := tc.a.SubmitApproval(context.Background(), contract.ApprovalSubmit{Delivery: "github/" + name, Command: tc.cmd, Provider: "github"})
 		require.NoError(t, err, name)
 		assert.False(t, out.Started, name)
 		assert.Contains(t, out.Error, tc.want, name)
@@ -139,19 +139,19 @@ func TestSubmitCommandReadsTheInstanceFileAtItsCommit(t *testing.T) {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestActivityEnvironment()
 	env.RegisterActivity(a)
-	submit := func(op, name, rev string) steps.DeliveryOutcome {
-		v, err := env.ExecuteActivity(a.SubmitCommand, steps.SubmitInput{Delivery: "github/d", Index: 3,
-			Command:  steps.DeliveryCommand{Operation: op, Ref: steps.Ref{Tenant: "acme", Name: name}, Rev: rev},
+	submit := func(op, name, rev string) contract.DeliveryOutcome {
+		v, err := env.ExecuteActivity(a.SubmitCommand, contract.SubmitInput{Delivery: "github/d", Index: 3,
+			Command:  contract.DeliveryCommand{Operation: op, Ref: contract.Ref{Tenant: "acme", Name: name}, Rev: rev},
 			Provider: "github", User: "octocat", UserID: "583231"})
 		require.NoError(t, err)
-		var out steps.DeliveryOutcome
+		var out contract.DeliveryOutcome
 		require.NoError(t, v.Get(&out))
 		return out
 	}
 	out := submit("provision", "shop", head)
 	require.True(t, out.Started)
 	require.Equal(t, "github/d/3", out.Request)
-	require.Equal(t, []submittedReq{{steps.Ref{Tenant: "acme", Name: "shop"}, lifecycle.OpProvision, "stack: example\n", "github/d/3"}}, reqs.got)
+	require.Equal(t, []submittedReq{{contract.Ref{Tenant: "acme", Name: "shop"}, lifecycle.OpProvision, "stack: example\n", "github/d/3"}}, reqs.got)
 	require.Equal(t, identity.Actor{Kind: identity.Forge, Issuer: "github", Subject: "583231", Name: "octocat", Via: "webhook"}, reqs.actor,
 		"the request is signed for the account the signed payload says pushed")
 
@@ -166,17 +166,17 @@ func TestSubmitCommandReadsTheInstanceFileAtItsCommit(t *testing.T) {
 	require.False(t, out.Started)
 	require.Contains(t, out.Error, "busy")
 	reqs.err = errors.New("connection refused")
-	_, err = env.ExecuteActivity(a.SubmitCommand, steps.SubmitInput{Command: steps.DeliveryCommand{Operation: "archive", Ref: steps.Ref{Tenant: "acme", Name: "shop"}}})
+	_, err = env.ExecuteActivity(a.SubmitCommand, contract.SubmitInput{Command: contract.DeliveryCommand{Operation: "archive", Ref: contract.Ref{Tenant: "acme", Name: "shop"}}})
 	require.ErrorContains(t, err, "connection refused", "a transient failure is retried, not recorded as refused")
 }
 
 func TestChangedInstancesComparesTheTwoCommits(t *testing.T) {
 	before := map[string][]byte{"acme/web/instance.yaml": []byte("replicas: 1\n"), "acme/old/instance.yaml": []byte("x\n"), "acme/same/instance.yaml": []byte("s\n")}
 	after := map[string][]byte{"acme/web/instance.yaml": []byte("replicas: 2\n"), "acme/new/instance.yaml": []byte("n\n"), "acme/same/instance.yaml": []byte("s\n"), "acme/new/terraform/main.tf": []byte("")}
-	require.Equal(t, []steps.DeliveryCommand{
-		{Operation: "provision", Ref: steps.Ref{Tenant: "acme", Name: "new"}, Rev: "m"},
-		{Operation: "deprovision", Ref: steps.Ref{Tenant: "acme", Name: "old"}, Rev: "m"},
-		{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "web"}, Rev: "m"},
+	require.Equal(t, []contract.DeliveryCommand{
+		{Operation: "provision", Ref: contract.Ref{Tenant: "acme", Name: "new"}, Rev: "m"},
+		{Operation: "deprovision", Ref: contract.Ref{Tenant: "acme", Name: "old"}, Rev: "m"},
+		{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "web"}, Rev: "m"},
 	}, changedInstances(before, after, "m"))
 }
 
@@ -214,11 +214,11 @@ func TestSubmitCommandIsKeyedByContentAndNeverRollsBack(t *testing.T) {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestActivityEnvironment()
 	env.RegisterActivity(a)
-	submit := func(delivery string, index int, rev string) steps.DeliveryOutcome {
-		v, err := env.ExecuteActivity(a.SubmitCommand, steps.SubmitInput{Delivery: delivery, Index: index, Actor: "mallory via github push (webhook delivery x)",
-			Command: steps.DeliveryCommand{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Rev: rev, Repo: "acme/gitops", Author: "Bob <bob@example.test>"}})
+	submit := func(delivery string, index int, rev string) contract.DeliveryOutcome {
+		v, err := env.ExecuteActivity(a.SubmitCommand, contract.SubmitInput{Delivery: delivery, Index: index, Actor: "mallory via github push (webhook delivery x)",
+			Command: contract.DeliveryCommand{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "shop"}, Rev: rev, Repo: "acme/gitops", Author: "Bob <bob@example.test>"}})
 		require.NoError(t, err)
-		var out steps.DeliveryOutcome
+		var out contract.DeliveryOutcome
 		require.NoError(t, v.Get(&out))
 		return out
 	}

@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/gates"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
@@ -21,11 +21,11 @@ import (
 // set from the worker's client.
 type Dependencies interface {
 	// Instance is the named instance as its workflow holds it; nil when there is none.
-	Instance(ctx context.Context, ref steps.Ref) (*steps.DependencyInstance, error)
+	Instance(ctx context.Context, ref contract.Ref) (*contract.DependencyInstance, error)
 	// Users are the running instances whose InstanceDependencies name ref.
-	Users(ctx context.Context, ref steps.Ref) ([]steps.Ref, error)
+	Users(ctx context.Context, ref contract.Ref) ([]contract.Ref, error)
 	// Plan sends a plan of configYAML and returns once it is accepted; refusals as for Instances.Deploy.
-	Plan(ctx context.Context, ref steps.Ref, configYAML, actor, requestID string) error
+	Plan(ctx context.Context, ref contract.Ref, configYAML, actor, requestID string) error
 }
 
 // maxDependencyDepth bounds the walk that looks for a cycle: a longer chain is refused as one.
@@ -33,7 +33,7 @@ const maxDependencyDepth = 32
 
 // dependencyTargets resolves the TENANT/NAME each of the stack's dependencies names in inst, and
 // refuses one in another tenant (its outputs are that tenant's), itself, or that closes a cycle.
-func (a *Activities) dependencyTargets(ctx context.Context, ref steps.Ref, stack *config.Stack, inst *config.Instance) ([]string, error) {
+func (a *Activities) dependencyTargets(ctx context.Context, ref contract.Ref, stack *config.Stack, inst *config.Instance) ([]string, error) {
 	if stack.Schema == nil || len(stack.Schema.Dependencies) == 0 {
 		return nil, nil
 	}
@@ -54,7 +54,7 @@ func (a *Activities) dependencyTargets(ctx context.Context, ref steps.Ref, stack
 		case name == ref.Name:
 			return nil, invalidConfig(fieldError(field, fmt.Sprintf("%s names the instance itself: a cycle of dependencies", target)))
 		}
-		dep, err := a.Dependencies.Instance(ctx, steps.Ref{Tenant: tenant, Name: name})
+		dep, err := a.Dependencies.Instance(ctx, contract.Ref{Tenant: tenant, Name: name})
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +80,7 @@ func (a *Activities) dependencyTargets(ctx context.Context, ref steps.Ref, stack
 }
 
 // dependencyCycle walks dep's recorded dependencies depth first; the chain back to self, if any.
-func (a *Activities) dependencyCycle(ctx context.Context, self string, chain []string, dep *steps.DependencyInstance) ([]string, error) {
+func (a *Activities) dependencyCycle(ctx context.Context, self string, chain []string, dep *contract.DependencyInstance) ([]string, error) {
 	if len(chain) > maxDependencyDepth {
 		return append(chain, "..."), nil
 	}
@@ -93,7 +93,7 @@ func (a *Activities) dependencyCycle(ctx context.Context, self string, chain []s
 			continue // a cycle that does not pass through self was refused when it was made
 		}
 		tenant, name, _ := strings.Cut(next, "/")
-		nd, err := a.Dependencies.Instance(ctx, steps.Ref{Tenant: tenant, Name: name})
+		nd, err := a.Dependencies.Instance(ctx, contract.Ref{Tenant: tenant, Name: name})
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func (a *Activities) dependencyCycle(ctx context.Context, self string, chain []s
 
 // consumed checks that dep has each output d consumes, and none is sensitive; with params set, it
 // puts each value into the parameter it fills. dep without outputs yet (not deployed) is checked later.
-func consumed(stack string, i int, d config.Dependency, dep *steps.DependencyInstance, params map[string]any) error {
+func consumed(stack string, i int, d config.Dependency, dep *contract.DependencyInstance, params map[string]any) error {
 	if len(dep.Outputs) == 0 && params == nil {
 		return nil // known once the dependency deployed: the render after its gate clears checks them
 	}
@@ -130,7 +130,7 @@ func consumed(stack string, i int, d config.Dependency, dep *steps.DependencyIns
 
 // consumeOutputs fills the parameters the stack's dependencies take from their instances' outputs,
 // before a render: they are then parameters like any other, escaped and validated as they are.
-func (a *Activities) consumeOutputs(ctx context.Context, ref steps.Ref, stack *config.Stack, inst *config.Instance) error {
+func (a *Activities) consumeOutputs(ctx context.Context, ref contract.Ref, stack *config.Stack, inst *config.Instance) error {
 	if stack.Schema == nil || len(stack.Schema.Dependencies) == 0 {
 		return nil
 	}
@@ -143,7 +143,7 @@ func (a *Activities) consumeOutputs(ctx context.Context, ref steps.Ref, stack *c
 		}
 		target, _ := d.Target(ref.Tenant, inst.Parameters)
 		tenant, name, _ := strings.Cut(target, "/")
-		dep, err := a.Dependencies.Instance(ctx, steps.Ref{Tenant: tenant, Name: name})
+		dep, err := a.Dependencies.Instance(ctx, contract.Ref{Tenant: tenant, Name: name})
 		if err != nil {
 			return err
 		}
@@ -163,8 +163,8 @@ func (a *Activities) consumeOutputs(ctx context.Context, ref steps.Ref, stack *c
 // NotifyDependents sends a plan or deploy (each dependent's stack says which) to the users of
 // in.Ref whose committed parameters differ from the outputs they consume. Request IDs are the
 // dependent and the values, so a retry sends the same requests; a busy dependent is retried.
-func (a *Activities) NotifyDependents(ctx context.Context, in steps.NotifyDependentsInput) (steps.NotifyDependentsOutput, error) {
-	var out steps.NotifyDependentsOutput
+func (a *Activities) NotifyDependents(ctx context.Context, in contract.NotifyDependentsInput) (contract.NotifyDependentsOutput, error) {
+	var out contract.NotifyDependentsOutput
 	if a.Dependencies == nil {
 		return out, nil
 	}
@@ -226,7 +226,7 @@ func (a *Activities) NotifyDependents(ctx context.Context, in steps.NotifyDepend
 
 // changedConsumer is what a change of dep's outputs starts on user ("" for nothing: no consumed
 // value differs from its committed parameter), and a key naming the user and the new values.
-func changedConsumer(in steps.NotifyDependentsInput, user steps.Ref, stack *config.Stack, inst *config.Instance) (string, string) {
+func changedConsumer(in contract.NotifyDependentsInput, user contract.Ref, stack *config.Stack, inst *config.Instance) (string, string) {
 	op := ""
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", in.Ref, user)

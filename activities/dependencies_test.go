@@ -7,17 +7,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/config"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func TestConsumedOutputsFillParametersAndRefuseSensitive(t *testing.T) {
 	d := config.Dependency{Name: "network", Stack: "network", Instance: "network", Outputs: map[string]string{"subnet": "subnet"}}
-	dep := &steps.DependencyInstance{Ref: steps.Ref{Tenant: "acme", Name: "net"}, Outputs: map[string]string{"subnet": "10.0.1.0/24", "token": "[sensitive]"}}
+	dep := &contract.DependencyInstance{Ref: contract.Ref{Tenant: "acme", Name: "net"}, Outputs: map[string]string{"subnet": "10.0.1.0/24", "token": "[sensitive]"}}
 	params := map[string]any{"network": "net"}
 	require.NoError(t, consumed("app", 0, d, dep, params))
 	require.Equal(t, "10.0.1.0/24", params["subnet"])
 
-	require.NoError(t, consumed("app", 0, d, &steps.DependencyInstance{}, nil), "outputs not known yet: checked at the render")
+	require.NoError(t, consumed("app", 0, d, &contract.DependencyInstance{}, nil), "outputs not known yet: checked at the render")
 	d.Outputs = map[string]string{"nosuch": "subnet"}
 	require.ErrorContains(t, consumed("app", 0, d, dep, nil), "schema.dependencies[0].outputs.nosuch")
 	d.Outputs = map[string]string{"token": "subnet"}
@@ -30,8 +30,8 @@ func TestConsumedOutputsFillParametersAndRefuseSensitive(t *testing.T) {
 func TestChangedConsumerComparesCommittedValues(t *testing.T) {
 	stack := &config.Stack{Name: "app", Schema: &config.Schema{Dependencies: []config.Dependency{{Name: "network", Stack: "network",
 		Instance: "network", Outputs: map[string]string{"subnet": "subnet"}, OnChange: config.OnChangeDeploy}}}}
-	user := steps.Ref{Tenant: "acme", Name: "app"}
-	in := steps.NotifyDependentsInput{Ref: steps.Ref{Tenant: "acme", Name: "net"}, Outputs: map[string]string{"subnet": "10.0.2.0/24"}}
+	user := contract.Ref{Tenant: "acme", Name: "app"}
+	in := contract.NotifyDependentsInput{Ref: contract.Ref{Tenant: "acme", Name: "net"}, Outputs: map[string]string{"subnet": "10.0.2.0/24"}}
 	inst := &config.Instance{Stack: "app", Parameters: map[string]any{"network": "net", "subnet": "10.0.1.0/24"}}
 	op, key := changedConsumer(in, user, stack, inst)
 	require.Equal(t, config.OnChangeDeploy, op)
@@ -51,20 +51,20 @@ func TestChangedConsumerComparesCommittedValues(t *testing.T) {
 // graph is a Dependencies over a fixed map of TENANT/NAME to what each depends on.
 type graph map[string][]string
 
-func (g graph) Instance(_ context.Context, ref steps.Ref) (*steps.DependencyInstance, error) {
+func (g graph) Instance(_ context.Context, ref contract.Ref) (*contract.DependencyInstance, error) {
 	deps, ok := g[ref.String()]
 	if !ok {
 		return nil, nil
 	}
-	return &steps.DependencyInstance{Ref: ref, Stack: "relay", Dependencies: deps}, nil
+	return &contract.DependencyInstance{Ref: ref, Stack: "relay", Dependencies: deps}, nil
 }
-func (g graph) Users(context.Context, steps.Ref) ([]steps.Ref, error)         { return nil, nil }
-func (g graph) Plan(context.Context, steps.Ref, string, string, string) error { return nil }
+func (g graph) Users(context.Context, contract.Ref) ([]contract.Ref, error)      { return nil, nil }
+func (g graph) Plan(context.Context, contract.Ref, string, string, string) error { return nil }
 
 func TestDependencyTargetsRefuseCycles(t *testing.T) {
 	stack := &config.Stack{Name: "relay", Schema: &config.Schema{Dependencies: []config.Dependency{{Name: "up", Stack: "relay", Instance: "upstream"}}}}
 	a := &Activities{Dependencies: graph{"acme/b": {"acme/c"}, "acme/c": {"acme/a"}, "acme/d": {"acme/d"}}}
-	self := steps.Ref{Tenant: "acme", Name: "a"}
+	self := contract.Ref{Tenant: "acme", Name: "a"}
 	_, err := a.dependencyTargets(context.Background(), self, stack, &config.Instance{Parameters: map[string]any{"upstream": "b"}})
 	require.ErrorContains(t, err, "a cycle of dependencies: acme/a -> acme/b -> acme/c -> acme/a")
 	require.ErrorContains(t, err, "parameters.upstream")

@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"github.com/slipway-dev/slipway/internal/config"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // ConfigDiff is the change the repo would get: the proposed config, or a
 // re-render of the committed one against the current stack (EDP's plan diff).
-func (a *Activities) ConfigDiff(ctx context.Context, in steps.DiffInput) (string, error) {
+func (a *Activities) ConfigDiff(ctx context.Context, in contract.DiffInput) (string, error) {
 	dir := configRef(in.Ref).Dir()
 	committed, err := a.Forge.ReadDir(ctx, "", dir)
 	if err != nil {

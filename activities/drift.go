@@ -6,37 +6,37 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
 // CheckDrift plans the deployed revision against the refreshed state and asks the deployer
 // whether the app is still in sync. It never applies, and writes no state: the instance runs
 // it only while it holds no operation.
-func (a *Activities) CheckDrift(ctx context.Context, in steps.DriftInput) (steps.DriftOutput, error) {
+func (a *Activities) CheckDrift(ctx context.Context, in contract.DriftInput) (contract.DriftOutput, error) {
 	ctx = withLockNote(ctx)
-	tin := steps.TerraformInput{Ref: in.Ref, OpID: in.CheckID, Revision: in.Revision}
+	tin := contract.TerraformInput{Ref: in.Ref, OpID: in.CheckID, Revision: in.Revision}
 	files, all, err := a.terraformFiles(ctx, tin)
 	if err != nil {
-		return steps.DriftOutput{}, err
+		return contract.DriftOutput{}, err
 	}
 	var facts stackFacts
 	if stack := stackOf(all); stack != "" {
 		if facts, err = a.stackFacts(ctx, in.Revision, stack); err != nil {
-			return steps.DriftOutput{}, err
+			return contract.DriftOutput{}, err
 		}
 	}
 	// Init and the plan run under the stack's plan budget, as a deploy's plan step does; the
 	// step's own hour still bounds a longer one (the instance keeps no budgets between operations).
-	var budget *steps.Budget
+	var budget *contract.Budget
 	if b, ok := facts.budgets.For("plan"); ok {
 		budget = &b
 	}
 	bctx, cancel := withBudget(ctx, budget)
 	defer cancel()
 	if err := a.prepareFiles(bctx, in.Ref, all, in.Revision, facts.credentials, files, false); err != nil {
-		return steps.DriftOutput{}, overBudget(bctx, err)
+		return contract.DriftOutput{}, overBudget(bctx, err)
 	}
 	var rep *terraform.DriftReport
 	err = withHeartbeat(bctx, "terraform plan (drift)", func(ctx context.Context) error {
@@ -45,18 +45,18 @@ func (a *Activities) CheckDrift(ctx context.Context, in steps.DriftInput) (steps
 		return err
 	})
 	if err != nil {
-		return steps.DriftOutput{}, overBudget(bctx, classify(err))
+		return contract.DriftOutput{}, overBudget(bctx, classify(err))
 	}
-	out := steps.DriftOutput{Outside: changeLines(rep.Outside), Pending: changeLines(rep.Pending)}
+	out := contract.DriftOutput{Outside: changeLines(rep.Outside), Pending: changeLines(rep.Pending)}
 	if out.App, err = a.appDrift(ctx, in); err != nil {
-		return steps.DriftOutput{}, err
+		return contract.DriftOutput{}, err
 	}
 	out.Drifted = len(out.Resources()) > 0
 	return out, nil
 }
 
 // appDrift lists the app's resources the deployer reports out of sync with the revision.
-func (a *Activities) appDrift(ctx context.Context, in steps.DriftInput) ([]string, error) {
+func (a *Activities) appDrift(ctx context.Context, in contract.DriftInput) ([]string, error) {
 	app, _, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func changeLines(rcs []terraform.ResourceChange) []string {
 }
 
 // ListDeployed lists the Deployed instances a drift sweep checks.
-func (a *Activities) ListDeployed(ctx context.Context, scope steps.DriftScope) ([]steps.ListedInstance, error) {
+func (a *Activities) ListDeployed(ctx context.Context, scope contract.DriftScope) ([]contract.ListedInstance, error) {
 	if a.Instances == nil {
 		return nil, rolloutRefused("this worker has no Temporal client to list instances")
 	}
@@ -97,7 +97,7 @@ func (a *Activities) ListDeployed(ctx context.Context, scope steps.DriftScope) (
 	if err != nil {
 		return nil, err
 	}
-	var out []steps.ListedInstance
+	var out []contract.ListedInstance
 	for _, li := range all {
 		if li.State == string(lifecycle.Deployed) {
 			out = append(out, li)
@@ -108,12 +108,12 @@ func (a *Activities) ListDeployed(ctx context.Context, scope steps.DriftScope) (
 
 // DriftInstance asks one instance to check itself and, under RemediateDeploy, sends a drifted
 // one a normal deploy. Request IDs derive from the sweep, so a retry asks once.
-func (a *Activities) DriftInstance(ctx context.Context, in steps.DriftInstanceInput) (steps.DriftInstanceOutput, error) {
+func (a *Activities) DriftInstance(ctx context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {
 	if a.Instances == nil {
-		return steps.DriftInstanceOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
+		return contract.DriftInstanceOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
 	}
-	out := steps.DriftInstanceOutput{Ref: in.Ref}
-	var res steps.DriftOutput
+	out := contract.DriftInstanceOutput{Ref: in.Ref}
+	var res contract.DriftOutput
 	err := withHeartbeat(ctx, "drift check of "+in.Ref.String(), func(ctx context.Context) error {
 		var err error
 		res, err = a.Instances.CheckDrift(ctx, in.Ref, in.Sweep, in.Sweep+"/"+in.Ref.String())
@@ -122,24 +122,24 @@ func (a *Activities) DriftInstance(ctx context.Context, in steps.DriftInstanceIn
 	var refused *RefusedError
 	switch {
 	case errors.As(err, &refused) && refused.Busy:
-		out.Outcome, out.Message = steps.DriftBusy, refused.Error()
+		out.Outcome, out.Message = contract.DriftBusy, refused.Error()
 		return out, nil
 	case errors.As(err, &refused):
-		out.Outcome, out.Message = steps.DriftRefused, refused.Error()
+		out.Outcome, out.Message = contract.DriftRefused, refused.Error()
 		return out, nil
 	case err != nil:
 		return out, err
 	case !res.Drifted:
-		out.Outcome = steps.DriftClean
+		out.Outcome = contract.DriftClean
 		return out, nil
 	}
-	out.Outcome, out.Resources = steps.DriftFound, res.Resources()
-	if in.Remediate != steps.RemediateDeploy {
+	out.Outcome, out.Resources = contract.DriftFound, res.Resources()
+	if in.Remediate != contract.RemediateDeploy {
 		return out, nil
 	}
 	switch err := a.Instances.Deploy(ctx, in.Ref, "", "", in.Sweep, in.Sweep+"/"+in.Ref.String()+"/deploy"); {
 	case err == nil:
-		out.Outcome, out.Message = steps.DriftRemediated, "deploy sent (remediate: deploy)"
+		out.Outcome, out.Message = contract.DriftRemediated, "deploy sent (remediate: deploy)"
 	case errors.As(err, &refused):
 		out.Message = "remediation refused: " + refused.Error()
 	default:

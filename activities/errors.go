@@ -8,9 +8,9 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -18,7 +18,7 @@ import (
 // invalidConfig turns a config error into a non-retryable InvalidConfig error
 // whose details name each bad field.
 func invalidConfig(err error) error {
-	var fields []steps.FieldError
+	var fields []contract.FieldError
 	var (
 		ve *config.ValidationError
 		se *config.StackError
@@ -30,15 +30,15 @@ func invalidConfig(err error) error {
 	case errors.As(err, &se):
 		fields = fieldErrors(se.Errors, "stacks/"+se.Stack+": ")
 	case errors.As(err, &me):
-		fields = []steps.FieldError{{Field: "manifests", Message: me.Error()}}
+		fields = []contract.FieldError{{Field: "manifests", Message: me.Error()}}
 	}
-	return temporal.NewNonRetryableApplicationError(err.Error(), steps.ErrInvalidConfig, nil, fields)
+	return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidConfig, nil, fields)
 }
 
-func fieldErrors(in []config.FieldError, prefix string) []steps.FieldError {
-	out := make([]steps.FieldError, 0, len(in))
+func fieldErrors(in []config.FieldError, prefix string) []contract.FieldError {
+	out := make([]contract.FieldError, 0, len(in))
 	for _, fe := range in {
-		out = append(out, steps.FieldError{Field: prefix + fe.Field, Message: fe.Message})
+		out = append(out, contract.FieldError{Field: prefix + fe.Field, Message: fe.Message})
 	}
 	return out
 }
@@ -69,34 +69,34 @@ func classify(err error) error {
 	switch {
 	case store.IsUnreadable(err):
 		// A plan or secret the keyring cannot open: say which key, never use what is there.
-		return nonRetryable(steps.ErrUnreadable, err)
+		return nonRetryable(contract.ErrUnreadable, err)
 	case errors.As(err, &limited):
 		// Back off as long as the forge asked, through the activity's own retries.
-		return temporal.NewApplicationErrorWithOptions(err.Error(), steps.ErrRateLimited,
+		return temporal.NewApplicationErrorWithOptions(err.Error(), contract.ErrRateLimited,
 			temporal.ApplicationErrorOptions{NextRetryDelay: limited.RetryAfter})
 	case errors.As(err, &ve), errors.As(err, &se):
 		return invalidConfig(err)
 	case errors.As(err, &conflict):
-		return nonRetryable(steps.ErrMergeConflict, err)
+		return nonRetryable(contract.ErrMergeConflict, err)
 	case errors.As(err, &notFound), errors.As(err, &tfNF):
-		return nonRetryable(steps.ErrNotFound, err)
+		return nonRetryable(contract.ErrNotFound, err)
 	case errors.As(err, &locked) && locked.CreationContention():
 		// Another workspace in the same database is being created: wait for it, do not fail.
-		return temporal.NewApplicationError(err.Error(), steps.ErrLockContention)
+		return temporal.NewApplicationError(err.Error(), contract.ErrLockContention)
 	case errors.As(err, &locked), errors.As(err, &alive):
-		return nonRetryable(steps.ErrStateLocked, err)
+		return nonRetryable(contract.ErrStateLocked, err)
 	case errors.As(err, &badInput):
-		return nonRetryable(steps.ErrRefused, err)
+		return nonRetryable(contract.ErrRefused, err)
 	case errors.As(err, &stale):
-		return nonRetryable(steps.ErrStalePlan, err)
+		return nonRetryable(contract.ErrStalePlan, err)
 	case errors.As(err, &cmdErr), errors.As(err, &missing):
-		return nonRetryable(steps.ErrTerraform, err)
+		return nonRetryable(contract.ErrTerraform, err)
 	case errors.As(err, &syncErr), errors.As(err, &unauth), errors.As(err, &foreign):
-		return nonRetryable(steps.ErrDeployFailed, err)
+		return nonRetryable(contract.ErrDeployFailed, err)
 	case errors.As(err, &timeout):
-		return nonRetryable(steps.ErrDeployTimeout, err)
+		return nonRetryable(contract.ErrDeployTimeout, err)
 	case forge.IsNonRetryable(err), argocd.IsNonRetryable(err):
-		return nonRetryable(steps.ErrRefused, err)
+		return nonRetryable(contract.ErrRefused, err)
 	}
 	return err
 }
@@ -106,5 +106,5 @@ func nonRetryable(kind string, err error) error {
 }
 
 func notFoundf(format string, args ...any) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), steps.ErrNotFound, nil)
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), contract.ErrNotFound, nil)
 }

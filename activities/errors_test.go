@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/codec"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -22,7 +22,7 @@ func TestClassifyStoreErrors(t *testing.T) {
 		Err: &store.SealError{What: `plan "3-ab" of acme/web`, KeyID: "k1", Err: &codec.UnknownKeyError{ID: "k1"}}}
 	var ae *temporal.ApplicationError
 	require.ErrorAs(t, classify(unreadable), &ae)
-	assert.Equal(t, steps.ErrUnreadable, ae.Type())
+	assert.Equal(t, contract.ErrUnreadable, ae.Type())
 	assert.True(t, ae.NonRetryable())
 	assert.Contains(t, ae.Error(), `key id "k1"`)
 

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // heartbeatEvery is well inside the 30 s heartbeat timeout the workflows set.
@@ -53,7 +53,7 @@ func stopped(ctx context.Context, err error) error {
 	}
 	select {
 	case <-activity.GetWorkerStopChannel(ctx):
-		return temporal.NewApplicationError("interrupted because the worker is stopping: "+err.Error(), steps.ErrWorkerStopped)
+		return temporal.NewApplicationError("interrupted because the worker is stopping: "+err.Error(), contract.ErrWorkerStopped)
 	default:
 		return err
 	}

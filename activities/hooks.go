@@ -9,9 +9,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/stackenv"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // ErrHookFailed is a hook that failed, answered nonsense or ran out of time: the step fails
@@ -19,41 +19,41 @@ import (
 const ErrHookFailed = "HookFailed"
 
 // hookNames lists the hooks a stack declares, with their deadlines.
-func hookNames(s *config.Schema) []steps.HookInfo {
-	var out []steps.HookInfo
+func hookNames(s *config.Schema) []contract.HookInfo {
+	var out []contract.HookInfo
 	for _, h := range s.Hooks {
-		out = append(out, steps.HookInfo{Name: h.Name, Kind: h.Kind, Deadline: h.Deadline})
+		out = append(out, contract.HookInfo{Name: h.Name, Kind: h.Kind, Deadline: h.Deadline})
 	}
 	return out
 }
 
 // RunHook runs one of the stack's hooks at the revision, told the instance's current and next
 // state and its terraform outputs. Its output comes back redacted, also with a failure.
-func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.HookOutput, error) {
+func (a *Activities) RunHook(ctx context.Context, in contract.HookInput) (contract.HookOutput, error) {
 	// The instance's directory is read once: its config, its script and its terraform files.
 	dir := configRef(in.Ref).Dir()
 	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
 	if err != nil {
-		return steps.HookOutput{}, classify(err)
+		return contract.HookOutput{}, classify(err)
 	}
 	if files[instanceFile] == nil {
-		return steps.HookOutput{}, notFoundf("no config for %s at %s", in.Ref, in.Revision)
+		return contract.HookOutput{}, notFoundf("no config for %s at %s", in.Ref, in.Revision)
 	}
 	inst, err := config.ParseInstance(files[instanceFile])
 	if err != nil {
-		return steps.HookOutput{}, invalidConfig(err)
+		return contract.HookOutput{}, invalidConfig(err)
 	}
 	stack, err := a.loadStack(ctx, in.Revision, inst.Stack)
 	if err != nil {
-		return steps.HookOutput{}, err
+		return contract.HookOutput{}, err
 	}
 	spec, ok := stack.Schema.Hook(in.Hook)
 	if !ok {
-		return steps.HookOutput{}, nil
+		return contract.HookOutput{}, nil
 	}
 	credEnv, credFiles, credSecrets, err := a.hookCredentials(in.Ref, stack)
 	if err != nil {
-		return steps.HookOutput{}, err
+		return contract.HookOutput{}, err
 	}
 	creds := []string{}
 	if stack.Schema.Credentials != nil {
@@ -61,24 +61,24 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 	}
 	outputs, err := a.hookOutputs(ctx, in, files, creds)
 	if err != nil {
-		return steps.HookOutput{}, err
+		return contract.HookOutput{}, err
 	}
 	call := hooks.Call{Spec: spec, Tenant: in.Ref.Tenant, Name: in.Ref.Name, Operation: in.Current.Operation,
 		Current: in.Current, Next: in.Next, Outputs: outputs, Parameters: inst.Parameters, Deadline: in.Deadline}
 	switch spec.Kind {
 	case hooks.KindExec:
 		if call.Script = files[spec.Exec]; call.Script == nil {
-			return steps.HookOutput{}, notFoundf("%s/%s is missing at %s", dir, spec.Exec, in.Revision)
+			return contract.HookOutput{}, notFoundf("%s/%s is missing at %s", dir, spec.Exec, in.Revision)
 		}
 	case hooks.KindHTTP:
 		data := hooks.URLData{Tenant: in.Ref.Tenant, Name: in.Ref.Name, Parameters: inst.Parameters, Outputs: outputs}
 		if call.URL, err = hooks.Render(spec.URL, data); err != nil {
-			return steps.HookOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrHookFailed, nil)
+			return contract.HookOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrHookFailed, nil)
 		}
 	}
 	secrets, err := a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name)
 	if err != nil {
-		return steps.HookOutput{}, err
+		return contract.HookOutput{}, err
 	}
 	r := hooks.Runner{HTTP: a.HookHTTP, Env: append(hookEnv(a.StackEnv, inst.Stack), credEnv...), Files: credFiles, Sandbox: a.HookSandbox,
 		Heartbeat: func(detail string) {
@@ -101,7 +101,7 @@ func (a *Activities) RunHook(ctx context.Context, in steps.HookInput) (steps.Hoo
 }
 
 // hookOutputs reads the instance's terraform outputs; none before its first apply.
-func (a *Activities) hookOutputs(ctx context.Context, in steps.HookInput, dir map[string][]byte, creds []string) (map[string]any, error) {
+func (a *Activities) hookOutputs(ctx context.Context, in contract.HookInput, dir map[string][]byte, creds []string) (map[string]any, error) {
 	tf, err := terraformOnly(dir, in.Ref, in.Revision)
 	if err != nil {
 		return nil, err

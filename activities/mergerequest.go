@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // OpenMergeRequest renders the instance (or removes it) and opens one MR on the
 // operation's branch. A retry finds the branch and opens nothing new.
-func (a *Activities) OpenMergeRequest(ctx context.Context, in steps.OpenMRInput) (forge.MergeRequest, error) {
-	branch := steps.BranchFor(in.Ref, in.Operation, in.OpID)
+func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {
+	branch := contract.BranchFor(in.Ref, in.Operation, in.OpID)
 	if in.ConfigYAML == "" && in.Rerender != "" {
 		// A plain deploy: when main already holds the render (the stack has not changed), there is
 		// nothing to open, and the forge is not asked (it may be down, with main read from a mirror).

@@ -7,8 +7,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // NameRegistry records which instance holds each derived name, for every worker at once
@@ -24,27 +24,27 @@ type NameRegistry interface {
 // ClaimNames claims the names a provision derived; a name another instance holds refuses the
 // provision, naming that instance, so no two instances ever share a namespace, Application
 // or schema.
-func (a *Activities) ClaimNames(ctx context.Context, in steps.NamesInput) error {
+func (a *Activities) ClaimNames(ctx context.Context, in contract.NamesInput) error {
 	// A new ref only: an instance claiming the legacy names it has had all along keeps them,
 	// even one the old rule made too long for its system (it never got that schema).
 	if !in.Legacy {
 		if err := in.Names.Validate(); err != nil {
-			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Ref, err), steps.ErrNotAllowed, nil)
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Ref, err), contract.ErrNotAllowed, nil)
 		}
 		if err := a.Reserved.Check(in.Ref.Tenant, in.Ref.Name); err != nil {
-			return temporal.NewNonRetryableApplicationError(err.Error(), steps.ErrNotAllowed, nil)
+			return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrNotAllowed, nil)
 		}
 	}
 	err := a.Names.Claim(ctx, in.Ref.String(), in.Names.Claims())
 	var taken *names.TakenError
 	if errors.As(err, &taken) {
 		return temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("%s: %v; choose another name", in.Ref, taken), steps.ErrNotAllowed, nil)
+			fmt.Sprintf("%s: %v; choose another name", in.Ref, taken), contract.ErrNotAllowed, nil)
 	}
 	return err
 }
 
 // ReleaseNames gives up a deprovisioned instance's names so a later provision can take them.
-func (a *Activities) ReleaseNames(ctx context.Context, in steps.NamesInput) error {
+func (a *Activities) ReleaseNames(ctx context.Context, in contract.NamesInput) error {
 	return a.Names.Release(ctx, in.Ref.String(), in.Names.Claims())
 }

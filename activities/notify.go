@@ -5,8 +5,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/notify"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Notifier is the worker's notification sinks (SLIPWAY_NOTIFY_FILE) and how it reaches them.
@@ -30,17 +30,17 @@ func (a *Activities) MatchSinks(ctx context.Context, ev notify.Event) ([]string,
 // DeliverEvent makes one attempt to deliver an event to one sink; Temporal retries transient
 // failures, and a sink's permanent refusal fails at once. The event ID rides along, so a sink
 // that got an earlier attempt can tell the retry apart.
-func (a *Activities) DeliverEvent(ctx context.Context, in steps.DeliverInput) error {
+func (a *Activities) DeliverEvent(ctx context.Context, in contract.DeliverInput) error {
 	if a.Notify == nil || a.Notify.Config == nil {
-		return temporal.NewNonRetryableApplicationError("this worker has no notification sinks (SLIPWAY_NOTIFY_FILE)", steps.ErrNotifyRefused, nil)
+		return temporal.NewNonRetryableApplicationError("this worker has no notification sinks (SLIPWAY_NOTIFY_FILE)", contract.ErrNotifyRefused, nil)
 	}
 	sink, ok := a.Notify.Config.Sink(in.Sink)
 	if !ok {
-		return temporal.NewNonRetryableApplicationError("no sink "+in.Sink+" in this worker's SLIPWAY_NOTIFY_FILE", steps.ErrNotifyRefused, nil)
+		return temporal.NewNonRetryableApplicationError("no sink "+in.Sink+" in this worker's SLIPWAY_NOTIFY_FILE", contract.ErrNotifyRefused, nil)
 	}
 	err := a.Notify.Sender.Deliver(ctx, sink, in.Event)
 	if err != nil && notify.IsPermanent(err) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), steps.ErrNotifyRefused, nil)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrNotifyRefused, nil)
 	}
 	return err
 }

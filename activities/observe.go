@@ -7,9 +7,9 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Fleet is the instances' side of observation, kept in Temporal (internal/app implements it
@@ -19,25 +19,25 @@ type Fleet interface {
 	// Watched lists the running instances of taskQueue in a state the observer watches.
 	Watched(ctx context.Context, taskQueue string) ([]WatchedInstance, error)
 	// Tell signals an observation to an instance; one that has closed meanwhile is no error.
-	Tell(ctx context.Context, ref steps.Ref, obs steps.Observation) error
+	Tell(ctx context.Context, ref contract.Ref, obs contract.Observation) error
 }
 
 // WatchedInstance is an instance and the app fingerprint it last recorded ("" for none yet).
 type WatchedInstance struct {
-	Ref         steps.Ref
+	Ref         contract.Ref
 	Fingerprint string
 }
 
 // ObserveApps is one sweep of the deployer: one list call for every app, compared with what each
 // instance recorded, and a signal only to the instances whose app changed. Retrying it is safe:
 // an instance told twice records the same fingerprint.
-func (a *Activities) ObserveApps(ctx context.Context, in steps.ObserveAppsInput) (steps.ObserveAppsOutput, error) {
-	out := steps.ObserveAppsOutput{At: time.Now().UTC()}
+func (a *Activities) ObserveApps(ctx context.Context, in contract.ObserveAppsInput) (contract.ObserveAppsOutput, error) {
+	out := contract.ObserveAppsOutput{At: time.Now().UTC()}
 	lister, ok := a.Deployer.(deploy.Lister)
 	if !ok {
 		return out, fmt.Errorf("deployer %s cannot list its apps: nothing to observe", a.Deployer.Name())
 	}
-	var apps map[string]steps.AppStatus
+	var apps map[string]contract.AppStatus
 	if !in.MarkStale {
 		var err error
 		if apps, err = lister.List(ctx); err != nil {
@@ -54,7 +54,7 @@ func (a *Activities) ObserveApps(ctx context.Context, in steps.ObserveAppsInput)
 		if i%100 == 0 {
 			activity.RecordHeartbeat(ctx, out)
 		}
-		obs := steps.Observation{At: out.At, Observer: in.Observer, Interval: in.Interval}
+		obs := contract.Observation{At: out.At, Observer: in.Observer, Interval: in.Interval}
 		if in.MarkStale {
 			obs.Stale, obs.Fingerprint = true, observe.FingerprintStale
 		} else {
@@ -77,25 +77,25 @@ func (a *Activities) ObserveApps(ctx context.Context, in steps.ObserveAppsInput)
 }
 
 // ObserveApp reads one instance's app now, without changing anything (status --refresh).
-func (a *Activities) ObserveApp(ctx context.Context, in steps.ObserveAppInput) (steps.Observation, error) {
+func (a *Activities) ObserveApp(ctx context.Context, in contract.ObserveAppInput) (contract.Observation, error) {
 	d := in.Ref.Derived()
 	st, err := a.Deployer.Status(ctx, deploy.App{Ref: in.Ref, Namespace: d.Namespace, Application: d.Application})
 	if err != nil {
-		return steps.Observation{}, classify(err)
+		return contract.Observation{}, classify(err)
 	}
 	st.Observer = a.observer(ctx)
 	fp := observe.Fingerprint(st)
 	if l, ok := a.Deployer.(deploy.Lister); ok {
 		if st, err = detail(ctx, l, st); err != nil {
-			return steps.Observation{}, classify(err)
+			return contract.Observation{}, classify(err)
 		}
 	}
-	return steps.Observation{App: st, Fingerprint: fp, At: time.Now().UTC(), Observer: st.Observer}, nil
+	return contract.Observation{App: st, Fingerprint: fp, At: time.Now().UTC(), Observer: st.Observer}, nil
 }
 
 // detail reads what a list leaves out, only for an app that is there and not healthy: the
 // fingerprint stays the list's, so a detailed app compares equal to itself next sweep.
-func detail(ctx context.Context, l deploy.Lister, app steps.AppStatus) (steps.AppStatus, error) {
+func detail(ctx context.Context, l deploy.Lister, app contract.AppStatus) (contract.AppStatus, error) {
 	if !app.Deployed || app.Health == observe.ReasonHealthy {
 		return app, nil
 	}
@@ -108,5 +108,5 @@ func (a *Activities) observer(ctx context.Context) string {
 	if !ok || !activity.IsActivity(ctx) {
 		return ""
 	}
-	return steps.ObserverWorkflowID(activity.GetInfo(ctx).TaskQueue, l.Connection())
+	return contract.ObserverWorkflowID(activity.GetInfo(ctx).TaskQueue, l.Connection())
 }

@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
@@ -23,7 +23,7 @@ type secretOutputReader interface {
 // secretOutputs reads the outputs the instance's stack sends to its Secret (schema.outputs.secret)
 // from its state on this worker. The values stay inside the activity that hands them to the
 // deployer: only their names ever reach history or status.
-func (a *Activities) secretOutputs(ctx context.Context, ref steps.Ref, rev string) (map[string]string, error) {
+func (a *Activities) secretOutputs(ctx context.Context, ref contract.Ref, rev string) (map[string]string, error) {
 	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
 	if err != nil {
 		return nil, classify(err)
@@ -46,7 +46,7 @@ func (a *Activities) secretOutputs(ctx context.Context, ref steps.Ref, rev strin
 	r, ok := a.Terraform.(secretOutputReader)
 	if !ok {
 		return nil, temporal.NewNonRetryableApplicationError(
-			"schema.outputs.secret: this worker's terraform cannot read outputs for the instance's Secret", steps.ErrRefused, nil)
+			"schema.outputs.secret: this worker's terraform cannot read outputs for the instance's Secret", contract.ErrRefused, nil)
 	}
 	tf, err := terraformOnly(files, ref, rev)
 	if err != nil {
@@ -63,14 +63,14 @@ func (a *Activities) secretOutputs(ctx context.Context, ref steps.Ref, rev strin
 	var missing *terraform.MissingOutputsError
 	if errors.As(err, &missing) {
 		return nil, temporal.NewNonRetryableApplicationError("stacks/"+inst.Stack+": schema.outputs.secret: "+err.Error(),
-			steps.ErrInvalidConfig, nil, []steps.FieldError{{Field: "stacks/" + inst.Stack + ": schema.outputs.secret", Message: err.Error()}})
+			contract.ErrInvalidConfig, nil, []contract.FieldError{{Field: "stacks/" + inst.Stack + ": schema.outputs.secret", Message: err.Error()}})
 	}
 	if err != nil {
 		return nil, classify(err)
 	}
 	out := make(map[string]string, len(values))
 	for n, v := range values {
-		out[n] = steps.OutputString(v)
+		out[n] = contract.OutputString(v)
 	}
 	return out, nil
 }
@@ -78,7 +78,7 @@ func (a *Activities) secretOutputs(ctx context.Context, ref steps.Ref, rev strin
 // renderedOutputs are the outputs the instance's manifests were last rendered with (its
 // config.OutputsFile at rev), so a render of an unchanged instance is byte-identical; nil when
 // the stack's manifests use none or the instance has none yet.
-func (a *Activities) renderedOutputs(ctx context.Context, rev string, ref steps.Ref, stack *config.Stack) (map[string]string, error) {
+func (a *Activities) renderedOutputs(ctx context.Context, rev string, ref contract.Ref, stack *config.Stack) (map[string]string, error) {
 	if !config.UsesOutputs(stack) {
 		return nil, nil
 	}
@@ -102,30 +102,30 @@ func (a *Activities) renderedOutputs(ctx context.Context, rev string, ref steps.
 // main), and merges them through an MR of slipway's own, so git holds what ArgoCD syncs. Only
 // those manifests and config.OutputsFile change; sensitive outputs reach no template.
 // A retry finds the MR of its branch, or the files already as rendered.
-func (a *Activities) RenderOutputs(ctx context.Context, in steps.RenderOutputsInput) (steps.RenderOutputsOutput, error) {
+func (a *Activities) RenderOutputs(ctx context.Context, in contract.RenderOutputsInput) (contract.RenderOutputsOutput, error) {
 	dir := configRef(in.Ref).Dir()
 	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
 	if err != nil {
-		return steps.RenderOutputsOutput{}, classify(err)
+		return contract.RenderOutputsOutput{}, classify(err)
 	}
 	if files[instanceFile] == nil {
-		return steps.RenderOutputsOutput{}, notFoundf("no config for %s at %s", in.Ref, in.Revision)
+		return contract.RenderOutputsOutput{}, notFoundf("no config for %s at %s", in.Ref, in.Revision)
 	}
 	inst, err := config.ParseInstance(files[instanceFile])
 	if err != nil {
-		return steps.RenderOutputsOutput{}, invalidConfig(err)
+		return contract.RenderOutputsOutput{}, invalidConfig(err)
 	}
 	stack, err := a.loadStack(ctx, in.Revision, inst.Stack)
 	if err != nil {
-		return steps.RenderOutputsOutput{}, err
+		return contract.RenderOutputsOutput{}, err
 	}
 	targets := config.OutputManifests(stack)
 	if len(targets) == 0 {
-		return steps.RenderOutputsOutput{}, nil
+		return contract.RenderOutputsOutput{}, nil
 	}
 	tf, err := terraformOnly(files, in.Ref, in.Revision)
 	if err != nil {
-		return steps.RenderOutputsOutput{}, err
+		return contract.RenderOutputsOutput{}, err
 	}
 	var raw map[string]any
 	err = withHeartbeat(ctx, "read terraform outputs", func(ctx context.Context) error {
@@ -136,15 +136,15 @@ func (a *Activities) RenderOutputs(ctx context.Context, in steps.RenderOutputsIn
 		return classify(err)
 	})
 	if err != nil {
-		return steps.RenderOutputsOutput{}, err
+		return contract.RenderOutputsOutput{}, err
 	}
 	outputs := make(map[string]string, len(raw))
 	for n, v := range raw {
-		outputs[n] = steps.OutputString(v) // sensitive ones are terraform.SensitiveOutput already
+		outputs[n] = contract.OutputString(v) // sensitive ones are terraform.SensitiveOutput already
 	}
 	rendered, err := config.RenderWithOutputs(configRef(in.Ref), in.Ref.Derived().Namespace, stack, inst, outputs)
 	if err != nil {
-		return steps.RenderOutputsOutput{}, invalidConfig(err)
+		return contract.RenderOutputsOutput{}, invalidConfig(err)
 	}
 	next := maps.Clone(files)
 	var changed []string
@@ -155,22 +155,22 @@ func (a *Activities) RenderOutputs(ctx context.Context, in steps.RenderOutputsIn
 		}
 	}
 	if len(changed) == 0 {
-		return steps.RenderOutputsOutput{}, nil
+		return contract.RenderOutputsOutput{}, nil
 	}
 	// The MR replaces the directory on main: it must still be the one the deploy applied.
 	head, err := a.Forge.ReadDir(ctx, "", dir)
 	if err != nil {
-		return steps.RenderOutputsOutput{}, classify(err)
+		return contract.RenderOutputsOutput{}, classify(err)
 	}
-	branch := steps.BranchFor(in.Ref, "outputs", in.OpID)
+	branch := contract.BranchFor(in.Ref, "outputs", in.OpID)
 	mr, found, err := a.Forge.Get(ctx, branch)
 	if err != nil {
-		return steps.RenderOutputsOutput{}, classify(err)
+		return contract.RenderOutputsOutput{}, classify(err)
 	}
 	if !found && !sameFiles(head, files) {
-		return steps.RenderOutputsOutput{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+		return contract.RenderOutputsOutput{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"%s changed on main since %s, the revision this deploy applied: its outputs are not rendered over a change slipway did not make; deploy again",
-			dir, in.Revision), steps.ErrRenderChanged, nil)
+			dir, in.Revision), contract.ErrRenderChanged, nil)
 	}
 	if !found {
 		mr, err = a.Forge.Open(ctx, forge.Change{Branch: branch,
@@ -179,17 +179,17 @@ func (a *Activities) RenderOutputs(ctx context.Context, in steps.RenderOutputsIn
 				in.Operation, in.OpID, in.Ref, in.Revision),
 			Dir: dir, Files: next})
 		if err != nil {
-			return steps.RenderOutputsOutput{}, classify(err)
+			return contract.RenderOutputsOutput{}, classify(err)
 		}
 	}
 	if mr.NoChanges {
-		return steps.RenderOutputsOutput{}, nil
+		return contract.RenderOutputsOutput{}, nil
 	}
 	merged, err := a.Forge.Merge(ctx, mr)
 	if err != nil {
-		return steps.RenderOutputsOutput{}, classify(err)
+		return contract.RenderOutputsOutput{}, classify(err)
 	}
-	return steps.RenderOutputsOutput{MR: &merged, Files: changed}, nil
+	return contract.RenderOutputsOutput{MR: &merged, Files: changed}, nil
 }
 
 func sameFiles(a, b map[string][]byte) bool {

@@ -8,24 +8,24 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // RecordRender hashes the files of the instance's directory in the commit slipway made (the
 // MR's head, which the merge pinned), so later steps can tell them from anything committed since.
-func (a *Activities) RecordRender(ctx context.Context, in steps.RecordRenderInput) (steps.Render, error) {
+func (a *Activities) RecordRender(ctx context.Context, in contract.RecordRenderInput) (contract.Render, error) {
 	files, err := a.Forge.ReadDir(ctx, in.Commit, configRef(in.Ref).Dir())
 	if err != nil {
-		return steps.Render{}, classify(err)
+		return contract.Render{}, classify(err)
 	}
-	return steps.Render{Revision: in.Revision, Files: hashFiles(files)}, nil
+	return contract.Render{Revision: in.Revision, Files: hashFiles(files)}, nil
 }
 
 // VerifyRender checks that the instance's directory at the revision holds exactly the files
 // recorded at slipway's merge. A difference fails the step (ErrRenderChanged, non-retryable)
 // naming the files and the commits that changed them: terraform and hooks never run them.
-func (a *Activities) VerifyRender(ctx context.Context, in steps.VerifyRenderInput) error {
+func (a *Activities) VerifyRender(ctx context.Context, in contract.VerifyRenderInput) error {
 	dir := configRef(in.Ref).Dir()
 	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
 	if err != nil {
@@ -42,7 +42,7 @@ func (a *Activities) VerifyRender(ctx context.Context, in steps.VerifyRenderInpu
 			c.Commits = commits
 		}
 	}
-	return temporal.NewNonRetryableApplicationError(c.Message(), steps.ErrRenderChanged, nil, c)
+	return temporal.NewNonRetryableApplicationError(c.Message(), contract.ErrRenderChanged, nil, c)
 }
 
 // hashFiles is the hex SHA-256 of each file's bytes.
@@ -56,8 +56,8 @@ func hashFiles(files map[string][]byte) map[string]string {
 }
 
 // compareRender lists the files that differ between the recorded hashes and those found.
-func compareRender(recorded, found map[string]string) steps.RenderChange {
-	var c steps.RenderChange
+func compareRender(recorded, found map[string]string) contract.RenderChange {
+	var c contract.RenderChange
 	for path, h := range found {
 		switch was, ok := recorded[path]; {
 		case !ok:

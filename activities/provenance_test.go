@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // On a real git repository: the record is of slipway's own commit, and a tenant's commit to the
@@ -22,7 +22,7 @@ func TestRecordAndVerifyRender(t *testing.T) {
 	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{"README.md": []byte("gitops\n")})
 	require.NoError(t, err)
 	a := &Activities{Forge: f}
-	ref := steps.Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	open := func(branch string, files map[string][]byte) forge.MergeRequest {
 		mr, err := f.Open(ctx, forge.Change{Branch: branch, Title: branch, Dir: "instances/acme/web", Files: files})
 		require.NoError(t, err)
@@ -31,20 +31,20 @@ func TestRecordAndVerifyRender(t *testing.T) {
 		return mr
 	}
 	mr := open("slipway/acme/web/deploy-1", map[string][]byte{"instance.yaml": []byte("stack: s\n"), "terraform/main.tf": []byte("# ok\n"), "hooks/drain.sh": []byte("exit 0\n")})
-	rec, err := a.RecordRender(ctx, steps.RecordRenderInput{Ref: ref, Commit: mr.HeadSHA, Revision: mr.MergeSHA})
+	rec, err := a.RecordRender(ctx, contract.RecordRenderInput{Ref: ref, Commit: mr.HeadSHA, Revision: mr.MergeSHA})
 	require.NoError(t, err)
 	assert.Equal(t, mr.MergeSHA, rec.Revision)
 	assert.Len(t, rec.Files, 3)
 	assert.Equal(t, "b3ed6ea75c33725d7621e484187619d0c02b07228aece4ac34c1d1d53884ebf2", rec.Files["terraform/main.tf"], "sha256sum of the file")
-	require.NoError(t, a.VerifyRender(ctx, steps.VerifyRenderInput{Ref: ref, Revision: mr.MergeSHA, Render: rec}))
+	require.NoError(t, a.VerifyRender(ctx, contract.VerifyRenderInput{Ref: ref, Revision: mr.MergeSHA, Render: rec}))
 
 	edit := open("tenant-edit", map[string][]byte{"instance.yaml": []byte("stack: s\n"), "terraform/main.tf": []byte("# pwned\n"), "terraform/extra.tf": []byte("#\n")})
-	err = a.VerifyRender(ctx, steps.VerifyRenderInput{Ref: ref, Revision: edit.MergeSHA, Render: rec})
+	err = a.VerifyRender(ctx, contract.VerifyRenderInput{Ref: ref, Revision: edit.MergeSHA, Render: rec})
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "%v", err)
-	assert.Equal(t, steps.ErrRenderChanged, appErr.Type())
+	assert.Equal(t, contract.ErrRenderChanged, appErr.Type())
 	assert.True(t, appErr.NonRetryable())
-	var c steps.RenderChange
+	var c contract.RenderChange
 	require.NoError(t, appErr.Details(&c))
 	assert.Equal(t, []string{"terraform/main.tf"}, c.Changed)
 	assert.Equal(t, []string{"terraform/extra.tf"}, c.Added)

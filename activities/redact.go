@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // redactor replaces secret values in text that leaves an activity (results,
@@ -32,9 +32,9 @@ func (r redactor) text(s string) string {
 	return s
 }
 
-func (r redactor) status(st steps.AppStatus) steps.AppStatus {
+func (r redactor) status(st contract.AppStatus) contract.AppStatus {
 	st.Message = r.text(st.Message)
-	res := make([]steps.Resource, len(st.Resources))
+	res := make([]contract.Resource, len(st.Resources))
 	for i, x := range st.Resources {
 		x.Message = r.text(x.Message)
 		res[i] = x

@@ -9,22 +9,22 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 func TestRedactorRemovesSecretsFromWhatLeavesAnActivity(t *testing.T) {
 	r := newRedactor(map[string]string{"admin_password": "s3cr3t-value", "empty": ""})
-	st := r.status(steps.AppStatus{Message: "jsonnet: s3cr3t-value is bad",
-		Resources: []steps.Resource{{Name: "x", Message: "got s3cr3t-value"}}})
+	st := r.status(contract.AppStatus{Message: "jsonnet: s3cr3t-value is bad",
+		Resources: []contract.Resource{{Name: "x", Message: "got s3cr3t-value"}}})
 	require.Equal(t, "jsonnet: [redacted] is bad", st.Message)
 	require.Equal(t, "got [redacted]", st.Resources[0].Message)
 
-	typed := temporal.NewNonRetryableApplicationError("sync failed: s3cr3t-value", steps.ErrDeployFailed, nil)
+	typed := temporal.NewNonRetryableApplicationError("sync failed: s3cr3t-value", contract.ErrDeployFailed, nil)
 	err := r.error(fmt.Errorf("wrapped: %w", typed))
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
-	require.Equal(t, steps.ErrDeployFailed, appErr.Type())
+	require.Equal(t, contract.ErrDeployFailed, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t, "sync failed: [redacted]", appErr.Message())
 	require.Nil(t, errors.Unwrap(appErr), "no cause chain carries the original text")
@@ -38,7 +38,7 @@ func TestRateLimitsRetryAfterTheForgesDelay(t *testing.T) {
 	err := classify(fmt.Errorf("open: %w", &forge.RateLimitError{RetryAfter: 42 * time.Second, Message: "slow down"}))
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
-	require.Equal(t, steps.ErrRateLimited, appErr.Type())
+	require.Equal(t, contract.ErrRateLimited, appErr.Type())
 	require.False(t, appErr.NonRetryable())
 	require.Equal(t, 42*time.Second, appErr.NextRetryDelay())
 }

@@ -7,28 +7,28 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // ResolveRevision pins main's head for the rest of an attempt.
-func (a *Activities) ResolveRevision(ctx context.Context, in steps.RevisionInput) (steps.RevisionOutput, error) {
+func (a *Activities) ResolveRevision(ctx context.Context, in contract.RevisionInput) (contract.RevisionOutput, error) {
 	head, via, err := a.head(ctx)
 	if err != nil {
-		return steps.RevisionOutput{}, classify(err)
+		return contract.RevisionOutput{}, classify(err)
 	}
 	inst, err := a.committedInstance(ctx, head, in.Ref)
 	if err != nil {
-		return steps.RevisionOutput{}, err
+		return contract.RevisionOutput{}, err
 	}
 	if inst == nil {
 		if in.MustExist {
-			return steps.RevisionOutput{}, notFoundf("no config for %s on main at %s: %s/%s is missing",
+			return contract.RevisionOutput{}, notFoundf("no config for %s on main at %s: %s/%s is missing",
 				in.Ref, head, configRef(in.Ref).Dir(), instanceFile)
 		}
-		return steps.RevisionOutput{Revision: head, Via: via}, nil
+		return contract.RevisionOutput{Revision: head, Via: via}, nil
 	}
-	out := steps.RevisionOutput{Revision: head, Exists: true, Stack: inst.Stack, Via: via}
+	out := contract.RevisionOutput{Revision: head, Exists: true, Stack: inst.Stack, Via: via}
 	stack, err := a.loadStack(ctx, head, inst.Stack)
 	var appErr *temporal.ApplicationError
 	switch {
@@ -40,7 +40,7 @@ func (a *Activities) ResolveRevision(ctx context.Context, in steps.RevisionInput
 		// the instance file's own controls still hold.
 		out.Controls = controls(&config.Stack{}, inst)
 	default:
-		return steps.RevisionOutput{}, err
+		return contract.RevisionOutput{}, err
 	}
 	return out, nil
 }

@@ -15,50 +15,50 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Fleet of instances as a rollout drives them: set from the worker's Temporal client.
 type Instances interface {
 	// List returns the running instances of stack (and tenant, if set) with their state and Ready.
-	List(ctx context.Context, stack, tenant string) ([]steps.ListedInstance, error)
+	List(ctx context.Context, stack, tenant string) ([]contract.ListedInstance, error)
 	// Deployed is the revision of the instance's last successful deploy ("" for none) and its Ready.
-	Deployed(ctx context.Context, ref steps.Ref) (revision, ready string, err error)
+	Deployed(ctx context.Context, ref contract.Ref) (revision, ready string, err error)
 	// Deploy sends a deploy (configYAML "" deploys main's rendering as it is) and returns once it is accepted.
 	// A refusal is a *RefusedError; Busy says the instance runs another operation.
-	Deploy(ctx context.Context, ref steps.Ref, configYAML, rollout, actor, requestID string) error
+	Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string) error
 	// Retry resumes the instance's failed operation; refusals as for Deploy.
-	Retry(ctx context.Context, ref steps.Ref, actor, requestID string) error
+	Retry(ctx context.Context, ref contract.Ref, actor, requestID string) error
 	// CheckDrift has the instance run a drift check and waits for its verdict; refusals as for Deploy.
-	CheckDrift(ctx context.Context, ref steps.Ref, actor, requestID string) (steps.DriftOutput, error)
+	CheckDrift(ctx context.Context, ref contract.Ref, actor, requestID string) (contract.DriftOutput, error)
 }
 
 // PlanRollout computes a rollout's action list in rollout order: every instance of the stack in
 // scope, with its current and desired config, or why it is skipped. It changes nothing.
-func (a *Activities) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
+func (a *Activities) PlanRollout(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
 	if a.Instances == nil {
-		return steps.RolloutPlan{}, rolloutRefused("this worker has no Temporal client to list instances")
+		return contract.RolloutPlan{}, rolloutRefused("this worker has no Temporal client to list instances")
 	}
 	head, err := a.Forge.Head(ctx)
 	if err != nil {
-		return steps.RolloutPlan{}, classify(err)
+		return contract.RolloutPlan{}, classify(err)
 	}
 	t, err := a.rolloutTarget(ctx, spec, head)
 	if err != nil {
-		return steps.RolloutPlan{}, err
+		return contract.RolloutPlan{}, err
 	}
 	listed, err := a.Instances.List(ctx, spec.Stack, spec.Tenant)
 	if err != nil {
-		return steps.RolloutPlan{}, err
+		return contract.RolloutPlan{}, err
 	}
 	sortForRollout(listed, spec.Order)
-	plan := steps.RolloutPlan{Stack: spec.Stack, Head: head, Actions: make([]steps.RolloutAction, 0, len(listed))}
+	plan := contract.RolloutPlan{Stack: spec.Stack, Head: head, Actions: make([]contract.RolloutAction, 0, len(listed))}
 	for i, li := range listed {
 		activity.RecordHeartbeat(ctx, i)
 		act, err := a.rolloutAction(ctx, t, li)
 		if err != nil {
-			return steps.RolloutPlan{}, err
+			return contract.RolloutPlan{}, err
 		}
 		plan.Actions = append(plan.Actions, act)
 	}
@@ -66,8 +66,8 @@ func (a *Activities) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (s
 }
 
 // rolloutAction is one instance's line of the action list.
-func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li steps.ListedInstance) (steps.RolloutAction, error) {
-	act := steps.RolloutAction{Ref: li.Ref, State: li.State, Ready: li.Ready, Action: steps.ActionSkip}
+func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li contract.ListedInstance) (contract.RolloutAction, error) {
+	act := contract.RolloutAction{Ref: li.Ref, State: li.State, Ready: li.Ready, Action: contract.ActionSkip}
 	st := lifecycle.State(li.State)
 	switch {
 	case st.Failed():
@@ -92,9 +92,9 @@ func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li ste
 	act.Current, act.Desired = cur.show, des.show
 	switch {
 	case cur.show == des.show && !st.Busy():
-		act.Reason = steps.ReasonAtTarget
+		act.Reason = contract.ReasonAtTarget
 	default:
-		act.Action = steps.ActionUpdate
+		act.Action = contract.ActionUpdate
 		if st.Busy() {
 			act.Reason = fmt.Sprintf("busy now (%s): tried in its batch, and in a later one if still busy", st)
 		}
@@ -105,55 +105,55 @@ func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li ste
 // RolloutDeploy sends one instance its deploy for a rollout (or, on resume, retries its failed
 // one). The request ID makes a retried activity send it once; the instance tells the rollout
 // when the deploy ends.
-func (a *Activities) RolloutDeploy(ctx context.Context, in steps.RolloutDeployInput) (steps.RolloutDeployOutput, error) {
+func (a *Activities) RolloutDeploy(ctx context.Context, in contract.RolloutDeployInput) (contract.RolloutDeployOutput, error) {
 	if a.Instances == nil {
-		return steps.RolloutDeployOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
+		return contract.RolloutDeployOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
 	}
 	actor := "rollout/" + in.Spec.ID
 	if in.Retry {
 		out := deployOutcome(a.Instances.Retry(ctx, in.Ref, actor, in.RequestID+"/retry"))
-		if out.Outcome != steps.DeployRefused {
+		if out.Outcome != contract.DeployRefused {
 			return out, nil
 		}
 		// Not failed any more (an operator decided meanwhile): deploy as for the first time.
 	}
 	head, err := a.Forge.Head(ctx)
 	if err != nil {
-		return steps.RolloutDeployOutput{}, classify(err)
+		return contract.RolloutDeployOutput{}, classify(err)
 	}
 	t, err := a.rolloutTarget(ctx, in.Spec, head)
 	if err != nil {
-		return steps.RolloutDeployOutput{}, err
+		return contract.RolloutDeployOutput{}, err
 	}
 	cur, des, err := a.compare(ctx, t, in.Ref)
 	if err != nil {
-		return steps.RolloutDeployOutput{Outcome: steps.DeployRefused, Message: errorText(err)}, nil
+		return contract.RolloutDeployOutput{Outcome: contract.DeployRefused, Message: errorText(err)}, nil
 	}
 	if cur.show == des.show {
 		_, ready, err := a.Instances.Deployed(ctx, in.Ref)
 		if err != nil {
-			return steps.RolloutDeployOutput{}, err
+			return contract.RolloutDeployOutput{}, err
 		}
-		return steps.RolloutDeployOutput{Outcome: steps.DeployAtTarget, Message: steps.ReasonAtTarget, Ready: ready}, nil
+		return contract.RolloutDeployOutput{Outcome: contract.DeployAtTarget, Message: contract.ReasonAtTarget, Ready: ready}, nil
 	}
 	err = a.Instances.Deploy(ctx, in.Ref, des.yaml, in.Rollout, actor, in.RequestID)
 	var refused *RefusedError
 	if err != nil && !errors.As(err, &refused) {
-		return steps.RolloutDeployOutput{}, err // not an answer from the instance: retried
+		return contract.RolloutDeployOutput{}, err // not an answer from the instance: retried
 	}
 	return deployOutcome(err), nil
 }
 
 // deployOutcome reads an instance's answer to a request.
-func deployOutcome(err error) steps.RolloutDeployOutput {
+func deployOutcome(err error) contract.RolloutDeployOutput {
 	var refused *RefusedError
 	switch {
 	case err == nil:
-		return steps.RolloutDeployOutput{Outcome: steps.DeployStarted}
+		return contract.RolloutDeployOutput{Outcome: contract.DeployStarted}
 	case errors.As(err, &refused) && refused.Busy:
-		return steps.RolloutDeployOutput{Outcome: steps.DeployBusy, Message: refused.Error()}
+		return contract.RolloutDeployOutput{Outcome: contract.DeployBusy, Message: refused.Error()}
 	}
-	return steps.RolloutDeployOutput{Outcome: steps.DeployRefused, Message: err.Error()}
+	return contract.RolloutDeployOutput{Outcome: contract.DeployRefused, Message: err.Error()}
 }
 
 // fingerprint identifies a set of files by content.
@@ -168,7 +168,7 @@ func fingerprint(files map[string][]byte) string {
 
 // rolloutTarget is what a rollout moves instances to, read once per activity.
 type rolloutTarget struct {
-	spec  steps.RolloutSpec
+	spec  contract.RolloutSpec
 	head  string
 	stack *config.Stack
 	set   map[string]any
@@ -183,7 +183,7 @@ type configView struct {
 
 // rolloutTarget checks the spec against main: the stack exists, every --set names one of its
 // parameters with a valid value, and --stack-rev holds the stack main has now.
-func (a *Activities) rolloutTarget(ctx context.Context, spec steps.RolloutSpec, head string) (*rolloutTarget, error) {
+func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpec, head string) (*rolloutTarget, error) {
 	files, err := a.Forge.ReadDir(ctx, head, config.StackDir(spec.Stack))
 	if err != nil {
 		return nil, classify(err)
@@ -246,7 +246,7 @@ func (t *rolloutTarget) checkSet() error {
 }
 
 // compare reads the instance's config on main and what the rollout makes of it.
-func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref steps.Ref) (cur, des configView, err error) {
+func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref contract.Ref) (cur, des configView, err error) {
 	inst, err := a.committedInstance(ctx, t.head, ref)
 	if err != nil {
 		return cur, des, err
@@ -331,9 +331,9 @@ func joinShow(a, b string) string {
 
 // sortForRollout orders instances by tenant/name, or by the ordinal that ends the name
 // (web-0, web-1, …, web-10), as a StatefulSet orders pods; names without one go last.
-func sortForRollout(in []steps.ListedInstance, order string) {
-	slices.SortStableFunc(in, func(x, y steps.ListedInstance) int {
-		if order == steps.OrderOrdinal {
+func sortForRollout(in []contract.ListedInstance, order string) {
+	slices.SortStableFunc(in, func(x, y contract.ListedInstance) int {
+		if order == contract.OrderOrdinal {
 			ox, okx := ordinal(x.Ref.Name)
 			oy, oky := ordinal(y.Ref.Name)
 			switch {
@@ -366,7 +366,7 @@ func ordinal(name string) (int, bool) {
 }
 
 func rolloutRefused(format string, args ...any) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), steps.ErrNotAllowed, nil)
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), contract.ErrNotAllowed, nil)
 }
 
 // errorText is an error's own message, without Temporal's wrapping.

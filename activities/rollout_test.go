@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // A rollout changes an instance's parameters, never its policy: the approval it tightened and
@@ -26,8 +26,8 @@ func TestRolloutKeepsTheInstancePolicy(t *testing.T) {
 	a := &Activities{Forge: f}
 	stack, err := a.loadStack(ctx, head, "web")
 	require.NoError(t, err)
-	tgt := &rolloutTarget{spec: steps.RolloutSpec{Stack: "web"}, head: head, stack: stack, set: map[string]any{"greeting": "hello"}}
-	_, des, err := a.compare(ctx, tgt, steps.Ref{Tenant: "acme", Name: "web"})
+	tgt := &rolloutTarget{spec: contract.RolloutSpec{Stack: "web"}, head: head, stack: stack, set: map[string]any{"greeting": "hello"}}
+	_, des, err := a.compare(ctx, tgt, contract.Ref{Tenant: "acme", Name: "web"})
 	require.NoError(t, err)
 	assert.Contains(t, des.yaml, "greeting: hello")
 	assert.Contains(t, des.yaml, "approval:\n  policy: always\n")

@@ -9,13 +9,13 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/slipway-dev/slipway/internal/config"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
 // TerraformInit writes the instance's terraform files at the revision into its
 // working directory and runs `terraform init`.
-func (a *Activities) TerraformInit(ctx context.Context, in steps.TerraformInput) error {
+func (a *Activities) TerraformInit(ctx context.Context, in contract.TerraformInput) error {
 	bctx, cancel := withBudget(withLockNote(ctx), in.Budget)
 	defer cancel()
 	return overBudget(bctx, a.prepare(bctx, in, true))
@@ -23,11 +23,11 @@ func (a *Activities) TerraformInit(ctx context.Context, in steps.TerraformInput)
 
 // TerraformPlan saves a plan in the plan store, where any worker can apply it, and returns
 // its summary.
-func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput) (steps.PlanOutput, error) {
+func (a *Activities) TerraformPlan(ctx context.Context, in contract.TerraformInput) (contract.PlanOutput, error) {
 	ctx, cancel := withBudget(withLockNote(ctx), in.Budget)
 	defer cancel()
 	if err := a.prepare(ctx, in, false); err != nil {
-		return steps.PlanOutput{}, overBudget(ctx, err)
+		return contract.PlanOutput{}, overBudget(ctx, err)
 	}
 	name := in.OpID
 	if in.Destroy {
@@ -40,7 +40,7 @@ func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput)
 		return err
 	})
 	if err != nil {
-		return steps.PlanOutput{}, overBudget(ctx, classify(err))
+		return contract.PlanOutput{}, overBudget(ctx, classify(err))
 	}
 	return planOutput(plan, in.Detail), nil
 }
@@ -48,7 +48,7 @@ func (a *Activities) TerraformPlan(ctx context.Context, in steps.TerraformInput)
 // TerraformApply applies exactly the saved plan. Terraform refuses a plan made
 // before the state changed, and the runner skips a plan hash already applied, so
 // a retry never applies twice.
-func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (steps.InfraOutput, error) {
+func (a *Activities) TerraformApply(ctx context.Context, in contract.ApplyInput) (contract.InfraOutput, error) {
 	ctx = withLockNote(ctx)
 	plan := &terraform.Plan{File: in.Plan.File, SHA256: in.Plan.SHA256}
 	var already bool
@@ -60,7 +60,7 @@ func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (s
 		return err
 	})
 	if err != nil {
-		return steps.InfraOutput{}, overBudget(bctx, classify(err))
+		return contract.InfraOutput{}, overBudget(bctx, classify(err))
 	}
 	// The apply may have finished while the worker stopped: then reading the state is cut short
 	// and the retry finds the plan applied.
@@ -71,23 +71,23 @@ func (a *Activities) TerraformApply(ctx context.Context, in steps.ApplyInput) (s
 	}
 	// Sensitive outputs are masked by the runner: only their names reach history and status.
 	outputs, err := a.Terraform.Outputs(ctx, workspace(in.Ref))
-	out.Outputs = steps.BoundOutputs(outputs)
+	out.Outputs = contract.BoundOutputs(outputs)
 	return out, stopped(ctx, classify(err))
 }
 
 // TerraformDestroy runs `terraform destroy` on the instance's state.
-func (a *Activities) TerraformDestroy(ctx context.Context, in steps.TerraformInput) (steps.InfraOutput, error) {
+func (a *Activities) TerraformDestroy(ctx context.Context, in contract.TerraformInput) (contract.InfraOutput, error) {
 	ctx = withLockNote(ctx)
 	bctx, cancel := withBudget(ctx, in.Budget)
 	defer cancel()
 	if err := a.prepare(bctx, in, false); err != nil {
-		return steps.InfraOutput{}, overBudget(bctx, err)
+		return contract.InfraOutput{}, overBudget(bctx, err)
 	}
 	err := withHeartbeat(bctx, "terraform destroy", func(ctx context.Context) error {
 		return a.Terraform.Destroy(ctx, workspace(in.Ref))
 	})
 	if err != nil {
-		return steps.InfraOutput{}, overBudget(bctx, classify(err))
+		return contract.InfraOutput{}, overBudget(bctx, classify(err))
 	}
 	out, err := a.infra(ctx, in.Ref)
 	return out, stopped(ctx, err)
@@ -95,7 +95,7 @@ func (a *Activities) TerraformDestroy(ctx context.Context, in steps.TerraformInp
 
 // prepare makes the working directory match the revision (or the proposed
 // config) and runs init when forced or when this worker has not yet.
-func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, forceInit bool) error {
+func (a *Activities) prepare(ctx context.Context, in contract.TerraformInput, forceInit bool) error {
 	files, all, err := a.terraformFiles(ctx, in)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func (a *Activities) prepare(ctx context.Context, in steps.TerraformInput, force
 // The stack (from the instance directory all) picks the worker variables terraform may see and
 // the engine binary, creds the credentials it gets (nil: those recorded); the runner records
 // them for the commands that follow. rev, the revision the files are at, keys the recorded lock file.
-func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, all map[string][]byte, rev string, creds []string, files map[string][]byte, forceInit bool) error {
+func (a *Activities) prepareFiles(ctx context.Context, ref contract.Ref, all map[string][]byte, rev string, creds []string, files map[string][]byte, forceInit bool) error {
 	ws := workspace(ref)
 	ws.Stack, ws.Revision, ws.Credentials = stackOf(all), rev, creds
 	engine, err := engineOf(all)
@@ -138,7 +138,7 @@ func (a *Activities) prepareFiles(ctx context.Context, ref steps.Ref, all map[st
 }
 
 // terraformFiles are the instance's terraform/ files, committed or proposed, and its whole directory.
-func (a *Activities) terraformFiles(ctx context.Context, in steps.TerraformInput) (map[string][]byte, map[string][]byte, error) {
+func (a *Activities) terraformFiles(ctx context.Context, in contract.TerraformInput) (map[string][]byte, map[string][]byte, error) {
 	var all map[string][]byte
 	var err error
 	switch {
@@ -181,7 +181,7 @@ func stackOf(all map[string][]byte) string {
 }
 
 // terraformOnly picks the terraform/ files out of an instance directory.
-func terraformOnly(all map[string][]byte, ref steps.Ref, rev string) (map[string][]byte, error) {
+func terraformOnly(all map[string][]byte, ref contract.Ref, rev string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for path, data := range all {
 		if rest, ok := strings.CutPrefix(path, "terraform/"); ok {
@@ -194,17 +194,17 @@ func terraformOnly(all map[string][]byte, ref steps.Ref, rev string) (map[string
 	return files, nil
 }
 
-func (a *Activities) infra(ctx context.Context, ref steps.Ref) (steps.InfraOutput, error) {
+func (a *Activities) infra(ctx context.Context, ref contract.Ref) (contract.InfraOutput, error) {
 	ws := workspace(ref)
 	res, err := a.Terraform.Resources(ctx, ws)
 	if err != nil {
-		return steps.InfraOutput{}, classify(err)
+		return contract.InfraOutput{}, classify(err)
 	}
 	serial, err := a.Terraform.Serial(ctx, ws)
 	if err != nil {
-		return steps.InfraOutput{}, classify(err)
+		return contract.InfraOutput{}, classify(err)
 	}
-	out := steps.InfraOutput{Serial: serial, Resources: []string{}}
+	out := contract.InfraOutput{Serial: serial, Resources: []string{}}
 	for _, r := range res {
 		out.Resources = append(out.Resources, r.Address)
 	}
@@ -213,7 +213,7 @@ func (a *Activities) infra(ctx context.Context, ref steps.Ref) (steps.InfraOutpu
 
 // ForceUnlock releases the stuck state lock an operator named (slipway resolve
 // --force-unlock). No lock at all is success, so a retried call is harmless.
-func (a *Activities) ForceUnlock(ctx context.Context, in steps.UnlockInput) error {
+func (a *Activities) ForceUnlock(ctx context.Context, in contract.UnlockInput) error {
 	return classify(withHeartbeat(ctx, "terraform force-unlock", func(ctx context.Context) error {
 		return a.Terraform.ForceUnlock(ctx, workspace(in.Ref), in.LockID)
 	}))
@@ -234,16 +234,16 @@ func withLockNote(ctx context.Context) context.Context {
 
 // planOutput is the plan's summary; with detail, each change's attributes (the plan command's
 // answer: a deploy's history keeps actions only).
-func planOutput(p *terraform.Plan, detail bool) steps.PlanOutput {
+func planOutput(p *terraform.Plan, detail bool) contract.PlanOutput {
 	// The name, not this host's path: the apply may run on another worker.
-	out := steps.PlanOutput{File: filepath.Base(p.File), SHA256: p.SHA256, Summary: steps.PlanSummary{
+	out := contract.PlanOutput{File: filepath.Base(p.File), SHA256: p.SHA256, Summary: contract.PlanSummary{
 		Add: p.Summary.Add, Change: p.Summary.Change, Destroy: p.Summary.Destroy, NoChanges: p.Summary.NoChanges,
 	}}
 	for _, rc := range p.Summary.Resources {
-		c := steps.ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: rc.Actions}
+		c := contract.ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: rc.Actions}
 		if detail {
 			for _, a := range rc.Attributes {
-				c.Attributes = append(c.Attributes, steps.AttributeChange{Path: a.Path, Before: a.Before, After: a.After, Sensitive: a.Sensitive})
+				c.Attributes = append(c.Attributes, contract.AttributeChange{Path: a.Path, Before: a.Before, After: a.After, Sensitive: a.Sensitive})
 			}
 		}
 		out.Summary.Resources = append(out.Summary.Resources, c)

@@ -6,53 +6,53 @@ import (
 	"fmt"
 
 	"github.com/slipway-dev/slipway/internal/config"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
 // ValidateConfig checks a config against its stack on main and, after the first
 // deploy, against the `initial` fields of the deployed config.
-func (a *Activities) ValidateConfig(ctx context.Context, in steps.ValidateInput) (steps.ValidateOutput, error) {
+func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInput) (contract.ValidateOutput, error) {
 	inst, err := config.ParseInstance([]byte(in.ConfigYAML))
 	if err != nil {
-		return steps.ValidateOutput{}, invalidConfig(err)
+		return contract.ValidateOutput{}, invalidConfig(err)
 	}
 	stack, err := a.loadStack(ctx, "", inst.Stack)
 	if err != nil {
-		return steps.ValidateOutput{}, err
+		return contract.ValidateOutput{}, err
 	}
 	if err := a.checkLockFile(stack); err != nil {
-		return steps.ValidateOutput{}, err
+		return contract.ValidateOutput{}, err
 	}
 	var previous *config.Instance
 	if in.DeployedRevision != "" {
 		if previous, err = a.committedInstance(ctx, in.DeployedRevision, in.Ref); err != nil {
-			return steps.ValidateOutput{}, err
+			return contract.ValidateOutput{}, err
 		}
 	}
 	targets, err := a.dependencyTargets(ctx, in.Ref, stack, inst)
 	if err != nil {
-		return steps.ValidateOutput{}, err
+		return contract.ValidateOutput{}, err
 	}
 	if _, err := config.Validate(stack, inst, previous); err != nil {
-		return steps.ValidateOutput{}, invalidConfig(err)
+		return contract.ValidateOutput{}, invalidConfig(err)
 	}
 	if err := a.checkCredentials(stack, in.Ref); err != nil {
-		return steps.ValidateOutput{}, err
+		return contract.ValidateOutput{}, err
 	}
 	if err := a.checkPlacement(ctx, stack, inst); err != nil {
-		return steps.ValidateOutput{}, err
+		return contract.ValidateOutput{}, err
 	}
 	if err := a.checkEngine(stack); err != nil {
-		return steps.ValidateOutput{}, err
+		return contract.ValidateOutput{}, err
 	}
-	return steps.ValidateOutput{Stack: inst.Stack, Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
+	return contract.ValidateOutput{Stack: inst.Stack, Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
 		ControlPlane: inst.ControlPlane, Dependencies: targets}, nil
 }
 
 // controls are the approval rule and hooks in force for inst: the stack's, tightened by the instance's.
-func controls(stack *config.Stack, inst *config.Instance) *steps.Controls {
-	c := &steps.Controls{Approval: inst.Approval}
+func controls(stack *config.Stack, inst *config.Instance) *contract.Controls {
+	c := &contract.Controls{Approval: inst.Approval}
 	if stack.Schema != nil {
 		c.Approval = stack.Schema.Approval.Over(inst.Approval)
 		c.Stateful = stack.Schema.Stateful
@@ -76,7 +76,7 @@ func (a *Activities) loadStack(ctx context.Context, rev, name string) (*config.S
 }
 
 // committedInstance reads the instance file committed at rev; nil when there is none.
-func (a *Activities) committedInstance(ctx context.Context, rev string, ref steps.Ref) (*config.Instance, error) {
+func (a *Activities) committedInstance(ctx context.Context, rev string, ref contract.Ref) (*config.Instance, error) {
 	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
 	if err != nil {
 		return nil, classify(err)
@@ -93,7 +93,7 @@ func (a *Activities) committedInstance(ctx context.Context, rev string, ref step
 }
 
 // render produces the instance's directory for configYAML against the stack on main.
-func (a *Activities) render(ctx context.Context, ref steps.Ref, configYAML []byte) (map[string][]byte, error) {
+func (a *Activities) render(ctx context.Context, ref contract.Ref, configYAML []byte) (map[string][]byte, error) {
 	inst, err := config.ParseInstance(configYAML)
 	if err != nil {
 		return nil, invalidConfig(err)
@@ -118,7 +118,7 @@ func (a *Activities) render(ctx context.Context, ref steps.Ref, configYAML []byt
 
 // rerender renders the instance file committed at rev against the stack on main: what a plain
 // deploy merges and what its plan and config diff show.
-func (a *Activities) rerender(ctx context.Context, ref steps.Ref, rev string) (map[string][]byte, error) {
+func (a *Activities) rerender(ctx context.Context, ref contract.Ref, rev string) (map[string][]byte, error) {
 	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
 	if err != nil {
 		return nil, classify(err)

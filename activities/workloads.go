@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"github.com/slipway-dev/slipway/internal/config"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // WorkloadChanges lists the workloads a deploy from the deployed revision to the new one deletes
 // or recreates (config.WorkloadChanges), read from the instance's rendered manifests at both.
-func (a *Activities) WorkloadChanges(ctx context.Context, in steps.WorkloadsInput) ([]string, error) {
+func (a *Activities) WorkloadChanges(ctx context.Context, in contract.WorkloadsInput) ([]string, error) {
 	if in.From == "" || in.From == in.To {
 		return nil, nil
 	}

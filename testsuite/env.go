@@ -16,9 +16,9 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/slipway-dev/slipway/internal/cli"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -88,7 +88,7 @@ func (e *Env) Status(ref string) workflows.Status {
 
 // Resources lists the instance's resources in its real terraform state. Tests provision with
 // this code, so the schema is Derive's unless ref carries the recorded names.
-func (e *Env) Resources(ref steps.Ref) []terraform.Resource {
+func (e *Env) Resources(ref contract.Ref) []terraform.Resource {
 	e.t.Helper()
 	n := names.Derive(ref.Tenant, ref.Name)
 	if ref.Names != nil {

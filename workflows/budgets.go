@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // BudgetMargin is what a budgeted terraform step gets past its budget: the activity interrupts
@@ -30,7 +30,7 @@ func (p *pipeline) budgeted(ctx workflow.Context) bool {
 
 // tfCtx is the context of terraform step op (plan, apply or destroy) and the budget to hand the
 // activity: the stack's when it sets one, else terraformCtx's hour with no budget of its own.
-func (p *pipeline) tfCtx(ctx workflow.Context, op string) (workflow.Context, *steps.Budget) {
+func (p *pipeline) tfCtx(ctx workflow.Context, op string) (workflow.Context, *contract.Budget) {
 	if !p.budgeted(ctx) {
 		return terraformCtx(ctx), nil
 	}
@@ -48,22 +48,22 @@ func (p *pipeline) tfCtx(ctx workflow.Context, op string) (workflow.Context, *st
 }
 
 // budgetLeftover names the budget a terraform step ran out of, and what to do about it.
-func (p *pipeline) budgetLeftover(err error) (steps.Leftover, bool) {
-	if errorType(err) != steps.ErrBudget {
-		return steps.Leftover{}, false
+func (p *pipeline) budgetLeftover(err error) (contract.Leftover, bool) {
+	if errorType(err) != contract.ErrBudget {
+		return contract.Leftover{}, false
 	}
-	var b steps.Budget
+	var b contract.Budget
 	if !budgetOf(err, &b) {
-		return steps.Leftover{}, false
+		return contract.Leftover{}, false
 	}
-	return steps.Leftover{Kind: steps.LeftoverBudget, ID: b.Field,
+	return contract.Leftover{Kind: contract.LeftoverBudget, ID: b.Field,
 		Detail: b.RanOut() + ": terraform was interrupted; what it finished is in the state, the rest was not done",
 		Cleanup: "raise " + b.Field + " in the stack's schema.yaml (or make the change smaller), then slipway retry " +
 			p.in.Ref.String()}, true
 }
 
 // budgetOf reads the budget a BudgetExceeded error carries.
-func budgetOf(err error, b *steps.Budget) bool {
+func budgetOf(err error, b *contract.Budget) bool {
 	var appErr *temporal.ApplicationError
 	return errors.As(err, &appErr) && appErr.HasDetails() && appErr.Details(b) == nil
 }

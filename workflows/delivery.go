@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // DeliveryWorkflowName is the workflow type of one recorded webhook delivery.
@@ -24,38 +24,38 @@ func DeliveryWorkflowID(provider, delivery string) string {
 // DeliveryWorkflow carries out a delivery the webhook server recorded and answered 202:
 // it reads a merged PR's instance changes, then submits each command to its instance,
 // keyed by the delivery and the command's place in it.
-func DeliveryWorkflow(ctx workflow.Context, in steps.Delivery) (steps.DeliveryResult, error) {
-	res := steps.DeliveryResult{Delivery: in.Provider + "/" + in.ID, Outcomes: append([]steps.DeliveryOutcome{}, in.Refused...)}
+func DeliveryWorkflow(ctx workflow.Context, in contract.Delivery) (contract.DeliveryResult, error) {
+	res := contract.DeliveryResult{Delivery: in.Provider + "/" + in.ID, Outcomes: append([]contract.DeliveryOutcome{}, in.Refused...)}
 	cmds := in.Commands
 	if in.Merge != nil {
-		var changed []steps.DeliveryCommand
-		err := workflow.ExecuteActivity(deliveryCtx(ctx), steps.ActChangedInstances, *in.Merge).Get(ctx, &changed)
+		var changed []contract.DeliveryCommand
+		err := workflow.ExecuteActivity(deliveryCtx(ctx), contract.ActChangedInstances, *in.Merge).Get(ctx, &changed)
 		if err != nil {
-			res.Outcomes = append(res.Outcomes, steps.DeliveryOutcome{Error: errorMessage(err)})
+			res.Outcomes = append(res.Outcomes, contract.DeliveryOutcome{Error: errorMessage(err)})
 			return res, nil
 		}
 		cmds = append(cmds, changed...)
 	}
 	for i, c := range cmds {
 		if c.Operation == "deprovision" && !in.AllowDeprovision {
-			res.Outcomes = append(res.Outcomes, steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation,
+			res.Outcomes = append(res.Outcomes, contract.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation,
 				Error: "deprovision from a webhook is disabled (serve with --allow-deprovision)"})
 			continue
 		}
-		var out steps.DeliveryOutcome
-		sin := steps.SubmitInput{Delivery: res.Delivery, Actor: in.Actor, Index: i, Command: c,
+		var out contract.DeliveryOutcome
+		sin := contract.SubmitInput{Delivery: res.Delivery, Actor: in.Actor, Index: i, Command: c,
 			Provider: in.Provider, User: in.User, UserID: in.UserID}
-		if err := workflow.ExecuteActivity(deliveryCtx(ctx), steps.ActSubmitCommand, sin).Get(ctx, &out); err != nil {
-			out = steps.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation, Error: errorMessage(err)}
+		if err := workflow.ExecuteActivity(deliveryCtx(ctx), contract.ActSubmitCommand, sin).Get(ctx, &out); err != nil {
+			out = contract.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Operation, Error: errorMessage(err)}
 		}
 		res.Outcomes = append(res.Outcomes, out)
 	}
 	// Only deliveries recorded since approvals carry any, so older histories never get here.
 	for i, a := range in.Approvals {
-		var out steps.DeliveryOutcome
-		sin := steps.ApprovalSubmit{Delivery: res.Delivery, Index: i, Command: a, Provider: in.Provider}
-		if err := workflow.ExecuteActivity(deliveryCtx(ctx), steps.ActSubmitApproval, sin).Get(ctx, &out); err != nil {
-			out = steps.DeliveryOutcome{Instance: a.Ref.String(), Operation: a.Verb, Error: errorMessage(err)}
+		var out contract.DeliveryOutcome
+		sin := contract.ApprovalSubmit{Delivery: res.Delivery, Index: i, Command: a, Provider: in.Provider}
+		if err := workflow.ExecuteActivity(deliveryCtx(ctx), contract.ActSubmitApproval, sin).Get(ctx, &out); err != nil {
+			out = contract.DeliveryOutcome{Instance: a.Ref.String(), Operation: a.Verb, Error: errorMessage(err)}
 		}
 		res.Outcomes = append(res.Outcomes, out)
 	}

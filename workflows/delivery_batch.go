@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // DeliveryBatchWorkflowName is the workflow type of a batch of deliveries recorded together.
@@ -24,7 +24,7 @@ type BatchResult struct {
 // DeliveryBatchWorkflow files each delivery of a batch as its own DeliveryWorkflow, whose ID
 // is the provider and delivery ID: a redelivery finds the earlier record and runs nothing.
 // The records outlive the batch, which ends once each has started.
-func DeliveryBatchWorkflow(ctx workflow.Context, ds []steps.Delivery) (BatchResult, error) {
+func DeliveryBatchWorkflow(ctx workflow.Context, ds []contract.Delivery) (BatchResult, error) {
 	var res BatchResult
 	futures := make([]workflow.ChildWorkflowFuture, len(ds))
 	for i, d := range ds {

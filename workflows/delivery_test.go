@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -20,12 +20,12 @@ func deliveryEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(workflows.DeliveryWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryWorkflowName})
-	env.RegisterActivityWithOptions(func(context.Context, steps.SubmitInput) (steps.DeliveryOutcome, error) {
-		return steps.DeliveryOutcome{}, nil
-	}, activity.RegisterOptions{Name: steps.ActSubmitCommand})
-	env.RegisterActivityWithOptions(func(context.Context, steps.MergeRange) ([]steps.DeliveryCommand, error) {
+	env.RegisterActivityWithOptions(func(context.Context, contract.SubmitInput) (contract.DeliveryOutcome, error) {
+		return contract.DeliveryOutcome{}, nil
+	}, activity.RegisterOptions{Name: contract.ActSubmitCommand})
+	env.RegisterActivityWithOptions(func(context.Context, contract.MergeRange) ([]contract.DeliveryCommand, error) {
 		return nil, nil
-	}, activity.RegisterOptions{Name: steps.ActChangedInstances})
+	}, activity.RegisterOptions{Name: contract.ActChangedInstances})
 	return env
 }
 
@@ -34,26 +34,26 @@ func deliveryEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 func TestDeliveryRecordsAnOutcomePerCommand(t *testing.T) {
 	env := deliveryEnv(t)
 	var keys []int
-	env.OnActivity(steps.ActSubmitCommand, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.SubmitInput) (steps.DeliveryOutcome, error) {
+	env.OnActivity(contract.ActSubmitCommand, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.SubmitInput) (contract.DeliveryOutcome, error) {
 			keys = append(keys, in.Index)
 			switch in.Command.Ref.Name {
 			case "busy":
-				return steps.DeliveryOutcome{Instance: in.Command.Ref.String(), Error: "rejected: acme/busy is busy"}, nil
+				return contract.DeliveryOutcome{Instance: in.Command.Ref.String(), Error: "rejected: acme/busy is busy"}, nil
 			case "broken":
-				return steps.DeliveryOutcome{}, temporal.NewNonRetryableApplicationError("forge gone", "Gone", nil)
+				return contract.DeliveryOutcome{}, temporal.NewNonRetryableApplicationError("forge gone", "Gone", nil)
 			}
-			return steps.DeliveryOutcome{Instance: in.Command.Ref.String(), Started: true, Request: in.Delivery}, nil
+			return contract.DeliveryOutcome{Instance: in.Command.Ref.String(), Started: true, Request: in.Delivery}, nil
 		})
-	in := steps.Delivery{Provider: "github", ID: "d-1", Actor: "webhook", Commands: []steps.DeliveryCommand{
-		{Operation: "provision", Ref: steps.Ref{Tenant: "acme", Name: "a"}},
-		{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "busy"}},
-		{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "broken"}},
-		{Operation: "deprovision", Ref: steps.Ref{Tenant: "acme", Name: "old"}},
-	}, Refused: []steps.DeliveryOutcome{{Error: "commit c1: line 2: bad"}}}
+	in := contract.Delivery{Provider: "github", ID: "d-1", Actor: "webhook", Commands: []contract.DeliveryCommand{
+		{Operation: "provision", Ref: contract.Ref{Tenant: "acme", Name: "a"}},
+		{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "busy"}},
+		{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "broken"}},
+		{Operation: "deprovision", Ref: contract.Ref{Tenant: "acme", Name: "old"}},
+	}, Refused: []contract.DeliveryOutcome{{Error: "commit c1: line 2: bad"}}}
 	env.ExecuteWorkflow(workflows.DeliveryWorkflowName, in)
 	require.NoError(t, env.GetWorkflowError())
-	var res steps.DeliveryResult
+	var res contract.DeliveryResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, "github/d-1", res.Delivery)
 	require.Len(t, res.Outcomes, 5)
@@ -69,23 +69,23 @@ func TestDeliveryRecordsAnOutcomePerCommand(t *testing.T) {
 // A merged PR's commands come from the repository, read by a worker after the 202.
 func TestDeliveryReadsAMergesChanges(t *testing.T) {
 	env := deliveryEnv(t)
-	env.OnActivity(steps.ActChangedInstances, mock.Anything, steps.MergeRange{Base: "b", Merge: "m"}).Return(
-		[]steps.DeliveryCommand{{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "web"}, Rev: "m"}}, nil)
-	env.OnActivity(steps.ActSubmitCommand, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.SubmitInput) (steps.DeliveryOutcome, error) {
+	env.OnActivity(contract.ActChangedInstances, mock.Anything, contract.MergeRange{Base: "b", Merge: "m"}).Return(
+		[]contract.DeliveryCommand{{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "web"}, Rev: "m"}}, nil)
+	env.OnActivity(contract.ActSubmitCommand, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.SubmitInput) (contract.DeliveryOutcome, error) {
 			require.Equal(t, "m", in.Command.Rev)
-			return steps.DeliveryOutcome{Instance: in.Command.Ref.String(), Started: true}, nil
+			return contract.DeliveryOutcome{Instance: in.Command.Ref.String(), Started: true}, nil
 		})
-	env.ExecuteWorkflow(workflows.DeliveryWorkflowName, steps.Delivery{Provider: "gitea", ID: "p", Merge: &steps.MergeRange{Base: "b", Merge: "m"}})
-	var res steps.DeliveryResult
+	env.ExecuteWorkflow(workflows.DeliveryWorkflowName, contract.Delivery{Provider: "gitea", ID: "p", Merge: &contract.MergeRange{Base: "b", Merge: "m"}})
+	var res contract.DeliveryResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Len(t, res.Outcomes, 1)
 	require.True(t, res.Outcomes[0].Started)
 
 	env = deliveryEnv(t)
-	env.OnActivity(steps.ActChangedInstances, mock.Anything, mock.Anything).Return(nil,
-		temporal.NewNonRetryableApplicationError("no such commit", steps.ErrNotFound, errors.New("x")))
-	env.ExecuteWorkflow(workflows.DeliveryWorkflowName, steps.Delivery{Provider: "gitea", ID: "q", Merge: &steps.MergeRange{Base: "b", Merge: "gone"}})
+	env.OnActivity(contract.ActChangedInstances, mock.Anything, mock.Anything).Return(nil,
+		temporal.NewNonRetryableApplicationError("no such commit", contract.ErrNotFound, errors.New("x")))
+	env.ExecuteWorkflow(workflows.DeliveryWorkflowName, contract.Delivery{Provider: "gitea", ID: "q", Merge: &contract.MergeRange{Base: "b", Merge: "gone"}})
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Contains(t, res.Outcomes[0].Error, "no such commit", "an unreadable merge is recorded, not dropped")
 }
@@ -96,15 +96,15 @@ func TestDeliveryBatchFilesEachDeliveryOnce(t *testing.T) {
 	env := deliveryEnv(t)
 	env.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryBatchWorkflowName})
 	submitted := 0
-	env.OnActivity(steps.ActSubmitCommand, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.SubmitInput) (steps.DeliveryOutcome, error) {
+	env.OnActivity(contract.ActSubmitCommand, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.SubmitInput) (contract.DeliveryOutcome, error) {
 			submitted++
-			return steps.DeliveryOutcome{Started: true}, nil
+			return contract.DeliveryOutcome{Started: true}, nil
 		})
-	cmd := []steps.DeliveryCommand{{Operation: "archive", Ref: steps.Ref{Tenant: "acme", Name: "web"}}}
-	a := steps.Delivery{Provider: "github", ID: "a", Commands: cmd}
-	b := steps.Delivery{Provider: "github", ID: "b", Commands: cmd}
-	env.ExecuteWorkflow(workflows.DeliveryBatchWorkflowName, []steps.Delivery{a, b, a})
+	cmd := []contract.DeliveryCommand{{Operation: "archive", Ref: contract.Ref{Tenant: "acme", Name: "web"}}}
+	a := contract.Delivery{Provider: "github", ID: "a", Commands: cmd}
+	b := contract.Delivery{Provider: "github", ID: "b", Commands: cmd}
+	env.ExecuteWorkflow(workflows.DeliveryBatchWorkflowName, []contract.Delivery{a, b, a})
 	require.NoError(t, env.GetWorkflowError())
 	var res workflows.BatchResult
 	require.NoError(t, env.GetWorkflowResult(&res))

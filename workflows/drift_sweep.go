@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // defaultDriftConcurrency bounds the checks a sweep runs at once: each is a terraform plan.
@@ -13,9 +13,9 @@ const defaultDriftConcurrency = 4
 
 // DriftSweepResult is what one sweep found, instance by instance.
 type DriftSweepResult struct {
-	Checked   int                         `json:"checked"`
-	Drifted   int                         `json:"drifted"`
-	Instances []steps.DriftInstanceOutput `json:"instances"`
+	Checked   int                            `json:"checked"`
+	Drifted   int                            `json:"drifted"`
+	Instances []contract.DriftInstanceOutput `json:"instances"`
 }
 
 // driftSweepChunk is how many instances one run of a sweep checks before it continues as new,
@@ -26,11 +26,11 @@ const driftSweepChunk = 500
 // Temporal Schedule starts it (slipway drift schedule). Each instance runs its own check, so a
 // check never overlaps an operation: a busy instance is reported busy and checked next time.
 // Past driftSweepChunk instances it continues as new, carrying only the outcomes worth reading.
-func DriftSweepWorkflow(ctx workflow.Context, scope steps.DriftScope) (DriftSweepResult, error) {
+func DriftSweepWorkflow(ctx workflow.Context, scope contract.DriftScope) (DriftSweepResult, error) {
 	prog := scope.Resume
 	if prog == nil {
-		prog = &steps.DriftResume{}
-		if err := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActListDeployed, scope).Get(ctx, &prog.Left); err != nil {
+		prog = &contract.DriftResume{}
+		if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListDeployed, scope).Get(ctx, &prog.Left); err != nil {
 			return DriftSweepResult{}, err
 		}
 	}
@@ -42,13 +42,13 @@ func DriftSweepWorkflow(ctx workflow.Context, scope steps.DriftScope) (DriftSwee
 	prog.Left = prog.Left[len(chunk):]
 	for _, o := range outs {
 		prog.Checked++
-		if o.Outcome == steps.DriftFound || o.Outcome == steps.DriftRemediated {
+		if o.Outcome == contract.DriftFound || o.Outcome == contract.DriftRemediated {
 			prog.Drifted++
 		}
 	}
 	if len(prog.Left) > 0 {
 		for _, o := range outs {
-			if o.Outcome != steps.DriftClean {
+			if o.Outcome != contract.DriftClean {
 				prog.Notable = append(prog.Notable, o)
 			}
 		}
@@ -60,12 +60,12 @@ func DriftSweepWorkflow(ctx workflow.Context, scope steps.DriftScope) (DriftSwee
 }
 
 // checkDrift asks each instance to check itself, at most scope.Concurrency at once.
-func checkDrift(ctx workflow.Context, scope steps.DriftScope, listed []steps.ListedInstance) ([]steps.DriftInstanceOutput, error) {
+func checkDrift(ctx workflow.Context, scope contract.DriftScope, listed []contract.ListedInstance) ([]contract.DriftInstanceOutput, error) {
 	limit := scope.Concurrency
 	if limit <= 0 {
 		limit = defaultDriftConcurrency
 	}
-	outs := make([]steps.DriftInstanceOutput, len(listed))
+	outs := make([]contract.DriftInstanceOutput, len(listed))
 	sweep := workflow.GetInfo(ctx).WorkflowExecution.ID
 	inFlight := 0
 	for i, li := range listed {
@@ -75,9 +75,9 @@ func checkDrift(ctx workflow.Context, scope steps.DriftScope, listed []steps.Lis
 		inFlight++
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer func() { inFlight-- }()
-			in := steps.DriftInstanceInput{Ref: li.Ref, Sweep: sweep, Remediate: scope.Remediate}
-			if err := workflow.ExecuteActivity(driftCtx(ctx), steps.ActDriftInstance, in).Get(ctx, &outs[i]); err != nil {
-				outs[i] = steps.DriftInstanceOutput{Ref: li.Ref, Outcome: steps.DriftRefused, Message: errorMessage(err)}
+			in := contract.DriftInstanceInput{Ref: li.Ref, Sweep: sweep, Remediate: scope.Remediate}
+			if err := workflow.ExecuteActivity(driftCtx(ctx), contract.ActDriftInstance, in).Get(ctx, &outs[i]); err != nil {
+				outs[i] = contract.DriftInstanceOutput{Ref: li.Ref, Outcome: contract.DriftRefused, Message: errorMessage(err)}
 			}
 		})
 	}

@@ -12,41 +12,41 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-func sweepEnv(listed []steps.ListedInstance) *testsuite.TestWorkflowEnvironment {
+func sweepEnv(listed []contract.ListedInstance) *testsuite.TestWorkflowEnvironment {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: workflows.DriftSweepWorkflowName})
-	env.RegisterActivityWithOptions(func(context.Context, steps.DriftScope) ([]steps.ListedInstance, error) { return listed, nil },
-		activity.RegisterOptions{Name: steps.ActListDeployed})
-	env.RegisterActivityWithOptions(func(_ context.Context, in steps.DriftInstanceInput) (steps.DriftInstanceOutput, error) {
-		out := steps.DriftInstanceOutput{Ref: in.Ref, Outcome: steps.DriftClean}
+	env.RegisterActivityWithOptions(func(context.Context, contract.DriftScope) ([]contract.ListedInstance, error) { return listed, nil },
+		activity.RegisterOptions{Name: contract.ActListDeployed})
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {
+		out := contract.DriftInstanceOutput{Ref: in.Ref, Outcome: contract.DriftClean}
 		switch in.Ref.Name {
 		case "web-7", "web-600":
-			out.Outcome, out.Resources = steps.DriftFound, []string{"terraform_data.app (update)"}
+			out.Outcome, out.Resources = contract.DriftFound, []string{"terraform_data.app (update)"}
 		case "web-8":
-			out.Outcome, out.Message = steps.DriftBusy, "busy"
+			out.Outcome, out.Message = contract.DriftBusy, "busy"
 		}
 		return out, nil
-	}, activity.RegisterOptions{Name: steps.ActDriftInstance})
+	}, activity.RegisterOptions{Name: contract.ActDriftInstance})
 	return env
 }
 
 // A sweep past 500 instances continues as new, carrying what is left and the outcomes worth
 // reading; the last run sums them up.
 func TestDriftSweepContinuesAsNewAndKeepsTheNotableOutcomes(t *testing.T) {
-	var listed []steps.ListedInstance
+	var listed []contract.ListedInstance
 	for i := range 620 {
-		listed = append(listed, steps.ListedInstance{Ref: steps.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%d", i)}, State: "Deployed"})
+		listed = append(listed, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%d", i)}, State: "Deployed"})
 	}
 	env := sweepEnv(listed)
-	env.ExecuteWorkflow(workflows.DriftSweepWorkflowName, steps.DriftScope{Concurrency: 8})
+	env.ExecuteWorkflow(workflows.DriftSweepWorkflowName, contract.DriftScope{Concurrency: 8})
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "%v", env.GetWorkflowError())
-	var next steps.DriftScope
+	var next contract.DriftScope
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
 	require.NotNil(t, next.Resume)
 	require.Len(t, next.Resume.Left, 120)

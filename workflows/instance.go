@@ -8,10 +8,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // InstanceWorkflow is the entity workflow of one instance (ID instance/<tenant>/<name>).
@@ -91,7 +91,7 @@ type entity struct {
 
 func newEntity(ctx workflow.Context, in InstanceInput) *entity {
 	e := &entity{stepsChan: workflow.GetSignalChannel(ctx, SignalStep),
-		observeChan: workflow.GetSignalChannel(ctx, steps.SignalObserved),
+		observeChan: workflow.GetSignalChannel(ctx, contract.SignalObserved),
 		watchChan:   workflow.GetSignalChannel(ctx, SignalWatchReady),
 		clearedChan: workflow.GetSignalChannel(ctx, SignalGateCleared)}
 	if in.State != nil {
@@ -267,7 +267,7 @@ func putStep(recs []StepRecord, rec StepRecord) []StepRecord {
 
 // busyError refuses a request because the instance holds another; the same request may pass later.
 func busyError(msg string) error {
-	return temporal.NewNonRetryableApplicationError(msg, steps.ErrBusy, nil)
+	return temporal.NewNonRetryableApplicationError(msg, contract.ErrBusy, nil)
 }
 
 // notAllowed is the error a validator returns; its type lets clients tell bad requests apart.

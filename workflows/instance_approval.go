@@ -11,11 +11,11 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Approval updates, condition and results.
@@ -72,7 +72,7 @@ type ApprovalResult struct {
 }
 
 func (e *entity) registerApprovals(ctx workflow.Context) error {
-	for _, verb := range []string{steps.VerbApprove, steps.VerbReject} {
+	for _, verb := range []string{contract.VerbApprove, contract.VerbReject} {
 		verb := verb
 		err := workflow.SetUpdateHandlerWithOptions(ctx, verb,
 			func(ctx workflow.Context, req ApprovalRequest) (ApprovalResult, error) {
@@ -94,10 +94,10 @@ func (e *entity) admitRequest(verb string, req ApprovalRequest) error {
 	if w == nil {
 		return notAllowed("%s: no operation awaits approval (the instance is %s)", e.s.Ref, e.s.State)
 	}
-	if verb == steps.VerbReject && strings.TrimSpace(req.Reason) == "" {
+	if verb == contract.VerbReject && strings.TrimSpace(req.Reason) == "" {
 		return notAllowed("%s: reject needs a reason (--reason): it is recorded with who rejected", e.s.Ref)
 	}
-	if verb == steps.VerbApprove && req.Plan == "" {
+	if verb == contract.VerbApprove && req.Plan == "" {
 		return notAllowed("%s: an approval names the plan it approves (--plan HASH); approvers read it with slipway status %s", e.s.Ref, e.s.Ref)
 	}
 	if req.Plan != "" {
@@ -208,7 +208,7 @@ func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalR
 		in.Approval.Requester = *w.Requester
 	}
 	var d policy.Decision
-	if err := quick(ctx, true, steps.ActAuthorize, in).Get(ctx, &d); err != nil {
+	if err := quick(ctx, true, contract.ActAuthorize, in).Get(ctx, &d); err != nil {
 		return ApprovalResult{}, err
 	}
 	policyHash = d.PolicyHash
@@ -221,22 +221,22 @@ func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalR
 	case !w.Required.AllowSelf && w.Requester != nil && sameActor(actor, *w.Requester):
 		// The policy says so too; this holds whatever policy an operator loads.
 		return refuse(actor.Name + " asked for this and may not " + verb + " it: self-approval is refused")
-	case verb == steps.VerbApprove && slices.ContainsFunc(w.Approvals, func(a identity.Actor) bool { return sameActor(a, actor) }):
+	case verb == contract.VerbApprove && slices.ContainsFunc(w.Approvals, func(a identity.Actor) bool { return sameActor(a, actor) }):
 		return refuse(actor.Name + " has already approved: approvals count distinct people")
 	}
 	if err := e.admitApproval(verb, req, actor.Name); err != nil {
 		return ApprovalResult{}, err
 	}
 	decision := AuditRejected
-	if verb == steps.VerbApprove {
+	if verb == contract.VerbApprove {
 		decision = AuditApproved
 	}
 	e.audit(ctx, AuditRecord{At: workflow.Now(ctx), Decision: decision, Request: "update " + verb, Actor: &actor,
 		PolicyHash: d.PolicyHash, Reason: d.Reason})
-	if verb == steps.VerbApprove {
+	if verb == contract.VerbApprove {
 		w.Approvals = append(w.Approvals, actor)
 		if n := len(w.Approvals); n < w.Required.Count {
-			e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: steps.Past(verb), Actor: actor.Name, By: &actor,
+			e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: contract.Past(verb), Actor: actor.Name, By: &actor,
 				Reason: strings.TrimSpace(fmt.Sprintf("%d of %d approvals. %s", n, w.Required.Count, req.Reason)), Source: source, At: workflow.Now(ctx)})
 			res := ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}
 			if op := e.s.Current; op != nil {
@@ -246,7 +246,7 @@ func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalR
 		}
 	}
 	names := actor.Name
-	if verb == steps.VerbApprove && len(w.Approvals) > 1 {
+	if verb == contract.VerbApprove && len(w.Approvals) > 1 {
 		var all []string
 		for _, a := range w.Approvals {
 			all = append(all, a.Name)
@@ -288,7 +288,7 @@ func (e *entity) takeDecision(ctx workflow.Context, verb string, req ApprovalReq
 	w := e.s.Approval
 	source := first(req.Source, "cli")
 	d := ApprovalDecision{Verb: verb, Hash: w.Hash, Actor: actor, Reason: req.Reason, Source: source, At: workflow.Now(ctx)}
-	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: steps.Past(verb), Actor: actor, By: by, Reason: req.Reason, Source: source, At: d.At})
+	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: contract.Past(verb), Actor: actor, By: by, Reason: req.Reason, Source: source, At: d.At})
 	e.s.Approval = nil
 	e.upsertSearchAttributes(ctx)
 	res := ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}

@@ -6,9 +6,9 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/notify"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // CancelRecord is who stopped a running operation, and why.
@@ -76,7 +76,7 @@ func (e *entity) stopRunning(ctx workflow.Context, actor, reason string, teardow
 // stopped applies the outcome of a pipeline that was stopped: back to where it was when it had
 // changed nothing, else <Op>Failed with the leftovers of where it stopped. It reports whether it did.
 func (e *entity) stopped(ctx workflow.Context, op *Operation, pf PipelineFailure) bool {
-	if op.Cancel == nil || pf.Failure.Type != steps.ErrCancelled {
+	if op.Cancel == nil || pf.Failure.Type != contract.ErrCancelled {
 		return false
 	}
 	f := pf.Failure

@@ -8,8 +8,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Instance dependencies (schema.dependencies). The dependent waits at an instance:T/N gate per
@@ -51,7 +51,7 @@ func (u *saUpdates) keywordList(k temporal.SearchAttributeKeyKeywordList, v []st
 }
 
 // recordDependencies keeps the dependencies a provision's or deploy's config names.
-func (e *entity) recordDependencies(ctx workflow.Context, kind lifecycle.Operation, valid steps.ValidateOutput) {
+func (e *entity) recordDependencies(ctx workflow.Context, kind lifecycle.Operation, valid contract.ValidateOutput) {
 	if kind == lifecycle.OpPlan || (len(valid.Dependencies) == 0 && len(e.s.Dependencies) == 0) || !tracksDependencies(ctx) {
 		return
 	}
@@ -68,9 +68,9 @@ func (e *entity) notifyDependents(ctx workflow.Context, op *Operation, before ma
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: notifyDependentsTimeout, ScheduleToCloseTimeout: 2 * notifyDependentsTimeout, RetryPolicy: retryPolicy(),
 	})
-	var out steps.NotifyDependentsOutput
-	in := steps.NotifyDependentsInput{Ref: e.s.Ref, Outputs: e.s.Outputs}
-	if err := workflow.ExecuteActivity(actx, steps.ActNotifyDependents, in).Get(ctx, &out); err != nil {
+	var out contract.NotifyDependentsOutput
+	in := contract.NotifyDependentsInput{Ref: e.s.Ref, Outputs: e.s.Outputs}
+	if err := workflow.ExecuteActivity(actx, contract.ActNotifyDependents, in).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("dependents not told of changed outputs", "instance", e.s.Ref.String(), "error", err)
 		return
 	}

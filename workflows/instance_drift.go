@@ -6,9 +6,9 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // DriftRequest is the argument of check-drift.
@@ -30,22 +30,22 @@ func (e *entity) admitDriftCheck() error {
 
 // checkDrift plans the deployed revision against the world and records the verdict as the
 // Drifted condition and search attribute. It changes no infrastructure.
-func (e *entity) checkDrift(ctx workflow.Context, req DriftRequest) (steps.DriftOutput, error) {
+func (e *entity) checkDrift(ctx workflow.Context, req DriftRequest) (contract.DriftOutput, error) {
 	if err := e.admitDriftCheck(); err != nil {
-		return steps.DriftOutput{}, err
+		return contract.DriftOutput{}, err
 	}
 	e.busy, e.holding = true, "a drift check"
 	defer func() { e.busy, e.holding = false, "" }()
 	e.s.DriftChecks++
-	in := steps.DriftInput{Ref: e.s.Ref, Revision: e.s.DeployedRevision,
+	in := contract.DriftInput{Ref: e.s.Ref, Revision: e.s.DeployedRevision,
 		CheckID: fmt.Sprintf("drift-%d-%s", e.s.DriftChecks, e.s.Epoch)}
-	var out steps.DriftOutput
+	var out contract.DriftOutput
 	actx := terraformCtx(ctx)
 	if e.s.ControlPlane != "" {
 		// The instance's pool holds its state and reaches its infrastructure, so it checks.
 		actx = workflow.WithTaskQueue(actx, controlplane.TaskQueue(workflow.GetInfo(ctx).TaskQueueName, e.s.ControlPlane))
 	}
-	if err := workflow.ExecuteActivity(actx, steps.ActCheckDrift, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(actx, contract.ActCheckDrift, in).Get(ctx, &out); err != nil {
 		return out, err
 	}
 	e.s.Drift = &DriftRecord{Drifted: out.Drifted, Resources: out.Resources(), Revision: in.Revision,

@@ -9,10 +9,10 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/notify"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Gate updates and signals.
@@ -243,7 +243,7 @@ func (e *entity) watchReady(ctx workflow.Context, name string) {
 	}
 	tenant, n, _ := strings.Cut(target, "/")
 	w := ReadyWatch{Workflow: InstanceWorkflowID(e.s.Ref), Gate: name}
-	err := workflow.SignalExternalWorkflow(ctx, InstanceWorkflowID(steps.Ref{Tenant: tenant, Name: n}), "", SignalWatchReady, w).Get(ctx, nil)
+	err := workflow.SignalExternalWorkflow(ctx, InstanceWorkflowID(contract.Ref{Tenant: tenant, Name: n}), "", SignalWatchReady, w).Get(ctx, nil)
 	if i := e.gate(name); i >= 0 {
 		e.s.Gates[i].Note = ""
 		if err != nil {
@@ -406,14 +406,14 @@ func (e *entity) gated(ctx workflow.Context, kind lifecycle.Operation, req Opera
 			e.logGate(ctx, g, "timed-out", "", "")
 		}
 		op.Result = ResultFailed
-		op.Failure = &Failure{Step: "scheduling-gate", Type: "GateTimeout", Leftovers: []steps.Leftover{}, At: now,
+		op.Failure = &Failure{Step: "scheduling-gate", Type: "GateTimeout", Leftovers: []contract.Leftover{}, At: now,
 			Error: fmt.Sprintf("%s did not start: gate(s) %s did not clear in time; nothing was changed", kind, strings.Join(timedOut, ", "))}
 		e.setState(ctx, kind.Failed(op.From))
 		e.notify(ctx, notify.KindFailed, fmt.Sprintf("%s of %s failed at its scheduling gates: %s", kind, e.s.Ref, op.Failure.Error), nil)
 		e.tellRollout(ctx, op)
 	default:
 		op.Result = ResultFailed
-		op.Failure = &Failure{Step: "scheduling-gate", Error: errorMessage(err), Leftovers: []steps.Leftover{}, At: now}
+		op.Failure = &Failure{Step: "scheduling-gate", Error: errorMessage(err), Leftovers: []contract.Leftover{}, At: now}
 	}
 	return e.result(op), true
 }

@@ -6,10 +6,10 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/notify"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // maxConfigBytes bounds a config carried in an update; stacks take parameters, not blobs.
@@ -152,7 +152,7 @@ func (e *entity) admitForceUnlock(d lifecycle.Decision, req DecisionRequest) err
 	var ids []string
 	if f := e.s.Current.Failure; f != nil {
 		for _, l := range f.Leftovers {
-			if l.Kind == steps.LeftoverLock {
+			if l.Kind == contract.LeftoverLock {
 				if l.ID == req.ForceUnlock {
 					return nil
 				}
@@ -195,11 +195,11 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	e.busy = true
 	defer func() { e.busy = false }()
 	e.s.Started = true
-	var valid steps.ValidateOutput
+	var valid contract.ValidateOutput
 	if req.ConfigYAML != "" && (kind != lifecycle.OpPlan || validatesPlans(ctx)) {
 		// Bad input changes nothing: validate before the state moves.
-		in := steps.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
-		if err := quick(ctx, runsShortStepsLocally(ctx), steps.ActValidateConfig, in).Get(ctx, &valid); err != nil {
+		in := contract.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
+		if err := quick(ctx, runsShortStepsLocally(ctx), contract.ActValidateConfig, in).Get(ctx, &valid); err != nil {
 			return OperationResult{}, err
 		}
 	}
@@ -209,8 +209,8 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	}
 	if pool != "" {
 		// Refused before anything changes: an unknown pool, or one that would take itself down.
-		in := steps.ControlPlaneInput{Ref: e.s.Ref, Operation: string(kind), Pool: pool}
-		if err := quick(ctx, true, steps.ActCheckControlPlane, in).Get(ctx, nil); err != nil {
+		in := contract.ControlPlaneInput{Ref: e.s.Ref, Operation: string(kind), Pool: pool}
+		if err := quick(ctx, true, contract.ActCheckControlPlane, in).Get(ctx, nil); err != nil {
 			return OperationResult{}, err
 		}
 	}
@@ -289,7 +289,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		e.s.Render = r // main holds that merge now, whatever happened after it
 	}
 	op.EndedAt = workflow.Now(ctx)
-	if err != nil && errorType(err) == steps.ErrNotApproved {
+	if err != nil && errorType(err) == contract.ErrNotApproved {
 		return e.endUnapproved(ctx, op, pipelineFailure(err))
 	}
 	if err != nil && e.stopped(ctx, op, pipelineFailure(err)) {
@@ -341,13 +341,13 @@ func (e *entity) tellRollout(ctx workflow.Context, op *Operation) {
 	if op.Rollout == "" {
 		return
 	}
-	d := steps.RolloutInstanceDone{Ref: e.s.Ref, OpID: op.ID, Attempt: op.Attempt, Result: op.Result,
+	d := contract.RolloutInstanceDone{Ref: e.s.Ref, OpID: op.ID, Attempt: op.Attempt, Result: op.Result,
 		State: string(e.s.State), Ready: string(e.condition(lifecycle.CondReady).Status)}
 	if op.Failure != nil {
 		d.Error = fmt.Sprintf("at step %s: %s", op.Failure.Step, op.Failure.Error)
 	}
 	// A rollout aborted meanwhile is gone; its instance has nothing to wait for.
-	_ = workflow.SignalExternalWorkflow(ctx, op.Rollout, "", steps.SignalRolloutInstance, d).Get(ctx, nil)
+	_ = workflow.SignalExternalWorkflow(ctx, op.Rollout, "", contract.SignalRolloutInstance, d).Get(ctx, nil)
 }
 
 // admitSkipHook accepts resolve --skip-hook only for an operation that failed in a hook.

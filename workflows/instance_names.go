@@ -3,9 +3,9 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // recordLegacyNames gives an instance provisioned before names were recorded the names it got
@@ -35,8 +35,8 @@ func (e *entity) claimRecordedNames(ctx workflow.Context, runStart bool) {
 	busy := e.busy
 	e.busy = true
 	defer func() { e.busy = busy }()
-	in := steps.NamesInput{Ref: e.s.Ref, Names: *e.s.Ref.Names, Legacy: true}
-	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActClaimNames, in).Get(ctx, nil); err != nil {
+	in := contract.NamesInput{Ref: e.s.Ref, Names: *e.s.Ref.Names, Legacy: true}
+	if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActClaimNames, in).Get(ctx, nil); err != nil {
 		// Held by another instance already (the old rule gave a-b/c and a/b-c the same names):
 		// nothing to take back; the next run or request tries again.
 		workflow.GetLogger(ctx).Error("recorded names not claimed", "instance", e.s.Ref.String(), "error", err)
@@ -53,8 +53,8 @@ func (e *entity) claimNames(ctx workflow.Context) error {
 		return nil
 	}
 	n := names.Derive(e.s.Ref.Tenant, e.s.Ref.Name)
-	in := steps.NamesInput{Ref: e.s.Ref, Names: n}
-	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActClaimNames, in).Get(ctx, nil); err != nil {
+	in := contract.NamesInput{Ref: e.s.Ref, Names: n}
+	if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActClaimNames, in).Get(ctx, nil); err != nil {
 		return err
 	}
 	e.s.Ref.Names = &n
@@ -77,8 +77,8 @@ func (e *entity) releaseNames(ctx workflow.Context) {
 	busy := e.busy
 	e.busy = true
 	defer func() { e.busy = busy }()
-	in := steps.NamesInput{Ref: e.s.Ref, Names: *n}
-	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActReleaseNames, in).Get(ctx, nil); err != nil {
+	in := contract.NamesInput{Ref: e.s.Ref, Names: *n}
+	if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActReleaseNames, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Error("names not released; they stay held by this instance",
 			"instance", e.s.Ref.String(), "error", err)
 	}

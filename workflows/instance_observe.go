@@ -5,9 +5,9 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // UpdateRefresh asks an instance to observe its app now and returns its status.
@@ -36,7 +36,7 @@ type ObservedEvent struct {
 // receiveObservations applies the observer's signals as they come.
 func (e *entity) receiveObservations(ctx workflow.Context) {
 	for {
-		var obs steps.Observation
+		var obs contract.Observation
 		if !e.observeChan.Receive(ctx, &obs) {
 			return
 		}
@@ -46,7 +46,7 @@ func (e *entity) receiveObservations(ctx workflow.Context) {
 
 func (e *entity) drainObservations(ctx workflow.Context) {
 	for {
-		var obs steps.Observation
+		var obs contract.Observation
 		if !e.observeChan.ReceiveAsync(&obs) {
 			return
 		}
@@ -58,7 +58,7 @@ func (e *entity) drainObservations(ctx workflow.Context) {
 // instance is in a state nobody observes. It reports whether it was applied and, if not, why.
 // Observations carry a worker's clock, so they are not ordered against a deploy's end: one made
 // just before a deploy ended is put right by the next sweep, which compares with what it recorded.
-func (e *entity) observed(ctx workflow.Context, obs steps.Observation) (bool, string) {
+func (e *entity) observed(ctx workflow.Context, obs contract.Observation) (bool, string) {
 	switch {
 	case e.busy:
 		return false, "an operation is running; it owns the conditions until it ends"
@@ -104,8 +104,8 @@ func (e *entity) refresh(ctx workflow.Context) (Status, error) {
 		st.Refresh = "deployer none: nothing was deployed, nothing to observe"
 		return st, err
 	}
-	var obs steps.Observation
-	if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActObserveApp, steps.ObserveAppInput{Ref: e.s.Ref}).Get(ctx, &obs); err != nil {
+	var obs contract.Observation
+	if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActObserveApp, contract.ObserveAppInput{Ref: e.s.Ref}).Get(ctx, &obs); err != nil {
 		return Status{}, err
 	}
 	if e.s.Observed != nil && obs.Interval == 0 {
@@ -121,7 +121,7 @@ func (e *entity) refresh(ctx workflow.Context) (Status, error) {
 }
 
 // recordDeployed notes what a deploy saw of its app, so the observer compares against it.
-func (e *entity) recordDeployed(app *steps.AppStatus, at time.Time) {
+func (e *entity) recordDeployed(app *contract.AppStatus, at time.Time) {
 	if app == nil || app.Observer == "" {
 		return
 	}

@@ -7,9 +7,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // applySuccess folds a finished operation into the instance: revision, app,
@@ -52,7 +52,7 @@ func (e *entity) applySuccess(op *Operation) {
 	}
 }
 
-func runningFrom(app *steps.AppStatus) lifecycle.Condition {
+func runningFrom(app *contract.AppStatus) lifecycle.Condition {
 	switch {
 	case app != nil && app.Observer != "":
 		return observe.Running(*app, time.Time{})
@@ -157,8 +157,8 @@ func (e *entity) forceUnlockAndResume(ctx workflow.Context, op *Operation, rec D
 	e.busy = true
 	defer func() { e.busy = false }()
 	rec.ForceUnlock = lockID
-	in := steps.UnlockInput{Ref: e.s.Ref, LockID: lockID}
-	if err := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActForceUnlock, in).Get(ctx, nil); err != nil {
+	in := contract.UnlockInput{Ref: e.s.Ref, LockID: lockID}
+	if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActForceUnlock, in).Get(ctx, nil); err != nil {
 		rec.To, rec.Error = e.s.State, errorMessage(err)
 		e.s.Decisions = append(e.s.Decisions, rec)
 		return OperationResult{}, temporal.NewNonRetryableApplicationError(
@@ -169,6 +169,6 @@ func (e *entity) forceUnlockAndResume(ctx workflow.Context, op *Operation, rec D
 }
 
 // pipelineSearchAttributes let the UI list an instance's pipelines by tenant and name.
-func pipelineSearchAttributes(ref steps.Ref) temporal.SearchAttributes {
+func pipelineSearchAttributes(ref contract.Ref) temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(SATenant.ValueSet(ref.Tenant), SAInstanceName.ValueSet(ref.Name))
 }

@@ -4,7 +4,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // leanWhenParked reports whether this run receives every signal in one coroutine
@@ -55,7 +55,7 @@ func (e *entity) receiveSignals(ctx workflow.Context) {
 		e.showDetails(ctx)
 	})
 	sel.AddReceive(e.observeChan, func(c workflow.ReceiveChannel, _ bool) {
-		var obs steps.Observation
+		var obs contract.Observation
 		c.Receive(ctx, &obs)
 		e.observing.push(ctx, func(ctx workflow.Context) { e.observed(ctx, obs) })
 	})

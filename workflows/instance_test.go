@@ -8,8 +8,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -42,13 +42,13 @@ func TestFullLifecycleVisitsEveryHappyTransition(t *testing.T) {
 	}
 	require.NoError(t, w.env.GetWorkflowError(), "deprovisioned instance closes")
 	// One MR per config change: create, update, deprovision.
-	require.Equal(t, 3, w.called(steps.ActOpenMR))
-	require.Equal(t, 3, w.called(steps.ActMergeMR))
-	require.Equal(t, 4, w.called(steps.ActTerraformApply))
-	require.Equal(t, 2, w.called(steps.ActTerraformDestroy), "destroy and deprovision")
-	require.Equal(t, 4, w.called(steps.ActBootstrapSecrets), "every deploy makes sure its secrets exist")
-	require.Equal(t, 1, w.called(steps.ActForgetSecrets), "deprovision deletes them")
-	require.Equal(t, 0, w.called(steps.ActCollectLeftovers))
+	require.Equal(t, 3, w.called(contract.ActOpenMR))
+	require.Equal(t, 3, w.called(contract.ActMergeMR))
+	require.Equal(t, 4, w.called(contract.ActTerraformApply))
+	require.Equal(t, 2, w.called(contract.ActTerraformDestroy), "destroy and deprovision")
+	require.Equal(t, 4, w.called(contract.ActBootstrapSecrets), "every deploy makes sure its secrets exist")
+	require.Equal(t, 1, w.called(contract.ActForgetSecrets), "deprovision deletes them")
+	require.Equal(t, 0, w.called(contract.ActCollectLeftovers))
 	st := w.status(workflows.OutputAll)
 	require.Equal(t, lifecycle.Deprovisioned, st.State)
 	require.Len(t, st.History, 11)
@@ -65,8 +65,8 @@ func TestPlanReportsWithoutChangingState(t *testing.T) {
 	require.Equal(t, lifecycle.Deployed, plan.result.State)
 	require.Equal(t, 2, plan.result.Plan.Add)
 	require.Contains(t, plan.result.Diff, "+replicas: 2")
-	require.Equal(t, 1, w.called(steps.ActTerraformApply), "plan applies nothing")
-	require.Equal(t, 1, w.called(steps.ActOpenMR), "plan opens no MR")
+	require.Equal(t, 1, w.called(contract.ActTerraformApply), "plan applies nothing")
+	require.Equal(t, 1, w.called(contract.ActOpenMR), "plan opens no MR")
 }
 
 func TestEachFailureRecordsStepAndLeftovers(t *testing.T) {
@@ -79,20 +79,20 @@ func TestEachFailureRecordsStepAndLeftovers(t *testing.T) {
 		failed   lifecycle.State
 	}{
 		{"provision", nil, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}),
-			steps.ActMergeMR, steps.MergeMR, lifecycle.ProvisioningFailed},
+			contract.ActMergeMR, contract.MergeMR, lifecycle.ProvisioningFailed},
 		{"deploy", provisioned(), op(lifecycle.OpDeploy, workflows.OperationRequest{}),
-			steps.ActTerraformApply, steps.TFApply, lifecycle.DeploymentFailed},
+			contract.ActTerraformApply, contract.TFApply, lifecycle.DeploymentFailed},
 		{"archive", deployed(), op(lifecycle.OpArchive, workflows.OperationRequest{}),
-			steps.ActRemoveApp, steps.RemoveApp, lifecycle.ArchiveFailed},
+			contract.ActRemoveApp, contract.RemoveApp, lifecycle.ArchiveFailed},
 		{"destroy", deployed(), op(lifecycle.OpDestroy, workflows.OperationRequest{}),
-			steps.ActTerraformDestroy, steps.TFDestroy, lifecycle.DestroyFailed},
+			contract.ActTerraformDestroy, contract.TFDestroy, lifecycle.DestroyFailed},
 		{"deprovision", deployed(), op(lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}),
-			steps.ActMergeMR, steps.MergeMR, lifecycle.DeprovisioningFailed},
+			contract.ActMergeMR, contract.MergeMR, lifecycle.DeprovisioningFailed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
-			w.leftovers = []steps.Leftover{{Kind: "merge-request", ID: "slipway/acme/web/x", Detail: "open, not merged"}}
+			w.leftovers = []contract.Leftover{{Kind: "merge-request", ID: "slipway/acme/web/x", Detail: "open, not merged"}}
 			failAfter(w, tc.activity, tc.before)
 			w.run(workflows.Settings{}, append(tc.before, tc.req)...)
 			require.NoError(t, tc.req.err)
@@ -102,7 +102,7 @@ func TestEachFailureRecordsStepAndLeftovers(t *testing.T) {
 			require.NotNil(t, f)
 			require.Equal(t, tc.step, f.Step)
 			require.Contains(t, f.Error, "exploded")
-			require.Equal(t, []steps.Leftover{w.leftovers[0], {Kind: "failed-step", ID: tc.step}}, f.Leftovers)
+			require.Equal(t, []contract.Leftover{w.leftovers[0], {Kind: "failed-step", ID: tc.step}}, f.Leftovers)
 			st := w.status(workflows.OutputSummary)
 			require.Equal(t, tc.failed, st.State)
 			require.Equal(t, tc.step, st.Failure.Step)
@@ -139,16 +139,16 @@ func TestRetryContinuesFromTheFailedStepWithoutRepeatingSideEffects(t *testing.T
 	w := newWorld(t)
 	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: webYAML + "  replicas: 2\n"})
 	reqs := append(provisioned(), deploy, decision(lifecycle.DecisionRetry, workflows.DecisionRequest{Actor: "bob"}))
-	reqs[0].arm = func() { w.failNext(steps.ActTerraformApply, 1) }
+	reqs[0].arm = func() { w.failNext(contract.ActTerraformApply, 1) }
 	w.run(workflows.Settings{}, reqs...)
 	require.Equal(t, lifecycle.DeploymentFailed, deploy.result.State)
 	retry := reqs[2]
 	require.NoError(t, retry.err)
 	require.Equal(t, lifecycle.Deployed, retry.result.State)
 	require.Equal(t, workflows.ResultSucceeded, retry.result.Result)
-	require.Equal(t, 2, w.called(steps.ActOpenMR), "provision + update; the retry opened no MR")
-	require.Equal(t, 2, w.called(steps.ActMergeMR), "the retry merged nothing")
-	require.Equal(t, 2, w.called(steps.ActTerraformPlan), "terraform re-plans on retry")
+	require.Equal(t, 2, w.called(contract.ActOpenMR), "provision + update; the retry opened no MR")
+	require.Equal(t, 2, w.called(contract.ActMergeMR), "the retry merged nothing")
+	require.Equal(t, 2, w.called(contract.ActTerraformPlan), "terraform re-plans on retry")
 	st := w.status(workflows.OutputAll)
 	require.Equal(t, 2, st.Operation.Attempt)
 	skipped := map[string]bool{}
@@ -157,7 +157,7 @@ func TestRetryContinuesFromTheFailedStepWithoutRepeatingSideEffects(t *testing.T
 			skipped[s.Name] = true
 		}
 	}
-	require.Equal(t, map[string]bool{steps.Validate: true, steps.OpenMR: true, steps.MergeMR: true}, skipped)
+	require.Equal(t, map[string]bool{contract.Validate: true, contract.OpenMR: true, contract.MergeMR: true}, skipped)
 	require.Len(t, st.Decisions, 1)
 	require.Equal(t, workflows.DecisionRecord{Decision: lifecycle.DecisionRetry, OperationID: st.Operation.ID, Actor: "bob",
 		From: lifecycle.DeploymentFailed, To: lifecycle.Deploying, At: st.Decisions[0].At}, st.Decisions[0])
@@ -169,7 +169,7 @@ func TestResolveAndAbandonReturnToLastGoodStateWithARecord(t *testing.T) {
 		noReason := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "ann"})
 		resolve := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "ann", Reason: "unlocked by hand"})
 		reqs := append(deployed(), op(lifecycle.OpArchive, workflows.OperationRequest{}), noReason, resolve)
-		reqs[1].arm = func() { w.failNext(steps.ActRemoveApp, 1) }
+		reqs[1].arm = func() { w.failNext(contract.ActRemoveApp, 1) }
 		w.run(workflows.Settings{}, reqs...)
 		requireRejected(t, noReason.err, "needs a reason")
 		require.NoError(t, resolve.err)
@@ -184,30 +184,30 @@ func TestResolveAndAbandonReturnToLastGoodStateWithARecord(t *testing.T) {
 		resolve := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Reason: "archived by hand", To: lifecycle.Archived})
 		bad := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Reason: "x", To: lifecycle.Destroyed})
 		reqs := append(deployed(), op(lifecycle.OpArchive, workflows.OperationRequest{}), bad, resolve)
-		reqs[1].arm = func() { w.failNext(steps.ActRemoveApp, 1) }
+		reqs[1].arm = func() { w.failNext(contract.ActRemoveApp, 1) }
 		w.run(workflows.Settings{}, reqs...)
 		requireRejected(t, bad.err, "resolve --to must be Deployed")
 		require.Equal(t, lifecycle.Archived, resolve.result.State)
 	})
 	t.Run("abandon keeps the leftovers on record", func(t *testing.T) {
 		w := newWorld(t)
-		w.leftovers = []steps.Leftover{{Kind: "terraform-lock", ID: "lock-1"}}
+		w.leftovers = []contract.Leftover{{Kind: "terraform-lock", ID: "lock-1"}}
 		abandon := decision(lifecycle.DecisionAbandon, workflows.DecisionRequest{Actor: "cy", Reason: "decommissioning"})
 		reqs := append(provisioned(), op(lifecycle.OpDeploy, workflows.OperationRequest{}), abandon)
-		reqs[0].arm = func() { w.failNext(steps.ActTerraformApply, 1) }
+		reqs[0].arm = func() { w.failNext(contract.ActTerraformApply, 1) }
 		w.run(workflows.Settings{}, reqs...)
 		require.NoError(t, abandon.err)
 		require.Equal(t, lifecycle.ConfigurationCreated, abandon.result.State)
 		require.Equal(t, workflows.ResultAbandoned, abandon.result.Result)
 		st := w.status(workflows.OutputAll)
-		require.Contains(t, st.Abandoned, steps.Leftover{Kind: "terraform-lock", ID: "lock-1"})
+		require.Contains(t, st.Abandoned, contract.Leftover{Kind: "terraform-lock", ID: "lock-1"})
 		require.Equal(t, lifecycle.DecisionAbandon, st.Decisions[0].Decision)
 	})
 	t.Run("a failed provision resolved closes the empty instance", func(t *testing.T) {
 		w := newWorld(t)
 		create := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})
 		resolve := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Reason: "closed the MR"})
-		w.failNext(steps.ActMergeMR, 1)
+		w.failNext(contract.ActMergeMR, 1)
 		w.run(workflows.Settings{}, create, resolve)
 		require.Equal(t, lifecycle.ProvisioningFailed, create.result.State)
 		require.Equal(t, lifecycle.NoConfiguration, resolve.result.State)
@@ -227,7 +227,7 @@ func TestRejectsWhatTheStateDoesNotAllow(t *testing.T) {
 	requireRejected(t, deprovision.err, "deprovision is final")
 	requireRejected(t, retry.err, "retry is only allowed in a <Step>Failed state")
 	require.Equal(t, lifecycle.ConfigurationCreated, w.status("").State)
-	require.Equal(t, 1, w.called(steps.ActOpenMR))
+	require.Equal(t, 1, w.called(contract.ActOpenMR))
 }
 
 func TestBusyInstanceRejectsASecondOperation(t *testing.T) {
@@ -270,11 +270,11 @@ func TestInvalidConfigChangesNothing(t *testing.T) {
 	w.run(workflows.Settings{}, create)
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(create.err, &appErr), "got %v", create.err)
-	require.Equal(t, steps.ErrInvalidConfig, appErr.Type())
-	var fields []steps.FieldError
+	require.Equal(t, contract.ErrInvalidConfig, appErr.Type())
+	var fields []contract.FieldError
 	require.NoError(t, appErr.Details(&fields))
 	require.Equal(t, "parameters.bogus", fields[0].Field)
-	require.Equal(t, 0, w.called(steps.ActOpenMR))
+	require.Equal(t, 0, w.called(contract.ActOpenMR))
 	require.Equal(t, lifecycle.NoConfiguration, w.status("").State)
 	require.Nil(t, w.status("").Operation, "no operation was started")
 }
@@ -345,15 +345,15 @@ func TestDeprovisionFromEveryAllowedState(t *testing.T) {
 func TestStalePlanIsPlannedAgainOnce(t *testing.T) {
 	w := newWorld(t)
 	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
-	w.failType[steps.ActTerraformApply] = steps.ErrStalePlan
-	deploy.accept = func() { w.failNext(steps.ActTerraformApply, 1) }
+	w.failType[contract.ActTerraformApply] = contract.ErrStalePlan
+	deploy.accept = func() { w.failNext(contract.ActTerraformApply, 1) }
 	twice := op(lifecycle.OpDeploy, workflows.OperationRequest{})
-	twice.accept = func() { w.failNext(steps.ActTerraformApply, 2) }
+	twice.accept = func() { w.failNext(contract.ActTerraformApply, 2) }
 	w.run(workflows.Settings{}, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}), deploy, twice)
 	require.NoError(t, deploy.err)
 	require.Equal(t, lifecycle.Deployed, deploy.result.State)
 	require.Equal(t, lifecycle.DeploymentFailed, twice.result.State, "a plan stale again is not retried forever")
-	require.Equal(t, steps.ErrStalePlan, twice.result.Failure.Type)
-	require.Equal(t, 4, w.called(steps.ActTerraformPlan), "each deploy plans, then plans once more")
-	require.Equal(t, 4, w.called(steps.ActTerraformApply))
+	require.Equal(t, contract.ErrStalePlan, twice.result.Failure.Type)
+	require.Equal(t, 4, w.called(contract.ActTerraformPlan), "each deploy plans, then plans once more")
+	require.Equal(t, 4, w.called(contract.ActTerraformApply))
 }

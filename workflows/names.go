@@ -7,8 +7,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // DefaultTaskQueue is where workers poll unless SLIPWAY_TASK_QUEUE says otherwise.
@@ -86,12 +86,12 @@ func searchAttributeTypeNames(keys []temporal.SearchAttributeKey) map[string]str
 func RolloutWorkflowID(id string) string { return "rollout/" + id }
 
 // InstanceWorkflowID is the entity workflow's ID: one per instance.
-func InstanceWorkflowID(ref steps.Ref) string {
-	return steps.InstanceWorkflowID(ref)
+func InstanceWorkflowID(ref contract.Ref) string {
+	return contract.InstanceWorkflowID(ref)
 }
 
 // PipelineWorkflowID names one attempt of one operation so the UI can find it.
-func PipelineWorkflowID(ref steps.Ref, op lifecycle.Operation, opID string, attempt int) string {
+func PipelineWorkflowID(ref contract.Ref, op lifecycle.Operation, opID string, attempt int) string {
 	return fmt.Sprintf("%s/%s-%s/attempt-%d", InstanceWorkflowID(ref), op, opID, attempt)
 }
 

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -21,8 +21,8 @@ func TestNamesAreClaimedAtProvisionCarriedAndReleasedAtDeprovision(t *testing.T)
 	want := names.Derive(ref.Tenant, ref.Name)
 	deployed := deployed()
 	w.run(workflows.Settings{}, append(deployed, op(lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}))...)
-	require.Equal(t, []steps.NamesInput{{Ref: ref, Names: want}}, w.claims, "claimed once, before the names were recorded")
-	for _, act := range []string{steps.ActOpenMR, steps.ActTerraformPlan, steps.ActDeployApp} {
+	require.Equal(t, []contract.NamesInput{{Ref: ref, Names: want}}, w.claims, "claimed once, before the names were recorded")
+	for _, act := range []string{contract.ActOpenMR, contract.ActTerraformPlan, contract.ActDeployApp} {
 		require.Equal(t, &want, w.refs[act].Names, "%s gets the recorded names", act)
 	}
 	require.Len(t, w.releases, 1)
@@ -47,14 +47,14 @@ func TestProvisionIsRefusedWhenAnotherInstanceHoldsAName(t *testing.T) {
 	w.run(workflows.Settings{}, create)
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(create.err, &appErr), "got %v", create.err)
-	require.Equal(t, steps.ErrNotAllowed, appErr.Type())
+	require.Equal(t, contract.ErrNotAllowed, appErr.Type())
 	require.Contains(t, appErr.Message(), "already used by instance acme-w/eb")
 	st := w.status("")
 	require.Equal(t, lifecycle.NoConfiguration, st.State)
 	require.Nil(t, st.Operation, "no operation was started")
 	require.Nil(t, st.Names)
-	require.Equal(t, 0, w.called(steps.ActOpenMR), "no pipeline ran")
-	require.Equal(t, 1, w.called(steps.ActClaimNames))
+	require.Equal(t, 0, w.called(contract.ActOpenMR), "no pipeline ran")
+	require.Equal(t, 1, w.called(contract.ActClaimNames))
 	require.NoError(t, w.env.GetWorkflowError(), "nothing to own: the entity closed")
 }
 
@@ -63,7 +63,7 @@ func TestAbandonedProvisionReleasesItsNames(t *testing.T) {
 	w := newWorld(t)
 	create := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})
 	abandon := decision(lifecycle.DecisionAbandon, workflows.DecisionRequest{Reason: "wrong tenant"})
-	w.failNext(steps.ActMergeMR, 1)
+	w.failNext(contract.ActMergeMR, 1)
 	w.run(workflows.Settings{}, create, abandon)
 	require.Equal(t, lifecycle.NoConfiguration, abandon.result.State)
 	require.Len(t, w.releases, 1)
@@ -72,7 +72,7 @@ func TestAbandonedProvisionReleasesItsNames(t *testing.T) {
 // An instance provisioned before names were recorded keeps the names of the old rule.
 func TestAnInstanceFromBeforeKeepsItsLegacyNames(t *testing.T) {
 	w := newWorld(t)
-	old := steps.Ref{Tenant: "a-b", Name: "c"}
+	old := contract.Ref{Tenant: "a-b", Name: "c"}
 	state := workflows.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2}
 	var st workflows.Status
 	w.env.RegisterDelayedCallback(func() {
@@ -89,7 +89,7 @@ func TestAnInstanceFromBeforeKeepsItsLegacyNames(t *testing.T) {
 }
 
 // recorded is r with the names its provision records.
-func recorded(r steps.Ref) steps.Ref {
+func recorded(r contract.Ref) contract.Ref {
 	n := names.Derive(r.Tenant, r.Name)
 	r.Names = &n
 	return r
@@ -101,7 +101,7 @@ func recorded(r steps.Ref) steps.Ref {
 func TestRecordedNamesAreClaimedOnce(t *testing.T) {
 	for _, claimed := range []bool{true, false} {
 		w := newWorld(t)
-		ref := recorded(steps.Ref{Tenant: "acme", Name: "web"})
+		ref := recorded(contract.Ref{Tenant: "acme", Name: "web"})
 		state := workflows.InstanceState{Ref: ref, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2,
 			Revision: "r", DeployedRevision: "r", NamesClaimed: claimed}
 		first, second := op(lifecycle.OpPlan, workflows.OperationRequest{}), op(lifecycle.OpPlan, workflows.OperationRequest{})
@@ -118,7 +118,7 @@ func TestRecordedNamesAreClaimedOnce(t *testing.T) {
 			require.Empty(t, w.claims)
 			continue
 		}
-		require.Equal(t, []steps.NamesInput{{Ref: ref, Names: *ref.Names, Legacy: true}}, w.claims, "claimed once")
+		require.Equal(t, []contract.NamesInput{{Ref: ref, Names: *ref.Names, Legacy: true}}, w.claims, "claimed once")
 	}
 }
 
@@ -126,7 +126,7 @@ func TestRecordedNamesAreClaimedOnce(t *testing.T) {
 // moment) still runs that operation, and claims them at its next request.
 func TestRecordedNamesAreClaimedAtTheNextRequest(t *testing.T) {
 	w := newWorld(t)
-	old := recorded(steps.Ref{Tenant: "acme", Name: "web"})
+	old := recorded(contract.Ref{Tenant: "acme", Name: "web"})
 	state := workflows.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2, Revision: "r", DeployedRevision: "r"}
 	w.takenBy = "x/y"
 	first, second := op(lifecycle.OpPlan, workflows.OperationRequest{}), op(lifecycle.OpPlan, workflows.OperationRequest{})
@@ -142,5 +142,5 @@ func TestRecordedNamesAreClaimedAtTheNextRequest(t *testing.T) {
 	require.NoError(t, first.err, "a refused claim does not hold the operation")
 	require.NoError(t, second.err)
 	require.Len(t, w.claims, 2, "refused at the first request, claimed at the second")
-	require.Equal(t, steps.NamesInput{Ref: old, Names: *old.Names, Legacy: true}, w.claims[1])
+	require.Equal(t, contract.NamesInput{Ref: old, Names: *old.Names, Legacy: true}, w.claims[1])
 }

@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/notify"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // NotifyWorkflowName is the workflow that delivers one notification (ID notify/<event ID>).
@@ -27,20 +27,20 @@ type NotifyRequest struct {
 
 // NotifyResult is the record of one notification: the event and what each sink made of it.
 type NotifyResult struct {
-	Event      notify.Event         `json:"event"`
-	Deliveries []steps.SinkDelivery `json:"deliveries"`
+	Event      notify.Event            `json:"event"`
+	Deliveries []contract.SinkDelivery `json:"deliveries"`
 }
 
 // NotifyWorkflow delivers an event to the sinks that want it, each with its own retries and
 // deadline. It never fails: a sink that refuses or stays down is recorded as undelivered.
 func NotifyWorkflow(ctx workflow.Context, in NotifyRequest) (NotifyResult, error) {
-	res := NotifyResult{Event: in.Event, Deliveries: []steps.SinkDelivery{}}
+	res := NotifyResult{Event: in.Event, Deliveries: []contract.SinkDelivery{}}
 	futures := make([]workflow.Future, len(in.Sinks))
 	for i, s := range in.Sinks {
-		futures[i] = workflow.ExecuteActivity(notifyCtx(ctx), steps.ActDeliverEvent, steps.DeliverInput{Sink: s, Event: in.Event})
+		futures[i] = workflow.ExecuteActivity(notifyCtx(ctx), contract.ActDeliverEvent, contract.DeliverInput{Sink: s, Event: in.Event})
 	}
 	for i, f := range futures {
-		d := steps.SinkDelivery{Sink: in.Sinks[i], Delivered: true}
+		d := contract.SinkDelivery{Sink: in.Sinks[i], Delivered: true}
 		if err := f.Get(ctx, nil); err != nil {
 			d.Delivered, d.Error = false, errorMessage(err)
 		}
@@ -54,7 +54,7 @@ func notifyCtx(ctx workflow.Context) workflow.Context {
 		StartToCloseTimeout:    30 * time.Second,
 		ScheduleToCloseTimeout: notifyDeadline,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 5 * time.Minute, NonRetryableErrorTypes: []string{steps.ErrNotifyRefused}},
+			MaximumInterval: 5 * time.Minute, NonRetryableErrorTypes: []string{contract.ErrNotifyRefused}},
 	})
 }
 
@@ -64,7 +64,7 @@ func notifyCtx(ctx workflow.Context) workflow.Context {
 // event's, so a transition is notified once even if this code runs again.
 func startNotify(ctx workflow.Context, ev notify.Event) {
 	var sinks []string
-	if err := quick(ctx, true, steps.ActMatchSinks, ev).Get(ctx, &sinks); err != nil {
+	if err := quick(ctx, true, contract.ActMatchSinks, ev).Get(ctx, &sinks); err != nil {
 		workflow.GetLogger(ctx).Warn("notification sinks not read", "event", ev.ID, "error", err)
 		return
 	}

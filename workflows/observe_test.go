@@ -15,33 +15,33 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 const observerID = "observer/slipway/argocd-0123456789"
 
-func argoApp(health string) steps.AppStatus {
-	return steps.AppStatus{Deployer: "argocd", Deployed: true, Sync: "Synced", Health: health, Observer: observerID,
-		Resources: []steps.Resource{
+func argoApp(health string) contract.AppStatus {
+	return contract.AppStatus{Deployer: "argocd", Deployed: true, Sync: "Synced", Health: health, Observer: observerID,
+		Resources: []contract.Resource{
 			{App: "web", Cluster: "in-cluster", Version: "v1", Kind: "ConfigMap", Namespace: "acme-web", Name: "app", RsyncStatus: "Applied", ClusterStatus: "Present"},
 		}}
 }
 
-func gone() steps.AppStatus {
-	return steps.AppStatus{Deployer: "argocd", Observer: observerID}
+func gone() contract.AppStatus {
+	return contract.AppStatus{Deployer: "argocd", Observer: observerID}
 }
 
 // signal sends an observation the way the observer's activity does.
-func (w *world) signal(app steps.AppStatus, stale bool) {
-	obs := steps.Observation{App: app, Fingerprint: observe.Fingerprint(app), At: w.env.Now(), Observer: observerID,
+func (w *world) signal(app contract.AppStatus, stale bool) {
+	obs := contract.Observation{App: app, Fingerprint: observe.Fingerprint(app), At: w.env.Now(), Observer: observerID,
 		Interval: 30 * time.Second, Stale: stale}
 	if stale {
-		obs.App, obs.Fingerprint = steps.AppStatus{}, observe.FingerprintStale
+		obs.App, obs.Fingerprint = contract.AppStatus{}, observe.FingerprintStale
 	}
-	w.env.SignalWorkflow(steps.SignalObserved, obs)
+	w.env.SignalWorkflow(contract.SignalObserved, obs)
 }
 
 func refresh() *request { return &request{name: workflows.UpdateRefresh} }
@@ -94,7 +94,7 @@ func TestObservationsKeepRunningAndReadyTrue(t *testing.T) {
 	// A deploy makes it Ready again; the observer's view comes back with it.
 	require.Equal(t, lifecycle.Deployed, redeploy.result.State)
 	require.Equal(t, "True", string(cond(back.status, lifecycle.CondReady).Status))
-	require.Equal(t, 3, w.called(steps.ActObserveApp), "one read per refresh")
+	require.Equal(t, 3, w.called(contract.ActObserveApp), "one read per refresh")
 }
 
 func TestStaleObservationIsNeverReady(t *testing.T) {
@@ -102,7 +102,7 @@ func TestStaleObservationIsNeverReady(t *testing.T) {
 	healthy := argoApp("Healthy")
 	w.deployed = &healthy
 	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
-	deploy.arm = func() { w.signal(steps.AppStatus{}, true) }
+	deploy.arm = func() { w.signal(contract.AppStatus{}, true) }
 	w.run(workflows.Settings{}, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}), deploy)
 	st := w.status(workflows.OutputSummary)
 	require.Equal(t, observe.ReasonStale, cond(st, lifecycle.CondRunning).Reason)
@@ -135,7 +135,7 @@ func TestDeployerNoneIsNotObserved(t *testing.T) {
 	require.Nil(t, st.Observed)
 	require.Equal(t, "Unknown", string(cond(st, lifecycle.CondRunning).Status))
 	require.Equal(t, "NotDeployed", cond(st, lifecycle.CondRunning).Reason)
-	require.Zero(t, w.called(steps.ActObserveApp))
+	require.Zero(t, w.called(contract.ActObserveApp))
 }
 
 // sweeps scripts the observer's activity: each call takes the next outcome.
@@ -143,26 +143,26 @@ type sweeps struct {
 	mu       sync.Mutex
 	env      *testsuite.TestWorkflowEnvironment
 	outcomes []error
-	inputs   []steps.ObserveAppsInput
+	inputs   []contract.ObserveAppsInput
 	times    []time.Time
 }
 
-func (s *sweeps) call(_ context.Context, in steps.ObserveAppsInput) (steps.ObserveAppsOutput, error) {
+func (s *sweeps) call(_ context.Context, in contract.ObserveAppsInput) (contract.ObserveAppsOutput, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inputs = append(s.inputs, in)
 	s.times = append(s.times, s.env.Now())
 	if in.MarkStale {
-		return steps.ObserveAppsOutput{At: s.env.Now(), Instances: 3, Signalled: 3}, nil
+		return contract.ObserveAppsOutput{At: s.env.Now(), Instances: 3, Signalled: 3}, nil
 	}
 	var err error
 	if len(s.outcomes) > 0 {
 		err, s.outcomes = s.outcomes[0], s.outcomes[1:]
 	}
 	if err != nil {
-		return steps.ObserveAppsOutput{}, err
+		return contract.ObserveAppsOutput{}, err
 	}
-	return steps.ObserveAppsOutput{At: s.env.Now(), Apps: 3, Instances: 3, Signalled: 1}, nil
+	return contract.ObserveAppsOutput{At: s.env.Now(), Apps: 3, Instances: 3, Signalled: 1}, nil
 }
 
 // observerEnv is a test environment running the observer over scripted sweeps.
@@ -173,7 +173,7 @@ func observerEnv(outcomes ...error) (*testsuite.TestWorkflowEnvironment, *sweeps
 	env.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: workflows.ObserverWorkflowName})
 	env.RegisterActivity(&activities.Activities{})
 	s := &sweeps{env: env, outcomes: outcomes}
-	env.OnActivity(steps.ActObserveApps, mock.Anything, mock.Anything).Return(s.call)
+	env.OnActivity(contract.ActObserveApps, mock.Anything, mock.Anything).Return(s.call)
 	return env, s
 }
 

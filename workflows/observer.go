@@ -6,8 +6,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Observer names: its workflow type, its query and the signal that sets its interval.
@@ -32,15 +32,15 @@ type ObserverConfig struct {
 
 // ObserverState is what the observer knows of its own sweeps; the query returns it.
 type ObserverState struct {
-	Interval    time.Duration           `json:"interval"`
-	Started     time.Time               `json:"started"`
-	LastSweep   time.Time               `json:"lastSweep,omitzero"` // the last sweep that listed the apps
-	Failures    int                     `json:"failures"`           // sweeps failed in a row
-	LastError   string                  `json:"lastError,omitempty"`
-	StaleMarked bool                    `json:"staleMarked,omitempty"` // watched instances were told they are not observed
-	Sweeps      int                     `json:"sweeps"`
-	Signalled   int                     `json:"signalled"` // instances told of a change, over every run
-	Last        steps.ObserveAppsOutput `json:"last"`
+	Interval    time.Duration              `json:"interval"`
+	Started     time.Time                  `json:"started"`
+	LastSweep   time.Time                  `json:"lastSweep,omitzero"` // the last sweep that listed the apps
+	Failures    int                        `json:"failures"`           // sweeps failed in a row
+	LastError   string                     `json:"lastError,omitempty"`
+	StaleMarked bool                       `json:"staleMarked,omitempty"` // watched instances were told they are not observed
+	Sweeps      int                        `json:"sweeps"`
+	Signalled   int                        `json:"signalled"` // instances told of a change, over every run
+	Last        contract.ObserveAppsOutput `json:"last"`
 }
 
 // DeployerObserverWorkflow watches one deployer connection: every interval, one activity lists
@@ -72,9 +72,9 @@ func DeployerObserverWorkflow(ctx workflow.Context, in ObserverInput) error {
 
 // sweep runs one observation and folds its outcome into the state.
 func (st *ObserverState) sweep(ctx workflow.Context, id string) {
-	in := steps.ObserveAppsInput{Observer: id, Interval: st.Interval}
-	var out steps.ObserveAppsOutput
-	err := workflow.ExecuteActivity(observeCtx(ctx, st.Interval), steps.ActObserveApps, in).Get(ctx, &out)
+	in := contract.ObserveAppsInput{Observer: id, Interval: st.Interval}
+	var out contract.ObserveAppsOutput
+	err := workflow.ExecuteActivity(observeCtx(ctx, st.Interval), contract.ActObserveApps, in).Get(ctx, &out)
 	st.Sweeps++
 	if err == nil {
 		st.LastSweep, st.Failures, st.LastError, st.StaleMarked, st.Last = out.At, 0, "", false, out
@@ -91,7 +91,7 @@ func (st *ObserverState) sweep(ctx workflow.Context, id string) {
 		return
 	}
 	in.MarkStale, in.LastSeen = true, st.LastSweep
-	if err := workflow.ExecuteActivity(observeCtx(ctx, st.Interval), steps.ActObserveApps, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(observeCtx(ctx, st.Interval), contract.ActObserveApps, in).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("observer: could not mark instances stale", "error", err)
 		return
 	}
@@ -133,6 +133,6 @@ func observeCtx(ctx workflow.Context, interval time.Duration) workflow.Context {
 		StartToCloseTimeout: 5 * time.Minute,
 		HeartbeatTimeout:    heartbeatTimeout,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: interval,
-			MaximumAttempts: 2, NonRetryableErrorTypes: steps.NonRetryable},
+			MaximumAttempts: 2, NonRetryableErrorTypes: contract.NonRetryable},
 	})
 }

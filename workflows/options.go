@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 const (
@@ -26,7 +26,7 @@ func retryPolicy() *temporal.RetryPolicy {
 		InitialInterval:        time.Second,
 		BackoffCoefficient:     2,
 		MaximumInterval:        30 * time.Second,
-		NonRetryableErrorTypes: steps.NonRetryable,
+		NonRetryableErrorTypes: contract.NonRetryable,
 	}
 }
 

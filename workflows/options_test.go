@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Every kind of activity a worker runs must reveal a dead worker within a minute: through
@@ -38,7 +38,7 @@ func TestEveryActivityNoticesADeadWorkerWithinAMinute(t *testing.T) {
 		require.LessOrEqual(t, noticed, 30*time.Second, "%s: a dead worker goes unnoticed for %v", name, noticed)
 		// Transient errors retry within a time budget; a stuck lock never loops.
 		require.Greater(t, o.ScheduleToCloseTimeout, o.StartToCloseTimeout, name)
-		require.Contains(t, o.RetryPolicy.NonRetryableErrorTypes, steps.ErrStateLocked, name)
-		require.NotContains(t, o.RetryPolicy.NonRetryableErrorTypes, steps.ErrLockContention, name)
+		require.Contains(t, o.RetryPolicy.NonRetryableErrorTypes, contract.ErrStateLocked, name)
+		require.NotContains(t, o.RetryPolicy.NonRetryableErrorTypes, contract.ErrLockContention, name)
 	}
 }

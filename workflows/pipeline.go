@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // pipeline runs the steps of one attempt of one operation, records them, tells
@@ -27,7 +27,7 @@ type pipeline struct {
 	// and early the plan made on the MR's head before the merge, applied after it.
 	controls bool
 	approved string
-	early    *steps.PlanOutput
+	early    *contract.PlanOutput
 	// output is a hook's output for the record of the step that ran it.
 	output string
 	// verifies records what merges render and verifies the files before terraform or a hook runs;
@@ -57,8 +57,8 @@ func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
 }
 
 // localSteps are the steps that run as local activities (see quick).
-var localSteps = map[string]bool{steps.Validate: true, steps.Revision: true, steps.Bootstrap: true,
-	steps.Forget: true, steps.ConfigDiff: true}
+var localSteps = map[string]bool{contract.Validate: true, contract.Revision: true, contract.Bootstrap: true,
+	contract.Forget: true, contract.ConfigDiff: true}
 
 // stepError remembers which step failed.
 type stepError struct {
@@ -78,7 +78,7 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 		return nil
 	}
 	rec := StepRecord{Name: name, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(p.ctx)}
-	if p.local && p.batch && (localSteps[name] || (name == steps.VerifyRender && p.quietVerify)) {
+	if p.local && p.batch && (localSteps[name] || (name == contract.VerifyRender && p.quietVerify)) {
 		// A local step ends within this workflow task: its start is news to no one, and its
 		// record rides on the next step's start signal.
 		workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))
@@ -149,22 +149,22 @@ func (p *pipeline) fail(err error) error {
 	p.countFinished(outcomeFailed)
 	// Compensation must run even if the pipeline is being cancelled.
 	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
-	var leftovers []steps.Leftover
-	rec := StepRecord{Name: steps.Compensate, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
+	var leftovers []contract.Leftover
+	rec := StepRecord{Name: contract.Compensate, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
 	p.notify(rec)
-	in := steps.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR,
+	in := contract.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR,
 		Revision: p.progress.Revision}
-	if r := p.render(); step == steps.VerifyRender && r != nil {
+	if r := p.render(); step == contract.VerifyRender && r != nil {
 		// Never prepare terraform from the files that failed the check: read the state with slipway's own.
 		in.Revision = r.Revision
 	}
-	if lerr := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActCollectLeftovers, in).Get(ctx, &leftovers); lerr != nil {
-		leftovers = append(leftovers, steps.Leftover{Kind: "unknown", ID: step,
+	if lerr := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActCollectLeftovers, in).Get(ctx, &leftovers); lerr != nil {
+		leftovers = append(leftovers, contract.Leftover{Kind: "unknown", ID: step,
 			Detail:  "could not inspect leftovers: " + errorMessage(lerr),
 			Cleanup: "inspect the GitOps repo, terraform state and the app by hand"})
 	}
 	if leftovers == nil {
-		leftovers = []steps.Leftover{}
+		leftovers = []contract.Leftover{}
 	}
 	if l, ok := p.hookLeftover(step); ok {
 		leftovers = append(leftovers, l)
@@ -182,10 +182,10 @@ func (p *pipeline) fail(err error) error {
 	p.record(rec)
 	f := Failure{Step: step, Error: errorMessage(err), Type: errorType(err), Leftovers: leftovers, At: workflow.Now(ctx)}
 	if cancelled {
-		f.Error, f.Type = "cancelled at step "+step+": stopped at a safe point", steps.ErrCancelled
+		f.Error, f.Type = "cancelled at step "+step+": stopped at a safe point", contract.ErrCancelled
 	}
 	msg := fmt.Sprintf("%s of %s failed at step %s: %s", p.in.Operation, p.in.Ref, step, f.Error)
-	return temporal.NewNonRetryableApplicationError(msg, steps.ErrPipelineFailed, nil,
+	return temporal.NewNonRetryableApplicationError(msg, contract.ErrPipelineFailed, nil,
 		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps})
 }
 
@@ -221,12 +221,12 @@ func errorType(err error) string {
 // pipelineFailure reads the failure record out of a child's error.
 func pipelineFailure(err error) PipelineFailure {
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && (appErr.Type() == steps.ErrPipelineFailed || appErr.Type() == steps.ErrNotApproved) && appErr.HasDetails() {
+	if errors.As(err, &appErr) && (appErr.Type() == contract.ErrPipelineFailed || appErr.Type() == contract.ErrNotApproved) && appErr.HasDetails() {
 		var pf PipelineFailure
 		if appErr.Details(&pf) == nil {
 			return pf
 		}
 	}
 	return PipelineFailure{Failure: Failure{Step: "pipeline", Error: errorMessage(err), Type: errorType(err),
-		Leftovers: []steps.Leftover{}}}
+		Leftovers: []contract.Leftover{}}}
 }

@@ -12,10 +12,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Approval signals: the pipeline tells its instance what it waits for; the instance passes
@@ -29,13 +29,13 @@ const (
 
 // ApprovalWait is an operation stopped until its plan is approved.
 type ApprovalWait struct {
-	OpID     string             `json:"opID"`
-	Attempt  int                `json:"attempt"`
-	Pipeline string             `json:"pipeline"`
-	Hash     string             `json:"hash"`
-	What     string             `json:"what"` // the plan summary a reviewer reads
-	Plan     *steps.PlanSummary `json:"plan,omitempty"`
-	Why      string             `json:"why"`
+	OpID     string                `json:"opID"`
+	Attempt  int                   `json:"attempt"`
+	Pipeline string                `json:"pipeline"`
+	Hash     string                `json:"hash"`
+	What     string                `json:"what"` // the plan summary a reviewer reads
+	Plan     *contract.PlanSummary `json:"plan,omitempty"`
+	Why      string                `json:"why"`
 	// Approvers may approve; empty means anyone who can reach the instance.
 	Approvers []string            `json:"approvers,omitempty"`
 	Since     time.Time           `json:"since"`
@@ -98,13 +98,13 @@ func (p *pipeline) rule() *approval.Rule {
 }
 
 // approvePlan waits for approval of a terraform plan when the rule asks for it.
-func (p *pipeline) approvePlan(plan *steps.PlanOutput, what string) error {
+func (p *pipeline) approvePlan(plan *contract.PlanOutput, what string) error {
 	return p.approval(plan.SHA256, what+": "+planLine(plan.Summary), &plan.Summary)
 }
 
 // approval stops the operation until hash is approved, when the rule asks for it: durably (a
 // signal wakes it), visibly (the instance shows AwaitingApproval), and for at most the rule's timeout.
-func (p *pipeline) approval(hash, what string, plan *steps.PlanSummary) error {
+func (p *pipeline) approval(hash, what string, plan *contract.PlanSummary) error {
 	if p.policy {
 		return p.policyApproval(hash, what, plan)
 	}
@@ -131,7 +131,7 @@ var unknownRequester = identity.Actor{Kind: identity.Service, Issuer: "slipway",
 // history) whether the operation may go on with this plan, and by whom it must be approved
 // first: the stack's approval rule is one of its inputs, and its platform rules (destroy,
 // deprovision, a stateful resource deleted or replaced) win over it.
-func (p *pipeline) policyApproval(hash, what string, plan *steps.PlanSummary) error {
+func (p *pipeline) policyApproval(hash, what string, plan *contract.PlanSummary) error {
 	r := p.rule()
 	if r == nil || hash == p.approved {
 		return nil
@@ -146,12 +146,12 @@ func (p *pipeline) policyApproval(hash, what string, plan *steps.PlanSummary) er
 		in.Plan = plan.PolicyJSON()
 	}
 	var d policy.Decision
-	if err := quick(p.ctx, true, steps.ActAuthorize, in).Get(p.ctx, &d); err != nil {
-		return &stepError{step: steps.Approval, err: err}
+	if err := quick(p.ctx, true, contract.ActAuthorize, in).Get(p.ctx, &d); err != nil {
+		return &stepError{step: contract.Approval, err: err}
 	}
 	switch {
 	case !d.Allow:
-		return p.run(steps.Approval, false, func(workflow.Context) (string, error) {
+		return p.run(contract.Approval, false, func(workflow.Context) (string, error) {
 			return "", temporal.NewNonRetryableApplicationError("denied by policy "+short(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
 		})
 	case d.Approval == nil:
@@ -166,7 +166,7 @@ func (p *pipeline) policyApproval(hash, what string, plan *steps.PlanSummary) er
 // await stops the operation until w's plan is approved or rejected, or wait passes.
 func (p *pipeline) await(w ApprovalWait, wait time.Duration) error {
 	hash := w.Hash
-	return p.run(steps.Approval, false, func(ctx workflow.Context) (string, error) {
+	return p.run(contract.Approval, false, func(ctx workflow.Context) (string, error) {
 		now := workflow.Now(ctx)
 		w.OpID, w.Attempt, w.Pipeline = p.in.OpID, p.in.Attempt, workflow.GetInfo(ctx).WorkflowExecution.ID
 		w.Since, w.Deadline, w.Voids = now, now.Add(wait), p.approved
@@ -184,7 +184,7 @@ func (p *pipeline) await(w ApprovalWait, wait time.Duration) error {
 		if err != nil {
 			return "", err
 		}
-		if d.Verb != steps.VerbApprove {
+		if d.Verb != contract.VerbApprove {
 			return "", &notApprovedError{d: d}
 		}
 		p.approved = hash
@@ -201,9 +201,9 @@ func (p *pipeline) announce(ctx workflow.Context, w ApprovalWait) {
 	body := fmt.Sprintf("**slipway: %s %s awaits approval** by %s, until %s.\n\nAn approver reads the plan and its hash with `slipway status %s`, then comments `/slipway approve <hash>` or `/slipway reject <reason>` here, or runs `slipway approve %s --plan <hash>`.",
 		p.in.Operation, p.in.Ref, w.Awaited(), stamp(w.Deadline), p.in.Ref, p.in.Ref)
 	// The key is a digest of the hash: the comment's hidden marker must not carry the hash either.
-	in := steps.AnnounceInput{Ref: p.in.Ref, MR: w.MR.Branch, Body: body, Key: "approval-" + operationHash("announce", w.Hash)[:24]}
+	in := contract.AnnounceInput{Ref: p.in.Ref, MR: w.MR.Branch, Body: body, Key: "approval-" + operationHash("announce", w.Hash)[:24]}
 	// Best effort: the wait is recorded in the instance whether or not the comment lands.
-	_ = workflow.ExecuteActivity(shortCtx(ctx), steps.ActAnnouncePlan, in).Get(ctx, nil)
+	_ = workflow.ExecuteActivity(shortCtx(ctx), contract.ActAnnouncePlan, in).Get(ctx, nil)
 }
 
 // awaitDecision waits for a decision on w's plan, or its deadline.
@@ -237,22 +237,22 @@ func (p *pipeline) unapproved(na *notApprovedError) error {
 	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
 	if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
 		var closed forge.MergeRequest
-		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActCloseMR, *mr).Get(ctx, &closed); err == nil {
+		if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActCloseMR, *mr).Get(ctx, &closed); err == nil {
 			p.progress.MR = &closed
 		}
 	}
-	f := Failure{Step: steps.Approval, Error: na.Error(), Type: steps.ErrNotApproved, Leftovers: []steps.Leftover{}, At: workflow.Now(ctx)}
+	f := Failure{Step: contract.Approval, Error: na.Error(), Type: contract.ErrNotApproved, Leftovers: []contract.Leftover{}, At: workflow.Now(ctx)}
 	switch mr := p.progress.MR; {
 	case mr != nil && mr.State == forge.StateOpen && !mr.NoChanges:
-		f.Leftovers = append(f.Leftovers, steps.Leftover{Kind: "merge-request", ID: mr.ID,
+		f.Leftovers = append(f.Leftovers, contract.Leftover{Kind: "merge-request", ID: mr.ID,
 			Detail: "could not be closed after the approval ended", Cleanup: "close it and delete its branch " + mr.Branch})
 	case mr != nil && mr.State == forge.StateMerged:
 		// Merged under an earlier approval whose plan went stale: main is ahead of what runs.
-		f.Leftovers = append(f.Leftovers, steps.Leftover{Kind: "merged-config", ID: mr.ID,
+		f.Leftovers = append(f.Leftovers, contract.Leftover{Kind: "merged-config", ID: mr.ID,
 			Detail:  fmt.Sprintf("the config merged as %s is on main but was not applied: the plan made again after its approval was not approved", short(mr.MergeSHA)),
 			Cleanup: fmt.Sprintf("deploy %s again to plan and approve it, or revert the merge on main", p.in.Ref)})
 	}
-	return temporal.NewNonRetryableApplicationError(na.Error(), steps.ErrNotApproved, nil,
+	return temporal.NewNonRetryableApplicationError(na.Error(), contract.ErrNotApproved, nil,
 		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps, Decision: &na.d})
 }
 
@@ -278,7 +278,7 @@ func operationHash(parts ...string) string {
 func (p *pipeline) planOnMR() error {
 	r := p.rule()
 	mr := p.progress.MR
-	if r == nil || mr == nil || p.progress.done(steps.MergeMR) {
+	if r == nil || mr == nil || p.progress.done(contract.MergeMR) {
 		return nil
 	}
 	// Under the policy, a plan that replaces a stateful resource waits whatever the stack's rule says.
@@ -290,11 +290,11 @@ func (p *pipeline) planOnMR() error {
 	if mr.NoChanges || rev == "" {
 		rev = mr.BaseSHA
 	}
-	return p.planApproved(steps.TerraformInput{Ref: p.in.Ref, OpID: p.in.OpID, Revision: rev}, "terraform plan of "+mr.ID)
+	return p.planApproved(contract.TerraformInput{Ref: p.in.Ref, OpID: p.in.OpID, Revision: rev}, "terraform plan of "+mr.ID)
 }
 
 // planApproved makes the plan that a later step applies, and waits for its approval.
-func (p *pipeline) planApproved(in steps.TerraformInput, what string) error {
+func (p *pipeline) planApproved(in contract.TerraformInput, what string) error {
 	if err := p.tfInit(in); err != nil {
 		return err
 	}
@@ -331,21 +331,21 @@ func (p *pipeline) approveRemoval() error {
 
 // applyDestroyPlan applies the approved destroy plan rather than running a fresh destroy. A
 // plan gone stale is made again and, being a new plan, approved again.
-func (p *pipeline) applyDestroyPlan(in steps.TerraformInput) error {
+func (p *pipeline) applyDestroyPlan(in contract.TerraformInput) error {
 	plan := p.early
-	return p.run(steps.TFDestroy, true, func(ctx workflow.Context) (string, error) {
-		var out steps.InfraOutput
+	return p.run(contract.TFDestroy, true, func(ctx workflow.Context) (string, error) {
+		var out contract.InfraOutput
 		// Applying a destroy plan is the destroy: it runs under the destroy budget.
 		actx, budget := p.tfCtx(ctx, "destroy")
-		err := workflow.ExecuteActivity(actx, steps.ActTerraformApply, steps.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
+		err := workflow.ExecuteActivity(actx, contract.ActTerraformApply, contract.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 		note := ""
-		if err != nil && errorType(err) == steps.ErrStalePlan {
+		if err != nil && errorType(err) == contract.ErrStalePlan {
 			pctx, pbudget := p.tfCtx(ctx, "plan")
 			in.Budget = pbudget
-			if err = workflow.ExecuteActivity(pctx, steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
+			if err = workflow.ExecuteActivity(pctx, contract.ActTerraformPlan, in).Get(ctx, plan); err == nil {
 				p.progress.Plan = plan
 				if err = p.approvePlan(plan, string(p.in.Operation)+": terraform destroy, planned again after a stale plan"); err == nil {
-					err = workflow.ExecuteActivity(actx, steps.ActTerraformApply, steps.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
+					err = workflow.ExecuteActivity(actx, contract.ActTerraformApply, contract.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 				}
 				note = "; planned again after a stale plan"
 			}

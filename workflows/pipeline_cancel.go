@@ -6,14 +6,14 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // changingSteps are the steps after whose start a cancelled operation may have changed something:
 // main (the merge), the infrastructure, the cluster or the secrets.
-var changingSteps = map[string]bool{steps.MergeMR: true, steps.TFApply: true, steps.TFDestroy: true,
-	steps.DeployApp: true, steps.RemoveApp: true, steps.Bootstrap: true, steps.Forget: true, steps.RenderOutputs: true}
+var changingSteps = map[string]bool{contract.MergeMR: true, contract.TFApply: true, contract.TFDestroy: true,
+	contract.DeployApp: true, contract.RemoveApp: true, contract.Bootstrap: true, contract.Forget: true, contract.RenderOutputs: true}
 
 // cancelled reports whether the entity cancelled this pipeline (slipway cancel, or PreTerminate):
 // the step then failed because of it, whatever its error says (terraform's "execution halted").
@@ -23,7 +23,7 @@ func (p *pipeline) cancelled() bool {
 
 // changedAnything reports whether this operation may have changed something before it stopped.
 func (p *pipeline) changedAnything() bool {
-	if p.in.Attempt > 1 || p.progress.done(steps.MergeMR) {
+	if p.in.Attempt > 1 || p.progress.done(contract.MergeMR) {
 		return true
 	}
 	for _, s := range p.steps {
@@ -39,28 +39,28 @@ func (p *pipeline) changedAnything() bool {
 func (p *pipeline) unchanged(step string) error {
 	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
 	p.countFinished(outcomeFailed)
-	f := Failure{Step: step, Error: fmt.Sprintf("cancelled at step %s before anything was changed", step), Type: steps.ErrCancelled,
-		Leftovers: []steps.Leftover{}, At: workflow.Now(ctx)}
+	f := Failure{Step: step, Error: fmt.Sprintf("cancelled at step %s before anything was changed", step), Type: contract.ErrCancelled,
+		Leftovers: []contract.Leftover{}, At: workflow.Now(ctx)}
 	if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
 		var closed forge.MergeRequest
-		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActCloseMR, *mr).Get(ctx, &closed); err == nil {
+		if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActCloseMR, *mr).Get(ctx, &closed); err == nil {
 			p.progress.MR = &closed
 		} else {
-			f.Leftovers = append(f.Leftovers, steps.Leftover{Kind: "merge-request", ID: mr.ID,
+			f.Leftovers = append(f.Leftovers, contract.Leftover{Kind: "merge-request", ID: mr.ID,
 				Detail: "could not be closed after the cancel", Cleanup: "close it and delete its branch " + mr.Branch})
 		}
 	}
-	return temporal.NewNonRetryableApplicationError(f.Error, steps.ErrPipelineFailed, nil,
+	return temporal.NewNonRetryableApplicationError(f.Error, contract.ErrPipelineFailed, nil,
 		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps})
 }
 
 // cancelLeftover names where a cancelled operation stopped: what finished before is in place.
-func (p *pipeline) cancelLeftover(step string) steps.Leftover {
+func (p *pipeline) cancelLeftover(step string) contract.Leftover {
 	var merged string
 	if mr := p.progress.MR; mr != nil && mr.State == forge.StateMerged {
 		merged = fmt.Sprintf("; its config merged as %s is on main", short(mr.MergeSHA))
 	}
-	return steps.Leftover{Kind: steps.LeftoverCancelled, ID: step,
+	return contract.Leftover{Kind: contract.LeftoverCancelled, ID: step,
 		Detail: fmt.Sprintf("%s was cancelled at step %s: what finished before is in place (terraform saved its state)%s",
 			p.in.Operation, step, merged),
 		Cleanup: fmt.Sprintf("slipway retry %s to finish it, or destroy/deprovision it to tear down what the state holds", p.in.Ref)}

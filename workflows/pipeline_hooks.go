@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Hook names as stacks declare them.
@@ -21,7 +21,7 @@ const (
 )
 
 // hookSteps pairs each hook with the step that runs it.
-var hookSteps = []struct{ hook, step string }{{HookDrain, steps.DrainHook}, {HookPostDeploy, steps.PostDeployHook}}
+var hookSteps = []struct{ hook, step string }{{HookDrain, contract.DrainHook}, {HookPostDeploy, contract.PostDeployHook}}
 
 // hookStep is the step that runs hook; hookOf the hook a step runs ("" for other steps).
 func hookStep(hook string) string {
@@ -44,17 +44,17 @@ func hookOf(step string) string {
 
 // hookState is a lifecycle state as a hook is told it (BOSH: the job running, stopped or
 // deleted; the persistent disk available or deleted).
-func hookState(st lifecycle.State, op lifecycle.Operation, reason string) steps.HookState {
-	hs := steps.HookState{State: string(st), App: "deleted", Data: "deleted", Operation: string(op), Reason: reason,
-		Deployment: steps.HookDeploymentDeleted, Instance: steps.HookInstanceDeleted, Disk: steps.HookDiskDetached}
+func hookState(st lifecycle.State, op lifecycle.Operation, reason string) contract.HookState {
+	hs := contract.HookState{State: string(st), App: "deleted", Data: "deleted", Operation: string(op), Reason: reason,
+		Deployment: contract.HookDeploymentDeleted, Instance: contract.HookInstanceDeleted, Disk: contract.HookDiskDetached}
 	switch st {
 	case lifecycle.Deployed:
 		hs.App, hs.Data = "running", "available"
-		hs.Deployment, hs.Instance, hs.Disk = steps.HookDeploymentUpdated, steps.HookInstanceRunning, steps.HookDiskAttached
+		hs.Deployment, hs.Instance, hs.Disk = contract.HookDeploymentUpdated, contract.HookInstanceRunning, contract.HookDiskAttached
 	case lifecycle.Archived:
 		// The data stays, with no app attached to it.
 		hs.App, hs.Data = "stopped", "available"
-		hs.Deployment, hs.Instance = steps.HookDeploymentUpdated, steps.HookInstanceStopped
+		hs.Deployment, hs.Instance = contract.HookDeploymentUpdated, contract.HookInstanceStopped
 	}
 	return hs
 }
@@ -62,10 +62,10 @@ func hookState(st lifecycle.State, op lifecycle.Operation, reason string) steps.
 // replaceState is where a deploy that replaces or deletes takes the instance: Deployed, its
 // instance recreated when anything is replaced (or recreate asked for it), its disk unavailable
 // while a stateful resource is replaced and detached when one is deleted.
-func replaceState(reason string, plan steps.PlanSummary, stateful, workloads []string, recreate bool) steps.HookState {
+func replaceState(reason string, plan contract.PlanSummary, stateful, workloads []string, recreate bool) contract.HookState {
 	hs := hookState(lifecycle.Deployed, lifecycle.OpDeploy, reason)
 	if recreate || len(workloads) > 0 {
-		hs.Instance = steps.HookInstanceRecreated
+		hs.Instance = contract.HookInstanceRecreated
 	}
 	for _, rc := range plan.Resources {
 		if !slices.Contains(rc.Actions, "delete") {
@@ -74,14 +74,14 @@ func replaceState(reason string, plan steps.PlanSummary, stateful, workloads []s
 		hs.Replaced = append(hs.Replaced, rc.Address)
 		replaces := rc.Replaces()
 		if replaces {
-			hs.Instance = steps.HookInstanceRecreated
+			hs.Instance = contract.HookInstanceRecreated
 		}
 		switch {
 		case !rc.IsStateful(stateful):
 		case replaces:
-			hs.Disk = steps.HookDiskUnavailable
-		case hs.Disk != steps.HookDiskUnavailable:
-			hs.Disk = steps.HookDiskDetached
+			hs.Disk = contract.HookDiskUnavailable
+		case hs.Disk != contract.HookDiskUnavailable:
+			hs.Disk = contract.HookDiskDetached
 		}
 	}
 	hs.Replaced = append(hs.Replaced, workloads...)
@@ -90,7 +90,7 @@ func replaceState(reason string, plan steps.PlanSummary, stateful, workloads []s
 
 // drainBeforeApply runs the drain hook before a deploy's apply when its plan replaces or deletes
 // resources, its manifests recreate or delete a workload, or it is a recreate; otherwise nothing.
-func (p *pipeline) drainBeforeApply(plan *steps.PlanOutput) error {
+func (p *pipeline) drainBeforeApply(plan *contract.PlanOutput) error {
 	if !p.drainsReplace || !p.controls {
 		return nil
 	}
@@ -99,12 +99,12 @@ func (p *pipeline) drainBeforeApply(plan *steps.PlanOutput) error {
 	}
 	// Workloads are recreated only where they run: an archived instance has none.
 	if from, to := p.in.DeployedRevision, p.progress.Revision; p.in.From == lifecycle.Deployed && from != "" && from != to {
-		in := steps.WorkloadsInput{Ref: p.in.Ref, From: from, To: to}
-		if err := quick(p.ctx, p.local, steps.ActWorkloadChanges, in).Get(p.ctx, &p.workloads); err != nil {
-			return &stepError{step: steps.DrainHook, err: err}
+		in := contract.WorkloadsInput{Ref: p.in.Ref, From: from, To: to}
+		if err := quick(p.ctx, p.local, contract.ActWorkloadChanges, in).Get(p.ctx, &p.workloads); err != nil {
+			return &stepError{step: contract.DrainHook, err: err}
 		}
 	}
-	var summary steps.PlanSummary
+	var summary contract.PlanSummary
 	if plan != nil {
 		summary = plan.Summary
 	}
@@ -129,7 +129,7 @@ func (p *pipeline) hookReason() string {
 }
 
 // hookTo runs hook name told that the operation takes the instance to next.
-func (p *pipeline) hookTo(name string, next steps.HookState) error {
+func (p *pipeline) hookTo(name string, next contract.HookState) error {
 	if !p.controls {
 		return nil
 	}
@@ -139,12 +139,12 @@ func (p *pipeline) hookTo(name string, next steps.HookState) error {
 	}
 	return p.run(hookStep(name), true, func(ctx workflow.Context) (string, error) {
 		// Both hooks are told the state the operation started from and the one it goes to.
-		in := steps.HookInput{Ref: p.in.Ref, OpID: p.in.OpID, Attempt: p.in.Attempt, Hook: name, Revision: p.progress.Revision,
+		in := contract.HookInput{Ref: p.in.Ref, OpID: p.in.OpID, Attempt: p.in.Attempt, Hook: name, Revision: p.progress.Revision,
 			Current:  hookState(p.in.From, p.in.Operation, next.Reason),
 			Next:     next,
 			Deadline: workflow.Now(ctx).Add(info.Deadline)}
-		var out steps.HookOutput
-		err := workflow.ExecuteActivity(hookCtx(ctx, info.Deadline), steps.ActRunHook, in).Get(ctx, &out)
+		var out contract.HookOutput
+		err := workflow.ExecuteActivity(hookCtx(ctx, info.Deadline), contract.ActRunHook, in).Get(ctx, &out)
 		if err != nil {
 			var appErr *temporal.ApplicationError
 			if errors.As(err, &appErr) && appErr.HasDetails() {
@@ -158,7 +158,7 @@ func (p *pipeline) hookTo(name string, next steps.HookState) error {
 	})
 }
 
-func hookLine(name string, out steps.HookOutput) string {
+func hookLine(name string, out contract.HookOutput) string {
 	line := fmt.Sprintf("%s hook (%s): %d call(s)", name, out.Kind, out.Calls)
 	if len(out.Answers) > 0 {
 		line += ", answers " + strings.Join(out.Answers, ", ")
@@ -170,19 +170,19 @@ func hookLine(name string, out steps.HookOutput) string {
 }
 
 // hookLeftover says what a failed hook left: the instance as it was, the hook's own effects its own.
-func (p *pipeline) hookLeftover(step string) (steps.Leftover, bool) {
+func (p *pipeline) hookLeftover(step string) (contract.Leftover, bool) {
 	if name := hookOf(step); name != "" {
 		st := hookState(p.in.From, p.in.Operation, "")
 		if name == HookPostDeploy {
 			st = hookState(p.in.Operation.Done(p.in.From), p.in.Operation, "")
 		}
-		return steps.Leftover{Kind: steps.LeftoverHook, ID: name,
+		return contract.Leftover{Kind: contract.LeftoverHook, ID: name,
 			Detail: fmt.Sprintf("the %s hook failed; the instance was left %s (app %s, data %s); what the hook itself did before failing is in its output",
 				name, st.State, st.App, st.Data),
 			Cleanup: fmt.Sprintf("read the hook's output (slipway status %s --detail all); slipway retry %s runs it again; slipway resolve %s --skip-hook --reason ... goes on without it",
 				p.in.Ref, p.in.Ref, p.in.Ref)}, true
 	}
-	return steps.Leftover{}, false
+	return contract.Leftover{}, false
 }
 
 // hookCtx gives a hook its whole deadline, heartbeats included; only a lost worker is retried.

@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 func TestHookStateTellsBOSHsNextState(t *testing.T) {
@@ -22,28 +22,28 @@ func TestHookStateTellsBOSHsNextState(t *testing.T) {
 }
 
 func TestReplaceStateNamesWhatGoesAndTheDisk(t *testing.T) {
-	plan := func(rcs ...steps.ResourceChange) steps.PlanSummary { return steps.PlanSummary{Resources: rcs} }
+	plan := func(rcs ...contract.ResourceChange) contract.PlanSummary { return contract.PlanSummary{Resources: rcs} }
 	replace := []string{"create", "delete"}
 	cases := []struct {
 		name           string
-		plan           steps.PlanSummary
+		plan           contract.PlanSummary
 		workloads      []string
 		recreate       bool
 		instance, disk string
 		replaced       []string
 	}{
 		{name: "a replace recreates, disk attached",
-			plan:     plan(steps.ResourceChange{Address: "terraform_data.app", Type: "terraform_data", Actions: []string{"delete", "create"}}),
+			plan:     plan(contract.ResourceChange{Address: "terraform_data.app", Type: "terraform_data", Actions: []string{"delete", "create"}}),
 			instance: "recreated", disk: "attached", replaced: []string{"terraform_data.app"}},
 		{name: "a stateful replace makes the disk unavailable",
-			plan:     plan(steps.ResourceChange{Address: "terraform_data.db[0]", Type: "terraform_data", Actions: replace}),
+			plan:     plan(contract.ResourceChange{Address: "terraform_data.db[0]", Type: "terraform_data", Actions: replace}),
 			instance: "recreated", disk: "unavailable", replaced: []string{"terraform_data.db[0]"}},
 		{name: "a delete alone keeps the instance running",
-			plan: plan(steps.ResourceChange{Address: "terraform_data.cache", Actions: []string{"delete"}},
-				steps.ResourceChange{Address: "terraform_data.db", Actions: []string{"update"}}),
+			plan: plan(contract.ResourceChange{Address: "terraform_data.cache", Actions: []string{"delete"}},
+				contract.ResourceChange{Address: "terraform_data.db", Actions: []string{"update"}}),
 			instance: "running", disk: "attached", replaced: []string{"terraform_data.cache"}},
 		{name: "a stateful delete detaches the disk",
-			plan:     plan(steps.ResourceChange{Address: "terraform_data.db", Actions: []string{"delete"}}),
+			plan:     plan(contract.ResourceChange{Address: "terraform_data.db", Actions: []string{"delete"}}),
 			instance: "running", disk: "detached", replaced: []string{"terraform_data.db"}},
 		{name: "a recreated workload", workloads: []string{"Deployment/web"},
 			instance: "recreated", disk: "attached", replaced: []string{"Deployment/web"}},
@@ -58,7 +58,7 @@ func TestReplaceStateNamesWhatGoesAndTheDisk(t *testing.T) {
 		require.Equal(t, c.replaced, hs.Replaced, c.name)
 	}
 	// A type in stateful: matches every resource of that type.
-	hs := replaceState("", plan(steps.ResourceChange{Address: "terraform_data.other", Type: "terraform_data", Actions: replace}),
+	hs := replaceState("", plan(contract.ResourceChange{Address: "terraform_data.other", Type: "terraform_data", Actions: replace}),
 		[]string{"terraform_data"}, nil, false)
 	require.Equal(t, "unavailable", hs.Disk)
 }

@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // renderOutputs renders the manifests that use .Outputs with the outputs of this deploy's apply,
@@ -15,10 +15,10 @@ func (p *pipeline) renderOutputs() error {
 	if !p.usesOutputs {
 		return nil // no step at all: most stacks' deploys stay as they were
 	}
-	return p.run(steps.RenderOutputs, false, func(ctx workflow.Context) (string, error) {
-		var out steps.RenderOutputsOutput
-		in := steps.RenderOutputsInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, Revision: p.progress.Revision}
-		if err := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActRenderOutputs, in).Get(ctx, &out); err != nil {
+	return p.run(contract.RenderOutputs, false, func(ctx workflow.Context) (string, error) {
+		var out contract.RenderOutputsOutput
+		in := contract.RenderOutputsInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, Revision: p.progress.Revision}
+		if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActRenderOutputs, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		if out.MR == nil {

@@ -8,8 +8,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // recordRender records the hashes of the files slipway committed (commit) and merged (revision)
@@ -22,9 +22,9 @@ func (p *pipeline) recordRender(ctx workflow.Context, commit, revision string) (
 	if commit == "" {
 		commit = revision // a forge that does not say the MR's head: the merge is the next best read
 	}
-	var rec steps.Render
-	in := steps.RecordRenderInput{Ref: p.in.Ref, Commit: commit, Revision: revision}
-	if err := quick(ctx, p.local, steps.ActRecordRender, in).Get(ctx, &rec); err != nil {
+	var rec contract.Render
+	in := contract.RecordRenderInput{Ref: p.in.Ref, Commit: commit, Revision: revision}
+	if err := quick(ctx, p.local, contract.ActRecordRender, in).Get(ctx, &rec); err != nil {
 		return "", err
 	}
 	p.progress.Render = &rec
@@ -32,7 +32,7 @@ func (p *pipeline) recordRender(ctx workflow.Context, commit, revision string) (
 }
 
 // render is the record the files are verified against: this operation's merge, else the instance's.
-func (p *pipeline) render() *steps.Render {
+func (p *pipeline) render() *contract.Render {
 	if p.progress.Render != nil {
 		return p.progress.Render
 	}
@@ -46,7 +46,7 @@ func (p *pipeline) verifyRender() error {
 	if !p.verifies {
 		return nil
 	}
-	return p.run(steps.VerifyRender, false, func(ctx workflow.Context) (string, error) {
+	return p.run(contract.VerifyRender, false, func(ctx workflow.Context) (string, error) {
 		if acc := p.progress.AcceptedRender; acc != "" && (p.progress.Render == nil || p.progress.Render.Revision != acc) {
 			// An operator reviewed the files at that revision and accepted them (resolve --accept-render).
 			if _, err := p.recordRender(ctx, acc, acc); err != nil {
@@ -57,8 +57,8 @@ func (p *pipeline) verifyRender() error {
 		if rec == nil {
 			return "not verified: nothing recorded yet (an instance from before renders were recorded); the next deploy -f records one", nil
 		}
-		in := steps.VerifyRenderInput{Ref: p.in.Ref, Revision: p.progress.Revision, Render: *rec}
-		if err := quick(ctx, p.local, steps.ActVerifyRender, in).Get(ctx, nil); err != nil {
+		in := contract.VerifyRenderInput{Ref: p.in.Ref, Revision: p.progress.Revision, Render: *rec}
+		if err := quick(ctx, p.local, contract.ActVerifyRender, in).Get(ctx, nil); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d file(s) as rendered at merge %s", len(rec.Files), short(rec.Revision)), nil
@@ -66,14 +66,14 @@ func (p *pipeline) verifyRender() error {
 }
 
 // renderLeftover names the files changed on main since slipway's merge, and who changed them.
-func renderLeftover(ref steps.Ref, err error) (steps.Leftover, bool) {
+func renderLeftover(ref contract.Ref, err error) (contract.Leftover, bool) {
 	var appErr *temporal.ApplicationError
-	if !errors.As(err, &appErr) || appErr.Type() != steps.ErrRenderChanged || !appErr.HasDetails() {
-		return steps.Leftover{}, false
+	if !errors.As(err, &appErr) || appErr.Type() != contract.ErrRenderChanged || !appErr.HasDetails() {
+		return contract.Leftover{}, false
 	}
-	var c steps.RenderChange
+	var c contract.RenderChange
 	if appErr.Details(&c) != nil {
-		return steps.Leftover{}, false
+		return contract.Leftover{}, false
 	}
 	var shas []string
 	for _, cm := range c.Commits {
@@ -83,7 +83,7 @@ func renderLeftover(ref steps.Ref, err error) (steps.Leftover, bool) {
 	if len(shas) > 0 {
 		revert = "revert " + strings.Join(shas, " ") + " on main (git revert)"
 	}
-	return steps.Leftover{Kind: steps.LeftoverRender, ID: strings.Join(c.Files(), ","), Detail: c.Message(),
+	return contract.Leftover{Kind: contract.LeftoverRender, ID: strings.Join(c.Files(), ","), Detail: c.Message(),
 		Cleanup: fmt.Sprintf("nothing ran from these files; %s so %s holds what slipway rendered, then slipway retry %s; "+
 			"or, once you have reviewed the change, slipway resolve %s --accept-render --reason ... records the files at %s as rendered and resumes",
 			revert, c.Dir, ref, ref, short(c.Revision))}, true
@@ -98,7 +98,7 @@ func (e *entity) admitAcceptRender(d lifecycle.Decision, req DecisionRequest) er
 		return notAllowed("%s: resolve --accept-render resumes the operation; it takes neither --to, --force-unlock nor --skip-hook", e.s.Ref)
 	}
 	op := e.s.Current
-	if op.Failure == nil || op.Failure.Step != steps.VerifyRender || op.Progress.Revision == "" {
+	if op.Failure == nil || op.Failure.Step != contract.VerifyRender || op.Progress.Revision == "" {
 		step := "none"
 		if op.Failure != nil {
 			step = op.Failure.Step
@@ -109,7 +109,7 @@ func (e *entity) admitAcceptRender(d lifecycle.Decision, req DecisionRequest) er
 }
 
 // pipelineRender is the record a pipeline's merge made, from its result or its failure; nil if none.
-func pipelineRender(res PipelineResult, err error) *steps.Render {
+func pipelineRender(res PipelineResult, err error) *contract.Render {
 	if err != nil {
 		return pipelineFailure(err).Progress.Render
 	}

@@ -6,17 +6,17 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // The steps every pipeline is assembled from. Each wraps one activity.
 
 func (p *pipeline) validate() error {
-	return p.run(steps.Validate, true, func(ctx workflow.Context) (string, error) {
-		var out steps.ValidateOutput
-		in := steps.ValidateInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML, DeployedRevision: p.in.DeployedRevision}
-		if err := quick(ctx, p.local, steps.ActValidateConfig, in).Get(ctx, &out); err != nil {
+	return p.run(contract.Validate, true, func(ctx workflow.Context) (string, error) {
+		var out contract.ValidateOutput
+		in := contract.ValidateInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML, DeployedRevision: p.in.DeployedRevision}
+		if err := quick(ctx, p.local, contract.ActValidateConfig, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		p.progress.Stack = out.Stack
@@ -28,21 +28,21 @@ func (p *pipeline) validate() error {
 }
 
 func (p *pipeline) openMR(remove bool) error {
-	return p.openMRWith(steps.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
+	return p.openMRWith(contract.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
 		ConfigYAML: p.in.ConfigYAML, Remove: remove})
 }
 
 // rerenderMR opens the MR of the committed config, as verified at the pinned revision, rendered
 // against the stack on main.
 func (p *pipeline) rerenderMR() error {
-	return p.openMRWith(steps.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
+	return p.openMRWith(contract.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
 		Rerender: p.progress.Revision})
 }
 
-func (p *pipeline) openMRWith(in steps.OpenMRInput) error {
-	return p.run(steps.OpenMR, true, func(ctx workflow.Context) (string, error) {
+func (p *pipeline) openMRWith(in contract.OpenMRInput) error {
+	return p.run(contract.OpenMR, true, func(ctx workflow.Context) (string, error) {
 		var mr forge.MergeRequest
-		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActOpenMR, in).Get(ctx, &mr); err != nil {
+		if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActOpenMR, in).Get(ctx, &mr); err != nil {
 			return "", err
 		}
 		p.progress.MR = &mr
@@ -54,7 +54,7 @@ func (p *pipeline) openMRWith(in steps.OpenMRInput) error {
 }
 
 func (p *pipeline) mergeMR() error {
-	return p.run(steps.MergeMR, true, func(ctx workflow.Context) (string, error) {
+	return p.run(contract.MergeMR, true, func(ctx workflow.Context) (string, error) {
 		mr := p.progress.MR
 		if mr == nil {
 			return "nothing to merge", nil
@@ -65,7 +65,7 @@ func (p *pipeline) mergeMR() error {
 			return "nothing to merge" + rec, err
 		}
 		var merged forge.MergeRequest
-		if err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActMergeMR, *mr).Get(ctx, &merged); err != nil {
+		if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActMergeMR, *mr).Get(ctx, &merged); err != nil {
 			return "", err
 		}
 		p.progress.MR = &merged
@@ -78,10 +78,10 @@ func (p *pipeline) mergeMR() error {
 // resolveRevision pins the main commit the rest of the attempt works from; it is
 // re-resolved on retry so a fix pushed to main is picked up.
 func (p *pipeline) resolveRevision(mustExist bool) error {
-	return p.run(steps.Revision, false, func(ctx workflow.Context) (string, error) {
-		var out steps.RevisionOutput
-		in := steps.RevisionInput{Ref: p.in.Ref, MustExist: mustExist}
-		if err := quick(ctx, p.local, steps.ActResolveRevision, in).Get(ctx, &out); err != nil {
+	return p.run(contract.Revision, false, func(ctx workflow.Context) (string, error) {
+		var out contract.RevisionOutput
+		in := contract.RevisionInput{Ref: p.in.Ref, MustExist: mustExist}
+		if err := quick(ctx, p.local, contract.ActResolveRevision, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		p.progress.Revision = out.Revision
@@ -103,25 +103,25 @@ func (p *pipeline) resolveRevision(mustExist bool) error {
 	})
 }
 
-func (p *pipeline) tfInput(destroy bool) steps.TerraformInput {
-	return steps.TerraformInput{Ref: p.in.Ref, OpID: p.in.OpID, Revision: p.progress.Revision, Destroy: destroy}
+func (p *pipeline) tfInput(destroy bool) contract.TerraformInput {
+	return contract.TerraformInput{Ref: p.in.Ref, OpID: p.in.OpID, Revision: p.progress.Revision, Destroy: destroy}
 }
 
-func (p *pipeline) tfInit(in steps.TerraformInput) error {
-	return p.run(steps.TFInit, false, func(ctx workflow.Context) (string, error) {
+func (p *pipeline) tfInit(in contract.TerraformInput) error {
+	return p.run(contract.TFInit, false, func(ctx workflow.Context) (string, error) {
 		actx, budget := p.tfCtx(ctx, "plan")
 		in.Budget = budget
-		err := workflow.ExecuteActivity(actx, steps.ActTerraformInit, in).Get(ctx, nil)
+		err := workflow.ExecuteActivity(actx, contract.ActTerraformInit, in).Get(ctx, nil)
 		return "at " + short(in.Revision), err
 	})
 }
 
-func (p *pipeline) tfPlan(in steps.TerraformInput) (*steps.PlanOutput, error) {
-	var plan steps.PlanOutput
-	err := p.run(steps.TFPlan, false, func(ctx workflow.Context) (string, error) {
+func (p *pipeline) tfPlan(in contract.TerraformInput) (*contract.PlanOutput, error) {
+	var plan contract.PlanOutput
+	err := p.run(contract.TFPlan, false, func(ctx workflow.Context) (string, error) {
 		actx, budget := p.tfCtx(ctx, "plan")
 		in.Budget = budget
-		if err := workflow.ExecuteActivity(actx, steps.ActTerraformPlan, in).Get(ctx, &plan); err != nil {
+		if err := workflow.ExecuteActivity(actx, contract.ActTerraformPlan, in).Get(ctx, &plan); err != nil {
 			return "", err
 		}
 		return planLine(plan.Summary), nil
@@ -131,8 +131,8 @@ func (p *pipeline) tfPlan(in steps.TerraformInput) (*steps.PlanOutput, error) {
 
 // applyPlan runs init, plan and apply of that plan; once applied, a retry skips all three.
 func (p *pipeline) applyPlan() error {
-	if p.progress.done(steps.TFApply) {
-		return p.run(steps.TFApply, true, nil)
+	if p.progress.done(contract.TFApply) {
+		return p.run(contract.TFApply, true, nil)
 	}
 	in := p.tfInput(false)
 	plan := p.early
@@ -152,23 +152,23 @@ func (p *pipeline) applyPlan() error {
 	if err := p.drainBeforeApply(plan); err != nil {
 		return err
 	}
-	return p.run(steps.TFApply, true, func(ctx workflow.Context) (string, error) {
-		var out steps.InfraOutput
+	return p.run(contract.TFApply, true, func(ctx workflow.Context) (string, error) {
+		var out contract.InfraOutput
 		actx, budget := p.tfCtx(ctx, "apply")
 		pctx, pbudget := p.tfCtx(ctx, "plan")
-		err := workflow.ExecuteActivity(actx, steps.ActTerraformApply,
-			steps.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
+		err := workflow.ExecuteActivity(actx, contract.ActTerraformApply,
+			contract.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 		note := ""
-		if err != nil && errorType(err) == steps.ErrStalePlan && replansStalePlans(ctx) {
+		if err != nil && errorType(err) == contract.ErrStalePlan && replansStalePlans(ctx) {
 			// Only this operation writes the instance's state, so a stale plan means an apply of it
 			// was cut short after terraform saved state: plan what is left, once, and apply that.
 			in.Budget = pbudget
-			if err = workflow.ExecuteActivity(pctx, steps.ActTerraformPlan, in).Get(ctx, plan); err == nil {
+			if err = workflow.ExecuteActivity(pctx, contract.ActTerraformPlan, in).Get(ctx, plan); err == nil {
 				p.progress.Plan = plan
 				// An approval names one plan: the new one needs its own.
 				if err = p.approvePlan(plan, "terraform plan, made again after a stale plan"); err == nil {
-					err = workflow.ExecuteActivity(actx, steps.ActTerraformApply,
-						steps.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
+					err = workflow.ExecuteActivity(actx, contract.ActTerraformApply,
+						contract.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 				}
 				note = fmt.Sprintf("; planned again after a stale plan (%s)", planLine(plan.Summary))
 			}
@@ -182,8 +182,8 @@ func (p *pipeline) applyPlan() error {
 }
 
 func (p *pipeline) destroyInfra() error {
-	if p.progress.done(steps.TFDestroy) {
-		return p.run(steps.TFDestroy, true, nil)
+	if p.progress.done(contract.TFDestroy) {
+		return p.run(contract.TFDestroy, true, nil)
 	}
 	in := p.tfInput(true)
 	if p.early != nil {
@@ -192,11 +192,11 @@ func (p *pipeline) destroyInfra() error {
 	if err := p.tfInit(in); err != nil {
 		return err
 	}
-	return p.run(steps.TFDestroy, true, func(ctx workflow.Context) (string, error) {
-		var out steps.InfraOutput
+	return p.run(contract.TFDestroy, true, func(ctx workflow.Context) (string, error) {
+		var out contract.InfraOutput
 		actx, budget := p.tfCtx(ctx, "destroy")
 		in.Budget = budget
-		if err := workflow.ExecuteActivity(actx, steps.ActTerraformDestroy, in).Get(ctx, &out); err != nil {
+		if err := workflow.ExecuteActivity(actx, contract.ActTerraformDestroy, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		p.progress.Infra = &out
@@ -205,12 +205,12 @@ func (p *pipeline) destroyInfra() error {
 }
 
 func (p *pipeline) deployApp() error {
-	return p.run(steps.DeployApp, false, func(ctx workflow.Context) (string, error) {
+	return p.run(contract.DeployApp, false, func(ctx workflow.Context) (string, error) {
 		timeout := p.in.Settings.deployTimeout()
-		in := steps.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout),
+		in := contract.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout),
 			Recreate: p.in.Recreate && p.drainsReplace}
-		var st steps.AppStatus
-		if err := workflow.ExecuteActivity(deployCtx(ctx, timeout), steps.ActDeployApp, in).Get(ctx, &st); err != nil {
+		var st contract.AppStatus
+		if err := workflow.ExecuteActivity(deployCtx(ctx, timeout), contract.ActDeployApp, in).Get(ctx, &st); err != nil {
 			return "", err
 		}
 		p.progress.App = &st
@@ -222,11 +222,11 @@ func (p *pipeline) deployApp() error {
 }
 
 func (p *pipeline) removeApp() error {
-	return p.run(steps.RemoveApp, false, func(ctx workflow.Context) (string, error) {
+	return p.run(contract.RemoveApp, false, func(ctx workflow.Context) (string, error) {
 		timeout := p.in.Settings.deployTimeout()
-		in := steps.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout)}
-		var st steps.AppStatus
-		if err := workflow.ExecuteActivity(deployCtx(ctx, timeout), steps.ActRemoveApp, in).Get(ctx, &st); err != nil {
+		in := contract.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout)}
+		var st contract.AppStatus
+		if err := workflow.ExecuteActivity(deployCtx(ctx, timeout), contract.ActRemoveApp, in).Get(ctx, &st); err != nil {
 			return "", err
 		}
 		p.progress.App = &st
@@ -234,14 +234,14 @@ func (p *pipeline) removeApp() error {
 	})
 }
 
-func planLine(s steps.PlanSummary) string {
+func planLine(s contract.PlanSummary) string {
 	if s.NoChanges {
 		return "no changes"
 	}
 	return fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
 }
 
-func appLine(st steps.AppStatus) string {
+func appLine(st contract.AppStatus) string {
 	if !st.Deployed {
 		return st.Message
 	}
@@ -262,10 +262,10 @@ func short(sha string) string {
 // bootstrapSecrets makes sure the stack's secrets exist on the worker before the
 // app is deployed; the first deploy creates them, later ones find them.
 func (p *pipeline) bootstrapSecrets() error {
-	return p.run(steps.Bootstrap, false, func(ctx workflow.Context) (string, error) {
-		var out steps.SecretsOutput
-		in := steps.SecretsInput{Ref: p.in.Ref, Revision: p.progress.Revision}
-		if err := quick(ctx, p.local, steps.ActBootstrapSecrets, in).Get(ctx, &out); err != nil {
+	return p.run(contract.Bootstrap, false, func(ctx workflow.Context) (string, error) {
+		var out contract.SecretsOutput
+		in := contract.SecretsInput{Ref: p.in.Ref, Revision: p.progress.Revision}
+		if err := quick(ctx, p.local, contract.ActBootstrapSecrets, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d secret(s), %d created", len(out.Names), len(out.Created)), nil
@@ -274,8 +274,8 @@ func (p *pipeline) bootstrapSecrets() error {
 
 // forgetSecrets deletes the instance's secrets once its infrastructure is gone.
 func (p *pipeline) forgetSecrets() error {
-	return p.run(steps.Forget, true, func(ctx workflow.Context) (string, error) {
-		err := quick(ctx, p.local, steps.ActForgetSecrets, p.in.Ref).Get(ctx, nil)
+	return p.run(contract.Forget, true, func(ctx workflow.Context) (string, error) {
+		err := quick(ctx, p.local, contract.ActForgetSecrets, p.in.Ref).Get(ctx, nil)
 		return "secrets deleted from the worker", err
 	})
 }

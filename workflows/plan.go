@@ -3,7 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // PlanPipeline is a dry run (EDP's plan workflow): the config diff the repo would
@@ -12,7 +12,7 @@ func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error
 	p := newPipeline(ctx, in)
 	current := rendersCurrentStack(ctx)
 	var diff string
-	var planOut *steps.PlanOutput
+	var planOut *contract.PlanOutput
 	run := []func() error{
 		func() error { return p.resolveRevision(true) },
 		func() error {
@@ -22,9 +22,9 @@ func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error
 			return p.verifyRender()
 		},
 		func() error {
-			return p.run(steps.ConfigDiff, false, func(ctx workflow.Context) (string, error) {
-				in := steps.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML}
-				if err := quick(ctx, p.local, steps.ActConfigDiff, in).Get(ctx, &diff); err != nil {
+			return p.run(contract.ConfigDiff, false, func(ctx workflow.Context) (string, error) {
+				in := contract.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML}
+				if err := quick(ctx, p.local, contract.ActConfigDiff, in).Get(ctx, &diff); err != nil {
 					return "", err
 				}
 				if diff == "" {

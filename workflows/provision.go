@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // ProvisionPipeline validates the config, renders it into the GitOps repo through
@@ -36,10 +36,10 @@ var commitRE = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 // adoptCommit records the instance's files at the pushed commit as its render: a plain deploy
 // verifies main against them, then renders the config against the stack through its own MR.
 func (p *pipeline) adoptCommit() error {
-	return p.run(steps.AdoptCommit, true, func(ctx workflow.Context) (string, error) {
-		var rec steps.Render
-		in := steps.RecordRenderInput{Ref: p.in.Ref, Commit: p.in.Adopt, Revision: p.in.Adopt}
-		if err := quick(ctx, p.local, steps.ActRecordRender, in).Get(ctx, &rec); err != nil {
+	return p.run(contract.AdoptCommit, true, func(ctx workflow.Context) (string, error) {
+		var rec contract.Render
+		in := contract.RecordRenderInput{Ref: p.in.Ref, Commit: p.in.Adopt, Revision: p.in.Adopt}
+		if err := quick(ctx, p.local, contract.ActRecordRender, in).Get(ctx, &rec); err != nil {
 			return "", err
 		}
 		sum := sha256.Sum256([]byte(p.in.ConfigYAML))

@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -25,7 +25,7 @@ func TestMergesRecordTheRenderAndPipelinesVerifyIt(t *testing.T) {
 	provision, plain, updated := w.records[0], w.records[1], w.records[2]
 	require.Equal(t, "head-"+reqs[0].result.OperationID, provision.Commit, "the record reads slipway's own commit, not main")
 	require.Equal(t, "merge-"+provision.Commit, provision.Revision)
-	require.Equal(t, steps.RecordRenderInput{Ref: plain.Ref, Commit: "rev-1", Revision: "rev-1"}, plain, "the render it verified, unchanged")
+	require.Equal(t, contract.RecordRenderInput{Ref: plain.Ref, Commit: "rev-1", Revision: "rev-1"}, plain, "the render it verified, unchanged")
 	require.Equal(t, "merge-"+updated.Commit, updated.Revision)
 
 	require.Len(t, w.verifies, 4, "the plain deploy (before its render and before terraform), the update and the destroy verified")
@@ -35,7 +35,7 @@ func TestMergesRecordTheRenderAndPipelinesVerifyIt(t *testing.T) {
 	require.Equal(t, updated.Revision, w.verifies[3].Render.Revision, "the destroy verified the update's merge, kept by the instance")
 	require.Equal(t, "rev-2", w.verifies[3].Revision, "at the revision it then ran terraform at")
 	st := w.status(workflows.OutputAll)
-	require.Contains(t, step(t, st, steps.VerifyRender).Detail, "1 file(s) as rendered at merge "+updated.Revision[:12])
+	require.Contains(t, step(t, st, contract.VerifyRender).Detail, "1 file(s) as rendered at merge "+updated.Revision[:12])
 	require.NotNil(t, st.Render, "status -o all shows the record")
 	require.Equal(t, updated.Revision, st.Render.Revision)
 	require.Nil(t, w.status(workflows.OutputSummary).Render)
@@ -50,23 +50,23 @@ func TestChangedRenderFailsTheStepUntilMainIsReverted(t *testing.T) {
 	retry := decision(lifecycle.DecisionRetry, workflows.DecisionRequest{Actor: "bob"})
 	reqs := append(deployed(), destroy, retry)
 	reqs[1].arm = func() {
-		w.changed = &steps.RenderChange{Dir: "instances/acme/web", Since: "merge-x", Revision: "rev-1", Changed: []string{"terraform/main.tf"},
+		w.changed = &contract.RenderChange{Dir: "instances/acme/web", Since: "merge-x", Revision: "rev-1", Changed: []string{"terraform/main.tf"},
 			Commits: []forge.Commit{{SHA: "c0ffee0000000000", Author: "Mallory <m@example>", Subject: "tweak"}}}
 	}
 	var destroyedBefore, removedBefore int
 	destroy.arm = func() {
-		destroyedBefore, removedBefore = w.called(steps.ActTerraformDestroy), w.called(steps.ActRemoveApp)
+		destroyedBefore, removedBefore = w.called(contract.ActTerraformDestroy), w.called(contract.ActRemoveApp)
 	}
 	w.run(workflows.Settings{}, reqs...)
 	require.Equal(t, lifecycle.DestroyFailed, destroy.result.State)
 	f := destroy.result.Failure
 	require.NotNil(t, f)
-	require.Equal(t, steps.VerifyRender, f.Step)
-	require.Equal(t, steps.ErrRenderChanged, f.Type)
+	require.Equal(t, contract.VerifyRender, f.Step)
+	require.Equal(t, contract.ErrRenderChanged, f.Type)
 	require.Contains(t, f.Error, "changed terraform/main.tf; by commit c0ffee000000 (Mallory <m@example>: tweak)")
-	var left *steps.Leftover
+	var left *contract.Leftover
 	for i := range f.Leftovers {
-		if f.Leftovers[i].Kind == steps.LeftoverRender {
+		if f.Leftovers[i].Kind == contract.LeftoverRender {
 			left = &f.Leftovers[i]
 		}
 	}
@@ -81,7 +81,7 @@ func TestChangedRenderFailsTheStepUntilMainIsReverted(t *testing.T) {
 
 	require.NoError(t, retry.err)
 	require.Equal(t, lifecycle.Destroyed, retry.result.State, "main holds the render again: the retry goes on")
-	require.Equal(t, 1, w.called(steps.ActTerraformDestroy))
+	require.Equal(t, 1, w.called(contract.ActTerraformDestroy))
 }
 
 func step(t *testing.T, st workflows.Status, name string) workflows.StepRecord {
@@ -104,19 +104,19 @@ func TestResolveAcceptRenderRecordsTheReviewedFiles(t *testing.T) {
 	destroy := op(lifecycle.OpDestroy, workflows.OperationRequest{})
 	accept := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "bob", Reason: "reviewed: a comment", AcceptRender: true})
 	reqs := append(provisioned(), deploy, early, decision(lifecycle.DecisionRetry, workflows.DecisionRequest{}), destroy, accept)
-	reqs[0].arm = func() { w.failNext(steps.ActTerraformApply, 1) }
+	reqs[0].arm = func() { w.failNext(contract.ActTerraformApply, 1) }
 	reqs[3].arm = func() {
-		w.changed = &steps.RenderChange{Dir: "instances/acme/web", Since: "m", Revision: "rev-1", Changed: []string{"terraform/main.tf"}}
+		w.changed = &contract.RenderChange{Dir: "instances/acme/web", Since: "m", Revision: "rev-1", Changed: []string{"terraform/main.tf"}}
 	}
 	w.run(workflows.Settings{}, reqs...)
 	require.Equal(t, lifecycle.DeploymentFailed, deploy.result.State)
 	require.ErrorContains(t, early.err, "--accept-render: the operation did not fail verifying its rendered files (it failed at step tf-apply)")
 	require.Equal(t, lifecycle.DestroyFailed, destroy.result.State)
-	require.Equal(t, steps.VerifyRender, destroy.result.Failure.Step)
+	require.Equal(t, contract.VerifyRender, destroy.result.Failure.Step)
 	require.NoError(t, accept.err)
 	require.Equal(t, lifecycle.Destroyed, accept.result.State)
 	last := w.records[len(w.records)-1]
-	require.Equal(t, steps.RecordRenderInput{Ref: last.Ref, Commit: "rev-1", Revision: "rev-1"}, last, "the files at the failed revision are recorded")
+	require.Equal(t, contract.RecordRenderInput{Ref: last.Ref, Commit: "rev-1", Revision: "rev-1"}, last, "the files at the failed revision are recorded")
 	require.Equal(t, "rev-1", w.verifies[len(w.verifies)-1].Render.Revision, "and verified against")
 	st := w.status(workflows.OutputAll)
 	d := st.Decisions[len(st.Decisions)-1]
@@ -136,11 +136,11 @@ func TestDeployRendersOutputsAndDeploysThatMerge(t *testing.T) {
 	require.Len(t, w.outputs, 1)
 	require.Equal(t, "rev-1", w.outputs[0].Revision, "rendered at the revision the deploy applied")
 	last := w.records[len(w.records)-1]
-	require.Equal(t, steps.RecordRenderInput{Ref: last.Ref, Commit: "outputs-head", Revision: "outputs-merge"}, last)
+	require.Equal(t, contract.RecordRenderInput{Ref: last.Ref, Commit: "outputs-head", Revision: "outputs-merge"}, last)
 	st := w.status(workflows.OutputAll)
 	require.Equal(t, "outputs-merge", st.Deployed, "the app deployed the outputs merge")
 	require.Equal(t, "outputs-merge", st.Render.Revision)
-	require.Contains(t, step(t, st, steps.RenderOutputs).Detail, "2 file(s) rendered with the outputs, merged as outputs-merg; 1 rendered file(s) recorded")
+	require.Contains(t, step(t, st, contract.RenderOutputs).Detail, "2 file(s) rendered with the outputs, merged as outputs-merg; 1 rendered file(s) recorded")
 }
 
 // A stack whose manifests use no output deploys without the step.
@@ -149,6 +149,6 @@ func TestDeployWithoutOutputsHasNoRenderOutputsStep(t *testing.T) {
 	w.run(workflows.Settings{}, deployed()...)
 	require.Empty(t, w.outputs)
 	for _, s := range w.status(workflows.OutputAll).Operation.Steps {
-		require.NotEqual(t, steps.RenderOutputs, s.Name)
+		require.NotEqual(t, contract.RenderOutputs, s.Name)
 	}
 }

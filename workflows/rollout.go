@@ -8,8 +8,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/notify"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // RolloutWorkflow rolls a change out to a stack's instances in batches, StatefulSet style
@@ -18,7 +18,7 @@ import (
 // failures reach MaxFailures, and continues as new between batches so 1,000 instances keep
 // the history bounded.
 func RolloutWorkflow(ctx workflow.Context, in RolloutInput) (RolloutStatus, error) {
-	r := &rollout{doneChan: workflow.GetSignalChannel(ctx, steps.SignalRolloutInstance)}
+	r := &rollout{doneChan: workflow.GetSignalChannel(ctx, contract.SignalRolloutInstance)}
 	r.s.Phase = PhasePlanning
 	if in.State != nil {
 		r.s = *in.State
@@ -79,18 +79,18 @@ func (r *rollout) shouldContinueAsNew(ctx workflow.Context) bool {
 }
 
 // plan computes the action list and numbers the batches.
-func (r *rollout) plan(ctx workflow.Context, spec steps.RolloutSpec) error {
-	var plan steps.RolloutPlan
-	if err := workflow.ExecuteActivity(inspectCtx(ctx), steps.ActPlanRollout, spec).Get(ctx, &plan); err != nil {
+func (r *rollout) plan(ctx workflow.Context, spec contract.RolloutSpec) error {
+	var plan contract.RolloutPlan
+	if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActPlanRollout, spec).Get(ctx, &plan); err != nil {
 		return err
 	}
 	r.s = RolloutState{Spec: spec, Phase: PhaseRunning, Head: plan.Head, Batch: 1, StartedAt: workflow.Now(ctx)}
 	r.s.Batches = AssignBatches(spec, plan.Actions)
 	for _, a := range plan.Actions {
 		in := RolloutInstance{RolloutAction: a, Status: RolloutPending}
-		if a.Action == steps.ActionSkip {
+		if a.Action == contract.ActionSkip {
 			in.Status = RolloutSkipped
-			if a.Reason == steps.ReasonAtTarget {
+			if a.Reason == contract.ReasonAtTarget {
 				in.Status = RolloutAtTarget
 			}
 		}
@@ -140,12 +140,12 @@ func (r *rollout) start(ctx workflow.Context, in *RolloutInstance) {
 	in.Tries++
 	r.inFlight++
 	id := RolloutWorkflowID(r.s.Spec.ID)
-	req := steps.RolloutDeployInput{Rollout: id, Spec: r.s.Spec, Ref: in.Ref, Retry: in.Retry,
+	req := contract.RolloutDeployInput{Rollout: id, Spec: r.s.Spec, Ref: in.Ref, Retry: in.Retry,
 		RequestID: fmt.Sprintf("%s/%s/%d", id, in.Ref, in.Tries)}
 	ref := in.Ref
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		var out steps.RolloutDeployOutput
-		err := workflow.ExecuteActivity(requestCtx(ctx), steps.ActRolloutDeploy, req).Get(ctx, &out)
+		var out contract.RolloutDeployOutput
+		err := workflow.ExecuteActivity(requestCtx(ctx), contract.ActRolloutDeploy, req).Get(ctx, &out)
 		in := r.s.find(ref)
 		if in.Status != RolloutStarting {
 			return // its operation already ended and said so
@@ -154,12 +154,12 @@ func (r *rollout) start(ctx workflow.Context, in *RolloutInstance) {
 		switch {
 		case err != nil:
 			r.fail(ctx, in, errorMessage(err))
-		case out.Outcome == steps.DeployStarted:
+		case out.Outcome == contract.DeployStarted:
 			in.Status = RolloutRunning
-		case out.Outcome == steps.DeployAtTarget:
+		case out.Outcome == contract.DeployAtTarget:
 			in.Status, in.Reason, in.Ready = RolloutAtTarget, out.Message, out.Ready
 			r.inFlight--
-		case out.Outcome == steps.DeployBusy && in.Tries < maxBusyTries:
+		case out.Outcome == contract.DeployBusy && in.Tries < maxBusyTries:
 			in.Status, in.Reason = RolloutPending, "busy: "+out.Message
 			in.Batch = r.s.Batch + 1
 			r.s.Batches = max(r.s.Batches, in.Batch)
@@ -175,7 +175,7 @@ func (r *rollout) start(ctx workflow.Context, in *RolloutInstance) {
 // receiveDone applies the instances' signals: each ends one in-flight deploy.
 func (r *rollout) receiveDone(ctx workflow.Context) {
 	for {
-		var d steps.RolloutInstanceDone
+		var d contract.RolloutInstanceDone
 		if !r.doneChan.Receive(ctx, &d) {
 			return
 		}

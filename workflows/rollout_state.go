@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Rollout phases.
@@ -33,20 +33,20 @@ const maxBusyTries = 3
 
 // RolloutInput starts a rollout, or continues one as new with its state.
 type RolloutInput struct {
-	Spec  steps.RolloutSpec `json:"spec"`
-	State *RolloutState     `json:"state,omitempty"`
+	Spec  contract.RolloutSpec `json:"spec"`
+	State *RolloutState        `json:"state,omitempty"`
 }
 
 // RolloutState is the rollout's durable record; it is carried across continue-as-new.
 type RolloutState struct {
-	Spec      steps.RolloutSpec `json:"spec"`
-	Phase     string            `json:"phase"`
-	Reason    string            `json:"reason,omitempty"`
-	Head      string            `json:"head,omitempty"`
-	Batch     int               `json:"batch"` // the batch running or next, 1-based
-	Batches   int               `json:"batches"`
-	Failures  int               `json:"failures"` // failed since the rollout started or last resumed
-	Instances []RolloutInstance `json:"instances"`
+	Spec      contract.RolloutSpec `json:"spec"`
+	Phase     string               `json:"phase"`
+	Reason    string               `json:"reason,omitempty"`
+	Head      string               `json:"head,omitempty"`
+	Batch     int                  `json:"batch"` // the batch running or next, 1-based
+	Batches   int                  `json:"batches"`
+	Failures  int                  `json:"failures"` // failed since the rollout started or last resumed
+	Instances []RolloutInstance    `json:"instances"`
 	// Ended records each batch's counts as it ended, for the record and the notifications.
 	Ended     []BatchRecord `json:"ended,omitempty"`
 	StartedAt time.Time     `json:"startedAt"`
@@ -55,7 +55,7 @@ type RolloutState struct {
 
 // RolloutInstance is one instance's place and progress in the rollout.
 type RolloutInstance struct {
-	steps.RolloutAction
+	contract.RolloutAction
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	Tries  int    `json:"tries,omitempty"`
@@ -102,17 +102,17 @@ func (s *RolloutState) counts() (ready, updated, total int) {
 
 // AssignBatches numbers the update actions into batches in their order; skips get batch 0.
 // It returns the number of batches.
-func AssignBatches(spec steps.RolloutSpec, actions []steps.RolloutAction) int {
+func AssignBatches(spec contract.RolloutSpec, actions []contract.RolloutAction) int {
 	n := 0
 	for _, a := range actions {
-		if a.Action == steps.ActionUpdate {
+		if a.Action == contract.ActionUpdate {
 			n++
 		}
 	}
 	size := batchSize(spec, n)
 	i := 0
 	for k := range actions {
-		if actions[k].Action != steps.ActionUpdate {
+		if actions[k].Action != contract.ActionUpdate {
 			actions[k].Batch = 0
 			continue
 		}
@@ -126,7 +126,7 @@ func AssignBatches(spec steps.RolloutSpec, actions []steps.RolloutAction) int {
 }
 
 // batchSize is --batch N, or P% of n rounded up, never below one.
-func batchSize(spec steps.RolloutSpec, n int) int {
+func batchSize(spec contract.RolloutSpec, n int) int {
 	size := spec.BatchSize
 	if spec.BatchPercent > 0 {
 		size = (n*spec.BatchPercent + 99) / 100
@@ -148,7 +148,7 @@ func (s *RolloutState) maxInFlight() int {
 	return max(n, 1)
 }
 
-func (s *RolloutState) find(ref steps.Ref) *RolloutInstance {
+func (s *RolloutState) find(ref contract.Ref) *RolloutInstance {
 	for i := range s.Instances {
 		if s.Instances[i].Ref.Tenant == ref.Tenant && s.Instances[i].Ref.Name == ref.Name {
 			return &s.Instances[i]

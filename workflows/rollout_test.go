@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/notify"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -30,53 +30,53 @@ type fleetSim struct {
 	busy   map[string]int // refuses as busy this many times
 }
 
-func newRolloutEnv(t *testing.T, actions []steps.RolloutAction) (*testsuite.TestWorkflowEnvironment, *fleetSim) {
+func newRolloutEnv(t *testing.T, actions []contract.RolloutAction) (*testsuite.TestWorkflowEnvironment, *fleetSim) {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
 	f := &fleetSim{env: env, fail: map[string]bool{}, busy: map[string]int{}, byID: map[string]string{}}
 	env.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: workflows.RolloutWorkflowName})
-	env.RegisterActivityWithOptions(func(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
-		return steps.RolloutPlan{Stack: spec.Stack, Head: "abc", Actions: append([]steps.RolloutAction(nil), actions...)}, nil
-	}, activity.RegisterOptions{Name: steps.ActPlanRollout})
-	env.RegisterActivityWithOptions(f.deploy, activity.RegisterOptions{Name: steps.ActRolloutDeploy})
+	env.RegisterActivityWithOptions(func(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
+		return contract.RolloutPlan{Stack: spec.Stack, Head: "abc", Actions: append([]contract.RolloutAction(nil), actions...)}, nil
+	}, activity.RegisterOptions{Name: contract.ActPlanRollout})
+	env.RegisterActivityWithOptions(f.deploy, activity.RegisterOptions{Name: contract.ActRolloutDeploy})
 	env.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: workflows.NotifyWorkflowName})
 	env.RegisterActivityWithOptions(func(context.Context, notify.Event) ([]string, error) { return []string{"hook"}, nil },
-		activity.RegisterOptions{Name: steps.ActMatchSinks})
-	env.RegisterActivityWithOptions(func(_ context.Context, in steps.DeliverInput) error {
+		activity.RegisterOptions{Name: contract.ActMatchSinks})
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.DeliverInput) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.events = append(f.events, in.Event)
 		return nil
-	}, activity.RegisterOptions{Name: steps.ActDeliverEvent})
+	}, activity.RegisterOptions{Name: contract.ActDeliverEvent})
 	env.SetOnActivityCompletedListener(func(info *activity.Info, result converter.EncodedValue, err error) {
-		var out steps.RolloutDeployOutput
-		if info.ActivityType.Name != steps.ActRolloutDeploy || result.Get(&out) != nil || out.Outcome != steps.DeployStarted {
+		var out contract.RolloutDeployOutput
+		if info.ActivityType.Name != contract.ActRolloutDeploy || result.Get(&out) != nil || out.Outcome != contract.DeployStarted {
 			return
 		}
 		ref := f.startedBy(info.ActivityID)
 		env.RegisterDelayedCallback(func() {
-			d := steps.RolloutInstanceDone{Ref: parseTestRef(ref), Result: workflows.ResultSucceeded, State: "Deployed", Ready: "True"}
+			d := contract.RolloutInstanceDone{Ref: parseTestRef(ref), Result: workflows.ResultSucceeded, State: "Deployed", Ready: "True"}
 			if f.fail[ref] {
-				d = steps.RolloutInstanceDone{Ref: parseTestRef(ref), Result: workflows.ResultFailed, State: "DeploymentFailed",
+				d = contract.RolloutInstanceDone{Ref: parseTestRef(ref), Result: workflows.ResultFailed, State: "DeploymentFailed",
 					Ready: "False", Error: "at step tf-apply: boom"}
 			}
-			env.SignalWorkflow(steps.SignalRolloutInstance, d)
+			env.SignalWorkflow(contract.SignalRolloutInstance, d)
 		}, time.Second)
 	})
 	return env, f
 }
 
-func (f *fleetSim) deploy(ctx context.Context, in steps.RolloutDeployInput) (steps.RolloutDeployOutput, error) {
+func (f *fleetSim) deploy(ctx context.Context, in contract.RolloutDeployInput) (contract.RolloutDeployOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ref := in.Ref.String()
 	if f.busy[ref] > 0 {
 		f.busy[ref]--
-		return steps.RolloutDeployOutput{Outcome: steps.DeployBusy, Message: ref + " is busy"}, nil
+		return contract.RolloutDeployOutput{Outcome: contract.DeployBusy, Message: ref + " is busy"}, nil
 	}
 	f.sent = append(f.sent, ref)
 	f.byID[activity.GetInfo(ctx).ActivityID] = ref
-	return steps.RolloutDeployOutput{Outcome: steps.DeployStarted}, nil
+	return contract.RolloutDeployOutput{Outcome: contract.DeployStarted}, nil
 }
 
 func (f *fleetSim) startedBy(activityID string) string {
@@ -85,8 +85,8 @@ func (f *fleetSim) startedBy(activityID string) string {
 	return f.byID[activityID]
 }
 
-func parseTestRef(s string) steps.Ref {
-	var r steps.Ref
+func parseTestRef(s string) contract.Ref {
+	var r contract.Ref
 	for i := range s {
 		if s[i] == '/' {
 			r.Tenant, r.Name = s[:i], s[i+1:]
@@ -95,20 +95,20 @@ func parseTestRef(s string) steps.Ref {
 	return r
 }
 
-func updates(n int) []steps.RolloutAction {
-	var out []steps.RolloutAction
+func updates(n int) []contract.RolloutAction {
+	var out []contract.RolloutAction
 	for i := range n {
-		out = append(out, steps.RolloutAction{Ref: steps.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%d", i)},
-			State: "Deployed", Action: steps.ActionUpdate, Current: "replicas=1", Desired: "replicas=2"})
+		out = append(out, contract.RolloutAction{Ref: contract.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%d", i)},
+			State: "Deployed", Action: contract.ActionUpdate, Current: "replicas=1", Desired: "replicas=2"})
 	}
 	return out
 }
 
 func TestRolloutRunsBatchesInOrderAndCountsReplicas(t *testing.T) {
-	actions := append(updates(5), steps.RolloutAction{Ref: steps.Ref{Tenant: "acme", Name: "old"}, State: "Archived",
-		Action: steps.ActionSkip, Reason: "archived"},
-		steps.RolloutAction{Ref: steps.Ref{Tenant: "acme", Name: "done"}, State: "Deployed", Ready: "True",
-			Action: steps.ActionSkip, Reason: steps.ReasonAtTarget})
+	actions := append(updates(5), contract.RolloutAction{Ref: contract.Ref{Tenant: "acme", Name: "old"}, State: "Archived",
+		Action: contract.ActionSkip, Reason: "archived"},
+		contract.RolloutAction{Ref: contract.Ref{Tenant: "acme", Name: "done"}, State: "Deployed", Ready: "True",
+			Action: contract.ActionSkip, Reason: contract.ReasonAtTarget})
 	env, f := newRolloutEnv(t, actions)
 	var seen []string
 	// After the first batch (two instances, one second each), the counts show it.
@@ -116,7 +116,7 @@ func TestRolloutRunsBatchesInOrderAndCountsReplicas(t *testing.T) {
 		st := queryRollout(t, env)
 		seen = append(seen, fmt.Sprintf("%d/%d/%d", st.Ready, st.Updated, st.Total))
 	}, 1500*time.Millisecond)
-	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: steps.RolloutSpec{ID: "r1", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: contract.RolloutSpec{ID: "r1", Stack: "web", BatchSize: 2, MaxFailures: 1}})
 	require.NoError(t, env.GetWorkflowError())
 	var st workflows.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
@@ -146,7 +146,7 @@ func TestRolloutStopsAtMaxFailuresAndResumeRetriesTheFailed(t *testing.T) {
 		f.fail["acme/web-1"] = false // the operator fixed it
 		env.UpdateWorkflow(workflows.UpdateRolloutResume, "u1", &updateCallbacks{t: t}, workflows.RolloutRequest{Actor: "ann"})
 	}, time.Minute)
-	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: steps.RolloutSpec{ID: "r2", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: contract.RolloutSpec{ID: "r2", Stack: "web", BatchSize: 2, MaxFailures: 1}})
 	require.NoError(t, env.GetWorkflowError())
 	require.Equal(t, workflows.PhaseStopped, stopped.Phase)
 	require.Contains(t, stopped.Reason, "acme/web-1")
@@ -161,7 +161,7 @@ func TestRolloutStopsAtMaxFailuresAndResumeRetriesTheFailed(t *testing.T) {
 func TestRolloutRetriesABusyInstanceInALaterBatch(t *testing.T) {
 	env, f := newRolloutEnv(t, updates(2))
 	f.busy["acme/web-0"] = 1
-	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: steps.RolloutSpec{ID: "r3", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: contract.RolloutSpec{ID: "r3", Stack: "web", BatchSize: 2, MaxFailures: 1}})
 	require.NoError(t, env.GetWorkflowError())
 	var st workflows.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
@@ -178,7 +178,7 @@ func TestRolloutPauseAfterBatchWaitsForResumeAndAbortEnds(t *testing.T) {
 		paused = *queryRollout(t, env)
 		env.UpdateWorkflow(workflows.UpdateRolloutAbort, "u1", &updateCallbacks{t: t}, workflows.RolloutRequest{Actor: "ann", Reason: "enough"})
 	}, time.Hour)
-	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: steps.RolloutSpec{ID: "r4", Stack: "web",
+	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: contract.RolloutSpec{ID: "r4", Stack: "web",
 		BatchSize: 2, MaxFailures: 1, PauseAfter: true}})
 	require.NoError(t, env.GetWorkflowError())
 	require.Equal(t, workflows.PhasePaused, paused.Phase)
@@ -192,12 +192,12 @@ func TestRolloutPauseAfterBatchWaitsForResumeAndAbortEnds(t *testing.T) {
 
 func TestAssignBatchesByCountAndPercent(t *testing.T) {
 	acts := updates(10)
-	require.Equal(t, 4, workflows.AssignBatches(steps.RolloutSpec{BatchSize: 3}, acts))
+	require.Equal(t, 4, workflows.AssignBatches(contract.RolloutSpec{BatchSize: 3}, acts))
 	require.Equal(t, []int{1, 1, 1, 2, 2, 2, 3, 3, 3, 4}, batchesOf(acts))
-	require.Equal(t, 4, workflows.AssignBatches(steps.RolloutSpec{BatchPercent: 25}, acts), "25% of 10 rounds up to 3")
-	require.Equal(t, 1, workflows.AssignBatches(steps.RolloutSpec{BatchPercent: 100}, acts))
-	acts[0].Action = steps.ActionSkip
-	require.Equal(t, 9, workflows.AssignBatches(steps.RolloutSpec{BatchSize: 1}, acts))
+	require.Equal(t, 4, workflows.AssignBatches(contract.RolloutSpec{BatchPercent: 25}, acts), "25% of 10 rounds up to 3")
+	require.Equal(t, 1, workflows.AssignBatches(contract.RolloutSpec{BatchPercent: 100}, acts))
+	acts[0].Action = contract.ActionSkip
+	require.Equal(t, 9, workflows.AssignBatches(contract.RolloutSpec{BatchSize: 1}, acts))
 	require.Equal(t, 0, acts[0].Batch)
 }
 
@@ -212,7 +212,7 @@ func inBatches(t *testing.T, sent []string, batches ...[]string) {
 	require.Empty(t, sent)
 }
 
-func batchesOf(acts []steps.RolloutAction) []int {
+func batchesOf(acts []contract.RolloutAction) []int {
 	var out []int
 	for _, a := range acts {
 		out = append(out, a.Batch)

@@ -3,10 +3,10 @@ package workflows
 import (
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Operation results.
@@ -28,20 +28,20 @@ const (
 
 // InstanceState is everything the entity workflow knows; it is carried across continue-as-new.
 type InstanceState struct {
-	Ref              steps.Ref             `json:"ref"`
+	Ref              contract.Ref          `json:"ref"`
 	State            lifecycle.State       `json:"state"`
 	Stack            string                `json:"stack,omitempty"`
 	Revision         string                `json:"revision,omitempty"`         // config revision on main, last merged or deployed
 	DeployedRevision string                `json:"deployedRevision,omitempty"` // revision of the last successful deploy
 	Deployer         string                `json:"deployer,omitempty"`
 	Conditions       []lifecycle.Condition `json:"conditions,omitempty"`
-	Resources        []steps.Resource      `json:"resources,omitempty"`
+	Resources        []contract.Resource   `json:"resources,omitempty"`
 	Infrastructure   []string              `json:"infrastructure,omitempty"`
 	Outputs          map[string]string     `json:"outputs,omitempty"` // terraform outputs after the last apply, sensitive ones masked, bounded
 	Current          *Operation            `json:"current,omitempty"` // the latest operation, running or ended
 	History          []Operation           `json:"history,omitempty"` // earlier operations, newest last, without steps
 	Decisions        []DecisionRecord      `json:"decisions,omitempty"`
-	Abandoned        []steps.Leftover      `json:"abandoned,omitempty"` // leftovers an operator chose to leave
+	Abandoned        []contract.Leftover   `json:"abandoned,omitempty"` // leftovers an operator chose to leave
 	Observed         *Observed             `json:"observed,omitempty"`  // the last observation of the app
 	Observations     []ObservedEvent       `json:"observations,omitempty"`
 	Seq              int                   `json:"seq"`
@@ -60,7 +60,7 @@ type InstanceState struct {
 	ControlPlane     string                `json:"controlPlane,omitempty"`  // the worker pool that runs its pipelines
 	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last
 	NamesClaimed     bool                  `json:"namesClaimed,omitempty"`  // Ref.Names are claimed (internal/nameclaim)
-	Render           *steps.Render         `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
+	Render           *contract.Render      `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
 	Audit            []AuditRecord         `json:"audit,omitempty"`         // decisions about requests, newest last (bounded)
 	Settings         Settings              `json:"settings"`
 }
@@ -84,23 +84,23 @@ type Operation struct {
 	RequestID string              `json:"requestID,omitempty"`
 	Actor     string              `json:"actor,omitempty"`
 	// Requester is the verified actor who asked for it: an approval of it may not be theirs alone.
-	Requester  *identity.Actor    `json:"requester,omitempty"`
-	From       lifecycle.State    `json:"from"`
-	Attempt    int                `json:"attempt"`
-	Pipeline   string             `json:"pipeline,omitempty"` // child workflow ID of the latest attempt
-	Result     string             `json:"result"`
-	Step       string             `json:"step,omitempty"`
-	Steps      []StepRecord       `json:"steps,omitempty"`
-	Failure    *Failure           `json:"failure,omitempty"`
-	Progress   Progress           `json:"progress"`
-	ConfigYAML string             `json:"configYAML,omitempty"`
-	Adopt      string             `json:"adopt,omitempty"`         // a provision of the config committed at this commit
-	Timeout    time.Duration      `json:"deployTimeout,omitempty"` // this operation's deploy deadline, if set
-	Plan       *steps.PlanSummary `json:"plan,omitempty"`
-	Diff       string             `json:"diff,omitempty"`
-	StartedAt  time.Time          `json:"startedAt"`
-	EndedAt    time.Time          `json:"endedAt,omitempty"`
-	Rollout    string             `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
+	Requester  *identity.Actor       `json:"requester,omitempty"`
+	From       lifecycle.State       `json:"from"`
+	Attempt    int                   `json:"attempt"`
+	Pipeline   string                `json:"pipeline,omitempty"` // child workflow ID of the latest attempt
+	Result     string                `json:"result"`
+	Step       string                `json:"step,omitempty"`
+	Steps      []StepRecord          `json:"steps,omitempty"`
+	Failure    *Failure              `json:"failure,omitempty"`
+	Progress   Progress              `json:"progress"`
+	ConfigYAML string                `json:"configYAML,omitempty"`
+	Adopt      string                `json:"adopt,omitempty"`         // a provision of the config committed at this commit
+	Timeout    time.Duration         `json:"deployTimeout,omitempty"` // this operation's deploy deadline, if set
+	Plan       *contract.PlanSummary `json:"plan,omitempty"`
+	Diff       string                `json:"diff,omitempty"`
+	StartedAt  time.Time             `json:"startedAt"`
+	EndedAt    time.Time             `json:"endedAt,omitempty"`
+	Rollout    string                `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
 	// ControlPlane is the worker pool its pipelines run on ("" for the entity's own task queue).
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Recreate: a deploy that replaces the app's workload objects in place (slipway recreate).
@@ -124,26 +124,26 @@ type StepRecord struct {
 
 // Failure is the record compensation leaves: where it failed, why, and what is left behind.
 type Failure struct {
-	Step      string           `json:"step"`
-	Error     string           `json:"error"`
-	Type      string           `json:"type,omitempty"`
-	Leftovers []steps.Leftover `json:"leftovers"`
-	At        time.Time        `json:"at"`
+	Step      string              `json:"step"`
+	Error     string              `json:"error"`
+	Type      string              `json:"type,omitempty"`
+	Leftovers []contract.Leftover `json:"leftovers"`
+	At        time.Time           `json:"at"`
 }
 
 // Progress is what a pipeline has durably done; a retry skips those steps.
 type Progress struct {
-	Done     []string            `json:"done,omitempty"`
-	Stack    string              `json:"stack,omitempty"`
-	MR       *forge.MergeRequest `json:"mr,omitempty"`
-	Revision string              `json:"revision,omitempty"`
-	Plan     *steps.PlanOutput   `json:"plan,omitempty"`
-	Infra    *steps.InfraOutput  `json:"infra,omitempty"`
-	App      *steps.AppStatus    `json:"app,omitempty"`
+	Done     []string              `json:"done,omitempty"`
+	Stack    string                `json:"stack,omitempty"`
+	MR       *forge.MergeRequest   `json:"mr,omitempty"`
+	Revision string                `json:"revision,omitempty"`
+	Plan     *contract.PlanOutput  `json:"plan,omitempty"`
+	Infra    *contract.InfraOutput `json:"infra,omitempty"`
+	App      *contract.AppStatus   `json:"app,omitempty"`
 	// Controls are the approval rule and hooks read with the config.
-	Controls *steps.Controls `json:"controls,omitempty"`
+	Controls *contract.Controls `json:"controls,omitempty"`
 	// Render is what this operation's merge rendered, hashed; the instance keeps it from then on.
-	Render *steps.Render `json:"render,omitempty"`
+	Render *contract.Render `json:"render,omitempty"`
 	// AcceptedRender is a revision an operator accepted as rendered (resolve --accept-render).
 	AcceptedRender string `json:"acceptedRender,omitempty"`
 }

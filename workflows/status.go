@@ -6,9 +6,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Status outputs, as in EMCO's status query.
@@ -53,7 +53,7 @@ type Status struct {
 	GateLog        []GateRecord          `json:"gateLog,omitempty"`      // output all: every gate change
 	Approval       *ApprovalWait         `json:"approval,omitempty"`     // the plan awaiting approval
 	ApprovalLog    []ApprovalRecord      `json:"approvalLog,omitempty"`  // output all: every approval event
-	Render         *steps.Render         `json:"render,omitempty"`       // output all: the SHA-256 of each file slipway's last merge rendered
+	Render         *contract.Render      `json:"render,omitempty"`       // output all: the SHA-256 of each file slipway's last merge rendered
 	Conditions     []lifecycle.Condition `json:"conditions"`
 	Operation      *OperationStatus      `json:"operation,omitempty"`
 	Failure        *Failure              `json:"failure,omitempty"`
@@ -64,7 +64,7 @@ type Status struct {
 	Outputs        map[string]string     `json:"outputs,omitempty"`      // terraform outputs after the last apply; sensitive ones "[sensitive]"
 	Dependencies   []string              `json:"dependencies,omitempty"` // the instances it depends on (schema.dependencies)
 	Decisions      []DecisionRecord      `json:"decisions,omitempty"`
-	Abandoned      []steps.Leftover      `json:"abandonedLeftovers,omitempty"`
+	Abandoned      []contract.Leftover   `json:"abandonedLeftovers,omitempty"`
 	History        []OperationStatus     `json:"history,omitempty"`
 	// Observed is the last observation of the app; Observations the changes it saw (output all).
 	Observed     *Observed       `json:"observed,omitempty"`
@@ -82,19 +82,19 @@ type Status struct {
 
 // OperationStatus is the last operation with its steps.
 type OperationStatus struct {
-	ID        string              `json:"id"`
-	Kind      lifecycle.Operation `json:"kind"`
-	Step      string              `json:"step,omitempty"`
-	Result    string              `json:"result"`
-	Attempt   int                 `json:"attempt"`
-	Pipeline  string              `json:"pipeline,omitempty"`
-	Actor     string              `json:"actor,omitempty"`
-	StartedAt time.Time           `json:"startedAt"`
-	EndedAt   time.Time           `json:"endedAt,omitempty"`
-	Steps     []StepRecord        `json:"steps,omitempty"`
-	Plan      *steps.PlanSummary  `json:"plan,omitempty"`
-	Diff      string              `json:"diff,omitempty"`
-	Cancel    *CancelRecord       `json:"cancel,omitempty"` // who stopped it while it ran (cancel-running)
+	ID        string                `json:"id"`
+	Kind      lifecycle.Operation   `json:"kind"`
+	Step      string                `json:"step,omitempty"`
+	Result    string                `json:"result"`
+	Attempt   int                   `json:"attempt"`
+	Pipeline  string                `json:"pipeline,omitempty"`
+	Actor     string                `json:"actor,omitempty"`
+	StartedAt time.Time             `json:"startedAt"`
+	EndedAt   time.Time             `json:"endedAt,omitempty"`
+	Steps     []StepRecord          `json:"steps,omitempty"`
+	Plan      *contract.PlanSummary `json:"plan,omitempty"`
+	Diff      string                `json:"diff,omitempty"`
+	Cancel    *CancelRecord         `json:"cancel,omitempty"` // who stopped it while it ran (cancel-running)
 }
 
 // AppResources groups resources by app, then cluster (EMCO).
@@ -203,8 +203,8 @@ func operationStatus(op Operation, withSteps bool) *OperationStatus {
 }
 
 // FilterResources are the resources the request's app, cluster and resource filters pick.
-func FilterResources(all []steps.Resource, req StatusRequest) []steps.Resource {
-	var out []steps.Resource
+func FilterResources(all []contract.Resource, req StatusRequest) []contract.Resource {
+	var out []contract.Resource
 	for _, r := range all {
 		if (req.App == "" || r.App == req.App) && (req.Cluster == "" || r.Cluster == req.Cluster) &&
 			(req.Resource == "" || r.Name == req.Resource) {
@@ -215,7 +215,7 @@ func FilterResources(all []steps.Resource, req StatusRequest) []steps.Resource {
 }
 
 // GroupResources groups resources by app, then cluster (EMCO), as output shows them.
-func GroupResources(rs []steps.Resource, output string) []AppResources {
+func GroupResources(rs []contract.Resource, output string) []AppResources {
 	byApp := map[string]map[string][]ResourceView{}
 	for _, r := range rs {
 		v := ResourceView{GVK: GVK{r.Group, r.Version, r.Kind}, Name: r.Name, Namespace: r.Namespace}
@@ -253,7 +253,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // Counts are EMCO's rsync-status and cluster-status counts of the resources.
-func Counts(rs []steps.Resource) (rsync, cluster map[string]int) {
+func Counts(rs []contract.Resource) (rsync, cluster map[string]int) {
 	rsync, cluster = map[string]int{}, map[string]int{}
 	for _, r := range rs {
 		rsync[r.RsyncStatus]++

@@ -4,8 +4,8 @@ import (
 	"slices"
 
 	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // mayApprove reports whether actor satisfies what w waits for: a member of a required group or
@@ -31,7 +31,7 @@ func redactApprovals(st *Status) {
 			redacted := *op
 			redacted.Plan, redacted.Steps = nil, make([]StepRecord, len(op.Steps))
 			for i, s := range op.Steps {
-				if s.Name == steps.TFPlan || s.Name == steps.Approval {
+				if s.Name == contract.TFPlan || s.Name == contract.Approval {
 					s.Detail = ""
 				}
 				redacted.Steps[i] = s

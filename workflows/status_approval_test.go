@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 func TestMayApprove(t *testing.T) {
@@ -41,11 +41,11 @@ func TestRedactApprovalsKeepsWhoMustApproveNotThePlan(t *testing.T) {
 	hash := "3f9c2a1b7d0e5f4a3f9c2a1b7d0e5f4a3f9c2a1b7d0e5f4a3f9c2a1b7d0e5f4a"
 	st := Status{
 		Approval: &ApprovalWait{OpID: "3-e", Hash: hash, What: "terraform plan: 1 to destroy", Why: "replaces aws_db_instance.main",
-			Plan:     &steps.PlanSummary{Destroy: 1, Resources: []steps.ResourceChange{{Address: "aws_db_instance.main", Actions: []string{"delete"}}}},
+			Plan:     &contract.PlanSummary{Destroy: 1, Resources: []contract.ResourceChange{{Address: "aws_db_instance.main", Actions: []string{"delete"}}}},
 			Required: &policy.Requirement{Groups: []string{"platform-admins"}, Count: 1}, Deadline: time.Unix(100, 0)},
 		ApprovalLog: []ApprovalRecord{{Hash: hash, Event: approvalAwaiting, Reason: "replaces aws_db_instance.main"}, {Hash: hash, Event: "approved", Actor: "carol", Reason: "fine"}},
-		Operation: &OperationStatus{Plan: &steps.PlanSummary{Destroy: 1}, Steps: []StepRecord{{Name: steps.TFPlan, Detail: "0 to add, 0 to change, 1 to destroy"},
-			{Name: steps.Validate, Detail: "stack db"}}},
+		Operation: &OperationStatus{Plan: &contract.PlanSummary{Destroy: 1}, Steps: []StepRecord{{Name: contract.TFPlan, Detail: "0 to add, 0 to change, 1 to destroy"},
+			{Name: contract.Validate, Detail: "stack db"}}},
 	}
 	redactApprovals(&st)
 	w := st.Approval

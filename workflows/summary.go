@@ -6,8 +6,8 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // What the Temporal UI shows of each workflow besides its history: a fixed one-line summary
@@ -15,10 +15,10 @@ import (
 // both are safe for running histories.
 
 // InstanceSummary is the instance workflow's static summary.
-func InstanceSummary(ref steps.Ref) string { return "instance " + ref.String() }
+func InstanceSummary(ref contract.Ref) string { return "instance " + ref.String() }
 
 // pipelineSummary is a pipeline's static summary: what it does, to what, from where.
-func pipelineSummary(ref steps.Ref, op *Operation) string {
+func pipelineSummary(ref contract.Ref, op *Operation) string {
 	s := fmt.Sprintf("%s %s from %s (operation %s, attempt %d", op.Kind, ref, op.From, op.ID, op.Attempt)
 	if op.ConfigYAML != "" {
 		s += ", new config"

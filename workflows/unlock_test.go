@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-var stuckLock = steps.Leftover{Kind: steps.LeftoverLock, ID: "lock-7", Detail: "state locked by lost-host pid 42"}
+var stuckLock = contract.Leftover{Kind: contract.LeftoverLock, ID: "lock-7", Detail: "state locked by lost-host pid 42"}
 
 func unlock(id string) *request {
 	return decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "dee", Reason: "worker host is gone", ForceUnlock: id})
@@ -20,9 +20,9 @@ func unlock(id string) *request {
 
 // failedOnLock is a deploy that failed at tf-apply leaving stuckLock behind.
 func failedOnLock(w *world) []*request {
-	w.leftovers = []steps.Leftover{stuckLock}
+	w.leftovers = []contract.Leftover{stuckLock}
 	reqs := append(provisioned(), op(lifecycle.OpDeploy, workflows.OperationRequest{}))
-	reqs[0].arm = func() { w.failNext(steps.ActTerraformApply, 1) }
+	reqs[0].arm = func() { w.failNext(contract.ActTerraformApply, 1) }
 	return reqs
 }
 
@@ -43,10 +43,10 @@ func TestResolveForceUnlockUnlocksAndResumes(t *testing.T) {
 	require.NoError(t, right.err)
 	require.Equal(t, workflows.ResultSucceeded, right.result.Result)
 	require.Equal(t, lifecycle.Deployed, right.result.State)
-	require.Equal(t, []steps.UnlockInput{{Ref: recorded(ref), LockID: "lock-7"}}, w.unlocked, "one unlock, of the named lock")
-	require.Equal(t, 2, w.called(steps.ActTerraformPlan), "the resumed attempt makes a fresh plan")
-	require.Equal(t, 2, w.called(steps.ActTerraformApply))
-	require.Equal(t, 1, w.called(steps.ActOpenMR), "the resumed attempt opened no MR")
+	require.Equal(t, []contract.UnlockInput{{Ref: recorded(ref), LockID: "lock-7"}}, w.unlocked, "one unlock, of the named lock")
+	require.Equal(t, 2, w.called(contract.ActTerraformPlan), "the resumed attempt makes a fresh plan")
+	require.Equal(t, 2, w.called(contract.ActTerraformApply))
+	require.Equal(t, 1, w.called(contract.ActOpenMR), "the resumed attempt opened no MR")
 
 	st := w.status(workflows.OutputAll)
 	require.Equal(t, 2, st.Operation.Attempt)
@@ -60,10 +60,10 @@ func TestResolveForceUnlockNeedsALockLeftover(t *testing.T) {
 	w := newWorld(t)
 	archive := op(lifecycle.OpArchive, workflows.OperationRequest{})
 	reqs := append(deployed(), archive, unlock("lock-7"))
-	reqs[1].arm = func() { w.failNext(steps.ActRemoveApp, 1) }
+	reqs[1].arm = func() { w.failNext(contract.ActRemoveApp, 1) }
 	w.run(workflows.Settings{}, reqs...)
 	requireRejected(t, reqs[3].err, `--force-unlock "lock-7": the failed operation left no terraform-lock leftover`)
-	require.Equal(t, 0, w.called(steps.ActForceUnlock))
+	require.Equal(t, 0, w.called(contract.ActForceUnlock))
 	require.Equal(t, lifecycle.ArchiveFailed, w.status("").State)
 }
 
@@ -71,14 +71,14 @@ func TestFailedForceUnlockKeepsTheFailedStateAndRecordsWhy(t *testing.T) {
 	w := newWorld(t)
 	first := unlock("lock-7")
 	reqs := failedOnLock(w)
-	reqs[1].arm = func() { w.failNext(steps.ActForceUnlock, 1) }
+	reqs[1].arm = func() { w.failNext(contract.ActForceUnlock, 1) }
 	w.run(workflows.Settings{}, append(reqs, first)...)
 
 	require.Error(t, first.err, "the caller gets the unlock's error")
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(first.err, &appErr), "got %v", first.err)
 	require.Contains(t, appErr.Error(), "force-unlock lock-7 failed, the instance stays DeploymentFailed: ForceUnlock exploded")
-	require.Equal(t, 1, w.called(steps.ActTerraformApply), "nothing resumed")
+	require.Equal(t, 1, w.called(contract.ActTerraformApply), "nothing resumed")
 
 	st := w.status(workflows.OutputAll)
 	require.Equal(t, lifecycle.DeploymentFailed, st.State)

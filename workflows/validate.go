@@ -3,13 +3,13 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // ValidateConfigWorkflow checks a config against its stack without touching the
 // instance, so a client can refuse bad input before it changes any state.
-func ValidateConfigWorkflow(ctx workflow.Context, in steps.ValidateInput) (steps.ValidateOutput, error) {
-	var out steps.ValidateOutput
-	err := workflow.ExecuteActivity(shortCtx(ctx), steps.ActValidateConfig, in).Get(ctx, &out)
+func ValidateConfigWorkflow(ctx workflow.Context, in contract.ValidateInput) (contract.ValidateOutput, error) {
+	var out contract.ValidateOutput
+	err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActValidateConfig, in).Get(ctx, &out)
 	return out, err
 }

@@ -15,14 +15,14 @@ import (
 
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-var ref = steps.Ref{Tenant: "acme", Name: "web"}
+var ref = contract.Ref{Tenant: "acme", Name: "web"}
 
 // world mocks every activity, counts calls and fails the ones a test names.
 type world struct {
@@ -32,25 +32,25 @@ type world struct {
 	calls     map[string]int
 	fail      map[string]int    // activity -> how many more calls fail
 	failType  map[string]string // activity -> the error type its failures have (default TerraformError)
-	leftovers []steps.Leftover
-	unlocked  []steps.UnlockInput
-	claims    []steps.NamesInput   // ClaimNames calls
-	releases  []steps.NamesInput   // ReleaseNames calls
-	takenBy   string               // when set, ClaimNames finds the namespace held by this instance
-	refs      map[string]steps.Ref // the ref each activity last got
+	leftovers []contract.Leftover
+	unlocked  []contract.UnlockInput
+	claims    []contract.NamesInput   // ClaimNames calls
+	releases  []contract.NamesInput   // ReleaseNames calls
+	takenBy   string                  // when set, ClaimNames finds the namespace held by this instance
+	refs      map[string]contract.Ref // the ref each activity last got
 	// deployed, when set, is what DeployApp reports instead of deployer none's Pending app.
-	deployed *steps.AppStatus
+	deployed *contract.AppStatus
 	// live is what ObserveApp reads from the deployer.
-	live steps.AppStatus
+	live contract.AppStatus
 	// renders are the RecordRender and VerifyRender calls; changed, when set, is what the next
 	// VerifyRender finds changed on main.
-	records  []steps.RecordRenderInput
-	verifies []steps.VerifyRenderInput
-	changed  *steps.RenderChange
-	inspects []steps.LeftoverInput
+	records  []contract.RecordRenderInput
+	verifies []contract.VerifyRenderInput
+	changed  *contract.RenderChange
+	inspects []contract.LeftoverInput
 	// outputsMR, when set, is the merge RenderOutputs reports; outputs are its calls.
 	outputsMR *forge.MergeRequest
-	outputs   []steps.RenderOutputsInput
+	outputs   []contract.RenderOutputsInput
 }
 
 func newWorld(t *testing.T) *world {
@@ -60,7 +60,7 @@ func newWorld(t *testing.T) *world {
 	app.RegisterWorkflows(env)
 	env.RegisterActivity(&activities.Activities{})
 	w := &world{t: t, env: env, calls: map[string]int{}, fail: map[string]int{}, failType: map[string]string{},
-		refs: map[string]steps.Ref{}}
+		refs: map[string]contract.Ref{}}
 	w.mock()
 	return w
 }
@@ -78,7 +78,7 @@ func (w *world) called(activity string) int {
 }
 
 // saw records the ref an activity got, to check what the pipelines pass on.
-func (w *world) saw(name string, r steps.Ref) {
+func (w *world) saw(name string, r contract.Ref) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.refs[name] = r
@@ -94,7 +94,7 @@ func (w *world) enter(name string) error {
 	typ := w.failType[name]
 	w.mu.Unlock()
 	if typ == "" {
-		typ = steps.ErrTerraform
+		typ = contract.ErrTerraform
 	}
 	if n > 0 {
 		return temporal.NewNonRetryableApplicationError(name+" exploded", typ, nil)
@@ -104,110 +104,110 @@ func (w *world) enter(name string) error {
 
 func (w *world) mock() {
 	e := w.env
-	e.OnActivity(steps.ActValidateConfig, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.ValidateInput) (steps.ValidateOutput, error) {
-			if err := w.enter(steps.ActValidateConfig); err != nil {
-				return steps.ValidateOutput{}, err
+	e.OnActivity(contract.ActValidateConfig, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.ValidateInput) (contract.ValidateOutput, error) {
+			if err := w.enter(contract.ActValidateConfig); err != nil {
+				return contract.ValidateOutput{}, err
 			}
 			if strings.Contains(in.ConfigYAML, "bogus") {
-				return steps.ValidateOutput{}, temporal.NewNonRetryableApplicationError(
-					"invalid instance config: parameters.bogus: unknown parameter", steps.ErrInvalidConfig, nil,
-					[]steps.FieldError{{Field: "parameters.bogus", Message: "unknown parameter"}})
+				return contract.ValidateOutput{}, temporal.NewNonRetryableApplicationError(
+					"invalid instance config: parameters.bogus: unknown parameter", contract.ErrInvalidConfig, nil,
+					[]contract.FieldError{{Field: "parameters.bogus", Message: "unknown parameter"}})
 			}
-			return steps.ValidateOutput{Stack: "example"}, nil
+			return contract.ValidateOutput{Stack: "example"}, nil
 		})
-	e.OnActivity(steps.ActOpenMR, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.OpenMRInput) (forge.MergeRequest, error) {
+	e.OnActivity(contract.ActOpenMR, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {
 			if in.Rerender != "" {
 				// A plain deploy's render of the committed config: the stack has not changed, so main holds it.
 				if err := w.enter(rerenderMR); err != nil {
 					return forge.MergeRequest{}, err
 				}
-				b := steps.BranchFor(in.Ref, in.Operation, in.OpID)
+				b := contract.BranchFor(in.Ref, in.Operation, in.OpID)
 				return forge.MergeRequest{ID: b, Branch: b, NoChanges: true, BaseSHA: in.Rerender}, nil
 			}
-			if err := w.enter(steps.ActOpenMR); err != nil {
+			if err := w.enter(contract.ActOpenMR); err != nil {
 				return forge.MergeRequest{}, err
 			}
-			w.saw(steps.ActOpenMR, in.Ref)
-			b := steps.BranchFor(in.Ref, in.Operation, in.OpID)
+			w.saw(contract.ActOpenMR, in.Ref)
+			b := contract.BranchFor(in.Ref, in.Operation, in.OpID)
 			return forge.MergeRequest{ID: b, Branch: b, State: forge.StateOpen, HeadSHA: "head-" + in.OpID, BaseSHA: "base"}, nil
 		})
-	e.OnActivity(steps.ActMergeMR, mock.Anything, mock.Anything).Return(
+	e.OnActivity(contract.ActMergeMR, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
-			if err := w.enter(steps.ActMergeMR); err != nil {
+			if err := w.enter(contract.ActMergeMR); err != nil {
 				return forge.MergeRequest{}, err
 			}
 			mr.State, mr.MergeSHA = forge.StateMerged, "merge-"+mr.HeadSHA
 			return mr, nil
 		})
-	e.OnActivity(steps.ActResolveRevision, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.RevisionInput) (steps.RevisionOutput, error) {
-			err := w.enter(steps.ActResolveRevision)
-			return steps.RevisionOutput{Revision: fmt.Sprintf("rev-%d", w.called(steps.ActMergeMR)), Exists: true, Stack: "example",
+	e.OnActivity(contract.ActResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ contract.RevisionInput) (contract.RevisionOutput, error) {
+			err := w.enter(contract.ActResolveRevision)
+			return contract.RevisionOutput{Revision: fmt.Sprintf("rev-%d", w.called(contract.ActMergeMR)), Exists: true, Stack: "example",
 				UsesOutputs: w.outputsMR != nil}, err
 		})
-	e.OnActivity(steps.ActTerraformInit, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.TerraformInput) error { return w.enter(steps.ActTerraformInit) })
-	e.OnActivity(steps.ActTerraformPlan, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.TerraformInput) (steps.PlanOutput, error) {
-			w.saw(steps.ActTerraformPlan, in.Ref)
-			err := w.enter(steps.ActTerraformPlan)
-			return steps.PlanOutput{File: in.OpID + ".tfplan", SHA256: "sha", Summary: steps.PlanSummary{Add: 2}}, err
+	e.OnActivity(contract.ActTerraformInit, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ contract.TerraformInput) error { return w.enter(contract.ActTerraformInit) })
+	e.OnActivity(contract.ActTerraformPlan, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.TerraformInput) (contract.PlanOutput, error) {
+			w.saw(contract.ActTerraformPlan, in.Ref)
+			err := w.enter(contract.ActTerraformPlan)
+			return contract.PlanOutput{File: in.OpID + ".tfplan", SHA256: "sha", Summary: contract.PlanSummary{Add: 2}}, err
 		})
-	e.OnActivity(steps.ActTerraformApply, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.ApplyInput) (steps.InfraOutput, error) {
-			err := w.enter(steps.ActTerraformApply)
-			return steps.InfraOutput{Resources: []string{"terraform_data.app", "terraform_data.network"}, Serial: 1}, err
+	e.OnActivity(contract.ActTerraformApply, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ contract.ApplyInput) (contract.InfraOutput, error) {
+			err := w.enter(contract.ActTerraformApply)
+			return contract.InfraOutput{Resources: []string{"terraform_data.app", "terraform_data.network"}, Serial: 1}, err
 		})
-	e.OnActivity(steps.ActTerraformDestroy, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.TerraformInput) (steps.InfraOutput, error) {
-			err := w.enter(steps.ActTerraformDestroy)
-			return steps.InfraOutput{Resources: []string{}, Serial: 2}, err
+	e.OnActivity(contract.ActTerraformDestroy, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ contract.TerraformInput) (contract.InfraOutput, error) {
+			err := w.enter(contract.ActTerraformDestroy)
+			return contract.InfraOutput{Resources: []string{}, Serial: 2}, err
 		})
-	app := steps.AppStatus{Deployer: "none", Message: "deployer: none", Resources: []steps.Resource{
+	app := contract.AppStatus{Deployer: "none", Message: "deployer: none", Resources: []contract.Resource{
 		{App: "web", Cluster: "none", Version: "v1", Kind: "ConfigMap", Name: "web", RsyncStatus: "Pending", ClusterStatus: "Unknown"},
 		{App: "web", Cluster: "none", Version: "v1", Kind: "Namespace", Name: "acme-web", RsyncStatus: "Pending", ClusterStatus: "Unknown"},
 	}}
-	e.OnActivity(steps.ActRenderOutputs, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.RenderOutputsInput) (steps.RenderOutputsOutput, error) {
+	e.OnActivity(contract.ActRenderOutputs, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RenderOutputsInput) (contract.RenderOutputsOutput, error) {
 			w.mu.Lock()
 			w.outputs = append(w.outputs, in)
 			mr := w.outputsMR
 			w.mu.Unlock()
 			if mr == nil {
-				return steps.RenderOutputsOutput{}, w.enter(steps.ActRenderOutputs)
+				return contract.RenderOutputsOutput{}, w.enter(contract.ActRenderOutputs)
 			}
-			return steps.RenderOutputsOutput{MR: mr, Files: []string{"manifests/app.yaml", "outputs.json"}}, w.enter(steps.ActRenderOutputs)
+			return contract.RenderOutputsOutput{MR: mr, Files: []string{"manifests/app.yaml", "outputs.json"}}, w.enter(contract.ActRenderOutputs)
 		})
-	e.OnActivity(steps.ActDeployApp, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.AppInput) (steps.AppStatus, error) {
-			w.saw(steps.ActDeployApp, in.Ref)
+	e.OnActivity(contract.ActDeployApp, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.AppInput) (contract.AppStatus, error) {
+			w.saw(contract.ActDeployApp, in.Ref)
 			if w.deployed != nil {
-				return *w.deployed, w.enter(steps.ActDeployApp)
+				return *w.deployed, w.enter(contract.ActDeployApp)
 			}
-			return app, w.enter(steps.ActDeployApp)
+			return app, w.enter(contract.ActDeployApp)
 		})
-	e.OnActivity(steps.ActRemoveApp, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.AppInput) (steps.AppStatus, error) {
-			return steps.AppStatus{Deployer: "none"}, w.enter(steps.ActRemoveApp)
+	e.OnActivity(contract.ActRemoveApp, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ contract.AppInput) (contract.AppStatus, error) {
+			return contract.AppStatus{Deployer: "none"}, w.enter(contract.ActRemoveApp)
 		})
-	e.OnActivity(steps.ActConfigDiff, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.DiffInput) (string, error) {
+	e.OnActivity(contract.ActConfigDiff, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.DiffInput) (string, error) {
 			if in.ConfigYAML != "" {
-				return "--- a/instance.yaml\n+++ b/instance.yaml\n-replicas: 1\n+replicas: 2\n", w.enter(steps.ActConfigDiff)
+				return "--- a/instance.yaml\n+++ b/instance.yaml\n-replicas: 1\n+replicas: 2\n", w.enter(contract.ActConfigDiff)
 			}
-			return "", w.enter(steps.ActConfigDiff)
+			return "", w.enter(contract.ActConfigDiff)
 		})
-	e.OnActivity(steps.ActBootstrapSecrets, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.SecretsInput) (steps.SecretsOutput, error) {
-			return steps.SecretsOutput{Names: []string{"admin_password"}}, w.enter(steps.ActBootstrapSecrets)
+	e.OnActivity(contract.ActBootstrapSecrets, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ contract.SecretsInput) (contract.SecretsOutput, error) {
+			return contract.SecretsOutput{Names: []string{"admin_password"}}, w.enter(contract.ActBootstrapSecrets)
 		})
-	e.OnActivity(steps.ActForgetSecrets, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.Ref) error { return w.enter(steps.ActForgetSecrets) })
-	e.OnActivity(steps.ActForceUnlock, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.UnlockInput) error {
-			if err := w.enter(steps.ActForceUnlock); err != nil {
+	e.OnActivity(contract.ActForgetSecrets, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ contract.Ref) error { return w.enter(contract.ActForgetSecrets) })
+	e.OnActivity(contract.ActForceUnlock, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.UnlockInput) error {
+			if err := w.enter(contract.ActForceUnlock); err != nil {
 				return err
 			}
 			w.mu.Lock()
@@ -215,9 +215,9 @@ func (w *world) mock() {
 			w.unlocked = append(w.unlocked, in)
 			return nil
 		})
-	e.OnActivity(steps.ActClaimNames, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.NamesInput) error {
-			if err := w.enter(steps.ActClaimNames); err != nil {
+	e.OnActivity(contract.ActClaimNames, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.NamesInput) error {
+			if err := w.enter(contract.ActClaimNames); err != nil {
 				return err
 			}
 			w.mu.Lock()
@@ -225,13 +225,13 @@ func (w *world) mock() {
 			w.claims = append(w.claims, in)
 			if w.takenBy != "" {
 				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: kubernetes namespace %s is already used by instance %s; choose another name",
-					in.Ref, in.Names.Namespace, w.takenBy), steps.ErrNotAllowed, nil)
+					in.Ref, in.Names.Namespace, w.takenBy), contract.ErrNotAllowed, nil)
 			}
 			return nil
 		})
-	e.OnActivity(steps.ActReleaseNames, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.NamesInput) error {
-			if err := w.enter(steps.ActReleaseNames); err != nil {
+	e.OnActivity(contract.ActReleaseNames, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.NamesInput) error {
+			if err := w.enter(contract.ActReleaseNames); err != nil {
 				return err
 			}
 			w.mu.Lock()
@@ -239,38 +239,38 @@ func (w *world) mock() {
 			w.releases = append(w.releases, in)
 			return nil
 		})
-	e.OnActivity(steps.ActObserveApp, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ steps.ObserveAppInput) (steps.Observation, error) {
-			err := w.enter(steps.ActObserveApp)
-			return steps.Observation{App: w.live, Fingerprint: observe.Fingerprint(w.live), At: w.env.Now(), Observer: w.live.Observer}, err
+	e.OnActivity(contract.ActObserveApp, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ contract.ObserveAppInput) (contract.Observation, error) {
+			err := w.enter(contract.ActObserveApp)
+			return contract.Observation{App: w.live, Fingerprint: observe.Fingerprint(w.live), At: w.env.Now(), Observer: w.live.Observer}, err
 		})
-	e.OnActivity(steps.ActRecordRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.RecordRenderInput) (steps.Render, error) {
+	e.OnActivity(contract.ActRecordRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RecordRenderInput) (contract.Render, error) {
 			w.mu.Lock()
 			w.records = append(w.records, in)
 			w.mu.Unlock()
-			return steps.Render{Revision: in.Revision, Files: map[string]string{"instance.yaml": "h-" + in.Commit}}, w.enter(steps.ActRecordRender)
+			return contract.Render{Revision: in.Revision, Files: map[string]string{"instance.yaml": "h-" + in.Commit}}, w.enter(contract.ActRecordRender)
 		})
-	e.OnActivity(steps.ActVerifyRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.VerifyRenderInput) error {
+	e.OnActivity(contract.ActVerifyRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.VerifyRenderInput) error {
 			w.mu.Lock()
 			w.verifies = append(w.verifies, in)
 			c := w.changed
 			w.changed = nil
 			w.mu.Unlock()
 			if c != nil {
-				return temporal.NewNonRetryableApplicationError(c.Message(), steps.ErrRenderChanged, nil, *c)
+				return temporal.NewNonRetryableApplicationError(c.Message(), contract.ErrRenderChanged, nil, *c)
 			}
-			return w.enter(steps.ActVerifyRender)
+			return w.enter(contract.ActVerifyRender)
 		})
-	e.OnActivity(steps.ActCollectLeftovers, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in steps.LeftoverInput) ([]steps.Leftover, error) {
+	e.OnActivity(contract.ActCollectLeftovers, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.LeftoverInput) ([]contract.Leftover, error) {
 			w.mu.Lock()
 			w.inspects = append(w.inspects, in)
 			w.mu.Unlock()
-			_ = w.enter(steps.ActCollectLeftovers)
-			out := append([]steps.Leftover{}, w.leftovers...)
-			return append(out, steps.Leftover{Kind: "failed-step", ID: in.FailedStep}), nil
+			_ = w.enter(contract.ActCollectLeftovers)
+			out := append([]contract.Leftover{}, w.leftovers...)
+			return append(out, contract.Leftover{Kind: "failed-step", ID: in.FailedStep}), nil
 		})
 }
 

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/tracing"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -105,7 +105,7 @@ func (e *ServerUnavailableError) Error() string {
 
 func (e *ServerUnavailableError) Unwrap() error { return e.Err }
 
-func instPath(ref steps.Ref) string {
+func instPath(ref contract.Ref) string {
 	return "/v1/instances/" + url.PathEscape(ref.Tenant) + "/" + url.PathEscape(ref.Name)
 }
 
@@ -116,7 +116,7 @@ func (c *Client) Whoami(ctx context.Context) (identity.Actor, error) {
 }
 
 // Submit sends an operation; the server prechecks it as the CLI does and answers once a worker accepted it.
-func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (Accepted, error) {
+func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (Accepted, error) {
 	var out Accepted
 	name := string(op)
 	if op == lifecycle.OpProvision {
@@ -126,13 +126,13 @@ func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operati
 }
 
 // Decide sends retry, resolve or abandon.
-func (c *Client) Decide(ctx context.Context, ref steps.Ref, d lifecycle.Decision, req workflows.DecisionRequest, requestID string) (Accepted, error) {
+func (c *Client) Decide(ctx context.Context, ref contract.Ref, d lifecycle.Decision, req workflows.DecisionRequest, requestID string) (Accepted, error) {
 	var out Accepted
 	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/decisions/"+string(d), DecisionBody{RequestID: requestID, Request: req}, &out)
 }
 
 // Wait long-polls the request's end, calling progress with the status after each poll.
-func (c *Client) Wait(ctx context.Context, ref steps.Ref, requestID string, progress func(*workflows.Status)) (workflows.OperationResult, error) {
+func (c *Client) Wait(ctx context.Context, ref contract.Ref, requestID string, progress func(*workflows.Status)) (workflows.OperationResult, error) {
 	for {
 		var st RequestState
 		path := fmt.Sprintf("%s/requests/%s?wait=%s", instPath(ref), url.PathEscape(requestID), maxWait)
@@ -149,13 +149,13 @@ func (c *Client) Wait(ctx context.Context, ref steps.Ref, requestID string, prog
 }
 
 // Approval sends approve or reject.
-func (c *Client) Approval(ctx context.Context, ref steps.Ref, verb string, req workflows.ApprovalRequest) (workflows.ApprovalResult, error) {
+func (c *Client) Approval(ctx context.Context, ref contract.Ref, verb string, req workflows.ApprovalRequest) (workflows.ApprovalResult, error) {
 	var out workflows.ApprovalResult
 	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/approvals/"+url.PathEscape(verb), req, &out)
 }
 
 // Gate sends gate-add, gate-remove or cancel and returns the gates after it.
-func (c *Client) Gate(ctx context.Context, ref steps.Ref, update string, req workflows.GateRequest) ([]workflows.Gate, error) {
+func (c *Client) Gate(ctx context.Context, ref contract.Ref, update string, req workflows.GateRequest) ([]workflows.Gate, error) {
 	path := instPath(ref) + "/cancel"
 	switch update {
 	case workflows.UpdateGateAdd:
@@ -168,7 +168,7 @@ func (c *Client) Gate(ctx context.Context, ref steps.Ref, update string, req wor
 }
 
 // Status reads the instance's status as the signed-in person may see it.
-func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
+func (c *Client) Status(ctx context.Context, ref contract.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
 	q := url.Values{}
 	for k, v := range map[string]string{"output": req.Output, "app": req.App, "cluster": req.Cluster, "resource": req.Resource} {
 		if v != "" {
@@ -180,25 +180,25 @@ func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.Status
 }
 
 // Refresh asks the instance to observe its app now.
-func (c *Client) Refresh(ctx context.Context, ref steps.Ref) (*workflows.Status, error) {
+func (c *Client) Refresh(ctx context.Context, ref contract.Ref) (*workflows.Status, error) {
 	var st workflows.Status
 	return &st, c.do(ctx, http.MethodPost, instPath(ref)+"/refresh", nil, &st)
 }
 
 // Secrets reads the instance's secrets, if the policy lets the person.
-func (c *Client) Secrets(ctx context.Context, ref steps.Ref) (map[string]string, error) {
+func (c *Client) Secrets(ctx context.Context, ref contract.Ref) (map[string]string, error) {
 	var out map[string]string
 	return out, c.do(ctx, http.MethodGet, instPath(ref)+"/secrets", nil, &out)
 }
 
 // SweepDrift runs a drift sweep now and waits for it.
-func (c *Client) SweepDrift(ctx context.Context, scope steps.DriftScope) (workflows.DriftSweepResult, error) {
+func (c *Client) SweepDrift(ctx context.Context, scope contract.DriftScope) (workflows.DriftSweepResult, error) {
 	var out workflows.DriftSweepResult
 	return out, c.do(ctx, http.MethodPost, "/v1/drift/check", scope, &out)
 }
 
 // ScheduleDrift creates a drift schedule.
-func (c *Client) ScheduleDrift(ctx context.Context, id string, every time.Duration, scope steps.DriftScope) error {
+func (c *Client) ScheduleDrift(ctx context.Context, id string, every time.Duration, scope contract.DriftScope) error {
 	return c.do(ctx, http.MethodPost, "/v1/drift/schedules", DriftScheduleBody{ID: id, Every: every, Scope: scope}, nil)
 }
 
@@ -208,13 +208,13 @@ func (c *Client) Unschedule(ctx context.Context, id string) error {
 }
 
 // PlanRollout computes a rollout's action list on a worker.
-func (c *Client) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
-	var out steps.RolloutPlan
+func (c *Client) PlanRollout(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
+	var out contract.RolloutPlan
 	return out, c.do(ctx, http.MethodPost, "/v1/rollouts/plan", spec, &out)
 }
 
 // StartRollout plans and starts a rollout; it returns the plan.
-func (c *Client) StartRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
+func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
 	var out RolloutStarted
 	return out.Plan, c.do(ctx, http.MethodPost, "/v1/rollouts", spec, &out)
 }

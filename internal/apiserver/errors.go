@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Error kinds on the wire: the CLI turns each back into the error the direct path returns, so
@@ -28,9 +28,9 @@ const (
 
 // errorBody is every error answer: {"error": message} as httpserve's own refusals, plus its kind.
 type errorBody struct {
-	Error  string             `json:"error"`
-	Kind   string             `json:"kind,omitempty"`
-	Fields []steps.FieldError `json:"fields,omitempty"`
+	Error  string                `json:"error"`
+	Kind   string                `json:"kind,omitempty"`
+	Fields []contract.FieldError `json:"fields,omitempty"`
 }
 
 // BadRequestError: the API request itself is malformed (CLI exit 2). Nothing changed.

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Each error the direct path returns crosses the API as a status and kind and comes back as the
@@ -30,7 +30,7 @@ func TestErrorsRoundTrip(t *testing.T) {
 		{&client.RolloutNotFoundError{ID: "r-1"}, http.StatusNotFound, false, true},
 		{&client.RejectedError{Message: "acme/web is busy", Busy: true}, http.StatusConflict, false, true},
 		{&client.RejectedError{Message: "acme/web: deploy not allowed in Destroyed"}, http.StatusConflict, false, true},
-		{&client.InvalidConfigError{Message: "bad", Fields: []steps.FieldError{{Field: "parameters.replicas", Message: "not an int"}}}, http.StatusUnprocessableEntity, false, true},
+		{&client.InvalidConfigError{Message: "bad", Fields: []contract.FieldError{{Field: "parameters.replicas", Message: "not an int"}}}, http.StatusUnprocessableEntity, false, true},
 		{badRequest("request body: unknown field"), http.StatusBadRequest, false, true},
 		{&NoWorkerError{Message: "no slipway worker accepted the request"}, http.StatusGatewayTimeout, false, false},
 		{errors.New("boom"), http.StatusInternalServerError, false, false},

@@ -10,10 +10,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -44,14 +44,14 @@ type (
 	}
 	// DriftScheduleBody is POST /v1/drift/schedules.
 	DriftScheduleBody struct {
-		ID    string           `json:"id"`
-		Every time.Duration    `json:"every"`
-		Scope steps.DriftScope `json:"scope"`
+		ID    string              `json:"id"`
+		Every time.Duration       `json:"every"`
+		Scope contract.DriftScope `json:"scope"`
 	}
 	// RolloutStarted answers POST /v1/rollouts: the plan it started with.
 	RolloutStarted struct {
-		Spec steps.RolloutSpec `json:"spec"`
-		Plan steps.RolloutPlan `json:"plan"`
+		Spec contract.RolloutSpec `json:"spec"`
+		Plan contract.RolloutPlan `json:"plan"`
 	}
 )
 
@@ -225,7 +225,7 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 		return 0, nil, err
 	}
 	verb := r.PathValue("verb")
-	if verb != steps.VerbApprove && verb != steps.VerbReject {
+	if verb != contract.VerbApprove && verb != contract.VerbReject {
 		return 0, nil, badRequest("%q: not approve or reject", verb)
 	}
 	var req workflows.ApprovalRequest
@@ -370,7 +370,7 @@ func (s *Server) secrets(ctx context.Context, a identity.Actor, r *http.Request)
 }
 
 func (s *Server) driftCheck(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
-	var scope steps.DriftScope
+	var scope contract.DriftScope
 	if err := decode(r, &scope); err != nil {
 		return 0, nil, err
 	}
@@ -413,7 +413,7 @@ func (s *Server) driftUnschedule(ctx context.Context, a identity.Actor, r *http.
 }
 
 func (s *Server) rolloutPlan(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
-	var spec steps.RolloutSpec
+	var spec contract.RolloutSpec
 	if err := decode(r, &spec); err != nil {
 		return 0, nil, err
 	}
@@ -426,7 +426,7 @@ func (s *Server) rolloutPlan(ctx context.Context, _ identity.Actor, r *http.Requ
 
 // rolloutStart plans (so bad input starts nothing), asks the policy, then starts.
 func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
-	var spec steps.RolloutSpec
+	var spec contract.RolloutSpec
 	if err := decode(r, &spec); err != nil {
 		return 0, nil, err
 	}

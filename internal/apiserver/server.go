@@ -20,8 +20,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/tracing"
 )
 
@@ -169,12 +169,12 @@ func (s *Server) handle(pattern string, h handler) {
 }
 
 // instanceRef reads {tenant}/{name} from the path.
-func instanceRef(r *http.Request) (steps.Ref, error) {
+func instanceRef(r *http.Request) (contract.Ref, error) {
 	ref, err := config.ParseRef(r.PathValue("tenant") + "/" + r.PathValue("name"))
 	if err != nil {
-		return steps.Ref{}, badRequest("%v", err)
+		return contract.Ref{}, badRequest("%v", err)
 	}
-	return steps.Ref{Tenant: ref.Tenant, Name: ref.Name}, nil
+	return contract.Ref{Tenant: ref.Tenant, Name: ref.Name}, nil
 }
 
 // decode reads a JSON body into v, refusing unknown fields and trailing data.

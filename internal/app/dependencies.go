@@ -5,15 +5,15 @@ import (
 	"errors"
 
 	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // dependencies reads the instances stacks depend on, as the CLI would.
 type dependencies struct{ c *slipclient.Client }
 
-func (d dependencies) Instance(ctx context.Context, ref steps.Ref) (*steps.DependencyInstance, error) {
+func (d dependencies) Instance(ctx context.Context, ref contract.Ref) (*contract.DependencyInstance, error) {
 	st, err := d.c.Status(ctx, ref, workflows.StatusRequest{})
 	var nf *slipclient.NotFoundError
 	if errors.As(err, &nf) {
@@ -22,7 +22,7 @@ func (d dependencies) Instance(ctx context.Context, ref steps.Ref) (*steps.Depen
 	if err != nil {
 		return nil, err
 	}
-	out := &steps.DependencyInstance{Ref: ref, Stack: st.Stack, State: string(st.State), Failed: st.State.Failed(),
+	out := &contract.DependencyInstance{Ref: ref, Stack: st.Stack, State: string(st.State), Failed: st.State.Failed(),
 		Outputs: st.Outputs, Dependencies: st.Dependencies}
 	for _, c := range st.Conditions {
 		if c.Type == lifecycle.CondReady {
@@ -32,11 +32,11 @@ func (d dependencies) Instance(ctx context.Context, ref steps.Ref) (*steps.Depen
 	return out, nil
 }
 
-func (d dependencies) Users(ctx context.Context, ref steps.Ref) ([]steps.Ref, error) {
+func (d dependencies) Users(ctx context.Context, ref contract.Ref) ([]contract.Ref, error) {
 	return d.c.Users(ctx, ref)
 }
 
-func (d dependencies) Plan(ctx context.Context, ref steps.Ref, configYAML, actor, requestID string) error {
+func (d dependencies) Plan(ctx context.Context, ref contract.Ref, configYAML, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
 	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor}

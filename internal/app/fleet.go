@@ -12,9 +12,9 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -54,8 +54,8 @@ func (f fleet) Watched(ctx context.Context, taskQueue string) ([]activities.Watc
 	}
 }
 
-func (f fleet) Tell(ctx context.Context, ref steps.Ref, obs steps.Observation) error {
-	err := f.c.SignalWorkflow(ctx, steps.InstanceWorkflowID(ref), "", steps.SignalObserved, obs)
+func (f fleet) Tell(ctx context.Context, ref contract.Ref, obs contract.Observation) error {
+	err := f.c.SignalWorkflow(ctx, contract.InstanceWorkflowID(ref), "", contract.SignalObserved, obs)
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return nil // closed since it was listed: nothing left to tell
@@ -76,14 +76,14 @@ func watchedQuery(taskQueue string) string {
 }
 
 // refOf reads TENANT/NAME back from an instance workflow ID; labels never contain "/".
-func refOf(workflowID string) (steps.Ref, bool) {
+func refOf(workflowID string) (contract.Ref, bool) {
 	rest, ok := strings.CutPrefix(workflowID, "instance/")
 	if !ok {
-		return steps.Ref{}, false
+		return contract.Ref{}, false
 	}
 	tenant, name, ok := strings.Cut(rest, "/")
 	if !ok || tenant == "" || name == "" || strings.Contains(name, "/") {
-		return steps.Ref{}, false
+		return contract.Ref{}, false
 	}
-	return steps.Ref{Tenant: tenant, Name: name}, true
+	return contract.Ref{Tenant: tenant, Name: name}, true
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func TestWatchedQueryNamesTheTaskQueueAndObservedStates(t *testing.T) {
@@ -15,9 +15,9 @@ func TestWatchedQueryNamesTheTaskQueueAndObservedStates(t *testing.T) {
 }
 
 func TestRefOfReadsInstanceWorkflowIDsOnly(t *testing.T) {
-	r, ok := refOf(steps.InstanceWorkflowID(steps.Ref{Tenant: "a-b", Name: "c"}))
+	r, ok := refOf(contract.InstanceWorkflowID(contract.Ref{Tenant: "a-b", Name: "c"}))
 	require.True(t, ok)
-	require.Equal(t, steps.Ref{Tenant: "a-b", Name: "c"}, r)
+	require.Equal(t, contract.Ref{Tenant: "a-b", Name: "c"}, r)
 	for _, id := range []string{"instance/a", "instance//c", "instance/a/b/deploy-1/attempt-1", "observer/q/argocd-1", "delivery/github/1"} {
 		_, ok := refOf(id)
 		require.False(t, ok, id)

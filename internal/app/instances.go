@@ -10,8 +10,8 @@ import (
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/attest"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -19,19 +19,19 @@ import (
 // query reads, and requests go as the CLI sends them.
 type instances struct{ c *slipclient.Client }
 
-func (i instances) List(ctx context.Context, stack, tenant string) ([]steps.ListedInstance, error) {
+func (i instances) List(ctx context.Context, stack, tenant string) ([]contract.ListedInstance, error) {
 	items, err := i.c.List(ctx, slipclient.ListFilter{Stack: stack, Tenant: tenant})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]steps.ListedInstance, 0, len(items))
+	out := make([]contract.ListedInstance, 0, len(items))
 	for _, it := range items {
-		out = append(out, steps.ListedInstance{Ref: steps.Ref{Tenant: it.Tenant, Name: it.Name}, State: it.State, Ready: it.Ready, Gated: it.Gated})
+		out = append(out, contract.ListedInstance{Ref: contract.Ref{Tenant: it.Tenant, Name: it.Name}, State: it.State, Ready: it.Ready, Gated: it.Gated})
 	}
 	return out, nil
 }
 
-func (i instances) Deployed(ctx context.Context, ref steps.Ref) (string, string, error) {
+func (i instances) Deployed(ctx context.Context, ref contract.Ref) (string, string, error) {
 	st, err := i.c.Status(ctx, ref, workflows.StatusRequest{})
 	if err != nil {
 		return "", "", err
@@ -45,7 +45,7 @@ func (i instances) Deployed(ctx context.Context, ref steps.Ref) (string, string,
 	return st.Deployed, ready, nil
 }
 
-func (i instances) Deploy(ctx context.Context, ref steps.Ref, configYAML, rollout, actor, requestID string) error {
+func (i instances) Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
 	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Rollout: rollout}
@@ -53,7 +53,7 @@ func (i instances) Deploy(ctx context.Context, ref steps.Ref, configYAML, rollou
 	return refusal(err)
 }
 
-func (i instances) Retry(ctx context.Context, ref steps.Ref, actor, requestID string) error {
+func (i instances) Retry(ctx context.Context, ref contract.Ref, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
 	req := workflows.DecisionRequest{Actor: actor, Reason: "rollout resumed: retry its failed deploy"}
@@ -80,7 +80,7 @@ func refusal(err error) error {
 	return &activities.RefusedError{Err: err, Busy: errors.As(err, &rj) && rj.Busy}
 }
 
-func (i instances) CheckDrift(ctx context.Context, ref steps.Ref, actor, requestID string) (steps.DriftOutput, error) {
+func (i instances) CheckDrift(ctx context.Context, ref contract.Ref, actor, requestID string) (contract.DriftOutput, error) {
 	out, err := i.c.CheckDrift(ctx, ref, workflows.DriftRequest{Actor: actor}, requestID)
 	var failed *temporal.ApplicationError
 	if errors.As(err, &failed) {

@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -25,7 +25,7 @@ func StartObserver(ctx context.Context, c client.Client, taskQueue string, acts 
 	if interval <= 0 {
 		interval = DefaultObserveInterval
 	}
-	id := steps.ObserverWorkflowID(taskQueue, l.Connection())
+	id := contract.ObserverWorkflowID(taskQueue, l.Connection())
 	_, err := c.SignalWithStartWorkflow(ctx, id, workflows.SignalObserverConfig, workflows.ObserverConfig{Interval: interval},
 		client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE},

@@ -9,9 +9,9 @@ import (
 
 	"github.com/slipway-dev/slipway/activities"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/nameclaim"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -32,7 +32,7 @@ func Attach(acts *activities.Activities, c client.Client, taskQueue string) {
 // requests submits webhook commands as the CLI would, turning refusals into RefusedError.
 type requests struct{ c *slipclient.Client }
 
-func (r requests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, configYAML, actor, requestID string) error {
+func (r requests) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, configYAML, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
 	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Confirm: op == lifecycle.OpDeprovision}
@@ -48,7 +48,7 @@ func (r requests) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operat
 }
 
 // Adopt provisions ref from the config a push put on main at commit (Grove's local create).
-func (r requests) Adopt(ctx context.Context, ref steps.Ref, configYAML, commit, actor, requestID string) error {
+func (r requests) Adopt(ctx context.Context, ref contract.Ref, configYAML, commit, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
 	if err := r.c.CheckNames(ctx, ref); err != nil {
@@ -72,7 +72,7 @@ func (r requests) Adopt(ctx context.Context, ref steps.Ref, configYAML, commit, 
 }
 
 // Approve sends a forge comment's approve or reject to its instance, keyed by requestID.
-func (r requests) Approve(ctx context.Context, cmd steps.ApprovalCommand, source, requestID string) error {
+func (r requests) Approve(ctx context.Context, cmd contract.ApprovalCommand, source, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
 	req := workflows.ApprovalRequest{Plan: cmd.Plan, Actor: cmd.Commenter, Reason: cmd.Reason, Source: source, MR: cmd.MR}

@@ -4,17 +4,17 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // appStatus turns an Application into what slipway shows for the instance's app.
-func (d *Deployer) appStatus(a *Application, app deploy.App) steps.AppStatus {
+func (d *Deployer) appStatus(a *Application, app deploy.App) contract.AppStatus {
 	health := a.Status.Health.Status
 	if Unreachable(a) != "" {
 		health = HealthUnknown // nobody reaches its cluster: not Ready, whatever was last seen
 	}
-	return steps.AppStatus{
+	return contract.AppStatus{
 		Deployer:    d.Name(),
 		Deployed:    true,
 		Sync:        a.Status.Sync.Status,
@@ -54,7 +54,7 @@ type resourceKey struct{ group, kind, namespace, name string }
 
 // resources maps status.resources to EMCO-style statuses. Before ArgoCD has compared
 // anything, the caller's manifest objects are listed as Pending/Unknown.
-func resources(a *Application, app deploy.App) []steps.Resource {
+func resources(a *Application, app deploy.App) []contract.Resource {
 	cluster := clusterName(a.Spec.Destination)
 	failed := map[resourceKey]string{}
 	running := false
@@ -76,9 +76,9 @@ func resources(a *Application, app deploy.App) []steps.Resource {
 		}
 		return out
 	}
-	out := make([]steps.Resource, 0, len(a.Status.Resources))
+	out := make([]contract.Resource, 0, len(a.Status.Resources))
 	for _, r := range a.Status.Resources {
-		res := steps.Resource{
+		res := contract.Resource{
 			App: app.Ref.Name, Cluster: cluster, Group: r.Group, Version: r.Version, Kind: r.Kind,
 			Namespace: r.Namespace, Name: r.Name, ClusterStatus: "Unknown",
 		}
@@ -142,7 +142,7 @@ func Unreachable(a *Application) string {
 
 // retrying marks resources on an unreachable cluster as EMCO does: rsync-status Retrying
 // (ArgoCD keeps trying), cluster-status Unknown (nobody can see it).
-func retrying(rs []steps.Resource, why string) []steps.Resource {
+func retrying(rs []contract.Resource, why string) []contract.Resource {
 	for i := range rs {
 		if rs[i].RsyncStatus != "Failed" {
 			rs[i].RsyncStatus = "Retrying"
@@ -152,14 +152,14 @@ func retrying(rs []steps.Resource, why string) []steps.Resource {
 	return rs
 }
 
-func pendingObjects(app deploy.App, cluster string) []steps.Resource {
-	var out []steps.Resource
+func pendingObjects(app deploy.App, cluster string) []contract.Resource {
+	var out []contract.Resource
 	for _, o := range app.Objects {
 		group, version := "", o.APIVersion
 		if g, v, ok := strings.Cut(o.APIVersion, "/"); ok {
 			group, version = g, v
 		}
-		out = append(out, steps.Resource{
+		out = append(out, contract.Resource{
 			App: app.Ref.Name, Cluster: cluster, Group: group, Version: version, Kind: o.Kind,
 			Namespace: o.Namespace, Name: o.Name, RsyncStatus: "Pending", ClusterStatus: "Unknown",
 		})

@@ -15,9 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/kubeapi"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Cluster is one cluster ArgoCD knows, as GET /api/v1/clusters lists it: the labels are its
@@ -149,7 +149,7 @@ func PlacedName(application, cluster string) string {
 // placed is one cluster's part of an app placed on several.
 type placed struct {
 	cluster     Cluster
-	st          steps.AppStatus
+	st          contract.AppStatus
 	err         error
 	unreachable error
 }
@@ -179,13 +179,13 @@ func (d *Deployer) on(app deploy.App, c Cluster) (*Deployer, deploy.App, error) 
 // deploySeveral deploys one Application per placed cluster, at once, and waits for all. A
 // cluster that cannot be reached does not fail the deploy: its resources are Retrying and the
 // app is not Healthy, so the instance is not Ready; the next deploy or the observer sees it back.
-func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline time.Time) (contract.AppStatus, error) {
 	if err := validate(app, true); err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	clusters, err := d.Resolve(ctx, app.Placement)
 	if err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	parts := make([]placed, len(clusters))
 	var wg sync.WaitGroup
@@ -201,7 +201,7 @@ func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline t
 			}
 			if err := dd.reach(ctx); err != nil {
 				p.unreachable = err
-				p.st = steps.AppStatus{Deployer: d.Name(), Resources: retrying(pendingObjects(sub, p.cluster.Name), err.Error())}
+				p.st = contract.AppStatus{Deployer: d.Name(), Resources: retrying(pendingObjects(sub, p.cluster.Name), err.Error())}
 				if perr := dd.pointAt(ctx, sub); perr != nil {
 					// The cluster being down is what is reported; ArgoCD may refuse the move while it is.
 					p.unreachable = fmt.Errorf("%w (its app stays at its last revision: %v)", err, perr)
@@ -244,20 +244,20 @@ func (d *Deployer) pointAt(ctx context.Context, app deploy.App) error {
 }
 
 // statusPlaced reads the instance's Application on each cluster it is placed on, found by its labels.
-func (d *Deployer) statusPlaced(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+func (d *Deployer) statusPlaced(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
 	apps, err := d.c.ListApplications(ctx, instanceSelector(app.Ref)+","+LabelCluster)
 	if err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	apps = slices.DeleteFunc(apps, func(a Application) bool { return !isPlaced(&a, app) })
 	if len(apps) == 0 {
-		return steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, nil
+		return contract.AppStatus{Deployer: d.Name(), Deployed: false, Message: "no application"}, nil
 	}
 	return d.fromApps(app, apps), nil
 }
 
 // fromApps is the status of an instance's Applications, one per cluster.
-func (d *Deployer) fromApps(app deploy.App, apps []Application) steps.AppStatus {
+func (d *Deployer) fromApps(app deploy.App, apps []Application) contract.AppStatus {
 	parts := make([]placed, 0, len(apps))
 	for i := range apps {
 		a := &apps[i]
@@ -279,16 +279,16 @@ func isPlaced(a *Application, app deploy.App) bool {
 	return cl != "" && owns(a, app) && a.Spec.Destination.Name == cl && a.Metadata.Name == PlacedName(app.Application, cl)
 }
 
-func instanceSelector(ref steps.Ref) string {
+func instanceSelector(ref contract.Ref) string {
 	return LabelTenant + "=" + ref.Tenant + "," + LabelName + "=" + ref.Name
 }
 
 // removePlaced removes the instance's Applications placed on clusters (found by their labels),
 // each with its namespace on its cluster. The single-cluster app is removeOne's.
-func (d *Deployer) removePlaced(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+func (d *Deployer) removePlaced(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
 	apps, err := d.c.ListApplications(ctx, instanceSelector(app.Ref))
 	if err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	var clusters []Cluster
 	for _, a := range apps {
@@ -297,7 +297,7 @@ func (d *Deployer) removePlaced(ctx context.Context, app deploy.App) (steps.AppS
 		}
 		if clusters == nil {
 			if clusters, err = d.c.ListClusters(ctx); err != nil {
-				return steps.AppStatus{Deployer: d.Name()}, err
+				return contract.AppStatus{Deployer: d.Name()}, err
 			}
 		}
 		c := Cluster{Name: a.Spec.Destination.Name}
@@ -306,7 +306,7 @@ func (d *Deployer) removePlaced(ctx context.Context, app deploy.App) (steps.AppS
 		}
 		dd, sub, err := d.on(app, c)
 		if err != nil {
-			return steps.AppStatus{Deployer: d.Name()}, err
+			return contract.AppStatus{Deployer: d.Name()}, err
 		}
 		sub.Application = a.Metadata.Name
 		sub.Namespace = a.Spec.Destination.Namespace
@@ -314,16 +314,16 @@ func (d *Deployer) removePlaced(ctx context.Context, app deploy.App) (steps.AppS
 			return st, fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
 	}
-	return steps.AppStatus{}, nil
+	return contract.AppStatus{}, nil
 }
 
 // aggregate is one status for the app out of each cluster's: Synced and Healthy only when every
 // cluster is, the worst health otherwise; resources from all, each naming its cluster.
-func (d *Deployer) aggregate(app deploy.App, parts []placed) steps.AppStatus {
-	out := steps.AppStatus{Deployer: d.Name(), Application: app.Application, Sync: SyncSynced, Health: HealthHealthy}
+func (d *Deployer) aggregate(app deploy.App, parts []placed) contract.AppStatus {
+	out := contract.AppStatus{Deployer: d.Name(), Application: app.Application, Sync: SyncSynced, Health: HealthHealthy}
 	var msgs []string
 	for _, p := range parts {
-		cs := steps.ClusterStatus{Cluster: p.cluster.Name, Application: p.st.Application, Reachable: p.unreachable == nil,
+		cs := contract.ClusterStatus{Cluster: p.cluster.Name, Application: p.st.Application, Reachable: p.unreachable == nil,
 			Sync: p.st.Sync, Health: p.st.Health, Message: p.st.Message}
 		if cs.Application == "" {
 			cs.Application = PlacedName(app.Application, p.cluster.Name)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 func TestPlacedNameStaysALabelValue(t *testing.T) {
@@ -23,10 +23,10 @@ func TestPlacedNameStaysALabelValue(t *testing.T) {
 func TestAggregateOneClusterDown(t *testing.T) {
 	d := NewDeployer(newFake(t).client(t))
 	app := testApp()
-	up := placed{cluster: Cluster{Name: "in-cluster"}, st: steps.AppStatus{Deployed: true, Sync: SyncSynced, Health: HealthHealthy,
-		Application: "acme-web-in-cluster", Resources: []steps.Resource{{Cluster: "in-cluster", Kind: "ConfigMap", Name: "app", RsyncStatus: "Applied"}}}}
+	up := placed{cluster: Cluster{Name: "in-cluster"}, st: contract.AppStatus{Deployed: true, Sync: SyncSynced, Health: HealthHealthy,
+		Application: "acme-web-in-cluster", Resources: []contract.Resource{{Cluster: "in-cluster", Kind: "ConfigMap", Name: "app", RsyncStatus: "Applied"}}}}
 	down := placed{cluster: Cluster{Name: "edge"}, unreachable: errors.New("dial tcp 127.0.0.1:1: connect: connection refused"),
-		st: steps.AppStatus{Resources: retrying(pendingObjects(app, "edge"), "dial tcp 127.0.0.1:1: connect: connection refused")}}
+		st: contract.AppStatus{Resources: retrying(pendingObjects(app, "edge"), "dial tcp 127.0.0.1:1: connect: connection refused")}}
 	st := d.aggregate(app, []placed{down, up})
 	require.True(t, st.Deployed)
 	require.Equal(t, "Unknown", st.Health)

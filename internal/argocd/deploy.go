@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/kubeapi"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Deploy ensures the Application at app.Revision, syncs it with prune and waits until
@@ -19,7 +19,7 @@ import (
 // Before anything changes it refuses an Application of that name that is not the instance's;
 // then it makes the namespace, the Secret and the project's destination, then the Application.
 // An app placed on several clusters gets one Application on each (deploySeveral).
-func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (contract.AppStatus, error) {
 	if app.Placement.Several() {
 		return d.deploySeveral(ctx, app, deadline)
 	}
@@ -27,21 +27,21 @@ func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Tim
 }
 
 // deployOne deploys app's one Application on its one cluster.
-func (d *Deployer) deployOne(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+func (d *Deployer) deployOne(ctx context.Context, app deploy.App, deadline time.Time) (contract.AppStatus, error) {
 	if err := validate(app, true); err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	cur, err := d.c.FindApplication(ctx, app.Application)
 	if err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	if cur != nil && !owns(cur, app) {
-		return steps.AppStatus{Deployer: d.Name()}, notOwned(cur, app)
+		return contract.AppStatus{Deployer: d.Name()}, notOwned(cur, app)
 	}
 	_, _, own := d.placement(app)
 	project, err := d.place(ctx, app, cur)
 	if err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	d = d.in(project)
 	for range projectRaces {
@@ -292,12 +292,12 @@ func operationRevision(op *OperationState) string {
 }
 
 // waitSynced polls (heartbeating) until judge says done or failed, or the deadline passes.
-func (d *Deployer) waitSynced(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+func (d *Deployer) waitSynced(ctx context.Context, app deploy.App, deadline time.Time) (contract.AppStatus, error) {
 	name := app.Application
 	for {
 		a, err := d.c.GetApplication(ctx, name)
 		if err != nil {
-			return steps.AppStatus{Deployer: d.Name()}, err
+			return contract.AppStatus{Deployer: d.Name()}, err
 		}
 		heartbeat(ctx, progress(a))
 		switch judge(a, app.Revision) {
@@ -366,9 +366,9 @@ func (d *Deployer) timeout(ctx context.Context, a *Application, app deploy.App, 
 }
 
 // statusOf is the app's status when a read is at hand.
-func (d *Deployer) statusOf(a *Application, app deploy.App) steps.AppStatus {
+func (d *Deployer) statusOf(a *Application, app deploy.App) contract.AppStatus {
 	if a == nil {
-		return steps.AppStatus{Deployer: d.Name()}
+		return contract.AppStatus{Deployer: d.Name()}
 	}
 	return d.appStatus(a, app)
 }

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func TestDeployReachesSyncedHealthyAtRevision(t *testing.T) {
@@ -28,7 +28,7 @@ func TestDeployReachesSyncedHealthyAtRevision(t *testing.T) {
 	require.Contains(t, st.Message, "successfully synced")
 	require.GreaterOrEqual(t, f.count("GET /api/v1/applications/acme-web?"), 4, "it polled until the controller finished")
 
-	require.Equal(t, []steps.Resource{
+	require.Equal(t, []contract.Resource{
 		{App: "web", Cluster: "in-cluster", Version: "v1", Kind: "Namespace", Name: "acme-web",
 			RsyncStatus: "Applied", ClusterStatus: "Present", Health: HealthHealthy},
 		{App: "web", Cluster: "in-cluster", Version: "v1", Kind: "ConfigMap", Namespace: "acme-web", Name: "web",
@@ -132,7 +132,7 @@ func TestDeployTimeoutTerminatesAndReportsResources(t *testing.T) {
 	require.Equal(t, []string{"SyncError: waiting for healthy state of apps/Deployment/web"}, te.Conditions)
 	require.Len(t, te.Resources, 3)
 	dep := te.Resources[2]
-	require.Equal(t, steps.Resource{App: "web", Cluster: "in-cluster", Group: "apps", Version: "v1", Kind: "Deployment",
+	require.Equal(t, contract.Resource{App: "web", Cluster: "in-cluster", Group: "apps", Version: "v1", Kind: "Deployment",
 		Namespace: "acme-web", Name: "web", RsyncStatus: "Applied", ClusterStatus: "Present", Health: "Progressing",
 		Message: "Waiting for rollout to finish: 0 of 1 updated replicas are available..."}, dep)
 	require.Equal(t, "Retrying", te.Resources[1].RsyncStatus, "not yet applied while the operation runs")
@@ -208,13 +208,13 @@ func TestDeployHeartbeatsInsideAnActivity(t *testing.T) {
 			beats = append(beats, msg)
 		}
 	})
-	env.RegisterActivityWithOptions(func(ctx context.Context) (steps.AppStatus, error) {
+	env.RegisterActivityWithOptions(func(ctx context.Context) (contract.AppStatus, error) {
 		return d.Deploy(ctx, testApp(), farDeadline())
 	}, activity.RegisterOptions{Name: "DeployApp"})
 
 	val, err := env.ExecuteActivity("DeployApp")
 	require.NoError(t, err)
-	var st steps.AppStatus
+	var st contract.AppStatus
 	require.NoError(t, val.Get(&st))
 	require.Equal(t, HealthHealthy, st.Health)
 	require.NotEmpty(t, beats)

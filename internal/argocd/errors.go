@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Environment variables the errors point the operator at.
@@ -83,7 +83,7 @@ type SyncFailedError struct {
 	Health   string
 	// Message joins operationState.message, the conditions and failed resources' messages.
 	Message   string
-	Resources []steps.Resource
+	Resources []contract.Resource
 }
 
 func (e *SyncFailedError) Error() string {
@@ -101,7 +101,7 @@ type TimeoutError struct {
 	Sync         string
 	Health       string
 	Conditions   []string
-	Resources    []steps.Resource
+	Resources    []contract.Resource
 	TerminateErr error
 }
 
@@ -163,7 +163,7 @@ func operationInProgress(err error) bool {
 
 // describeResources lists "Kind ns/name: sync/health: message" for resources, only the
 // unhappy ones when onlyBad is set.
-func describeResources(rs []steps.Resource, onlyBad bool) string {
+func describeResources(rs []contract.Resource, onlyBad bool) string {
 	var parts []string
 	for _, r := range rs {
 		if onlyBad && r.RsyncStatus != "Failed" && r.Health != HealthDegraded {

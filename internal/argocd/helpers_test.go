@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 const testRev = "4f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c"
 
 func testApp() deploy.App {
 	return deploy.App{
-		Ref: steps.Ref{Tenant: "acme", Name: "web"}, Namespace: "acme-web", Application: "acme-web",
+		Ref: contract.Ref{Tenant: "acme", Name: "web"}, Namespace: "acme-web", Application: "acme-web",
 		RepoURL: "file:///srv/gitops", Path: "instances/acme/web/manifests", Revision: testRev,
 		Objects: []deploy.Object{
 			{APIVersion: "v1", Kind: "Namespace", Name: "acme-web"},

@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // ApplicationList is argocd-server's answer to a list; Items is null when nothing matches.
@@ -46,7 +46,7 @@ func (d *Deployer) Connection() string {
 // Detail fills each resource's health and cluster-status from the live resource tree, which
 // ArgoCD 3 no longer copies into the Application's status: an object in the tree is Present
 // with its health, one missing from it is NotPresent.
-func (d *Deployer) Detail(ctx context.Context, app steps.AppStatus) (steps.AppStatus, error) {
+func (d *Deployer) Detail(ctx context.Context, app contract.AppStatus) (contract.AppStatus, error) {
 	if !app.Deployed || app.Application == "" {
 		return app, nil
 	}
@@ -70,7 +70,7 @@ func (d *Deployer) Detail(ctx context.Context, app steps.AppStatus) (steps.AppSt
 		live[resourceKey{n.Group, n.Kind, n.Namespace, n.Name}] = h
 	}
 	out := app
-	out.Resources = make([]steps.Resource, len(app.Resources))
+	out.Resources = make([]contract.Resource, len(app.Resources))
 	for i, r := range app.Resources {
 		h, ok := live[resourceKey{r.Group, r.Kind, r.Namespace, r.Name}]
 		switch {
@@ -89,7 +89,7 @@ func (d *Deployer) Detail(ctx context.Context, app steps.AppStatus) (steps.AppSt
 
 // List reads every slipway Application in one call and reports each instance's app, keyed by
 // TENANT/NAME from its labels. Applications being deleted are reported as they are.
-func (d *Deployer) List(ctx context.Context) (map[string]steps.AppStatus, error) {
+func (d *Deployer) List(ctx context.Context) (map[string]contract.AppStatus, error) {
 	apps, err := d.c.ListApplications(ctx, slipwaySelector)
 	if err != nil {
 		return nil, err
@@ -98,11 +98,11 @@ func (d *Deployer) List(ctx context.Context) (map[string]steps.AppStatus, error)
 	if len(apps) > 0 {
 		down = d.downClusters(ctx) // one call a sweep: which destinations ArgoCD cannot reach
 	}
-	out := make(map[string]steps.AppStatus, len(apps))
+	out := make(map[string]contract.AppStatus, len(apps))
 	placed := map[string][]Application{}
 	for i := range apps {
 		a := &apps[i]
-		ref := steps.Ref{Tenant: a.Metadata.Labels[LabelTenant], Name: a.Metadata.Labels[LabelName]}
+		ref := contract.Ref{Tenant: a.Metadata.Labels[LabelTenant], Name: a.Metadata.Labels[LabelName]}
 		if ref.Tenant == "" || ref.Name == "" {
 			continue
 		}
@@ -117,7 +117,7 @@ func (d *Deployer) List(ctx context.Context) (map[string]steps.AppStatus, error)
 		if _, single := out[key]; single {
 			continue
 		}
-		ref := steps.Ref{Tenant: as[0].Metadata.Labels[LabelTenant], Name: as[0].Metadata.Labels[LabelName]}
+		ref := contract.Ref{Tenant: as[0].Metadata.Labels[LabelTenant], Name: as[0].Metadata.Labels[LabelName]}
 		out[key] = d.fromApps(deploy.App{Ref: ref, Application: strings.TrimSuffix(as[0].Metadata.Name, "-"+as[0].Metadata.Labels[LabelCluster])}, as)
 	}
 	return out, nil

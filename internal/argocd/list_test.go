@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func TestListReportsEachInstanceByLabels(t *testing.T) {
@@ -63,7 +63,7 @@ func TestDetailTakesHealthAndPresenceFromTheResourceTree(t *testing.T) {
 	listed, err := d.List(context.Background())
 	require.NoError(t, err)
 	app := listed["acme/web"]
-	app.Resources = append(app.Resources, steps.Resource{Version: "v1", Kind: "ConfigMap", Namespace: "acme-web", Name: "gone"})
+	app.Resources = append(app.Resources, contract.Resource{Version: "v1", Kind: "ConfigMap", Namespace: "acme-web", Name: "gone"})
 	got, err := d.Detail(context.Background(), app)
 	require.NoError(t, err)
 	require.Equal(t, "Present", got.Resources[0].ClusterStatus)

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Masked replaces every value of a Secret's data and stringData in what slipway shows.
@@ -46,7 +46,7 @@ func (c *Client) ManagedResources(ctx context.Context, name string) (*ManagedRes
 // ResourceStates reads each resource of app's Application as ArgoCD holds it: the object it
 // rendered from git at the synced revision, and the live one. Secrets are masked here, so
 // their values never leave the worker. No application: none.
-func (d *Deployer) ResourceStates(ctx context.Context, app deploy.App) ([]steps.ResourceState, error) {
+func (d *Deployer) ResourceStates(ctx context.Context, app deploy.App) ([]contract.ResourceState, error) {
 	if err := validate(app, false); err != nil {
 		return nil, err
 	}
@@ -63,12 +63,12 @@ func (d *Deployer) ResourceStates(ctx context.Context, app deploy.App) ([]steps.
 	return d.managedStates(ctx, a)
 }
 
-func (d *Deployer) placedResourceStates(ctx context.Context, app deploy.App) ([]steps.ResourceState, error) {
+func (d *Deployer) placedResourceStates(ctx context.Context, app deploy.App) ([]contract.ResourceState, error) {
 	apps, err := d.c.ListApplications(ctx, instanceSelector(app.Ref)+","+LabelCluster)
 	if err != nil {
 		return nil, err
 	}
-	var out []steps.ResourceState
+	var out []contract.ResourceState
 	for i := range apps {
 		if !isPlaced(&apps[i], app) {
 			continue
@@ -83,15 +83,15 @@ func (d *Deployer) placedResourceStates(ctx context.Context, app deploy.App) ([]
 }
 
 // managedStates is what ArgoCD holds of a's resources: live and target, masked.
-func (d *Deployer) managedStates(ctx context.Context, a *Application) ([]steps.ResourceState, error) {
+func (d *Deployer) managedStates(ctx context.Context, a *Application) ([]contract.ResourceState, error) {
 	m, err := d.c.inProject(a.Spec.Project).ManagedResources(ctx, a.Metadata.Name)
 	if err != nil {
 		return nil, err
 	}
 	cluster := clusterName(a.Spec.Destination)
-	out := make([]steps.ResourceState, 0, len(m.Items))
+	out := make([]contract.ResourceState, 0, len(m.Items))
 	for _, it := range m.Items {
-		rs := steps.ResourceState{Cluster: cluster, Group: it.Group, Kind: it.Kind, Namespace: it.Namespace, Name: it.Name}
+		rs := contract.ResourceState{Cluster: cluster, Group: it.Group, Kind: it.Kind, Namespace: it.Namespace, Name: it.Name}
 		if rs.Target, rs.Version, err = masked(it.TargetState); err != nil {
 			return nil, fmt.Errorf("target state of %s/%s: %w", it.Kind, it.Name, err)
 		}

@@ -3,7 +3,7 @@ package argocd
 import (
 	"context"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // downClusters are the clusters ArgoCD fails to connect to, by server URL and by name, with
@@ -47,12 +47,12 @@ func downWhy(a *Application, down map[string]string) string {
 
 // markDown makes the resources of an app whose destination cluster is down Retrying (EMCO),
 // unless its conditions said so already.
-func markDown(st steps.AppStatus, a *Application, down map[string]string) steps.AppStatus {
+func markDown(st contract.AppStatus, a *Application, down map[string]string) contract.AppStatus {
 	why := downWhy(a, down)
 	if why == "" || Unreachable(a) != "" {
 		return st
 	}
-	st.Resources = retrying(append([]steps.Resource(nil), st.Resources...), why)
+	st.Resources = retrying(append([]contract.Resource(nil), st.Resources...), why)
 	st.Health = HealthUnknown // what ArgoCD last saw there is no news of it now: not Ready
 	if st.Message == "" {
 		st.Message = why

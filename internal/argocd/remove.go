@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // RemovedMessage is the status message after Remove.
@@ -16,9 +16,9 @@ const RemovedMessage = "application and its resources deleted"
 // finalizer deletes the resources first), takes the namespace out of the tenant's project,
 // then deletes the namespace with the Secret in it. Gone already is success. An Application
 // or namespace that is not the instance's is never deleted: the step fails naming it.
-func (d *Deployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+func (d *Deployer) Remove(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
 	if err := validate(app, false); err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	// Whatever the placement is now, the apps on every cluster the instance was placed on go.
 	if st, err := d.removePlaced(ctx, app); err != nil {
@@ -28,14 +28,14 @@ func (d *Deployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus,
 }
 
 // removeOne removes app's one Application, by its name, and its namespace on d's cluster.
-func (d *Deployer) removeOne(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
-	removed := steps.AppStatus{Deployer: d.Name(), Deployed: false, Message: RemovedMessage}
+func (d *Deployer) removeOne(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
+	removed := contract.AppStatus{Deployer: d.Name(), Deployed: false, Message: RemovedMessage}
 	cur, err := d.c.FindApplication(ctx, app.Application)
 	if err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	if cur != nil && !owns(cur, app) {
-		return steps.AppStatus{Deployer: d.Name()}, notOwned(cur, app)
+		return contract.AppStatus{Deployer: d.Name()}, notOwned(cur, app)
 	}
 	if cur != nil {
 		if st, err := d.in(cur.Spec.Project).removeApp(ctx, app); err != nil {
@@ -48,11 +48,11 @@ func (d *Deployer) removeOne(ctx context.Context, app deploy.App) (steps.AppStat
 			also = append(also, cur.Spec.Destination)
 		}
 		if err := d.dismiss(ctx, app, also...); err != nil {
-			return steps.AppStatus{Deployer: d.Name()}, err
+			return contract.AppStatus{Deployer: d.Name()}, err
 		}
 		if d.kube != nil {
 			if err := d.removeNamespace(ctx, app); err != nil {
-				return steps.AppStatus{Deployer: d.Name()}, err
+				return contract.AppStatus{Deployer: d.Name()}, err
 			}
 		}
 	}
@@ -60,19 +60,19 @@ func (d *Deployer) removeOne(ctx context.Context, app deploy.App) (steps.AppStat
 }
 
 // removeApp deletes the Application with cascade and waits until it is gone.
-func (d *Deployer) removeApp(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+func (d *Deployer) removeApp(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
 	name := app.Application
 	if err := d.c.DeleteApplication(ctx, name, true); err != nil {
-		return steps.AppStatus{Deployer: d.Name()}, err
+		return contract.AppStatus{Deployer: d.Name()}, err
 	}
 	var nf *NotFoundError
 	for {
 		a, err := d.c.GetApplication(ctx, name)
 		if errors.As(err, &nf) {
-			return steps.AppStatus{}, nil
+			return contract.AppStatus{}, nil
 		}
 		if err != nil {
-			return steps.AppStatus{Deployer: d.Name()}, err
+			return contract.AppStatus{Deployer: d.Name()}, err
 		}
 		heartbeat(ctx, "deleting "+progress(a))
 		if err := sleep(ctx, d.c.poll); err != nil {

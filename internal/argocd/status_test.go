@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func TestStatusOfMissingAppIsNotDeployed(t *testing.T) {
@@ -106,7 +106,7 @@ func TestUnreachableClusterIsRetrying(t *testing.T) {
 // health Unknown even while its conditions (in ArgoCD's grace period) say nothing yet.
 func TestDownClusterIsRetrying(t *testing.T) {
 	a := &Application{Spec: ApplicationSpec{Destination: ApplicationDestination{Server: "https://10.0.0.9:6443"}}}
-	st := steps.AppStatus{Health: HealthHealthy, Resources: []steps.Resource{{Kind: "ConfigMap", Name: "app", RsyncStatus: "Applied", ClusterStatus: "Present"}}}
+	st := contract.AppStatus{Health: HealthHealthy, Resources: []contract.Resource{{Kind: "ConfigMap", Name: "app", RsyncStatus: "Applied", ClusterStatus: "Present"}}}
 	down := map[string]string{"https://10.0.0.9:6443": "ArgoCD cannot connect to cluster https://10.0.0.9:6443: connection refused"}
 	got := markDown(st, a, down)
 	require.Equal(t, HealthUnknown, got.Health)

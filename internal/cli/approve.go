@@ -10,7 +10,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -31,7 +31,7 @@ approvers listed in approval.approvers may approve, when a list is set. Recorded
 			if err := approval.CheckHash(plan); err != nil {
 				return usageErr("--plan: %v", err)
 			}
-			return g.sendApproval(cmd, args[0], steps.VerbApprove, workflows.ApprovalRequest{Plan: plan, Reason: reason})
+			return g.sendApproval(cmd, args[0], contract.VerbApprove, workflows.ApprovalRequest{Plan: plan, Reason: reason})
 		},
 	}
 	cmd.Flags().StringVar(&plan, "plan", "", "the hash of the plan you approve (at least 7 of its first hex digits)")
@@ -54,7 +54,7 @@ func (g *globals) rejectCmd() *cobra.Command {
 					return usageErr("--plan: %v", err)
 				}
 			}
-			return g.sendApproval(cmd, args[0], steps.VerbReject, workflows.ApprovalRequest{Plan: plan, Reason: reason})
+			return g.sendApproval(cmd, args[0], contract.VerbReject, workflows.ApprovalRequest{Plan: plan, Reason: reason})
 		},
 	}
 	cmd.Flags().StringVar(&plan, "plan", "", "the hash of the plan you reject; refused if another plan waits")
@@ -77,7 +77,7 @@ func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflo
 		if err != nil {
 			return err
 		}
-		g.printf("%s: plan %s of %s %s %s\n", ref, shortSHA(res.Hash), res.Operation, res.OpID, steps.Past(verb))
+		g.printf("%s: plan %s of %s %s %s\n", ref, shortSHA(res.Hash), res.Operation, res.OpID, contract.Past(verb))
 		return nil
 	}
 	return g.withSignedClient(cmd, func(c *client.Client) error {
@@ -85,7 +85,7 @@ func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflo
 		if err != nil {
 			return err
 		}
-		g.printf("%s: plan %s of %s %s %s by %s\n", ref, shortSHA(res.Hash), res.Operation, res.OpID, steps.Past(verb), g.actor)
+		g.printf("%s: plan %s of %s %s %s by %s\n", ref, shortSHA(res.Hash), res.Operation, res.OpID, contract.Past(verb), g.actor)
 		return nil
 	})
 }

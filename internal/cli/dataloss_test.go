@@ -6,15 +6,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A deploy whose plan deleted or replaced resources says so when --wait ends and in status, as
 // plan does: the warning is not left to the JSON.
 func TestDeployAndStatusWarnOfDataLoss(t *testing.T) {
-	plan := &steps.PlanSummary{Add: 1, Destroy: 1, DataLoss: []string{"terraform_data.db"}}
+	plan := &contract.PlanSummary{Add: 1, Destroy: 1, DataLoss: []string{"terraform_data.db"}}
 	const warning = "possible data loss: 1 resource(s) deleted or replaced, and the data they hold with them: terraform_data.db\n"
 	var out bytes.Buffer
 	g := &globals{streams: Streams{Out: &out}}
@@ -29,6 +29,6 @@ func TestDeployAndStatusWarnOfDataLoss(t *testing.T) {
 
 	out.Reset()
 	g.printResult("acme/web", workflows.OperationResult{Kind: lifecycle.OpDeploy, Result: workflows.ResultSucceeded,
-		State: lifecycle.Deployed, Plan: &steps.PlanSummary{Change: 1}})
+		State: lifecycle.Deployed, Plan: &contract.PlanSummary{Change: 1}})
 	assert.NotContains(t, out.String(), "data loss", "an in-place change loses nothing")
 }

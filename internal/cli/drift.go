@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -31,9 +31,9 @@ next deploy clears it. --remediate deploy sends a drifted instance a normal depl
 
 // drifter is what the drift commands send: to Temporal, or through the server with --server.
 type drifter interface {
-	ScheduleDrift(ctx context.Context, id string, every time.Duration, scope steps.DriftScope) error
+	ScheduleDrift(ctx context.Context, id string, every time.Duration, scope contract.DriftScope) error
 	Unschedule(ctx context.Context, id string) error
-	SweepDrift(ctx context.Context, scope steps.DriftScope) (workflows.DriftSweepResult, error)
+	SweepDrift(ctx context.Context, scope contract.DriftScope) (workflows.DriftSweepResult, error)
 }
 
 // withDrift runs fn with the server's client when --server is set, else with a Temporal client.
@@ -64,14 +64,14 @@ func (f *driftScope) add(cmd *cobra.Command, policy bool) {
 	}
 }
 
-func (f *driftScope) scope() (steps.DriftScope, error) {
-	s := steps.DriftScope{Stack: f.stack, Tenant: f.tenant, Remediate: f.remediate, Concurrency: f.concurrency}
+func (f *driftScope) scope() (contract.DriftScope, error) {
+	s := contract.DriftScope{Stack: f.stack, Tenant: f.tenant, Remediate: f.remediate, Concurrency: f.concurrency}
 	switch {
 	case f.stack != "" && !labelRE.MatchString(f.stack):
 		return s, usageErr("--stack %q: must be a lowercase label (a-z, 0-9, -)", f.stack)
 	case f.tenant != "" && !labelRE.MatchString(f.tenant):
 		return s, usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", f.tenant)
-	case f.remediate != "" && f.remediate != steps.RemediateDeploy:
+	case f.remediate != "" && f.remediate != contract.RemediateDeploy:
 		return s, usageErr("--remediate %q: must be deploy, or left out to only report", f.remediate)
 	case f.concurrency < 1 || f.concurrency > 64:
 		return s, usageErr("--concurrency: must be 1 to 64, got %d", f.concurrency)

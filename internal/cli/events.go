@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func (g *globals) eventsCmd() *cobra.Command {
@@ -92,7 +92,7 @@ func (g *globals) printDeliveries(evs []client.DeliveryEvent, out *outputFormat,
 	})
 }
 
-func outcomeLine(o steps.DeliveryOutcome) string {
+func outcomeLine(o contract.DeliveryOutcome) string {
 	what := o.Operation + " " + o.Instance
 	if o.Instance == "" {
 		what = "delivery"

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // goldenZone is where the golden files' plain times are shown: not UTC, so the conversion shows.
@@ -53,7 +53,7 @@ var goldenEvents = []client.InstanceEvent{
 var goldenDeliveries = []client.DeliveryEvent{
 	{Workflow: "delivery-7c1e", Status: "running", Started: goldenTime("2026-03-01T10:00:00.750Z")},
 	{Workflow: "delivery-3b9d", Status: "completed", Started: goldenTime("2026-03-01T09:59:58Z"),
-		Closed: new(goldenTime("2026-03-01T09:59:59Z")), Outcomes: []steps.DeliveryOutcome{
+		Closed: new(goldenTime("2026-03-01T09:59:59Z")), Outcomes: []contract.DeliveryOutcome{
 			{Instance: "acme/shop", Operation: "deploy", Request: "req-1", Workflow: "instance/acme/shop", Started: true},
 			{Instance: "acme/blog", Operation: "archive", Error: "acme/blog: no such instance"},
 			{Error: "signature does not match"},

@@ -6,23 +6,23 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
-func ref(tenant, name string) steps.Ref { return steps.Ref{Tenant: tenant, Name: name} }
+func ref(tenant, name string) contract.Ref { return contract.Ref{Tenant: tenant, Name: name} }
 
 // A plan over every kind of line: updates in two batches, a busy one, and each skip reason.
 func TestGoldenRolloutPlan(t *testing.T) {
-	spec := steps.RolloutSpec{ID: "r-1", Stack: "example", BatchSize: 2, MaxFailures: 1}
-	plan := steps.RolloutPlan{Stack: "example", Head: "0123456789abcdef0123", Actions: []steps.RolloutAction{
-		{Ref: ref("acme", "web-0"), State: "Deployed", Ready: "True", Action: steps.ActionUpdate, Current: "replicas=1", Desired: "replicas=2", Batch: 1},
-		{Ref: ref("acme", "web-1"), State: "Deploying", Action: steps.ActionUpdate, Current: "replicas=1", Desired: "replicas=2", Batch: 1,
+	spec := contract.RolloutSpec{ID: "r-1", Stack: "example", BatchSize: 2, MaxFailures: 1}
+	plan := contract.RolloutPlan{Stack: "example", Head: "0123456789abcdef0123", Actions: []contract.RolloutAction{
+		{Ref: ref("acme", "web-0"), State: "Deployed", Ready: "True", Action: contract.ActionUpdate, Current: "replicas=1", Desired: "replicas=2", Batch: 1},
+		{Ref: ref("acme", "web-1"), State: "Deploying", Action: contract.ActionUpdate, Current: "replicas=1", Desired: "replicas=2", Batch: 1,
 			Reason: "busy now (Deploying): tried in its batch, and in a later one if still busy"},
-		{Ref: ref("acme", "web-2"), State: "Deployed", Ready: "True", Action: steps.ActionUpdate, Current: "replicas=1", Desired: "replicas=2", Batch: 2},
-		{Ref: ref("acme", "web-3"), State: "Deployed", Ready: "True", Action: steps.ActionSkip, Current: "replicas=2", Desired: "replicas=2", Reason: steps.ReasonAtTarget},
-		{Ref: ref("acme", "old"), State: "Archived", Action: steps.ActionSkip, Reason: "archived"},
-		{Ref: ref("beta", "web"), State: "DeploymentFailed", Action: steps.ActionSkip,
+		{Ref: ref("acme", "web-2"), State: "Deployed", Ready: "True", Action: contract.ActionUpdate, Current: "replicas=1", Desired: "replicas=2", Batch: 2},
+		{Ref: ref("acme", "web-3"), State: "Deployed", Ready: "True", Action: contract.ActionSkip, Current: "replicas=2", Desired: "replicas=2", Reason: contract.ReasonAtTarget},
+		{Ref: ref("acme", "old"), State: "Archived", Action: contract.ActionSkip, Reason: "archived"},
+		{Ref: ref("beta", "web"), State: "DeploymentFailed", Action: contract.ActionSkip,
 			Reason: "failed (DeploymentFailed): decide first with slipway retry|resolve|abandon beta/web"},
 	}}
 	var out bytes.Buffer
@@ -30,20 +30,20 @@ func TestGoldenRolloutPlan(t *testing.T) {
 	golden(t, "rollout-plan.txt", out.Bytes())
 
 	out.Reset()
-	writeRolloutPlan(&out, steps.RolloutSpec{BatchPercent: 10}, steps.RolloutPlan{Stack: "example", Head: "abc"})
+	writeRolloutPlan(&out, contract.RolloutSpec{BatchPercent: 10}, contract.RolloutPlan{Stack: "example", Head: "abc"})
 	golden(t, "rollout-plan-empty.txt", out.Bytes())
 }
 
 func TestGoldenRolloutStatus(t *testing.T) {
 	st := &workflows.RolloutStatus{ID: "rollout/r-1", Ready: 1, Updated: 2, Total: 3, RolloutState: workflows.RolloutState{
-		Spec: steps.RolloutSpec{ID: "r-1", Stack: "example"}, Phase: workflows.PhaseStopped, Batch: 1, Batches: 2, Failures: 1,
+		Spec: contract.RolloutSpec{ID: "r-1", Stack: "example"}, Phase: workflows.PhaseStopped, Batch: 1, Batches: 2, Failures: 1,
 		Reason: "1 instance(s) failed (--max-failures 1): acme/web-1; fix them, then resume (failed ones are retried) or abort",
 		Instances: []workflows.RolloutInstance{
-			{RolloutAction: steps.RolloutAction{Ref: ref("acme", "web-0"), Desired: "replicas=2", Batch: 1}, Status: workflows.RolloutUpdated},
-			{RolloutAction: steps.RolloutAction{Ref: ref("acme", "web-1"), Desired: "replicas=2", Batch: 1}, Status: workflows.RolloutFailed,
+			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-0"), Desired: "replicas=2", Batch: 1}, Status: workflows.RolloutUpdated},
+			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-1"), Desired: "replicas=2", Batch: 1}, Status: workflows.RolloutFailed,
 				Error: "DeploymentFailed 3-abc: at step tf-plan: state is locked"},
-			{RolloutAction: steps.RolloutAction{Ref: ref("acme", "web-2"), Desired: "replicas=2", Batch: 2}, Status: workflows.RolloutPending},
-			{RolloutAction: steps.RolloutAction{Ref: ref("acme", "web-3"), Ready: "True", Reason: steps.ReasonAtTarget}, Status: workflows.RolloutAtTarget},
+			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-2"), Desired: "replicas=2", Batch: 2}, Status: workflows.RolloutPending},
+			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-3"), Ready: "True", Reason: contract.ReasonAtTarget}, Status: workflows.RolloutAtTarget},
 		}}}
 	st.Instances[0].Ready = "True"
 	var out bytes.Buffer
@@ -67,10 +67,10 @@ func TestGoldenDriftList(t *testing.T) {
 }
 
 func TestGoldenDriftSweep(t *testing.T) {
-	res := workflows.DriftSweepResult{Checked: 3, Drifted: 1, Instances: []steps.DriftInstanceOutput{
-		{Ref: ref("acme", "web"), Outcome: steps.DriftFound, Resources: []string{"terraform_data.app (update)"}},
-		{Ref: ref("acme", "api"), Outcome: steps.DriftClean},
-		{Ref: ref("beta", "web"), Outcome: steps.DriftBusy, Message: "beta/web is busy: deploy 4-abc is running"},
+	res := workflows.DriftSweepResult{Checked: 3, Drifted: 1, Instances: []contract.DriftInstanceOutput{
+		{Ref: ref("acme", "web"), Outcome: contract.DriftFound, Resources: []string{"terraform_data.app (update)"}},
+		{Ref: ref("acme", "api"), Outcome: contract.DriftClean},
+		{Ref: ref("beta", "web"), Outcome: contract.DriftBusy, Message: "beta/web is busy: deploy 4-abc is running"},
 	}}
 	var out bytes.Buffer
 	writeDriftSweep(&out, res)

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/gates"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -67,7 +67,7 @@ func (g *globals) gateListCmd() *cobra.Command {
 		Short: "List an instance's gates and the operation waiting at them",
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withInstance(cmd, args[0], func(ref steps.Ref, c *client.Client) error {
+			return g.withInstance(cmd, args[0], func(ref contract.Ref, c *client.Client) error {
 				st, err := c.Status(cmd.Context(), ref, workflows.StatusRequest{})
 				if err != nil {
 					return err
@@ -110,7 +110,7 @@ when nothing was changed yet. An operation waiting at the scheduling gates just 
 }
 
 // gate sends gate-add, gate-remove or cancel: through the server with --server, else on Temporal.
-func (g *globals) gate(cmd *cobra.Command, arg, update string, req workflows.GateRequest) (steps.Ref, []workflows.Gate, error) {
+func (g *globals) gate(cmd *cobra.Command, arg, update string, req workflows.GateRequest) (contract.Ref, []workflows.Gate, error) {
 	ref, err := parseRef(arg)
 	if err != nil {
 		return ref, nil, err

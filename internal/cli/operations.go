@@ -9,8 +9,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -116,7 +116,7 @@ func (g *globals) deprovisionCmd() *cobra.Command {
 // submit checks the request against the instance, validates any config on a
 // worker, sends the update and, with wait, follows it to the end. With --server the
 // server does the same as the signed-in person.
-func (g *globals) submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, wait bool) error {
+func (g *globals) submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req workflows.OperationRequest, wait bool) error {
 	req.Actor = g.actor
 	api, err := g.api()
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -51,7 +51,7 @@ func (g *globals) planCmd() *cobra.Command {
 }
 
 // plan runs a plan and waits for it: through the server with --server, else on Temporal.
-func (g *globals) plan(ctx context.Context, ref steps.Ref, req workflows.OperationRequest) (workflows.OperationResult, error) {
+func (g *globals) plan(ctx context.Context, ref contract.Ref, req workflows.OperationRequest) (workflows.OperationResult, error) {
 	api, err := g.api()
 	if err != nil {
 		return workflows.OperationResult{}, err
@@ -108,7 +108,7 @@ func (g *globals) printPlan(ref string, res workflows.OperationResult) {
 
 // printDataLoss warns of the resources a plan deletes or replaces, always, whatever the approval
 // policy: each may lose the data it holds (EDP's warning).
-func printDataLoss(g *globals, p *steps.PlanSummary) {
+func printDataLoss(g *globals, p *contract.PlanSummary) {
 	if p != nil && len(p.DataLoss) > 0 {
 		g.printf("possible data loss: %d resource(s) deleted or replaced, and the data they hold with them: %s\n",
 			len(p.DataLoss), strings.Join(p.DataLoss, ", "))

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -117,7 +117,7 @@ func (g *globals) printResult(ref string, res workflows.OperationResult) {
 	printDataLoss(g, res.Plan)
 }
 
-func printLeftovers(g *globals, ls []steps.Leftover) {
+func printLeftovers(g *globals, ls []contract.Leftover) {
 	if len(ls) == 0 {
 		g.printf("leftovers: none\n")
 		return

@@ -11,8 +11,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/apiserver"
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -84,7 +84,7 @@ func (g *globals) api() (*apiserver.Client, error) {
 
 // followAPI waits for a request sent through the server, showing its steps from the status
 // each long poll brings back, then the final state.
-func (g *globals) followAPI(ctx context.Context, api *apiserver.Client, ref steps.Ref, requestID string) error {
+func (g *globals) followAPI(ctx context.Context, api *apiserver.Client, ref contract.Ref, requestID string) error {
 	view := g.progressView(g.plain)
 	res, err := api.Wait(ctx, ref, requestID, view.Update)
 	view.Done()

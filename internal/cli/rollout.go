@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -48,7 +48,7 @@ func (f *rolloutFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.stackRev, "stack-rev", "", "roll out the stack as main holds it at this commit")
 	fl.StringVar(&f.batch, "batch", "25%", "batch size: N instances, or P% of those to update")
 	fl.IntVar(&f.maxUnavailable, "max-unavailable", 0, "deploys in flight at once within a batch (0: the whole batch)")
-	fl.StringVar(&f.order, "order", steps.OrderName, "instance order: name, or ordinal (the number ending the name, as StatefulSet pods)")
+	fl.StringVar(&f.order, "order", contract.OrderName, "instance order: name, or ordinal (the number ending the name, as StatefulSet pods)")
 	fl.BoolVar(&f.pauseAfter, "pause-after-batch", false, "pause after each batch until `rollout resume`")
 	fl.IntVar(&f.maxFailures, "max-failures", 1, "stop once this many instances have failed")
 }
@@ -56,8 +56,8 @@ func (f *rolloutFlags) add(cmd *cobra.Command) {
 var labelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
 // spec checks every flag and names the bad one; nothing is sent before it passes.
-func (f *rolloutFlags) spec(g *globals) (steps.RolloutSpec, error) {
-	s := steps.RolloutSpec{ID: f.id, Stack: f.stack, Tenant: f.tenant, StackRev: f.stackRev, Order: f.order,
+func (f *rolloutFlags) spec(g *globals) (contract.RolloutSpec, error) {
+	s := contract.RolloutSpec{ID: f.id, Stack: f.stack, Tenant: f.tenant, StackRev: f.stackRev, Order: f.order,
 		MaxUnavailable: f.maxUnavailable, MaxFailures: f.maxFailures, PauseAfter: f.pauseAfter, Actor: g.actor}
 	switch {
 	case f.stack == "":
@@ -70,7 +70,7 @@ func (f *rolloutFlags) spec(g *globals) (steps.RolloutSpec, error) {
 		return s, usageErr("--set key=value or --stack-rev REV: say what to roll out")
 	case f.stackRev != "" && !regexp.MustCompile(`^[0-9a-f]{4,64}$`).MatchString(f.stackRev):
 		return s, usageErr("--stack-rev %q: must be a commit SHA (hex)", f.stackRev)
-	case f.order != steps.OrderName && f.order != steps.OrderOrdinal:
+	case f.order != contract.OrderName && f.order != contract.OrderOrdinal:
 		return s, usageErr("--order %q: must be name or ordinal", f.order)
 	case f.maxUnavailable < 0:
 		return s, usageErr("--max-unavailable: must not be negative, got %d", f.maxUnavailable)
@@ -84,7 +84,7 @@ func (f *rolloutFlags) spec(g *globals) (steps.RolloutSpec, error) {
 		if !ok || k == "" {
 			return s, usageErr("--set %q: must be key=value", kv)
 		}
-		s.Set = append(s.Set, steps.Setting{Key: k, Value: v})
+		s.Set = append(s.Set, contract.Setting{Key: k, Value: v})
 	}
 	var err error
 	if s.BatchSize, s.BatchPercent, err = parseBatch(f.batch); err != nil {
@@ -114,7 +114,7 @@ func parseBatch(b string) (size, percent int, err error) {
 
 // withPlan checks the flags, computes the action list on a worker, and hands both to fn; with
 // --server the plan comes through the server and fn gets no client.
-func (g *globals) withPlan(cmd *cobra.Command, f *rolloutFlags, fn func(*client.Client, steps.RolloutSpec, steps.RolloutPlan) error) error {
+func (g *globals) withPlan(cmd *cobra.Command, f *rolloutFlags, fn func(*client.Client, contract.RolloutSpec, contract.RolloutPlan) error) error {
 	spec, err := f.spec(g)
 	if err != nil {
 		return err
@@ -147,7 +147,7 @@ func (g *globals) rolloutPlanCmd() *cobra.Command {
 		Short: "Print the action list a rollout would run, batch by batch; changes nothing",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withPlan(cmd, &f, func(c *client.Client, spec steps.RolloutSpec, plan steps.RolloutPlan) error {
+			return g.withPlan(cmd, &f, func(c *client.Client, spec contract.RolloutSpec, plan contract.RolloutPlan) error {
 				return g.output(out, plan, func(w io.Writer) { writeRolloutPlan(w, spec, plan) })
 			})
 		},
@@ -185,7 +185,7 @@ func (g *globals) rolloutStartCmd() *cobra.Command {
 				return g.withClient(cmd, func(c *client.Client) error { return g.followRollout(cmd, c, spec.ID) })
 			}
 			// The plan checks the stack and every --set on a worker first: bad input starts nothing.
-			return g.withPlan(cmd, &f, func(c *client.Client, spec steps.RolloutSpec, plan steps.RolloutPlan) error {
+			return g.withPlan(cmd, &f, func(c *client.Client, spec contract.RolloutSpec, plan contract.RolloutPlan) error {
 				if err := c.StartRollout(cmd.Context(), spec); err != nil {
 					return err
 				}

@@ -8,15 +8,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // rolloutPlanLine sums an action list up in one line.
-func rolloutPlanLine(spec steps.RolloutSpec, plan steps.RolloutPlan) string {
+func rolloutPlanLine(spec contract.RolloutSpec, plan contract.RolloutPlan) string {
 	update, batches := 0, 0
 	for _, a := range plan.Actions {
-		if a.Action == steps.ActionUpdate {
+		if a.Action == contract.ActionUpdate {
 			update++
 			batches = max(batches, a.Batch)
 		}
@@ -29,7 +29,7 @@ func rolloutPlanLine(spec steps.RolloutSpec, plan steps.RolloutPlan) string {
 }
 
 // writeRolloutPlan prints the action list: the updates batch by batch, then the skipped.
-func writeRolloutPlan(out io.Writer, spec steps.RolloutSpec, plan steps.RolloutPlan) {
+func writeRolloutPlan(out io.Writer, spec contract.RolloutSpec, plan contract.RolloutPlan) {
 	fmt.Fprintf(out, "rollout plan of stack %s at main %s: %s\n", plan.Stack, shortSHA(plan.Head), rolloutPlanLine(spec, plan))
 	if len(plan.Actions) == 0 {
 		fmt.Fprintf(out, "no instance of stack %s is in scope\n", plan.Stack)
@@ -39,7 +39,7 @@ func writeRolloutPlan(out io.Writer, spec steps.RolloutSpec, plan steps.RolloutP
 	fmt.Fprintln(tw, "BATCH\tINSTANCE\tSTATE\tCURRENT\tDESIRED\tNOTE")
 	for _, skipped := range []bool{false, true} {
 		for _, a := range plan.Actions {
-			if (a.Action == steps.ActionSkip) != skipped {
+			if (a.Action == contract.ActionSkip) != skipped {
 				continue
 			}
 			batch := fmt.Sprintf("%d", a.Batch)

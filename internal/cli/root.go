@@ -12,9 +12,9 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/version"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -98,12 +98,12 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
-func parseRef(s string) (steps.Ref, error) {
+func parseRef(s string) (contract.Ref, error) {
 	r, err := config.ParseRef(s)
 	if err != nil {
-		return steps.Ref{}, usageErr("%v", err)
+		return contract.Ref{}, usageErr("%v", err)
 	}
-	return steps.Ref{Tenant: r.Tenant, Name: r.Name}, nil
+	return contract.Ref{Tenant: r.Tenant, Name: r.Name}, nil
 }
 
 func (g *globals) dial(ctx context.Context) (*client.Client, error) {
@@ -127,7 +127,7 @@ func (g *globals) withClient(cmd *cobra.Command, fn func(c *client.Client) error
 }
 
 // withInstance parses TENANT/NAME, dials Temporal and runs fn with both.
-func (g *globals) withInstance(cmd *cobra.Command, arg string, fn func(ref steps.Ref, c *client.Client) error) error {
+func (g *globals) withInstance(cmd *cobra.Command, arg string, fn func(ref contract.Ref, c *client.Client) error) error {
 	ref, err := parseRef(arg)
 	if err != nil {
 		return err

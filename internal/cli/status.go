@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -66,14 +66,14 @@ func isDetail(s string) bool { return workflows.ValidOutput(s) }
 
 // status reads the status, after a refresh with refresh: through the server with --server (the
 // query then carries the person's attestation, and shows what they may see), else on Temporal.
-func (g *globals) status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest, refresh bool) (*workflows.Status, error) {
+func (g *globals) status(ctx context.Context, ref contract.Ref, req workflows.StatusRequest, refresh bool) (*workflows.Status, error) {
 	api, err := g.api()
 	if err != nil {
 		return nil, err
 	}
 	type reader interface {
-		Refresh(ctx context.Context, ref steps.Ref) (*workflows.Status, error)
-		Status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error)
+		Refresh(ctx context.Context, ref contract.Ref) (*workflows.Status, error)
+		Status(ctx context.Context, ref contract.Ref, req workflows.StatusRequest) (*workflows.Status, error)
 	}
 	var r reader = api
 	if api == nil {

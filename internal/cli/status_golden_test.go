@@ -7,14 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // emcoResources are one instance's resources on two clusters, in the order a deployer lists
 // them (not grouped), one cluster down (Retrying) and one resource removed (Terminated).
-var emcoResources = []steps.Resource{
+var emcoResources = []contract.Resource{
 	{App: "web", Cluster: "edge-b", Version: "v1", Kind: "ConfigMap", Namespace: "acme-shop", Name: "app", RsyncStatus: "Retrying", ClusterStatus: "Unknown"},
 	{App: "web", Cluster: "edge-a", Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "acme-shop", Name: "web", RsyncStatus: "Applied", ClusterStatus: "Present", Health: "Healthy"},
 	{App: "web", Cluster: "edge-a", Version: "v1", Kind: "ConfigMap", Namespace: "acme-shop", Name: "app", RsyncStatus: "Applied", ClusterStatus: "Present"},
@@ -26,7 +26,7 @@ var emcoResources = []steps.Resource{
 
 // emcoStates are the objects the deployer holds for the resources on edge-a (edge-b is down);
 // the Secret's values come masked from the worker.
-var emcoStates = []steps.ResourceState{
+var emcoStates = []contract.ResourceState{
 	{Cluster: "edge-a", Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "acme-shop", Name: "web",
 		Target: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"acme-shop"},"spec":{"replicas":2}}`),
 		Live:   []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"acme-shop","generation":3},"spec":{"replicas":2},"status":{"readyReplicas":2}}`)},

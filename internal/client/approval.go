@@ -6,13 +6,13 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Approval sends approve or reject to the instance; requestID keys it, so a resent request
 // (a webhook redelivery) is taken once. An empty requestID makes a new one.
-func (c *Client) Approval(ctx context.Context, ref steps.Ref, verb string, req workflows.ApprovalRequest, requestID string) (workflows.ApprovalResult, error) {
+func (c *Client) Approval(ctx context.Context, ref contract.Ref, verb string, req workflows.ApprovalRequest, requestID string) (workflows.ApprovalResult, error) {
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}

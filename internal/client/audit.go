@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -32,7 +32,7 @@ type AuditEntry struct {
 }
 
 // auditEntry turns an instance's audit record into an entry.
-func auditEntry(ref steps.Ref, rec workflows.AuditRecord) AuditEntry {
+func auditEntry(ref contract.Ref, rec workflows.AuditRecord) AuditEntry {
 	e := AuditEntry{At: rec.At, Tenant: ref.Tenant, Instance: ref.String(), Decision: rec.Decision, Reason: rec.Reason,
 		PolicyHash: rec.PolicyHash, Request: rec.Request, Workflow: rec.Workflow, Actor: "-"}
 	// "update deploy", "signal approval-decision"; a pipeline's own records: "destroy <operation ID>".
@@ -57,9 +57,9 @@ func (c *Client) Audit(ctx context.Context, tenant string, since time.Time, fn f
 		return err
 	}
 	seen := map[string]bool{}
-	var refs []steps.Ref
+	var refs []contract.Ref
 	for _, it := range items {
-		ref := steps.Ref{Tenant: it.Tenant, Name: it.Name}
+		ref := contract.Ref{Tenant: it.Tenant, Name: it.Name}
 		if it.Tenant == "" || it.Name == "" || seen[ref.String()] {
 			continue // one chain of runs per instance; InstanceEvents follows it
 		}

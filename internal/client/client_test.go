@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/codec"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -57,7 +57,7 @@ func TestOptionsFallBackToTheDevKeyFile(t *testing.T) {
 }
 
 func TestAuditEntryNamesTheOperation(t *testing.T) {
-	ref := steps.Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	for req, want := range map[string]string{"update deploy": "deploy", "signal approval-decision": "approval-decision",
 		"destroy 3-8f465cfde7": "destroy", "": ""} {
 		e := auditEntry(ref, workflows.AuditRecord{Request: req, Decision: workflows.AuditDenied})

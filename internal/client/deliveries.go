@@ -6,13 +6,13 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // RecordDeliveries records a batch in one round trip that waits for no worker: one workflow
 // start whose workflow files each delivery under its own ID, where a redelivery is found.
-func (c *Client) RecordDeliveries(ctx context.Context, ds []steps.Delivery) error {
+func (c *Client) RecordDeliveries(ctx context.Context, ds []contract.Delivery) error {
 	_, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:        "deliveries/" + uuid.NewString(),
 		TaskQueue: c.TaskQueue,

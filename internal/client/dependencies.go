@@ -7,17 +7,17 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Users are the running instances whose stack depends on ref (search attribute InstanceDependencies),
 // in the order visibility lists them.
-func (c *Client) Users(ctx context.Context, ref steps.Ref) ([]steps.Ref, error) {
+func (c *Client) Users(ctx context.Context, ref contract.Ref) ([]contract.Ref, error) {
 	q := fmt.Sprintf("WorkflowType = '%s' AND %s = '%s' AND ExecutionStatus = 'Running'",
 		workflows.InstanceWorkflowName, workflows.SAInstanceDependencies.GetName(), ref.String())
-	var users []steps.Ref
+	var users []contract.Ref
 	var token []byte
 	for {
 		resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: c.Namespace, Query: q, NextPageToken: token})
@@ -27,7 +27,7 @@ func (c *Client) Users(ctx context.Context, ref steps.Ref) ([]steps.Ref, error) 
 		for _, ex := range resp.Executions {
 			id := strings.TrimPrefix(ex.GetExecution().GetWorkflowId(), "instance/")
 			if tenant, name, ok := strings.Cut(id, "/"); ok {
-				users = append(users, steps.Ref{Tenant: tenant, Name: name})
+				users = append(users, contract.Ref{Tenant: tenant, Name: name})
 			}
 		}
 		if token = resp.NextPageToken; len(token) == 0 {
@@ -38,7 +38,7 @@ func (c *Client) Users(ctx context.Context, ref steps.Ref) ([]steps.Ref, error) 
 
 // checkUnused refuses to destroy or deprovision an instance other instances depend on (Crossplane's
 // Usage), naming them: their next render could not read its outputs, nor their gate clear.
-func (c *Client) checkUnused(ctx context.Context, ref steps.Ref, op lifecycle.Operation) error {
+func (c *Client) checkUnused(ctx context.Context, ref contract.Ref, op lifecycle.Operation) error {
 	if op != lifecycle.OpDestroy && op != lifecycle.OpDeprovision {
 		return nil
 	}

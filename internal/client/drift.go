@@ -12,15 +12,15 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // CheckDrift has the instance run a drift check now and returns its verdict. A busy instance
 // refuses (RejectedError with Busy): the check never waits behind an operation.
-func (c *Client) CheckDrift(ctx context.Context, ref steps.Ref, req workflows.DriftRequest, requestID string) (steps.DriftOutput, error) {
-	var out steps.DriftOutput
+func (c *Client) CheckDrift(ctx context.Context, ref contract.Ref, req workflows.DriftRequest, requestID string) (contract.DriftOutput, error) {
+	var out contract.DriftOutput
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: workflows.UpdateCheckDrift, UpdateID: requestID,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -39,7 +39,7 @@ func DriftScheduleID(id string) string { return "drift/" + id }
 
 // ScheduleDrift creates the Temporal Schedule that sweeps scope every interval, skipping a run
 // while the previous one still runs. An existing schedule of that ID is refused.
-func (c *Client) ScheduleDrift(ctx context.Context, id string, every time.Duration, scope steps.DriftScope) error {
+func (c *Client) ScheduleDrift(ctx context.Context, id string, every time.Duration, scope contract.DriftScope) error {
 	scope.Schedule = DriftScheduleID(id)
 	_, err := c.Temporal.ScheduleClient().Create(ctx, client.ScheduleOptions{
 		ID:      DriftScheduleID(id),
@@ -58,7 +58,7 @@ func (c *Client) ScheduleDrift(ctx context.Context, id string, every time.Durati
 }
 
 // DriftSummary says what a sweep checks, for the UI.
-func DriftSummary(scope steps.DriftScope) string {
+func DriftSummary(scope contract.DriftScope) string {
 	s := "drift check of every Deployed instance"
 	if scope.Stack != "" {
 		s += " of stack " + scope.Stack
@@ -83,7 +83,7 @@ func (c *Client) Unschedule(ctx context.Context, id string) error {
 }
 
 // SweepDrift runs one sweep now and waits for it.
-func (c *Client) SweepDrift(ctx context.Context, scope steps.DriftScope) (workflows.DriftSweepResult, error) {
+func (c *Client) SweepDrift(ctx context.Context, scope contract.DriftScope) (workflows.DriftSweepResult, error) {
 	var res workflows.DriftSweepResult
 	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: "drift-sweep/now-" + uuid.NewString(), TaskQueue: c.TaskQueue, StaticSummary: DriftSummary(scope),
@@ -112,7 +112,7 @@ func (c *Client) Drifted(ctx context.Context, f ListFilter) ([]DriftItem, error)
 	}
 	out := make([]DriftItem, 0, len(items))
 	for _, it := range items {
-		ref := steps.Ref{Tenant: it.Tenant, Name: it.Name}
+		ref := contract.Ref{Tenant: it.Tenant, Name: it.Name}
 		st, err := c.query(ctx, ref, workflows.StatusRequest{})
 		if err != nil {
 			return nil, err

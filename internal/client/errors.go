@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // NotFoundError: the instance was never created (or its workflow is gone).
@@ -30,7 +30,7 @@ func (e *RejectedError) Error() string { return "rejected: " + e.Message }
 // InvalidConfigError: the config is wrong; Fields names each bad field. Nothing changed.
 type InvalidConfigError struct {
 	Message string
-	Fields  []steps.FieldError
+	Fields  []contract.FieldError
 }
 
 func (e *InvalidConfigError) Error() string {
@@ -106,15 +106,15 @@ func translate(instance string, err error) error {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		switch appErr.Type() {
-		case steps.ErrNotAllowed:
+		case contract.ErrNotAllowed:
 			return &RejectedError{Message: appErr.Message()}
-		case steps.ErrBusy:
+		case contract.ErrBusy:
 			return &RejectedError{Message: appErr.Message(), Busy: true}
 		case ErrUnauthenticated:
 			return &RefusedError{Message: appErr.Message(), Unauthenticated: true}
 		case ErrPolicyDenied:
 			return &RefusedError{Message: appErr.Message()}
-		case steps.ErrInvalidConfig:
+		case contract.ErrInvalidConfig:
 			ic := &InvalidConfigError{Message: appErr.Message()}
 			if appErr.HasDetails() {
 				_ = appErr.Details(&ic.Fields)

@@ -9,17 +9,17 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // DeliveryEvent is one recorded webhook delivery and what became of its commands.
 type DeliveryEvent struct {
-	Workflow string                  `json:"workflow"`
-	Status   string                  `json:"status"` // running, completed, failed, terminated, ...
-	Started  time.Time               `json:"started"`
-	Closed   *time.Time              `json:"closed,omitempty"`
-	Outcomes []steps.DeliveryOutcome `json:"outcomes,omitempty"`
+	Workflow string                     `json:"workflow"`
+	Status   string                     `json:"status"` // running, completed, failed, terminated, ...
+	Started  time.Time                  `json:"started"`
+	Closed   *time.Time                 `json:"closed,omitempty"`
+	Outcomes []contract.DeliveryOutcome `json:"outcomes,omitempty"`
 }
 
 // Events returns the newest recorded deliveries, at most limit, newest first.
@@ -45,7 +45,7 @@ func (c *Client) Events(ctx context.Context, limit int) ([]DeliveryEvent, error)
 				ev.Closed = &closed
 			}
 			if ex.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
-				var res steps.DeliveryResult
+				var res contract.DeliveryResult
 				run := c.Temporal.GetWorkflow(ctx, ev.Workflow, ex.GetExecution().GetRunId())
 				if err := run.Get(ctx, &res); err != nil {
 					return nil, fmt.Errorf("read %s: %w", ev.Workflow, err)

@@ -6,12 +6,12 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Gate sends gate-add, gate-remove or cancel to the instance and returns its gates after it.
-func (c *Client) Gate(ctx context.Context, ref steps.Ref, update string, req workflows.GateRequest) ([]workflows.Gate, error) {
+func (c *Client) Gate(ctx context.Context, ref contract.Ref, update string, req workflows.GateRequest) ([]workflows.Gate, error) {
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: update, UpdateID: uuid.NewString(),
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,

@@ -13,9 +13,9 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -43,7 +43,7 @@ var ErrStopEvents = errors.New("stop reading events")
 // InstanceEvents calls fn with each event of the instance, oldest first, from its first run on,
 // following continue-as-new. With follow it then waits for new events by long-polling the
 // history (no polling loop) until ctx ends or fn returns ErrStopEvents.
-func (c *Client) InstanceEvents(ctx context.Context, ref steps.Ref, follow bool, fn func(InstanceEvent) error) error {
+func (c *Client) InstanceEvents(ctx context.Context, ref contract.Ref, follow bool, fn func(InstanceEvent) error) error {
 	if c.Payloads == nil {
 		return errors.New("events: this client has no payload converter to read history with")
 	}
@@ -122,7 +122,7 @@ func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAt
 			e.Text += " for " + e.Actor
 		}
 		if rec.PolicyHash != "" {
-			e.Text += " by policy " + steps.ShortSHA(rec.PolicyHash)
+			e.Text += " by policy " + contract.ShortSHA(rec.PolicyHash)
 		}
 		if rec.Reason != "" {
 			e.Text += ": " + rec.Reason
@@ -185,7 +185,7 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 			break
 		}
 		if e.Operation == workflows.UpdateCheckDrift {
-			var out steps.DriftOutput
+			var out contract.DriftOutput
 			r.first(a.GetOutcome().GetSuccess(), &out)
 			e.Kind, e.Status, e.Text = "drift", "in sync", "drift check: in sync with the deployed revision"
 			if out.Drifted {
@@ -206,8 +206,8 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 		if e.Operation == workflows.UpdateApprove || e.Operation == workflows.UpdateReject {
 			var res workflows.ApprovalResult
 			r.first(a.GetOutcome().GetSuccess(), &res)
-			e.Kind, e.Status = "approval", steps.Past(e.Operation)
-			e.Text = fmt.Sprintf("plan %s of %s %s %s", steps.ShortSHA(res.Hash), res.Operation, res.OpID, e.Status)
+			e.Kind, e.Status = "approval", contract.Past(e.Operation)
+			e.Text = fmt.Sprintf("plan %s of %s %s %s", contract.ShortSHA(res.Hash), res.Operation, res.OpID, e.Status)
 			break
 		}
 		if e.Operation == workflows.UpdateRefresh {
@@ -294,8 +294,8 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		var w workflows.ReadyWatch
 		r.first(a.GetInput(), &w)
 		e.Kind, e.Status, e.Text = "gate", "cleared", fmt.Sprintf("gate %s cleared: %s is Ready", w.Gate, w.Workflow)
-	case steps.SignalObserved:
-		var obs steps.Observation
+	case contract.SignalObserved:
+		var obs contract.Observation
 		r.first(a.GetInput(), &obs)
 		running := observe.Running(obs.App, obs.At)
 		if obs.Stale {

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/nameclaim"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // CheckNames refuses a provision of ref whose derived names another instance holds, before
 // anything is sent. The provision claims the names itself, atomically; this only lets a
 // request that does not wait get the refusal too.
-func (c *Client) CheckNames(ctx context.Context, ref steps.Ref) error {
+func (c *Client) CheckNames(ctx context.Context, ref contract.Ref) error {
 	// The worker checks its own list again; this one lets a request that does not wait see it.
 	reserved, err := names.ReservedFromEnv(os.Getenv)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -32,7 +32,7 @@ func (c *Client) Observer(ctx context.Context, id string) (*workflows.ObserverSt
 
 // Refresh asks the instance to observe its app now (a read-only activity) and returns the status
 // it answers with, whose Refresh says what was seen.
-func (c *Client) Refresh(ctx context.Context, ref steps.Ref) (*workflows.Status, error) {
+func (c *Client) Refresh(ctx context.Context, ref contract.Ref) (*workflows.Status, error) {
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: workflows.UpdateRefresh,
 		WaitForStage: client.WorkflowUpdateStageCompleted,

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -16,7 +16,7 @@ import (
 // worker) or, for a provision, names another instance holds. The CLI and `slipway server` both
 // run it, so a request says the same thing whichever way it comes.
 // It returns the status it read (nil for a provision).
-func (c *Client) Precheck(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest) (*workflows.Status, error) {
+func (c *Client) Precheck(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req workflows.OperationRequest) (*workflows.Status, error) {
 	var st *workflows.Status
 	deployed := ""
 	if op != lifecycle.OpProvision {
@@ -39,7 +39,7 @@ func (c *Client) Precheck(ctx context.Context, ref steps.Ref, op lifecycle.Opera
 		deployed = st.Deployed
 	}
 	if req.ConfigYAML != "" {
-		in := steps.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed}
+		in := contract.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed}
 		if _, err := c.Validate(ctx, in); err != nil {
 			return nil, err
 		}

@@ -10,14 +10,14 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Handle is an accepted request; Get waits for its result.
 type Handle struct {
-	Ref       steps.Ref
+	Ref       contract.Ref
 	RequestID string
 	update    client.WorkflowUpdateHandle
 }
@@ -31,7 +31,7 @@ func (h *Handle) Get(ctx context.Context) (workflows.OperationResult, error) {
 
 // Request is the handle of a request sent earlier (by requestID), e.g. through `slipway server`:
 // Get waits for it like the sender's own handle.
-func (c *Client) Request(ref steps.Ref, requestID string) *Handle {
+func (c *Client) Request(ref contract.Ref, requestID string) *Handle {
 	h := c.Temporal.GetWorkflowUpdateHandle(client.GetWorkflowUpdateHandleOptions{
 		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateID: requestID,
 	})
@@ -39,8 +39,8 @@ func (c *Client) Request(ref steps.Ref, requestID string) *Handle {
 }
 
 // Validate checks a config against its stack on a worker, changing nothing.
-func (c *Client) Validate(ctx context.Context, in steps.ValidateInput) (steps.ValidateOutput, error) {
-	var out steps.ValidateOutput
+func (c *Client) Validate(ctx context.Context, in contract.ValidateInput) (contract.ValidateOutput, error) {
+	var out contract.ValidateOutput
 	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:        "validate/" + in.Ref.String() + "/" + uuid.NewString(),
 		TaskQueue: c.TaskQueue,
@@ -54,7 +54,7 @@ func (c *Client) Validate(ctx context.Context, in steps.ValidateInput) (steps.Va
 // Submit sends an operation to the instance and returns once it is accepted.
 // Provision starts the instance's entity workflow if it is not running.
 // requestID makes the request idempotent: the same ID is never run twice.
-func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (*Handle, error) {
+func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (*Handle, error) {
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
@@ -89,7 +89,7 @@ func (c *Client) Submit(ctx context.Context, ref steps.Ref, op lifecycle.Operati
 // accepted turns an update handle into a Handle, or into the rejection it holds.
 // A rejected update comes back as an already-completed handle; reading it with a
 // cancelled context returns that at once and never waits for a running operation.
-func accepted(ref steps.Ref, requestID string, h client.WorkflowUpdateHandle, err error) (*Handle, error) {
+func accepted(ref contract.Ref, requestID string, h client.WorkflowUpdateHandle, err error) (*Handle, error) {
 	if err != nil {
 		return nil, translate(ref.String(), err)
 	}
@@ -102,7 +102,7 @@ func accepted(ref steps.Ref, requestID string, h client.WorkflowUpdateHandle, er
 }
 
 // Decide sends retry, resolve or abandon for the instance's failed operation.
-func (c *Client) Decide(ctx context.Context, ref steps.Ref, d lifecycle.Decision, req workflows.DecisionRequest, requestID string) (*Handle, error) {
+func (c *Client) Decide(ctx context.Context, ref contract.Ref, d lifecycle.Decision, req workflows.DecisionRequest, requestID string) (*Handle, error) {
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
@@ -115,7 +115,7 @@ func (c *Client) Decide(ctx context.Context, ref steps.Ref, d lifecycle.Decision
 
 // Status queries the instance's status (EMCO shape), with Running and Ready as of the
 // observer's last sweep.
-func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
+func (c *Client) Status(ctx context.Context, ref contract.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
 	st, err := c.query(ctx, ref, req)
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (c *Client) Status(ctx context.Context, ref steps.Ref, req workflows.Status
 }
 
 // query is the instance's status as it recorded it; progress polling needs no more.
-func (c *Client) query(ctx context.Context, ref steps.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
+func (c *Client) query(ctx context.Context, ref contract.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
 	v, err := c.Temporal.QueryWorkflow(ctx, workflows.InstanceWorkflowID(ref), "", workflows.QueryStatus, req)
 	if err != nil {
 		return nil, translate(ref.String(), err)

@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -19,7 +19,7 @@ const resourceStatesTimeout = 45 * time.Second
 
 // ResourceStates reads the instance's resources as its deployer holds them, on the worker
 // pool that runs its pipelines (it holds the deployer's credentials), and changes nothing.
-func (c *Client) ResourceStates(ctx context.Context, ref steps.Ref, pool string) ([]steps.ResourceState, error) {
+func (c *Client) ResourceStates(ctx context.Context, ref contract.Ref, pool string) ([]contract.ResourceState, error) {
 	// Bounded: a pool with no worker up must not hold a person's status forever.
 	ctx, cancel := context.WithTimeout(ctx, resourceStatesTimeout)
 	defer cancel()
@@ -27,18 +27,18 @@ func (c *Client) ResourceStates(ctx context.Context, ref steps.Ref, pool string)
 		ID: "resource-states/" + uuid.NewString(), TaskQueue: controlplane.TaskQueue(c.TaskQueue, pool),
 		WorkflowExecutionTimeout: resourceStatesTimeout,
 		StaticSummary:            "resources of " + ref.String() + " as the deployer holds them (changes nothing)",
-	}, workflows.ResourceStatesWorkflowName, steps.ResourceStatesInput{Ref: ref})
+	}, workflows.ResourceStatesWorkflowName, contract.ResourceStatesInput{Ref: ref})
 	if err != nil {
 		return nil, err
 	}
-	var out []steps.ResourceState
+	var out []contract.ResourceState
 	return out, translate(ref.String(), run.Get(ctx, &out))
 }
 
 // withObjects fills each resource of a detail or rsync status with its object: the live one's
 // metadata, spec and status (detail), or the rendered one's metadata and spec (rsync). A
 // deployer that cannot be asked leaves the resources as recorded and says why.
-func (c *Client) withObjects(ctx context.Context, ref steps.Ref, st *workflows.Status, output string) {
+func (c *Client) withObjects(ctx context.Context, ref contract.Ref, st *workflows.Status, output string) {
 	if (output != workflows.OutputDetail && output != workflows.OutputRsync) || len(st.Resources) == 0 ||
 		st.Deployer == "" || st.Deployer == "none" {
 		return
@@ -56,11 +56,11 @@ type objectKey struct{ cluster, group, kind, namespace, name string }
 
 // FillObjects puts each state's object on the status's matching resource: live for detail,
 // rendered for rsync (its status left out).
-func FillObjects(st *workflows.Status, states []steps.ResourceState, output string) {
+func FillObjects(st *workflows.Status, states []contract.ResourceState, output string) {
 	if output != workflows.OutputDetail && output != workflows.OutputRsync {
 		return
 	}
-	byKey := map[objectKey]steps.ResourceState{}
+	byKey := map[objectKey]contract.ResourceState{}
 	for _, s := range states {
 		byKey[objectKey{s.Cluster, s.Group, s.Kind, s.Namespace, s.Name}] = s
 	}

@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -27,8 +27,8 @@ func (e *RolloutNotFoundError) Error() string {
 }
 
 // PlanRollout computes a rollout's action list on a worker; it changes nothing.
-func (c *Client) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
-	var plan steps.RolloutPlan
+func (c *Client) PlanRollout(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
+	var plan contract.RolloutPlan
 	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: "rollout-plan/" + uuid.NewString(), TaskQueue: c.TaskQueue,
 		StaticSummary: "rollout plan of stack " + spec.Stack + " (changes nothing)",
@@ -40,7 +40,7 @@ func (c *Client) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (steps
 }
 
 // StartRollout starts the rollout workflow rollout/<spec.ID>; an ID in use is refused.
-func (c *Client) StartRollout(ctx context.Context, spec steps.RolloutSpec) error {
+func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) error {
 	sa := []temporal.SearchAttributeUpdate{workflows.SAInstanceStack.ValueSet(spec.Stack),
 		workflows.SARolloutPhase.ValueSet(workflows.PhaseRunning)}
 	if spec.Tenant != "" {
@@ -61,7 +61,7 @@ func (c *Client) StartRollout(ctx context.Context, spec steps.RolloutSpec) error
 }
 
 // RolloutSummary is a rollout's static summary in the Temporal UI.
-func RolloutSummary(spec steps.RolloutSpec) string {
+func RolloutSummary(spec contract.RolloutSpec) string {
 	var what []string
 	for _, s := range spec.Set {
 		what = append(what, s.Key+"="+s.Value)

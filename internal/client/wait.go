@@ -5,7 +5,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -51,7 +51,7 @@ func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*workflows.S
 // pending send already covers it) once it knows where the history stands, then for each step
 // signal, pipeline start and end, state change and finished request after that. It closes
 // steps when the run ends or ctx does.
-func (c *Client) followSteps(ctx context.Context, ref steps.Ref, steps chan<- struct{}) {
+func (c *Client) followSteps(ctx context.Context, ref contract.Ref, steps chan<- struct{}) {
 	defer close(steps)
 	id := workflows.InstanceWorkflowID(ref)
 	d, err := c.Temporal.DescribeWorkflowExecution(ctx, id, "")

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -12,7 +12,7 @@ import (
 // at the start and after each step event (a long poll of the history, no polling loop). It
 // returns the last status read: the operation that ended, or the status as it was when no
 // operation was running.
-func (c *Client) Watch(ctx context.Context, ref steps.Ref, progress func(*workflows.Status)) (*workflows.Status, error) {
+func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*workflows.Status)) (*workflows.Status, error) {
 	st, err := c.query(ctx, ref, workflows.StatusRequest{})
 	if err != nil {
 		return nil, err

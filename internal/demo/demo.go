@@ -12,17 +12,17 @@ import (
 
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Ref is the demo's instance.
-var Ref = steps.Ref{Tenant: "demo", Name: "web"}
+var Ref = contract.Ref{Tenant: "demo", Name: "web"}
 
 // derived are the names the demo's provision records: it runs this code, so Derive's.
 var derived = names.Derive(Ref.Tenant, Ref.Name)

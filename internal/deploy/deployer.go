@@ -9,12 +9,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // App is one instance's application: its manifests at a GitOps revision.
 type App struct {
-	Ref       steps.Ref
+	Ref       contract.Ref
 	Namespace string
 	// Application is the deployer's name for the app (the instance's recorded names.Application).
 	Application string
@@ -64,11 +64,11 @@ type Object struct {
 type Deployer interface {
 	Name() string
 	// Deploy ensures the app at app.Revision, syncs it and waits for Synced+Healthy until deadline.
-	Deploy(ctx context.Context, app App, deadline time.Time) (steps.AppStatus, error)
+	Deploy(ctx context.Context, app App, deadline time.Time) (contract.AppStatus, error)
 	// Status reads the app and its resources without changing anything.
-	Status(ctx context.Context, app App) (steps.AppStatus, error)
+	Status(ctx context.Context, app App) (contract.AppStatus, error)
 	// Remove deletes the app and its namespace and waits until they are gone.
-	Remove(ctx context.Context, app App) (steps.AppStatus, error)
+	Remove(ctx context.Context, app App) (contract.AppStatus, error)
 }
 
 // Lister is a deployer that can report every instance's app in one call, so one observer per
@@ -77,8 +77,8 @@ type Lister interface {
 	// Connection names the deployer connection; workers configured alike return the same.
 	Connection() string
 	// List reports the app of every instance the deployer holds, keyed by TENANT/NAME.
-	List(ctx context.Context) (map[string]steps.AppStatus, error)
+	List(ctx context.Context) (map[string]contract.AppStatus, error)
 	// Detail adds what a list leaves out (each resource's live health and presence) to one
 	// listed app; the observer asks only for apps that changed and are not healthy.
-	Detail(ctx context.Context, app steps.AppStatus) (steps.AppStatus, error)
+	Detail(ctx context.Context, app contract.AppStatus) (contract.AppStatus, error)
 }

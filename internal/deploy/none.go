@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // NoneMessage is what status shows when no deployer is configured.
@@ -17,23 +17,23 @@ type None struct{}
 
 func (None) Name() string { return "none" }
 
-func (n None) Deploy(_ context.Context, app App, _ time.Time) (steps.AppStatus, error) {
+func (n None) Deploy(_ context.Context, app App, _ time.Time) (contract.AppStatus, error) {
 	return n.status(app), nil
 }
 
-func (n None) Status(_ context.Context, app App) (steps.AppStatus, error) {
+func (n None) Status(_ context.Context, app App) (contract.AppStatus, error) {
 	return n.status(app), nil
 }
 
-func (n None) Remove(_ context.Context, app App) (steps.AppStatus, error) {
-	return steps.AppStatus{Deployer: n.Name(), Message: "deployer: none — there was nothing to remove"}, nil
+func (n None) Remove(_ context.Context, app App) (contract.AppStatus, error) {
+	return contract.AppStatus{Deployer: n.Name(), Message: "deployer: none — there was nothing to remove"}, nil
 }
 
-func (n None) status(app App) steps.AppStatus {
-	st := steps.AppStatus{Deployer: n.Name(), Health: "Unknown", Sync: "Unknown", Message: NoneMessage}
+func (n None) status(app App) contract.AppStatus {
+	st := contract.AppStatus{Deployer: n.Name(), Health: "Unknown", Sync: "Unknown", Message: NoneMessage}
 	for _, o := range app.Objects {
 		group, version := splitAPIVersion(o.APIVersion)
-		st.Resources = append(st.Resources, steps.Resource{
+		st.Resources = append(st.Resources, contract.Resource{
 			App: app.Ref.Name, Cluster: "none", Group: group, Version: version, Kind: o.Kind,
 			Namespace: o.Namespace, Name: o.Name, RsyncStatus: "Pending", ClusterStatus: "Unknown",
 		})

@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func TestNoneNeverClaimsHealthy(t *testing.T) {
-	app := App{Ref: steps.Ref{Tenant: "acme", Name: "web"}, Objects: []Object{
+	app := App{Ref: contract.Ref{Tenant: "acme", Name: "web"}, Objects: []Object{
 		{APIVersion: "v1", Kind: "Namespace", Name: "acme-web"},
 		{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "acme-web", Name: "web"},
 	}}

@@ -6,17 +6,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // BOSH's next state rides in new fields: a hook that reads only state, app and data reads what it
 // always did, and one recorded before the fields existed says nothing of them.
 func TestDocumentCarriesBOSHStatesCompatibly(t *testing.T) {
 	c := Call{Spec: Spec{Name: Drain}, Operation: "deploy", Tenant: "acme", Name: "db",
-		Current: steps.HookState{State: "Deployed", App: "running", Data: "available",
-			Deployment: steps.HookDeploymentUpdated, Instance: steps.HookInstanceRunning, Disk: steps.HookDiskAttached},
-		Next: steps.HookState{State: "Deployed", App: "running", Data: "available", Operation: "deploy",
-			Deployment: steps.HookDeploymentUpdated, Instance: steps.HookInstanceRecreated, Disk: steps.HookDiskUnavailable,
+		Current: contract.HookState{State: "Deployed", App: "running", Data: "available",
+			Deployment: contract.HookDeploymentUpdated, Instance: contract.HookInstanceRunning, Disk: contract.HookDiskAttached},
+		Next: contract.HookState{State: "Deployed", App: "running", Data: "available", Operation: "deploy",
+			Deployment: contract.HookDeploymentUpdated, Instance: contract.HookInstanceRecreated, Disk: contract.HookDiskUnavailable,
 			Replaced: []string{"aws_db_instance.main"}}}
 	doc, err := documentFor(c, 1)
 	require.NoError(t, err)
@@ -26,7 +26,7 @@ func TestDocumentCarriesBOSHStatesCompatibly(t *testing.T) {
 			"deployment":"updated","instance":"recreated","disk":"unavailable","replaced":["aws_db_instance.main"]},
 		"outputs":{}}`, string(doc))
 
-	var old steps.HookState
+	var old contract.HookState
 	require.NoError(t, json.Unmarshal([]byte(`{"state":"Archived","app":"stopped","data":"available"}`), &old))
 	out, err := json.Marshal(old)
 	require.NoError(t, err)

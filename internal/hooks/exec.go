@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // ParamEnvPrefix starts the variable that gives an exec hook each instance parameter:
@@ -131,7 +131,7 @@ func (r *Runner) env(c Call, n int) []string {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		env = append(env, "SLIPWAY_OUTPUT_"+envName(k)+"="+steps.OutputString(c.Outputs[k]))
+		env = append(env, "SLIPWAY_OUTPUT_"+envName(k)+"="+contract.OutputString(c.Outputs[k]))
 	}
 	// Tenant values reach a script as data, never as code: stacks read them from here.
 	names = names[:0]
@@ -140,7 +140,7 @@ func (r *Runner) env(c Call, n int) []string {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		env = append(env, ParamEnvPrefix+envName(k)+"="+steps.OutputString(c.Parameters[k]))
+		env = append(env, ParamEnvPrefix+envName(k)+"="+contract.OutputString(c.Parameters[k]))
 	}
 	return env
 }

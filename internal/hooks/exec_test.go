@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // recorder is a Runner whose sleeps return at once and whose heartbeats are kept.
@@ -51,8 +51,8 @@ func execCall(script string) Call {
 		Tenant:    "acme",
 		Name:      "web",
 		Operation: "deprovision",
-		Current:   steps.HookState{State: "Ready", App: "running", Data: "available"},
-		Next:      steps.HookState{State: "Deprovisioned", App: "deleted", Data: "deleted", Operation: "deprovision", Reason: "asked by alice"},
+		Current:   contract.HookState{State: "Ready", App: "running", Data: "available"},
+		Next:      contract.HookState{State: "Deprovisioned", App: "deleted", Data: "deleted", Operation: "deprovision", Reason: "asked by alice"},
 		Deadline:  time.Now().Add(time.Minute),
 	}
 }
@@ -64,7 +64,7 @@ func TestExecDynamicDrain(t *testing.T) {
 case $SLIPWAY_CALL in 1|2) echo -1 ;; *) echo 0 ;; esac
 `))
 	require.NoError(t, err)
-	assert.Equal(t, steps.HookOutput{Kind: KindExec, Calls: 3, Waited: 2 * time.Second, Answers: []string{"-1", "-1", "0"},
+	assert.Equal(t, contract.HookOutput{Kind: KindExec, Calls: 3, Waited: 2 * time.Second, Answers: []string{"-1", "-1", "0"},
 		Output: "draining call 1\n-1\ndraining call 2\n-1\ndraining call 3\n0\n"}, out)
 	assert.Equal(t, []time.Duration{time.Second, time.Second}, rec.sleeps)
 	assert.Equal(t, []string{"drain: call 1", "drain: call 1, waiting 1s (dynamic drain)", "drain: call 2",

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // seen is one request an http hook made.
@@ -58,8 +58,8 @@ func httpCall(url string) Call {
 		Tenant:    "acme",
 		Name:      "web",
 		Operation: "deploy",
-		Current:   steps.HookState{State: "Deploying", App: "running", Data: "available"},
-		Next:      steps.HookState{State: "Ready", App: "running", Data: "available", Operation: "deploy"},
+		Current:   contract.HookState{State: "Deploying", App: "running", Data: "available"},
+		Next:      contract.HookState{State: "Ready", App: "running", Data: "available", Operation: "deploy"},
 		Outputs:   map[string]any{"endpoint": "https://web.example"},
 		Deadline:  time.Now().Add(time.Minute),
 	}
@@ -73,7 +73,7 @@ func TestHTTPAnswers(t *testing.T) {
 	r.HTTP = loopbackRunner(t).HTTP
 	out, err := r.Run(context.Background(), httpCall(srv.URL+"/ready/acme/web"))
 	require.NoError(t, err)
-	assert.Equal(t, steps.HookOutput{Kind: KindHTTP, Calls: 2, Waited: 5 * time.Second, Answers: []string{"-2", "3"}, Output: "-2\n 3 "}, out)
+	assert.Equal(t, contract.HookOutput{Kind: KindHTTP, Calls: 2, Waited: 5 * time.Second, Answers: []string{"-2", "3"}, Output: "-2\n 3 "}, out)
 	assert.Equal(t, []time.Duration{2 * time.Second, 3 * time.Second}, rec.sleeps)
 
 	reqs := requests()

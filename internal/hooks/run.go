@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // DefaultOutputLimit is how much output a Runner keeps when OutputLimit is 0.
@@ -27,8 +27,8 @@ type Call struct {
 	Tenant    string
 	Name      string
 	Operation string
-	Current   steps.HookState
-	Next      steps.HookState
+	Current   contract.HookState
+	Next      contract.HookState
 	Outputs   map[string]any // terraform outputs, already redacted of sensitive values
 	// Parameters are the instance's resolved parameters: an exec hook gets them as
 	// SLIPWAY_PARAM_<NAME> variables, so no stack needs to template one into a script.
@@ -69,8 +69,8 @@ type callFunc func(ctx context.Context, c Call, n int, out *tailBuffer) (string,
 // done, N>0 waits N seconds and is done, N<0 waits -N seconds and calls again. It fails with
 // *InvalidSpecError, *FailedError, *AnswerError or *DeadlineError; the output says what was
 // done either way.
-func (r *Runner) Run(ctx context.Context, c Call) (steps.HookOutput, error) {
-	out := steps.HookOutput{Kind: c.Spec.Kind}
+func (r *Runner) Run(ctx context.Context, c Call) (contract.HookOutput, error) {
+	out := contract.HookOutput{Kind: c.Spec.Kind}
 	if err := c.Spec.Validate(); err != nil {
 		return out, err
 	}
@@ -204,14 +204,14 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // document is what a hook reads: stdin of an exec hook, the body of an http hook's POST.
 type document struct {
-	Hook      string          `json:"hook"`
-	Operation string          `json:"operation"`
-	Tenant    string          `json:"tenant"`
-	Name      string          `json:"name"`
-	Call      int             `json:"call"`
-	Current   steps.HookState `json:"current"`
-	Next      steps.HookState `json:"next"`
-	Outputs   map[string]any  `json:"outputs"`
+	Hook      string             `json:"hook"`
+	Operation string             `json:"operation"`
+	Tenant    string             `json:"tenant"`
+	Name      string             `json:"name"`
+	Call      int                `json:"call"`
+	Current   contract.HookState `json:"current"`
+	Next      contract.HookState `json:"next"`
+	Outputs   map[string]any     `json:"outputs"`
 }
 
 func documentFor(c Call, n int) ([]byte, error) {

@@ -3,7 +3,7 @@ package logging
 import (
 	"strings"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // The fields every line about an operation carries.
@@ -24,13 +24,13 @@ var operationKeys = map[string]bool{KeyInstance: true, KeyOperation: true, KeyOp
 
 // stepOf is the pipeline step each activity runs in; activities outside the pipeline have none.
 var stepOf = map[string]string{
-	steps.ActValidateConfig: steps.Validate, steps.ActOpenMR: steps.OpenMR, steps.ActMergeMR: steps.MergeMR,
-	steps.ActResolveRevision: steps.Revision, steps.ActTerraformInit: steps.TFInit, steps.ActTerraformPlan: steps.TFPlan,
-	steps.ActTerraformApply: steps.TFApply, steps.ActTerraformDestroy: steps.TFDestroy, steps.ActDeployApp: steps.DeployApp,
-	steps.ActRemoveApp: steps.RemoveApp, steps.ActConfigDiff: steps.ConfigDiff, steps.ActCollectLeftovers: steps.Compensate,
-	steps.ActBootstrapSecrets: steps.Bootstrap, steps.ActForgetSecrets: steps.Forget, steps.ActAnnouncePlan: steps.Approval,
-	steps.ActCloseMR: steps.Approval, steps.ActVerifyRender: steps.VerifyRender, steps.ActRecordRender: steps.VerifyRender,
-	steps.ActRenderOutputs: steps.RenderOutputs,
+	contract.ActValidateConfig: contract.Validate, contract.ActOpenMR: contract.OpenMR, contract.ActMergeMR: contract.MergeMR,
+	contract.ActResolveRevision: contract.Revision, contract.ActTerraformInit: contract.TFInit, contract.ActTerraformPlan: contract.TFPlan,
+	contract.ActTerraformApply: contract.TFApply, contract.ActTerraformDestroy: contract.TFDestroy, contract.ActDeployApp: contract.DeployApp,
+	contract.ActRemoveApp: contract.RemoveApp, contract.ActConfigDiff: contract.ConfigDiff, contract.ActCollectLeftovers: contract.Compensate,
+	contract.ActBootstrapSecrets: contract.Bootstrap, contract.ActForgetSecrets: contract.Forget, contract.ActAnnouncePlan: contract.Approval,
+	contract.ActCloseMR: contract.Approval, contract.ActVerifyRender: contract.VerifyRender, contract.ActRecordRender: contract.VerifyRender,
+	contract.ActRenderOutputs: contract.RenderOutputs,
 }
 
 // OperationFields are the instance, operation, operationID and step that a workflow ID and an

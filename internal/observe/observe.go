@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Reasons the Running condition takes from an observation.
@@ -38,7 +38,7 @@ const FingerprintStale = "stale"
 // Fingerprint is a short, stable digest of what matters in an app's status: whether it exists,
 // its sync and health, and each resource's sync, cluster-status and health. Messages and
 // times are left out, so a quiet app keeps its fingerprint and the observer sends nothing.
-func Fingerprint(app steps.AppStatus) string {
+func Fingerprint(app contract.AppStatus) string {
 	if !app.Deployed {
 		return "missing"
 	}
@@ -56,13 +56,13 @@ func Fingerprint(app steps.AppStatus) string {
 }
 
 // Changed reports whether the app differs from what the instance last recorded.
-func Changed(recorded string, app steps.AppStatus) bool {
+func Changed(recorded string, app contract.AppStatus) bool {
 	return recorded != Fingerprint(app)
 }
 
 // Running is the Running condition an observed app implies. Health decides first (Missing,
 // Degraded, Suspended), then sync (OutOfSync); Progressing is neither up nor down.
-func Running(app steps.AppStatus, at time.Time) lifecycle.Condition {
+func Running(app contract.AppStatus, at time.Time) lifecycle.Condition {
 	c := lifecycle.Condition{Type: lifecycle.CondRunning, Status: lifecycle.ConditionFalse, Message: app.Message, ObservedAt: at}
 	switch {
 	case !app.Deployed || app.Health == ReasonMissing:
@@ -98,11 +98,11 @@ func StaleRunning(last time.Time, at time.Time) lifecycle.Condition {
 
 // Resources are the instance's resources after an observation: what the deployer reports, or,
 // when the app is gone, the recorded ones marked NotPresent (EMCO's cluster-status).
-func Resources(recorded []steps.Resource, app steps.AppStatus) []steps.Resource {
+func Resources(recorded []contract.Resource, app contract.AppStatus) []contract.Resource {
 	if app.Deployed {
 		return app.Resources
 	}
-	out := make([]steps.Resource, len(recorded))
+	out := make([]contract.Resource, len(recorded))
 	for i, r := range recorded {
 		r.ClusterStatus, r.Health, r.Message = "NotPresent", ReasonMissing, ""
 		out[i] = r
@@ -182,8 +182,8 @@ func Freshen(conds []lifecycle.Condition, recorded time.Time, sweep Sweep, now t
 
 // Terminated are resources a removal took away: rsync-status Terminated and cluster-status
 // NotPresent, as EMCO shows them after a terminate, rather than gone from the status.
-func Terminated(rs []steps.Resource) []steps.Resource {
-	out := make([]steps.Resource, len(rs))
+func Terminated(rs []contract.Resource) []contract.Resource {
+	out := make([]contract.Resource, len(rs))
 	for i, r := range rs {
 		r.RsyncStatus, r.ClusterStatus, r.Health, r.Message = "Terminated", "NotPresent", "", ""
 		out[i] = r

@@ -6,13 +6,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
-func healthy() steps.AppStatus {
-	return steps.AppStatus{Deployer: "argocd", Deployed: true, Sync: "Synced", Health: "Healthy", Message: "operation Succeeded",
-		Resources: []steps.Resource{
+func healthy() contract.AppStatus {
+	return contract.AppStatus{Deployer: "argocd", Deployed: true, Sync: "Synced", Health: "Healthy", Message: "operation Succeeded",
+		Resources: []contract.Resource{
 			{App: "web", Cluster: "in-cluster", Version: "v1", Kind: "Namespace", Name: "acme-web", RsyncStatus: "Applied", ClusterStatus: "Present"},
 			{App: "web", Cluster: "in-cluster", Version: "v1", Kind: "ConfigMap", Namespace: "acme-web", Name: "app", RsyncStatus: "Applied", ClusterStatus: "Present"},
 		}}
@@ -26,15 +26,15 @@ func TestUnchangedAppGivesNoSignal(t *testing.T) {
 	require.False(t, Changed(Fingerprint(a), b))
 	require.Len(t, Fingerprint(a), 16)
 
-	for name, change := range map[string]func(*steps.AppStatus){
-		"health":        func(s *steps.AppStatus) { s.Health = "Degraded" },
-		"sync":          func(s *steps.AppStatus) { s.Sync = "OutOfSync" },
-		"gone":          func(s *steps.AppStatus) { s.Deployed = false },
-		"resource gone": func(s *steps.AppStatus) { s.Resources[1].ClusterStatus = "NotPresent" },
-		"resource added": func(s *steps.AppStatus) {
-			s.Resources = append(s.Resources, steps.Resource{Kind: "Secret", Name: "web"})
+	for name, change := range map[string]func(*contract.AppStatus){
+		"health":        func(s *contract.AppStatus) { s.Health = "Degraded" },
+		"sync":          func(s *contract.AppStatus) { s.Sync = "OutOfSync" },
+		"gone":          func(s *contract.AppStatus) { s.Deployed = false },
+		"resource gone": func(s *contract.AppStatus) { s.Resources[1].ClusterStatus = "NotPresent" },
+		"resource added": func(s *contract.AppStatus) {
+			s.Resources = append(s.Resources, contract.Resource{Kind: "Secret", Name: "web"})
 		},
-		"resource rsync": func(s *steps.AppStatus) { s.Resources[0].RsyncStatus = "Retrying" },
+		"resource rsync": func(s *contract.AppStatus) { s.Resources[0].RsyncStatus = "Retrying" },
 	} {
 		c := healthy()
 		change(&c)
@@ -65,7 +65,7 @@ func TestEveryReasonMapsToItsConditions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := Running(steps.AppStatus{Deployed: c.deployed, Sync: c.sync, Health: c.health}, at)
+			r := Running(contract.AppStatus{Deployed: c.deployed, Sync: c.sync, Health: c.health}, at)
 			require.Equal(t, lifecycle.CondRunning, r.Type)
 			require.Equal(t, c.status, r.Status)
 			require.Equal(t, c.reason, r.Reason)
@@ -79,7 +79,7 @@ func TestEveryReasonMapsToItsConditions(t *testing.T) {
 
 func TestGoneAppMarksRecordedResourcesNotPresent(t *testing.T) {
 	rec := healthy().Resources
-	got := Resources(rec, steps.AppStatus{Deployed: false})
+	got := Resources(rec, contract.AppStatus{Deployed: false})
 	require.Len(t, got, 2)
 	for _, r := range got {
 		require.Equal(t, "NotPresent", r.ClusterStatus)

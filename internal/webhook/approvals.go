@@ -7,12 +7,12 @@ import (
 	"unicode"
 
 	"github.com/slipway-dev/slipway/internal/config"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Approval is one `/slipway approve [HASH]` or `/slipway reject REASON` line of an MR/PR comment.
 type Approval struct {
-	Verb   string // steps.VerbApprove or steps.VerbReject
+	Verb   string // contract.VerbApprove or contract.VerbReject
 	Plan   string // approve: the plan hash or prefix named, "" for any
 	Reason string // reject: the rest of the line
 }
@@ -39,7 +39,7 @@ func ParseApprovals(body string) ([]Approval, []error) {
 			verb, rest = verb[:sp], strings.TrimSpace(verb[sp:])
 		}
 		switch strings.ToLower(verb) {
-		case steps.VerbApprove:
+		case contract.VerbApprove:
 			if strings.ContainsFunc(rest, unicode.IsSpace) {
 				errs = append(errs, fmt.Errorf("line %d: /slipway approve takes at most one plan hash, not %q", i+1, rest))
 				continue
@@ -48,17 +48,17 @@ func ParseApprovals(body string) ([]Approval, []error) {
 				errs = append(errs, fmt.Errorf("line %d: %q is not a plan hash (7 to 64 lowercase hex characters)", i+1, rest))
 				continue
 			}
-			cmds = append(cmds, Approval{Verb: steps.VerbApprove, Plan: rest})
-		case steps.VerbReject:
+			cmds = append(cmds, Approval{Verb: contract.VerbApprove, Plan: rest})
+		case contract.VerbReject:
 			if rest == "" {
 				errs = append(errs, fmt.Errorf("line %d: /slipway reject needs a reason: /slipway reject <reason>", i+1))
 				continue
 			}
-			cmds = append(cmds, Approval{Verb: steps.VerbReject, Reason: rest})
+			cmds = append(cmds, Approval{Verb: contract.VerbReject, Reason: rest})
 		case "":
-			errs = append(errs, fmt.Errorf("line %d: /slipway needs a verb (one of %s, %s)", i+1, steps.VerbApprove, steps.VerbReject))
+			errs = append(errs, fmt.Errorf("line %d: /slipway needs a verb (one of %s, %s)", i+1, contract.VerbApprove, contract.VerbReject))
 		default:
-			errs = append(errs, fmt.Errorf("line %d: %q is not a /slipway verb (one of %s, %s)", i+1, verb, steps.VerbApprove, steps.VerbReject))
+			errs = append(errs, fmt.Errorf("line %d: %q is not a /slipway verb (one of %s, %s)", i+1, verb, contract.VerbApprove, contract.VerbReject))
 		}
 	}
 	return cmds, errs
@@ -69,14 +69,14 @@ var titleRE = regexp.MustCompile(`^slipway: ([a-z][a-z-]*) (\S+)$`)
 
 // InstanceOfTitle is the instance a slipway MR/PR title (`slipway: <operation> <tenant>/<name>`)
 // names; false for any other title.
-func InstanceOfTitle(title string) (steps.Ref, bool) {
+func InstanceOfTitle(title string) (contract.Ref, bool) {
 	m := titleRE.FindStringSubmatch(strings.TrimSpace(title))
 	if m == nil {
-		return steps.Ref{}, false
+		return contract.Ref{}, false
 	}
 	ref, err := config.ParseRef(m[2])
 	if err != nil {
-		return steps.Ref{}, false
+		return contract.Ref{}, false
 	}
-	return steps.Ref{Tenant: ref.Tenant, Name: ref.Name}, true
+	return contract.Ref{Tenant: ref.Tenant, Name: ref.Name}, true
 }

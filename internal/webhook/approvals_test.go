@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func TestParseApprovalsReadsEverySlipwayLine(t *testing.T) {
@@ -16,10 +16,10 @@ func TestParseApprovalsReadsEverySlipwayLine(t *testing.T) {
 		"/slipwayapprove\n/slipway reject\n/slipway merge now\n/slipway approve 3F9A1C2\n/slipway approve abc\n" +
 		"/slipway approve 3f9a1c2 3f9a1c3\n/slipway\n/slipway approve " + strings.Repeat("a", 64) + "\n")
 	require.Equal(t, []Approval{
-		{Verb: steps.VerbApprove},
-		{Verb: steps.VerbApprove, Plan: "3f9a1c2"},
-		{Verb: steps.VerbReject, Reason: "the plan drops   the orders table"},
-		{Verb: steps.VerbApprove, Plan: strings.Repeat("a", 64)},
+		{Verb: contract.VerbApprove},
+		{Verb: contract.VerbApprove, Plan: "3f9a1c2"},
+		{Verb: contract.VerbReject, Reason: "the plan drops   the orders table"},
+		{Verb: contract.VerbApprove, Plan: strings.Repeat("a", 64)},
 	}, cmds, "quoted, mid-line and run-together lines are not commands")
 	require.Len(t, errs, 6)
 	require.ErrorContains(t, errs[0], "line 9: /slipway reject needs a reason")
@@ -37,7 +37,7 @@ func TestParseApprovalsRefusesOverlongHash(t *testing.T) {
 }
 
 func TestInstanceOfTitle(t *testing.T) {
-	for title, want := range map[string]steps.Ref{
+	for title, want := range map[string]contract.Ref{
 		"slipway: deploy acme/web":       {Tenant: "acme", Name: "web"},
 		"slipway: provision globex/shop": {Tenant: "globex", Name: "shop"},
 		" slipway: archive a-b/c-d ":     {Tenant: "a-b", Name: "c-d"},
@@ -63,11 +63,11 @@ func FuzzParseApprovals(f *testing.F) {
 		cmds, errs := ParseApprovals(body)
 		for _, c := range cmds {
 			switch {
-			case c.Verb == steps.VerbApprove && (c.Reason != "" || c.Plan != "" && !hashRE.MatchString(c.Plan)):
+			case c.Verb == contract.VerbApprove && (c.Reason != "" || c.Plan != "" && !hashRE.MatchString(c.Plan)):
 				t.Fatalf("bad approve %+v from %q", c, body)
-			case c.Verb == steps.VerbReject && (c.Reason == "" || c.Plan != ""):
+			case c.Verb == contract.VerbReject && (c.Reason == "" || c.Plan != ""):
 				t.Fatalf("bad reject %+v from %q", c, body)
-			case c.Verb != steps.VerbApprove && c.Verb != steps.VerbReject:
+			case c.Verb != contract.VerbApprove && c.Verb != contract.VerbReject:
 				t.Fatalf("unknown verb %+v from %q", c, body)
 			}
 		}

@@ -7,13 +7,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // BatchRecorder records several deliveries in one Temporal round trip (internal/client.Client
 // does: one workflow start whose workflow then files each delivery under its own ID).
 type BatchRecorder interface {
-	RecordDeliveries(ctx context.Context, ds []steps.Delivery) error
+	RecordDeliveries(ctx context.Context, ds []contract.Delivery) error
 }
 
 // Batcher is a group commit: deliveries arriving within the window share one round trip, so
@@ -28,7 +28,7 @@ type Batcher struct {
 }
 
 type pending struct {
-	d    steps.Delivery
+	d    contract.Delivery
 	size int
 	done chan error
 }
@@ -43,7 +43,7 @@ func NewBatcher(ctx context.Context, rec BatchRecorder, window time.Duration, ma
 
 // RecordDelivery waits for the batch holding d to be recorded. A duplicate is found by the
 // record itself, after this answer, so it is never reported here.
-func (b *Batcher) RecordDelivery(ctx context.Context, d steps.Delivery) (bool, error) {
+func (b *Batcher) RecordDelivery(ctx context.Context, d contract.Delivery) (bool, error) {
 	raw, _ := json.Marshal(d)
 	if max := b.maxBytes / 4; len(raw) > max {
 		// It would fail every batch it joined (a batch may run one delivery over maxBytes):
@@ -94,7 +94,7 @@ func (b *Batcher) loop(ctx context.Context) {
 func (b *Batcher) flush(batch []pending) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
-	ds := make([]steps.Delivery, len(batch))
+	ds := make([]contract.Delivery, len(batch))
 	for i, p := range batch {
 		ds[i] = p.d
 	}
@@ -111,7 +111,7 @@ func (b *Batcher) flush(batch []pending) {
 		wg.Add(1)
 		go func(p pending) {
 			defer wg.Done()
-			p.done <- b.rec.RecordDeliveries(ctx, []steps.Delivery{p.d})
+			p.done <- b.rec.RecordDeliveries(ctx, []contract.Delivery{p.d})
 		}(p)
 	}
 	wg.Wait()

@@ -11,14 +11,14 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Command is one `[slipway][<operation>] tenant/name` line of a commit message.
 type Command struct {
 	Op  lifecycle.Operation
-	Ref steps.Ref
+	Ref contract.Ref
 }
 
 // commandRE finds command-shaped lines; what is inside is checked separately so a
@@ -46,7 +46,7 @@ func ParseCommands(message string) ([]Command, []error) {
 			errs = append(errs, fmt.Errorf("line %d: %v", i+1, err))
 			continue
 		}
-		cmds = append(cmds, Command{Op: op, Ref: steps.Ref{Tenant: ref.Tenant, Name: ref.Name}})
+		cmds = append(cmds, Command{Op: op, Ref: contract.Ref{Tenant: ref.Tenant, Name: ref.Name}})
 	}
 	return cmds, errs
 }

@@ -5,15 +5,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 func TestParseCommandsFindsEveryLine(t *testing.T) {
 	cmds, errs := ParseCommands("add two shops\n\n[slipway][create] acme/shop\n  [Slipway][DEPLOY]   globex/web  \n[slipway][frobnicate] acme/x\n[slipway][deploy] Acme/x\nnot a command [slipway][deploy] a/b\n")
 	require.Equal(t, []Command{
-		{Op: lifecycle.OpProvision, Ref: steps.Ref{Tenant: "acme", Name: "shop"}},
-		{Op: lifecycle.OpDeploy, Ref: steps.Ref{Tenant: "globex", Name: "web"}},
+		{Op: lifecycle.OpProvision, Ref: contract.Ref{Tenant: "acme", Name: "shop"}},
+		{Op: lifecycle.OpDeploy, Ref: contract.Ref{Tenant: "globex", Name: "web"}},
 	}, cmds)
 	require.Len(t, errs, 2)
 	require.ErrorContains(t, errs[0], "line 5")

@@ -15,7 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // commentForge is where each provider's comment payload (testdata/*.json) keeps what slipway reads.
@@ -113,7 +113,7 @@ func serveIgnored(t *testing.T, s *Server, r *http.Request, want string) {
 	require.Contains(t, w.Header().Get("X-Slipway-Ignored"), want)
 }
 
-var webRef = steps.Ref{Tenant: "acme", Name: "web"}
+var webRef = contract.Ref{Tenant: "acme", Name: "web"}
 
 func TestCommentApprovalIsRecordedOnceWithItsCommenter(t *testing.T) {
 	for _, f := range commentForges {
@@ -128,7 +128,7 @@ func TestCommentApprovalIsRecordedOnceWithItsCommenter(t *testing.T) {
 			require.Equal(t, "delivery/"+f.provider+"/a-1", resp.Workflow)
 			require.Len(t, rec.calls, 1)
 			d := rec.calls[0]
-			require.Equal(t, []steps.ApprovalCommand{{Ref: webRef, Verb: steps.VerbApprove, Plan: "3f9a1c2",
+			require.Equal(t, []contract.ApprovalCommand{{Ref: webRef, Verb: contract.VerbApprove, Plan: "3f9a1c2",
 				Commenter: "alice", CommenterID: f.userID, MR: f.mr, URL: f.url}}, d.Approvals)
 			require.Equal(t, f.userID, d.UserID, "the forge's user ID from the signed payload")
 			require.Empty(t, d.Commands)
@@ -149,15 +149,15 @@ func TestCommentApprovalIsRecordedOnceWithItsCommenter(t *testing.T) {
 func TestCommentCommands(t *testing.T) {
 	cases := []struct {
 		name, body string
-		want       []steps.ApprovalCommand // nil: refused with 422
+		want       []contract.ApprovalCommand // nil: refused with 422
 		refused    []string
 	}{
 		{name: "approve without hash", body: "/slipway approve",
-			want: []steps.ApprovalCommand{{Verb: steps.VerbApprove}}},
+			want: []contract.ApprovalCommand{{Verb: contract.VerbApprove}}},
 		{name: "reject with reason", body: "Not yet.\n/slipway reject   the plan drops the orders table",
-			want: []steps.ApprovalCommand{{Verb: steps.VerbReject, Reason: "the plan drops the orders table"}}},
+			want: []contract.ApprovalCommand{{Verb: contract.VerbReject, Reason: "the plan drops the orders table"}}},
 		{name: "two commands in order", body: "/slipway approve 3f9a1c2d\n\n/slipway reject wrong plan, sorry",
-			want: []steps.ApprovalCommand{{Verb: steps.VerbApprove, Plan: "3f9a1c2d"}, {Verb: steps.VerbReject, Reason: "wrong plan, sorry"}}},
+			want: []contract.ApprovalCommand{{Verb: contract.VerbApprove, Plan: "3f9a1c2d"}, {Verb: contract.VerbReject, Reason: "wrong plan, sorry"}}},
 		{name: "reject without reason", body: "/slipway reject",
 			refused: []string{"line 1: /slipway reject needs a reason"}},
 		{name: "unknown verb", body: "hm\n/slipway merge",
@@ -165,7 +165,7 @@ func TestCommentCommands(t *testing.T) {
 		{name: "bad hash", body: "/slipway approve main",
 			refused: []string{`"main" is not a plan hash`}},
 		{name: "good and bad lines", body: "/slipway lgtm\n/slipway approve",
-			want:    []steps.ApprovalCommand{{Verb: steps.VerbApprove}},
+			want:    []contract.ApprovalCommand{{Verb: contract.VerbApprove}},
 			refused: []string{`"lgtm" is not a /slipway verb`}},
 	}
 	for _, f := range commentForges {

@@ -18,9 +18,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // signed builds a delivery to path signed as that forge signs it, with key.
@@ -233,7 +233,7 @@ type picky struct {
 	filed   []string
 }
 
-func (p *picky) RecordDeliveries(_ context.Context, ds []steps.Delivery) error {
+func (p *picky) RecordDeliveries(_ context.Context, ds []contract.Delivery) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var ids []string

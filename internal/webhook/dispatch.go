@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Response is the JSON body of every answer to a valid delivery.
@@ -50,9 +50,9 @@ var shaRE = regexp.MustCompile(`^[0-9a-fA-F]{1,64}$`)
 // plan turns an event into the delivery to record, or says why there is nothing to record:
 // Ignored for events that ask for nothing, Refused (with a nil delivery) when every command
 // is malformed or not allowed. It does no I/O, so the answer never waits on a forge or a worker.
-func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
+func (s *Server) plan(ev *Event) (*contract.Delivery, Response) {
 	resp := Response{Delivery: ev.DeliveryID}
-	d := &steps.Delivery{Provider: ev.Provider, ID: ev.DeliveryID, AllowDeprovision: s.o.AllowDeprovision,
+	d := &contract.Delivery{Provider: ev.Provider, ID: ev.DeliveryID, AllowDeprovision: s.o.AllowDeprovision,
 		User: clip(ev.User, maxNameBytes), UserID: clip(ev.UserID, maxNameBytes),
 		Actor: fmt.Sprintf("%s via %s %s (%s delivery %s)", clip(first(ev.User, "unknown user"), maxNameBytes), ev.Provider, ev.Kind, s.o.Actor, ev.DeliveryID)}
 	if ev.Kind != EventIgnored && !s.repos[ev.Provider][strings.ToLower(ev.Repo)] {
@@ -75,7 +75,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 		resp.Refused = []Refused{{Error: fmt.Sprintf("merged %s request without base and merge commits: cannot tell which instances changed", ev.Provider)}}
 		return nil, resp
 	case ev.Kind == EventMerge:
-		d.Merge = &steps.MergeRange{Base: ev.BaseSHA, Merge: ev.MergeSHA, Repo: ev.Repo, Author: clip(ev.PRAuthor, maxNameBytes)}
+		d.Merge = &contract.MergeRange{Base: ev.BaseSHA, Merge: ev.MergeSHA, Repo: ev.Repo, Author: clip(ev.PRAuthor, maxNameBytes)}
 		resp.Note = "the instances this merge adds, changes or removes are read from the repository after this answer"
 		return d, resp
 	}
@@ -100,7 +100,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 				refused.add(Refused{Instance: cmd.Ref.String(), Operation: string(cmd.Op),
 					Error: fmt.Sprintf("commit %s: over %d commands in one delivery", short(c.ID), maxCommands)})
 			default:
-				d.Commands = append(d.Commands, steps.DeliveryCommand{Operation: string(cmd.Op), Ref: cmd.Ref, Rev: c.ID,
+				d.Commands = append(d.Commands, contract.DeliveryCommand{Operation: string(cmd.Op), Ref: cmd.Ref, Rev: c.ID,
 					Repo: ev.Repo, Author: clip(c.Author, maxNameBytes)})
 			}
 		}
@@ -110,7 +110,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 	}
 	resp.Refused = refused.list()
 	for _, r := range resp.Refused {
-		d.Refused = append(d.Refused, steps.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})
+		d.Refused = append(d.Refused, contract.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})
 	}
 	resp.Commands = len(d.Commands)
 	switch {
@@ -125,7 +125,7 @@ func (s *Server) plan(ev *Event) (*steps.Delivery, Response) {
 
 // foreign answers a delivery from a repository outside the allow-list: it starts nothing. One
 // that carries slipway commands is recorded with the reason, so `slipway events` shows the attempt.
-func (s *Server) foreign(ev *Event, d *steps.Delivery, resp Response) (*steps.Delivery, Response) {
+func (s *Server) foreign(ev *Event, d *contract.Delivery, resp Response) (*contract.Delivery, Response) {
 	allowed := make([]string, 0, len(s.repos[ev.Provider]))
 	for r := range s.repos[ev.Provider] {
 		allowed = append(allowed, r)
@@ -146,7 +146,7 @@ func (s *Server) foreign(ev *Event, d *steps.Delivery, resp Response) (*steps.De
 	if !asks {
 		return nil, resp
 	}
-	d.Refused = []steps.DeliveryOutcome{{Error: "ignored: " + resp.Ignored}}
+	d.Refused = []contract.DeliveryOutcome{{Error: "ignored: " + resp.Ignored}}
 	return d, resp
 }
 
@@ -186,7 +186,7 @@ func clip(s string, n int) string {
 
 // planComment turns an MR/PR comment's `/slipway approve|reject` lines into the delivery's
 // approvals, each carrying its commenter for the instance to check against its approvers.
-func planComment(c *Comment, d *steps.Delivery, resp Response) (*steps.Delivery, Response) {
+func planComment(c *Comment, d *contract.Delivery, resp Response) (*contract.Delivery, Response) {
 	cmds, errs := ParseApprovals(c.Body)
 	if len(cmds) == 0 && len(errs) == 0 {
 		resp.Ignored = "comment has no /slipway command"
@@ -213,11 +213,11 @@ func planComment(c *Comment, d *steps.Delivery, resp Response) (*steps.Delivery,
 	}
 	resp.Refused = refused.list()
 	for _, a := range cmds {
-		d.Approvals = append(d.Approvals, steps.ApprovalCommand{Ref: ref, Verb: a.Verb, Plan: a.Plan, Reason: clip(a.Reason, maxRefusalBytes),
+		d.Approvals = append(d.Approvals, contract.ApprovalCommand{Ref: ref, Verb: a.Verb, Plan: a.Plan, Reason: clip(a.Reason, maxRefusalBytes),
 			Commenter: c.Author, CommenterID: clip(c.AuthorID, maxNameBytes), MR: clip(c.MR, maxNameBytes), URL: clip(c.URL, maxNameBytes)})
 	}
 	for _, r := range resp.Refused {
-		d.Refused = append(d.Refused, steps.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})
+		d.Refused = append(d.Refused, contract.DeliveryOutcome{Instance: r.Instance, Operation: r.Operation, Error: r.Error})
 	}
 	resp.Commands = len(d.Approvals)
 	if len(d.Approvals) == 0 {
@@ -243,7 +243,7 @@ var prMergeRE = regexp.MustCompile(`(?m)^(Merge pull request |See merge request 
 // localCreates adds Grove's local create: each instances/<t>/<n>/instance.yaml a push to main adds
 // without a command line for it becomes a provision that adopts the push's head commit (no MR).
 // It reports whether it refused one the operator has not allowed, so the attempt is recorded.
-func (s *Server) localCreates(ev *Event, d *steps.Delivery, refused *refusals) (policy bool) {
+func (s *Server) localCreates(ev *Event, d *contract.Delivery, refused *refusals) (policy bool) {
 	if ev.Kind != EventPush {
 		return false
 	}
@@ -270,7 +270,7 @@ func (s *Server) localCreates(ev *Event, d *steps.Delivery, refused *refusals) (
 			case named[ref.String()]:
 				continue
 			}
-			r := steps.Ref{Tenant: ref.Tenant, Name: ref.Name}
+			r := contract.Ref{Tenant: ref.Tenant, Name: ref.Name}
 			named[r.String()] = true
 			switch {
 			case !shaRE.MatchString(ev.After):
@@ -284,7 +284,7 @@ func (s *Server) localCreates(ev *Event, d *steps.Delivery, refused *refusals) (
 				refused.add(Refused{Instance: r.String(), Operation: string(lifecycle.OpProvision),
 					Error: fmt.Sprintf("commit %s: over %d commands in one delivery", short(c.ID), maxCommands)})
 			default:
-				d.Commands = append(d.Commands, steps.DeliveryCommand{Operation: string(lifecycle.OpProvision), Ref: r,
+				d.Commands = append(d.Commands, contract.DeliveryCommand{Operation: string(lifecycle.OpProvision), Ref: r,
 					Rev: ev.After, Repo: ev.Repo, Author: clip(c.Author, maxNameBytes), Adopt: true})
 			}
 		}

@@ -16,8 +16,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -281,7 +281,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // record makes the delivery durable, then answers; it marks the delivery seen only once
 // Temporal holds it, so a delivery answered 503 is carried out when it is redelivered. A
 // redelivery this process has not seen is recorded again and found a duplicate by its record.
-func (s *Server) record(ctx context.Context, w http.ResponseWriter, key string, d steps.Delivery, resp Response) {
+func (s *Server) record(ctx context.Context, w http.ResponseWriter, key string, d contract.Delivery, resp Response) {
 	ctx, cancel := context.WithTimeout(ctx, s.o.RecordTimeout)
 	defer cancel()
 	_, err := s.batch.RecordDelivery(ctx, d)

@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 var secret = []byte("s3cret")
@@ -41,12 +41,12 @@ func forges() map[string]ForgeOptions {
 // recorder stands in for Temporal: it keeps each batch recorded, and fails while down is set.
 type recorder struct {
 	mu      sync.Mutex
-	calls   []steps.Delivery
+	calls   []contract.Delivery
 	batches int
 	down    error
 }
 
-func (r *recorder) RecordDeliveries(_ context.Context, ds []steps.Delivery) error {
+func (r *recorder) RecordDeliveries(_ context.Context, ds []contract.Delivery) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.down != nil {
@@ -103,9 +103,9 @@ func TestGitHubPushIsRecordedOnceAndAnswered202(t *testing.T) {
 	require.Len(t, resp.Refused, 2, "deprovision is off and bogus is no operation: %+v", resp.Refused)
 	require.Len(t, rec.calls, 1)
 	d := rec.calls[0]
-	require.Equal(t, []steps.DeliveryCommand{
-		{Operation: "provision", Ref: steps.Ref{Tenant: "acme", Name: "shop"}, Rev: "c1", Repo: "acme/gitops", Author: "Bob <bob@example.com>"},
-		{Operation: "deploy", Ref: steps.Ref{Tenant: "acme", Name: "web"}, Rev: "c1", Repo: "acme/gitops", Author: "Bob <bob@example.com>"},
+	require.Equal(t, []contract.DeliveryCommand{
+		{Operation: "provision", Ref: contract.Ref{Tenant: "acme", Name: "shop"}, Rev: "c1", Repo: "acme/gitops", Author: "Bob <bob@example.com>"},
+		{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "web"}, Rev: "c1", Repo: "acme/gitops", Author: "Bob <bob@example.com>"},
 	}, d.Commands)
 	require.Equal(t, "alice via github push (webhook delivery d-1)", d.Actor, "the user GitHub says pushed, not the delivery")
 	require.Len(t, d.Refused, 2, "refusals are part of the delivery's record")
@@ -181,7 +181,7 @@ func TestSlowRecordTimesOutAs503(t *testing.T) {
 
 type hanging struct{}
 
-func (hanging) RecordDeliveries(ctx context.Context, _ []steps.Delivery) error {
+func (hanging) RecordDeliveries(ctx context.Context, _ []contract.Delivery) error {
 	<-ctx.Done()
 	return ctx.Err()
 }
@@ -269,7 +269,7 @@ func TestMergedPullRequestIsRecordedForTheWorkersToRead(t *testing.T) {
 	code, resp := serve(s, githubRequest("pull_request", "p-1", pr("feature/more"), true))
 	require.Equal(t, http.StatusAccepted, code)
 	require.Contains(t, resp.Note, "read from the repository")
-	require.Equal(t, &steps.MergeRange{Base: "ba5e", Merge: "e1e1e1", Repo: "acme/gitops", Author: "dave"}, rec.calls[0].Merge)
+	require.Equal(t, &contract.MergeRange{Base: "ba5e", Merge: "e1e1e1", Repo: "acme/gitops", Author: "dave"}, rec.calls[0].Merge)
 	require.Equal(t, "carol via github merge (webhook delivery p-1)", rec.calls[0].Actor)
 	require.True(t, rec.calls[0].AllowDeprovision)
 

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -47,13 +47,13 @@ func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
 		return row{}, err
 	}
 	base, _ := w.rss()
-	refs := make([]steps.Ref, n)
+	refs := make([]contract.Ref, n)
 	for i := range refs {
-		refs[i] = steps.Ref{Tenant: tq, Name: fmt.Sprintf("i%05d", i)}
+		refs[i] = contract.Ref{Tenant: tq, Name: fmt.Sprintf("i%05d", i)}
 	}
 	now := time.Now().UTC()
 	parkStart := time.Now()
-	if err := each(refs, 32, func(ref steps.Ref) error {
+	if err := each(refs, 32, func(ref contract.Ref) error {
 		_, err := b.env.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 			ID: workflows.InstanceWorkflowID(ref), TaskQueue: tq}, workflows.InstanceWorkflowName,
 			instant.Parked(ref, "observer/"+tq, now))
@@ -107,8 +107,8 @@ func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
 }
 
 // each runs fn for every ref, conc at a time, and returns the first error.
-func each(refs []steps.Ref, conc int, fn func(steps.Ref) error) error {
-	jobs := make(chan steps.Ref)
+func each(refs []contract.Ref, conc int, fn func(contract.Ref) error) error {
+	jobs := make(chan contract.Ref)
 	var wg sync.WaitGroup
 	var first atomic.Pointer[error]
 	for range conc {
@@ -162,7 +162,7 @@ func waitParked(ctx context.Context, c sdkclient.Client, tq string, n int) error
 }
 
 // historySize is the mean history of the parked instances (a sample of at most 100).
-func historySize(ctx context.Context, c sdkclient.Client, refs []steps.Ref) (events, bytes float64, err error) {
+func historySize(ctx context.Context, c sdkclient.Client, refs []contract.Ref) (events, bytes float64, err error) {
 	sample := refs[:min(100, len(refs))]
 	for _, ref := range sample {
 		d, err := c.DescribeWorkflowExecution(ctx, workflows.InstanceWorkflowID(ref), "")
@@ -176,7 +176,7 @@ func historySize(ctx context.Context, c sdkclient.Client, refs []steps.Ref) (eve
 }
 
 // queryLatency is the median time of one status query to each of refs, one after another.
-func queryLatency(ctx context.Context, c sdkclient.Client, refs []steps.Ref) (time.Duration, error) {
+func queryLatency(ctx context.Context, c sdkclient.Client, refs []contract.Ref) (time.Duration, error) {
 	var ds []time.Duration
 	for _, ref := range refs {
 		t0 := time.Now()

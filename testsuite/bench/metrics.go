@@ -13,8 +13,8 @@ import (
 
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/freeport"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -44,12 +44,12 @@ func (b *bench) metricsRow(ctx context.Context) error {
 	if err := waitPoller(ctx, b.env.Client.Temporal, tq); err != nil {
 		return err
 	}
-	refs := make([]steps.Ref, n)
+	refs := make([]contract.Ref, n)
 	for i := range refs {
-		refs[i] = steps.Ref{Tenant: tq, Name: fmt.Sprintf("i%05d", i)}
+		refs[i] = contract.Ref{Tenant: tq, Name: fmt.Sprintf("i%05d", i)}
 	}
 	now := time.Now().UTC()
-	if err := each(refs, 32, func(ref steps.Ref) error {
+	if err := each(refs, 32, func(ref contract.Ref) error {
 		_, err := b.env.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 			ID: workflows.InstanceWorkflowID(ref), TaskQueue: tq}, workflows.InstanceWorkflowName,
 			instant.Parked(ref, "observer/"+tq, now))

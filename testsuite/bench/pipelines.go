@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -38,7 +38,7 @@ var walk = []lifecycleStep{
 
 // submit runs one operation to its end and returns how long it took, from the request to the
 // result, as a CLI with --wait sees it.
-func submit(ctx context.Context, c *client.Client, ref steps.Ref, op lifecycle.Operation, config string) (time.Duration, error) {
+func submit(ctx context.Context, c *client.Client, ref contract.Ref, op lifecycle.Operation, config string) (time.Duration, error) {
 	start := time.Now()
 	// As a platform admin, as the demo does: its destroys wait for no approval.
 	h, err := c.Submit(identity.With(ctx, devenv.LocalAdmin()), ref, op, workflows.OperationRequest{ConfigYAML: config, Actor: "bench",
@@ -57,7 +57,7 @@ func submit(ctx context.Context, c *client.Client, ref steps.Ref, op lifecycle.O
 }
 
 // stepsDone counts the steps the instance's last operation ran (not skipped ones).
-func stepsDone(ctx context.Context, c *client.Client, ref steps.Ref) (int, error) {
+func stepsDone(ctx context.Context, c *client.Client, ref contract.Ref) (int, error) {
 	st, err := c.Status(ctx, ref, workflows.StatusRequest{Output: "all"})
 	if err != nil {
 		return 0, err
@@ -95,7 +95,7 @@ func (b *bench) pipelines(ctx context.Context, t target, floor float64) error {
 	}
 	totals := map[string]*total{}
 	for i := 0; i < b.o.runs; i++ {
-		ref := steps.Ref{Tenant: "pipelines" + t.suffix, Name: fmt.Sprintf("p%03d", i)}
+		ref := contract.Ref{Tenant: "pipelines" + t.suffix, Name: fmt.Sprintf("p%03d", i)}
 		for _, s := range walk {
 			d, err := submit(ctx, t.c, ref, s.op, s.config)
 			if err != nil {

@@ -13,9 +13,9 @@ import (
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
@@ -58,7 +58,7 @@ func (b *bench) providerRow(ctx context.Context) error {
 	}
 	defer w.Stop()
 	c := client.New(b.env.Client.Temporal, tq, "")
-	ref := steps.Ref{Tenant: "real", Name: "timed"}
+	ref := contract.Ref{Tenant: "real", Name: "timed"}
 	if _, err := submit(ctx, c, ref, lifecycle.OpProvision, fmt.Sprintf("stack: timed\nparameters:\n  sleep: %s\n", providerApply)); err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -50,9 +50,9 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 		return err
 	}
 	c := client.New(b.env.Client.Temporal, rolloutQueue, "")
-	refs := make([]steps.Ref, n)
+	refs := make([]contract.Ref, n)
 	for i := range refs {
-		refs[i] = steps.Ref{Tenant: rolloutTenant, Name: fmt.Sprintf("web-%d", i)}
+		refs[i] = contract.Ref{Tenant: rolloutTenant, Name: fmt.Sprintf("web-%d", i)}
 	}
 	server := b.env.Server.PID()
 	fl, err := fleet{clients: []*client.Client{c}, workers: []*workerProc{w}, server: []int{server},
@@ -60,9 +60,9 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("provision and deploy the fleet: %w", err)
 	}
-	spec := steps.RolloutSpec{ID: fmt.Sprintf("bench-%d", n), Stack: rolloutStack, Tenant: rolloutTenant,
-		Set: []steps.Setting{{Key: "replicas", Value: "2"}}, BatchPercent: 10, MaxUnavailable: 0,
-		Order: steps.OrderOrdinal, MaxFailures: 1, Actor: "bench"}
+	spec := contract.RolloutSpec{ID: fmt.Sprintf("bench-%d", n), Stack: rolloutStack, Tenant: rolloutTenant,
+		Set: []contract.Setting{{Key: "replicas", Value: "2"}}, BatchPercent: 10, MaxUnavailable: 0,
+		Order: contract.OrderOrdinal, MaxFailures: 1, Actor: "bench"}
 
 	// The plan: one activity lists the fleet and compares each instance's config with the target.
 	w.resetPeak()
@@ -79,7 +79,7 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 	updates, batches := 0, 0
 	skips := map[string]int{}
 	for _, a := range plan.Actions {
-		if a.Action == steps.ActionUpdate {
+		if a.Action == contract.ActionUpdate {
 			updates++
 		} else {
 			skips[a.Reason]++

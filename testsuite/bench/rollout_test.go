@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -27,8 +27,8 @@ func TestBatchTimesRunFromTheRolloutsStart(t *testing.T) {
 func TestFailedRolloutSaysWhereItStood(t *testing.T) {
 	st := &workflows.RolloutStatus{RolloutState: workflows.RolloutState{Phase: workflows.PhaseStopped, Batch: 3, Batches: 10,
 		Failures: 1, Reason: "1 instance(s) failed", Instances: []workflows.RolloutInstance{
-			{RolloutAction: steps.RolloutAction{Ref: steps.Ref{Tenant: "fleet", Name: "web-0"}}, Status: workflows.RolloutUpdated},
-			{RolloutAction: steps.RolloutAction{Ref: steps.Ref{Tenant: "fleet", Name: "web-1"}}, Status: workflows.RolloutFailed, Error: "boom"},
+			{RolloutAction: contract.RolloutAction{Ref: contract.Ref{Tenant: "fleet", Name: "web-0"}}, Status: workflows.RolloutUpdated},
+			{RolloutAction: contract.RolloutAction{Ref: contract.Ref{Tenant: "fleet", Name: "web-1"}}, Status: workflows.RolloutFailed, Error: "boom"},
 		}}, Updated: 1, Total: 2}
 	line := statusLine(st)
 	assert.Contains(t, line, "phase Stopped, batch 3/10")

@@ -12,8 +12,8 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -63,15 +63,15 @@ type lifecycles struct {
 
 // run starts n provision+deploy lifecycles at once, spread over the fleet's task queues.
 func (f fleet) run(ctx context.Context, tenant string, n int) (lifecycles, error) {
-	refs := make([]steps.Ref, n)
+	refs := make([]contract.Ref, n)
 	for i := range refs {
-		refs[i] = steps.Ref{Tenant: tenant, Name: fmt.Sprintf("i%05d", i)}
+		refs[i] = contract.Ref{Tenant: tenant, Name: fmt.Sprintf("i%05d", i)}
 	}
 	return f.runRefs(ctx, refs)
 }
 
 // runRefs provisions and deploys every ref at once, spread over the fleet's task queues.
-func (f fleet) runRefs(ctx context.Context, refs []steps.Ref) (lifecycles, error) {
+func (f fleet) runRefs(ctx context.Context, refs []contract.Ref) (lifecycles, error) {
 	n := len(refs)
 	lat := make([]time.Duration, n)
 	errs := make([]error, n)
@@ -160,7 +160,7 @@ func growth(small, large row) row {
 
 // eventsPerLifecycle is the mean history length, over the sample lifecycles, of the instance
 // and the pipelines it started, read from each run's history.
-func eventsPerLifecycle(ctx context.Context, c sdkclient.Client, sample []steps.Ref) (float64, error) {
+func eventsPerLifecycle(ctx context.Context, c sdkclient.Client, sample []contract.Ref) (float64, error) {
 	var total int64
 	for _, ref := range sample {
 		n, err := historyTree(ctx, c, workflows.InstanceWorkflowID(ref), "")

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
@@ -98,15 +98,15 @@ type timedDeployer struct {
 	c *clock
 }
 
-func (d timedDeployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (steps.AppStatus, error) {
+func (d timedDeployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (contract.AppStatus, error) {
 	defer d.c.since(time.Now())
 	return d.Deployer.Deploy(ctx, app, deadline)
 }
-func (d timedDeployer) Status(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+func (d timedDeployer) Status(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
 	defer d.c.since(time.Now())
 	return d.Deployer.Status(ctx, app)
 }
-func (d timedDeployer) Remove(ctx context.Context, app deploy.App) (steps.AppStatus, error) {
+func (d timedDeployer) Remove(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
 	defer d.c.since(time.Now())
 	return d.Deployer.Remove(ctx, app)
 }

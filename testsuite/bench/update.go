@@ -9,8 +9,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // updateRow runs update deploys (deploy -f with a changed config) on real git and terraform,
@@ -32,7 +32,7 @@ func (b *bench) updateRow(ctx context.Context) error {
 	}
 	defer w.Stop()
 	c := client.New(b.env.Client.Temporal, tq, "")
-	ref := steps.Ref{Tenant: "real", Name: "web"}
+	ref := contract.Ref{Tenant: "real", Name: "web"}
 	for _, s := range walk[:2] { // provision and deploy: terraform init and the first apply
 		if _, err := submit(ctx, c, ref, s.op, s.config); err != nil {
 			return err

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 	"github.com/slipway-dev/slipway/workflows"
@@ -41,10 +41,10 @@ type auditor struct {
 	db      string
 }
 
-func (au auditor) audit(ctx context.Context, c *client.Client, ref steps.Ref) (Audit, error) {
+func (au auditor) audit(ctx context.Context, c *client.Client, ref contract.Ref) (Audit, error) {
 	var a Audit
 	branches, err := exec.CommandContext(ctx, "git", "-C", au.repo, "for-each-ref", "--format=%(refname)",
-		"refs/heads/"+steps.BranchPrefix(ref)).Output()
+		"refs/heads/"+contract.BranchPrefix(ref)).Output()
 	if err != nil {
 		return a, fmt.Errorf("git for-each-ref: %w", err)
 	}

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/forge"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // injector fails a share of calls with a transient error: half before the call (nothing
@@ -107,17 +107,17 @@ type faultyDeployer struct {
 	in *injector
 }
 
-func (d faultyDeployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (st steps.AppStatus, err error) {
+func (d faultyDeployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (st contract.AppStatus, err error) {
 	err = d.in.call("deployer.Deploy", func() error { st, err = d.Deployer.Deploy(ctx, app, deadline); return err })
 	return st, err
 }
 
-func (d faultyDeployer) Status(ctx context.Context, app deploy.App) (st steps.AppStatus, err error) {
+func (d faultyDeployer) Status(ctx context.Context, app deploy.App) (st contract.AppStatus, err error) {
 	err = d.in.call("deployer.Status", func() error { st, err = d.Deployer.Status(ctx, app); return err })
 	return st, err
 }
 
-func (d faultyDeployer) Remove(ctx context.Context, app deploy.App) (st steps.AppStatus, err error) {
+func (d faultyDeployer) Remove(ctx context.Context, app deploy.App) (st contract.AppStatus, err error) {
 	err = d.in.call("deployer.Remove", func() error { st, err = d.Deployer.Remove(ctx, app); return err })
 	return st, err
 }

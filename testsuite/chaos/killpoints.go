@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // A KillPoint is where a worker SIGKILLs itself: before an activity runs, after it ran
@@ -51,29 +51,29 @@ func AllKillPoints(deployer string) []KillPoint {
 		}
 	}
 	b, a, m := phaseBefore, phaseAfter, phaseMid
-	add(opCreate, steps.ActValidateConfig, b)
-	add(opCreate, steps.ActOpenMR, b, a)
-	add(opCreate, steps.ActMergeMR, b, a)
-	add(opDeploy, steps.ActResolveRevision, a)
-	add(opDeploy, steps.ActTerraformInit, a)
-	add(opDeploy, steps.ActTerraformPlan, a)
-	add(opDeploy, steps.ActTerraformApply, b, m, a)
-	add(opDeploy, steps.ActBootstrapSecrets, a)
-	add(opDeploy, steps.ActDeployApp, b, a)
-	add(opUpdate, steps.ActOpenMR, a)
-	add(opUpdate, steps.ActMergeMR, a)
-	add(opUpdate, steps.ActTerraformApply, m, a)
-	add(opArchive, steps.ActRemoveApp, b, a)
+	add(opCreate, contract.ActValidateConfig, b)
+	add(opCreate, contract.ActOpenMR, b, a)
+	add(opCreate, contract.ActMergeMR, b, a)
+	add(opDeploy, contract.ActResolveRevision, a)
+	add(opDeploy, contract.ActTerraformInit, a)
+	add(opDeploy, contract.ActTerraformPlan, a)
+	add(opDeploy, contract.ActTerraformApply, b, m, a)
+	add(opDeploy, contract.ActBootstrapSecrets, a)
+	add(opDeploy, contract.ActDeployApp, b, a)
+	add(opUpdate, contract.ActOpenMR, a)
+	add(opUpdate, contract.ActMergeMR, a)
+	add(opUpdate, contract.ActTerraformApply, m, a)
+	add(opArchive, contract.ActRemoveApp, b, a)
 	// Under the policy a deprovision plans its destroy (the policy reads that plan) and applies it.
-	add(opDeprovision, steps.ActTerraformPlan, a)
-	add(opDeprovision, steps.ActTerraformApply, b, m, a)
-	add(opDeprovision, steps.ActForgetSecrets, a)
-	add(opDeprovision, steps.ActOpenMR, a)
-	add(opDeprovision, steps.ActMergeMR, a)
+	add(opDeprovision, contract.ActTerraformPlan, a)
+	add(opDeprovision, contract.ActTerraformApply, b, m, a)
+	add(opDeprovision, contract.ActForgetSecrets, a)
+	add(opDeprovision, contract.ActOpenMR, a)
+	add(opDeprovision, contract.ActMergeMR, a)
 	if deployer == "argocd" {
-		add(opDeploy, steps.ActDeployApp, m)
-		add(opUpdate, steps.ActDeployApp, m)
-		add(opArchive, steps.ActRemoveApp, m)
+		add(opDeploy, contract.ActDeployApp, m)
+		add(opUpdate, contract.ActDeployApp, m)
+		add(opArchive, contract.ActRemoveApp, m)
 	}
 	return ks
 }

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -42,7 +42,7 @@ const (
 
 // Outcome is what one lifecycle did.
 type Outcome struct {
-	Ref       steps.Ref
+	Ref       contract.Ref
 	Completed bool     // every operation succeeded and the instance is Deprovisioned
 	Failed    []string // operations that did not succeed, with why
 	Secrets   map[string]string
@@ -50,7 +50,7 @@ type Outcome struct {
 
 // runLifecycle drives one instance through lifecycleOps and reports how far it got.
 // afterOp, when set, runs after each successful operation (e.g. to read secrets).
-func runLifecycle(ctx context.Context, c *client.Client, ref steps.Ref, opTimeout time.Duration,
+func runLifecycle(ctx context.Context, c *client.Client, ref contract.Ref, opTimeout time.Duration,
 	afterOp func(i int)) Outcome {
 	out := Outcome{Ref: ref}
 	for i, o := range lifecycleOps {

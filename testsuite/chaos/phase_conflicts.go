@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -46,7 +46,7 @@ func (w *world) conflicts(ctx context.Context, rep *Report) error {
 		return err
 	}
 	defer p.Stop()
-	ref := steps.Ref{Tenant: "chaos", Name: "conflict"}
+	ref := contract.Ref{Tenant: "chaos", Name: "conflict"}
 	for i := 0; i < 2; i++ { // create, deploy
 		o := lifecycleOps[i]
 		res, err := drive.SubmitAndWait(ctx, c, ref, o.op, o.req(), fmt.Sprintf("conflict-setup-%d", i), w.cfg.OpTimeout)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // FaultFigures are the transient-fault phase's figures.
@@ -41,7 +41,7 @@ func (w *world) faults(ctx context.Context, rep *Report) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			ref := steps.Ref{Tenant: "chaos", Name: fmt.Sprintf("fault-%03d", i+1)}
+			ref := contract.Ref{Tenant: "chaos", Name: fmt.Sprintf("fault-%03d", i+1)}
 			o := w.lifecycle(ctx, c, spec, ref, nil)
 			a, aerr := w.auditor.audit(ctx, c, ref)
 			mu.Lock()

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // KillResult is one kill point's lifecycle.
@@ -54,7 +54,7 @@ func (w *world) killOne(ctx context.Context, i int, k KillPoint) KillResult {
 	res := KillResult{Point: k}
 	name := fmt.Sprintf("kill-%02d", i+1)
 	spec := workerSpec{name: name, taskQueue: "chaos-" + name, stateDir: filepath.Join(w.dir, "state", name)}
-	ref := steps.Ref{Tenant: "chaos", Name: name}
+	ref := contract.Ref{Tenant: "chaos", Name: name}
 	armed := spec
 	armed.env = []string{envKill + "=" + k.env()}
 	p, err := w.startWorker(armed)

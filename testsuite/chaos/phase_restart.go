@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // RestartFigures are the server-restart phase's figures.
@@ -36,7 +36,7 @@ func (w *world) restartServer(ctx context.Context, rep *Report) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ref := steps.Ref{Tenant: "chaos", Name: fmt.Sprintf("restart-%02d", i+1)}
+			ref := contract.Ref{Tenant: "chaos", Name: fmt.Sprintf("restart-%02d", i+1)}
 			sent := false
 			o := w.lifecycle(ctx, c, spec, ref, func(op int) {
 				if op == opCreate {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Run does the phases cfg asks for and returns their figures.
@@ -74,7 +74,7 @@ func (w *world) baseline(ctx context.Context) (Audit, error) {
 		return Audit{}, err
 	}
 	defer p.Stop()
-	ref := steps.Ref{Tenant: "chaos", Name: "baseline"}
+	ref := contract.Ref{Tenant: "chaos", Name: "baseline"}
 	o := runLifecycle(ctx, c, ref, w.cfg.OpTimeout, nil)
 	if !o.Completed {
 		return Audit{}, fmt.Errorf("the clean baseline lifecycle failed: %v", o.Failed)

@@ -16,9 +16,9 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // The driver re-runs its own binary as a worker; these variables configure it.
@@ -36,7 +36,7 @@ const (
 // and destroys sleep for 2 s, and ArgoCD takes about 1.6 s to bring the app to Healthy
 // and 6 s to remove it, so these land inside the work.
 func midDelay(activity string) time.Duration {
-	if activity == steps.ActDeployApp {
+	if activity == contract.ActDeployApp {
 		return 400 * time.Millisecond
 	}
 	return 1200 * time.Millisecond

@@ -18,11 +18,11 @@ import (
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
@@ -248,7 +248,7 @@ func (w *world) startLane(spec workerSpec) (*proc.Process, *client.Client, error
 
 // lifecycle runs ref through lifecycleOps on spec's worker and, after the deploy, records
 // the secrets it bootstrapped for the secrets phase; afterOp (optional) runs after each op.
-func (w *world) lifecycle(ctx context.Context, c *client.Client, spec workerSpec, ref steps.Ref, afterOp func(op int)) Outcome {
+func (w *world) lifecycle(ctx context.Context, c *client.Client, spec workerSpec, ref contract.Ref, afterOp func(op int)) Outcome {
 	return runLifecycle(ctx, c, ref, w.cfg.OpTimeout, func(op int) {
 		if op == opDeploy {
 			w.rememberSecrets(ctx, ref)
@@ -260,7 +260,7 @@ func (w *world) lifecycle(ctx context.Context, c *client.Client, spec workerSpec
 }
 
 // rememberSecrets records the instance's bootstrapped secrets for the secrets phase.
-func (w *world) rememberSecrets(ctx context.Context, ref steps.Ref) {
+func (w *world) rememberSecrets(ctx context.Context, ref contract.Ref) {
 	vals, err := w.store.Get(ctx, ref.Tenant, ref.Name)
 	if err != nil {
 		return

@@ -8,14 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
 
 // StateSerial is the instance's terraform state serial as the pg backend stores it in db. The
 // instance was provisioned by this code, so its schema is Derive's unless ref carries its names.
-func StateSerial(pg *postgres.Server, db string, ref steps.Ref) (int, error) {
+func StateSerial(pg *postgres.Server, db string, ref contract.Ref) (int, error) {
 	schema := names.Derive(ref.Tenant, ref.Name).Schema
 	if ref.Names != nil {
 		schema = ref.Names.Schema
@@ -42,7 +42,7 @@ type Effect struct {
 
 // EffectsOf reads ref's lines from the effects file at path, so duplicates are counted in
 // what terraform really did.
-func EffectsOf(path string, ref steps.Ref) ([]Effect, error) {
+func EffectsOf(path string, ref contract.Ref) ([]Effect, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -65,7 +65,7 @@ func EffectsOf(path string, ref steps.Ref) ([]Effect, error) {
 }
 
 // Effects counts ref's applies and destroys in the effects file at path.
-func Effects(path string, ref steps.Ref) (applies, destroys int, err error) {
+func Effects(path string, ref contract.Ref) (applies, destroys int, err error) {
 	effects, err := EffectsOf(path, ref)
 	for _, e := range effects {
 		if e.Kind == "apply" {

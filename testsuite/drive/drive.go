@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -22,7 +22,7 @@ const resendEvery = 500 * time.Millisecond
 
 // SubmitAndWait sends one request and waits for its result, riding out worker and server
 // restarts until timeout.
-func SubmitAndWait(ctx context.Context, c *client.Client, ref steps.Ref, op lifecycle.Operation,
+func SubmitAndWait(ctx context.Context, c *client.Client, ref contract.Ref, op lifecycle.Operation,
 	req workflows.OperationRequest, requestID string, timeout time.Duration) (workflows.OperationResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -62,7 +62,7 @@ func Transient(err error) bool {
 }
 
 // Status reads the instance's full status, retrying for up to 30 s while the server is away.
-func Status(ctx context.Context, c *client.Client, ref steps.Ref) (*workflows.Status, error) {
+func Status(ctx context.Context, c *client.Client, ref contract.Ref) (*workflows.Status, error) {
 	var last error
 	for i := 0; i < 60; i++ {
 		st, err := c.Status(ctx, ref, workflows.StatusRequest{Output: "all"})

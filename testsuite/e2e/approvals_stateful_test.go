@@ -11,9 +11,9 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -36,7 +36,7 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 		e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: keeper\nparameters:\n  greeting: hi\n  generation: 1\n"), "--wait") // changes in place
 	})
 	require.Nil(t, e.Status(ref).Approval)
-	require.Len(t, e.Resources(steps.Ref{Tenant: "acme", Name: "db"}), 1)
+	require.Len(t, e.Resources(contract.Ref{Tenant: "acme", Name: "db"}), 1)
 
 	// Generation 2 replaces terraform_data.app, which the stack marks stateful.
 	as(t, "alice:tenant:acme", func() { e.MustCLI(0, "deploy", ref, "-f", file("2")) })
@@ -72,7 +72,7 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 		c, err := client.Dial(o)
 		require.NoError(t, err)
 		defer c.Close()
-		v, err := c.QueryWorkflow(context.Background(), workflows.InstanceWorkflowID(steps.Ref{Tenant: "acme", Name: "db"}), "",
+		v, err := c.QueryWorkflow(context.Background(), workflows.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "db"}), "",
 			workflows.QueryStatus, workflows.StatusRequest{Output: workflows.OutputAll})
 		require.NoError(t, err)
 		var st workflows.Status
@@ -111,5 +111,5 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 	require.NotNil(t, approved)
 	require.Equal(t, "carol", approved.Actor)
 	require.Equal(t, w.Hash, approved.Hash)
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "acme", Name: "db"}), "approvals-stateful-replace")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "db"}), "approvals-stateful-replace")
 }

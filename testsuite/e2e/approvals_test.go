@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -191,11 +191,11 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	st = e.Status(ref)
 	var applied string
 	for _, s := range st.Operation.Steps {
-		if s.Name == steps.TFDestroy {
+		if s.Name == contract.TFDestroy {
 			applied = s.Detail
 		}
 	}
 	require.True(t, strings.HasPrefix(applied, "approved destroy plan "+w.Hash[:12]), applied)
-	require.Empty(t, e.Resources(steps.Ref{Tenant: "appr", Name: "web"}))
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "appr", Name: "web"}), "approvals-signal-lanes")
+	require.Empty(t, e.Resources(contract.Ref{Tenant: "appr", Name: "web"}))
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "appr", Name: "web"}), "approvals-signal-lanes")
 }

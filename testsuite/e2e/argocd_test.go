@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/argocd"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 )
@@ -53,7 +53,7 @@ func TestArgoCDLifecycle(t *testing.T) {
 
 	e.MustCLI(0, "archive", "argo/web", "--wait")
 	require.Equal(t, http.StatusNotFound, get(t, stack, "/api/v1/namespaces/"+ns), "archive removes the namespace")
-	require.NotEmpty(t, e.Resources(steps.Ref{Tenant: "argo", Name: "web"}), "archive keeps the infrastructure")
+	require.NotEmpty(t, e.Resources(contract.Ref{Tenant: "argo", Name: "web"}), "archive keeps the infrastructure")
 	require.NotEmpty(t, testsuite.Git(t, e.GitOpsRepo, "ls-tree", "main", "instances/argo/web/instance.yaml"), "and the config")
 
 	e.MustCLI(0, "deploy", "argo/web", "--wait")
@@ -100,9 +100,9 @@ func TestArgoCDSyncFailureIsRecorded(t *testing.T) {
 	out := e.MustCLI(1, "deploy", "argo/bad", "--timeout", "90s", "--wait")
 	require.Contains(t, out.Stdout, "argo/bad is DeploymentFailed")
 	st := e.Status("argo/bad")
-	require.Equal(t, steps.DeployApp, st.Failure.Step)
+	require.Equal(t, contract.DeployApp, st.Failure.Step)
 	require.Contains(t, st.Failure.Error, "Not_A_Valid_Name")
-	var app *steps.Leftover
+	var app *contract.Leftover
 	for i := range st.Failure.Leftovers {
 		if st.Failure.Leftovers[i].Kind == "app" {
 			app = &st.Failure.Leftovers[i]

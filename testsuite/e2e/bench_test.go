@@ -12,9 +12,9 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -54,7 +54,7 @@ func BenchmarkActivityStep(b *testing.B) {
 // Run: go test ./testsuite/e2e -run '^$' -bench UpdateDeploy -benchtime 10x
 func BenchmarkUpdateDeploy(b *testing.B) {
 	e := testsuite.NewEnv(b)
-	ref := steps.Ref{Tenant: "bench", Name: "web"}
+	ref := contract.Ref{Tenant: "bench", Name: "web"}
 	cfg := func(n int) string {
 		return fmt.Sprintf("stack: example\nparameters:\n  greeting: hello\n  replicas: %d\n", n)
 	}

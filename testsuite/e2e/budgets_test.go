@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 	"github.com/slipway-dev/slipway/workflows"
@@ -53,7 +53,7 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 		"stacks/slow/terraform/main.tf.tmpl":  []byte(fmt.Sprintf(budgetTF, tfmirror.TimeVersion)),
 		"stacks/slow/manifests/app.yaml.tmpl": []byte(brokenManifest),
 	})
-	ref := steps.Ref{Tenant: "budget", Name: "slow"}
+	ref := contract.Ref{Tenant: "budget", Name: "slow"}
 	var figures []string
 	e.MustCLI(0, "create", "budget/slow", "-f", writeFile(t, "stack: slow\nparameters:\n  greeting: hello\n"), "--wait")
 
@@ -62,13 +62,13 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	st := e.Status("budget/slow")
 	require.Equal(t, lifecycle.DeploymentFailed, st.State)
 	require.NotNil(t, st.Failure)
-	require.Equal(t, steps.TFApply, st.Failure.Step)
-	require.Equal(t, steps.ErrBudget, st.Failure.Type, "the activity stopped itself, not Temporal's timeout: %+v", st.Failure)
+	require.Equal(t, contract.TFApply, st.Failure.Step)
+	require.Equal(t, contract.ErrBudget, st.Failure.Type, "the activity stopped itself, not Temporal's timeout: %+v", st.Failure)
 	require.Contains(t, st.Failure.Error, "apply budget 3s (schema.timeouts.apply) ran out")
-	var budget *steps.Leftover
+	var budget *contract.Leftover
 	for i, l := range st.Failure.Leftovers {
-		require.NotEqual(t, steps.LeftoverLock, l.Kind, "the interrupted terraform released its lock: %+v", l)
-		if l.Kind == steps.LeftoverBudget {
+		require.NotEqual(t, contract.LeftoverLock, l.Kind, "the interrupted terraform released its lock: %+v", l)
+		if l.Kind == contract.LeftoverBudget {
 			budget = &st.Failure.Leftovers[i]
 		}
 	}
@@ -77,7 +77,7 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	require.Contains(t, budget.Detail, "apply budget 3s (schema.timeouts.apply) ran out")
 	require.Contains(t, budget.Cleanup, "raise schema.timeouts.apply")
 	for _, s := range st.Operation.Steps {
-		if s.Name == steps.TFApply && s.Status == workflows.StepFailed {
+		if s.Name == contract.TFApply && s.Status == workflows.StepFailed {
 			took := s.EndedAt.Sub(s.StartedAt)
 			figures = append(figures, fmt.Sprintf("budgets: apply budget 3s -> step failed after %v (terraform interrupted and exited)", took.Round(time.Millisecond)))
 			require.Less(t, took, 15*time.Second, "the budget cut the 15s sleep short")
@@ -107,13 +107,13 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	out = e.MustCLI(1, "destroy", "budget/slow", "--wait")
 	require.Contains(t, out.Stdout, "budget/slow is DestroyFailed")
 	st = e.Status("budget/slow")
-	require.Equal(t, steps.TFDestroy, st.Failure.Step)
-	require.Equal(t, steps.ErrBudget, st.Failure.Type, "%+v", st.Failure)
+	require.Equal(t, contract.TFDestroy, st.Failure.Step)
+	require.Equal(t, contract.ErrBudget, st.Failure.Type, "%+v", st.Failure)
 	require.Contains(t, st.Failure.Error, "destroy budget 3s (schema.timeouts.destroy) ran out")
 	budget = nil
 	for i, l := range st.Failure.Leftovers {
-		require.NotEqual(t, steps.LeftoverLock, l.Kind, "the interrupted terraform released its lock: %+v", l)
-		if l.Kind == steps.LeftoverBudget {
+		require.NotEqual(t, contract.LeftoverLock, l.Kind, "the interrupted terraform released its lock: %+v", l)
+		if l.Kind == contract.LeftoverBudget {
 			budget = &st.Failure.Leftovers[i]
 		}
 	}
@@ -127,7 +127,7 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	}
 	require.Contains(t, addrs, "time_sleep.wait", "the sleep the budget cut short is still in the state")
 	require.NotContains(t, addrs, "terraform_data.after", "what terraform destroyed before the budget ran out is gone from the state")
-	d := step(t, st, steps.TFDestroy)
+	d := step(t, st, contract.TFDestroy)
 	figures = append(figures, fmt.Sprintf("budgets: destroy budget 3s -> step failed after %v", d.EndedAt.Sub(d.StartedAt).Round(time.Millisecond)))
 	for _, f := range figures {
 		t.Log(f)
@@ -199,7 +199,7 @@ func TestDriftCheckRunsUnderThePlanBudget(t *testing.T) {
 		"stacks/gated/terraform/main.tf.tmpl":  []byte(fmt.Sprintf(gatedTF, gate)),
 		"stacks/gated/manifests/app.yaml.tmpl": []byte(brokenManifest),
 	})
-	ref := steps.Ref{Tenant: "budgetdrift", Name: "gated"}
+	ref := contract.Ref{Tenant: "budgetdrift", Name: "gated"}
 	e.MustCLI(0, "create", "budgetdrift/gated", "-f", writeFile(t, "stack: gated\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", "budgetdrift/gated", "--wait")
 

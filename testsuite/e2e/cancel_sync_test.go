@@ -10,9 +10,9 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/argostack"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -60,7 +60,7 @@ func TestCancelTerminatesARunningArgoCDSync(t *testing.T) {
 	var app string
 	require.Eventually(t, func() bool {
 		st := e.Status(ref)
-		if st.Operation == nil || st.Operation.Result != workflows.ResultRunning || st.Operation.Step != steps.DeployApp {
+		if st.Operation == nil || st.Operation.Result != workflows.ResultRunning || st.Operation.Step != contract.DeployApp {
 			return false
 		}
 		app = st.Names.Application
@@ -81,16 +81,16 @@ func TestCancelTerminatesARunningArgoCDSync(t *testing.T) {
 		return st.State == lifecycle.DeploymentFailed
 	}, 2*time.Minute, 200*time.Millisecond, "state %s", st.State)
 	require.NotNil(t, st.Failure)
-	require.Equal(t, steps.DeployApp, st.Failure.Step)
-	require.Equal(t, steps.ErrCancelled, st.Failure.Type, "%+v", st.Failure)
-	var where *steps.Leftover
+	require.Equal(t, contract.DeployApp, st.Failure.Step)
+	require.Equal(t, contract.ErrCancelled, st.Failure.Type, "%+v", st.Failure)
+	var where *contract.Leftover
 	for i, l := range st.Failure.Leftovers {
-		if l.Kind == steps.LeftoverCancelled {
+		if l.Kind == contract.LeftoverCancelled {
 			where = &st.Failure.Leftovers[i]
 		}
 	}
 	require.NotNil(t, where, "leftovers: %+v", st.Failure.Leftovers)
-	require.Equal(t, steps.DeployApp, where.ID)
+	require.Equal(t, contract.DeployApp, where.ID)
 
 	var phase, message string
 	require.Eventually(t, func() bool {

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
@@ -72,7 +72,7 @@ func startMidApply(t *testing.T, e *testsuite.Env, ref string, args ...string) {
 	require.Eventually(t, func() bool {
 		st = e.Status(ref)
 		op := st.Operation
-		return op != nil && op.Result == workflows.ResultRunning && op.Step == steps.TFApply
+		return op != nil && op.Result == workflows.ResultRunning && op.Step == contract.TFApply
 	}, 3*time.Minute, 200*time.Millisecond, "the apply never started: %+v", st.Operation)
 	time.Sleep(3 * time.Second) // terraform_data.first is created within this; the sleep of minutes is not
 }
@@ -84,7 +84,7 @@ func startMidApply(t *testing.T, e *testsuite.Env, ref string, args ...string) {
 func TestCancelStopsARunningDeployMidApply(t *testing.T) {
 	e := testsuite.NewEnv(t)
 	pushSleepy(t, e)
-	ref := steps.Ref{Tenant: "cancel", Name: "slow"}
+	ref := contract.Ref{Tenant: "cancel", Name: "slow"}
 	e.MustCLI(0, "create", "cancel/slow", "-f", sleepyConfig(t, "5m"), "--wait")
 
 	r := e.MustCLI(2, "cancel", "cancel/slow", "--reason", "nothing to stop")
@@ -100,22 +100,22 @@ func TestCancelStopsARunningDeployMidApply(t *testing.T) {
 		return st.State == lifecycle.DeploymentFailed
 	}, 2*time.Minute, 200*time.Millisecond, "state %s", st.State)
 	require.NotNil(t, st.Failure)
-	require.Equal(t, steps.TFApply, st.Failure.Step)
-	require.Equal(t, steps.ErrCancelled, st.Failure.Type, "%+v", st.Failure)
+	require.Equal(t, contract.TFApply, st.Failure.Step)
+	require.Equal(t, contract.ErrCancelled, st.Failure.Type, "%+v", st.Failure)
 	require.Contains(t, st.Failure.Error, "cancelled by ")
-	require.Contains(t, st.Failure.Error, "(wrong window) at step "+steps.TFApply)
+	require.Contains(t, st.Failure.Error, "(wrong window) at step "+contract.TFApply)
 	require.NotNil(t, st.Operation.Cancel)
 	require.Equal(t, "wrong window", st.Operation.Cancel.Reason)
-	var where *steps.Leftover
+	var where *contract.Leftover
 	for i, l := range st.Failure.Leftovers {
-		require.NotEqual(t, steps.LeftoverLock, l.Kind, "the interrupted terraform released its lock: %+v", l)
-		if l.Kind == steps.LeftoverCancelled {
+		require.NotEqual(t, contract.LeftoverLock, l.Kind, "the interrupted terraform released its lock: %+v", l)
+		if l.Kind == contract.LeftoverCancelled {
 			where = &st.Failure.Leftovers[i]
 		}
 	}
 	require.NotNil(t, where, "leftovers: %+v", st.Failure.Leftovers)
-	require.Equal(t, steps.TFApply, where.ID)
-	require.Contains(t, where.Detail, "deploy was cancelled at step "+steps.TFApply)
+	require.Equal(t, contract.TFApply, where.ID)
+	require.Contains(t, where.Detail, "deploy was cancelled at step "+contract.TFApply)
 	require.NoError(t, lockFree(t, e, ref))
 	var addrs []string
 	for _, res := range e.Resources(ref) {
@@ -124,7 +124,7 @@ func TestCancelStopsARunningDeployMidApply(t *testing.T) {
 	}
 	require.Equal(t, []string{"terraform_data.first"}, addrs, "what terraform finished before the cancel is in the state")
 	require.Empty(t, terraformProcesses(t, e.StateDir), "nothing of the interrupted terraform is left running")
-	s := step(t, st, steps.TFApply)
+	s := step(t, st, contract.TFApply)
 	t.Logf("cancel: apply step ended %v after the cancel, %v after it started (the sleep was 5m)",
 		s.EndedAt.Sub(st.Operation.Cancel.At).Round(time.Millisecond), s.EndedAt.Sub(s.StartedAt).Round(time.Millisecond))
 
@@ -147,7 +147,7 @@ func TestDestroyDuringADeployPreTerminates(t *testing.T) {
 		o.Deployer, o.ArgoURL, o.ArgoToken = "argocd", stack.ArgoURL, stack.ArgoToken
 	})
 	pushSleepy(t, e)
-	ref := steps.Ref{Tenant: "pre", Name: "term"}
+	ref := contract.Ref{Tenant: "pre", Name: "term"}
 	e.MustCLI(0, "create", "pre/term", "-f", sleepyConfig(t, "1s"), "--wait")
 	e.MustCLI(0, "deploy", "pre/term", "--wait")
 	require.Equal(t, http.StatusOK, get(t, stack, "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/pre-term"))

@@ -14,11 +14,11 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/argocd"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/nameclaim"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -49,7 +49,7 @@ func TestCreateRefusesReservedNames(t *testing.T) {
 		}
 	}
 	// The workflow's own check, which holds for a request that never passed the CLI.
-	ref := steps.Ref{Tenant: "kube", Name: "system"}
+	ref := contract.Ref{Tenant: "kube", Name: "system"}
 	h, err := e.Client.Submit(t.Context(), ref, lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n"}, "")
 	if err == nil {
 		_, err = h.Get(t.Context())
@@ -73,10 +73,10 @@ func TestCreateRefusesReservedNames(t *testing.T) {
 func TestALegacyNameCannotBeDerivedByANewRef(t *testing.T) {
 	e := testsuite.NewEnv(t)
 	ctx := t.Context()
-	old := steps.Ref{Tenant: strings.Repeat("l", 60), Name: "web"}
+	old := contract.Ref{Tenant: strings.Repeat("l", 60), Name: "web"}
 	legacy := names.Legacy(old.Tenant, old.Name)
 	prefix, hash, _ := strings.Cut(legacy.Namespace, "-")
-	attacker := steps.Ref{Tenant: prefix, Name: hash}
+	attacker := contract.Ref{Tenant: prefix, Name: hash}
 	require.Equal(t, legacy.Namespace, names.Derive(attacker.Tenant, attacker.Name).Namespace, "the collision the old rule left open")
 
 	// The old instance as it was: provisioned, no names recorded.
@@ -138,7 +138,7 @@ func TestArgoCDLeavesAnApplicationItDidNotMakeAlone(t *testing.T) {
 	out := e.MustCLI(1, "deploy", "hand/web", "--wait")
 	require.Contains(t, out.Stdout, "hand/web is DeploymentFailed")
 	st := e.Status("hand/web")
-	require.Equal(t, steps.DeployApp, st.Failure.Step)
+	require.Equal(t, contract.DeployApp, st.Failure.Step)
 	require.Contains(t, st.Failure.Error, "ArgoCD application hand-web exists and was not created by slipway for hand/web")
 	requireForeignLeftover(t, st.Failure.Leftovers)
 	requireUntouched(t, stack, before)
@@ -302,7 +302,7 @@ func argoProject(t *testing.T, s *cluster.Stack, name string) argocd.AppProject 
 	return p
 }
 
-func requireForeignLeftover(t *testing.T, lefts []steps.Leftover) {
+func requireForeignLeftover(t *testing.T, lefts []contract.Leftover) {
 	t.Helper()
 	for _, l := range lefts {
 		if l.Kind == "app" && l.ID == "hand-web" {

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/hooks"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
@@ -170,7 +170,7 @@ func TestConfinementOfTerraformAndHooks(t *testing.T) {
 
 	// The drain hook runs in bwrap: nothing of the worker, parameters as data, no survivor.
 	e.MustCLI(0, "archive", "conf/a", "--wait")
-	drained := step(t, e.Status("conf/a"), steps.DrainHook)
+	drained := step(t, e.Status("conf/a"), contract.DrainHook)
 	t.Log(drained.Output)
 	assert.Contains(t, drained.Output, "child-up", "the hook's setsid child ran (the attack was performed)")
 	assert.Eventually(t, func() bool { return !hostProcessWith("sleep\x00" + token) }, 10*time.Second, 50*time.Millisecond,

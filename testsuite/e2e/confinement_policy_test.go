@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -97,7 +97,7 @@ func TestEditedRenderOnMainNeverRuns(t *testing.T) {
 	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", ref, "--wait")
 	st := e.Status(ref)
-	require.Contains(t, step(t, st, steps.VerifyRender).Detail, "file(s) as rendered at merge")
+	require.Contains(t, step(t, st, contract.VerifyRender).Detail, "file(s) as rendered at merge")
 
 	// The attack: a tenant's PR that changes only instances/prov/web/terraform/main.tf.
 	path := "instances/prov/web/terraform/main.tf"
@@ -121,23 +121,23 @@ resource "terraform_data" "evil" {
 		_, err := os.Stat(marker)
 		require.True(t, os.IsNotExist(err), "%s: terraform ran the edited file", when)
 	}
-	leftover := func(st workflows.Status) steps.Leftover {
+	leftover := func(st workflows.Status) contract.Leftover {
 		t.Helper()
 		require.NotNil(t, st.Failure)
 		for _, l := range st.Failure.Leftovers {
-			if l.Kind == steps.LeftoverRender {
+			if l.Kind == contract.LeftoverRender {
 				return l
 			}
 		}
-		t.Fatalf("no %s leftover in %+v", steps.LeftoverRender, st.Failure.Leftovers)
-		return steps.Leftover{}
+		t.Fatalf("no %s leftover in %+v", contract.LeftoverRender, st.Failure.Leftovers)
+		return contract.Leftover{}
 	}
 	checkRefused := func(failed lifecycle.State) {
 		t.Helper()
 		st := e.Status(ref)
 		require.Equal(t, failed, st.State)
-		require.Equal(t, steps.VerifyRender, st.Failure.Step)
-		require.Equal(t, steps.ErrRenderChanged, st.Failure.Type)
+		require.Equal(t, contract.VerifyRender, st.Failure.Step)
+		require.Equal(t, contract.ErrRenderChanged, st.Failure.Type)
 		require.Contains(t, st.Failure.Error, "changed terraform/main.tf; by commit "+commit[:12]+" (operator <op@localhost>: tweak the app)")
 		l := leftover(st)
 		require.Equal(t, "terraform/main.tf", l.ID)
@@ -149,14 +149,14 @@ resource "terraform_data" "evil" {
 	require.Contains(t, out.Stdout, "prov/web is DeploymentFailed")
 	checkRefused(lifecycle.DeploymentFailed)
 	noMarker("deploy")
-	require.Len(t, e.Resources(steps.Ref{Tenant: "prov", Name: "web"}), 2, "terraform_data.evil was never created")
+	require.Len(t, e.Resources(contract.Ref{Tenant: "prov", Name: "web"}), 2, "terraform_data.evil was never created")
 
 	// Back to Deployed by hand, then a destroy: the same refusal, and the destroy provisioner never ran.
 	e.MustCLI(0, "resolve", ref, "--reason", "the deploy changed nothing")
 	e.MustCLI(1, "destroy", ref, "--wait")
 	checkRefused(lifecycle.DestroyFailed)
 	noMarker("destroy")
-	require.Len(t, e.Resources(steps.Ref{Tenant: "prov", Name: "web"}), 2, "nothing was destroyed")
+	require.Len(t, e.Resources(contract.Ref{Tenant: "prov", Name: "web"}), 2, "nothing was destroyed")
 
 	// A retry before the revert fails again; after it, the destroy runs slipway's own files.
 	e.MustCLI(1, "retry", ref, "--wait")
@@ -165,10 +165,10 @@ resource "terraform_data" "evil" {
 	e.MustCLI(0, "retry", ref, "--wait")
 	st = e.Status(ref)
 	require.Equal(t, lifecycle.Destroyed, st.State)
-	require.Contains(t, step(t, st, steps.VerifyRender).Detail, "file(s) as rendered at merge")
-	require.Empty(t, e.Resources(steps.Ref{Tenant: "prov", Name: "web"}))
+	require.Contains(t, step(t, st, contract.VerifyRender).Detail, "file(s) as rendered at merge")
+	require.Empty(t, e.Resources(contract.Ref{Tenant: "prov", Name: "web"}))
 	noMarker("the retried destroy")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "prov", Name: "web"}), "render-provenance-v2")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "prov", Name: "web"}), "render-provenance-v2")
 }
 
 // The same on a real Gitea: the record is read from slipway's own PR head on the forge, and the
@@ -192,12 +192,12 @@ func TestEditedRenderOnGiteaNamesTheCommit(t *testing.T) {
 	e.MustCLI(1, "destroy", ref, "--wait")
 	st := e.Status(ref)
 	require.Equal(t, lifecycle.DestroyFailed, st.State)
-	require.Equal(t, steps.VerifyRender, st.Failure.Step)
+	require.Equal(t, contract.VerifyRender, st.Failure.Step)
 	require.Contains(t, st.Failure.Error, "changed terraform/main.tf; by commit "+commit[:12]+" (operator <op@localhost>: tweak on gitea)")
-	require.Len(t, e.Resources(steps.Ref{Tenant: "gitea", Name: "web"}), 2, "nothing was destroyed")
+	require.Len(t, e.Resources(contract.Ref{Tenant: "gitea", Name: "web"}), 2, "nothing was destroyed")
 
 	testsuite.PushFiles(t, push, "revert the tweak", map[string][]byte{path: original})
 	e.MustCLI(0, "retry", ref, "--wait")
 	require.Equal(t, lifecycle.Destroyed, e.Status(ref).State)
-	require.Empty(t, e.Resources(steps.Ref{Tenant: "gitea", Name: "web"}))
+	require.Empty(t, e.Resources(contract.Ref{Tenant: "gitea", Name: "web"}))
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 
@@ -84,7 +84,7 @@ echo 0
 	e.MustCLI(0, "create", ref, "-f", greetingFile(t, "paramhook", greeting), "--wait")
 	e.MustCLI(0, "deploy", ref, "--wait")
 	e.MustCLI(0, "archive", ref, "--wait")
-	out := step(t, e.Status(ref), steps.DrainHook).Output
+	out := step(t, e.Status(ref), contract.DrainHook).Output
 	t.Logf("drain hook output:\n%s", out)
 	assert.Contains(t, out, "param="+greeting+"|", "the hook got the parameter as it was written")
 	assert.Contains(t, out, "output="+greeting+"|", "terraform stored it unchanged through the HCL escaping")
@@ -185,7 +185,7 @@ func TestHTTPHooksGoOnlyWhereTheStackSays(t *testing.T) {
 	e.MustCLI(1, "deploy", "ssrf/internal", "--wait")
 	st := e.Status("ssrf/internal")
 	require.NotNil(t, st.Failure)
-	require.Equal(t, steps.PostDeployHook, st.Failure.Step)
+	require.Equal(t, contract.PostDeployHook, st.Failure.Step)
 	assert.Contains(t, st.Failure.Error, "refused to connect to "+adminAddr+": a loopback address (allow it explicitly with SLIPWAY_HOOK_ALLOW_CIDRS)")
 
 	// A redirect from the allowed host to the internal service: not followed.
@@ -195,7 +195,7 @@ func TestHTTPHooksGoOnlyWhereTheStackSays(t *testing.T) {
 	e.MustCLI(1, "deploy", "ssrf/redirect", "--wait")
 	st = e.Status("ssrf/redirect")
 	require.NotNil(t, st.Failure)
-	require.Equal(t, steps.PostDeployHook, st.Failure.Step)
+	require.Equal(t, contract.PostDeployHook, st.Failure.Step)
 	assert.Contains(t, st.Failure.Error, "redirects are not followed (the answer pointed to "+admin.URL+")")
 
 	assert.Zero(t, adminHits.Load(), "the internal service was never reached")

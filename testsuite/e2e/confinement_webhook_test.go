@@ -22,9 +22,9 @@ import (
 
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/fakegithub"
@@ -84,11 +84,11 @@ func (d *deliveries) await(t *testing.T, marker string) delivered {
 }
 
 // outcomes waits for a delivery's record to finish and returns what became of each command.
-func outcomes(t *testing.T, e *testsuite.Env, workflowID string) []steps.DeliveryOutcome {
+func outcomes(t *testing.T, e *testsuite.Env, workflowID string) []contract.DeliveryOutcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var res steps.DeliveryResult
+	var res contract.DeliveryResult
 	// The record is its batch's child: it exists once a worker has run the batch.
 	require.Eventually(t, func() bool {
 		_, err := e.Client.Temporal.DescribeWorkflowExecution(ctx, workflowID, "")

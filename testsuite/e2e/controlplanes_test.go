@@ -12,10 +12,10 @@ import (
 
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -132,7 +132,7 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	t.Logf("redeploy of edp through observability from the mirror, forge down: %s", time.Since(start).Round(time.Millisecond))
 	st = e.Status("platform/edp")
 	require.Equal(t, lifecycle.Deployed, st.State)
-	require.Contains(t, step(t, st, steps.Revision).Detail, "read from the mirror file://"+mirrorDir)
+	require.Contains(t, step(t, st, contract.Revision).Detail, "read from the mirror file://"+mirrorDir)
 	require.Equal(t, controlplane.TaskQueue(e.TaskQueue, "observability"), ranOn("platform/edp"))
 	code, body := stack.Argo(t, http.MethodGet, "/api/v1/applications/"+appName, nil)
 	require.Equal(t, http.StatusOK, code, string(body))
@@ -146,5 +146,5 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &a))
 	require.Equal(t, "file://"+mirrorDir, a.Spec.Source.RepoURL, "ArgoCD deploys from the mirror while the forge is down")
 	require.Equal(t, "edp-2", configMap(t, stack, edpNS)["greeting"])
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "platform", Name: "edp"}), "controlplanes")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "platform", Name: "edp"}), "controlplanes")
 }

@@ -14,9 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/hooks"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 )
@@ -110,12 +110,12 @@ dns: {file: `+dnsFile+`, as: DNS_FILE, stacks: [credsa], tenants: [acme]}
 
 	e.MustCLI(0, "destroy", "acme/a", "--wait")
 	e.MustCLI(0, "destroy", "acme/b", "--wait")
-	hookA := step(t, e.Status("acme/a"), steps.DrainHook).Output
+	hookA := step(t, e.Status("acme/a"), contract.DrainHook).Output
 	require.Contains(t, hookA, "token: [redacted]\n")
 	require.Contains(t, hookA, "token-sum: "+sum(cloudToken), "the hook got the token")
 	require.Contains(t, hookA, "dns: [redacted]\n")
 	require.Contains(t, hookA, "dns-sum: "+sum(dnsJSON), "the hook got the file")
-	hookB := step(t, e.Status("acme/b"), steps.DrainHook).Output
+	hookB := step(t, e.Status("acme/b"), contract.DrainHook).Output
 	require.Contains(t, hookB, "token: unset\n")
 	require.Contains(t, hookB, "dns-sum: "+sum(""), "credsb's hook got no file")
 

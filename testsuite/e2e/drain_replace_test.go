@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -58,7 +58,7 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	e.MustCLI(0, "deploy", ref, "--wait")                        // adds only
 	e.MustCLI(0, "deploy", ref, "-f", file("hi", "1"), "--wait") // changes in place
 	require.NoFileExists(t, logFile, "no deploy so far replaced or deleted anything: no drain")
-	require.NotContains(t, stepNames(e.Status(ref)), steps.DrainHook)
+	require.NotContains(t, stepNames(e.Status(ref)), contract.DrainHook)
 
 	// Generation 2 replaces terraform_data.app: a platform approval (stateful), then the drain, then the apply.
 	as(t, "alice:tenant:acme", func() { e.MustCLI(0, "deploy", ref, "-f", file("hi", "2")) })
@@ -73,7 +73,7 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 		st := e.Status(ref)
 		return st.State == lifecycle.Deployed && st.Operation.Result == workflows.ResultSucceeded
 	}, 2*time.Minute, 100*time.Millisecond)
-	t.Logf("stateful replace: drain-hook step %s before tf-apply %s", stepTook(t, e.Status(ref), steps.DrainHook), stepTook(t, e.Status(ref), steps.TFApply))
+	t.Logf("stateful replace: drain-hook step %s before tf-apply %s", stepTook(t, e.Status(ref), contract.DrainHook), stepTook(t, e.Status(ref), contract.TFApply))
 	lines := drainLog(t, logFile)
 	require.Len(t, lines, 1)
 	cur, next := lines[0].cur, lines[0].next
@@ -83,8 +83,8 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 		"reason": next["reason"], "deployment": "updated", "instance": "recreated", "disk": "unavailable",
 		"replaced": []any{"terraform_data.app"}}, next)
 	names := stepNames(e.Status(ref))
-	require.Less(t, slices.Index(names, steps.Approval), slices.Index(names, steps.DrainHook), names)
-	require.Less(t, slices.Index(names, steps.DrainHook), slices.Index(names, steps.TFApply), "drained before the apply: %v", names)
+	require.Less(t, slices.Index(names, contract.Approval), slices.Index(names, contract.DrainHook), names)
+	require.Less(t, slices.Index(names, contract.DrainHook), slices.Index(names, contract.TFApply), "drained before the apply: %v", names)
 	require.Equal(t, "hi", configMap(t, stack, e.Status(ref).Names.Namespace)["greeting"])
 	ns := e.Status(ref).Names.Namespace
 
@@ -108,7 +108,7 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	start := time.Now()
 	e.MustCLI(0, "recreate", ref, "--wait")
 	t.Logf("recreate (drain, then every app object deleted and created again): %s; drain-hook step %s, deploy-app step %s",
-		time.Since(start).Round(time.Millisecond), stepTook(t, e.Status(ref), steps.DrainHook), stepTook(t, e.Status(ref), steps.DeployApp))
+		time.Since(start).Round(time.Millisecond), stepTook(t, e.Status(ref), contract.DrainHook), stepTook(t, e.Status(ref), contract.DeployApp))
 	lines = drainLog(t, logFile)
 	require.Len(t, lines, 3)
 	require.Equal(t, map[string]any{"state": "Deployed", "app": "running", "data": "available", "operation": "deploy",
@@ -116,9 +116,9 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	st := e.Status(ref)
 	require.Equal(t, lifecycle.Deployed, st.State)
 	require.Equal(t, lifecycle.OpDeploy, st.Operation.Kind, "a recreate is a deploy, to the policy and in the record")
-	require.Contains(t, step(t, st, steps.DeployApp).Detail, "recreated: Synced Healthy")
+	require.Contains(t, step(t, st, contract.DeployApp).Detail, "recreated: Synced Healthy")
 	names = stepNames(st)
-	require.Less(t, slices.Index(names, steps.DrainHook), slices.Index(names, steps.DeployApp), "drained, then recreated: %v", names)
+	require.Less(t, slices.Index(names, contract.DrainHook), slices.Index(names, contract.DeployApp), "drained, then recreated: %v", names)
 	require.NotEqual(t, uid, objectUID(t, stack, "/api/v1/namespaces/"+ns+"/configmaps/app"), "a new object: deleted and created again")
 	require.Equal(t, "hi", configMap(t, stack, ns)["greeting"], "as it was")
 
@@ -129,7 +129,7 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	r = e.MustCLI(2, "recreate", "acme/idle")
 	require.Contains(t, r.Stderr, "recreate replaces a Deployed instance's workload")
 	require.Equal(t, lifecycle.ConfigurationCreated, e.Status("acme/idle").State)
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "acme", Name: "web"}), "drain-before-replace")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "web"}), "drain-before-replace")
 }
 
 // stepNames lists the current operation's steps in order.

@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
@@ -80,7 +80,7 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 
 	// (a) A grace longer than the step: the apply finishes on the stopping worker, then it exits.
 	w1 := startDrainWorker(t, e, bin, conn, "60s")
-	a := steps.Ref{Tenant: "drain", Name: "long"}
+	a := contract.Ref{Tenant: "drain", Name: "long"}
 	e.MustCLI(0, "create", "drain/long", "-f", writeFile(t, "stack: sleepy\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", "drain/long")
 	waitForApply(t, e, w1, a)
@@ -95,7 +95,7 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 	// (b) A 1s grace: terraform is interrupted mid-apply; the next worker finishes the operation.
 	w2 := startDrainWorker(t, e, bin, conn, "1s")
 	waitDeployed(t, e, "drain/long")
-	b := steps.Ref{Tenant: "drain", Name: "short"}
+	b := contract.Ref{Tenant: "drain", Name: "short"}
 	e.MustCLI(0, "create", "drain/short", "-f", writeFile(t, "stack: sleepy\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", "drain/short")
 	waitForApply(t, e, w2, b)
@@ -121,12 +121,12 @@ func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 	for _, r := range res {
 		require.False(t, r.Tainted, "%s tainted", r.Address)
 	}
-	require.Equal(t, steps.ErrWorkerStopped, retriedApplyCause(t, e, st.Operation.Pipeline),
+	require.Equal(t, contract.ErrWorkerStopped, retriedApplyCause(t, e, st.Operation.Pipeline),
 		"the apply was retried because its worker stopped, not after a heartbeat timeout")
 
 	// (c) A 1s grace that runs out while the provisioner runs: terraform's SIGINT waits for it
 	// (it would kill its shell and taint the resource, and the retry would run it again).
-	c := steps.Ref{Tenant: "drain", Name: "held"}
+	c := contract.Ref{Tenant: "drain", Name: "held"}
 	e.MustCLI(0, "create", "drain/held", "-f", writeFile(t, "stack: sleepy\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", "drain/held")
 	waitFor(t, "drain/held's provisioner to start", func() bool {
@@ -195,7 +195,7 @@ func startDrainWorker(t *testing.T, e *testsuite.Env, bin, pgConn, grace string)
 }
 
 // waitForApply waits until ref's terraform apply holds the state lock: time_sleep is sleeping.
-func waitForApply(t *testing.T, e *testsuite.Env, w *proc.Process, ref steps.Ref) {
+func waitForApply(t *testing.T, e *testsuite.Env, w *proc.Process, ref contract.Ref) {
 	t.Helper()
 	ws := terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name}
 	waitFor(t, ref.Tenant+"/"+ref.Name+"'s apply", func() bool {
@@ -230,7 +230,7 @@ func readLog(t *testing.T, w *proc.Process) string {
 }
 
 // countRuns is how many times ref's provisioner ran.
-func countRuns(t *testing.T, dir string, ref steps.Ref) int {
+func countRuns(t *testing.T, dir string, ref contract.Ref) int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, ref.Name+".runs"))
 	if os.IsNotExist(err) {
@@ -241,7 +241,7 @@ func countRuns(t *testing.T, dir string, ref steps.Ref) int {
 }
 
 // lockFree says whether ref's pg state lock is free.
-func lockFree(t *testing.T, e *testsuite.Env, ref steps.Ref) error {
+func lockFree(t *testing.T, e *testsuite.Env, ref contract.Ref) error {
 	t.Helper()
 	info, held, err := e.Activities.Terraform.Lock(context.Background(), terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name})
 	require.NoError(t, err)
@@ -281,7 +281,7 @@ func retriedApplyCause(t *testing.T, e *testsuite.Env, pipeline string) string {
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
-		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == steps.ActTerraformApply {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == contract.ActTerraformApply {
 			scheduled[ev.GetEventId()] = true
 		}
 		if a := ev.GetActivityTaskStartedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] && a.GetAttempt() > 1 {

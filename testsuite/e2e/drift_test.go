@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
@@ -80,7 +80,7 @@ func TestScheduledDriftCheckFindsAnOutOfBandEditAndDeployClearsIt(t *testing.T) 
 		return st.State == lifecycle.Deployed && st.Drift != nil && !st.Drift.Drifted && st.Drift.ClearedBy != ""
 	}, time.Minute, 100*time.Millisecond, "the remediating deploy ends and clears the drift")
 	require.Contains(t, e.MustCLI(0, "drift", "check", "--tenant", "drift").Stdout, "2 checked, 0 drifted")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "drift", Name: "web"}), "drift")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "drift", Name: "web"}), "drift")
 	e.MustCLI(0, "drift", "unschedule", "drift-e2e")
 	gone := e.CLI("drift", "unschedule", "drift-e2e")
 	require.Equal(t, 2, gone.Code, gone.Stderr)

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/internal/toolsdir"
 	"github.com/slipway-dev/slipway/testsuite"
@@ -87,7 +87,7 @@ func TestLifecycleOnBothEngines(t *testing.T) {
 	} {
 		t.Run(tc.engine, func(t *testing.T) {
 			stack, name := "time-"+tc.engine, "t-"+tc.engine
-			ref := steps.Ref{Tenant: "eng", Name: name}
+			ref := contract.Ref{Tenant: "eng", Name: name}
 			dir := "instances/eng/" + name
 			testsuite.PushFiles(t, e.GitOpsRepo, "add "+stack, map[string][]byte{
 				"stacks/" + stack + "/schema.yaml":            fmt.Appendf(nil, timeSchema, tc.engine, tc.constraint),
@@ -155,7 +155,7 @@ func TestStackMovesToOpenTofu(t *testing.T) {
 	require.True(t, ok)
 	tofu, err := runner.Engines().Pick(terraform.EngineOpenTofu, "")
 	require.NoError(t, err, "build it with scripts/tools.sh tofu")
-	ref := steps.Ref{Tenant: "eng", Name: "moving"}
+	ref := contract.Ref{Tenant: "eng", Name: "moving"}
 	schema := func(engine string) []byte { return fmt.Appendf(nil, timeSchema, engine, ">= 1.5") }
 	testsuite.PushFiles(t, e.GitOpsRepo, "add the moving stack", map[string][]byte{
 		"stacks/moving/schema.yaml":            schema(config.EngineTerraform),

@@ -12,7 +12,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -24,7 +24,7 @@ func TestInstanceLogReadsAcrossRunsAndFollows(t *testing.T) {
 	// Who asks is who signs (here erin, with the dev key); --actor e2e is only a note beside it.
 	t.Setenv(cli.EnvDevIdentity, "erin:tenant:log")
 	ctx := context.Background()
-	ref := steps.Ref{Tenant: "log", Name: "web"}
+	ref := contract.Ref{Tenant: "log", Name: "web"}
 	// This instance continues as new after every operation, so its log spans runs.
 	_, err := e.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: workflows.InstanceWorkflowID(ref),
 		TaskQueue: e.TaskQueue}, workflows.InstanceWorkflowName,

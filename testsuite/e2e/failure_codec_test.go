@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -28,10 +28,10 @@ func TestAFailedPipelinesRecordIsEncrypted(t *testing.T) {
 	e.MustCLI(1, "deploy", "acme/sealed", "--wait")
 	st := e.Status("acme/sealed")
 	require.NotNil(t, st.Failure, "the deploy failed and its record came back decoded")
-	require.Equal(t, steps.TFApply, st.Failure.Step)
+	require.Equal(t, contract.TFApply, st.Failure.Step)
 
 	ctx := context.Background()
-	entity := workflows.InstanceWorkflowID(steps.Ref{Tenant: "acme", Name: "sealed"})
+	entity := workflows.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "sealed"})
 	ids, failures := []string{entity}, 0
 	var plain []string
 	for i := 0; i < len(ids); i++ {

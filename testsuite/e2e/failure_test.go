@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 
@@ -57,9 +57,9 @@ func TestFailedApplyThenFixAndRetry(t *testing.T) {
 	st := e.Status("acme/bad")
 	require.Equal(t, lifecycle.DeploymentFailed, st.State)
 	require.NotNil(t, st.Failure)
-	require.Equal(t, steps.TFApply, st.Failure.Step)
+	require.Equal(t, contract.TFApply, st.Failure.Step)
 	require.Contains(t, st.Failure.Error, "provisioning failed")
-	var partial *steps.Leftover
+	var partial *contract.Leftover
 	for i, l := range st.Failure.Leftovers {
 		if l.Kind == "terraform-state" {
 			partial = &st.Failure.Leftovers[i]
@@ -67,7 +67,7 @@ func TestFailedApplyThenFixAndRetry(t *testing.T) {
 	}
 	require.NotNil(t, partial, "leftovers: %+v", st.Failure.Leftovers)
 	require.Contains(t, partial.Detail, "terraform_data.app (tainted)")
-	res := e.Resources(steps.Ref{Tenant: "acme", Name: "bad"})
+	res := e.Resources(contract.Ref{Tenant: "acme", Name: "bad"})
 	require.Len(t, res, 1)
 	require.True(t, res[0].Tainted, "the real state holds the half-created resource")
 
@@ -83,7 +83,7 @@ func TestFailedApplyThenFixAndRetry(t *testing.T) {
 	out = e.MustCLI(1, "retry", "acme/bad", "--wait")
 	require.Contains(t, out.Stdout, "acme/bad is DeploymentFailed")
 	st = e.Status("acme/bad")
-	require.Equal(t, steps.VerifyRender, st.Failure.Step)
+	require.Equal(t, contract.VerifyRender, st.Failure.Step)
 	require.Contains(t, st.Failure.Error, "changed terraform/main.tf; by commit "+fix[:12])
 	out = e.MustCLI(0, "resolve", "acme/bad", "--accept-render", "--reason", "hand fix of the provisioner, reviewed")
 	require.Contains(t, out.Stdout, "acme/bad is Deployed")
@@ -94,7 +94,7 @@ func TestFailedApplyThenFixAndRetry(t *testing.T) {
 	require.Equal(t, "e2e", st.Decisions[0].Actor)
 	require.Equal(t, lifecycle.DecisionResolve, st.Decisions[1].Decision)
 	require.Equal(t, fix, st.Decisions[1].AcceptedRender)
-	res = e.Resources(steps.Ref{Tenant: "acme", Name: "bad"})
+	res = e.Resources(contract.Ref{Tenant: "acme", Name: "bad"})
 	require.Len(t, res, 1)
 	require.False(t, res[0].Tainted)
 

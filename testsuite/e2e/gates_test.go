@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -91,7 +91,7 @@ func TestSchedulingGatesHoldProvisionsAndDeploys(t *testing.T) {
 		"gate instance:gate/db cleared: instance/gate/db is Ready", "provision succeeded"} {
 		require.Contains(t, events, line)
 	}
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "gate", Name: "web"}), "gates-signal-lanes")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "gate", Name: "web"}), "gates-signal-lanes")
 
 	// A rollout skips a gated instance rather than wait at its gates with the batch.
 	e.MustCLI(0, "gate", "add", "gate/web", "freeze")

@@ -15,9 +15,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -95,7 +95,7 @@ func TestHooksAreToldTheCurrentAndNextState(t *testing.T) {
 	// Archive: the drain hook is told running/available -> stopped/available and asks twice.
 	start := time.Now()
 	e.MustCLI(0, "archive", ref, "--wait")
-	t.Logf("archive with a dynamic drain (two 1s waits): %s; drain-hook step %s", time.Since(start).Round(time.Millisecond), stepTook(t, e.Status(ref), steps.DrainHook))
+	t.Logf("archive with a dynamic drain (two 1s waits): %s; drain-hook step %s", time.Since(start).Round(time.Millisecond), stepTook(t, e.Status(ref), contract.DrainHook))
 	lines := drainLog(t, logFile)
 	require.Len(t, lines, 3, "called until it answered 0")
 	for i, l := range lines {
@@ -109,7 +109,7 @@ func TestHooksAreToldTheCurrentAndNextState(t *testing.T) {
 		require.Equal(t, "available", next["data"])
 		require.Equal(t, "archive", next["operation"])
 	}
-	drained := step(t, e.Status(ref), steps.DrainHook)
+	drained := step(t, e.Status(ref), contract.DrainHook)
 	require.Equal(t, "drain hook (exec): 3 call(s), answers -1, -1, 0, waited 2s", drained.Detail)
 	require.Eventually(t, func() bool { return get(t, stack, "/api/v1/namespaces/"+ns) == http.StatusNotFound }, time.Minute, 200*time.Millisecond)
 
@@ -119,11 +119,11 @@ func TestHooksAreToldTheCurrentAndNextState(t *testing.T) {
 	out := e.MustCLI(1, "destroy", ref, "--wait")
 	require.Contains(t, out.Stdout, "DestroyFailed")
 	st := e.Status(ref)
-	require.Equal(t, steps.DrainHook, st.Failure.Step)
+	require.Equal(t, contract.DrainHook, st.Failure.Step)
 	require.Len(t, st.Failure.Leftovers, 1)
-	require.Equal(t, steps.LeftoverHook, st.Failure.Leftovers[0].Kind)
+	require.Equal(t, contract.LeftoverHook, st.Failure.Leftovers[0].Kind)
 	require.Contains(t, st.Failure.Leftovers[0].Detail, "the instance was left Deployed (app running, data available)")
-	require.Contains(t, step(t, st, steps.DrainHook).Output, "cannot drain: replica lag 40s", "the hook's output is in the step record")
+	require.Contains(t, step(t, st, contract.DrainHook).Output, "cannot drain: replica lag 40s", "the hook's output is in the step record")
 	require.Equal(t, "hello", configMap(t, stack, ns)["greeting"], "the app is still there")
 	e.MustCLI(1, "retry", ref, "--wait")
 	require.Len(t, drainLog(t, logFile), 5, "retry ran the hook again")
@@ -133,9 +133,9 @@ func TestHooksAreToldTheCurrentAndNextState(t *testing.T) {
 	require.Len(t, drainLog(t, logFile), 5, "skipped, not run")
 	st = e.Status(ref)
 	last := st.Decisions[len(st.Decisions)-1]
-	require.Equal(t, steps.DrainHook, last.SkippedHook)
+	require.Equal(t, contract.DrainHook, last.SkippedHook)
 	require.Equal(t, "drained by hand", last.Reason)
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "hook", Name: "web"}), "hooks")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "hook", Name: "web"}), "hooks")
 
 	// A hook without a deadline is refused before anything starts, naming the field.
 	testsuite.PushFiles(t, e.GitOpsRepo, "a stack with an unbounded hook", guardedStack("unbounded",

@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -18,7 +18,7 @@ import (
 func TestInstantAdaptersRunTheWholeLifecycle(t *testing.T) {
 	e, acts := instantEnv(t, nil)
 
-	ref := steps.Ref{Tenant: "instant", Name: "web"}
+	ref := contract.Ref{Tenant: "instant", Name: "web"}
 	cfg := func(replicas string) string {
 		return "stack: example\nparameters:\n  greeting: hello\n  replicas: " + replicas + "\n"
 	}

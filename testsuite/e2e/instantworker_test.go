@@ -10,9 +10,9 @@ import (
 
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
@@ -41,7 +41,7 @@ type slowDeployer struct {
 	wait time.Duration
 }
 
-func (d slowDeployer) Deploy(ctx context.Context, a deploy.App, deadline time.Time) (steps.AppStatus, error) {
+func (d slowDeployer) Deploy(ctx context.Context, a deploy.App, deadline time.Time) (contract.AppStatus, error) {
 	time.Sleep(d.wait)
 	return d.Deployer.Deploy(ctx, a, deadline)
 }

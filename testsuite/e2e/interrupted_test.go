@@ -15,10 +15,10 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/netcut"
@@ -52,7 +52,7 @@ func TestInterruptedApplyOnPGIsForceUnlockedAndResumed(t *testing.T) {
 		"stacks/slow/terraform/main.tf.tmpl":  []byte(slowTF),
 		"stacks/slow/manifests/app.yaml.tmpl": []byte(brokenManifest),
 	})
-	ref := steps.Ref{Tenant: "pg", Name: "slow"}
+	ref := contract.Ref{Tenant: "pg", Name: "slow"}
 	ws := terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name}
 	ctx := context.Background()
 
@@ -86,13 +86,13 @@ func TestInterruptedApplyOnPGIsForceUnlockedAndResumed(t *testing.T) {
 	waitFor(t, "DeploymentFailed", func() bool { return e.Status("pg/slow").State == lifecycle.DeploymentFailed })
 
 	st := e.Status("pg/slow")
-	require.Equal(t, steps.TFApply, st.Failure.Step)
-	require.Equal(t, steps.ErrStateLocked, st.Failure.Type)
+	require.Equal(t, contract.TFApply, st.Failure.Step)
+	require.Equal(t, contract.ErrStateLocked, st.Failure.Type)
 	require.Contains(t, st.Failure.Error, lock.ID)
 	require.Equal(t, 2, applyAttempts(t, e, st.Operation.Pipeline), "one killed attempt, one that failed fast on the lock: no loop")
-	var leftover *steps.Leftover
+	var leftover *contract.Leftover
 	for i, l := range st.Failure.Leftovers {
-		if l.Kind == steps.LeftoverLock {
+		if l.Kind == contract.LeftoverLock {
 			leftover = &st.Failure.Leftovers[i]
 		}
 	}
@@ -164,7 +164,7 @@ func applyAttempts(t *testing.T, e *testsuite.Env, pipeline string) int {
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
-		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == steps.ActTerraformApply {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == contract.ActTerraformApply {
 			scheduled[ev.GetEventId()] = true
 		}
 		if a := ev.GetActivityTaskStartedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] {

@@ -11,15 +11,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 const instanceDir = "instances/acme/web"
 
-var web = steps.Ref{Tenant: "acme", Name: "web"}
+var web = contract.Ref{Tenant: "acme", Name: "web"}
 
 func writeFile(t *testing.T, body string) string {
 	t.Helper()
@@ -38,7 +38,7 @@ func TestLifecycleEndToEnd(t *testing.T) {
 
 	out := e.MustCLI(0, "create", "acme/web", "-f", v1, "--wait")
 	require.Contains(t, out.Stdout, "acme/web is ConfigurationCreated")
-	require.Contains(t, out.Stdout, steps.MergeMR)
+	require.Contains(t, out.Stdout, contract.MergeMR)
 	require.Equal(t, lifecycle.ConfigurationCreated, e.Status("acme/web").State)
 	require.Equal(t, 1, testsuite.Merges(t, repo, instanceDir))
 	require.NotEmpty(t, testsuite.Git(t, repo, "ls-tree", "--name-only", "main", instanceDir+"/terraform/"))
@@ -180,6 +180,6 @@ func containsState(listJSON, state string) bool {
 	return false
 }
 
-func recordHistories(t *testing.T, e *testsuite.Env, ref steps.Ref) {
+func recordHistories(t *testing.T, e *testsuite.Env, ref contract.Ref) {
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "lifecycle")
 }

@@ -10,11 +10,11 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/nameclaim"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
@@ -81,7 +81,7 @@ func TestProvisionRefusesANameAnotherInstanceHolds(t *testing.T) {
 	}
 
 	// The workflow's own claim, which holds even when a request skips the CLI's check.
-	ref := steps.Ref{Tenant: "a", Name: "b-c"}
+	ref := contract.Ref{Tenant: "a", Name: "b-c"}
 	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n"}, "")
 	if err == nil {
 		_, err = h.Get(ctx)
@@ -125,13 +125,13 @@ func TestCollidingRefsLiveSideBySide(t *testing.T) {
 	})
 	type inst struct {
 		ref      string
-		sref     steps.Ref
+		sref     contract.Ref
 		greeting string
 		n        names.Names
 		infra    int
 	}
-	left := &inst{ref: "a-b/c", sref: steps.Ref{Tenant: "a-b", Name: "c"}, greeting: "left"}
-	right := &inst{ref: "a/b-c", sref: steps.Ref{Tenant: "a", Name: "b-c"}, greeting: "right"}
+	left := &inst{ref: "a-b/c", sref: contract.Ref{Tenant: "a-b", Name: "c"}, greeting: "left"}
+	right := &inst{ref: "a/b-c", sref: contract.Ref{Tenant: "a", Name: "b-c"}, greeting: "right"}
 	for _, in := range []*inst{left, right} {
 		file := writeFile(t, "stack: example\nparameters:\n  greeting: "+in.greeting+"\n")
 		e.MustCLI(0, "create", in.ref, "-f", file, "--wait")
@@ -177,7 +177,7 @@ func TestCollidingRefsLiveSideBySide(t *testing.T) {
 
 // requireOwnResources checks that the instance's namespace holds its own objects, its
 // Application exists, and its pg schema holds a state whose namespace is its own.
-func requireOwnResources(t *testing.T, stack *cluster.Stack, pg *postgres.Server, ref steps.Ref, n names.Names, greeting string) {
+func requireOwnResources(t *testing.T, stack *cluster.Stack, pg *postgres.Server, ref contract.Ref, n names.Names, greeting string) {
 	t.Helper()
 	labels := object(t, stack, "/api/v1/namespaces/"+n.Namespace)["metadata"].(map[string]any)["labels"].(map[string]any)
 	require.Equal(t, ref.Tenant, labels["slipway.dev/tenant"], n.Namespace)

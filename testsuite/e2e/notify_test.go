@@ -15,10 +15,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/notify"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -140,7 +140,7 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
 	}
 	var res workflows.NotifyResult
 	require.NoError(t, e.Client.Temporal.GetWorkflow(t.Context(), "notify/"+ready.ID, "").Get(t.Context(), &res))
-	byName := map[string]steps.SinkDelivery{}
+	byName := map[string]contract.SinkDelivery{}
 	for _, d := range res.Deliveries {
 		byName[d.Sink] = d
 	}
@@ -154,7 +154,7 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
 		"requested  deploy requested by " + devenv.LocalAdmin().Name + " (note: rollout/note-r)"} {
 		require.Contains(t, events, line)
 	}
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "note", Name: "web"}), "notify")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "note", Name: "web"}), "notify")
 	testsuite.RecordHistories(t, e.Client.Temporal, workflows.RolloutWorkflowID("note-r"), "rollout")
 	// The forge sink set a commit status on each event's revision and commented on the MR.
 	for _, ev := range rc.got {

@@ -17,8 +17,8 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
@@ -42,7 +42,7 @@ func BenchmarkObserverIdleFleet(b *testing.B) {
 	require.NoError(b, w.Start())
 	defer w.Stop()
 	ctx := context.Background()
-	observer := steps.ObserverWorkflowID(e.TaskQueue, dep.Connection())
+	observer := contract.ObserverWorkflowID(e.TaskQueue, dep.Connection())
 
 	refs := parkFleet(b, e, dep, observer, tenant, fleet)
 	waitWatched(b, e, fleet)
@@ -85,14 +85,14 @@ func BenchmarkObserverIdleFleet(b *testing.B) {
 
 // parkFleet starts n instance workflows already Deployed behind dep, as a continue-as-new
 // would carry them, with the fingerprint their deploy recorded.
-func parkFleet(b *testing.B, e *testsuite.Env, dep *instant.Deployer, observer, tenant string, n int) []steps.Ref {
-	refs := make([]steps.Ref, n)
+func parkFleet(b *testing.B, e *testsuite.Env, dep *instant.Deployer, observer, tenant string, n int) []contract.Ref {
+	refs := make([]contract.Ref, n)
 	for i := range refs {
-		refs[i] = steps.Ref{Tenant: tenant, Name: fmt.Sprintf("i%04d", i)}
+		refs[i] = contract.Ref{Tenant: tenant, Name: fmt.Sprintf("i%04d", i)}
 		dep.Set(refs[i], instant.Healthy(refs[i]))
 	}
 	now := time.Now().UTC()
-	eachRef(refs, func(ref steps.Ref) {
+	eachRef(refs, func(ref contract.Ref) {
 		_, err := e.Client.Temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 			ID: workflows.InstanceWorkflowID(ref), TaskQueue: e.TaskQueue,
 		}, workflows.InstanceWorkflowName, instant.Parked(ref, observer, now))
@@ -102,8 +102,8 @@ func parkFleet(b *testing.B, e *testsuite.Env, dep *instant.Deployer, observer, 
 }
 
 // eachRef runs fn for every ref, 16 at a time: a thousand calls to the dev server in seconds.
-func eachRef(refs []steps.Ref, fn func(steps.Ref)) {
-	jobs := make(chan steps.Ref)
+func eachRef(refs []contract.Ref, fn func(contract.Ref)) {
+	jobs := make(chan contract.Ref)
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Add(1)
@@ -147,9 +147,9 @@ func waitSweeps(b *testing.B, e *testsuite.Env, observer string, n int) *workflo
 
 // fleetEvents sums the live history length of the instance workflows (describe, not
 // visibility: a history that grew without an upsert must count too).
-func fleetEvents(b *testing.B, e *testsuite.Env, refs []steps.Ref) int64 {
+func fleetEvents(b *testing.B, e *testsuite.Env, refs []contract.Ref) int64 {
 	var total atomic.Int64
-	eachRef(refs, func(ref steps.Ref) {
+	eachRef(refs, func(ref contract.Ref) {
 		d, err := e.Client.Temporal.DescribeWorkflowExecution(context.Background(), workflows.InstanceWorkflowID(ref), "")
 		require.NoError(b, err)
 		total.Add(d.GetWorkflowExecutionInfo().GetHistoryLength())

@@ -12,9 +12,9 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -132,7 +132,7 @@ func TestObserverReportsTheClusterAsItIs(t *testing.T) {
 		st := waitCondition(t, e, "obs/web", lifecycle.CondRunning, "False/Missing", 3*observeInterval+30*time.Second)
 		require.True(t, st.ObservedAt.After(deleted))
 	})
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(steps.Ref{Tenant: "obs", Name: "web"}), "observe")
+	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "obs", Name: "web"}), "observe")
 	testsuite.RecordHistories(t, e.Client.Temporal, e.Observer, "observer")
 }
 

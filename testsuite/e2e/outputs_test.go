@@ -10,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -79,7 +79,7 @@ func TestOutputsReachStatusManifestsAndSecret(t *testing.T) {
 		"stacks/outs/terraform/main.tf.tmpl":  []byte(outputsTF),
 		"stacks/outs/manifests/app.yaml.tmpl": []byte(outputsManifest),
 	})
-	ref, ns := steps.Ref{Tenant: "outs", Name: "web"}, "outs-web"
+	ref, ns := contract.Ref{Tenant: "outs", Name: "web"}, "outs-web"
 	password := func(greeting string) string {
 		sum := md5.Sum([]byte(greeting))
 		return "pw-" + hex.EncodeToString(sum[:])
@@ -127,7 +127,7 @@ func TestOutputsReachStatusManifestsAndSecret(t *testing.T) {
 		return st
 	}
 	first := check("hello")
-	require.Contains(t, stepDetail(first, steps.RenderOutputs), "merged as", "the first deploy renders the outputs in a merge of its own")
+	require.Contains(t, stepDetail(first, contract.RenderOutputs), "merged as", "the first deploy renders the outputs in a merge of its own")
 
 	// An update changes the output: its MR renders with the outputs on main, the apply's are rendered after it.
 	e.MustCLI(0, "deploy", "outs/web", "-f", writeFile(t, "stack: outs\nparameters:\n  greeting: world\n"), "--wait")
@@ -137,8 +137,8 @@ func TestOutputsReachStatusManifestsAndSecret(t *testing.T) {
 	// A deploy of main as it is: verify-render accepts slipway's own outputs merge, and nothing changes.
 	e.MustCLI(0, "deploy", "outs/web", "--wait")
 	third := check("world")
-	require.Contains(t, stepDetail(third, steps.RenderOutputs), "nothing to render")
-	require.Contains(t, stepDetail(third, steps.VerifyRender), "as rendered at merge")
+	require.Contains(t, stepDetail(third, contract.RenderOutputs), "nothing to render")
+	require.Contains(t, stepDetail(third, contract.VerifyRender), "as rendered at merge")
 
 	require.Empty(t, e.SecretLeaks(t, []string{password("hello"), password("world"), token("hello"), token("world")}),
 		"the sensitive output's values are in no history, git, worker log")

@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
@@ -28,7 +28,7 @@ func TestAParkedInstanceHoldsTwoGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	now := time.Now().UTC()
 	for i := range n {
-		ref := steps.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}
+		ref := contract.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}
 		_, err := e.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 			ID: workflows.InstanceWorkflowID(ref), TaskQueue: e.TaskQueue}, workflows.InstanceWorkflowName,
 			instant.Parked(ref, "observer/"+e.TaskQueue, now))
@@ -41,7 +41,7 @@ func TestAParkedInstanceHoldsTwoGoroutines(t *testing.T) {
 		return err == nil && resp.GetCount() == n
 	}, 2*time.Minute, 250*time.Millisecond, "instances parked")
 	for _, i := range []int{0, n - 1} { // each answers from the worker's cache
-		v, err := e.Client.Temporal.QueryWorkflow(ctx, workflows.InstanceWorkflowID(steps.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}),
+		v, err := e.Client.Temporal.QueryWorkflow(ctx, workflows.InstanceWorkflowID(contract.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}),
 			"", workflows.QueryStatus, workflows.StatusRequest{})
 		require.NoError(t, err)
 		var st workflows.Status

@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
@@ -19,7 +19,7 @@ func TestDeployAndDestroyWithPostgresState(t *testing.T) {
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.TFPGConn = conn })
 	require.Equal(t, "pg", e.Activities.Terraform.Backend())
 	file := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n")
-	ref := steps.Ref{Tenant: "pg", Name: "web"}
+	ref := contract.Ref{Tenant: "pg", Name: "web"}
 
 	e.MustCLI(0, "create", "pg/web", "-f", file, "--wait")
 	e.MustCLI(0, "deploy", "pg/web", "--wait")

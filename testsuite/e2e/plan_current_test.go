@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -22,7 +22,7 @@ import (
 // and the replace flagged as possible data loss; a plain deploy merges that render and applies it.
 func TestPlanAndPlainDeployUseTheStackOnMain(t *testing.T) {
 	e := testsuite.NewEnv(t)
-	ref := steps.Ref{Tenant: "cur", Name: "web"}
+	ref := contract.Ref{Tenant: "cur", Name: "web"}
 	dir := "instances/cur/web"
 	e.MustCLI(0, "create", ref.String(), "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", ref.String(), "--wait")
@@ -64,7 +64,7 @@ resource "terraform_data" "token" {
 	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &plan))
 	require.Equal(t, []string{"terraform_data.app"}, plan.Plan.DataLoss)
 	require.Contains(t, plan.Diff, "triggers_replace")
-	var token steps.AttributeChange
+	var token contract.AttributeChange
 	for _, rc := range plan.Plan.Resources {
 		for _, a := range rc.Attributes {
 			if rc.Address == "terraform_data.token" && a.Path == "input.token" {
@@ -72,7 +72,7 @@ resource "terraform_data" "token" {
 			}
 		}
 	}
-	require.Equal(t, steps.AttributeChange{Path: "input.token", Before: "null", After: "(sensitive value)", Sensitive: true}, token)
+	require.Equal(t, contract.AttributeChange{Path: "input.token", Before: "null", After: "(sensitive value)", Sensitive: true}, token)
 	require.Equal(t, 1, testsuite.Merges(t, e.GitOpsRepo, dir), "plan changes nothing")
 
 	// A plain deploy merges the same render and applies it.

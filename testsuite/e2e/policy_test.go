@@ -14,10 +14,10 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 
@@ -25,7 +25,7 @@ import (
 func authorizeProbe(ctx workflow.Context, in policy.Input) (policy.Decision, error) {
 	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	var d policy.Decision
-	err := workflow.ExecuteLocalActivity(ctx, steps.ActAuthorize, in).Get(ctx, &d)
+	err := workflow.ExecuteLocalActivity(ctx, contract.ActAuthorize, in).Get(ctx, &d)
 	return d, err
 }
 
@@ -119,7 +119,7 @@ func TestStackStatefulIsCheckedAndReachesThePipeline(t *testing.T) {
 
 	testsuite.PushFiles(t, repo, "stateful: the app's data", guardedStack("db", "approval: never\nstateful: [terraform_data.app]\n", nil))
 	e.MustCLI(0, "create", "db/web", "-f", file, "--wait")
-	out, err := e.Activities.ValidateConfig(context.Background(), steps.ValidateInput{Ref: steps.Ref{Tenant: "db", Name: "web"},
+	out, err := e.Activities.ValidateConfig(context.Background(), contract.ValidateInput{Ref: contract.Ref{Tenant: "db", Name: "web"},
 		ConfigYAML: "stack: db\nparameters:\n  greeting: hello\n"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"terraform_data.app"}, out.Controls.Stateful)

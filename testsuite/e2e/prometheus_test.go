@@ -20,12 +20,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/cli"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/freeport"
 	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/metrics"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 
@@ -73,10 +73,10 @@ func TestPrometheusScrapesAWorkerAndAWebhookServerDuringALifecycle(t *testing.T)
 
 	// Counters the pipelines emitted, read back through Prometheus once it has scraped them.
 	for query, want := range map[string]float64{
-		`sum(slipway_operations_started_total{job="slipway-worker",kind="deploy",stack="example"})`:                      1,
-		`sum(slipway_operations_finished_total{job="slipway-worker",kind="deploy",outcome="succeeded"})`:                 1,
-		`sum(slipway_operations_finished_total{job="slipway-worker",kind="provision",outcome="succeeded"})`:              1,
-		fmt.Sprintf(`sum(slipway_step_duration_seconds_count{job="slipway-worker",op="deploy",step=%q})`, steps.TFApply): 1,
+		`sum(slipway_operations_started_total{job="slipway-worker",kind="deploy",stack="example"})`:                         1,
+		`sum(slipway_operations_finished_total{job="slipway-worker",kind="deploy",outcome="succeeded"})`:                    1,
+		`sum(slipway_operations_finished_total{job="slipway-worker",kind="provision",outcome="succeeded"})`:                 1,
+		fmt.Sprintf(`sum(slipway_step_duration_seconds_count{job="slipway-worker",op="deploy",step=%q})`, contract.TFApply): 1,
 		// The Temporal SDK's own: this worker's task queue ran exactly one deploy pipeline.
 		`sum(temporal_workflow_completed_total{job="slipway-worker",workflow_type="DeployPipeline"})`:   1,
 		`sum(slipway_webhook_deliveries_total{job="slipway-webhook",forge="github",outcome="refused"})`: 1,

@@ -20,10 +20,10 @@ import (
 	"github.com/slipway-dev/slipway/examples"
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
@@ -100,12 +100,12 @@ func realProviderOnStatelessWorkers(t *testing.T, pg *postgres.Server, bin, engi
 		t.Log(line)
 		figures.WriteString(line + "\n")
 	}
-	ref := steps.Ref{Tenant: "tm", Name: "app"}
+	ref := contract.Ref{Tenant: "tm", Name: "app"}
 	reader := mirrorHost(t, e, conn, mirror.Dir)
 	born := func() string {
 		head, err := e.Activities.Forge.Head(ctx)
 		require.NoError(t, err)
-		require.NoError(t, reader.TerraformInit(ctx, steps.TerraformInput{Ref: ref, OpID: "read", Revision: head}))
+		require.NoError(t, reader.TerraformInit(ctx, contract.TerraformInput{Ref: ref, OpID: "read", Revision: head}))
 		out, err := reader.Terraform.Outputs(ctx, terraform.Workspace{Tenant: ref.Tenant, Name: ref.Name, Schema: ref.Derived().Schema})
 		require.NoError(t, err)
 		s, _ := out["born"].(string)
@@ -121,7 +121,7 @@ func realProviderOnStatelessWorkers(t *testing.T, pg *postgres.Server, bin, engi
 		require.Equal(t, lifecycle.Deployed, st.State)
 		runs := activityRuns(t, e, st.Operation.Pipeline, pids)
 		for _, r := range runs {
-			if r.name == steps.ActTerraformApply {
+			if r.name == contract.ActTerraformApply {
 				require.GreaterOrEqual(t, r.worker, 0, "applied by one of the test's workers")
 				applied[r.worker]++
 				lock, err := os.ReadFile(filepath.Join(disks[r.worker], "work/tm/app/.terraform.lock.hcl"))
@@ -222,7 +222,7 @@ func slowDeploy(t *testing.T, e *testsuite.Env, pids map[int]int, figure func(st
 	var tf, apply time.Duration
 	for _, r := range runs {
 		tf += r.took
-		if r.name == steps.ActTerraformApply {
+		if r.name == contract.ActTerraformApply {
 			apply = r.took
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
@@ -28,12 +28,12 @@ type holdDeployer struct {
 	slow    time.Duration
 }
 
-func (d *holdDeployer) Deploy(ctx context.Context, a deploy.App, deadline time.Time) (steps.AppStatus, error) {
+func (d *holdDeployer) Deploy(ctx context.Context, a deploy.App, deadline time.Time) (contract.AppStatus, error) {
 	for a.Ref.String() == d.held && d.holding.Load() {
 		select {
 		case <-time.After(50 * time.Millisecond):
 		case <-ctx.Done():
-			return steps.AppStatus{}, ctx.Err()
+			return contract.AppStatus{}, ctx.Err()
 		}
 	}
 	time.Sleep(d.slow)

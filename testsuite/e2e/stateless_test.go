@@ -13,8 +13,8 @@ import (
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
@@ -38,32 +38,32 @@ func TestStatelessWorkersShareOneStore(t *testing.T) {
 	conn := pg.CreateDB(t, "slipway")
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.TFPGConn = conn })
 	e.MustCLI(0, "create", "sl/web", "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
-	ref := steps.Ref{Tenant: "sl", Name: "web"}
+	ref := contract.Ref{Tenant: "sl", Name: "web"}
 	head, err := e.Activities.Forge.Head(ctx)
 	require.NoError(t, err)
 	a, b := e.Activities, otherHost(t, e, conn, e.Keyring(t))
 
-	in := steps.TerraformInput{Ref: ref, OpID: "1-stateless", Revision: head}
+	in := contract.TerraformInput{Ref: ref, OpID: "1-stateless", Revision: head}
 	require.NoError(t, a.TerraformInit(ctx, in))
 	plan, err := a.TerraformPlan(ctx, in)
 	require.NoError(t, err)
 	require.Positive(t, plan.Summary.Add)
-	out, err := b.TerraformApply(ctx, steps.ApplyInput{Ref: ref, Plan: plan})
+	out, err := b.TerraformApply(ctx, contract.ApplyInput{Ref: ref, Plan: plan})
 	require.NoError(t, err, "B applies A's plan from the shared store")
 	assert.False(t, out.AlreadyApplied)
 	assert.Len(t, out.Resources, plan.Summary.Add)
-	again, err := a.TerraformApply(ctx, steps.ApplyInput{Ref: ref, Plan: plan})
+	again, err := a.TerraformApply(ctx, contract.ApplyInput{Ref: ref, Plan: plan})
 	require.NoError(t, err)
 	assert.True(t, again.AlreadyApplied, "a retry on A never applies twice")
-	fresh, err := otherHost(t, e, conn, e.Keyring(t)).TerraformApply(ctx, steps.ApplyInput{Ref: ref, Plan: plan})
+	fresh, err := otherHost(t, e, conn, e.Keyring(t)).TerraformApply(ctx, contract.ApplyInput{Ref: ref, Plan: plan})
 	require.NoError(t, err, "a retry on a host that never saw the instance reads the state it did not apply")
 	assert.True(t, fresh.AlreadyApplied)
 	assert.Equal(t, out.Resources, fresh.Resources)
 	assert.Equal(t, out.Serial, fresh.Serial)
 
 	// The compensation of a failed apply lands on yet another fresh host: it still lists the state.
-	left, err := otherHost(t, e, conn, e.Keyring(t)).CollectLeftovers(ctx, steps.LeftoverInput{Ref: ref,
-		Operation: "deploy", OpID: in.OpID, FailedStep: steps.TFApply, Revision: head})
+	left, err := otherHost(t, e, conn, e.Keyring(t)).CollectLeftovers(ctx, contract.LeftoverInput{Ref: ref,
+		Operation: "deploy", OpID: in.OpID, FailedStep: contract.TFApply, Revision: head})
 	require.NoError(t, err)
 	var kinds []string
 	for _, l := range left {
@@ -76,13 +76,13 @@ func TestStatelessWorkersShareOneStore(t *testing.T) {
 
 	// Racing first deploys: each secret is created once, and both workers read the same values.
 	var wg sync.WaitGroup
-	outs := make([]steps.SecretsOutput, 2)
+	outs := make([]contract.SecretsOutput, 2)
 	errs := make([]error, 2)
 	for i, acts := range []*activities.Activities{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[i], errs[i] = acts.BootstrapSecrets(ctx, steps.SecretsInput{Ref: ref, Revision: head})
+			outs[i], errs[i] = acts.BootstrapSecrets(ctx, contract.SecretsInput{Ref: ref, Revision: head})
 		}()
 	}
 	wg.Wait()
@@ -103,12 +103,12 @@ func TestStatelessWorkersShareOneStore(t *testing.T) {
 	strangerKeys, err := codec.Parse("test", line)
 	require.NoError(t, err)
 	stranger := otherHost(t, e, conn, strangerKeys)
-	plan2, err := a.TerraformPlan(ctx, steps.TerraformInput{Ref: ref, OpID: "2-stateless", Revision: head})
+	plan2, err := a.TerraformPlan(ctx, contract.TerraformInput{Ref: ref, OpID: "2-stateless", Revision: head})
 	require.NoError(t, err)
-	_, err = stranger.TerraformApply(ctx, steps.ApplyInput{Ref: ref, Plan: plan2})
+	_, err = stranger.TerraformApply(ctx, contract.ApplyInput{Ref: ref, Plan: plan2})
 	var ae *temporal.ApplicationError
 	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, steps.ErrUnreadable, ae.Type())
+	assert.Equal(t, contract.ErrUnreadable, ae.Type())
 	assert.True(t, ae.NonRetryable())
 	assert.Contains(t, err.Error(), e.Keyring(t).ActiveID())
 	_, err = stranger.Secrets.Get(ctx, ref.Tenant, ref.Name)

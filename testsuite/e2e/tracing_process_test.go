@@ -19,11 +19,11 @@ import (
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -81,7 +81,7 @@ func TestWorkerProcessExportsTheRequestsTrace(t *testing.T) {
 	t.Cleanup(func() { _ = p.Stop() })
 
 	ctx, root := tp.Tracer("e2e").Start(t.Context(), "slipway create")
-	ref := steps.Ref{Tenant: "otlp", Name: "web"}
+	ref := contract.Ref{Tenant: "otlp", Name: "web"}
 	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision,
 		workflows.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n", Actor: "e2e"}, "")
 	require.NoError(t, err, "worker log:\n%s", proc.LogTail(logPath))
@@ -115,7 +115,7 @@ func TestWorkerProcessExportsTheRequestsTrace(t *testing.T) {
 	}
 	t.Logf("the worker exported %d spans, %d in the request's trace", len(spans), inTrace)
 	for _, want := range []string{"HandleUpdate:provision", "RunWorkflow:" + workflows.PipelineName(lifecycle.OpProvision),
-		"RunActivity:" + steps.ActOpenMR, "RunActivity:" + steps.ActMergeMR, "git update-ref"} {
+		"RunActivity:" + contract.ActOpenMR, "RunActivity:" + contract.ActMergeMR, "git update-ref"} {
 		require.True(t, names[want], "the worker's %q is in the request's trace; got %v", want, names)
 	}
 

@@ -16,10 +16,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/workflows"
@@ -46,7 +46,7 @@ func TestTracingOneDeployIsOneTree(t *testing.T) {
 
 	// The CLI's request span (internal/cli/tracing.go), made here with the test's provider.
 	ctx, root := tp.Tracer("e2e").Start(t.Context(), "slipway deploy")
-	ref := steps.Ref{Tenant: "trace", Name: "web"}
+	ref := contract.Ref{Tenant: "trace", Name: "web"}
 	h, err := e.Client.Submit(ctx, ref, lifecycle.OpDeploy, workflows.OperationRequest{Actor: "e2e"}, "")
 	require.NoError(t, err)
 	res, err := h.Get(ctx)
@@ -68,10 +68,10 @@ func TestTracingOneDeployIsOneTree(t *testing.T) {
 	require.True(t, tr.under(handle, update), "the entity handles the update under the client's span")
 	run := tr.one(t, "RunWorkflow:"+workflows.PipelineName(lifecycle.OpDeploy))
 	require.True(t, tr.under(run, handle), "the pipeline runs under the update")
-	for _, act := range []string{steps.ActTerraformPlan, steps.ActTerraformApply, steps.ActDeployApp} {
+	for _, act := range []string{contract.ActTerraformPlan, contract.ActTerraformApply, contract.ActDeployApp} {
 		require.True(t, tr.under(tr.one(t, "RunActivity:"+act), run), "step %s under the pipeline", act)
 	}
-	for cmd, act := range map[string]string{"terraform plan": steps.ActTerraformPlan, "terraform apply": steps.ActTerraformApply} {
+	for cmd, act := range map[string]string{"terraform plan": contract.ActTerraformPlan, "terraform apply": contract.ActTerraformApply} {
 		require.Equal(t, "RunActivity:"+act, tr.activityOf(tr.one(t, cmd)).Name, "%s under its activity", cmd)
 	}
 	argo, err := url.Parse(stack.ArgoURL)
@@ -80,7 +80,7 @@ func TestTracingOneDeployIsOneTree(t *testing.T) {
 	for _, s := range tr.spans {
 		if s.SpanKind == trace.SpanKindClient && strings.HasSuffix(s.Name, " "+argo.Host) {
 			argoCalls++
-			require.Equal(t, "RunActivity:"+steps.ActDeployApp, tr.activityOf(s).Name, "ArgoCD call %q under the deploy step", s.Name)
+			require.Equal(t, "RunActivity:"+contract.ActDeployApp, tr.activityOf(s).Name, "ArgoCD call %q under the deploy step", s.Name)
 		}
 	}
 	require.NotZero(t, argoCalls, "the deploy step's ArgoCD calls are spans")
@@ -106,7 +106,7 @@ func TestTracingOneDeployIsOneTree(t *testing.T) {
 		require.Equal(t, "trace/web", m[logging.KeyInstance], line)
 		require.Equal(t, "deploy", m[logging.KeyOperation], line)
 		require.Equal(t, res.OperationID, m[logging.KeyOperationID], line)
-		if at, _ := m["ActivityType"].(string); at != "" && at != steps.ActCollectLeftovers {
+		if at, _ := m["ActivityType"].(string); at != "" && at != contract.ActCollectLeftovers {
 			stepLines++
 			require.NotEmpty(t, m[logging.KeyStep], line)
 		}

@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -35,7 +35,7 @@ func TestWaitFollowsStepsWithoutPolling(t *testing.T) {
 	e, _ := instantEnv(t, slowDeploys(6*time.Second))
 
 	ctx := context.Background()
-	ref := steps.Ref{Tenant: "wait", Name: "web"}
+	ref := contract.Ref{Tenant: "wait", Name: "web"}
 	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision, workflows.OperationRequest{
 		ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n"}, "")
 	require.NoError(t, err)
@@ -56,7 +56,7 @@ func TestWaitFollowsStepsWithoutPolling(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, workflows.ResultSucceeded, res.Result)
-	assert.True(t, seen[steps.DeployApp+" "+workflows.StepRunning], "the slow step was shown while it ran: %v", seen)
-	assert.True(t, seen[steps.DeployApp+" "+workflows.StepDone], "and when it ended: %v", seen)
+	assert.True(t, seen[contract.DeployApp+" "+workflows.StepRunning], "the slow step was shown while it ran: %v", seen)
+	assert.True(t, seen[contract.DeployApp+" "+workflows.StepDone], "and when it ended: %v", seen)
 	assert.LessOrEqual(t, counting.queries.Load(), int64(12), "queries while waiting 6 s in one step")
 }

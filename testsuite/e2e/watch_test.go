@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -18,7 +18,7 @@ func TestWatchFollowsARunningOperationToItsEnd(t *testing.T) {
 	e, _ := instantEnv(t, slowDeploys(3*time.Second))
 
 	ctx := context.Background()
-	ref := steps.Ref{Tenant: "watch", Name: "web"}
+	ref := contract.Ref{Tenant: "watch", Name: "web"}
 	e.MustCLI(0, "create", ref.String(), "-f", "../../examples/instances/web.yaml", "--wait")
 	h, err := e.Client.Submit(ctx, ref, lifecycle.OpDeploy, workflows.OperationRequest{Actor: "someone-else"}, "")
 	require.NoError(t, err)

@@ -19,9 +19,9 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
@@ -200,7 +200,7 @@ func waitState(t *testing.T, e *testsuite.Env, ref string, want lifecycle.State)
 	t.Helper()
 	cr, err := config.ParseRef(ref)
 	require.NoError(t, err)
-	r := steps.Ref{Tenant: cr.Tenant, Name: cr.Name}
+	r := contract.Ref{Tenant: cr.Tenant, Name: cr.Name}
 	require.Eventually(t, func() bool {
 		st, err := e.Client.Status(context.Background(), r, workflows.StatusRequest{})
 		return err == nil && st.State == want

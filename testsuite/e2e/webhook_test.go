@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/app"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"
@@ -85,7 +85,7 @@ func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 	testsuite.PushFiles(t, push, "two shops\n\n[slipway][create] acme/a\n[slipway][create] acme/b\n", map[string][]byte{
 		"instances/acme/a/instance.yaml": cfg, "instances/acme/b/instance.yaml": cfg,
 	})
-	refs := []steps.Ref{{Tenant: "acme", Name: "a"}, {Tenant: "acme", Name: "b"}}
+	refs := []contract.Ref{{Tenant: "acme", Name: "a"}, {Tenant: "acme", Name: "b"}}
 	ok := assert.Eventually(t, func() bool {
 		for _, ref := range refs {
 			st, err := e.Client.Status(ctx, ref, workflows.StatusRequest{})
@@ -111,7 +111,7 @@ func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 		require.Empty(t, st.History, "%s ran exactly one operation", ref)
 		mr := st.Operation.Steps
 		require.NotEmpty(t, mr)
-		got, ok, err := e.Activities.Forge.Get(ctx, steps.BranchFor(ref, "provision", st.Operation.ID))
+		got, ok, err := e.Activities.Forge.Get(ctx, contract.BranchFor(ref, "provision", st.Operation.ID))
 		require.NoError(t, err)
 		require.True(t, ok, "the PR is in Gitea")
 		require.NotEmpty(t, got.MergeSHA, "and merged there")

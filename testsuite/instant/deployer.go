@@ -9,14 +9,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // Deployer is an instant deployer that can list: every app it holds is reported as set.
 type Deployer struct {
 	mu    sync.Mutex
-	apps  map[string]steps.AppStatus
+	apps  map[string]contract.AppStatus
 	lists atomic.Int64
 }
 
@@ -26,17 +26,17 @@ var (
 )
 
 // NewDeployer returns an instant deployer holding no apps.
-func NewDeployer() *Deployer { return &Deployer{apps: map[string]steps.AppStatus{}} }
+func NewDeployer() *Deployer { return &Deployer{apps: map[string]contract.AppStatus{}} }
 
 // Healthy is the app an instant deploy reports: Synced and Healthy, one ConfigMap present.
-func Healthy(ref steps.Ref) steps.AppStatus {
-	return steps.AppStatus{Deployer: "instant", Deployed: true, Sync: "Synced", Health: "Healthy",
-		Resources: []steps.Resource{{App: ref.Name, Cluster: "instant", Version: "v1", Kind: "ConfigMap",
+func Healthy(ref contract.Ref) contract.AppStatus {
+	return contract.AppStatus{Deployer: "instant", Deployed: true, Sync: "Synced", Health: "Healthy",
+		Resources: []contract.Resource{{App: ref.Name, Cluster: "instant", Version: "v1", Kind: "ConfigMap",
 			Namespace: ref.Tenant + "-" + ref.Name, Name: "app", RsyncStatus: "Applied", ClusterStatus: "Present"}}}
 }
 
 // Set makes the deployer report app for ref from now on.
-func (d *Deployer) Set(ref steps.Ref, app steps.AppStatus) {
+func (d *Deployer) Set(ref contract.Ref, app contract.AppStatus) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.apps[ref.String()] = app
@@ -48,38 +48,38 @@ func (d *Deployer) Lists() int64 { return d.lists.Load() }
 func (d *Deployer) Name() string       { return "instant" }
 func (d *Deployer) Connection() string { return "instant-0000000000" }
 
-func (d *Deployer) Deploy(_ context.Context, app deploy.App, _ time.Time) (steps.AppStatus, error) {
+func (d *Deployer) Deploy(_ context.Context, app deploy.App, _ time.Time) (contract.AppStatus, error) {
 	st := Healthy(app.Ref)
 	d.Set(app.Ref, st)
 	return st, nil
 }
 
-func (d *Deployer) Status(_ context.Context, app deploy.App) (steps.AppStatus, error) {
+func (d *Deployer) Status(_ context.Context, app deploy.App) (contract.AppStatus, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st, ok := d.apps[app.Ref.String()]
 	if !ok {
-		return steps.AppStatus{Deployer: d.Name()}, nil
+		return contract.AppStatus{Deployer: d.Name()}, nil
 	}
 	return st, nil
 }
 
-func (d *Deployer) Remove(_ context.Context, app deploy.App) (steps.AppStatus, error) {
+func (d *Deployer) Remove(_ context.Context, app deploy.App) (contract.AppStatus, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.apps, app.Ref.String())
-	return steps.AppStatus{Deployer: d.Name()}, nil
+	return contract.AppStatus{Deployer: d.Name()}, nil
 }
 
-func (d *Deployer) Detail(_ context.Context, app steps.AppStatus) (steps.AppStatus, error) {
+func (d *Deployer) Detail(_ context.Context, app contract.AppStatus) (contract.AppStatus, error) {
 	return app, nil
 }
 
-func (d *Deployer) List(context.Context) (map[string]steps.AppStatus, error) {
+func (d *Deployer) List(context.Context) (map[string]contract.AppStatus, error) {
 	d.lists.Add(1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make(map[string]steps.AppStatus, len(d.apps))
+	out := make(map[string]contract.AppStatus, len(d.apps))
 	for k, v := range d.apps {
 		out[k] = v
 	}

@@ -3,16 +3,16 @@ package instant
 import (
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Parked is the input of an instance workflow that starts Deployed and Ready behind the instant
 // deployer, as a continue-as-new would carry it, with the fingerprint its deploy recorded: an
 // idle instance without running its lifecycle first.
-func Parked(ref steps.Ref, observer string, now time.Time) workflows.InstanceInput {
+func Parked(ref contract.Ref, observer string, now time.Time) workflows.InstanceInput {
 	app := Healthy(ref)
 	programmed := lifecycle.Condition{Type: lifecycle.CondProgrammed, Status: lifecycle.ConditionTrue, Reason: "Applied", ObservedAt: now}
 	running := observe.Running(app, now)

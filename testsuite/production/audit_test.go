@@ -11,8 +11,8 @@ import (
 	"code.gitea.io/sdk/gitea"
 
 	"github.com/slipway-dev/slipway/internal/argocd"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -34,9 +34,9 @@ type audit struct {
 }
 
 // audit reads Gitea, the effects log, PostgreSQL and the instance's records for ref.
-func (w *world) audit(ctx context.Context, ref steps.Ref, prs []*gitea.PullRequest) (audit, error) {
+func (w *world) audit(ctx context.Context, ref contract.Ref, prs []*gitea.PullRequest) (audit, error) {
 	var a audit
-	prefix := steps.BranchPrefix(ref)
+	prefix := contract.BranchPrefix(ref)
 	for _, pr := range prs {
 		if pr.Head != nil && strings.HasPrefix(pr.Head.Ref, prefix) {
 			a.prs++
@@ -117,7 +117,7 @@ func (w *world) pullRequests(ctx context.Context) ([]*gitea.PullRequest, error) 
 }
 
 // clusterSecret is the instance's Kubernetes Secret as the kube-apiserver holds it.
-func (w *world) clusterSecret(ctx context.Context, ref steps.Ref) (map[string]string, error) {
+func (w *world) clusterSecret(ctx context.Context, ref contract.Ref) (map[string]string, error) {
 	ns := names.Derive(ref.Tenant, ref.Name).Namespace // provisioned by this code: Derive's names
 	status, body, err := w.argo.Stack.Get(ctx, fmt.Sprintf("/api/v1/namespaces/%s/secrets/%s", ns, argocd.SecretName))
 	if err != nil {

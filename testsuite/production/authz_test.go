@@ -23,11 +23,11 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/temporalcluster"
 	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
 	"github.com/slipway-dev/slipway/workflows"
@@ -102,7 +102,7 @@ func (w *world) dialAs(token string) *client.Client {
 // ref, a running instance: a person's token reads but cannot signal, update, terminate or
 // start; no token and tokens the provider did not sign do nothing at all. The server's own
 // worker still runs through its internal frontend. It returns how long the checks took.
-func (w *world) checkAuthorization(ctx context.Context, ref steps.Ref) time.Duration {
+func (w *world) checkAuthorization(ctx context.Context, ref contract.Ref) time.Duration {
 	t := w.t
 	begin := time.Now()
 	wfID := workflows.InstanceWorkflowID(ref)
@@ -139,7 +139,7 @@ func (w *world) checkAuthorization(ctx context.Context, ref steps.Ref) time.Dura
 	_, err = reader.Submit(ctx, ref, lifecycle.OpArchive, workflows.OperationRequest{Actor: "alice"}, probe+"-archive")
 	refused("alice's slipway request (archive)", err)
 	refused("alice's terminate", reader.Temporal.TerminateWorkflow(ctx, wfID, "", "alice was here"))
-	_, err = reader.Submit(ctx, steps.Ref{Tenant: ref.Tenant, Name: "alice-new"}, lifecycle.OpProvision,
+	_, err = reader.Submit(ctx, contract.Ref{Tenant: ref.Tenant, Name: "alice-new"}, lifecycle.OpProvision,
 		workflows.OperationRequest{ConfigYAML: configV(1), Actor: "alice"}, probe+"-create")
 	refused("alice's create (start)", err)
 
@@ -214,7 +214,7 @@ func (w *world) checkAuthorization(ctx context.Context, ref steps.Ref) time.Dura
 			assert.NotContains(t, u.GetProtocolInstanceId()+u.GetAcceptedRequest().GetMeta().GetUpdateId(), "authz-probe", "a refused update was accepted")
 		}
 	}
-	_, err = w.client.Temporal.DescribeWorkflowExecution(ctx, workflows.InstanceWorkflowID(steps.Ref{Tenant: ref.Tenant, Name: "alice-new"}), "")
+	_, err = w.client.Temporal.DescribeWorkflowExecution(ctx, workflows.InstanceWorkflowID(contract.Ref{Tenant: ref.Tenant, Name: "alice-new"}), "")
 	var nf *serviceerror.NotFound
 	require.ErrorAs(t, err, &nf, "alice's refused create started nothing")
 
@@ -280,7 +280,7 @@ func unsignedToken(issuer string) string {
 
 // checkSignedInCLI runs `slipway status` as alice after `slipway login` (her sign-in in the
 // token cache): the CLI's read carries her access token. Signed out, the same read is refused.
-func (w *world) checkSignedInCLI(ctx context.Context, alice oidcprovider.Tokens, ref steps.Ref) {
+func (w *world) checkSignedInCLI(ctx context.Context, alice oidcprovider.Tokens, ref contract.Ref) {
 	t := w.t
 	idExp, err := identity.Expiry(alice.IDToken)
 	require.NoError(t, err)

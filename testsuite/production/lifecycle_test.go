@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -46,7 +46,7 @@ type stepHook struct {
 
 // outcome is what one lifecycle did, as its driver saw it.
 type outcome struct {
-	ref       steps.Ref
+	ref       contract.Ref
 	completed bool
 	failed    string
 	took      time.Duration
@@ -58,7 +58,7 @@ type outcome struct {
 
 // run drives ref through lifecycleSteps; afterDeploy reads the Secret on the cluster. Each
 // of after, if any, runs once the step of its label succeeded.
-func (w *world) run(ctx context.Context, ref steps.Ref, after ...stepHook) (out outcome) {
+func (w *world) run(ctx context.Context, ref contract.Ref, after ...stepHook) (out outcome) {
 	out.ref = ref
 	begin := time.Now()
 	defer func() { out.took = time.Since(begin) }()

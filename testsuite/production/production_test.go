@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/steps"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite/packaging"
 )
 
@@ -44,9 +44,9 @@ func TestProductionTopologyLosesHosts(t *testing.T) {
 	var authzChecks time.Duration
 	var hooks []stepHook
 	if w.idp != nil {
-		hooks = append(hooks, stepHook{label: "deploy", fn: func() { authzChecks = w.checkAuthorization(ctx, steps.Ref{Tenant: "base", Name: "clean"}) }})
+		hooks = append(hooks, stepHook{label: "deploy", fn: func() { authzChecks = w.checkAuthorization(ctx, contract.Ref{Tenant: "base", Name: "clean"}) }})
 	}
-	base := w.run(ctx, steps.Ref{Tenant: "base", Name: "clean"}, hooks...)
+	base := w.run(ctx, contract.Ref{Tenant: "base", Name: "clean"}, hooks...)
 	require.True(t, base.completed, "the clean baseline lifecycle: %s", base.failed)
 	if w.idp != nil {
 		require.NotZero(t, authzChecks, "the authorization checks did not run")
@@ -65,7 +65,7 @@ func TestProductionTopologyLosesHosts(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			outcomes[i] = w.run(ctx, steps.Ref{Tenant: "prod", Name: fmt.Sprintf("i%02d", i+1)})
+			outcomes[i] = w.run(ctx, contract.Ref{Tenant: "prod", Name: fmt.Sprintf("i%02d", i+1)})
 		}()
 	}
 	wg.Wait()

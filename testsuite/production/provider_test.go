@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/proc"
-	"github.com/slipway-dev/slipway/internal/steps"
 )
 
 // timeTF puts the prod stack on the real hashicorp/time, installed on every worker from the
@@ -43,7 +43,7 @@ resource "time_static" "born" {
 
 // borns are the pids of the terraform processes that created ref's time_static, from the
 // effects log.
-func borns(path string, ref steps.Ref) ([]int, error) {
+func borns(path string, ref contract.Ref) ([]int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -60,7 +60,7 @@ func borns(path string, ref steps.Ref) ([]int, error) {
 }
 
 // stateBorn is ref's time_static creation time as the pg backend's state holds it now.
-func (w *world) stateBorn(ref steps.Ref) (string, error) {
+func (w *world) stateBorn(ref contract.Ref) (string, error) {
 	out, err := w.pg.Psql("slipway", fmt.Sprintf(`SELECT data FROM %s.states WHERE name = 'default'`, names.Derive(ref.Tenant, ref.Name).Schema))
 	if err != nil || out == "" {
 		return "", err

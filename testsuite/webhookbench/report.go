@@ -11,9 +11,9 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -113,7 +113,7 @@ func audit(ctx context.Context, env *devenv.Env, plan []delivery, unique map[str
 			continue
 		}
 		seen[d.instance] = true
-		ref := steps.Ref{Tenant: "bench", Name: d.instance}
+		ref := contract.Ref{Tenant: "bench", Name: d.instance}
 		_, derr := env.Client.Temporal.DescribeWorkflowExecution(ctx, workflows.InstanceWorkflowID(ref), "")
 		var nf *serviceerror.NotFound
 		switch {
@@ -141,7 +141,7 @@ func audit(ctx context.Context, env *devenv.Env, plan []delivery, unique map[str
 }
 
 // statusWithRetry queries an instance; a worker still busy with the flood may time a query out.
-func statusWithRetry(ctx context.Context, env *devenv.Env, ref steps.Ref) (*workflows.Status, error) {
+func statusWithRetry(ctx context.Context, env *devenv.Env, ref contract.Ref) (*workflows.Status, error) {
 	var err error
 	for i := 0; i < 20; i++ {
 		var st *workflows.Status
@@ -155,7 +155,7 @@ func statusWithRetry(ctx context.Context, env *devenv.Env, ref steps.Ref) (*work
 
 // explain says what the delivery's record holds, for a lost delivery.
 func explain(ctx context.Context, env *devenv.Env, d delivery) string {
-	var res steps.DeliveryResult
+	var res contract.DeliveryResult
 	err := env.Client.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID("github", d.id), "").Get(ctx, &res)
 	if err != nil {
 		return "no record: " + err.Error()

@@ -1,7 +1,7 @@
 // Package steps is the contract between workflows and activities: step names,
 // activity names and their inputs and outputs. It is pure data so that workflow
 // code never imports a client package.
-package steps
+package contract
 
 // Step names as they appear in status, leftovers and the Temporal UI.
 const (

@@ -1,4 +1,4 @@
-package steps
+package contract
 
 // Delivery is a webhook delivery the server verified and recorded: its workflow
 // carries out the commands after the forge has had its answer.

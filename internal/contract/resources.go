@@ -1,4 +1,4 @@
-package steps
+package contract
 
 import "encoding/json"
 
@@ -15,7 +15,7 @@ type ResourceStatesInput struct {
 // absent (not rendered: an orphan; not live: missing or removed). A Secret's values are masked
 // before they leave the worker.
 type ResourceState struct {
-	Cluster   string          `json:"cluster,omitempty"` // as steps.Resource.Cluster names it
+	Cluster   string          `json:"cluster,omitempty"` // as contract.Resource.Cluster names it
 	Group     string          `json:"group,omitempty"`
 	Version   string          `json:"version,omitempty"`
 	Kind      string          `json:"kind"`

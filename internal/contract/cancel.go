@@ -1,4 +1,4 @@
-package steps
+package contract
 
 // ErrCancelled is the failure type of an operation that `slipway cancel` (or a teardown asked
 // for meanwhile, PreTerminate) stopped at a safe point.

@@ -1,4 +1,4 @@
-package steps
+package contract
 
 // The policy decision every request goes through (internal/policy).
 const (

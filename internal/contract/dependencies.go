@@ -1,4 +1,4 @@
-package steps
+package contract
 
 // ActNotifyDependents starts a plan or deploy (as each dependent's stack says) on the instances
 // that consume a changed output of the instance that just deployed.

@@ -1,4 +1,4 @@
-package steps
+package contract
 
 // Application error types that cross the workflow/activity boundary. Types in
 // NonRetryable fail the step at once: retrying cannot fix them.

@@ -1,4 +1,4 @@
-package steps
+package contract
 
 import (
 	"slices"
@@ -167,7 +167,7 @@ type InfraOutput struct {
 	Resources      []string `json:"resources"`
 	Serial         int64    `json:"serial"`
 	// Outputs are the root module's outputs after an apply, sensitive ones masked and the map
-	// bounded (steps.BoundOutputs); nil from workers before outputs were read.
+	// bounded (BoundOutputs); nil from workers before outputs were read.
 	Outputs map[string]string `json:"outputs,omitempty"`
 }
 

@@ -1,4 +1,4 @@
-package steps
+package contract
 
 // Rollout activities and the signal an instance sends its rollout when an operation ends.
 const (
