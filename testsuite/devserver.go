@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // server is the dev server shared by the tests of one package (see Main).
@@ -40,7 +41,7 @@ func Main(m *testing.M) int {
 		return 1
 	}
 	server, err = devenv.StartServer(ctx, devenv.ServerOptions{
-		Headless: true, SearchAttributes: workflows.SearchAttributeTypes,
+		Headless: true, SearchAttributes: contract.SearchAttributeTypes,
 		LogFile: filepath.Join(logDir, "temporal.log"),
 	})
 	if err != nil {

@@ -7,10 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/slipway-dev/slipway/internal/identity"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slipway-dev/slipway/internal/identity"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
@@ -20,7 +21,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/terraform"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Env is one test's embedded default: its own GitOps repo, state dir, worker and
@@ -78,10 +78,10 @@ func (e *Env) MustCLI(want int, args ...string) Result {
 }
 
 // Status reads `slipway status -o json --detail all`.
-func (e *Env) Status(ref string) workflows.Status {
+func (e *Env) Status(ref string) contract.Status {
 	e.t.Helper()
 	r := e.MustCLI(0, "status", ref, "-o", "json", "--detail", "all")
-	var st workflows.Status
+	var st contract.Status
 	require.NoError(e.t, json.Unmarshal([]byte(r.Stdout), &st), r.Stdout)
 	return st
 }

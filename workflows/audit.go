@@ -1,12 +1,11 @@
 package workflows
 
 import (
-	"time"
+	"github.com/slipway-dev/slipway/internal/contract"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
-	"github.com/slipway-dev/slipway/internal/identity"
 )
 
 // SignalRefusal carries a refusal a pipeline heard to its instance, which records it.
@@ -16,23 +15,10 @@ const SignalRefusal = "refusal"
 const (
 	AuditRefused = "refused" // the request carried no valid attestation: nothing changed
 	AuditAllowed = "allowed"
-	AuditDenied  = "denied"
 )
 
 // auditKept bounds the audit records an instance keeps in its state.
 const auditKept = 200
-
-// AuditRecord is one decision about a request to the instance or one of its pipelines.
-type AuditRecord struct {
-	At       time.Time       `json:"at"`
-	Decision string          `json:"decision"`
-	Request  string          `json:"request"`            // "signal approval-decision", "update approve"
-	Workflow string          `json:"workflow,omitempty"` // where the request went, when not the instance
-	Actor    *identity.Actor `json:"actor,omitempty"`
-	// PolicyHash is the version of the policy that decided, when one did.
-	PolicyHash string `json:"policyHash,omitempty"`
-	Reason     string `json:"reason,omitempty"`
-}
 
 // RelayedRefusal is a refusal a pipeline heard, relayed to its instance.
 type RelayedRefusal struct {
@@ -49,12 +35,12 @@ func (e *entity) receiveRefusals(ctx workflow.Context) {
 		sel.AddReceive(own, func(c workflow.ReceiveChannel, _ bool) {
 			var r attest.Refusal
 			c.Receive(ctx, &r)
-			e.audit(ctx, AuditRecord{At: r.At, Decision: AuditRefused, Request: "signal " + r.Signal, Reason: r.Why})
+			e.audit(ctx, contract.AuditRecord{At: r.At, Decision: AuditRefused, Request: "signal " + r.Signal, Reason: r.Why})
 		})
 		sel.AddReceive(relayed, func(c workflow.ReceiveChannel, _ bool) {
 			var r RelayedRefusal
 			c.Receive(ctx, &r)
-			e.audit(ctx, AuditRecord{At: r.Refusal.At, Decision: AuditRefused, Request: "signal " + r.Refusal.Signal,
+			e.audit(ctx, contract.AuditRecord{At: r.Refusal.At, Decision: AuditRefused, Request: "signal " + r.Refusal.Signal,
 				Workflow: r.Workflow, Reason: r.Refusal.Why})
 		})
 		sel.Select(ctx)
@@ -63,7 +49,7 @@ func (e *entity) receiveRefusals(ctx workflow.Context) {
 
 // audit keeps rec (the newest auditKept) and writes it to history as a marker, where
 // `slipway events` reads it.
-func (e *entity) audit(ctx workflow.Context, rec AuditRecord) {
+func (e *entity) audit(ctx workflow.Context, rec contract.AuditRecord) {
 	e.s.Audit = append(e.s.Audit, rec)
 	if n := len(e.s.Audit); n > auditKept {
 		e.s.Audit = e.s.Audit[n-auditKept:]

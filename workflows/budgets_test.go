@@ -11,7 +11,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Each terraform step is handed its stack's budget: init and plan the plan budget, apply and
@@ -19,7 +18,7 @@ import (
 // timeouts, gets none (the fixed hour, as before).
 func TestTerraformStepsGetTheStacksBudgets(t *testing.T) {
 	x := newControls(t, contract.Controls{Budgets: &contract.Budgets{Plan: 2 * time.Minute, Apply: 90 * time.Minute}})
-	_, err := x.run(lifecycle.OpDeploy, workflows.PipelineInput{})
+	_, err := x.run(lifecycle.OpDeploy, contract.PipelineInput{})
 	require.NoError(t, err)
 	plan := &contract.Budget{Op: "plan", Field: "schema.timeouts.plan", Limit: 2 * time.Minute}
 	assert.Equal(t, []*contract.Budget{plan}, x.budgets[contract.ActTerraformInit])
@@ -29,13 +28,13 @@ func TestTerraformStepsGetTheStacksBudgets(t *testing.T) {
 	// A destroy applies the destroy plan it had approved: under the destroy budget.
 	x = newControls(t, contract.Controls{Budgets: &contract.Budgets{Plan: 2 * time.Minute, Destroy: 5 * time.Minute}})
 	x.decide(time.Minute, contract.VerbApprove, 1)
-	_, err = x.run(lifecycle.OpDestroy, workflows.PipelineInput{})
+	_, err = x.run(lifecycle.OpDestroy, contract.PipelineInput{})
 	require.NoError(t, err)
 	assert.Equal(t, []*contract.Budget{plan}, x.budgets[contract.ActTerraformPlan])
 	assert.Equal(t, []*contract.Budget{{Op: "destroy", Field: "schema.timeouts.destroy", Limit: 5 * time.Minute}}, x.budgets[contract.ActTerraformApply])
 
 	x = newControls(t, contract.Controls{})
-	_, err = x.run(lifecycle.OpDeploy, workflows.PipelineInput{})
+	_, err = x.run(lifecycle.OpDeploy, contract.PipelineInput{})
 	require.NoError(t, err)
 	assert.Equal(t, []*contract.Budget{nil}, x.budgets[contract.ActTerraformApply])
 	assert.Equal(t, []*contract.Budget{nil}, x.budgets[contract.ActTerraformPlan])
@@ -47,10 +46,10 @@ func TestARunOutBudgetFailsTheStepWithALeftoverNamingIt(t *testing.T) {
 	x := newControls(t, contract.Controls{Budgets: &contract.Budgets{Apply: 2 * time.Minute}})
 	b := contract.Budget{Op: "apply", Field: "schema.timeouts.apply", Limit: 2 * time.Minute}
 	x.applyErr = temporal.NewNonRetryableApplicationError(b.RanOut()+"; terraform was interrupted and saved its state", contract.ErrBudget, nil, b)
-	_, err := x.run(lifecycle.OpDeploy, workflows.PipelineInput{})
+	_, err := x.run(lifecycle.OpDeploy, contract.PipelineInput{})
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "got %v", err)
-	var pf workflows.PipelineFailure
+	var pf contract.PipelineFailure
 	require.NoError(t, appErr.Details(&pf))
 	assert.Equal(t, contract.TFApply, pf.Failure.Step)
 	assert.Equal(t, contract.ErrBudget, pf.Failure.Type)

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"github.com/slipway-dev/slipway/internal/contract"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/controlplane"
@@ -9,22 +10,16 @@ import (
 // The registry of worker pools: one workflow per pool, which the pool's workers signal as they
 // start; a query reads its record.
 const (
-	ControlPlaneWorkflowName = "ControlPlaneWorkflow"
-	SignalRegisterPool       = "register"
-	QueryPool                = "pool"
 	// poolRegistrationsPerRun bounds the registry's history: workers restart, the record stays.
 	poolRegistrationsPerRun = 200
 )
 
-// ControlPlaneWorkflowID is a pool's registry workflow.
-func ControlPlaneWorkflowID(name string) string { return "controlplane/" + name }
-
 // ControlPlaneWorkflow keeps a pool's latest registration (its self, task queue and mirror).
 func ControlPlaneWorkflow(ctx workflow.Context, p controlplane.Pool) error {
-	if err := workflow.SetQueryHandler(ctx, QueryPool, func() (controlplane.Pool, error) { return p, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.QueryPool, func() (controlplane.Pool, error) { return p, nil }); err != nil {
 		return err
 	}
-	ch := workflow.GetSignalChannel(ctx, SignalRegisterPool)
+	ch := workflow.GetSignalChannel(ctx, contract.SignalRegisterPool)
 	for n := 0; n < poolRegistrationsPerRun; n++ {
 		var next controlplane.Pool
 		ch.Receive(ctx, &next)
@@ -38,5 +33,5 @@ func ControlPlaneWorkflow(ctx workflow.Context, p controlplane.Pool) error {
 		}
 		p = next
 	}
-	return workflow.NewContinueAsNewError(ctx, ControlPlaneWorkflowName, p)
+	return workflow.NewContinueAsNewError(ctx, contract.ControlPlaneWorkflowName, p)
 }

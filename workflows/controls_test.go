@@ -143,20 +143,20 @@ func planHash(n int) string {
 }
 
 func workflowName(op lifecycle.Operation) workflow.RegisterOptions {
-	return workflow.RegisterOptions{Name: workflows.PipelineName(op)}
+	return workflow.RegisterOptions{Name: contract.PipelineName(op)}
 }
 
 // decide sends a decision on the nth plan once the pipeline waits for it.
 func (x *controls) decide(after time.Duration, verb string, plan int) {
 	x.env.RegisterDelayedCallback(func() {
-		x.env.SignalWorkflow(workflows.SignalApprovalDecision, workflows.ApprovalDecision{Verb: verb, Hash: planHash(plan), Actor: "alice", Reason: "r"})
+		x.env.SignalWorkflow(contract.SignalApprovalDecision, contract.ApprovalDecision{Verb: verb, Hash: planHash(plan), Actor: "alice", Reason: "r"})
 	}, after)
 }
 
-func (x *controls) run(op lifecycle.Operation, in workflows.PipelineInput) (workflows.PipelineResult, error) {
+func (x *controls) run(op lifecycle.Operation, in contract.PipelineInput) (contract.PipelineResult, error) {
 	in.Ref, in.Operation, in.OpID, in.Attempt, in.From = ref, op, "1-e", 1, lifecycle.Deployed
-	x.env.ExecuteWorkflow(workflows.PipelineName(op), in)
-	var res workflows.PipelineResult
+	x.env.ExecuteWorkflow(contract.PipelineName(op), in)
+	var res contract.PipelineResult
 	err := x.env.GetWorkflowError()
 	if err == nil {
 		err = x.env.GetWorkflowResult(&res)
@@ -164,12 +164,12 @@ func (x *controls) run(op lifecycle.Operation, in workflows.PipelineInput) (work
 	return res, err
 }
 
-func notApproved(t *testing.T, err error) workflows.PipelineFailure {
+func notApproved(t *testing.T, err error) contract.PipelineFailure {
 	t.Helper()
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "got %v", err)
 	require.Equal(t, contract.ErrNotApproved, appErr.Type())
-	var pf workflows.PipelineFailure
+	var pf contract.PipelineFailure
 	require.NoError(t, appErr.Details(&pf))
 	return pf
 }
@@ -178,7 +178,7 @@ func TestDestroyWaitsForApprovalAndAppliesThePlanItNames(t *testing.T) {
 	x := newControls(t, contract.Controls{Approval: approval.Rule{Policy: approval.Destructive, Timeout: time.Hour},
 		Hooks: []contract.HookInfo{{Name: workflows.HookDrain, Kind: "exec", Deadline: time.Minute}}})
 	x.decide(time.Minute, contract.VerbApprove, 1)
-	res, err := x.run(lifecycle.OpDestroy, workflows.PipelineInput{})
+	res, err := x.run(lifecycle.OpDestroy, contract.PipelineInput{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, x.calls["apply "+planHash(1)], "the approved destroy plan is what runs")
 	assert.Zero(t, x.calls[contract.ActTerraformDestroy], "no fresh, unapproved destroy")
@@ -202,7 +202,7 @@ func TestDestroyWaitsForApprovalAndAppliesThePlanItNames(t *testing.T) {
 func TestRejectedRemovalChangesNothing(t *testing.T) {
 	x := newControls(t, contract.Controls{Approval: approval.Rule{Policy: approval.Always}})
 	x.decide(time.Minute, contract.VerbReject, 1)
-	_, err := x.run(lifecycle.OpDestroy, workflows.PipelineInput{})
+	_, err := x.run(lifecycle.OpDestroy, contract.PipelineInput{})
 	pf := notApproved(t, err)
 	assert.Equal(t, contract.VerbReject, pf.Decision.Verb)
 	assert.Empty(t, pf.Failure.Leftovers)
@@ -212,7 +212,7 @@ func TestRejectedRemovalChangesNothing(t *testing.T) {
 func TestAStaleDecisionIsIgnoredAndTheDeadlineEndsTheWait(t *testing.T) {
 	x := newControls(t, contract.Controls{Approval: approval.Rule{Policy: approval.Always, Timeout: 2 * time.Hour}})
 	x.decide(time.Minute, contract.VerbApprove, 7) // names another plan: not this one's approval
-	_, err := x.run(lifecycle.OpDestroy, workflows.PipelineInput{})
+	_, err := x.run(lifecycle.OpDestroy, contract.PipelineInput{})
 	pf := notApproved(t, err)
 	assert.Equal(t, workflows.VerbExpired, pf.Decision.Verb)
 	assert.Zero(t, x.calls[contract.ActTerraformApply]+x.calls[contract.ActTerraformDestroy]+x.calls[contract.ActRemoveApp])
@@ -221,7 +221,7 @@ func TestAStaleDecisionIsIgnoredAndTheDeadlineEndsTheWait(t *testing.T) {
 func TestAConfigChangeIsPlannedOnItsMRAndTheMRClosedWhenRejected(t *testing.T) {
 	x := newControls(t, contract.Controls{Approval: approval.Rule{Policy: approval.Destructive}})
 	x.decide(time.Minute, contract.VerbReject, 1)
-	_, err := x.run(lifecycle.OpDeploy, workflows.PipelineInput{ConfigYAML: "stack: example\n"})
+	_, err := x.run(lifecycle.OpDeploy, contract.PipelineInput{ConfigYAML: "stack: example\n"})
 	pf := notApproved(t, err)
 	assert.Zero(t, x.calls[contract.ActMergeMR], "nothing reaches main before approval")
 	assert.Equal(t, 1, x.calls[contract.ActCloseMR])
@@ -234,7 +234,7 @@ func TestAnApprovedConfigChangeAppliesThePlanMadeOnItsMR(t *testing.T) {
 	x := newControls(t, contract.Controls{Approval: approval.Rule{Policy: approval.Destructive},
 		Hooks: []contract.HookInfo{{Name: workflows.HookPostDeploy, Kind: "http", Deadline: time.Minute}}})
 	x.decide(time.Minute, contract.VerbApprove, 1)
-	_, err := x.run(lifecycle.OpDeploy, workflows.PipelineInput{ConfigYAML: "stack: example\n"})
+	_, err := x.run(lifecycle.OpDeploy, contract.PipelineInput{ConfigYAML: "stack: example\n"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, x.plans, "one plan: made on the MR, applied after the merge")
 	assert.Equal(t, 1, x.calls["apply "+planHash(1)])
@@ -249,11 +249,11 @@ func TestAFailingHookFailsTheStepWithItsOutputAndALeftover(t *testing.T) {
 		out := contract.HookOutput{Kind: "exec", Calls: 1, Output: "cannot reach the db"}
 		return out, temporal.NewNonRetryableApplicationError("drain hook exited 3 on call 1", activities.ErrHookFailed, nil, out)
 	}
-	_, err := x.run(lifecycle.OpArchive, workflows.PipelineInput{})
+	_, err := x.run(lifecycle.OpArchive, contract.PipelineInput{})
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr))
 	require.Equal(t, contract.ErrPipelineFailed, appErr.Type())
-	var pf workflows.PipelineFailure
+	var pf contract.PipelineFailure
 	require.NoError(t, appErr.Details(&pf))
 	assert.Equal(t, contract.DrainHook, pf.Failure.Step)
 	require.Len(t, pf.Failure.Leftovers, 1)
@@ -269,7 +269,7 @@ func TestAFailingHookFailsTheStepWithItsOutputAndALeftover(t *testing.T) {
 
 func TestAnUnapprovedArchiveExpiresWithNothingRemoved(t *testing.T) {
 	x := newControls(t, contract.Controls{Approval: approval.Rule{Policy: approval.Destructive, Timeout: 3 * time.Second}})
-	_, err := x.run(lifecycle.OpArchive, workflows.PipelineInput{})
+	_, err := x.run(lifecycle.OpArchive, contract.PipelineInput{})
 	pf := notApproved(t, err)
 	assert.Equal(t, workflows.VerbExpired, pf.Decision.Verb)
 	assert.Zero(t, x.calls[contract.ActRemoveApp])
@@ -280,7 +280,7 @@ func TestARejectedReplanAfterTheMergeSaysMainIsAhead(t *testing.T) {
 	x.stale = true
 	x.decide(time.Minute, contract.VerbApprove, 1)
 	x.decide(2*time.Minute, contract.VerbReject, 2)
-	_, err := x.run(lifecycle.OpDeploy, workflows.PipelineInput{ConfigYAML: "stack: example\n"})
+	_, err := x.run(lifecycle.OpDeploy, contract.PipelineInput{ConfigYAML: "stack: example\n"})
 	pf := notApproved(t, err)
 	assert.Equal(t, contract.VerbReject, pf.Decision.Verb)
 	require.Len(t, pf.Failure.Leftovers, 1)

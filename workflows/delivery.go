@@ -8,18 +8,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// DeliveryWorkflowName is the workflow type of one recorded webhook delivery.
-const DeliveryWorkflowName = "WebhookDeliveryWorkflow"
-
 // deliveryBudget is how long a recorded delivery keeps trying to reach its instances:
 // a delivery the forge was told is accepted must outlive a long outage, not 15 minutes.
 const deliveryBudget = 24 * time.Hour
-
-// DeliveryWorkflowID is one per forge delivery, so a redelivery finds the record instead of
-// starting again.
-func DeliveryWorkflowID(provider, delivery string) string {
-	return "delivery/" + provider + "/" + delivery
-}
 
 // DeliveryWorkflow carries out a delivery the webhook server recorded and answered 202:
 // it reads a merged PR's instance changes, then submits each command to its instance,

@@ -11,9 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// DeliveryBatchWorkflowName is the workflow type of a batch of deliveries recorded together.
-const DeliveryBatchWorkflowName = "WebhookDeliveryBatchWorkflow"
-
 // BatchResult says which deliveries of a batch were filed, and which were redeliveries.
 type BatchResult struct {
 	Filed      []string `json:"filed"`
@@ -29,14 +26,14 @@ func DeliveryBatchWorkflow(ctx workflow.Context, ds []contract.Delivery) (BatchR
 	futures := make([]workflow.ChildWorkflowFuture, len(ds))
 	for i, d := range ds {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID:            DeliveryWorkflowID(d.Provider, d.ID),
+			WorkflowID:            contract.DeliveryWorkflowID(d.Provider, d.ID),
 			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 		})
-		futures[i] = workflow.ExecuteChildWorkflow(cctx, DeliveryWorkflowName, d)
+		futures[i] = workflow.ExecuteChildWorkflow(cctx, contract.DeliveryWorkflowName, d)
 	}
 	for i, f := range futures {
-		id := DeliveryWorkflowID(ds[i].Provider, ds[i].ID)
+		id := contract.DeliveryWorkflowID(ds[i].Provider, ds[i].ID)
 		err := f.GetChildWorkflowExecution().Get(ctx, nil)
 		switch {
 		case alreadyStarted(err):

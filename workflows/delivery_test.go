@@ -19,7 +19,7 @@ import (
 func deliveryEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(workflows.DeliveryWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryWorkflowName})
+	env.RegisterWorkflowWithOptions(workflows.DeliveryWorkflow, workflow.RegisterOptions{Name: contract.DeliveryWorkflowName})
 	env.RegisterActivityWithOptions(func(context.Context, contract.SubmitInput) (contract.DeliveryOutcome, error) {
 		return contract.DeliveryOutcome{}, nil
 	}, activity.RegisterOptions{Name: contract.ActSubmitCommand})
@@ -51,7 +51,7 @@ func TestDeliveryRecordsAnOutcomePerCommand(t *testing.T) {
 		{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "broken"}},
 		{Operation: "deprovision", Ref: contract.Ref{Tenant: "acme", Name: "old"}},
 	}, Refused: []contract.DeliveryOutcome{{Error: "commit c1: line 2: bad"}}}
-	env.ExecuteWorkflow(workflows.DeliveryWorkflowName, in)
+	env.ExecuteWorkflow(contract.DeliveryWorkflowName, in)
 	require.NoError(t, env.GetWorkflowError())
 	var res contract.DeliveryResult
 	require.NoError(t, env.GetWorkflowResult(&res))
@@ -76,7 +76,7 @@ func TestDeliveryReadsAMergesChanges(t *testing.T) {
 			require.Equal(t, "m", in.Command.Rev)
 			return contract.DeliveryOutcome{Instance: in.Command.Ref.String(), Started: true}, nil
 		})
-	env.ExecuteWorkflow(workflows.DeliveryWorkflowName, contract.Delivery{Provider: "gitea", ID: "p", Merge: &contract.MergeRange{Base: "b", Merge: "m"}})
+	env.ExecuteWorkflow(contract.DeliveryWorkflowName, contract.Delivery{Provider: "gitea", ID: "p", Merge: &contract.MergeRange{Base: "b", Merge: "m"}})
 	var res contract.DeliveryResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Len(t, res.Outcomes, 1)
@@ -85,7 +85,7 @@ func TestDeliveryReadsAMergesChanges(t *testing.T) {
 	env = deliveryEnv(t)
 	env.OnActivity(contract.ActChangedInstances, mock.Anything, mock.Anything).Return(nil,
 		temporal.NewNonRetryableApplicationError("no such commit", contract.ErrNotFound, errors.New("x")))
-	env.ExecuteWorkflow(workflows.DeliveryWorkflowName, contract.Delivery{Provider: "gitea", ID: "q", Merge: &contract.MergeRange{Base: "b", Merge: "gone"}})
+	env.ExecuteWorkflow(contract.DeliveryWorkflowName, contract.Delivery{Provider: "gitea", ID: "q", Merge: &contract.MergeRange{Base: "b", Merge: "gone"}})
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Contains(t, res.Outcomes[0].Error, "no such commit", "an unreadable merge is recorded, not dropped")
 }
@@ -94,7 +94,7 @@ func TestDeliveryReadsAMergesChanges(t *testing.T) {
 // runs nothing again.
 func TestDeliveryBatchFilesEachDeliveryOnce(t *testing.T) {
 	env := deliveryEnv(t)
-	env.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryBatchWorkflowName})
+	env.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: contract.DeliveryBatchWorkflowName})
 	submitted := 0
 	env.OnActivity(contract.ActSubmitCommand, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.SubmitInput) (contract.DeliveryOutcome, error) {
@@ -104,7 +104,7 @@ func TestDeliveryBatchFilesEachDeliveryOnce(t *testing.T) {
 	cmd := []contract.DeliveryCommand{{Operation: "archive", Ref: contract.Ref{Tenant: "acme", Name: "web"}}}
 	a := contract.Delivery{Provider: "github", ID: "a", Commands: cmd}
 	b := contract.Delivery{Provider: "github", ID: "b", Commands: cmd}
-	env.ExecuteWorkflow(workflows.DeliveryBatchWorkflowName, []contract.Delivery{a, b, a})
+	env.ExecuteWorkflow(contract.DeliveryBatchWorkflowName, []contract.Delivery{a, b, a})
 	require.NoError(t, env.GetWorkflowError())
 	var res workflows.BatchResult
 	require.NoError(t, env.GetWorkflowResult(&res))

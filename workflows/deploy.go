@@ -1,12 +1,15 @@
 package workflows
 
-import "go.temporal.io/sdk/workflow"
+import (
+	"github.com/slipway-dev/slipway/internal/contract"
+	"go.temporal.io/sdk/workflow"
+)
 
 // DeployPipeline is the first deploy and every update (EDP's deploy workflow): an
 // optional config change through its own MR, then terraform init, plan, apply of
 // that plan, then the app at the same revision. Without a config change it renders the
 // committed config against the current stack through its own MR first.
-func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
+func DeployPipeline(ctx workflow.Context, in contract.PipelineInput) (contract.PipelineResult, error) {
 	p := newPipeline(ctx, in)
 	p.drainsReplace = drainsBeforeReplace(ctx)
 	secrets := withSecrets(ctx)
@@ -29,7 +32,7 @@ func DeployPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, err
 	plan = append(plan, p.deployApp, func() error { return p.hook(HookPostDeploy) })
 	for _, step := range plan {
 		if err := step(); err != nil {
-			return PipelineResult{}, p.fail(err)
+			return contract.PipelineResult{}, p.fail(err)
 		}
 	}
 	res := p.result()

@@ -27,7 +27,7 @@ func TestDeployDrainsBeforeAnApplyThatReplaces(t *testing.T) {
 			return []string{"Deployment/web"}, nil
 		})
 	x.decide(time.Minute, contract.VerbApprove, 1) // a stateful replace needs a platform approval first
-	res, err := x.run(lifecycle.OpDeploy, workflows.PipelineInput{DeployedRevision: "rev-0", Recreate: true})
+	res, err := x.run(lifecycle.OpDeploy, contract.PipelineInput{DeployedRevision: "rev-0", Recreate: true})
 	require.NoError(t, err)
 	require.Equal(t, []contract.WorkloadsInput{{Ref: contract.Ref{Tenant: "acme", Name: "web"}, From: "rev-0", To: "rev-1"}}, compared)
 	require.Len(t, x.hooks, 1)
@@ -56,7 +56,7 @@ func TestDeployWithoutADrainHookComparesNothing(t *testing.T) {
 			t.Error("compared the manifests with no drain hook to tell")
 			return nil, nil
 		})
-	_, err := x.run(lifecycle.OpDeploy, workflows.PipelineInput{DeployedRevision: "rev-0"})
+	_, err := x.run(lifecycle.OpDeploy, contract.PipelineInput{DeployedRevision: "rev-0"})
 	require.NoError(t, err)
 	assert.Empty(t, x.hooks)
 }

@@ -11,13 +11,6 @@ import (
 // defaultDriftConcurrency bounds the checks a sweep runs at once: each is a terraform plan.
 const defaultDriftConcurrency = 4
 
-// DriftSweepResult is what one sweep found, instance by instance.
-type DriftSweepResult struct {
-	Checked   int                            `json:"checked"`
-	Drifted   int                            `json:"drifted"`
-	Instances []contract.DriftInstanceOutput `json:"instances"`
-}
-
 // driftSweepChunk is how many instances one run of a sweep checks before it continues as new,
 // which keeps a sweep of tens of thousands of instances within a bounded history.
 const driftSweepChunk = 500
@@ -26,18 +19,18 @@ const driftSweepChunk = 500
 // Temporal Schedule starts it (slipway drift schedule). Each instance runs its own check, so a
 // check never overlaps an operation: a busy instance is reported busy and checked next time.
 // Past driftSweepChunk instances it continues as new, carrying only the outcomes worth reading.
-func DriftSweepWorkflow(ctx workflow.Context, scope contract.DriftScope) (DriftSweepResult, error) {
+func DriftSweepWorkflow(ctx workflow.Context, scope contract.DriftScope) (contract.DriftSweepResult, error) {
 	prog := scope.Resume
 	if prog == nil {
 		prog = &contract.DriftResume{}
 		if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListDeployed, scope).Get(ctx, &prog.Left); err != nil {
-			return DriftSweepResult{}, err
+			return contract.DriftSweepResult{}, err
 		}
 	}
 	chunk := prog.Left[:min(len(prog.Left), driftSweepChunk)]
 	outs, err := checkDrift(ctx, scope, chunk)
 	if err != nil {
-		return DriftSweepResult{}, err
+		return contract.DriftSweepResult{}, err
 	}
 	prog.Left = prog.Left[len(chunk):]
 	for _, o := range outs {
@@ -53,10 +46,10 @@ func DriftSweepWorkflow(ctx workflow.Context, scope contract.DriftScope) (DriftS
 			}
 		}
 		scope.Resume = prog
-		return DriftSweepResult{}, workflow.NewContinueAsNewError(ctx, DriftSweepWorkflowName, scope)
+		return contract.DriftSweepResult{}, workflow.NewContinueAsNewError(ctx, contract.DriftSweepWorkflowName, scope)
 	}
 	// The last run lists its own outcomes in full; earlier runs kept only the notable ones.
-	return DriftSweepResult{Checked: prog.Checked, Drifted: prog.Drifted, Instances: append(prog.Notable, outs...)}, nil
+	return contract.DriftSweepResult{Checked: prog.Checked, Drifted: prog.Drifted, Instances: append(prog.Notable, outs...)}, nil
 }
 
 // checkDrift asks each instance to check itself, at most scope.Concurrency at once.

@@ -19,7 +19,7 @@ import (
 func sweepEnv(listed []contract.ListedInstance) *testsuite.TestWorkflowEnvironment {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: workflows.DriftSweepWorkflowName})
+	env.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: contract.DriftSweepWorkflowName})
 	env.RegisterActivityWithOptions(func(context.Context, contract.DriftScope) ([]contract.ListedInstance, error) { return listed, nil },
 		activity.RegisterOptions{Name: contract.ActListDeployed})
 	env.RegisterActivityWithOptions(func(_ context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {
@@ -43,7 +43,7 @@ func TestDriftSweepContinuesAsNewAndKeepsTheNotableOutcomes(t *testing.T) {
 		listed = append(listed, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%d", i)}, State: "Deployed"})
 	}
 	env := sweepEnv(listed)
-	env.ExecuteWorkflow(workflows.DriftSweepWorkflowName, contract.DriftScope{Concurrency: 8})
+	env.ExecuteWorkflow(contract.DriftSweepWorkflowName, contract.DriftScope{Concurrency: 8})
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "%v", env.GetWorkflowError())
 	var next contract.DriftScope
@@ -55,9 +55,9 @@ func TestDriftSweepContinuesAsNewAndKeepsTheNotableOutcomes(t *testing.T) {
 	require.Len(t, next.Resume.Notable, 2, "web-7 drifted and web-8 busy; the clean ones are only counted")
 
 	env = sweepEnv(nil)
-	env.ExecuteWorkflow(workflows.DriftSweepWorkflowName, next)
+	env.ExecuteWorkflow(contract.DriftSweepWorkflowName, next)
 	require.NoError(t, env.GetWorkflowError())
-	var res workflows.DriftSweepResult
+	var res contract.DriftSweepResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, 620, res.Checked)
 	require.Equal(t, 2, res.Drifted)

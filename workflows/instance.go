@@ -18,7 +18,7 @@ import (
 // It owns the state machine, takes operations and decisions as Updates, runs one
 // operation at a time as a child pipeline, and continues as new when idle and
 // the history grows.
-func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
+func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 	e := newEntity(ctx, in)
 	e.lean = leanWhenParked(ctx)
 	// Every verified update is decided by the policy before its handler runs (verified-requests v2).
@@ -60,14 +60,14 @@ func InstanceWorkflow(ctx workflow.Context, in InstanceInput) error {
 			return nil
 		case e.shouldContinueAsNew(ctx):
 			st := e.s
-			return workflow.NewContinueAsNewError(ctx, InstanceWorkflowName, InstanceInput{Ref: st.Ref, State: &st, Settings: st.Settings})
+			return workflow.NewContinueAsNewError(ctx, contract.InstanceWorkflowName, contract.InstanceInput{Ref: st.Ref, State: &st, Settings: st.Settings})
 		}
 	}
 }
 
 // entity is the running instance: its durable state plus what lives only in this run.
 type entity struct {
-	s       InstanceState
+	s       contract.InstanceState
 	busy    bool
 	holding string // what holds the instance when it is not an operation (a drift check)
 	// lastReady and lastDrifted are what the sinks last heard, so only a change is notified.
@@ -89,11 +89,11 @@ type entity struct {
 	stop workflow.CancelFunc
 }
 
-func newEntity(ctx workflow.Context, in InstanceInput) *entity {
-	e := &entity{stepsChan: workflow.GetSignalChannel(ctx, SignalStep),
+func newEntity(ctx workflow.Context, in contract.InstanceInput) *entity {
+	e := &entity{stepsChan: workflow.GetSignalChannel(ctx, contract.SignalStep),
 		observeChan: workflow.GetSignalChannel(ctx, contract.SignalObserved),
-		watchChan:   workflow.GetSignalChannel(ctx, SignalWatchReady),
-		clearedChan: workflow.GetSignalChannel(ctx, SignalGateCleared)}
+		watchChan:   workflow.GetSignalChannel(ctx, contract.SignalWatchReady),
+		clearedChan: workflow.GetSignalChannel(ctx, contract.SignalGateCleared)}
 	if in.State != nil {
 		e.s = *in.State
 		e.lastReady = string(e.condition(lifecycle.CondReady).Status)
@@ -101,7 +101,7 @@ func newEntity(ctx workflow.Context, in InstanceInput) *entity {
 		return e
 	}
 	info := workflow.GetInfo(ctx)
-	e.s = InstanceState{Ref: in.Ref, State: lifecycle.NoConfiguration, Settings: in.Settings,
+	e.s = contract.InstanceState{Ref: in.Ref, State: lifecycle.NoConfiguration, Settings: in.Settings,
 		Epoch: epochOf(info.FirstRunID)}
 	return e
 }
@@ -149,33 +149,33 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	if e.lean {
 		u.cur = workflow.GetTypedSearchAttributes(ctx)
 	}
-	u.keyword(SAInstanceState, string(e.s.State), true)
-	u.keyword(SAInstanceStack, e.s.Stack, e.s.Stack != "")
+	u.keyword(contract.SAInstanceState, string(e.s.State), true)
+	u.keyword(contract.SAInstanceStack, e.s.Stack, e.s.Stack != "")
 	var operation string
 	if e.s.Current != nil {
 		operation = string(e.s.Current.Kind)
 	}
-	u.keyword(SAInstanceOperation, operation, e.s.Current != nil)
-	u.keyword(SAInstanceRollout, e.s.Rollout, e.s.Rollout != "")
+	u.keyword(contract.SAInstanceOperation, operation, e.s.Current != nil)
+	u.keyword(contract.SAInstanceRollout, e.s.Rollout, e.s.Rollout != "")
 	var drifted string
 	d := e.driftCondition()
 	if d != nil {
 		drifted = string(d.Status)
 	}
-	u.keyword(SAInstanceDrifted, drifted, d != nil)
-	u.boolean(SAInstanceGated, len(e.s.Gates) > 0)
-	u.keyword(SATenant, e.s.Ref.Tenant, true)
-	u.keyword(SAInstanceName, e.s.Ref.Name, true)
-	u.keyword(SAInstanceReady, string(e.condition(lifecycle.CondReady).Status), true)
+	u.keyword(contract.SAInstanceDrifted, drifted, d != nil)
+	u.boolean(contract.SAInstanceGated, len(e.s.Gates) > 0)
+	u.keyword(contract.SATenant, e.s.Ref.Tenant, true)
+	u.keyword(contract.SAInstanceName, e.s.Ref.Name, true)
+	u.keyword(contract.SAInstanceReady, string(e.condition(lifecycle.CondReady).Status), true)
 	o := e.s.Observed
 	observed := o != nil && o.Fingerprint != "" && observe.Observed(e.s.State)
 	var fingerprint string
 	if observed {
 		fingerprint = o.Fingerprint
 	}
-	u.keyword(SAAppObserved, fingerprint, observed)
-	u.boolean(SAInstanceAwaitingApproval, e.s.Approval != nil)
-	u.keywordList(SAInstanceDependencies, e.s.Dependencies)
+	u.keyword(contract.SAAppObserved, fingerprint, observed)
+	u.boolean(contract.SAInstanceAwaitingApproval, e.s.Approval != nil)
+	u.keywordList(contract.SAInstanceDependencies, e.s.Dependencies)
 	defer e.showDetails(ctx)
 	if len(u.updates) > 0 {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, u.updates...); err != nil {
@@ -224,7 +224,7 @@ func (u *saUpdates) boolean(k temporal.SearchAttributeKeyBool, set bool) {
 // receiveSteps applies pipeline progress signals to the running operation.
 func (e *entity) receiveSteps(ctx workflow.Context) {
 	for {
-		var ev StepEvent
+		var ev contract.StepEvent
 		if !e.stepsChan.Receive(ctx, &ev) {
 			return
 		}
@@ -235,7 +235,7 @@ func (e *entity) receiveSteps(ctx workflow.Context) {
 
 func (e *entity) drainSteps() {
 	for {
-		var ev StepEvent
+		var ev contract.StepEvent
 		if !e.stepsChan.ReceiveAsync(&ev) {
 			return
 		}
@@ -243,9 +243,9 @@ func (e *entity) drainSteps() {
 	}
 }
 
-func (e *entity) applyStep(ev StepEvent) {
+func (e *entity) applyStep(ev contract.StepEvent) {
 	op := e.s.Current
-	if op == nil || op.ID != ev.OpID || op.Attempt != ev.Attempt || op.Result != ResultRunning {
+	if op == nil || op.ID != ev.OpID || op.Attempt != ev.Attempt || op.Result != contract.ResultRunning {
 		return
 	}
 	for _, rec := range append(ev.Ended, ev.Step) {
@@ -255,9 +255,9 @@ func (e *entity) applyStep(ev StepEvent) {
 }
 
 // putStep records rec in place of the same step's running record, or appends it.
-func putStep(recs []StepRecord, rec StepRecord) []StepRecord {
+func putStep(recs []contract.StepRecord, rec contract.StepRecord) []contract.StepRecord {
 	for i := len(recs) - 1; i >= 0; i-- {
-		if s := recs[i]; s.Name == rec.Name && s.Attempt == rec.Attempt && s.Status == StepRunning {
+		if s := recs[i]; s.Name == rec.Name && s.Attempt == rec.Attempt && s.Status == contract.StepRunning {
 			recs[i] = rec
 			return recs
 		}

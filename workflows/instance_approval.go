@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -20,8 +19,6 @@ import (
 
 // Approval updates, condition and results.
 const (
-	UpdateApprove = "approve"
-	UpdateReject  = "reject"
 	// CondAwaitingApproval is True while an operation waits for its plan to be approved.
 	CondAwaitingApproval = "AwaitingApproval"
 	// ResultRejected and ResultExpired end an operation at its approval with nothing applied.
@@ -38,47 +35,14 @@ const (
 	AuditRejected      = "rejected"
 )
 
-// ApprovalRequest is the argument of approve and reject.
-type ApprovalRequest struct {
-	Plan   string `json:"plan,omitempty"` // the plan hash, or at least 7 of its first digits
-	Actor  string `json:"actor"`
-	Reason string `json:"reason,omitempty"`
-	// Source says where it came from: cli, or the forge comment's URL.
-	Source string `json:"source,omitempty"`
-	// MR is the MR/PR number a forge comment is on; empty for the CLI.
-	MR string `json:"mr,omitempty"`
-}
-
-// ApprovalRecord is one event of an approval: awaited, approved, rejected, expired or voided.
-type ApprovalRecord struct {
-	OpID  string `json:"opID"`
-	Hash  string `json:"hash"`
-	Event string `json:"event"`
-	Actor string `json:"actor,omitempty"`
-	// By is the verified actor behind Actor, where there was one.
-	By     *identity.Actor `json:"by,omitempty"`
-	Reason string          `json:"reason,omitempty"`
-	Source string          `json:"source,omitempty"`
-	At     time.Time       `json:"at"`
-}
-
-// ApprovalResult answers approve and reject.
-type ApprovalResult struct {
-	Instance  string              `json:"instance"`
-	Operation lifecycle.Operation `json:"operation"`
-	OpID      string              `json:"opID"`
-	Hash      string              `json:"hash"`
-	Verb      string              `json:"verb"`
-}
-
 func (e *entity) registerApprovals(ctx workflow.Context) error {
 	for _, verb := range []string{contract.VerbApprove, contract.VerbReject} {
 		verb := verb
 		err := workflow.SetUpdateHandlerWithOptions(ctx, verb,
-			func(ctx workflow.Context, req ApprovalRequest) (ApprovalResult, error) {
+			func(ctx workflow.Context, req contract.ApprovalRequest) (contract.ApprovalResult, error) {
 				return e.decideApproval(ctx, verb, req)
 			},
-			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req ApprovalRequest) error { return e.admit(verb, req) }})
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req contract.ApprovalRequest) error { return e.admit(verb, req) }})
 		if err != nil {
 			return err
 		}
@@ -89,7 +53,7 @@ func (e *entity) registerApprovals(ctx workflow.Context) error {
 // admitRequest refuses, before anything is recorded, what is wrong whoever sends it: nothing
 // awaits, a reject without a reason, an approve without a well-formed plan hash. It says nothing
 // of the plan: whoever sends it has not been checked yet.
-func (e *entity) admitRequest(verb string, req ApprovalRequest) error {
+func (e *entity) admitRequest(verb string, req contract.ApprovalRequest) error {
 	w := e.s.Approval
 	if w == nil {
 		return notAllowed("%s: no operation awaits approval (the instance is %s)", e.s.Ref, e.s.State)
@@ -111,7 +75,7 @@ func (e *entity) admitRequest(verb string, req ApprovalRequest) error {
 // admitApproval refuses, before anything is recorded, an approval by anyone but its approvers,
 // then (to an approver only) of anything but the plan that waits, or from a comment on another MR.
 // The approver is checked first: a refusal must never tell someone else about the plan.
-func (e *entity) admitApproval(verb string, req ApprovalRequest, actor string) error {
+func (e *entity) admitApproval(verb string, req contract.ApprovalRequest, actor string) error {
 	if err := e.admitRequest(verb, req); err != nil {
 		return err
 	}
@@ -145,7 +109,7 @@ func (e *entity) admitApproval(verb string, req ApprovalRequest, actor string) e
 	return nil
 }
 
-func mrName(w *ApprovalWait) string {
+func mrName(w *contract.ApprovalWait) string {
 	if w.MR == nil {
 		return "no MR (approve it with slipway approve)"
 	}
@@ -155,7 +119,7 @@ func mrName(w *ApprovalWait) string {
 // admit is the update's validator: a wait from before approvals were the policy's is checked
 // as it was (its approvers by name, then the plan); a policy's wait only for what needs no
 // identity, since the approver is checked by the policy in the handler, before the plan.
-func (e *entity) admit(verb string, req ApprovalRequest) error {
+func (e *entity) admit(verb string, req contract.ApprovalRequest) error {
 	if w := e.s.Approval; w != nil && w.Required == nil {
 		return e.admitApproval(verb, req, req.Actor)
 	}
@@ -164,9 +128,9 @@ func (e *entity) admit(verb string, req ApprovalRequest) error {
 
 // decideApproval checks the approver, records the decision and, once the approval is complete
 // (or on a reject), passes it to the waiting pipeline.
-func (e *entity) decideApproval(ctx workflow.Context, verb string, req ApprovalRequest) (ApprovalResult, error) {
+func (e *entity) decideApproval(ctx workflow.Context, verb string, req contract.ApprovalRequest) (contract.ApprovalResult, error) {
 	if err := e.admitRequest(verb, req); err != nil {
-		return ApprovalResult{}, err
+		return contract.ApprovalResult{}, err
 	}
 	w := e.s.Approval
 	actor, verified := verifiedActor(ctx)
@@ -178,7 +142,7 @@ func (e *entity) decideApproval(ctx workflow.Context, verb string, req ApprovalR
 		name = actor.Name // not what the request says about itself
 	}
 	if err := e.admitApproval(verb, req, name); err != nil {
-		return ApprovalResult{}, err
+		return contract.ApprovalResult{}, err
 	}
 	return e.takeDecision(ctx, verb, req, name, nil)
 }
@@ -187,16 +151,16 @@ func (e *entity) decideApproval(ctx workflow.Context, verb string, req ApprovalR
 // approved so far) whether the verified actor may decide, before anything about the plan is
 // checked or said; a refusal is recorded in the approval log without the plan. An approval
 // counts once per approver; the pipeline hears of it when the required count is reached.
-func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalRequest, actor identity.Actor, verified bool) (ApprovalResult, error) {
+func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req contract.ApprovalRequest, actor identity.Actor, verified bool) (contract.ApprovalResult, error) {
 	w := e.s.Approval
 	source := first(req.Source, "cli")
 	var policyHash string
-	refuse := func(why string) (ApprovalResult, error) {
-		e.logApproval(ApprovalRecord{OpID: w.OpID, Event: approvalRefused, Actor: actor.Name, By: actorOrNil(actor, verified),
+	refuse := func(why string) (contract.ApprovalResult, error) {
+		e.logApproval(contract.ApprovalRecord{OpID: w.OpID, Event: approvalRefused, Actor: actor.Name, By: actorOrNil(actor, verified),
 			Reason: why, Source: source, At: workflow.Now(ctx)})
-		e.audit(ctx, AuditRecord{At: workflow.Now(ctx), Decision: AuditDenied, Request: "update " + verb, Actor: actorOrNil(actor, verified),
+		e.audit(ctx, contract.AuditRecord{At: workflow.Now(ctx), Decision: contract.AuditDenied, Request: "update " + verb, Actor: actorOrNil(actor, verified),
 			PolicyHash: policyHash, Reason: why})
-		return ApprovalResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: refused: %s", e.s.Ref, why), ErrPolicyDenied, nil)
+		return contract.ApprovalResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: refused: %s", e.s.Ref, why), ErrPolicyDenied, nil)
 	}
 	if !verified {
 		return refuse("the " + verb + " carries no verified identity")
@@ -209,11 +173,11 @@ func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalR
 	}
 	var d policy.Decision
 	if err := quick(ctx, true, contract.ActAuthorize, in).Get(ctx, &d); err != nil {
-		return ApprovalResult{}, err
+		return contract.ApprovalResult{}, err
 	}
 	policyHash = d.PolicyHash
 	if e.s.Approval != w {
-		return ApprovalResult{}, notAllowed("%s: the approval ended while the policy decided", e.s.Ref)
+		return contract.ApprovalResult{}, notAllowed("%s: the approval ended while the policy decided", e.s.Ref)
 	}
 	switch {
 	case !d.Allow:
@@ -225,20 +189,20 @@ func (e *entity) decideByPolicy(ctx workflow.Context, verb string, req ApprovalR
 		return refuse(actor.Name + " has already approved: approvals count distinct people")
 	}
 	if err := e.admitApproval(verb, req, actor.Name); err != nil {
-		return ApprovalResult{}, err
+		return contract.ApprovalResult{}, err
 	}
 	decision := AuditRejected
 	if verb == contract.VerbApprove {
 		decision = AuditApproved
 	}
-	e.audit(ctx, AuditRecord{At: workflow.Now(ctx), Decision: decision, Request: "update " + verb, Actor: &actor,
+	e.audit(ctx, contract.AuditRecord{At: workflow.Now(ctx), Decision: decision, Request: "update " + verb, Actor: &actor,
 		PolicyHash: d.PolicyHash, Reason: d.Reason})
 	if verb == contract.VerbApprove {
 		w.Approvals = append(w.Approvals, actor)
 		if n := len(w.Approvals); n < w.Required.Count {
-			e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: contract.Past(verb), Actor: actor.Name, By: &actor,
+			e.logApproval(contract.ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: contract.Past(verb), Actor: actor.Name, By: &actor,
 				Reason: strings.TrimSpace(fmt.Sprintf("%d of %d approvals. %s", n, w.Required.Count, req.Reason)), Source: source, At: workflow.Now(ctx)})
-			res := ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}
+			res := contract.ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}
 			if op := e.s.Current; op != nil {
 				res.Operation = op.Kind
 			}
@@ -284,23 +248,23 @@ func first(vals ...string) string {
 }
 
 // takeDecision records the decision and passes it to the waiting pipeline.
-func (e *entity) takeDecision(ctx workflow.Context, verb string, req ApprovalRequest, actor string, by *identity.Actor) (ApprovalResult, error) {
+func (e *entity) takeDecision(ctx workflow.Context, verb string, req contract.ApprovalRequest, actor string, by *identity.Actor) (contract.ApprovalResult, error) {
 	w := e.s.Approval
 	source := first(req.Source, "cli")
-	d := ApprovalDecision{Verb: verb, Hash: w.Hash, Actor: actor, Reason: req.Reason, Source: source, At: workflow.Now(ctx)}
-	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: contract.Past(verb), Actor: actor, By: by, Reason: req.Reason, Source: source, At: d.At})
+	d := contract.ApprovalDecision{Verb: verb, Hash: w.Hash, Actor: actor, Reason: req.Reason, Source: source, At: workflow.Now(ctx)}
+	e.logApproval(contract.ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: contract.Past(verb), Actor: actor, By: by, Reason: req.Reason, Source: source, At: d.At})
 	e.s.Approval = nil
 	e.upsertSearchAttributes(ctx)
-	res := ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}
+	res := contract.ApprovalResult{Instance: e.s.Ref.String(), OpID: w.OpID, Hash: w.Hash, Verb: verb}
 	if op := e.s.Current; op != nil {
 		res.Operation = op.Kind
 	}
 	// The pipeline may have ended meanwhile (its deadline); then the decision has nothing to reach.
-	_ = workflow.SignalExternalWorkflow(ctx, w.Pipeline, "", SignalApprovalDecision, d).Get(ctx, nil)
+	_ = workflow.SignalExternalWorkflow(ctx, w.Pipeline, "", contract.SignalApprovalDecision, d).Get(ctx, nil)
 	return res, nil
 }
 
-func (e *entity) logApproval(r ApprovalRecord) {
+func (e *entity) logApproval(r contract.ApprovalRecord) {
 	e.s.ApprovalLog = append(e.s.ApprovalLog, r)
 	if len(e.s.ApprovalLog) > approvalLogKept {
 		e.s.ApprovalLog = e.s.ApprovalLog[len(e.s.ApprovalLog)-approvalLogKept:]
@@ -309,9 +273,9 @@ func (e *entity) logApproval(r ApprovalRecord) {
 
 // receiveApprovals records what the running pipeline waits for.
 func (e *entity) receiveApprovals(ctx workflow.Context) {
-	ch := workflow.GetSignalChannel(ctx, SignalAwaitingApproval)
+	ch := workflow.GetSignalChannel(ctx, contract.SignalAwaitingApproval)
 	for {
-		var w ApprovalWait
+		var w contract.ApprovalWait
 		if !ch.Receive(ctx, &w) {
 			return
 		}
@@ -319,19 +283,19 @@ func (e *entity) receiveApprovals(ctx workflow.Context) {
 	}
 }
 
-func (e *entity) awaitApproval(ctx workflow.Context, w ApprovalWait) {
+func (e *entity) awaitApproval(ctx workflow.Context, w contract.ApprovalWait) {
 	op := e.s.Current
-	if op == nil || op.ID != w.OpID || op.Attempt != w.Attempt || op.Result != ResultRunning {
+	if op == nil || op.ID != w.OpID || op.Attempt != w.Attempt || op.Result != contract.ResultRunning {
 		return
 	}
 	if w.Voids != "" {
-		e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Voids, Event: approvalVoided, At: w.Since,
+		e.logApproval(contract.ApprovalRecord{OpID: w.OpID, Hash: w.Voids, Event: approvalVoided, At: w.Since,
 			Reason: "a plan made again after the approval (" + short(w.Hash) + ") needs its own"})
 	}
-	e.logApproval(ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: approvalAwaiting, Reason: w.Why, At: w.Since})
+	e.logApproval(contract.ApprovalRecord{OpID: w.OpID, Hash: w.Hash, Event: approvalAwaiting, Reason: w.Why, At: w.Since})
 	if w.Required != nil {
 		// Whose request, which policy, who must approve: not the plan (the audit is for every reader).
-		e.audit(ctx, AuditRecord{At: w.Since, Decision: AuditApprovalAsked, Request: string(op.Kind) + " " + op.ID, Workflow: w.Pipeline,
+		e.audit(ctx, contract.AuditRecord{At: w.Since, Decision: AuditApprovalAsked, Request: string(op.Kind) + " " + op.ID, Workflow: w.Pipeline,
 			Actor: w.Requester, PolicyHash: w.PolicyHash, Reason: "awaiting approval by " + w.Awaited()})
 	}
 	e.s.Approval = &w
@@ -342,13 +306,13 @@ func (e *entity) awaitApproval(ctx workflow.Context, w ApprovalWait) {
 }
 
 // endUnapproved applies a pipeline that ended at its approval: back where it started, nothing applied.
-func (e *entity) endUnapproved(ctx workflow.Context, op *Operation, pf PipelineFailure) OperationResult {
+func (e *entity) endUnapproved(ctx workflow.Context, op *contract.Operation, pf contract.PipelineFailure) contract.OperationResult {
 	op.Result, op.Failure, op.Progress = ResultRejected, &pf.Failure, pf.Progress
 	op.Step = pf.Failure.Step
 	op.Steps = mergeSteps(op.Steps, op.Attempt, pf.Steps)
 	if d := pf.Decision; d != nil && d.Verb == VerbExpired {
 		op.Result = ResultExpired
-		e.logApproval(ApprovalRecord{OpID: op.ID, Hash: d.Hash, Event: ResultExpired, At: d.At,
+		e.logApproval(contract.ApprovalRecord{OpID: op.ID, Hash: d.Hash, Event: ResultExpired, At: d.At,
 			Reason: "no approval before the deadline"})
 	}
 	e.s.Approval = nil

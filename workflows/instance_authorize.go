@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"github.com/slipway-dev/slipway/internal/contract"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -16,15 +17,15 @@ const ErrPolicyDenied = "PolicyDenied"
 // elsewhere (approve and reject, at the approval with the requirement they act on).
 func policyOperation(update string) string {
 	switch update {
-	case UpdateGateAdd, UpdateGateRemove:
+	case contract.UpdateGateAdd, contract.UpdateGateRemove:
 		return "gate"
-	case UpdateCancel:
+	case contract.UpdateCancel:
 		return "cancel"
-	case UpdateRefresh:
+	case contract.UpdateRefresh:
 		return "refresh"
-	case UpdateCheckDrift:
+	case contract.UpdateCheckDrift:
 		return "drift"
-	case UpdateRetry, UpdateResolve, UpdateAbandon:
+	case contract.UpdateRetry, contract.UpdateResolve, contract.UpdateAbandon:
 		return update
 	}
 	if op, ok := lifecycle.ParseOperation(update); ok {
@@ -45,16 +46,16 @@ func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update st
 	if o, ok := lifecycle.ParseOperation(update); ok && o != lifecycle.OpPlan {
 		in.NextState = string(o.Done(e.s.State))
 	}
-	rec := AuditRecord{At: workflow.Now(ctx), Request: "update " + update, Actor: &actor}
+	rec := contract.AuditRecord{At: workflow.Now(ctx), Request: "update " + update, Actor: &actor}
 	var d policy.Decision
 	if err := quick(ctx, true, "Authorize", in).Get(ctx, &d); err != nil {
-		rec.Decision, rec.Reason = AuditDenied, "the policy could not decide: "+err.Error()
+		rec.Decision, rec.Reason = contract.AuditDenied, "the policy could not decide: "+err.Error()
 		e.audit(ctx, rec)
 		return temporal.NewNonRetryableApplicationError(rec.Reason, ErrPolicyDenied, nil)
 	}
 	rec.PolicyHash, rec.Reason = d.PolicyHash, d.Reason
 	if !d.Allow {
-		rec.Decision = AuditDenied
+		rec.Decision = contract.AuditDenied
 		e.audit(ctx, rec)
 		return temporal.NewNonRetryableApplicationError("denied by policy "+shortHash(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
 	}

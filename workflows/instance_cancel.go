@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -11,38 +10,15 @@ import (
 	"github.com/slipway-dev/slipway/internal/notify"
 )
 
-// CancelRecord is who stopped a running operation, and why.
-type CancelRecord struct {
-	Actor  string `json:"actor,omitempty"`
-	Reason string `json:"reason,omitempty"`
-	// For is the teardown that asked for the stop (PreTerminate); "" for slipway cancel.
-	For lifecycle.Operation `json:"for,omitempty"`
-	At  time.Time           `json:"at"`
-}
-
-func (c *CancelRecord) String() string {
-	s := "cancelled"
-	if c.For != "" {
-		s = "stopped for " + string(c.For)
-	}
-	if c.Actor != "" {
-		s += " by " + c.Actor
-	}
-	if c.Reason != "" {
-		s += " (" + c.Reason + ")"
-	}
-	return s
-}
-
 // canStop reports whether a running provision or deploy may be stopped now: its pipeline runs
 // and no one has stopped it yet.
 func (e *entity) canStop() bool {
 	op := e.s.Current
-	return e.busy && e.stop != nil && op != nil && op.Result == ResultRunning && op.Cancel == nil && e.s.State.Cancellable()
+	return e.busy && e.stop != nil && op != nil && op.Result == contract.ResultRunning && op.Cancel == nil && e.s.State.Cancellable()
 }
 
 // admitCancel accepts a cancel of an operation waiting at its gates or of a running provision or deploy.
-func (e *entity) admitCancel(req GateRequest) error {
+func (e *entity) admitCancel(req contract.GateRequest) error {
 	if e.s.Waiting != nil || e.canStop() {
 		return nil
 	}
@@ -66,7 +42,7 @@ func (e *entity) stopRunning(ctx workflow.Context, actor, reason string, teardow
 		actor = a.String()
 	}
 	op := e.s.Current
-	op.Cancel = &CancelRecord{Actor: actor, Reason: reason, For: teardown, At: workflow.Now(ctx)}
+	op.Cancel = &contract.CancelRecord{Actor: actor, Reason: reason, For: teardown, At: workflow.Now(ctx)}
 	workflow.GetLogger(ctx).Info("stopping the running operation", "instance", e.s.Ref.String(), "operation", op.ID,
 		"step", op.Step, "by", actor, "for", string(teardown))
 	e.stop()
@@ -75,7 +51,7 @@ func (e *entity) stopRunning(ctx workflow.Context, actor, reason string, teardow
 
 // stopped applies the outcome of a pipeline that was stopped: back to where it was when it had
 // changed nothing, else <Op>Failed with the leftovers of where it stopped. It reports whether it did.
-func (e *entity) stopped(ctx workflow.Context, op *Operation, pf PipelineFailure) bool {
+func (e *entity) stopped(ctx workflow.Context, op *contract.Operation, pf contract.PipelineFailure) bool {
 	if op.Cancel == nil || pf.Failure.Type != contract.ErrCancelled {
 		return false
 	}
@@ -90,7 +66,7 @@ func (e *entity) stopped(ctx workflow.Context, op *Operation, pf PipelineFailure
 		e.tellRollout(ctx, op)
 		return true
 	}
-	op.Result = ResultFailed
+	op.Result = contract.ResultFailed
 	e.setState(ctx, op.Kind.Failed(op.From))
 	if op.Cancel.For == "" { // a teardown follows at once: nothing waits for an operator
 		e.notify(ctx, notify.KindFailed, f.Error, func(ev *notify.Event) { ev.Step = f.Step })
@@ -101,7 +77,7 @@ func (e *entity) stopped(ctx workflow.Context, op *Operation, pf PipelineFailure
 
 // preTerminate stops the running provision or deploy for teardown and waits until it has ended;
 // the instance shows PreTerminate meanwhile (EMCO's terminate while instantiating).
-func (e *entity) preTerminate(ctx workflow.Context, kind lifecycle.Operation, req OperationRequest) error {
+func (e *entity) preTerminate(ctx workflow.Context, kind lifecycle.Operation, req contract.OperationRequest) error {
 	if !e.stopRunning(ctx, req.Actor, req.Reason, kind) {
 		return busyError(fmt.Sprintf("%s is busy: %s; %s is rejected", e.s.Ref, e.runningLine(), kind))
 	}

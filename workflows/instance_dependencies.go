@@ -18,8 +18,6 @@ import (
 // attribute when it must (its outputs changed, a destroy is asked), so a parked instance holds
 // nothing per user, however many there are.
 const (
-	// SignalGateTargetFailed tells a gated instance that an instance:T/N gate's target failed.
-	SignalGateTargetFailed = "gate-target-failed"
 	// ReasonDependencyFailed is the Scheduled condition's reason while a gate's target is failed.
 	ReasonDependencyFailed  = "DependencyFailed"
 	notifyDependentsTimeout = 5 * time.Minute
@@ -61,7 +59,7 @@ func (e *entity) recordDependencies(ctx workflow.Context, kind lifecycle.Operati
 
 // notifyDependents has the instances consuming this one's outputs plan or deploy them, once a
 // deploy changed them. The activity compares each dependent's committed values, so it is idempotent.
-func (e *entity) notifyDependents(ctx workflow.Context, op *Operation, before map[string]string) {
+func (e *entity) notifyDependents(ctx workflow.Context, op *contract.Operation, before map[string]string) {
 	if op.Kind != lifecycle.OpDeploy || sameOutputs(before, e.s.Outputs) || !tracksDependencies(ctx) {
 		return
 	}
@@ -81,7 +79,7 @@ func (e *entity) notifyDependents(ctx workflow.Context, op *Operation, before ma
 
 // tellWatchersFailed tells the instances gated on this one that it failed, so their Scheduled
 // condition says so now rather than at their gate's timeout. They keep waiting for its Ready.
-func (e *entity) tellWatchersFailed(ctx workflow.Context, op *Operation) {
+func (e *entity) tellWatchersFailed(ctx workflow.Context, op *contract.Operation) {
 	if len(e.s.ReadyWatchers) == 0 || !tracksDependencies(ctx) {
 		return
 	}
@@ -90,7 +88,7 @@ func (e *entity) tellWatchersFailed(ctx workflow.Context, op *Operation) {
 	}
 }
 
-func (e *entity) tellWatcherFailed(ctx workflow.Context, w ReadyWatch, op *Operation) {
+func (e *entity) tellWatcherFailed(ctx workflow.Context, w contract.ReadyWatch, op *contract.Operation) {
 	msg := fmt.Sprintf("%s is %s", e.s.Ref, e.s.State)
 	if op != nil && op.Failure != nil {
 		msg += fmt.Sprintf(": %s failed at step %s: %s", op.Kind, op.Failure.Step, op.Failure.Error)
@@ -98,9 +96,9 @@ func (e *entity) tellWatcherFailed(ctx workflow.Context, w ReadyWatch, op *Opera
 	if len(msg) > maxTargetFailure {
 		msg = msg[:maxTargetFailure] + " …" // the watcher keeps it on its gate and in its gate log
 	}
-	f := TargetFailure{Workflow: InstanceWorkflowID(e.s.Ref), Gate: w.Gate, Error: msg}
+	f := TargetFailure{Workflow: contract.InstanceWorkflowID(e.s.Ref), Gate: w.Gate, Error: msg}
 	// A watcher that has closed meanwhile has nothing left to wait for.
-	_ = workflow.SignalExternalWorkflow(ctx, w.Workflow, "", SignalGateTargetFailed, f).Get(ctx, nil)
+	_ = workflow.SignalExternalWorkflow(ctx, w.Workflow, "", contract.SignalGateTargetFailed, f).Get(ctx, nil)
 }
 
 // targetFailed notes a gate's failed target on the gate, which Scheduled reports.
@@ -131,7 +129,7 @@ func sameOutputs(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	for _, k := range sortedKeys(a) {
+	for _, k := range contract.SortedKeys(a) {
 		if v, ok := b[k]; !ok || v != a[k] {
 			return false
 		}

@@ -11,11 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
-// DriftRequest is the argument of check-drift.
-type DriftRequest struct {
-	Actor string `json:"actor,omitempty"`
-}
-
 // admitDriftCheck lets a check run only on an idle Deployed instance: it holds the instance
 // like an operation, so it never overlaps one.
 func (e *entity) admitDriftCheck() error {
@@ -30,7 +25,7 @@ func (e *entity) admitDriftCheck() error {
 
 // checkDrift plans the deployed revision against the world and records the verdict as the
 // Drifted condition and search attribute. It changes no infrastructure.
-func (e *entity) checkDrift(ctx workflow.Context, req DriftRequest) (contract.DriftOutput, error) {
+func (e *entity) checkDrift(ctx workflow.Context, req contract.DriftRequest) (contract.DriftOutput, error) {
 	if err := e.admitDriftCheck(); err != nil {
 		return contract.DriftOutput{}, err
 	}
@@ -48,14 +43,14 @@ func (e *entity) checkDrift(ctx workflow.Context, req DriftRequest) (contract.Dr
 	if err := workflow.ExecuteActivity(actx, contract.ActCheckDrift, in).Get(ctx, &out); err != nil {
 		return out, err
 	}
-	e.s.Drift = &DriftRecord{Drifted: out.Drifted, Resources: out.Resources(), Revision: in.Revision,
+	e.s.Drift = &contract.DriftRecord{Drifted: out.Drifted, Resources: out.Resources(), Revision: in.Revision,
 		Actor: req.Actor, CheckedAt: workflow.Now(ctx)}
 	e.upsertSearchAttributes(ctx)
 	return out, nil
 }
 
 // clearDrift records that a deploy re-applied the config a drift check found changed.
-func (e *entity) clearDrift(op *Operation) {
+func (e *entity) clearDrift(op *contract.Operation) {
 	if d := e.s.Drift; d != nil && d.Drifted {
 		d.Drifted, d.ClearedBy, d.Resources = false, fmt.Sprintf("%s %s", op.Kind, op.ID), nil
 	}

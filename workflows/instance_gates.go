@@ -17,13 +17,6 @@ import (
 
 // Gate updates and signals.
 const (
-	UpdateGateAdd    = "gate-add"
-	UpdateGateRemove = "gate-remove"
-	UpdateCancel     = "cancel"
-	// SignalWatchReady asks an instance to say when it is Ready (an instance:T/N gate's target).
-	SignalWatchReady = "watch-ready"
-	// SignalGateCleared tells a gated instance that a built-in gate's condition holds.
-	SignalGateCleared = "gate-cleared"
 	// CondScheduled is False while scheduling gates hold the instance's provisions and deploys.
 	CondScheduled = "Scheduled"
 	// ResultCancelled is an operation cancelled while it waited at its gates: nothing was done.
@@ -34,46 +27,6 @@ const (
 	askAgain = 5 * time.Second
 )
 
-// Gate is one scheduling gate on the instance.
-type Gate struct {
-	gates.Spec
-	Source  string    `json:"source"` // file (schedulingGates) or cli
-	Actor   string    `json:"actor,omitempty"`
-	AddedAt time.Time `json:"addedAt"`
-	Note    string    `json:"note,omitempty"`
-	Failed  string    `json:"failed,omitempty"` // an instance gate's target failed: how (instance_dependencies.go)
-}
-
-// GateRecord is one change to the gates, with who and why.
-type GateRecord struct {
-	Gate   string    `json:"gate"`
-	Action string    `json:"action"` // added, removed, cleared, timed-out, cancelled
-	Actor  string    `json:"actor,omitempty"`
-	Reason string    `json:"reason,omitempty"`
-	At     time.Time `json:"at"`
-}
-
-// GateWait is an operation held at the gates.
-type GateWait struct {
-	Operation lifecycle.Operation `json:"operation"`
-	Actor     string              `json:"actor,omitempty"`
-	Since     time.Time           `json:"since"`
-}
-
-// GateRequest is the argument of gate-add, gate-remove and cancel.
-type GateRequest struct {
-	Name    string        `json:"name,omitempty"`
-	Timeout time.Duration `json:"timeout,omitempty"`
-	Actor   string        `json:"actor,omitempty"`
-	Reason  string        `json:"reason,omitempty"`
-}
-
-// ReadyWatch asks for a gate-cleared signal once this instance is Ready.
-type ReadyWatch struct {
-	Workflow string `json:"workflow"`
-	Gate     string `json:"gate"`
-}
-
 var errGateCancelled = errors.New("cancelled at the scheduling gates")
 
 // gateTimeoutError names the gates whose timeout ran out.
@@ -82,10 +35,10 @@ type gateTimeoutError struct{ gates []string }
 func (e *gateTimeoutError) Error() string { return "gate(s) timed out: " + strings.Join(e.gates, ", ") }
 
 func (e *entity) gate(name string) int {
-	return slices.IndexFunc(e.s.Gates, func(g Gate) bool { return g.Name == name })
+	return slices.IndexFunc(e.s.Gates, func(g contract.Gate) bool { return g.Name == name })
 }
 
-func (e *entity) admitGateAdd(req GateRequest) error {
+func (e *entity) admitGateAdd(req contract.GateRequest) error {
 	if err := gates.Check(req.Name); err != nil {
 		return notAllowed("%s: %v", e.s.Ref, err)
 	}
@@ -98,7 +51,7 @@ func (e *entity) admitGateAdd(req GateRequest) error {
 	return nil
 }
 
-func (e *entity) admitGateRemove(req GateRequest) error {
+func (e *entity) admitGateRemove(req contract.GateRequest) error {
 	if e.gate(req.Name) < 0 {
 		return notAllowed("%s: no gate %q; its gates are: %s", e.s.Ref, req.Name, e.gateNames())
 	}
@@ -117,14 +70,14 @@ func (e *entity) gateNames() string {
 }
 
 func (e *entity) logGate(ctx workflow.Context, gate, action, actor, reason string) {
-	e.s.GateLog = append(e.s.GateLog, GateRecord{Gate: gate, Action: action, Actor: actor, Reason: reason, At: workflow.Now(ctx)})
+	e.s.GateLog = append(e.s.GateLog, contract.GateRecord{Gate: gate, Action: action, Actor: actor, Reason: reason, At: workflow.Now(ctx)})
 	if len(e.s.GateLog) > gateLogKept {
 		e.s.GateLog = e.s.GateLog[len(e.s.GateLog)-gateLogKept:]
 	}
 }
 
 func (e *entity) addGate(ctx workflow.Context, spec gates.Spec, source, actor, reason string) {
-	e.s.Gates = append(e.s.Gates, Gate{Spec: spec, Source: source, Actor: actor, AddedAt: workflow.Now(ctx)})
+	e.s.Gates = append(e.s.Gates, contract.Gate{Spec: spec, Source: source, Actor: actor, AddedAt: workflow.Now(ctx)})
 	e.logGate(ctx, spec.Name, "added", actor, reason)
 	e.gatesChanged++
 	if e.s.Waiting != nil {
@@ -154,7 +107,7 @@ func (e *entity) awaitGates(ctx workflow.Context, kind lifecycle.Operation, acto
 	if len(e.s.Gates) == 0 {
 		return nil
 	}
-	e.s.Waiting = &GateWait{Operation: kind, Actor: actor, Since: workflow.Now(ctx)}
+	e.s.Waiting = &contract.GateWait{Operation: kind, Actor: actor, Since: workflow.Now(ctx)}
 	e.holding = fmt.Sprintf("%s waiting at scheduling gates (%s)", kind, e.gateNames())
 	e.cancelled = false
 	defer func() { e.s.Waiting, e.holding = nil, ""; e.upsertSearchAttributes(ctx) }()
@@ -224,7 +177,7 @@ func (e *entity) timedOutGates(now time.Time) []string {
 
 // gateDeadline is when g's timeout runs out, counted from when the wait began or the gate was
 // added, whichever is later; ok is false for a gate without one.
-func (e *entity) gateDeadline(g Gate) (time.Time, bool) {
+func (e *entity) gateDeadline(g contract.Gate) (time.Time, bool) {
 	if g.Timeout <= 0 {
 		return time.Time{}, false
 	}
@@ -242,8 +195,8 @@ func (e *entity) watchReady(ctx workflow.Context, name string) {
 		return
 	}
 	tenant, n, _ := strings.Cut(target, "/")
-	w := ReadyWatch{Workflow: InstanceWorkflowID(e.s.Ref), Gate: name}
-	err := workflow.SignalExternalWorkflow(ctx, InstanceWorkflowID(contract.Ref{Tenant: tenant, Name: n}), "", SignalWatchReady, w).Get(ctx, nil)
+	w := contract.ReadyWatch{Workflow: contract.InstanceWorkflowID(e.s.Ref), Gate: name}
+	err := workflow.SignalExternalWorkflow(ctx, contract.InstanceWorkflowID(contract.Ref{Tenant: tenant, Name: n}), "", contract.SignalWatchReady, w).Get(ctx, nil)
 	if i := e.gate(name); i >= 0 {
 		e.s.Gates[i].Note = ""
 		if err != nil {
@@ -269,16 +222,16 @@ func (e *entity) receiveGateSignals(ctx workflow.Context) {
 	for {
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(e.watchChan, func(c workflow.ReceiveChannel, more bool) {
-			var w ReadyWatch
+			var w contract.ReadyWatch
 			c.Receive(ctx, &w)
 			e.addWatch(ctx, w)
 		})
 		sel.AddReceive(e.clearedChan, func(c workflow.ReceiveChannel, more bool) {
-			var w ReadyWatch
+			var w contract.ReadyWatch
 			c.Receive(ctx, &w)
 			e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
 		})
-		sel.AddReceive(workflow.GetSignalChannel(ctx, SignalGateTargetFailed), func(c workflow.ReceiveChannel, more bool) {
+		sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed), func(c workflow.ReceiveChannel, more bool) {
 			var f TargetFailure
 			c.Receive(ctx, &f)
 			e.targetFailed(ctx, f)
@@ -289,7 +242,7 @@ func (e *entity) receiveGateSignals(ctx workflow.Context) {
 
 // drainGateSignals applies what arrived before the run closes.
 func (e *entity) drainGateSignals(ctx workflow.Context) {
-	var w ReadyWatch
+	var w contract.ReadyWatch
 	for e.watchChan.ReceiveAsync(&w) {
 		e.addWatch(ctx, w)
 	}
@@ -297,12 +250,12 @@ func (e *entity) drainGateSignals(ctx workflow.Context) {
 		e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
 	}
 	var f TargetFailure
-	for workflow.GetSignalChannel(ctx, SignalGateTargetFailed).ReceiveAsync(&f) {
+	for workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed).ReceiveAsync(&f) {
 		e.targetFailed(ctx, f)
 	}
 }
 
-func (e *entity) addWatch(ctx workflow.Context, w ReadyWatch) {
+func (e *entity) addWatch(ctx workflow.Context, w contract.ReadyWatch) {
 	if e.condition(lifecycle.CondReady).Status == lifecycle.ConditionTrue {
 		e.clearWatch(ctx, w)
 		return
@@ -324,9 +277,9 @@ func (e *entity) tellReadyWatchers(ctx workflow.Context) {
 	}
 }
 
-func (e *entity) clearWatch(ctx workflow.Context, w ReadyWatch) {
+func (e *entity) clearWatch(ctx workflow.Context, w contract.ReadyWatch) {
 	// A watcher that has closed meanwhile has nothing left to wait for.
-	_ = workflow.SignalExternalWorkflow(ctx, w.Workflow, "", SignalGateCleared, ReadyWatch{Workflow: InstanceWorkflowID(e.s.Ref), Gate: w.Gate}).Get(ctx, nil)
+	_ = workflow.SignalExternalWorkflow(ctx, w.Workflow, "", contract.SignalGateCleared, contract.ReadyWatch{Workflow: contract.InstanceWorkflowID(e.s.Ref), Gate: w.Gate}).Get(ctx, nil)
 }
 
 // scheduledCondition is Scheduled=False while gates are set; nil when there are none.
@@ -348,16 +301,16 @@ func (e *entity) scheduledCondition() *lifecycle.Condition {
 
 func (e *entity) registerGates(ctx workflow.Context) error {
 	handlers := map[string]struct {
-		admit func(GateRequest) error
-		apply func(workflow.Context, GateRequest)
+		admit func(contract.GateRequest) error
+		apply func(workflow.Context, contract.GateRequest)
 	}{
-		UpdateGateAdd: {e.admitGateAdd, func(ctx workflow.Context, req GateRequest) {
+		contract.UpdateGateAdd: {e.admitGateAdd, func(ctx workflow.Context, req contract.GateRequest) {
 			e.addGate(ctx, gates.Spec{Name: req.Name, Timeout: req.Timeout}, "cli", req.Actor, req.Reason)
 		}},
-		UpdateGateRemove: {e.admitGateRemove, func(ctx workflow.Context, req GateRequest) {
+		contract.UpdateGateRemove: {e.admitGateRemove, func(ctx workflow.Context, req contract.GateRequest) {
 			e.dropGate(ctx, req.Name, "removed", req.Actor, req.Reason)
 		}},
-		UpdateCancel: {e.admitCancel, func(ctx workflow.Context, req GateRequest) {
+		contract.UpdateCancel: {e.admitCancel, func(ctx workflow.Context, req contract.GateRequest) {
 			if e.s.Waiting == nil {
 				e.stopRunning(ctx, req.Actor, req.Reason, "")
 				return
@@ -366,17 +319,17 @@ func (e *entity) registerGates(ctx workflow.Context) error {
 			e.logGate(ctx, e.gateNames(), "cancelled", req.Actor, req.Reason)
 		}},
 	}
-	for _, name := range []string{UpdateGateAdd, UpdateGateRemove, UpdateCancel} {
+	for _, name := range []string{contract.UpdateGateAdd, contract.UpdateGateRemove, contract.UpdateCancel} {
 		h := handlers[name]
 		err := workflow.SetUpdateHandlerWithOptions(ctx, name,
-			func(ctx workflow.Context, req GateRequest) ([]Gate, error) {
+			func(ctx workflow.Context, req contract.GateRequest) ([]contract.Gate, error) {
 				if err := h.admit(req); err != nil {
 					return nil, err
 				}
 				h.apply(ctx, req)
 				return e.s.Gates, nil
 			},
-			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req GateRequest) error { return h.admit(req) }})
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req contract.GateRequest) error { return h.admit(req) }})
 		if err != nil {
 			return err
 		}
@@ -386,15 +339,15 @@ func (e *entity) registerGates(ctx workflow.Context) error {
 
 // gated holds kind at the gates. held says the operation ended there: cancelled (nothing was
 // done, the state is as it was) or timed out (a <Op>Failed with no leftovers).
-func (e *entity) gated(ctx workflow.Context, kind lifecycle.Operation, req OperationRequest, fromFile []gates.Spec) (OperationResult, bool) {
+func (e *entity) gated(ctx workflow.Context, kind lifecycle.Operation, req contract.OperationRequest, fromFile []gates.Spec) (contract.OperationResult, bool) {
 	err := e.awaitGates(ctx, kind, req.Actor, fromFile)
 	if err == nil {
-		return OperationResult{}, false
+		return contract.OperationResult{}, false
 	}
 	now := workflow.Now(ctx)
 	var timeout *gateTimeoutError
 	e.s.Seq++
-	op := &Operation{ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
+	op := &contract.Operation{ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
 		Actor: req.Actor, From: e.s.State, Attempt: 1, ConfigYAML: req.ConfigYAML, StartedAt: now, EndedAt: now, Rollout: req.Rollout}
 	e.pushCurrent(op)
 	switch {
@@ -405,15 +358,15 @@ func (e *entity) gated(ctx workflow.Context, kind lifecycle.Operation, req Opera
 		for _, g := range timedOut {
 			e.logGate(ctx, g, "timed-out", "", "")
 		}
-		op.Result = ResultFailed
-		op.Failure = &Failure{Step: "scheduling-gate", Type: "GateTimeout", Leftovers: []contract.Leftover{}, At: now,
+		op.Result = contract.ResultFailed
+		op.Failure = &contract.Failure{Step: "scheduling-gate", Type: "GateTimeout", Leftovers: []contract.Leftover{}, At: now,
 			Error: fmt.Sprintf("%s did not start: gate(s) %s did not clear in time; nothing was changed", kind, strings.Join(timedOut, ", "))}
 		e.setState(ctx, kind.Failed(op.From))
 		e.notify(ctx, notify.KindFailed, fmt.Sprintf("%s of %s failed at its scheduling gates: %s", kind, e.s.Ref, op.Failure.Error), nil)
 		e.tellRollout(ctx, op)
 	default:
-		op.Result = ResultFailed
-		op.Failure = &Failure{Step: "scheduling-gate", Error: errorMessage(err), Leftovers: []contract.Leftover{}, At: now}
+		op.Result = contract.ResultFailed
+		op.Failure = &contract.Failure{Step: "scheduling-gate", Error: errorMessage(err), Leftovers: []contract.Leftover{}, At: now}
 	}
 	return e.result(op), true
 }

@@ -16,7 +16,7 @@ import (
 const maxConfigBytes = 256 << 10
 
 func (e *entity) register(ctx workflow.Context) error {
-	status := func(req StatusRequest) (Status, error) {
+	status := func(req contract.StatusRequest) (contract.Status, error) {
 		st, err := e.status(req)
 		// The plan and its hash are for those who may approve it: the query's verified actor.
 		if actor, ok := queryActor(ctx); err == nil && (!ok || (e.s.Approval != nil && !mayApprove(actor, e.s.Approval))) {
@@ -24,14 +24,14 @@ func (e *entity) register(ctx workflow.Context) error {
 		}
 		return st, err
 	}
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, status); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.QueryStatus, status); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandler(ctx, UpdateRefresh, e.refresh); err != nil {
+	if err := workflow.SetUpdateHandler(ctx, contract.UpdateRefresh, e.refresh); err != nil {
 		return err
 	}
-	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCheckDrift, e.checkDrift,
-		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req DriftRequest) error { return e.admitDriftCheck() }})
+	err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateCheckDrift, e.checkDrift,
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req contract.DriftRequest) error { return e.admitDriftCheck() }})
 	if err != nil {
 		return err
 	}
@@ -44,10 +44,10 @@ func (e *entity) register(ctx workflow.Context) error {
 	for _, op := range lifecycle.AllOperations {
 		op := op
 		err := workflow.SetUpdateHandlerWithOptions(ctx, string(op),
-			func(ctx workflow.Context, req OperationRequest) (OperationResult, error) {
+			func(ctx workflow.Context, req contract.OperationRequest) (contract.OperationResult, error) {
 				return e.operate(ctx, op, req)
 			},
-			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req OperationRequest) error {
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req contract.OperationRequest) error {
 				return e.admitOperation(op, req)
 			}})
 		if err != nil {
@@ -57,10 +57,10 @@ func (e *entity) register(ctx workflow.Context) error {
 	for _, d := range []lifecycle.Decision{lifecycle.DecisionRetry, lifecycle.DecisionResolve, lifecycle.DecisionAbandon} {
 		d := d
 		err := workflow.SetUpdateHandlerWithOptions(ctx, string(d),
-			func(ctx workflow.Context, req DecisionRequest) (OperationResult, error) {
+			func(ctx workflow.Context, req contract.DecisionRequest) (contract.OperationResult, error) {
 				return e.decide(ctx, d, req)
 			},
-			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req DecisionRequest) error {
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req contract.DecisionRequest) error {
 				return e.admitDecision(d, req)
 			}})
 		if err != nil {
@@ -71,7 +71,7 @@ func (e *entity) register(ctx workflow.Context) error {
 }
 
 // admitOperation rejects, before acceptance, anything the current state does not allow.
-func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) error {
+func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRequest) error {
 	// A teardown during a provision or deploy stops it first (PreTerminate): EMCO's terminate while instantiating.
 	preTerminate := e.busy && op.Terminates() && e.canStop()
 	if e.busy && !preTerminate {
@@ -106,7 +106,7 @@ func (e *entity) admitOperation(op lifecycle.Operation, req OperationRequest) er
 	return nil
 }
 
-func (e *entity) admitDecision(d lifecycle.Decision, req DecisionRequest) error {
+func (e *entity) admitDecision(d lifecycle.Decision, req contract.DecisionRequest) error {
 	if e.busy {
 		return notAllowed("%s is busy: %s; %s needs a failed operation", e.s.Ref, e.runningLine(), d)
 	}
@@ -142,7 +142,7 @@ func (e *entity) admitDecision(d lifecycle.Decision, req DecisionRequest) error 
 }
 
 // admitForceUnlock accepts only a lock the failed operation's leftovers name.
-func (e *entity) admitForceUnlock(d lifecycle.Decision, req DecisionRequest) error {
+func (e *entity) admitForceUnlock(d lifecycle.Decision, req contract.DecisionRequest) error {
 	if d != lifecycle.DecisionResolve {
 		return notAllowed("%s: forceUnlock (--force-unlock) goes with resolve, not %s", e.s.Ref, d)
 	}
@@ -172,7 +172,7 @@ func (e *entity) runningLine() string {
 		return e.holding + " is running"
 	}
 	op := e.s.Current
-	if op == nil || op.Result != ResultRunning {
+	if op == nil || op.Result != contract.ResultRunning {
 		return "an operation is starting"
 	}
 	if op.Step != "" {
@@ -182,14 +182,14 @@ func (e *entity) runningLine() string {
 }
 
 // operate runs one requested operation to its end.
-func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req OperationRequest) (OperationResult, error) {
+func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req contract.OperationRequest) (contract.OperationResult, error) {
 	// Two updates accepted in one workflow task both passed their validators; only the first runs.
 	if err := e.admitOperation(kind, req); err != nil {
-		return OperationResult{}, err
+		return contract.OperationResult{}, err
 	}
 	if e.busy {
 		if err := e.preTerminate(ctx, kind, req); err != nil {
-			return OperationResult{}, err
+			return contract.OperationResult{}, err
 		}
 	}
 	e.busy = true
@@ -200,7 +200,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 		// Bad input changes nothing: validate before the state moves.
 		in := contract.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
 		if err := quick(ctx, runsShortStepsLocally(ctx), contract.ActValidateConfig, in).Get(ctx, &valid); err != nil {
-			return OperationResult{}, err
+			return contract.OperationResult{}, err
 		}
 	}
 	pool := e.s.ControlPlane
@@ -211,7 +211,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 		// Refused before anything changes: an unknown pool, or one that would take itself down.
 		in := contract.ControlPlaneInput{Ref: e.s.Ref, Operation: string(kind), Pool: pool}
 		if err := quick(ctx, true, contract.ActCheckControlPlane, in).Get(ctx, nil); err != nil {
-			return OperationResult{}, err
+			return contract.OperationResult{}, err
 		}
 	}
 	if req.ConfigYAML != "" {
@@ -224,16 +224,16 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	}
 	if kind == lifecycle.OpProvision {
 		if err := e.claimNames(ctx); err != nil {
-			return OperationResult{}, err
+			return contract.OperationResult{}, err
 		}
 	} else {
 		e.claimRecordedNames(ctx, false) // an instance parked since before names were claimed
 	}
 	e.s.Seq++
 	e.opsInRun++
-	op := &Operation{
+	op := &contract.Operation{
 		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
-		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: ResultRunning, ConfigYAML: req.ConfigYAML, Adopt: req.Adopt,
+		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: contract.ResultRunning, ConfigYAML: req.ConfigYAML, Adopt: req.Adopt,
 		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, ControlPlane: pool,
 		Recreate: req.Recreate,
 	}
@@ -249,9 +249,9 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 }
 
 // pushCurrent makes op the current operation and files the previous one in history.
-func (e *entity) pushCurrent(op *Operation) {
+func (e *entity) pushCurrent(op *contract.Operation) {
 	if prev := e.s.Current; prev != nil {
-		e.s.History = append(e.s.History, prev.summary())
+		e.s.History = append(e.s.History, prev.Summary())
 		if len(e.s.History) > historyKept {
 			e.s.History = e.s.History[len(e.s.History)-historyKept:]
 		}
@@ -260,9 +260,9 @@ func (e *entity) pushCurrent(op *Operation) {
 }
 
 // execute runs the current attempt of op as a child pipeline and applies its outcome.
-func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
-	op.Pipeline = PipelineWorkflowID(e.s.Ref, op.Kind, op.ID, op.Attempt)
-	in := PipelineInput{
+func (e *entity) execute(ctx workflow.Context, op *contract.Operation) contract.OperationResult {
+	op.Pipeline = contract.PipelineWorkflowID(e.s.Ref, op.Kind, op.ID, op.Attempt)
+	in := contract.PipelineInput{
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
 		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress, From: op.From, Render: e.s.Render,
@@ -280,8 +280,8 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		WaitForCancellation: true,
 	})
 	cctx, e.stop = workflow.WithCancel(cctx)
-	var res PipelineResult
-	err := workflow.ExecuteChildWorkflow(cctx, PipelineName(op.Kind), in).Get(ctx, &res)
+	var res contract.PipelineResult
+	err := workflow.ExecuteChildWorkflow(cctx, contract.PipelineName(op.Kind), in).Get(ctx, &res)
 	e.stop = nil
 	e.drainSteps()
 	e.s.Approval = nil // whatever ended the pipeline (even a termination) ended its wait
@@ -297,7 +297,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 	}
 	if err != nil {
 		pf := pipelineFailure(err)
-		op.Result, op.Failure, op.Progress = ResultFailed, &pf.Failure, pf.Progress
+		op.Result, op.Failure, op.Progress = contract.ResultFailed, &pf.Failure, pf.Progress
 		op.Step = pf.Failure.Step
 		op.Steps = mergeSteps(op.Steps, op.Attempt, pf.Steps)
 		e.setState(ctx, op.Kind.Failed(op.From))
@@ -307,7 +307,7 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 		e.tellRollout(ctx, op)
 		return e.result(op)
 	}
-	op.Result, op.Failure, op.Progress, op.Plan, op.Diff = ResultSucceeded, nil, res.Progress, res.Plan, res.Diff
+	op.Result, op.Failure, op.Progress, op.Plan, op.Diff = contract.ResultSucceeded, nil, res.Progress, res.Plan, res.Diff
 	op.Step = ""
 	op.Steps = mergeSteps(op.Steps, op.Attempt, res.Steps)
 	outputsBefore := e.s.Outputs
@@ -320,8 +320,8 @@ func (e *entity) execute(ctx workflow.Context, op *Operation) OperationResult {
 }
 
 // mergeSteps replaces this attempt's signalled steps with the pipeline's own record.
-func mergeSteps(have []StepRecord, attempt int, final []StepRecord) []StepRecord {
-	out := make([]StepRecord, 0, len(have)+len(final))
+func mergeSteps(have []contract.StepRecord, attempt int, final []contract.StepRecord) []contract.StepRecord {
+	out := make([]contract.StepRecord, 0, len(have)+len(final))
 	for _, s := range have {
 		if s.Attempt != attempt {
 			out = append(out, s)
@@ -330,14 +330,14 @@ func mergeSteps(have []StepRecord, attempt int, final []StepRecord) []StepRecord
 	return append(out, final...)
 }
 
-func (e *entity) result(op *Operation) OperationResult {
-	return OperationResult{OperationID: op.ID, Kind: op.Kind, Result: op.Result, State: e.s.State,
+func (e *entity) result(op *contract.Operation) contract.OperationResult {
+	return contract.OperationResult{OperationID: op.ID, Kind: op.Kind, Result: op.Result, State: e.s.State,
 		Failure: op.Failure, Plan: op.Plan, Diff: op.Diff, Revision: e.s.Revision}
 }
 
 // tellRollout tells the rollout that sent op how it ended. Only requests from a rollout carry
 // one, so histories from before rollouts never reach the signal.
-func (e *entity) tellRollout(ctx workflow.Context, op *Operation) {
+func (e *entity) tellRollout(ctx workflow.Context, op *contract.Operation) {
 	if op.Rollout == "" {
 		return
 	}
@@ -351,7 +351,7 @@ func (e *entity) tellRollout(ctx workflow.Context, op *Operation) {
 }
 
 // admitSkipHook accepts resolve --skip-hook only for an operation that failed in a hook.
-func (e *entity) admitSkipHook(d lifecycle.Decision, req DecisionRequest) error {
+func (e *entity) admitSkipHook(d lifecycle.Decision, req contract.DecisionRequest) error {
 	if d != lifecycle.DecisionResolve {
 		return notAllowed("%s: skipHook (--skip-hook) goes with resolve, not %s", e.s.Ref, d)
 	}
@@ -371,7 +371,7 @@ func (e *entity) admitSkipHook(d lifecycle.Decision, req DecisionRequest) error 
 
 // admitRecreate takes a recreate only as a deploy of a Deployed instance with no config change:
 // it replaces what runs, it does not change it.
-func (e *entity) admitRecreate(op lifecycle.Operation, req OperationRequest) error {
+func (e *entity) admitRecreate(op lifecycle.Operation, req contract.OperationRequest) error {
 	switch {
 	case !req.Recreate:
 		return nil

@@ -10,28 +10,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/observe"
 )
 
-// UpdateRefresh asks an instance to observe its app now and returns its status.
-const UpdateRefresh = "refresh"
-
 // observationsKept bounds the observed transitions an instance keeps.
 const observationsKept = 20
-
-// Observed is the last observation an instance recorded of its app.
-type Observed struct {
-	At          time.Time     `json:"at"`
-	Fingerprint string        `json:"fingerprint"`
-	Observer    string        `json:"observer,omitempty"`
-	Interval    time.Duration `json:"interval,omitempty"`
-}
-
-// ObservedEvent is one observed change of the app: Running and Ready before and after.
-type ObservedEvent struct {
-	At          time.Time           `json:"at"`
-	Running     lifecycle.Condition `json:"running"`
-	FromRunning string              `json:"fromRunning"` // Status/Reason before
-	FromReady   string              `json:"fromReady"`
-	ToReady     string              `json:"toReady"`
-}
 
 // receiveObservations applies the observer's signals as they come.
 func (e *entity) receiveObservations(ctx workflow.Context) {
@@ -82,9 +62,9 @@ func (e *entity) observed(ctx workflow.Context, obs contract.Observation) (bool,
 		e.s.Resources = observe.Resources(e.s.Resources, obs.App)
 	}
 	e.setConditions(e.condition(lifecycle.CondProgrammed), running)
-	e.s.Observed = &Observed{At: obs.At, Fingerprint: obs.Fingerprint, Observer: obs.Observer, Interval: obs.Interval}
+	e.s.Observed = &contract.Observed{At: obs.At, Fingerprint: obs.Fingerprint, Observer: obs.Observer, Interval: obs.Interval}
 	if after := e.condition(lifecycle.CondReady); statusReason(before) != statusReason(running) || ready.Status != after.Status {
-		e.s.Observations = append(e.s.Observations, ObservedEvent{At: obs.At, Running: running,
+		e.s.Observations = append(e.s.Observations, contract.ObservedEvent{At: obs.At, Running: running,
 			FromRunning: statusReason(before), FromReady: string(ready.Status), ToReady: string(after.Status)})
 		if len(e.s.Observations) > observationsKept {
 			e.s.Observations = e.s.Observations[len(e.s.Observations)-observationsKept:]
@@ -98,21 +78,21 @@ func (e *entity) observed(ctx workflow.Context, obs contract.Observation) (bool,
 
 // refresh observes the app now through a read-only activity and returns the status. It never
 // takes the operation lock: while an operation runs it reports what it saw and applies nothing.
-func (e *entity) refresh(ctx workflow.Context) (Status, error) {
+func (e *entity) refresh(ctx workflow.Context) (contract.Status, error) {
 	if e.s.Deployer == "" || e.s.Deployer == "none" {
-		st, err := e.status(StatusRequest{})
+		st, err := e.status(contract.StatusRequest{})
 		st.Refresh = "deployer none: nothing was deployed, nothing to observe"
 		return st, err
 	}
 	var obs contract.Observation
 	if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActObserveApp, contract.ObserveAppInput{Ref: e.s.Ref}).Get(ctx, &obs); err != nil {
-		return Status{}, err
+		return contract.Status{}, err
 	}
 	if e.s.Observed != nil && obs.Interval == 0 {
 		obs.Interval = e.s.Observed.Interval // an observation on request says nothing of the observer's pace
 	}
 	applied, why := e.observed(ctx, obs)
-	st, err := e.status(StatusRequest{})
+	st, err := e.status(contract.StatusRequest{})
 	st.Refresh = "observed " + statusReason(observe.Running(obs.App, obs.At))
 	if !applied {
 		st.Refresh += "; not applied: " + why
@@ -129,7 +109,7 @@ func (e *entity) recordDeployed(app *contract.AppStatus, at time.Time) {
 	if e.s.Observed != nil {
 		interval = e.s.Observed.Interval
 	}
-	e.s.Observed = &Observed{At: at, Fingerprint: observe.Fingerprint(*app), Observer: app.Observer, Interval: interval}
+	e.s.Observed = &contract.Observed{At: at, Fingerprint: observe.Fingerprint(*app), Observer: app.Observer, Interval: interval}
 }
 
 func statusReason(c lifecycle.Condition) string {

@@ -14,7 +14,7 @@ import (
 
 // applySuccess folds a finished operation into the instance: revision, app,
 // infrastructure and the Programmed/Running/Ready conditions, stamped with when they held.
-func (e *entity) applySuccess(op *Operation) {
+func (e *entity) applySuccess(op *contract.Operation) {
 	defer e.stampConditions(op.EndedAt)
 	p := op.Progress
 	if p.Stack != "" {
@@ -93,12 +93,12 @@ func (e *entity) setConditions(programmed, running lifecycle.Condition) {
 }
 
 // decide applies an operator's retry, resolve or abandon to the failed operation.
-func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req DecisionRequest) (OperationResult, error) {
+func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req contract.DecisionRequest) (contract.OperationResult, error) {
 	if err := e.admitDecision(d, req); err != nil {
-		return OperationResult{}, err
+		return contract.OperationResult{}, err
 	}
 	op := e.s.Current
-	rec := DecisionRecord{Decision: d, OperationID: op.ID, Actor: req.Actor, Reason: req.Reason,
+	rec := contract.DecisionRecord{Decision: d, OperationID: op.ID, Actor: req.Actor, Reason: req.Reason,
 		From: e.s.State, At: workflow.Now(ctx)}
 	if req.ForceUnlock != "" {
 		return e.forceUnlockAndResume(ctx, op, rec, req.ForceUnlock)
@@ -142,18 +142,18 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req Decision
 }
 
 // resume runs the failed operation again from its failed step, as a retry does.
-func (e *entity) resume(ctx workflow.Context, op *Operation, rec DecisionRecord) OperationResult {
+func (e *entity) resume(ctx workflow.Context, op *contract.Operation, rec contract.DecisionRecord) contract.OperationResult {
 	rec.To = op.Kind.Running(op.From)
 	e.s.Decisions = append(e.s.Decisions, rec)
 	op.Attempt++
-	op.Result, op.Failure, op.EndedAt = ResultRunning, nil, time.Time{}
+	op.Result, op.Failure, op.EndedAt = contract.ResultRunning, nil, time.Time{}
 	e.setState(ctx, rec.To)
 	return e.execute(ctx, op)
 }
 
 // forceUnlockAndResume forces the stuck terraform lock the operator named, then resumes. If
 // the unlock fails, the instance stays failed and the decision is recorded with the error.
-func (e *entity) forceUnlockAndResume(ctx workflow.Context, op *Operation, rec DecisionRecord, lockID string) (OperationResult, error) {
+func (e *entity) forceUnlockAndResume(ctx workflow.Context, op *contract.Operation, rec contract.DecisionRecord, lockID string) (contract.OperationResult, error) {
 	e.busy = true
 	defer func() { e.busy = false }()
 	rec.ForceUnlock = lockID
@@ -161,7 +161,7 @@ func (e *entity) forceUnlockAndResume(ctx workflow.Context, op *Operation, rec D
 	if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActForceUnlock, in).Get(ctx, nil); err != nil {
 		rec.To, rec.Error = e.s.State, errorMessage(err)
 		e.s.Decisions = append(e.s.Decisions, rec)
-		return OperationResult{}, temporal.NewNonRetryableApplicationError(
+		return contract.OperationResult{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("%s: force-unlock %s failed, the instance stays %s: %s", e.s.Ref, lockID, e.s.State, rec.Error),
 			errorType(err), nil)
 	}
@@ -170,5 +170,5 @@ func (e *entity) forceUnlockAndResume(ctx workflow.Context, op *Operation, rec D
 
 // pipelineSearchAttributes let the UI list an instance's pipelines by tenant and name.
 func pipelineSearchAttributes(ref contract.Ref) temporal.SearchAttributes {
-	return temporal.NewSearchAttributes(SATenant.ValueSet(ref.Tenant), SAInstanceName.ValueSet(ref.Name))
+	return temporal.NewSearchAttributes(contract.SATenant.ValueSet(ref.Tenant), contract.SAInstanceName.ValueSet(ref.Name))
 }

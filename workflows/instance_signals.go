@@ -49,7 +49,7 @@ func (l *lane) drain(ctx workflow.Context) {
 func (e *entity) receiveSignals(ctx workflow.Context) {
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(e.stepsChan, func(c workflow.ReceiveChannel, _ bool) {
-		var ev StepEvent
+		var ev contract.StepEvent
 		c.Receive(ctx, &ev)
 		e.applyStep(ev)
 		e.showDetails(ctx)
@@ -60,36 +60,36 @@ func (e *entity) receiveSignals(ctx workflow.Context) {
 		e.observing.push(ctx, func(ctx workflow.Context) { e.observed(ctx, obs) })
 	})
 	sel.AddReceive(e.watchChan, func(c workflow.ReceiveChannel, _ bool) {
-		var w ReadyWatch
+		var w contract.ReadyWatch
 		c.Receive(ctx, &w)
 		e.gating.push(ctx, func(ctx workflow.Context) { e.addWatch(ctx, w) })
 	})
 	sel.AddReceive(e.clearedChan, func(c workflow.ReceiveChannel, _ bool) {
-		var w ReadyWatch
+		var w contract.ReadyWatch
 		c.Receive(ctx, &w)
 		e.gating.push(ctx, func(ctx workflow.Context) {
 			e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
 		})
 	})
-	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalGateTargetFailed), func(c workflow.ReceiveChannel, _ bool) {
+	sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed), func(c workflow.ReceiveChannel, _ bool) {
 		var f TargetFailure
 		c.Receive(ctx, &f)
 		e.gating.push(ctx, func(ctx workflow.Context) { e.targetFailed(ctx, f) })
 	})
-	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalAwaitingApproval), func(c workflow.ReceiveChannel, _ bool) {
-		var w ApprovalWait
+	sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalAwaitingApproval), func(c workflow.ReceiveChannel, _ bool) {
+		var w contract.ApprovalWait
 		c.Receive(ctx, &w)
 		e.approving.push(ctx, func(ctx workflow.Context) { e.awaitApproval(ctx, w) })
 	})
 	sel.AddReceive(workflow.GetSignalChannel(ctx, attest.SignalRefused), func(c workflow.ReceiveChannel, _ bool) {
 		var r attest.Refusal
 		c.Receive(ctx, &r)
-		e.audit(ctx, AuditRecord{At: r.At, Decision: AuditRefused, Request: "signal " + r.Signal, Reason: r.Why})
+		e.audit(ctx, contract.AuditRecord{At: r.At, Decision: AuditRefused, Request: "signal " + r.Signal, Reason: r.Why})
 	})
 	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalRefusal), func(c workflow.ReceiveChannel, _ bool) {
 		var r RelayedRefusal
 		c.Receive(ctx, &r)
-		e.audit(ctx, AuditRecord{At: r.Refusal.At, Decision: AuditRefused, Request: "signal " + r.Refusal.Signal,
+		e.audit(ctx, contract.AuditRecord{At: r.Refusal.At, Decision: AuditRefused, Request: "signal " + r.Refusal.Signal,
 			Workflow: r.Workflow, Reason: r.Refusal.Why})
 	})
 	for {

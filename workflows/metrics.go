@@ -3,6 +3,8 @@ package workflows
 import (
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -46,7 +48,7 @@ func (p *pipeline) countFinished(outcome string) {
 	workflow.GetMetricsHandler(p.ctx).WithTags(tags).Counter(metricOperationsFinished).Inc(1)
 }
 
-func (p *pipeline) recordStep(rec StepRecord) {
+func (p *pipeline) recordStep(rec contract.StepRecord) {
 	workflow.GetMetricsHandler(p.ctx).WithTags(map[string]string{"op": string(p.in.Operation), "step": rec.Name,
 		"outcome": string(rec.Status)}).Timer(metricStepDuration).Record(max(rec.EndedAt.Sub(rec.StartedAt), time.Duration(0)))
 }

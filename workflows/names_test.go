@@ -11,7 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Provision derives and claims the names once, records them, and every step after gets them;
@@ -20,7 +19,7 @@ func TestNamesAreClaimedAtProvisionCarriedAndReleasedAtDeprovision(t *testing.T)
 	w := newWorld(t)
 	want := names.Derive(ref.Tenant, ref.Name)
 	deployed := deployed()
-	w.run(workflows.Settings{}, append(deployed, op(lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}))...)
+	w.run(contract.Settings{}, append(deployed, op(lifecycle.OpDeprovision, contract.OperationRequest{Confirm: true}))...)
 	require.Equal(t, []contract.NamesInput{{Ref: ref, Names: want}}, w.claims, "claimed once, before the names were recorded")
 	for _, act := range []string{contract.ActOpenMR, contract.ActTerraformPlan, contract.ActDeployApp} {
 		require.Equal(t, &want, w.refs[act].Names, "%s gets the recorded names", act)
@@ -32,7 +31,7 @@ func TestNamesAreClaimedAtProvisionCarriedAndReleasedAtDeprovision(t *testing.T)
 
 func TestStatusShowsTheRecordedNames(t *testing.T) {
 	w := newWorld(t)
-	w.run(workflows.Settings{}, provisioned()...)
+	w.run(contract.Settings{}, provisioned()...)
 	want := names.Derive(ref.Tenant, ref.Name)
 	require.Equal(t, &want, w.status("").Names)
 	require.Empty(t, w.releases)
@@ -43,8 +42,8 @@ func TestStatusShowsTheRecordedNames(t *testing.T) {
 func TestProvisionIsRefusedWhenAnotherInstanceHoldsAName(t *testing.T) {
 	w := newWorld(t)
 	w.takenBy = "acme-w/eb"
-	create := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})
-	w.run(workflows.Settings{}, create)
+	create := op(lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: webYAML})
+	w.run(contract.Settings{}, create)
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(create.err, &appErr), "got %v", create.err)
 	require.Equal(t, contract.ErrNotAllowed, appErr.Type())
@@ -61,10 +60,10 @@ func TestProvisionIsRefusedWhenAnotherInstanceHoldsAName(t *testing.T) {
 // A failed provision abandoned back to NoConfiguration holds nothing: its names are released.
 func TestAbandonedProvisionReleasesItsNames(t *testing.T) {
 	w := newWorld(t)
-	create := op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML})
-	abandon := decision(lifecycle.DecisionAbandon, workflows.DecisionRequest{Reason: "wrong tenant"})
+	create := op(lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: webYAML})
+	abandon := decision(lifecycle.DecisionAbandon, contract.DecisionRequest{Reason: "wrong tenant"})
 	w.failNext(contract.ActMergeMR, 1)
-	w.run(workflows.Settings{}, create, abandon)
+	w.run(contract.Settings{}, create, abandon)
 	require.Equal(t, lifecycle.NoConfiguration, abandon.result.State)
 	require.Len(t, w.releases, 1)
 }
@@ -73,15 +72,15 @@ func TestAbandonedProvisionReleasesItsNames(t *testing.T) {
 func TestAnInstanceFromBeforeKeepsItsLegacyNames(t *testing.T) {
 	w := newWorld(t)
 	old := contract.Ref{Tenant: "a-b", Name: "c"}
-	state := workflows.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2}
-	var st workflows.Status
+	state := contract.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2}
+	var st contract.Status
 	w.env.RegisterDelayedCallback(func() {
-		v, err := w.env.QueryWorkflow(workflows.QueryStatus, workflows.StatusRequest{})
+		v, err := w.env.QueryWorkflow(contract.QueryStatus, contract.StatusRequest{})
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&st))
 		w.env.CancelWorkflow()
 	}, time.Millisecond)
-	w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: old, State: &state})
+	w.env.ExecuteWorkflow(contract.InstanceWorkflowName, contract.InstanceInput{Ref: old, State: &state})
 	legacy := names.Legacy("a-b", "c")
 	require.Equal(t, &legacy, st.Names)
 	require.Equal(t, "a-b-c", st.Names.Namespace)
@@ -102,16 +101,16 @@ func TestRecordedNamesAreClaimedOnce(t *testing.T) {
 	for _, claimed := range []bool{true, false} {
 		w := newWorld(t)
 		ref := recorded(contract.Ref{Tenant: "acme", Name: "web"})
-		state := workflows.InstanceState{Ref: ref, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2,
+		state := contract.InstanceState{Ref: ref, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2,
 			Revision: "r", DeployedRevision: "r", NamesClaimed: claimed}
-		first, second := op(lifecycle.OpPlan, workflows.OperationRequest{}), op(lifecycle.OpPlan, workflows.OperationRequest{})
+		first, second := op(lifecycle.OpPlan, contract.OperationRequest{}), op(lifecycle.OpPlan, contract.OperationRequest{})
 		w.env.RegisterDelayedCallback(func() {
 			require.Empty(t, w.claims, "nothing claimed before a request")
 			w.send(first, "plan-1")
 		}, time.Second)
 		w.env.RegisterDelayedCallback(func() { w.send(second, "plan-2") }, 10*time.Second)
 		w.env.RegisterDelayedCallback(func() { w.env.CancelWorkflow() }, time.Minute)
-		w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref, State: &state})
+		w.env.ExecuteWorkflow(contract.InstanceWorkflowName, contract.InstanceInput{Ref: ref, State: &state})
 		require.NoError(t, first.err)
 		require.NoError(t, second.err)
 		if claimed {
@@ -127,9 +126,9 @@ func TestRecordedNamesAreClaimedOnce(t *testing.T) {
 func TestRecordedNamesAreClaimedAtTheNextRequest(t *testing.T) {
 	w := newWorld(t)
 	old := recorded(contract.Ref{Tenant: "acme", Name: "web"})
-	state := workflows.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2, Revision: "r", DeployedRevision: "r"}
+	state := contract.InstanceState{Ref: old, State: lifecycle.Deployed, Started: true, Epoch: "e", Seq: 2, Revision: "r", DeployedRevision: "r"}
 	w.takenBy = "x/y"
-	first, second := op(lifecycle.OpPlan, workflows.OperationRequest{}), op(lifecycle.OpPlan, workflows.OperationRequest{})
+	first, second := op(lifecycle.OpPlan, contract.OperationRequest{}), op(lifecycle.OpPlan, contract.OperationRequest{})
 	w.env.RegisterDelayedCallback(func() { w.send(first, "plan-1") }, time.Second)
 	w.env.RegisterDelayedCallback(func() {
 		w.mu.Lock()
@@ -138,7 +137,7 @@ func TestRecordedNamesAreClaimedAtTheNextRequest(t *testing.T) {
 		w.send(second, "plan-2")
 	}, 10*time.Second)
 	w.env.RegisterDelayedCallback(func() { w.env.CancelWorkflow() }, time.Minute)
-	w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: old, State: &state})
+	w.env.ExecuteWorkflow(contract.InstanceWorkflowName, contract.InstanceInput{Ref: old, State: &state})
 	require.NoError(t, first.err, "a refused claim does not hold the operation")
 	require.NoError(t, second.err)
 	require.Len(t, w.claims, 2, "refused at the first request, claimed at the second")

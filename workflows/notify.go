@@ -13,17 +13,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/notify"
 )
 
-// NotifyWorkflowName is the workflow that delivers one notification (ID notify/<event ID>).
-const NotifyWorkflowName = "NotifyWorkflow"
-
 // notifyDeadline is how long a sink is retried before its delivery is given up and recorded so.
 const notifyDeadline = time.Hour
-
-// NotifyRequest is one event and the sinks that want it.
-type NotifyRequest struct {
-	Event notify.Event `json:"event"`
-	Sinks []string     `json:"sinks"`
-}
 
 // NotifyResult is the record of one notification: the event and what each sink made of it.
 type NotifyResult struct {
@@ -33,7 +24,7 @@ type NotifyResult struct {
 
 // NotifyWorkflow delivers an event to the sinks that want it, each with its own retries and
 // deadline. It never fails: a sink that refuses or stays down is recorded as undelivered.
-func NotifyWorkflow(ctx workflow.Context, in NotifyRequest) (NotifyResult, error) {
+func NotifyWorkflow(ctx workflow.Context, in contract.NotifyRequest) (NotifyResult, error) {
 	res := NotifyResult{Event: in.Event, Deliveries: []contract.SinkDelivery{}}
 	futures := make([]workflow.Future, len(in.Sinks))
 	for i, s := range in.Sinks {
@@ -77,7 +68,7 @@ func startNotify(ctx workflow.Context, ev notify.Event) {
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		StaticSummary:         fmt.Sprintf("notify %s: %s", ev.Kind, ev.Message),
 	})
-	f := workflow.ExecuteChildWorkflow(cctx, NotifyWorkflowName, NotifyRequest{Event: ev, Sinks: sinks})
+	f := workflow.ExecuteChildWorkflow(cctx, contract.NotifyWorkflowName, contract.NotifyRequest{Event: ev, Sinks: sinks})
 	if err := f.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("notification not started", "event", ev.ID, "error", err)
 	}
@@ -90,7 +81,7 @@ func (e *entity) notify(ctx workflow.Context, kind notify.Kind, message string, 
 	}
 	e.s.Notices++
 	ev := notify.Event{
-		ID:   fmt.Sprintf("%s/%s/%s-%d", InstanceWorkflowID(e.s.Ref), e.s.Epoch, strings.ToLower(string(kind)), e.s.Notices),
+		ID:   fmt.Sprintf("%s/%s/%s-%d", contract.InstanceWorkflowID(e.s.Ref), e.s.Epoch, strings.ToLower(string(kind)), e.s.Notices),
 		Kind: kind, Tenant: e.s.Ref.Tenant, Instance: e.s.Ref.String(), State: string(e.s.State),
 		Message: message, At: workflow.Now(ctx),
 	}

@@ -44,9 +44,9 @@ func (w *world) signal(app contract.AppStatus, stale bool) {
 	w.env.SignalWorkflow(contract.SignalObserved, obs)
 }
 
-func refresh() *request { return &request{name: workflows.UpdateRefresh} }
+func refresh() *request { return &request{name: contract.UpdateRefresh} }
 
-func cond(st workflows.Status, typ string) lifecycle.Condition {
+func cond(st contract.Status, typ string) lifecycle.Condition {
 	for _, c := range st.Conditions {
 		if c.Type == typ {
 			return c
@@ -59,13 +59,13 @@ func TestObservationsKeepRunningAndReadyTrue(t *testing.T) {
 	w := newWorld(t)
 	healthy := argoApp("Healthy")
 	w.deployed, w.live = &healthy, healthy
-	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	deploy := op(lifecycle.OpDeploy, contract.OperationRequest{})
 	quiet, missing, back := refresh(), refresh(), refresh()
 	deploy.arm = func() { w.signal(healthy, false) }
 	quiet.arm = func() { w.live = gone(); w.signal(gone(), false) }
-	redeploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	redeploy := op(lifecycle.OpDeploy, contract.OperationRequest{})
 	missing.arm = func() { w.live = healthy }
-	w.run(workflows.Settings{}, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}),
+	w.run(contract.Settings{}, op(lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: webYAML}),
 		deploy, quiet, missing, redeploy, back)
 	for _, r := range []*request{deploy, quiet, missing, redeploy, back} {
 		require.NoError(t, r.err, r.name)
@@ -86,7 +86,7 @@ func TestObservationsKeepRunningAndReadyTrue(t *testing.T) {
 	require.Equal(t, lifecycle.ConditionTrue, cond(missing.status, lifecycle.CondProgrammed).Status, "terraform's part still holds")
 	require.Equal(t, "missing", missing.status.Observed.Fingerprint)
 	require.Equal(t, lifecycle.Deployed, missing.status.State, "observation never changes the lifecycle state")
-	all := w.status(workflows.OutputAll)
+	all := w.status(contract.OutputAll)
 	require.Len(t, all.Observations, 1, "one change seen; the redeploy is an operation, not an observation")
 	require.Equal(t, "True/Healthy", all.Observations[0].FromRunning)
 	require.Equal(t, "False", all.Observations[0].ToReady)
@@ -101,10 +101,10 @@ func TestStaleObservationIsNeverReady(t *testing.T) {
 	w := newWorld(t)
 	healthy := argoApp("Healthy")
 	w.deployed = &healthy
-	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	deploy := op(lifecycle.OpDeploy, contract.OperationRequest{})
 	deploy.arm = func() { w.signal(contract.AppStatus{}, true) }
-	w.run(workflows.Settings{}, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}), deploy)
-	st := w.status(workflows.OutputSummary)
+	w.run(contract.Settings{}, op(lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: webYAML}), deploy)
+	st := w.status(contract.OutputSummary)
 	require.Equal(t, observe.ReasonStale, cond(st, lifecycle.CondRunning).Reason)
 	require.Equal(t, lifecycle.ConditionUnknown, cond(st, lifecycle.CondReady).Status, "never Ready from memory")
 	require.Equal(t, observe.FingerprintStale, st.Observed.Fingerprint)
@@ -114,11 +114,11 @@ func TestAnOperationOwnsTheConditionsUntilItEnds(t *testing.T) {
 	w := newWorld(t)
 	healthy := argoApp("Healthy")
 	w.deployed, w.live = &healthy, healthy
-	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	deploy := op(lifecycle.OpDeploy, contract.OperationRequest{})
 	deploy.accept = func() { w.signal(gone(), false) } // arrives while the deploy runs
-	w.run(workflows.Settings{}, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}), deploy)
+	w.run(contract.Settings{}, op(lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: webYAML}), deploy)
 	require.NoError(t, deploy.err)
-	st := w.status(workflows.OutputAll)
+	st := w.status(contract.OutputAll)
 	require.Equal(t, lifecycle.ConditionTrue, cond(st, lifecycle.CondReady).Status, "%+v", st.Conditions)
 	require.Empty(t, st.Observations)
 	require.Equal(t, observe.Fingerprint(healthy), st.Observed.Fingerprint,
@@ -128,10 +128,10 @@ func TestAnOperationOwnsTheConditionsUntilItEnds(t *testing.T) {
 func TestDeployerNoneIsNotObserved(t *testing.T) {
 	w := newWorld(t)
 	r := refresh()
-	w.run(workflows.Settings{}, append(deployed(), r)...)
+	w.run(contract.Settings{}, append(deployed(), r)...)
 	require.NoError(t, r.err)
 	require.Contains(t, r.status.Refresh, "deployer none")
-	st := w.status(workflows.OutputSummary)
+	st := w.status(contract.OutputSummary)
 	require.Nil(t, st.Observed)
 	require.Equal(t, "Unknown", string(cond(st, lifecycle.CondRunning).Status))
 	require.Equal(t, "NotDeployed", cond(st, lifecycle.CondRunning).Reason)
@@ -170,7 +170,7 @@ func observerEnv(outcomes ...error) (*testsuite.TestWorkflowEnvironment, *sweeps
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
-	env.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: workflows.ObserverWorkflowName})
+	env.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: contract.ObserverWorkflowName})
 	env.RegisterActivity(&activities.Activities{})
 	s := &sweeps{env: env, outcomes: outcomes}
 	env.OnActivity(contract.ActObserveApps, mock.Anything, mock.Anything).Return(s.call)
@@ -180,7 +180,7 @@ func observerEnv(outcomes ...error) (*testsuite.TestWorkflowEnvironment, *sweeps
 func TestObserverMarksInstancesStaleOnceWhenTheDeployerIsUnreachable(t *testing.T) {
 	down := temporal.NewNonRetryableApplicationError("argocd: list applications: connection refused", "Unreachable", nil)
 	env, s := observerEnv(nil, down, down, down, down, down, nil)
-	env.ExecuteWorkflow(workflows.ObserverWorkflowName, workflows.ObserverInput{Interval: 10 * time.Second})
+	env.ExecuteWorkflow(contract.ObserverWorkflowName, workflows.ObserverInput{Interval: 10 * time.Second})
 
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "a long-lived observer continues as new: %v", env.GetWorkflowError())
@@ -201,9 +201,9 @@ func TestObserverMarksInstancesStaleOnceWhenTheDeployerIsUnreachable(t *testing.
 func TestObserverTakesANewIntervalFromAStartingWorker(t *testing.T) {
 	env, s := observerEnv()
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(workflows.SignalObserverConfig, workflows.ObserverConfig{Interval: time.Minute})
+		env.SignalWorkflow(contract.SignalObserverConfig, contract.ObserverConfig{Interval: time.Minute})
 	}, 95*time.Second)
-	env.ExecuteWorkflow(workflows.ObserverWorkflowName, workflows.ObserverInput{Interval: 30 * time.Second})
+	env.ExecuteWorkflow(contract.ObserverWorkflowName, workflows.ObserverInput{Interval: 30 * time.Second})
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can))
 	last := s.inputs[len(s.inputs)-1]
@@ -217,11 +217,11 @@ func TestCurrentDetailsFollowTheInstance(t *testing.T) {
 	healthy := argoApp("Healthy")
 	w.deployed = &healthy
 	var during string
-	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
+	deploy := op(lifecycle.OpDeploy, contract.OperationRequest{})
 	deploy.accept = func() {
 		w.env.RegisterDelayedCallback(func() { during = w.details() }, 0)
 	}
-	w.run(workflows.Settings{}, op(lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: webYAML}), deploy)
+	w.run(contract.Settings{}, op(lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: webYAML}), deploy)
 	require.Regexp(t, `^Deploying: deploy 2-\w* (starting|at step [\w-]+) \(attempt 1\)$`, during)
 	require.Regexp(t, `^Deployed; Ready True \(ProgrammedAndRunning\) as of 20\d\d-`, w.details())
 }

@@ -12,35 +12,14 @@ import (
 
 // Observer names: its workflow type, its query and the signal that sets its interval.
 const (
-	ObserverWorkflowName = "DeployerObserverWorkflow"
-	QueryObserver        = "observer"
-	SignalObserverConfig = "observer-config"
 	// observerSweepsPerRun bounds one run's history (about ten events a sweep).
 	observerSweepsPerRun = 200
 )
 
 // ObserverInput starts, or continues, the observer of one deployer connection.
 type ObserverInput struct {
-	Interval time.Duration  `json:"interval"`
-	State    *ObserverState `json:"state,omitempty"`
-}
-
-// ObserverConfig is what a starting worker tells a running observer.
-type ObserverConfig struct {
-	Interval time.Duration `json:"interval"`
-}
-
-// ObserverState is what the observer knows of its own sweeps; the query returns it.
-type ObserverState struct {
-	Interval    time.Duration              `json:"interval"`
-	Started     time.Time                  `json:"started"`
-	LastSweep   time.Time                  `json:"lastSweep,omitzero"` // the last sweep that listed the apps
-	Failures    int                        `json:"failures"`           // sweeps failed in a row
-	LastError   string                     `json:"lastError,omitempty"`
-	StaleMarked bool                       `json:"staleMarked,omitempty"` // watched instances were told they are not observed
-	Sweeps      int                        `json:"sweeps"`
-	Signalled   int                        `json:"signalled"` // instances told of a change, over every run
-	Last        contract.ObserveAppsOutput `json:"last"`
+	Interval time.Duration           `json:"interval"`
+	State    *contract.ObserverState `json:"state,omitempty"`
 }
 
 // DeployerObserverWorkflow watches one deployer connection: every interval, one activity lists
@@ -48,30 +27,30 @@ type ObserverState struct {
 // call per interval and no instance workflow task. When the deployer cannot be read for
 // observe.StaleAfter intervals, it tells the watched instances once that they are not observed.
 func DeployerObserverWorkflow(ctx workflow.Context, in ObserverInput) error {
-	st := ObserverState{Interval: in.Interval, Started: workflow.Now(ctx)}
+	st := contract.ObserverState{Interval: in.Interval, Started: workflow.Now(ctx)}
 	if in.State != nil {
 		st = *in.State
 	}
 	if st.Interval <= 0 {
 		st.Interval = observe.DefaultInterval
 	}
-	if err := workflow.SetQueryHandler(ctx, QueryObserver, func() (ObserverState, error) { return st, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.QueryObserver, func() (contract.ObserverState, error) { return st, nil }); err != nil {
 		return err
 	}
-	config := workflow.GetSignalChannel(ctx, SignalObserverConfig)
+	config := workflow.GetSignalChannel(ctx, contract.SignalObserverConfig)
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	for run := 0; ; run++ {
-		st.sweep(ctx, id)
+		sweepObserved(ctx, &st, id)
 		if run+1 >= observerSweepsPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			st.drainConfig(config)
-			return workflow.NewContinueAsNewError(ctx, ObserverWorkflowName, ObserverInput{Interval: st.Interval, State: &st})
+			drainObserverConfig(&st, config)
+			return workflow.NewContinueAsNewError(ctx, contract.ObserverWorkflowName, ObserverInput{Interval: st.Interval, State: &st})
 		}
-		st.wait(ctx, config)
+		waitObserverInterval(ctx, &st, config)
 	}
 }
 
-// sweep runs one observation and folds its outcome into the state.
-func (st *ObserverState) sweep(ctx workflow.Context, id string) {
+// sweepObserved runs one observation and folds its outcome into the state.
+func sweepObserved(ctx workflow.Context, st *contract.ObserverState, id string) {
 	in := contract.ObserveAppsInput{Observer: id, Interval: st.Interval}
 	var out contract.ObserveAppsOutput
 	err := workflow.ExecuteActivity(observeCtx(ctx, st.Interval), contract.ActObserveApps, in).Get(ctx, &out)
@@ -99,30 +78,24 @@ func (st *ObserverState) sweep(ctx workflow.Context, id string) {
 	st.Signalled += out.Signalled
 }
 
-// wait sleeps one interval; a new interval from a worker starts the next sweep at once.
-func (st *ObserverState) wait(ctx workflow.Context, config workflow.ReceiveChannel) {
+// waitObserverInterval sleeps one interval; a new interval from a worker starts the next sweep at once.
+func waitObserverInterval(ctx workflow.Context, st *contract.ObserverState, config workflow.ReceiveChannel) {
 	tctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(workflow.NewTimer(tctx, st.Interval), func(workflow.Future) {})
 	sel.AddReceive(config, func(c workflow.ReceiveChannel, _ bool) {
-		var cfg ObserverConfig
+		var cfg contract.ObserverConfig
 		c.Receive(ctx, &cfg)
-		st.apply(cfg)
+		st.Apply(cfg)
 	})
 	sel.Select(ctx)
 }
 
-func (st *ObserverState) drainConfig(config workflow.ReceiveChannel) {
-	var cfg ObserverConfig
+func drainObserverConfig(st *contract.ObserverState, config workflow.ReceiveChannel) {
+	var cfg contract.ObserverConfig
 	for config.ReceiveAsync(&cfg) {
-		st.apply(cfg)
-	}
-}
-
-func (st *ObserverState) apply(cfg ObserverConfig) {
-	if cfg.Interval > 0 {
-		st.Interval = cfg.Interval
+		st.Apply(cfg)
 	}
 }
 

@@ -88,10 +88,3 @@ func deployCtx(ctx workflow.Context, timeout time.Duration) workflow.Context {
 		WaitForCancellation:    true, // a cancelled step ends (terraform saves its state) before compensation runs
 	})
 }
-
-func (s Settings) deployTimeout() time.Duration {
-	if s.DeployTimeout > 0 {
-		return s.DeployTimeout
-	}
-	return defaultDeployTimeout
-}

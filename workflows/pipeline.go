@@ -14,13 +14,13 @@ import (
 // the entity about each, and turns a failure into a compensated PipelineFailure.
 type pipeline struct {
 	ctx      workflow.Context
-	in       PipelineInput
-	progress Progress
-	steps    []StepRecord
+	in       contract.PipelineInput
+	progress contract.Progress
+	steps    []contract.StepRecord
 	// batch holds ended steps back for the next step's start signal (one signal a step);
 	// pending are those held back.
 	batch   bool
-	pending []StepRecord
+	pending []contract.StepRecord
 	// local runs the short steps as local activities.
 	local bool
 	// controls runs approvals and hooks; approved is the plan hash approved in this attempt,
@@ -45,7 +45,7 @@ type pipeline struct {
 	workloads     []string
 }
 
-func newPipeline(ctx workflow.Context, in PipelineInput) *pipeline {
+func newPipeline(ctx workflow.Context, in contract.PipelineInput) *pipeline {
 	p := &pipeline{ctx: ctx, in: in, progress: in.Resume, batch: batchesStepSignals(ctx)}
 	p.local = runsShortStepsLocally(ctx)
 	p.controls = runsControls(ctx)
@@ -72,12 +72,12 @@ func (e *stepError) Unwrap() error { return e.err }
 // run executes one step. A durable step that an earlier attempt finished is skipped;
 // fn returns a one-line detail for status.
 func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) (string, error)) error {
-	if durable && p.progress.done(name) {
-		p.record(StepRecord{Name: name, Status: StepSkipped, Attempt: p.in.Attempt,
+	if durable && p.progress.Did(name) {
+		p.record(contract.StepRecord{Name: name, Status: contract.StepSkipped, Attempt: p.in.Attempt,
 			Detail: "done in an earlier attempt", StartedAt: workflow.Now(p.ctx), EndedAt: workflow.Now(p.ctx)})
 		return nil
 	}
-	rec := StepRecord{Name: name, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(p.ctx)}
+	rec := contract.StepRecord{Name: name, Status: contract.StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(p.ctx)}
 	if p.local && p.batch && (localSteps[name] || (name == contract.VerifyRender && p.quietVerify)) {
 		// A local step ends within this workflow task: its start is news to no one, and its
 		// record rides on the next step's start signal.
@@ -89,12 +89,12 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 	rec.EndedAt = workflow.Now(p.ctx)
 	rec.Output, p.output = p.output, ""
 	if err != nil {
-		rec.Status, rec.Error = StepFailed, errorMessage(err)
+		rec.Status, rec.Error = contract.StepFailed, errorMessage(err)
 		p.record(rec)
 		p.recordStep(rec)
 		return &stepError{step: name, err: err}
 	}
-	rec.Status, rec.Detail = StepDone, detail
+	rec.Status, rec.Detail = contract.StepDone, detail
 	p.record(rec)
 	p.recordStep(rec)
 	if durable {
@@ -103,31 +103,31 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 	return nil
 }
 
-func (p *pipeline) record(rec StepRecord) {
+func (p *pipeline) record(rec contract.StepRecord) {
 	p.steps = append(p.steps, rec)
 	p.notify(rec)
 }
 
 // notify tells the entity; it is best effort because status is also rebuilt from the result.
 // A step that ended waits for the next one's start, so a step costs one signal, not two.
-func (p *pipeline) notify(rec StepRecord) {
+func (p *pipeline) notify(rec contract.StepRecord) {
 	workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))
 	if p.in.ParentID == "" {
 		return
 	}
-	if p.batch && rec.Status != StepRunning {
+	if p.batch && rec.Status != contract.StepRunning {
 		p.pending = append(p.pending, rec)
 		return
 	}
-	_ = workflow.SignalExternalWorkflow(p.ctx, p.in.ParentID, "", SignalStep,
-		StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.pending})
+	_ = workflow.SignalExternalWorkflow(p.ctx, p.in.ParentID, "", contract.SignalStep,
+		contract.StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.pending})
 	p.pending = nil
 }
 
 // result is the successful pipeline's outcome; every pipeline calls it once, at its end.
-func (p *pipeline) result() PipelineResult {
+func (p *pipeline) result() contract.PipelineResult {
 	p.countFinished(outcomeSucceeded)
-	return PipelineResult{Progress: p.progress, Steps: p.steps}
+	return contract.PipelineResult{Progress: p.progress, Steps: p.steps}
 }
 
 // fail runs compensation: it collects what the failed step left behind and
@@ -150,7 +150,7 @@ func (p *pipeline) fail(err error) error {
 	// Compensation must run even if the pipeline is being cancelled.
 	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
 	var leftovers []contract.Leftover
-	rec := StepRecord{Name: contract.Compensate, Status: StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
+	rec := contract.StepRecord{Name: contract.Compensate, Status: contract.StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
 	p.notify(rec)
 	in := contract.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR,
 		Revision: p.progress.Revision}
@@ -178,15 +178,15 @@ func (p *pipeline) fail(err error) error {
 	if cancelled {
 		leftovers = append(leftovers, p.cancelLeftover(step))
 	}
-	rec.Status, rec.EndedAt, rec.Detail = StepDone, workflow.Now(ctx), fmt.Sprintf("%d leftover(s)", len(leftovers))
+	rec.Status, rec.EndedAt, rec.Detail = contract.StepDone, workflow.Now(ctx), fmt.Sprintf("%d leftover(s)", len(leftovers))
 	p.record(rec)
-	f := Failure{Step: step, Error: errorMessage(err), Type: errorType(err), Leftovers: leftovers, At: workflow.Now(ctx)}
+	f := contract.Failure{Step: step, Error: errorMessage(err), Type: errorType(err), Leftovers: leftovers, At: workflow.Now(ctx)}
 	if cancelled {
 		f.Error, f.Type = "cancelled at step "+step+": stopped at a safe point", contract.ErrCancelled
 	}
 	msg := fmt.Sprintf("%s of %s failed at step %s: %s", p.in.Operation, p.in.Ref, step, f.Error)
 	return temporal.NewNonRetryableApplicationError(msg, contract.ErrPipelineFailed, nil,
-		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps})
+		contract.PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps})
 }
 
 // errorMessage is the innermost application error's message: what the activity said.
@@ -219,14 +219,14 @@ func errorType(err error) string {
 }
 
 // pipelineFailure reads the failure record out of a child's error.
-func pipelineFailure(err error) PipelineFailure {
+func pipelineFailure(err error) contract.PipelineFailure {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && (appErr.Type() == contract.ErrPipelineFailed || appErr.Type() == contract.ErrNotApproved) && appErr.HasDetails() {
-		var pf PipelineFailure
+		var pf contract.PipelineFailure
 		if appErr.Details(&pf) == nil {
 			return pf
 		}
 	}
-	return PipelineFailure{Failure: Failure{Step: "pipeline", Error: errorMessage(err), Type: errorType(err),
+	return contract.PipelineFailure{Failure: contract.Failure{Step: "pipeline", Error: errorMessage(err), Type: errorType(err),
 		Leftovers: []contract.Leftover{}}}
 }

@@ -21,66 +21,12 @@ import (
 // Approval signals: the pipeline tells its instance what it waits for; the instance passes
 // each accepted decision back.
 const (
-	SignalAwaitingApproval = "awaiting-approval"
-	SignalApprovalDecision = "approval-decision"
 	// VerbExpired is the decision the deadline makes.
 	VerbExpired = "expired"
 )
 
-// ApprovalWait is an operation stopped until its plan is approved.
-type ApprovalWait struct {
-	OpID     string                `json:"opID"`
-	Attempt  int                   `json:"attempt"`
-	Pipeline string                `json:"pipeline"`
-	Hash     string                `json:"hash"`
-	What     string                `json:"what"` // the plan summary a reviewer reads
-	Plan     *contract.PlanSummary `json:"plan,omitempty"`
-	Why      string                `json:"why"`
-	// Approvers may approve; empty means anyone who can reach the instance.
-	Approvers []string            `json:"approvers,omitempty"`
-	Since     time.Time           `json:"since"`
-	Deadline  time.Time           `json:"deadline"`
-	MR        *forge.MergeRequest `json:"mr,omitempty"`
-	// Voids is the approved plan this one replaced: a plan made again after approval needs its own.
-	Voids string `json:"voids,omitempty"`
-	// Required is the policy's requirement (groups, count, self-approval); nil in waits from
-	// before approvals were the policy's, which Approvers alone decide.
-	Required *policy.Requirement `json:"required,omitempty"`
-	// Requester asked for the operation; Approvals are the distinct approvers so far.
-	Requester  *identity.Actor  `json:"requester,omitempty"`
-	Approvals  []identity.Actor `json:"approvals,omitempty"`
-	PolicyHash string           `json:"policyHash,omitempty"`
-	// Redacted: this copy was read by someone who may not approve, so it has no plan, hash or summary.
-	Redacted bool `json:"redacted,omitempty"`
-}
-
-// Awaited names who may approve, for anyone to read: the approvers, or "the instance's operators".
-func (w ApprovalWait) Awaited() string {
-	if r := w.Required; r != nil {
-		s := strings.Join(r.Groups, " or ")
-		if r.Count > 1 {
-			s = fmt.Sprintf("%d of %s", r.Count, s)
-		}
-		return s
-	}
-	if len(w.Approvers) == 0 {
-		return "the instance's operators"
-	}
-	return strings.Join(w.Approvers, ", ")
-}
-
-// ApprovalDecision is an accepted approve or reject, or the deadline passing.
-type ApprovalDecision struct {
-	Verb   string    `json:"verb"`
-	Hash   string    `json:"hash"`
-	Actor  string    `json:"actor,omitempty"`
-	Reason string    `json:"reason,omitempty"`
-	Source string    `json:"source,omitempty"`
-	At     time.Time `json:"at"`
-}
-
 // notApprovedError ends an operation at its approval: rejected or expired, nothing applied.
-type notApprovedError struct{ d ApprovalDecision }
+type notApprovedError struct{ d contract.ApprovalDecision }
 
 func (e *notApprovedError) Error() string {
 	if e.d.Verb == VerbExpired {
@@ -120,7 +66,7 @@ func (p *pipeline) approval(hash, what string, plan *contract.PlanSummary) error
 	if !need || hash == p.approved {
 		return nil
 	}
-	return p.await(ApprovalWait{Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers}, r.Wait())
+	return p.await(contract.ApprovalWait{Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers}, r.Wait())
 }
 
 // unknownRequester stands for who asked for an operation accepted before requests carried a
@@ -159,12 +105,12 @@ func (p *pipeline) policyApproval(hash, what string, plan *contract.PlanSummary)
 	}
 	req := *d.Approval
 	req.Count = max(req.Count, 1)
-	return p.await(ApprovalWait{Hash: hash, What: what, Plan: plan, Why: d.Reason, Approvers: req.Groups,
+	return p.await(contract.ApprovalWait{Hash: hash, What: what, Plan: plan, Why: d.Reason, Approvers: req.Groups,
 		Required: &req, Requester: p.in.Requester, PolicyHash: d.PolicyHash}, r.Wait())
 }
 
 // await stops the operation until w's plan is approved or rejected, or wait passes.
-func (p *pipeline) await(w ApprovalWait, wait time.Duration) error {
+func (p *pipeline) await(w contract.ApprovalWait, wait time.Duration) error {
 	hash := w.Hash
 	return p.run(contract.Approval, false, func(ctx workflow.Context) (string, error) {
 		now := workflow.Now(ctx)
@@ -177,7 +123,7 @@ func (p *pipeline) await(w ApprovalWait, wait time.Duration) error {
 		workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Awaiting approval** by %s until %s\n\nApprovers see the plan with `slipway status %s`",
 			w.Awaited(), stamp(w.Deadline), p.in.Ref))
 		if p.in.ParentID != "" {
-			_ = workflow.SignalExternalWorkflow(ctx, p.in.ParentID, "", SignalAwaitingApproval, w).Get(ctx, nil)
+			_ = workflow.SignalExternalWorkflow(ctx, p.in.ParentID, "", contract.SignalAwaitingApproval, w).Get(ctx, nil)
 		}
 		p.announce(ctx, w)
 		d, err := awaitDecision(ctx, w)
@@ -194,7 +140,7 @@ func (p *pipeline) await(w ApprovalWait, wait time.Duration) error {
 
 // announce tells the open MR who must approve and how; anyone who can read the MR reads it, so
 // it names neither the plan's hash nor its summary: approvers read those with slipway status.
-func (p *pipeline) announce(ctx workflow.Context, w ApprovalWait) {
+func (p *pipeline) announce(ctx workflow.Context, w contract.ApprovalWait) {
 	if w.MR == nil {
 		return
 	}
@@ -207,13 +153,13 @@ func (p *pipeline) announce(ctx workflow.Context, w ApprovalWait) {
 }
 
 // awaitDecision waits for a decision on w's plan, or its deadline.
-func awaitDecision(ctx workflow.Context, w ApprovalWait) (ApprovalDecision, error) {
-	ch := workflow.GetSignalChannel(ctx, SignalApprovalDecision)
+func awaitDecision(ctx workflow.Context, w contract.ApprovalWait) (contract.ApprovalDecision, error) {
+	ch := workflow.GetSignalChannel(ctx, contract.SignalApprovalDecision)
 	tctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	timer := workflow.NewTimer(tctx, w.Deadline.Sub(workflow.Now(ctx)))
 	for {
-		var d ApprovalDecision
+		var d contract.ApprovalDecision
 		expired := false
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(ch, func(c workflow.ReceiveChannel, more bool) { c.Receive(ctx, &d) })
@@ -223,7 +169,7 @@ func awaitDecision(ctx workflow.Context, w ApprovalWait) (ApprovalDecision, erro
 			return d, err
 		}
 		if expired {
-			return ApprovalDecision{Verb: VerbExpired, Hash: w.Hash, At: workflow.Now(ctx)}, nil
+			return contract.ApprovalDecision{Verb: VerbExpired, Hash: w.Hash, At: workflow.Now(ctx)}, nil
 		}
 		if d.Hash == w.Hash { // a decision about a voided plan is stale
 			return d, nil
@@ -241,7 +187,7 @@ func (p *pipeline) unapproved(na *notApprovedError) error {
 			p.progress.MR = &closed
 		}
 	}
-	f := Failure{Step: contract.Approval, Error: na.Error(), Type: contract.ErrNotApproved, Leftovers: []contract.Leftover{}, At: workflow.Now(ctx)}
+	f := contract.Failure{Step: contract.Approval, Error: na.Error(), Type: contract.ErrNotApproved, Leftovers: []contract.Leftover{}, At: workflow.Now(ctx)}
 	switch mr := p.progress.MR; {
 	case mr != nil && mr.State == forge.StateOpen && !mr.NoChanges:
 		f.Leftovers = append(f.Leftovers, contract.Leftover{Kind: "merge-request", ID: mr.ID,
@@ -253,7 +199,7 @@ func (p *pipeline) unapproved(na *notApprovedError) error {
 			Cleanup: fmt.Sprintf("deploy %s again to plan and approve it, or revert the merge on main", p.in.Ref)})
 	}
 	return temporal.NewNonRetryableApplicationError(na.Error(), contract.ErrNotApproved, nil,
-		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps, Decision: &na.d})
+		contract.PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps, Decision: &na.d})
 }
 
 func asNotApproved(err error) *notApprovedError {
@@ -278,7 +224,7 @@ func operationHash(parts ...string) string {
 func (p *pipeline) planOnMR() error {
 	r := p.rule()
 	mr := p.progress.MR
-	if r == nil || mr == nil || p.progress.done(contract.MergeMR) {
+	if r == nil || mr == nil || p.progress.Did(contract.MergeMR) {
 		return nil
 	}
 	// Under the policy, a plan that replaces a stateful resource waits whatever the stack's rule says.

@@ -23,7 +23,7 @@ func (p *pipeline) cancelled() bool {
 
 // changedAnything reports whether this operation may have changed something before it stopped.
 func (p *pipeline) changedAnything() bool {
-	if p.in.Attempt > 1 || p.progress.done(contract.MergeMR) {
+	if p.in.Attempt > 1 || p.progress.Did(contract.MergeMR) {
 		return true
 	}
 	for _, s := range p.steps {
@@ -39,7 +39,7 @@ func (p *pipeline) changedAnything() bool {
 func (p *pipeline) unchanged(step string) error {
 	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
 	p.countFinished(outcomeFailed)
-	f := Failure{Step: step, Error: fmt.Sprintf("cancelled at step %s before anything was changed", step), Type: contract.ErrCancelled,
+	f := contract.Failure{Step: step, Error: fmt.Sprintf("cancelled at step %s before anything was changed", step), Type: contract.ErrCancelled,
 		Leftovers: []contract.Leftover{}, At: workflow.Now(ctx)}
 	if mr := p.progress.MR; mr != nil && mr.State == forge.StateOpen && !mr.NoChanges {
 		var closed forge.MergeRequest
@@ -51,7 +51,7 @@ func (p *pipeline) unchanged(step string) error {
 		}
 	}
 	return temporal.NewNonRetryableApplicationError(f.Error, contract.ErrPipelineFailed, nil,
-		PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps})
+		contract.PipelineFailure{Failure: f, Progress: p.progress, Steps: p.steps})
 }
 
 // cancelLeftover names where a cancelled operation stopped: what finished before is in place.

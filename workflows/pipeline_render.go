@@ -90,7 +90,7 @@ func renderLeftover(ref contract.Ref, err error) (contract.Leftover, bool) {
 }
 
 // admitAcceptRender accepts resolve --accept-render only for an operation that failed verifying its render.
-func (e *entity) admitAcceptRender(d lifecycle.Decision, req DecisionRequest) error {
+func (e *entity) admitAcceptRender(d lifecycle.Decision, req contract.DecisionRequest) error {
 	if d != lifecycle.DecisionResolve {
 		return notAllowed("%s: acceptRender (--accept-render) goes with resolve, not %s", e.s.Ref, d)
 	}
@@ -109,7 +109,7 @@ func (e *entity) admitAcceptRender(d lifecycle.Decision, req DecisionRequest) er
 }
 
 // pipelineRender is the record a pipeline's merge made, from its result or its failure; nil if none.
-func pipelineRender(res PipelineResult, err error) *contract.Render {
+func pipelineRender(res contract.PipelineResult, err error) *contract.Render {
 	if err != nil {
 		return pipelineFailure(err).Progress.Render
 	}

@@ -131,7 +131,7 @@ func (p *pipeline) tfPlan(in contract.TerraformInput) (*contract.PlanOutput, err
 
 // applyPlan runs init, plan and apply of that plan; once applied, a retry skips all three.
 func (p *pipeline) applyPlan() error {
-	if p.progress.done(contract.TFApply) {
+	if p.progress.Did(contract.TFApply) {
 		return p.run(contract.TFApply, true, nil)
 	}
 	in := p.tfInput(false)
@@ -182,7 +182,7 @@ func (p *pipeline) applyPlan() error {
 }
 
 func (p *pipeline) destroyInfra() error {
-	if p.progress.done(contract.TFDestroy) {
+	if p.progress.Did(contract.TFDestroy) {
 		return p.run(contract.TFDestroy, true, nil)
 	}
 	in := p.tfInput(true)
@@ -206,7 +206,7 @@ func (p *pipeline) destroyInfra() error {
 
 func (p *pipeline) deployApp() error {
 	return p.run(contract.DeployApp, false, func(ctx workflow.Context) (string, error) {
-		timeout := p.in.Settings.deployTimeout()
+		timeout := p.in.Settings.DeployDeadline()
 		in := contract.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout),
 			Recreate: p.in.Recreate && p.drainsReplace}
 		var st contract.AppStatus
@@ -223,7 +223,7 @@ func (p *pipeline) deployApp() error {
 
 func (p *pipeline) removeApp() error {
 	return p.run(contract.RemoveApp, false, func(ctx workflow.Context) (string, error) {
-		timeout := p.in.Settings.deployTimeout()
+		timeout := p.in.Settings.DeployDeadline()
 		in := contract.AppInput{Ref: p.in.Ref, Revision: p.progress.Revision, Deadline: workflow.Now(ctx).Add(timeout)}
 		var st contract.AppStatus
 		if err := workflow.ExecuteActivity(deployCtx(ctx, timeout), contract.ActRemoveApp, in).Get(ctx, &st); err != nil {

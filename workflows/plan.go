@@ -8,7 +8,7 @@ import (
 
 // PlanPipeline is a dry run (EDP's plan workflow): the config diff the repo would
 // get and the terraform plan of the same render, attribute by attribute. It changes nothing.
-func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
+func PlanPipeline(ctx workflow.Context, in contract.PipelineInput) (contract.PipelineResult, error) {
 	p := newPipeline(ctx, in)
 	current := rendersCurrentStack(ctx)
 	var diff string
@@ -52,7 +52,7 @@ func PlanPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error
 	}
 	for _, step := range run {
 		if err := step(); err != nil {
-			return PipelineResult{}, p.fail(err)
+			return contract.PipelineResult{}, p.fail(err)
 		}
 	}
 	res := p.result()

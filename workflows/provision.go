@@ -12,7 +12,7 @@ import (
 
 // ProvisionPipeline validates the config, renders it into the GitOps repo through
 // one MR and merges it (Grove's create-instance pipeline).
-func ProvisionPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, error) {
+func ProvisionPipeline(ctx workflow.Context, in contract.PipelineInput) (contract.PipelineResult, error) {
 	p := newPipeline(ctx, in)
 	run := []func() error{p.validate, func() error { return p.openMR(false) }, p.mergeMR}
 	if in.Adopt != "" {
@@ -21,7 +21,7 @@ func ProvisionPipeline(ctx workflow.Context, in PipelineInput) (PipelineResult, 
 	}
 	for _, step := range run {
 		if err := step(); err != nil {
-			return PipelineResult{}, p.fail(err)
+			return contract.PipelineResult{}, p.fail(err)
 		}
 	}
 	if p.progress.Revision == "" && p.progress.MR != nil {

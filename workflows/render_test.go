@@ -8,17 +8,16 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Every merge records what slipway rendered, and every later pipeline verifies main's files
 // against the last record before terraform or a hook runs.
 func TestMergesRecordTheRenderAndPipelinesVerifyIt(t *testing.T) {
 	w := newWorld(t)
-	update := op(lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: webYAML + "  replicas: 2\n"})
-	destroy := op(lifecycle.OpDestroy, workflows.OperationRequest{})
+	update := op(lifecycle.OpDeploy, contract.OperationRequest{ConfigYAML: webYAML + "  replicas: 2\n"})
+	destroy := op(lifecycle.OpDestroy, contract.OperationRequest{})
 	reqs := append(deployed(), update, destroy)
-	w.run(workflows.Settings{}, reqs...)
+	w.run(contract.Settings{}, reqs...)
 	require.Equal(t, lifecycle.Destroyed, destroy.result.State)
 
 	require.Len(t, w.records, 3, "provision and the update merged; the plain deploy found main holding its render")
@@ -34,11 +33,11 @@ func TestMergesRecordTheRenderAndPipelinesVerifyIt(t *testing.T) {
 	require.Equal(t, updated.Revision, w.verifies[2].Render.Revision, "the update verified its own merge")
 	require.Equal(t, updated.Revision, w.verifies[3].Render.Revision, "the destroy verified the update's merge, kept by the instance")
 	require.Equal(t, "rev-2", w.verifies[3].Revision, "at the revision it then ran terraform at")
-	st := w.status(workflows.OutputAll)
+	st := w.status(contract.OutputAll)
 	require.Contains(t, step(t, st, contract.VerifyRender).Detail, "1 file(s) as rendered at merge "+updated.Revision[:12])
 	require.NotNil(t, st.Render, "status -o all shows the record")
 	require.Equal(t, updated.Revision, st.Render.Revision)
-	require.Nil(t, w.status(workflows.OutputSummary).Render)
+	require.Nil(t, w.status(contract.OutputSummary).Render)
 }
 
 // Files changed on main since slipway's merge fail the step before terraform runs, with a leftover
@@ -46,8 +45,8 @@ func TestMergesRecordTheRenderAndPipelinesVerifyIt(t *testing.T) {
 // main is reverted, goes on.
 func TestChangedRenderFailsTheStepUntilMainIsReverted(t *testing.T) {
 	w := newWorld(t)
-	destroy := op(lifecycle.OpDestroy, workflows.OperationRequest{})
-	retry := decision(lifecycle.DecisionRetry, workflows.DecisionRequest{Actor: "bob"})
+	destroy := op(lifecycle.OpDestroy, contract.OperationRequest{})
+	retry := decision(lifecycle.DecisionRetry, contract.DecisionRequest{Actor: "bob"})
 	reqs := append(deployed(), destroy, retry)
 	reqs[1].arm = func() {
 		w.changed = &contract.RenderChange{Dir: "instances/acme/web", Since: "merge-x", Revision: "rev-1", Changed: []string{"terraform/main.tf"},
@@ -57,7 +56,7 @@ func TestChangedRenderFailsTheStepUntilMainIsReverted(t *testing.T) {
 	destroy.arm = func() {
 		destroyedBefore, removedBefore = w.called(contract.ActTerraformDestroy), w.called(contract.ActRemoveApp)
 	}
-	w.run(workflows.Settings{}, reqs...)
+	w.run(contract.Settings{}, reqs...)
 	require.Equal(t, lifecycle.DestroyFailed, destroy.result.State)
 	f := destroy.result.Failure
 	require.NotNil(t, f)
@@ -84,7 +83,7 @@ func TestChangedRenderFailsTheStepUntilMainIsReverted(t *testing.T) {
 	require.Equal(t, 1, w.called(contract.ActTerraformDestroy))
 }
 
-func step(t *testing.T, st workflows.Status, name string) workflows.StepRecord {
+func step(t *testing.T, st contract.Status, name string) contract.StepRecord {
 	t.Helper()
 	for i := len(st.Operation.Steps) - 1; i >= 0; i-- {
 		if st.Operation.Steps[i].Name == name {
@@ -92,23 +91,23 @@ func step(t *testing.T, st workflows.Status, name string) workflows.StepRecord {
 		}
 	}
 	t.Fatalf("no step %s in %+v", name, st.Operation.Steps)
-	return workflows.StepRecord{}
+	return contract.StepRecord{}
 }
 
 // An operator who reviewed the change accepts main's files at the failed revision as rendered
 // (resolve --accept-render): recorded as a decision, and later pipelines verify against them.
 func TestResolveAcceptRenderRecordsTheReviewedFiles(t *testing.T) {
 	w := newWorld(t)
-	deploy := op(lifecycle.OpDeploy, workflows.OperationRequest{})
-	early := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "bob", Reason: "x", AcceptRender: true})
-	destroy := op(lifecycle.OpDestroy, workflows.OperationRequest{})
-	accept := decision(lifecycle.DecisionResolve, workflows.DecisionRequest{Actor: "bob", Reason: "reviewed: a comment", AcceptRender: true})
-	reqs := append(provisioned(), deploy, early, decision(lifecycle.DecisionRetry, workflows.DecisionRequest{}), destroy, accept)
+	deploy := op(lifecycle.OpDeploy, contract.OperationRequest{})
+	early := decision(lifecycle.DecisionResolve, contract.DecisionRequest{Actor: "bob", Reason: "x", AcceptRender: true})
+	destroy := op(lifecycle.OpDestroy, contract.OperationRequest{})
+	accept := decision(lifecycle.DecisionResolve, contract.DecisionRequest{Actor: "bob", Reason: "reviewed: a comment", AcceptRender: true})
+	reqs := append(provisioned(), deploy, early, decision(lifecycle.DecisionRetry, contract.DecisionRequest{}), destroy, accept)
 	reqs[0].arm = func() { w.failNext(contract.ActTerraformApply, 1) }
 	reqs[3].arm = func() {
 		w.changed = &contract.RenderChange{Dir: "instances/acme/web", Since: "m", Revision: "rev-1", Changed: []string{"terraform/main.tf"}}
 	}
-	w.run(workflows.Settings{}, reqs...)
+	w.run(contract.Settings{}, reqs...)
 	require.Equal(t, lifecycle.DeploymentFailed, deploy.result.State)
 	require.ErrorContains(t, early.err, "--accept-render: the operation did not fail verifying its rendered files (it failed at step tf-apply)")
 	require.Equal(t, lifecycle.DestroyFailed, destroy.result.State)
@@ -118,7 +117,7 @@ func TestResolveAcceptRenderRecordsTheReviewedFiles(t *testing.T) {
 	last := w.records[len(w.records)-1]
 	require.Equal(t, contract.RecordRenderInput{Ref: last.Ref, Commit: "rev-1", Revision: "rev-1"}, last, "the files at the failed revision are recorded")
 	require.Equal(t, "rev-1", w.verifies[len(w.verifies)-1].Render.Revision, "and verified against")
-	st := w.status(workflows.OutputAll)
+	st := w.status(contract.OutputAll)
 	d := st.Decisions[len(st.Decisions)-1]
 	require.Equal(t, "rev-1", d.AcceptedRender)
 	require.Equal(t, "bob", d.Actor)
@@ -131,13 +130,13 @@ func TestDeployRendersOutputsAndDeploysThatMerge(t *testing.T) {
 	w := newWorld(t)
 	w.outputsMR = &forge.MergeRequest{ID: "outputs", State: forge.StateMerged, HeadSHA: "outputs-head", MergeSHA: "outputs-merge"}
 	reqs := deployed()
-	w.run(workflows.Settings{}, reqs...)
+	w.run(contract.Settings{}, reqs...)
 	require.Equal(t, lifecycle.Deployed, reqs[len(reqs)-1].result.State)
 	require.Len(t, w.outputs, 1)
 	require.Equal(t, "rev-1", w.outputs[0].Revision, "rendered at the revision the deploy applied")
 	last := w.records[len(w.records)-1]
 	require.Equal(t, contract.RecordRenderInput{Ref: last.Ref, Commit: "outputs-head", Revision: "outputs-merge"}, last)
-	st := w.status(workflows.OutputAll)
+	st := w.status(contract.OutputAll)
 	require.Equal(t, "outputs-merge", st.Deployed, "the app deployed the outputs merge")
 	require.Equal(t, "outputs-merge", st.Render.Revision)
 	require.Contains(t, step(t, st, contract.RenderOutputs).Detail, "2 file(s) rendered with the outputs, merged as outputs-merg; 1 rendered file(s) recorded")
@@ -146,9 +145,9 @@ func TestDeployRendersOutputsAndDeploysThatMerge(t *testing.T) {
 // A stack whose manifests use no output deploys without the step.
 func TestDeployWithoutOutputsHasNoRenderOutputsStep(t *testing.T) {
 	w := newWorld(t)
-	w.run(workflows.Settings{}, deployed()...)
+	w.run(contract.Settings{}, deployed()...)
 	require.Empty(t, w.outputs)
-	for _, s := range w.status(workflows.OutputAll).Operation.Steps {
+	for _, s := range w.status(contract.OutputAll).Operation.Steps {
 		require.NotEqual(t, contract.RenderOutputs, s.Name)
 	}
 }

@@ -9,11 +9,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// ResourceStatesWorkflowName reads an instance's resources as the deployer holds them, for
-// status --detail detail and rsync. It changes nothing and keeps no state: the client starts
-// it on the instance's worker pool, which holds the deployer's credentials.
-const ResourceStatesWorkflowName = "ResourceStatesWorkflow"
-
 // ResourceStatesWorkflow runs the one read. A deployer that does not answer fails it soon:
 // status is asked by a person waiting for it.
 func ResourceStatesWorkflow(ctx workflow.Context, in contract.ResourceStatesInput) ([]contract.ResourceState, error) {

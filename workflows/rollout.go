@@ -17,7 +17,7 @@ import (
 // most MaxUnavailable at once; each instance tells it when its deploy ends. It stops when
 // failures reach MaxFailures, and continues as new between batches so 1,000 instances keep
 // the history bounded.
-func RolloutWorkflow(ctx workflow.Context, in RolloutInput) (RolloutStatus, error) {
+func RolloutWorkflow(ctx workflow.Context, in contract.RolloutInput) (contract.RolloutStatus, error) {
 	r := &rollout{doneChan: workflow.GetSignalChannel(ctx, contract.SignalRolloutInstance)}
 	r.s.Phase = PhasePlanning
 	if in.State != nil {
@@ -26,12 +26,12 @@ func RolloutWorkflow(ctx workflow.Context, in RolloutInput) (RolloutStatus, erro
 	// Pause, resume and abort are decided by the policy before their handlers run (verified-requests v2).
 	attest.SetAuthorizer(ctx, r.authorize)
 	if err := r.register(ctx); err != nil {
-		return RolloutStatus{}, err
+		return contract.RolloutStatus{}, err
 	}
 	workflow.Go(ctx, r.receiveDone)
 	if in.State == nil {
 		if err := r.plan(ctx, in.Spec); err != nil {
-			return RolloutStatus{}, err
+			return contract.RolloutStatus{}, err
 		}
 	}
 	for r.s.Batch <= r.s.Batches && r.s.Phase != PhaseAborted {
@@ -42,7 +42,7 @@ func RolloutWorkflow(ctx workflow.Context, in RolloutInput) (RolloutStatus, erro
 			break
 		}
 		r.endBatch(ctx)
-		if err := workflow.Await(ctx, func() bool { return r.s.Phase == PhaseRunning || r.s.Phase == PhaseAborted }); err != nil {
+		if err := workflow.Await(ctx, func() bool { return r.s.Phase == contract.PhaseRunning || r.s.Phase == PhaseAborted }); err != nil {
 			return r.status(ctx), err
 		}
 		if r.s.Batch <= r.s.Batches && r.shouldContinueAsNew(ctx) {
@@ -50,7 +50,7 @@ func RolloutWorkflow(ctx workflow.Context, in RolloutInput) (RolloutStatus, erro
 				return r.status(ctx), err
 			}
 			st := r.s
-			return RolloutStatus{}, workflow.NewContinueAsNewError(ctx, RolloutWorkflowName, RolloutInput{Spec: st.Spec, State: &st})
+			return contract.RolloutStatus{}, workflow.NewContinueAsNewError(ctx, contract.RolloutWorkflowName, contract.RolloutInput{Spec: st.Spec, State: &st})
 		}
 	}
 	if r.s.Phase != PhaseAborted {
@@ -64,7 +64,7 @@ func RolloutWorkflow(ctx workflow.Context, in RolloutInput) (RolloutStatus, erro
 
 // rollout is the running rollout: its record plus what lives only in this run.
 type rollout struct {
-	s        RolloutState
+	s        contract.RolloutState
 	inFlight int
 	doneChan workflow.ReceiveChannel
 	shown    string // the phase last upserted, so a search attribute changes once per phase
@@ -84,14 +84,14 @@ func (r *rollout) plan(ctx workflow.Context, spec contract.RolloutSpec) error {
 	if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActPlanRollout, spec).Get(ctx, &plan); err != nil {
 		return err
 	}
-	r.s = RolloutState{Spec: spec, Phase: PhaseRunning, Head: plan.Head, Batch: 1, StartedAt: workflow.Now(ctx)}
+	r.s = contract.RolloutState{Spec: spec, Phase: contract.PhaseRunning, Head: plan.Head, Batch: 1, StartedAt: workflow.Now(ctx)}
 	r.s.Batches = AssignBatches(spec, plan.Actions)
 	for _, a := range plan.Actions {
-		in := RolloutInstance{RolloutAction: a, Status: RolloutPending}
+		in := contract.RolloutInstance{RolloutAction: a, Status: contract.RolloutPending}
 		if a.Action == contract.ActionSkip {
-			in.Status = RolloutSkipped
+			in.Status = contract.RolloutSkipped
 			if a.Reason == contract.ReasonAtTarget {
-				in.Status = RolloutAtTarget
+				in.Status = contract.RolloutAtTarget
 			}
 		}
 		r.s.Instances = append(r.s.Instances, in)
@@ -104,16 +104,16 @@ func (r *rollout) plan(ctx workflow.Context, spec contract.RolloutSpec) error {
 // returns when none is pending or in flight — or at once when the rollout is aborted.
 func (r *rollout) runBatch(ctx workflow.Context) error {
 	for {
-		var next *RolloutInstance
+		var next *contract.RolloutInstance
 		err := workflow.Await(ctx, func() bool {
 			if r.s.Phase == PhaseAborted {
 				return true
 			}
 			next = nil
-			if r.s.Phase == PhaseRunning && r.inFlight < r.s.maxInFlight() {
+			if r.s.Phase == contract.PhaseRunning && r.inFlight < r.s.MaxInFlight() {
 				next = r.nextPending()
 			}
-			return next != nil || (r.inFlight == 0 && r.nextPending() == nil && r.s.Phase != PhaseStopped)
+			return next != nil || (r.inFlight == 0 && r.nextPending() == nil && r.s.Phase != contract.PhaseStopped)
 		})
 		if err != nil || r.s.Phase == PhaseAborted {
 			return err
@@ -125,9 +125,9 @@ func (r *rollout) runBatch(ctx workflow.Context) error {
 	}
 }
 
-func (r *rollout) nextPending() *RolloutInstance {
+func (r *rollout) nextPending() *contract.RolloutInstance {
 	for i := range r.s.Instances {
-		if in := &r.s.Instances[i]; in.Batch == r.s.Batch && in.Status == RolloutPending {
+		if in := &r.s.Instances[i]; in.Batch == r.s.Batch && in.Status == contract.RolloutPending {
 			return in
 		}
 	}
@@ -135,18 +135,18 @@ func (r *rollout) nextPending() *RolloutInstance {
 }
 
 // start sends one instance's deploy; the instance's signal says how it ended.
-func (r *rollout) start(ctx workflow.Context, in *RolloutInstance) {
+func (r *rollout) start(ctx workflow.Context, in *contract.RolloutInstance) {
 	in.Status, in.Error = RolloutStarting, ""
 	in.Tries++
 	r.inFlight++
-	id := RolloutWorkflowID(r.s.Spec.ID)
+	id := contract.RolloutWorkflowID(r.s.Spec.ID)
 	req := contract.RolloutDeployInput{Rollout: id, Spec: r.s.Spec, Ref: in.Ref, Retry: in.Retry,
 		RequestID: fmt.Sprintf("%s/%s/%d", id, in.Ref, in.Tries)}
 	ref := in.Ref
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var out contract.RolloutDeployOutput
 		err := workflow.ExecuteActivity(requestCtx(ctx), contract.ActRolloutDeploy, req).Get(ctx, &out)
-		in := r.s.find(ref)
+		in := r.s.Find(ref)
 		if in.Status != RolloutStarting {
 			return // its operation already ended and said so
 		}
@@ -157,15 +157,15 @@ func (r *rollout) start(ctx workflow.Context, in *RolloutInstance) {
 		case out.Outcome == contract.DeployStarted:
 			in.Status = RolloutRunning
 		case out.Outcome == contract.DeployAtTarget:
-			in.Status, in.Reason, in.Ready = RolloutAtTarget, out.Message, out.Ready
+			in.Status, in.Reason, in.Ready = contract.RolloutAtTarget, out.Message, out.Ready
 			r.inFlight--
 		case out.Outcome == contract.DeployBusy && in.Tries < maxBusyTries:
-			in.Status, in.Reason = RolloutPending, "busy: "+out.Message
+			in.Status, in.Reason = contract.RolloutPending, "busy: "+out.Message
 			in.Batch = r.s.Batch + 1
 			r.s.Batches = max(r.s.Batches, in.Batch)
 			r.inFlight--
 		default:
-			in.Status, in.Reason = RolloutSkipped, out.Message
+			in.Status, in.Reason = contract.RolloutSkipped, out.Message
 			r.inFlight--
 		}
 		r.show(ctx)
@@ -179,13 +179,13 @@ func (r *rollout) receiveDone(ctx workflow.Context) {
 		if !r.doneChan.Receive(ctx, &d) {
 			return
 		}
-		in := r.s.find(d.Ref)
+		in := r.s.Find(d.Ref)
 		if in == nil || (in.Status != RolloutStarting && in.Status != RolloutRunning) {
 			continue
 		}
 		in.Ready = d.Ready
-		if d.Result == ResultSucceeded {
-			in.Status, in.Error = RolloutUpdated, ""
+		if d.Result == contract.ResultSucceeded {
+			in.Status, in.Error = contract.RolloutUpdated, ""
 			r.inFlight--
 		} else {
 			r.fail(ctx, in, fmt.Sprintf("%s %s: %s", d.State, d.OpID, d.Error))
@@ -195,49 +195,49 @@ func (r *rollout) receiveDone(ctx workflow.Context) {
 }
 
 // fail records an instance's failure and stops the rollout once failures reach the limit.
-func (r *rollout) fail(ctx workflow.Context, in *RolloutInstance, msg string) {
-	in.Status, in.Error = RolloutFailed, msg
+func (r *rollout) fail(ctx workflow.Context, in *contract.RolloutInstance, msg string) {
+	in.Status, in.Error = contract.RolloutFailed, msg
 	r.inFlight--
 	r.s.Failures++
-	if r.s.Failures >= max(r.s.Spec.MaxFailures, 1) && r.s.Phase == PhaseRunning {
-		r.s.Phase = PhaseStopped
+	if r.s.Failures >= max(r.s.Spec.MaxFailures, 1) && r.s.Phase == contract.PhaseRunning {
+		r.s.Phase = contract.PhaseStopped
 		r.s.Reason = fmt.Sprintf("%d instance(s) failed (--max-failures %d): %s; fix them, then resume (failed ones are retried) or abort",
-			r.s.Failures, r.s.Spec.MaxFailures, strings.Join(r.s.failedRefs(), ", "))
+			r.s.Failures, r.s.Spec.MaxFailures, strings.Join(r.s.FailedRefs(), ", "))
 	}
 }
 
 // endBatch moves to the next batch, pausing there when asked to.
 func (r *rollout) endBatch(ctx workflow.Context) {
-	workflow.GetLogger(ctx).Info("rollout batch done", "batch", r.s.Batch, "progress", r.s.line())
-	ready, updated, total := r.s.counts()
-	rec := BatchRecord{Batch: r.s.Batch, Ready: ready, Updated: updated, Total: total,
-		Failed: len(r.s.failedRefs()), At: workflow.Now(ctx)}
+	workflow.GetLogger(ctx).Info("rollout batch done", "batch", r.s.Batch, "progress", r.s.Line())
+	ready, updated, total := r.s.Counts()
+	rec := contract.BatchRecord{Batch: r.s.Batch, Ready: ready, Updated: updated, Total: total,
+		Failed: len(r.s.FailedRefs()), At: workflow.Now(ctx)}
 	r.s.Ended = append(r.s.Ended, rec)
-	id := RolloutWorkflowID(r.s.Spec.ID)
+	id := contract.RolloutWorkflowID(r.s.Spec.ID)
 	startNotify(ctx, notify.Event{ID: fmt.Sprintf("%s/batch-%d", id, rec.Batch), Kind: notify.KindRolloutBatch,
 		Tenant: r.s.Spec.Tenant, Rollout: r.s.Spec.ID, State: r.s.Phase, At: rec.At,
 		Message: fmt.Sprintf("rollout %s of stack %s: batch %d of %d ended, ready/updated/total %d/%d/%d, %d failed",
 			r.s.Spec.ID, r.s.Spec.Stack, rec.Batch, r.s.Batches, rec.Ready, rec.Updated, rec.Total, rec.Failed)})
 	r.s.Batch++
-	if r.s.Spec.PauseAfter && r.s.Batch <= r.s.Batches && r.s.Phase == PhaseRunning {
-		r.s.Phase, r.s.Reason = PhasePaused, fmt.Sprintf("paused after batch %d (--pause-after-batch)", r.s.Batch-1)
+	if r.s.Spec.PauseAfter && r.s.Batch <= r.s.Batches && r.s.Phase == contract.PhaseRunning {
+		r.s.Phase, r.s.Reason = contract.PhasePaused, fmt.Sprintf("paused after batch %d (--pause-after-batch)", r.s.Batch-1)
 	}
 	r.show(ctx)
 }
 
-func (r *rollout) status(ctx workflow.Context) RolloutStatus {
-	ready, updated, total := r.s.counts()
-	return RolloutStatus{RolloutState: r.s, ID: RolloutWorkflowID(r.s.Spec.ID), InFlight: r.inFlight,
+func (r *rollout) status(ctx workflow.Context) contract.RolloutStatus {
+	ready, updated, total := r.s.Counts()
+	return contract.RolloutStatus{RolloutState: r.s, ID: contract.RolloutWorkflowID(r.s.Spec.ID), InFlight: r.inFlight,
 		Ready: ready, Updated: updated, Total: total}
 }
 
 func (r *rollout) show(ctx workflow.Context) {
-	workflow.SetCurrentDetails(ctx, r.s.line())
+	workflow.SetCurrentDetails(ctx, r.s.Line())
 	if r.shown == r.s.Phase {
 		return
 	}
 	r.shown = r.s.Phase
-	err := workflow.UpsertTypedSearchAttributes(ctx, SARolloutPhase.ValueSet(r.s.Phase))
+	err := workflow.UpsertTypedSearchAttributes(ctx, contract.SARolloutPhase.ValueSet(r.s.Phase))
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("search attributes not upserted", "error", err)
 	}

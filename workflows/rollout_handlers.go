@@ -3,46 +3,35 @@ package workflows
 import (
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/sdk/workflow"
 )
 
-// Rollout updates, named for the CLI commands that send them.
-const (
-	UpdateRolloutPause  = "pause"
-	UpdateRolloutResume = "resume"
-	UpdateRolloutAbort  = "abort"
-)
-
-// RolloutRequest is the argument of pause, resume and abort.
-type RolloutRequest struct {
-	Actor  string `json:"actor,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
-
 func (r *rollout) register(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (RolloutStatus, error) { return r.status(ctx), nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.QueryStatus, func() (contract.RolloutStatus, error) { return r.status(ctx), nil }); err != nil {
 		return err
 	}
 	handlers := map[string]struct {
 		admit func() error
-		apply func(ctx workflow.Context, req RolloutRequest)
+		apply func(ctx workflow.Context, req contract.RolloutRequest)
 	}{
-		UpdateRolloutPause:  {r.admitPause, r.pause},
-		UpdateRolloutResume: {r.admitResume, r.resume},
-		UpdateRolloutAbort:  {r.admitAbort, r.abort},
+		contract.UpdateRolloutPause:  {r.admitPause, r.pause},
+		contract.UpdateRolloutResume: {r.admitResume, r.resume},
+		contract.UpdateRolloutAbort:  {r.admitAbort, r.abort},
 	}
-	for _, name := range []string{UpdateRolloutPause, UpdateRolloutResume, UpdateRolloutAbort} {
+	for _, name := range []string{contract.UpdateRolloutPause, contract.UpdateRolloutResume, contract.UpdateRolloutAbort} {
 		h := handlers[name]
 		err := workflow.SetUpdateHandlerWithOptions(ctx, name,
-			func(ctx workflow.Context, req RolloutRequest) (RolloutStatus, error) {
+			func(ctx workflow.Context, req contract.RolloutRequest) (contract.RolloutStatus, error) {
 				if err := h.admit(); err != nil {
-					return RolloutStatus{}, err
+					return contract.RolloutStatus{}, err
 				}
 				h.apply(ctx, req)
 				r.show(ctx)
 				return r.status(ctx), nil
 			},
-			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req RolloutRequest) error { return h.admit() }})
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req contract.RolloutRequest) error { return h.admit() }})
 		if err != nil {
 			return err
 		}
@@ -51,14 +40,14 @@ func (r *rollout) register(ctx workflow.Context) error {
 }
 
 func (r *rollout) admitPause() error {
-	if r.s.Phase != PhaseRunning {
+	if r.s.Phase != contract.PhaseRunning {
 		return notAllowed("rollout is %s; only a Running rollout can be paused", r.s.Phase)
 	}
 	return nil
 }
 
 func (r *rollout) admitResume() error {
-	if r.s.Phase != PhasePaused && r.s.Phase != PhaseStopped {
+	if r.s.Phase != contract.PhasePaused && r.s.Phase != contract.PhaseStopped {
 		return notAllowed("rollout is %s; only a Paused or Stopped rollout can be resumed", r.s.Phase)
 	}
 	return nil
@@ -71,23 +60,23 @@ func (r *rollout) admitAbort() error {
 	return nil
 }
 
-func (r *rollout) pause(ctx workflow.Context, req RolloutRequest) {
-	r.s.Phase, r.s.Reason = PhasePaused, decided("paused", req)
+func (r *rollout) pause(ctx workflow.Context, req contract.RolloutRequest) {
+	r.s.Phase, r.s.Reason = contract.PhasePaused, decided("paused", req)
 }
 
 // resume goes on; after a stop, the failed instances are retried first, in the current batch.
-func (r *rollout) resume(ctx workflow.Context, req RolloutRequest) {
+func (r *rollout) resume(ctx workflow.Context, req contract.RolloutRequest) {
 	for i := range r.s.Instances {
-		if in := &r.s.Instances[i]; in.Status == RolloutFailed {
-			in.Status, in.Retry, in.Batch = RolloutPending, true, min(r.s.Batch, r.s.Batches)
+		if in := &r.s.Instances[i]; in.Status == contract.RolloutFailed {
+			in.Status, in.Retry, in.Batch = contract.RolloutPending, true, min(r.s.Batch, r.s.Batches)
 		}
 	}
 	r.s.Failures = 0
-	r.s.Phase, r.s.Reason = PhaseRunning, ""
+	r.s.Phase, r.s.Reason = contract.PhaseRunning, ""
 }
 
 // abort ends the rollout; deploys in flight run to their end on their instances.
-func (r *rollout) abort(ctx workflow.Context, req RolloutRequest) {
+func (r *rollout) abort(ctx workflow.Context, req contract.RolloutRequest) {
 	r.s.Phase, r.s.Reason = PhaseAborted, decided("aborted", req)
 	if r.inFlight > 0 {
 		var refs []string
@@ -100,7 +89,7 @@ func (r *rollout) abort(ctx workflow.Context, req RolloutRequest) {
 	}
 }
 
-func decided(what string, req RolloutRequest) string {
+func decided(what string, req contract.RolloutRequest) string {
 	s := what
 	if req.Actor != "" {
 		s += " by " + req.Actor

@@ -34,12 +34,12 @@ func newRolloutEnv(t *testing.T, actions []contract.RolloutAction) (*testsuite.T
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
 	f := &fleetSim{env: env, fail: map[string]bool{}, busy: map[string]int{}, byID: map[string]string{}}
-	env.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: workflows.RolloutWorkflowName})
+	env.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: contract.RolloutWorkflowName})
 	env.RegisterActivityWithOptions(func(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
 		return contract.RolloutPlan{Stack: spec.Stack, Head: "abc", Actions: append([]contract.RolloutAction(nil), actions...)}, nil
 	}, activity.RegisterOptions{Name: contract.ActPlanRollout})
 	env.RegisterActivityWithOptions(f.deploy, activity.RegisterOptions{Name: contract.ActRolloutDeploy})
-	env.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: workflows.NotifyWorkflowName})
+	env.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: contract.NotifyWorkflowName})
 	env.RegisterActivityWithOptions(func(context.Context, notify.Event) ([]string, error) { return []string{"hook"}, nil },
 		activity.RegisterOptions{Name: contract.ActMatchSinks})
 	env.RegisterActivityWithOptions(func(_ context.Context, in contract.DeliverInput) error {
@@ -55,9 +55,9 @@ func newRolloutEnv(t *testing.T, actions []contract.RolloutAction) (*testsuite.T
 		}
 		ref := f.startedBy(info.ActivityID)
 		env.RegisterDelayedCallback(func() {
-			d := contract.RolloutInstanceDone{Ref: parseTestRef(ref), Result: workflows.ResultSucceeded, State: "Deployed", Ready: "True"}
+			d := contract.RolloutInstanceDone{Ref: parseTestRef(ref), Result: contract.ResultSucceeded, State: "Deployed", Ready: "True"}
 			if f.fail[ref] {
-				d = contract.RolloutInstanceDone{Ref: parseTestRef(ref), Result: workflows.ResultFailed, State: "DeploymentFailed",
+				d = contract.RolloutInstanceDone{Ref: parseTestRef(ref), Result: contract.ResultFailed, State: "DeploymentFailed",
 					Ready: "False", Error: "at step tf-apply: boom"}
 			}
 			env.SignalWorkflow(contract.SignalRolloutInstance, d)
@@ -116,9 +116,9 @@ func TestRolloutRunsBatchesInOrderAndCountsReplicas(t *testing.T) {
 		st := queryRollout(t, env)
 		seen = append(seen, fmt.Sprintf("%d/%d/%d", st.Ready, st.Updated, st.Total))
 	}, 1500*time.Millisecond)
-	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: contract.RolloutSpec{ID: "r1", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	env.ExecuteWorkflow(contract.RolloutWorkflowName, contract.RolloutInput{Spec: contract.RolloutSpec{ID: "r1", Stack: "web", BatchSize: 2, MaxFailures: 1}})
 	require.NoError(t, env.GetWorkflowError())
-	var st workflows.RolloutStatus
+	var st contract.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, workflows.PhaseCompleted, st.Phase)
 	require.Equal(t, 3, st.Batches)
@@ -140,19 +140,19 @@ func TestRolloutRunsBatchesInOrderAndCountsReplicas(t *testing.T) {
 func TestRolloutStopsAtMaxFailuresAndResumeRetriesTheFailed(t *testing.T) {
 	env, f := newRolloutEnv(t, updates(4))
 	f.fail["acme/web-1"] = true
-	var stopped workflows.RolloutStatus
+	var stopped contract.RolloutStatus
 	env.RegisterDelayedCallback(func() {
 		stopped = *queryRollout(t, env)
 		f.fail["acme/web-1"] = false // the operator fixed it
-		env.UpdateWorkflow(workflows.UpdateRolloutResume, "u1", &updateCallbacks{t: t}, workflows.RolloutRequest{Actor: "ann"})
+		env.UpdateWorkflow(contract.UpdateRolloutResume, "u1", &updateCallbacks{t: t}, contract.RolloutRequest{Actor: "ann"})
 	}, time.Minute)
-	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: contract.RolloutSpec{ID: "r2", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	env.ExecuteWorkflow(contract.RolloutWorkflowName, contract.RolloutInput{Spec: contract.RolloutSpec{ID: "r2", Stack: "web", BatchSize: 2, MaxFailures: 1}})
 	require.NoError(t, env.GetWorkflowError())
-	require.Equal(t, workflows.PhaseStopped, stopped.Phase)
+	require.Equal(t, contract.PhaseStopped, stopped.Phase)
 	require.Contains(t, stopped.Reason, "acme/web-1")
 	require.Equal(t, 1, stopped.Updated, "web-0 was updated, web-1 failed, batch 2 never started")
 	inBatches(t, f.sent, []string{"acme/web-0", "acme/web-1"}, []string{"acme/web-1"}, []string{"acme/web-2", "acme/web-3"})
-	var st workflows.RolloutStatus
+	var st contract.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, workflows.PhaseCompleted, st.Phase)
 	require.Equal(t, 4, st.Ready)
@@ -161,9 +161,9 @@ func TestRolloutStopsAtMaxFailuresAndResumeRetriesTheFailed(t *testing.T) {
 func TestRolloutRetriesABusyInstanceInALaterBatch(t *testing.T) {
 	env, f := newRolloutEnv(t, updates(2))
 	f.busy["acme/web-0"] = 1
-	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: contract.RolloutSpec{ID: "r3", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	env.ExecuteWorkflow(contract.RolloutWorkflowName, contract.RolloutInput{Spec: contract.RolloutSpec{ID: "r3", Stack: "web", BatchSize: 2, MaxFailures: 1}})
 	require.NoError(t, env.GetWorkflowError())
-	var st workflows.RolloutStatus
+	var st contract.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, []string{"acme/web-1", "acme/web-0"}, f.sent, "never queued behind the running operation")
 	require.Equal(t, 2, st.Batches, "a batch was added for it")
@@ -173,17 +173,17 @@ func TestRolloutRetriesABusyInstanceInALaterBatch(t *testing.T) {
 
 func TestRolloutPauseAfterBatchWaitsForResumeAndAbortEnds(t *testing.T) {
 	env, f := newRolloutEnv(t, updates(4))
-	var paused workflows.RolloutStatus
+	var paused contract.RolloutStatus
 	env.RegisterDelayedCallback(func() {
 		paused = *queryRollout(t, env)
-		env.UpdateWorkflow(workflows.UpdateRolloutAbort, "u1", &updateCallbacks{t: t}, workflows.RolloutRequest{Actor: "ann", Reason: "enough"})
+		env.UpdateWorkflow(contract.UpdateRolloutAbort, "u1", &updateCallbacks{t: t}, contract.RolloutRequest{Actor: "ann", Reason: "enough"})
 	}, time.Hour)
-	env.ExecuteWorkflow(workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: contract.RolloutSpec{ID: "r4", Stack: "web",
+	env.ExecuteWorkflow(contract.RolloutWorkflowName, contract.RolloutInput{Spec: contract.RolloutSpec{ID: "r4", Stack: "web",
 		BatchSize: 2, MaxFailures: 1, PauseAfter: true}})
 	require.NoError(t, env.GetWorkflowError())
-	require.Equal(t, workflows.PhasePaused, paused.Phase)
+	require.Equal(t, contract.PhasePaused, paused.Phase)
 	require.Equal(t, 2, paused.Batch)
-	var st workflows.RolloutStatus
+	var st contract.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, workflows.PhaseAborted, st.Phase)
 	require.Equal(t, "aborted by ann: enough", st.Reason)
@@ -220,10 +220,10 @@ func batchesOf(acts []contract.RolloutAction) []int {
 	return out
 }
 
-func queryRollout(t *testing.T, env *testsuite.TestWorkflowEnvironment) *workflows.RolloutStatus {
-	v, err := env.QueryWorkflow(workflows.QueryStatus)
+func queryRollout(t *testing.T, env *testsuite.TestWorkflowEnvironment) *contract.RolloutStatus {
+	v, err := env.QueryWorkflow(contract.QueryStatus)
 	require.NoError(t, err)
-	var st workflows.RolloutStatus
+	var st contract.RolloutStatus
 	require.NoError(t, v.Get(&st))
 	return &st
 }

@@ -3,10 +3,10 @@ package workflows_test
 import (
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // sqlVisibilityKeywordLimit is how many Keyword attributes SQL visibility (SQLite, PostgreSQL,
@@ -15,7 +15,7 @@ const sqlVisibilityKeywordLimit = 10
 
 func TestSearchAttributesFitSQLVisibility(t *testing.T) {
 	keywords := 0
-	for _, k := range workflows.SearchAttributes {
+	for _, k := range contract.SearchAttributes {
 		if k.GetValueType() == enumspb.INDEXED_VALUE_TYPE_KEYWORD {
 			keywords++
 		}
@@ -24,12 +24,12 @@ func TestSearchAttributesFitSQLVisibility(t *testing.T) {
 }
 
 func TestSearchAttributeTypesSpellTheDeclaredList(t *testing.T) {
-	require.Len(t, workflows.SearchAttributeTypes, len(workflows.SearchAttributes), "names are unique")
-	require.Equal(t, "Keyword", workflows.SearchAttributeTypes["InstanceState"])
-	require.Equal(t, "Bool", workflows.SearchAttributeTypes["InstanceGated"])
-	require.Equal(t, "Bool", workflows.SearchAttributeTypes["InstanceAwaitingApproval"])
-	for _, k := range workflows.SearchAttributes {
-		typ, err := enumspb.IndexedValueTypeFromString(workflows.SearchAttributeTypes[k.GetName()])
+	require.Len(t, contract.SearchAttributeTypes, len(contract.SearchAttributes), "names are unique")
+	require.Equal(t, "Keyword", contract.SearchAttributeTypes["InstanceState"])
+	require.Equal(t, "Bool", contract.SearchAttributeTypes["InstanceGated"])
+	require.Equal(t, "Bool", contract.SearchAttributeTypes["InstanceAwaitingApproval"])
+	for _, k := range contract.SearchAttributes {
+		typ, err := enumspb.IndexedValueTypeFromString(contract.SearchAttributeTypes[k.GetName()])
 		require.NoError(t, err, k.GetName())
 		require.Equal(t, k.GetValueType(), typ, k.GetName())
 	}

@@ -15,12 +15,12 @@ func TestMayApprove(t *testing.T) {
 	person := func(name string, groups ...string) identity.Actor {
 		return identity.Actor{Kind: identity.Person, Issuer: "https://idp", Subject: name, Name: name, Groups: groups}
 	}
-	platform := &ApprovalWait{Required: &policy.Requirement{Groups: []string{"platform-admins"}, Count: 1}}
-	alice := &ApprovalWait{Required: &policy.Requirement{Groups: []string{"user:alice"}, Count: 1}}
-	legacy := &ApprovalWait{Approvers: []string{"alice"}}
+	platform := &contract.ApprovalWait{Required: &policy.Requirement{Groups: []string{"platform-admins"}, Count: 1}}
+	alice := &contract.ApprovalWait{Required: &policy.Requirement{Groups: []string{"user:alice"}, Count: 1}}
+	legacy := &contract.ApprovalWait{Approvers: []string{"alice"}}
 	for _, tc := range []struct {
 		who  identity.Actor
-		w    *ApprovalWait
+		w    *contract.ApprovalWait
 		want bool
 	}{
 		{person("carol", "platform-admins"), platform, true},
@@ -31,7 +31,7 @@ func TestMayApprove(t *testing.T) {
 		{identity.Actor{}, platform, false},
 		{person("alice"), legacy, true},
 		{person("mallory"), legacy, false},
-		{person("anyone"), &ApprovalWait{}, false}, // a wait from before that names no approvers shows its plan to no one here
+		{person("anyone"), &contract.ApprovalWait{}, false}, // a wait from before that names no approvers shows its plan to no one here
 	} {
 		assert.Equal(t, tc.want, mayApprove(tc.who, tc.w), "%s on %+v", tc.who, tc.w.Required)
 	}
@@ -39,12 +39,12 @@ func TestMayApprove(t *testing.T) {
 
 func TestRedactApprovalsKeepsWhoMustApproveNotThePlan(t *testing.T) {
 	hash := "3f9c2a1b7d0e5f4a3f9c2a1b7d0e5f4a3f9c2a1b7d0e5f4a3f9c2a1b7d0e5f4a"
-	st := Status{
-		Approval: &ApprovalWait{OpID: "3-e", Hash: hash, What: "terraform plan: 1 to destroy", Why: "replaces aws_db_instance.main",
+	st := contract.Status{
+		Approval: &contract.ApprovalWait{OpID: "3-e", Hash: hash, What: "terraform plan: 1 to destroy", Why: "replaces aws_db_instance.main",
 			Plan:     &contract.PlanSummary{Destroy: 1, Resources: []contract.ResourceChange{{Address: "aws_db_instance.main", Actions: []string{"delete"}}}},
 			Required: &policy.Requirement{Groups: []string{"platform-admins"}, Count: 1}, Deadline: time.Unix(100, 0)},
-		ApprovalLog: []ApprovalRecord{{Hash: hash, Event: approvalAwaiting, Reason: "replaces aws_db_instance.main"}, {Hash: hash, Event: "approved", Actor: "carol", Reason: "fine"}},
-		Operation: &OperationStatus{Plan: &contract.PlanSummary{Destroy: 1}, Steps: []StepRecord{{Name: contract.TFPlan, Detail: "0 to add, 0 to change, 1 to destroy"},
+		ApprovalLog: []contract.ApprovalRecord{{Hash: hash, Event: approvalAwaiting, Reason: "replaces aws_db_instance.main"}, {Hash: hash, Event: "approved", Actor: "carol", Reason: "fine"}},
+		Operation: &contract.OperationStatus{Plan: &contract.PlanSummary{Destroy: 1}, Steps: []contract.StepRecord{{Name: contract.TFPlan, Detail: "0 to add, 0 to change, 1 to destroy"},
 			{Name: contract.Validate, Detail: "stack db"}}},
 	}
 	redactApprovals(&st)

@@ -14,11 +14,8 @@ import (
 // set at start, and current details that follow the running step. Neither is a command, so
 // both are safe for running histories.
 
-// InstanceSummary is the instance workflow's static summary.
-func InstanceSummary(ref contract.Ref) string { return "instance " + ref.String() }
-
 // pipelineSummary is a pipeline's static summary: what it does, to what, from where.
-func pipelineSummary(ref contract.Ref, op *Operation) string {
+func pipelineSummary(ref contract.Ref, op *contract.Operation) string {
 	s := fmt.Sprintf("%s %s from %s (operation %s, attempt %d", op.Kind, ref, op.From, op.ID, op.Attempt)
 	if op.ConfigYAML != "" {
 		s += ", new config"
@@ -27,7 +24,7 @@ func pipelineSummary(ref contract.Ref, op *Operation) string {
 }
 
 // stepDetails is a pipeline's current details while a step runs or after it ended.
-func stepDetails(in PipelineInput, rec StepRecord) string {
+func stepDetails(in contract.PipelineInput, rec contract.StepRecord) string {
 	return fmt.Sprintf("%s %s: step %s %s (attempt %d) since %s", in.Operation, in.Ref, rec.Name, rec.Status,
 		rec.Attempt, stamp(rec.StartedAt))
 }
@@ -40,9 +37,9 @@ func (e *entity) details() string {
 		w := e.s.Approval
 		return fmt.Sprintf("%s: %s %s awaits approval by %s until %s (approvers see the plan with slipway status %s)",
 			e.s.State, op.Kind, op.ID, w.Awaited(), stamp(w.Deadline), e.s.Ref)
-	case op != nil && op.Result == ResultRunning && op.Step != "":
+	case op != nil && op.Result == contract.ResultRunning && op.Step != "":
 		return fmt.Sprintf("%s: %s %s at step %s (attempt %d)", e.s.State, op.Kind, op.ID, op.Step, op.Attempt)
-	case op != nil && op.Result == ResultRunning:
+	case op != nil && op.Result == contract.ResultRunning:
 		return fmt.Sprintf("%s: %s %s starting (attempt %d)", e.s.State, op.Kind, op.ID, op.Attempt)
 	case e.s.State.Failed() && op != nil && op.Failure != nil:
 		return fmt.Sprintf("%s at step %s: %s", e.s.State, op.Failure.Step, op.Failure.Error)

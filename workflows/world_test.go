@@ -19,7 +19,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 var ref = contract.Ref{Tenant: "acme", Name: "web"}
@@ -279,24 +278,24 @@ type request struct {
 	name   string
 	arg    any
 	at     time.Duration // send this long after the previous request was sent (0: after it ended)
-	result workflows.OperationResult
-	status workflows.Status // the result of a refresh
-	err    error            // rejection or update error
-	arm    func()           // runs when this request has ended, before the next is sent
-	accept func()           // runs when this request is accepted
+	result contract.OperationResult
+	status contract.Status // the result of a refresh
+	err    error           // rejection or update error
+	arm    func()          // runs when this request has ended, before the next is sent
+	accept func()          // runs when this request is accepted
 }
 
-func op(kind lifecycle.Operation, req workflows.OperationRequest) *request {
+func op(kind lifecycle.Operation, req contract.OperationRequest) *request {
 	return &request{name: string(kind), arg: req}
 }
 
-func decision(d lifecycle.Decision, req workflows.DecisionRequest) *request {
+func decision(d lifecycle.Decision, req contract.DecisionRequest) *request {
 	return &request{name: string(d), arg: req}
 }
 
 // run starts the instance and sends the requests one after another; it returns
 // when the workflow ends (it is cancelled after the last request unless it closed).
-func (w *world) run(settings workflows.Settings, reqs ...*request) {
+func (w *world) run(settings contract.Settings, reqs ...*request) {
 	i := 0
 	var next func()
 	next = func() {
@@ -321,7 +320,7 @@ func (w *world) run(settings workflows.Settings, reqs ...*request) {
 		}, r.arg)
 	}
 	w.env.RegisterDelayedCallback(next, time.Millisecond)
-	w.env.ExecuteWorkflow(workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref, Settings: settings})
+	w.env.ExecuteWorkflow(contract.InstanceWorkflowName, contract.InstanceInput{Ref: ref, Settings: settings})
 	require.True(w.t, w.env.IsWorkflowCompleted())
 }
 
@@ -335,12 +334,12 @@ func (w *world) ended(r *request, next func()) {
 func (r *request) setResult(v any, err error) {
 	r.err = err
 	switch res := v.(type) {
-	case workflows.OperationResult:
+	case contract.OperationResult:
 		r.result = res
-	case workflows.Status:
+	case contract.Status:
 		r.status = res
 	case interface{ Get(valuePtr ...any) error }:
-		if r.name == workflows.UpdateRefresh {
+		if r.name == contract.UpdateRefresh {
 			_ = res.Get(&r.status)
 			return
 		}
@@ -357,10 +356,10 @@ func (w *world) send(r *request, id string) {
 	}, r.arg)
 }
 
-func (w *world) status(output string) workflows.Status {
-	v, err := w.env.QueryWorkflow(workflows.QueryStatus, workflows.StatusRequest{Output: output})
+func (w *world) status(output string) contract.Status {
+	v, err := w.env.QueryWorkflow(contract.QueryStatus, contract.StatusRequest{Output: output})
 	require.NoError(w.t, err)
-	var st workflows.Status
+	var st contract.Status
 	require.NoError(w.t, v.Get(&st))
 	return st
 }

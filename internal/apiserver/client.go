@@ -17,7 +17,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/tracing"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Client is the CLI's side of the API: the same calls as internal/client, sent to `slipway
@@ -116,7 +115,7 @@ func (c *Client) Whoami(ctx context.Context) (identity.Actor, error) {
 }
 
 // Submit sends an operation; the server prechecks it as the CLI does and answers once a worker accepted it.
-func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (Accepted, error) {
+func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req contract.OperationRequest, requestID string) (Accepted, error) {
 	var out Accepted
 	name := string(op)
 	if op == lifecycle.OpProvision {
@@ -126,18 +125,18 @@ func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Oper
 }
 
 // Decide sends retry, resolve or abandon.
-func (c *Client) Decide(ctx context.Context, ref contract.Ref, d lifecycle.Decision, req workflows.DecisionRequest, requestID string) (Accepted, error) {
+func (c *Client) Decide(ctx context.Context, ref contract.Ref, d lifecycle.Decision, req contract.DecisionRequest, requestID string) (Accepted, error) {
 	var out Accepted
 	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/decisions/"+string(d), DecisionBody{RequestID: requestID, Request: req}, &out)
 }
 
 // Wait long-polls the request's end, calling progress with the status after each poll.
-func (c *Client) Wait(ctx context.Context, ref contract.Ref, requestID string, progress func(*workflows.Status)) (workflows.OperationResult, error) {
+func (c *Client) Wait(ctx context.Context, ref contract.Ref, requestID string, progress func(*contract.Status)) (contract.OperationResult, error) {
 	for {
 		var st RequestState
 		path := fmt.Sprintf("%s/requests/%s?wait=%s", instPath(ref), url.PathEscape(requestID), maxWait)
 		if err := c.do(ctx, http.MethodGet, path, nil, &st); err != nil {
-			return workflows.OperationResult{}, err
+			return contract.OperationResult{}, err
 		}
 		if progress != nil && st.Status != nil {
 			progress(st.Status)
@@ -149,39 +148,39 @@ func (c *Client) Wait(ctx context.Context, ref contract.Ref, requestID string, p
 }
 
 // Approval sends approve or reject.
-func (c *Client) Approval(ctx context.Context, ref contract.Ref, verb string, req workflows.ApprovalRequest) (workflows.ApprovalResult, error) {
-	var out workflows.ApprovalResult
+func (c *Client) Approval(ctx context.Context, ref contract.Ref, verb string, req contract.ApprovalRequest) (contract.ApprovalResult, error) {
+	var out contract.ApprovalResult
 	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/approvals/"+url.PathEscape(verb), req, &out)
 }
 
 // Gate sends gate-add, gate-remove or cancel and returns the gates after it.
-func (c *Client) Gate(ctx context.Context, ref contract.Ref, update string, req workflows.GateRequest) ([]workflows.Gate, error) {
+func (c *Client) Gate(ctx context.Context, ref contract.Ref, update string, req contract.GateRequest) ([]contract.Gate, error) {
 	path := instPath(ref) + "/cancel"
 	switch update {
-	case workflows.UpdateGateAdd:
+	case contract.UpdateGateAdd:
 		path = instPath(ref) + "/gates/add"
-	case workflows.UpdateGateRemove:
+	case contract.UpdateGateRemove:
 		path = instPath(ref) + "/gates/remove"
 	}
-	var out []workflows.Gate
+	var out []contract.Gate
 	return out, c.do(ctx, http.MethodPost, path, req, &out)
 }
 
 // Status reads the instance's status as the signed-in person may see it.
-func (c *Client) Status(ctx context.Context, ref contract.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
+func (c *Client) Status(ctx context.Context, ref contract.Ref, req contract.StatusRequest) (*contract.Status, error) {
 	q := url.Values{}
 	for k, v := range map[string]string{"output": req.Output, "app": req.App, "cluster": req.Cluster, "resource": req.Resource} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	var st workflows.Status
+	var st contract.Status
 	return &st, c.do(ctx, http.MethodGet, instPath(ref)+"/status?"+q.Encode(), nil, &st)
 }
 
 // Refresh asks the instance to observe its app now.
-func (c *Client) Refresh(ctx context.Context, ref contract.Ref) (*workflows.Status, error) {
-	var st workflows.Status
+func (c *Client) Refresh(ctx context.Context, ref contract.Ref) (*contract.Status, error) {
+	var st contract.Status
 	return &st, c.do(ctx, http.MethodPost, instPath(ref)+"/refresh", nil, &st)
 }
 
@@ -192,8 +191,8 @@ func (c *Client) Secrets(ctx context.Context, ref contract.Ref) (map[string]stri
 }
 
 // SweepDrift runs a drift sweep now and waits for it.
-func (c *Client) SweepDrift(ctx context.Context, scope contract.DriftScope) (workflows.DriftSweepResult, error) {
-	var out workflows.DriftSweepResult
+func (c *Client) SweepDrift(ctx context.Context, scope contract.DriftScope) (contract.DriftSweepResult, error) {
+	var out contract.DriftSweepResult
 	return out, c.do(ctx, http.MethodPost, "/v1/drift/check", scope, &out)
 }
 
@@ -220,8 +219,8 @@ func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) (c
 }
 
 // ControlRollout pauses, resumes or aborts a rollout.
-func (c *Client) ControlRollout(ctx context.Context, id, update string, req workflows.RolloutRequest) (*workflows.RolloutStatus, error) {
-	var out workflows.RolloutStatus
+func (c *Client) ControlRollout(ctx context.Context, id, update string, req contract.RolloutRequest) (*contract.RolloutStatus, error) {
+	var out contract.RolloutStatus
 	return &out, c.do(ctx, http.MethodPost, "/v1/rollouts/"+url.PathEscape(id)+"/"+url.PathEscape(update), req, &out)
 }
 

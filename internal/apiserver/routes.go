@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // The API's bodies. The token is the actor: what a request says of its sender (its actor field)
@@ -22,13 +21,13 @@ import (
 type (
 	// OperationBody is POST .../operations/{op} (create deploy plan archive destroy deprovision).
 	OperationBody struct {
-		RequestID string                     `json:"requestId,omitempty"`
-		Request   workflows.OperationRequest `json:"request"`
+		RequestID string                    `json:"requestId,omitempty"`
+		Request   contract.OperationRequest `json:"request"`
 	}
 	// DecisionBody is POST .../decisions/{decision} (retry resolve abandon).
 	DecisionBody struct {
-		RequestID string                    `json:"requestId,omitempty"`
-		Request   workflows.DecisionRequest `json:"request"`
+		RequestID string                   `json:"requestId,omitempty"`
+		Request   contract.DecisionRequest `json:"request"`
 	}
 	// Accepted answers an operation or decision a worker accepted.
 	Accepted struct {
@@ -38,9 +37,9 @@ type (
 	}
 	// RequestState answers GET .../requests/{id}: Result once Done, and the status now.
 	RequestState struct {
-		Done   bool                       `json:"done"`
-		Result *workflows.OperationResult `json:"result,omitempty"`
-		Status *workflows.Status          `json:"status,omitempty"`
+		Done   bool                      `json:"done"`
+		Result *contract.OperationResult `json:"result,omitempty"`
+		Status *contract.Status          `json:"status,omitempty"`
 	}
 	// DriftScheduleBody is POST /v1/drift/schedules.
 	DriftScheduleBody struct {
@@ -179,7 +178,7 @@ func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request
 		return 0, nil, err
 	}
 	c := Check{Actor: a, Operation: string(d), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
-	if st, err := s.o.Client.Status(ctx, ref, workflows.StatusRequest{}); err == nil {
+	if st, err := s.o.Client.Status(ctx, ref, contract.StatusRequest{}); err == nil {
 		c.State, c.Stack = string(st.State), st.Stack
 	}
 	if err := s.denial(ctx, c, h); err != nil {
@@ -213,7 +212,7 @@ func (s *Server) request(ctx context.Context, _ identity.Actor, r *http.Request)
 	default:
 		return 0, nil, err
 	}
-	if out.Status, err = s.o.Client.Status(ctx, ref, workflows.StatusRequest{}); err != nil {
+	if out.Status, err = s.o.Client.Status(ctx, ref, contract.StatusRequest{}); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, out, nil
@@ -228,14 +227,14 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 	if verb != contract.VerbApprove && verb != contract.VerbReject {
 		return 0, nil, badRequest("%q: not approve or reject", verb)
 	}
-	var req workflows.ApprovalRequest
+	var req contract.ApprovalRequest
 	if err := decode(r, &req); err != nil {
 		return 0, nil, err
 	}
 	// Until every approval is checked against its attested approver, the approver an approval
 	// names is the verified person, never what the request says.
 	req.Actor, req.Source = a.Name, "api"
-	var res workflows.ApprovalResult
+	var res contract.ApprovalResult
 	err = s.bounded(ctx, func(ctx context.Context) (err error) {
 		res, err = s.o.Client.Approval(ctx, ref, verb, req, "")
 		return err
@@ -252,29 +251,29 @@ func (s *Server) gate(ctx context.Context, _ identity.Actor, r *http.Request) (i
 	if err != nil {
 		return 0, nil, err
 	}
-	var req workflows.GateRequest
+	var req contract.GateRequest
 	if err := decode(r, &req); err != nil {
 		return 0, nil, err
 	}
-	update := workflows.UpdateCancel
+	update := contract.UpdateCancel
 	switch r.PathValue("verb") {
 	case "":
 	case "add":
-		update = workflows.UpdateGateAdd
+		update = contract.UpdateGateAdd
 		if err := gates.CheckTimeout(req.Name, req.Timeout); err != nil {
 			return 0, nil, badRequest("timeout: %v", err)
 		}
 	case "remove":
-		update = workflows.UpdateGateRemove
+		update = contract.UpdateGateRemove
 	default:
 		return 0, nil, badRequest("%q: not add or remove", r.PathValue("verb"))
 	}
-	if update != workflows.UpdateCancel {
+	if update != contract.UpdateCancel {
 		if err := gates.Check(req.Name); err != nil {
 			return 0, nil, badRequest("name: %v", err)
 		}
 	}
-	var gs []workflows.Gate
+	var gs []contract.Gate
 	err = s.bounded(ctx, func(ctx context.Context) (err error) {
 		gs, err = s.o.Client.Gate(ctx, ref, update, req)
 		return err
@@ -283,7 +282,7 @@ func (s *Server) gate(ctx context.Context, _ identity.Actor, r *http.Request) (i
 		return 0, nil, err
 	}
 	if gs == nil {
-		gs = []workflows.Gate{}
+		gs = []contract.Gate{}
 	}
 	return http.StatusOK, gs, nil
 }
@@ -296,11 +295,11 @@ func (s *Server) status(ctx context.Context, _ identity.Actor, r *http.Request) 
 		return 0, nil, err
 	}
 	q := r.URL.Query()
-	req := workflows.StatusRequest{Output: q.Get("output"), App: q.Get("app"), Cluster: q.Get("cluster"), Resource: q.Get("resource")}
+	req := contract.StatusRequest{Output: q.Get("output"), App: q.Get("app"), Cluster: q.Get("cluster"), Resource: q.Get("resource")}
 	if req.Output == "" {
-		req.Output = workflows.OutputSummary
+		req.Output = contract.OutputSummary
 	}
-	if !workflows.ValidOutput(req.Output) {
+	if !contract.ValidOutput(req.Output) {
 		return 0, nil, badRequest("output: %q is not one of summary, all, detail, rsync", req.Output)
 	}
 	st, err := s.o.Client.Status(ctx, ref, req)
@@ -315,7 +314,7 @@ func (s *Server) refresh(ctx context.Context, _ identity.Actor, r *http.Request)
 	if err != nil {
 		return 0, nil, err
 	}
-	var st *workflows.Status
+	var st *contract.Status
 	err = s.bounded(ctx, func(ctx context.Context) (err error) {
 		st, err = s.o.Client.Refresh(ctx, ref)
 		return err
@@ -354,7 +353,7 @@ func (s *Server) secrets(ctx context.Context, a identity.Actor, r *http.Request)
 	if s.o.Secrets == nil {
 		return 0, nil, errors.New("this slipway server has no secret store configured (--store-pg-conn or --state-dir)")
 	}
-	st, err := s.o.Client.Status(ctx, ref, workflows.StatusRequest{})
+	st, err := s.o.Client.Status(ctx, ref, contract.StatusRequest{})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -449,11 +448,11 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	verb := r.PathValue("verb")
 	switch verb {
-	case workflows.UpdateRolloutPause, workflows.UpdateRolloutResume, workflows.UpdateRolloutAbort:
+	case contract.UpdateRolloutPause, contract.UpdateRolloutResume, contract.UpdateRolloutAbort:
 	default:
 		return 0, nil, badRequest("%q: not pause, resume or abort", verb)
 	}
-	var req workflows.RolloutRequest
+	var req contract.RolloutRequest
 	if err := decode(r, &req); err != nil {
 		return 0, nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/sdk/converter"
 
 	"github.com/slipway-dev/slipway/internal/attest"
@@ -121,7 +123,7 @@ type Forge struct {
 // FromEnv reads the worker's settings from the environment.
 func FromEnv() Config {
 	cfg := Config{
-		TaskQueue:      envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue),
+		TaskQueue:      envOr("SLIPWAY_TASK_QUEUE", contract.DefaultTaskQueue),
 		GitOpsRepo:     os.Getenv("SLIPWAY_GITOPS_REPO"),
 		StateDir:       os.Getenv("SLIPWAY_STATE_DIR"),
 		Terraform:      os.Getenv("SLIPWAY_TERRAFORM"),

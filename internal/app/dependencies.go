@@ -7,14 +7,13 @@ import (
 	slipclient "github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // dependencies reads the instances stacks depend on, as the CLI would.
 type dependencies struct{ c *slipclient.Client }
 
 func (d dependencies) Instance(ctx context.Context, ref contract.Ref) (*contract.DependencyInstance, error) {
-	st, err := d.c.Status(ctx, ref, workflows.StatusRequest{})
+	st, err := d.c.Status(ctx, ref, contract.StatusRequest{})
 	var nf *slipclient.NotFoundError
 	if errors.As(err, &nf) {
 		return nil, nil
@@ -39,7 +38,7 @@ func (d dependencies) Users(ctx context.Context, ref contract.Ref) ([]contract.R
 func (d dependencies) Plan(ctx context.Context, ref contract.Ref, configYAML, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
-	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor}
+	req := contract.OperationRequest{ConfigYAML: configYAML, Actor: actor}
 	_, err := d.c.Submit(ctx, ref, lifecycle.OpPlan, req, requestID)
 	return refusal(err)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // fleet is activities.Fleet on Temporal: visibility lists the watched instances with the
@@ -42,7 +41,7 @@ func (f fleet) Watched(ctx context.Context, taskQueue string) ([]activities.Watc
 				continue
 			}
 			w := activities.WatchedInstance{Ref: ref}
-			if p := ex.GetSearchAttributes().GetIndexedFields()[workflows.SAAppObserved.GetName()]; p != nil {
+			if p := ex.GetSearchAttributes().GetIndexedFields()[contract.SAAppObserved.GetName()]; p != nil {
 				// Search attributes are plain JSON, never run through the payload codec.
 				_ = converter.GetDefaultDataConverter().FromPayload(p, &w.Fingerprint)
 			}
@@ -72,7 +71,7 @@ func watchedQuery(taskQueue string) string {
 		}
 	}
 	return fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND TaskQueue = '%s' AND %s IN (%s)",
-		workflows.InstanceWorkflowName, taskQueue, workflows.SAInstanceState.GetName(), strings.Join(states, ", "))
+		contract.InstanceWorkflowName, taskQueue, contract.SAInstanceState.GetName(), strings.Join(states, ", "))
 }
 
 // refOf reads TENANT/NAME back from an instance workflow ID; labels never contain "/".

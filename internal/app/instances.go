@@ -12,7 +12,6 @@ import (
 	slipclient "github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // instances is activities.Instances over the slipway client: visibility lists, the status
@@ -32,7 +31,7 @@ func (i instances) List(ctx context.Context, stack, tenant string) ([]contract.L
 }
 
 func (i instances) Deployed(ctx context.Context, ref contract.Ref) (string, string, error) {
-	st, err := i.c.Status(ctx, ref, workflows.StatusRequest{})
+	st, err := i.c.Status(ctx, ref, contract.StatusRequest{})
 	if err != nil {
 		return "", "", err
 	}
@@ -48,7 +47,7 @@ func (i instances) Deployed(ctx context.Context, ref contract.Ref) (string, stri
 func (i instances) Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
-	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Rollout: rollout}
+	req := contract.OperationRequest{ConfigYAML: configYAML, Actor: actor, Rollout: rollout}
 	_, err := i.c.Submit(ctx, ref, lifecycle.OpDeploy, req, requestID)
 	return refusal(err)
 }
@@ -56,7 +55,7 @@ func (i instances) Deploy(ctx context.Context, ref contract.Ref, configYAML, rol
 func (i instances) Retry(ctx context.Context, ref contract.Ref, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
-	req := workflows.DecisionRequest{Actor: actor, Reason: "rollout resumed: retry its failed deploy"}
+	req := contract.DecisionRequest{Actor: actor, Reason: "rollout resumed: retry its failed deploy"}
 	_, err := i.c.Decide(ctx, ref, lifecycle.DecisionRetry, req, requestID)
 	return refusal(err)
 }
@@ -81,7 +80,7 @@ func refusal(err error) error {
 }
 
 func (i instances) CheckDrift(ctx context.Context, ref contract.Ref, actor, requestID string) (contract.DriftOutput, error) {
-	out, err := i.c.CheckDrift(ctx, ref, workflows.DriftRequest{Actor: actor}, requestID)
+	out, err := i.c.CheckDrift(ctx, ref, contract.DriftRequest{Actor: actor}, requestID)
 	var failed *temporal.ApplicationError
 	if errors.As(err, &failed) {
 		// The check ran and failed (a locked state, say): asking again with the same request ID

@@ -26,10 +26,10 @@ func StartObserver(ctx context.Context, c client.Client, taskQueue string, acts 
 		interval = DefaultObserveInterval
 	}
 	id := contract.ObserverWorkflowID(taskQueue, l.Connection())
-	_, err := c.SignalWithStartWorkflow(ctx, id, workflows.SignalObserverConfig, workflows.ObserverConfig{Interval: interval},
+	_, err := c.SignalWithStartWorkflow(ctx, id, contract.SignalObserverConfig, contract.ObserverConfig{Interval: interval},
 		client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE},
-		workflows.ObserverWorkflowName, workflows.ObserverInput{Interval: interval})
+		contract.ObserverWorkflowName, workflows.ObserverInput{Interval: interval})
 	if err != nil {
 		return "", fmt.Errorf("start the deployer observer %s: %w", id, err)
 	}

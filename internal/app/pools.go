@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
@@ -14,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/tracing"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // pools reads the registered worker pools from their registry workflows' memos.
@@ -31,9 +32,9 @@ func (p pools) Pools(ctx context.Context) ([]controlplane.Pool, error) {
 // starting it on base if it is not running: the record outlives every worker of the pool.
 func RegisterPool(ctx context.Context, c client.Client, base string, cfg Config) error {
 	p := controlplane.Pool{Name: cfg.ControlPlane, Self: cfg.Self, TaskQueue: controlplane.TaskQueue(base, cfg.ControlPlane), Mirror: cfg.ForgeMirror}
-	_, err := c.SignalWithStartWorkflow(ctx, workflows.ControlPlaneWorkflowID(p.Name), workflows.SignalRegisterPool, p,
-		client.StartWorkflowOptions{ID: workflows.ControlPlaneWorkflowID(p.Name), TaskQueue: base,
-			StaticSummary: "worker pool " + p.Name}, workflows.ControlPlaneWorkflowName, p)
+	_, err := c.SignalWithStartWorkflow(ctx, contract.ControlPlaneWorkflowID(p.Name), contract.SignalRegisterPool, p,
+		client.StartWorkflowOptions{ID: contract.ControlPlaneWorkflowID(p.Name), TaskQueue: base,
+			StaticSummary: "worker pool " + p.Name}, contract.ControlPlaneWorkflowName, p)
 	if err != nil {
 		return fmt.Errorf("register control plane %s: %w", p.Name, err)
 	}
@@ -81,7 +82,7 @@ func Interceptors(cfg Config) ([]interceptor.WorkerInterceptor, error) {
 		dc = codec.DataConverter(keys)
 	}
 	ics := []interceptor.WorkerInterceptor{attest.WorkerInterceptor(k, attest.WithPayloads(dc),
-		attest.ExemptScheduled(workflows.DriftSweepWorkflowName))}
+		attest.ExemptScheduled(contract.DriftSweepWorkflowName))}
 	if cfg.Tracing {
 		// Outermost, so a refused request still has its span.
 		ics = append([]interceptor.WorkerInterceptor{tracing.WorkerInterceptor()}, ics...)

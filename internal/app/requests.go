@@ -12,7 +12,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/nameclaim"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // acceptWait bounds one wait for an instance to accept a request; it stays under the
@@ -35,7 +34,7 @@ type requests struct{ c *slipclient.Client }
 func (r requests) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, configYAML, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
-	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Confirm: op == lifecycle.OpDeprovision}
+	req := contract.OperationRequest{ConfigYAML: configYAML, Actor: actor, Confirm: op == lifecycle.OpDeprovision}
 	var err error
 	if op == lifecycle.OpProvision {
 		// As the CLI does: a name another instance holds is refused before anything is sent.
@@ -54,7 +53,7 @@ func (r requests) Adopt(ctx context.Context, ref contract.Ref, configYAML, commi
 	if err := r.c.CheckNames(ctx, ref); err != nil {
 		return refusal(err)
 	}
-	req := workflows.OperationRequest{ConfigYAML: configYAML, Actor: actor, Adopt: commit}
+	req := contract.OperationRequest{ConfigYAML: configYAML, Actor: actor, Adopt: commit}
 	h, err := r.c.Submit(ctx, ref, lifecycle.OpProvision, req, requestID)
 	if err != nil {
 		return refusal(err)
@@ -65,7 +64,7 @@ func (r requests) Adopt(ctx context.Context, ref contract.Ref, configYAML, commi
 	if err != nil {
 		return refusal(err)
 	}
-	if res.Result == workflows.ResultFailed && res.Failure != nil {
+	if res.Result == contract.ResultFailed && res.Failure != nil {
 		return &activities.RefusedError{Err: fmt.Errorf("%s: create failed at step %s: %s", ref, res.Failure.Step, res.Failure.Error)}
 	}
 	return nil
@@ -75,7 +74,7 @@ func (r requests) Adopt(ctx context.Context, ref contract.Ref, configYAML, commi
 func (r requests) Approve(ctx context.Context, cmd contract.ApprovalCommand, source, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
-	req := workflows.ApprovalRequest{Plan: cmd.Plan, Actor: cmd.Commenter, Reason: cmd.Reason, Source: source, MR: cmd.MR}
+	req := contract.ApprovalRequest{Plan: cmd.Plan, Actor: cmd.Commenter, Reason: cmd.Reason, Source: source, MR: cmd.MR}
 	_, err := r.c.Approval(ctx, cmd.Ref, cmd.Verb, req, requestID)
 	return refusal(err)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -255,18 +257,18 @@ func Register(r worker.Registry, acts *activities.Activities) error {
 
 // RegisterWorkflows registers the entity, validation and pipeline workflows.
 func RegisterWorkflows(r worker.WorkflowRegistry) {
-	r.RegisterWorkflowWithOptions(workflows.InstanceWorkflow, workflow.RegisterOptions{Name: workflows.InstanceWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.ValidateConfigWorkflow, workflow.RegisterOptions{Name: workflows.ValidateWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.DeliveryWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: workflows.DeliveryBatchWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.NameClaimWorkflow, workflow.RegisterOptions{Name: workflows.NameClaimWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: workflows.ObserverWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: workflows.RolloutWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.RolloutPlanWorkflow, workflow.RegisterOptions{Name: workflows.RolloutPlanWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: workflows.DriftSweepWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: workflows.NotifyWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.ControlPlaneWorkflow, workflow.RegisterOptions{Name: workflows.ControlPlaneWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.ResourceStatesWorkflow, workflow.RegisterOptions{Name: workflows.ResourceStatesWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.InstanceWorkflow, workflow.RegisterOptions{Name: contract.InstanceWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.ValidateConfigWorkflow, workflow.RegisterOptions{Name: contract.ValidateWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.DeliveryWorkflow, workflow.RegisterOptions{Name: contract.DeliveryWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: contract.DeliveryBatchWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.NameClaimWorkflow, workflow.RegisterOptions{Name: contract.NameClaimWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: contract.ObserverWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: contract.RolloutWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.RolloutPlanWorkflow, workflow.RegisterOptions{Name: contract.RolloutPlanWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: contract.DriftSweepWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: contract.NotifyWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.ControlPlaneWorkflow, workflow.RegisterOptions{Name: contract.ControlPlaneWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.ResourceStatesWorkflow, workflow.RegisterOptions{Name: contract.ResourceStatesWorkflowName})
 	pipelines := map[lifecycle.Operation]any{
 		lifecycle.OpProvision:   workflows.ProvisionPipeline,
 		lifecycle.OpDeploy:      workflows.DeployPipeline,
@@ -276,6 +278,6 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 		lifecycle.OpDeprovision: workflows.DeprovisionPipeline,
 	}
 	for _, op := range lifecycle.AllOperations {
-		r.RegisterWorkflowWithOptions(pipelines[op], workflow.RegisterOptions{Name: workflows.PipelineName(op)})
+		r.RegisterWorkflowWithOptions(pipelines[op], workflow.RegisterOptions{Name: contract.PipelineName(op)})
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) approveCmd() *cobra.Command {
@@ -31,7 +30,7 @@ approvers listed in approval.approvers may approve, when a list is set. Recorded
 			if err := approval.CheckHash(plan); err != nil {
 				return usageErr("--plan: %v", err)
 			}
-			return g.sendApproval(cmd, args[0], contract.VerbApprove, workflows.ApprovalRequest{Plan: plan, Reason: reason})
+			return g.sendApproval(cmd, args[0], contract.VerbApprove, contract.ApprovalRequest{Plan: plan, Reason: reason})
 		},
 	}
 	cmd.Flags().StringVar(&plan, "plan", "", "the hash of the plan you approve (at least 7 of its first hex digits)")
@@ -54,7 +53,7 @@ func (g *globals) rejectCmd() *cobra.Command {
 					return usageErr("--plan: %v", err)
 				}
 			}
-			return g.sendApproval(cmd, args[0], contract.VerbReject, workflows.ApprovalRequest{Plan: plan, Reason: reason})
+			return g.sendApproval(cmd, args[0], contract.VerbReject, contract.ApprovalRequest{Plan: plan, Reason: reason})
 		},
 	}
 	cmd.Flags().StringVar(&plan, "plan", "", "the hash of the plan you reject; refused if another plan waits")
@@ -62,7 +61,7 @@ func (g *globals) rejectCmd() *cobra.Command {
 	return cmd
 }
 
-func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflows.ApprovalRequest) error {
+func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req contract.ApprovalRequest) error {
 	req.Actor, req.Source = g.actor, "cli"
 	ref, err := parseRef(arg)
 	if err != nil {
@@ -91,7 +90,7 @@ func (g *globals) sendApproval(cmd *cobra.Command, arg, verb string, req workflo
 }
 
 // writeApproval shows what an operation waits on: the plan, its hash and how to approve it.
-func writeApproval(w io.Writer, ref string, a *workflows.ApprovalWait, now time.Time) {
+func writeApproval(w io.Writer, ref string, a *contract.ApprovalWait, now time.Time) {
 	if a.Redacted {
 		// The instance shows the plan only to who may approve it.
 		fmt.Fprintf(w, "awaiting approval by %s, waiting %s, until %s\n", a.Awaited(), age(now, a.Since), a.Deadline.UTC().Format(time.RFC3339))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A deploy whose plan deleted or replaced resources says so when --wait ends and in status, as
@@ -18,17 +17,17 @@ func TestDeployAndStatusWarnOfDataLoss(t *testing.T) {
 	const warning = "possible data loss: 1 resource(s) deleted or replaced, and the data they hold with them: terraform_data.db\n"
 	var out bytes.Buffer
 	g := &globals{streams: Streams{Out: &out}}
-	g.printResult("acme/web", workflows.OperationResult{Kind: lifecycle.OpDeploy, Result: workflows.ResultSucceeded,
+	g.printResult("acme/web", contract.OperationResult{Kind: lifecycle.OpDeploy, Result: contract.ResultSucceeded,
 		State: lifecycle.Deployed, Plan: plan})
 	assert.Equal(t, "acme/web is Deployed (deploy succeeded)\n"+warning, out.String())
 
 	out.Reset()
-	g.printStatus(&workflows.Status{Name: "acme/web", State: lifecycle.Deployed,
-		Operation: &workflows.OperationStatus{Kind: lifecycle.OpDeploy, Result: workflows.ResultSucceeded, Plan: plan}})
+	g.printStatus(&contract.Status{Name: "acme/web", State: lifecycle.Deployed,
+		Operation: &contract.OperationStatus{Kind: lifecycle.OpDeploy, Result: contract.ResultSucceeded, Plan: plan}})
 	assert.Contains(t, out.String(), warning)
 
 	out.Reset()
-	g.printResult("acme/web", workflows.OperationResult{Kind: lifecycle.OpDeploy, Result: workflows.ResultSucceeded,
+	g.printResult("acme/web", contract.OperationResult{Kind: lifecycle.OpDeploy, Result: contract.ResultSucceeded,
 		State: lifecycle.Deployed, Plan: &contract.PlanSummary{Change: 1}})
 	assert.NotContains(t, out.String(), "data loss", "an in-place change loses nothing")
 }

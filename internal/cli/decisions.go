@@ -3,11 +3,12 @@ package cli
 import (
 	"context"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) decisionCmd(name, short string) *cobra.Command {
@@ -23,7 +24,7 @@ func (g *globals) decisionCmd(name, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := workflows.DecisionRequest{Actor: g.actor, Reason: reason, ForceUnlock: lockID, SkipHook: skipHook, AcceptRender: acceptRender}
+			req := contract.DecisionRequest{Actor: g.actor, Reason: reason, ForceUnlock: lockID, SkipHook: skipHook, AcceptRender: acceptRender}
 			if acceptRender && (to != "" || lockID != "" || skipHook) {
 				return usageErr("--accept-render resumes the failed operation; it goes with neither --to, --force-unlock nor --skip-hook")
 			}

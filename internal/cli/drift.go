@@ -12,7 +12,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) driftCmd() *cobra.Command {
@@ -33,7 +32,7 @@ next deploy clears it. --remediate deploy sends a drifted instance a normal depl
 type drifter interface {
 	ScheduleDrift(ctx context.Context, id string, every time.Duration, scope contract.DriftScope) error
 	Unschedule(ctx context.Context, id string) error
-	SweepDrift(ctx context.Context, scope contract.DriftScope) (workflows.DriftSweepResult, error)
+	SweepDrift(ctx context.Context, scope contract.DriftScope) (contract.DriftSweepResult, error)
 }
 
 // withDrift runs fn with the server's client when --server is set, else with a Temporal client.
@@ -207,7 +206,7 @@ func writeDriftList(out io.Writer, items []client.DriftItem, loc *time.Location)
 }
 
 // writeDriftSweep prints a sweep's outcome per instance and the totals.
-func writeDriftSweep(out io.Writer, res workflows.DriftSweepResult) {
+func writeDriftSweep(out io.Writer, res contract.DriftSweepResult) {
 	for _, o := range res.Instances {
 		line := fmt.Sprintf("%-24s %s", o.Ref, o.Outcome)
 		if len(o.Resources) > 0 {

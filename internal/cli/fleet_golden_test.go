@@ -7,7 +7,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func ref(tenant, name string) contract.Ref { return contract.Ref{Tenant: tenant, Name: name} }
@@ -35,15 +34,15 @@ func TestGoldenRolloutPlan(t *testing.T) {
 }
 
 func TestGoldenRolloutStatus(t *testing.T) {
-	st := &workflows.RolloutStatus{ID: "rollout/r-1", Ready: 1, Updated: 2, Total: 3, RolloutState: workflows.RolloutState{
-		Spec: contract.RolloutSpec{ID: "r-1", Stack: "example"}, Phase: workflows.PhaseStopped, Batch: 1, Batches: 2, Failures: 1,
+	st := &contract.RolloutStatus{ID: "rollout/r-1", Ready: 1, Updated: 2, Total: 3, RolloutState: contract.RolloutState{
+		Spec: contract.RolloutSpec{ID: "r-1", Stack: "example"}, Phase: contract.PhaseStopped, Batch: 1, Batches: 2, Failures: 1,
 		Reason: "1 instance(s) failed (--max-failures 1): acme/web-1; fix them, then resume (failed ones are retried) or abort",
-		Instances: []workflows.RolloutInstance{
-			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-0"), Desired: "replicas=2", Batch: 1}, Status: workflows.RolloutUpdated},
-			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-1"), Desired: "replicas=2", Batch: 1}, Status: workflows.RolloutFailed,
+		Instances: []contract.RolloutInstance{
+			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-0"), Desired: "replicas=2", Batch: 1}, Status: contract.RolloutUpdated},
+			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-1"), Desired: "replicas=2", Batch: 1}, Status: contract.RolloutFailed,
 				Error: "DeploymentFailed 3-abc: at step tf-plan: state is locked"},
-			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-2"), Desired: "replicas=2", Batch: 2}, Status: workflows.RolloutPending},
-			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-3"), Ready: "True", Reason: contract.ReasonAtTarget}, Status: workflows.RolloutAtTarget},
+			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-2"), Desired: "replicas=2", Batch: 2}, Status: contract.RolloutPending},
+			{RolloutAction: contract.RolloutAction{Ref: ref("acme", "web-3"), Ready: "True", Reason: contract.ReasonAtTarget}, Status: contract.RolloutAtTarget},
 		}}}
 	st.Instances[0].Ready = "True"
 	var out bytes.Buffer
@@ -67,7 +66,7 @@ func TestGoldenDriftList(t *testing.T) {
 }
 
 func TestGoldenDriftSweep(t *testing.T) {
-	res := workflows.DriftSweepResult{Checked: 3, Drifted: 1, Instances: []contract.DriftInstanceOutput{
+	res := contract.DriftSweepResult{Checked: 3, Drifted: 1, Instances: []contract.DriftInstanceOutput{
 		{Ref: ref("acme", "web"), Outcome: contract.DriftFound, Resources: []string{"terraform_data.app (update)"}},
 		{Ref: ref("acme", "api"), Outcome: contract.DriftClean},
 		{Ref: ref("beta", "web"), Outcome: contract.DriftBusy, Message: "beta/web is busy: deploy 4-abc is running"},

@@ -11,7 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/gates"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) gateCmd() *cobra.Command {
@@ -26,9 +25,9 @@ waiting operation then fails as <Op>Failed, with nothing changed. slipway cancel
 	}
 	var timeout time.Duration
 	var reason string
-	add := g.gateUpdateCmd("add", workflows.UpdateGateAdd, "Set a gate (recorded with the actor)", &timeout, &reason)
+	add := g.gateUpdateCmd("add", contract.UpdateGateAdd, "Set a gate (recorded with the actor)", &timeout, &reason)
 	add.Flags().DurationVar(&timeout, "timeout", 0, "fail a waiting operation when the gate has not cleared after this long")
-	cmd.AddCommand(add, g.gateUpdateCmd("remove", workflows.UpdateGateRemove, "Remove a gate; a waiting operation goes on at once when it was the last", nil, &reason), g.gateListCmd())
+	cmd.AddCommand(add, g.gateUpdateCmd("remove", contract.UpdateGateRemove, "Remove a gate; a waiting operation goes on at once when it was the last", nil, &reason), g.gateListCmd())
 	return cmd
 }
 
@@ -41,7 +40,7 @@ func (g *globals) gateUpdateCmd(verb, update, short string, timeout *time.Durati
 			if err := gates.Check(args[1]); err != nil {
 				return usageErr("%v", err)
 			}
-			req := workflows.GateRequest{Name: args[1], Actor: g.actor, Reason: *reason}
+			req := contract.GateRequest{Name: args[1], Actor: g.actor, Reason: *reason}
 			if timeout != nil {
 				if err := gates.CheckTimeout(args[1], *timeout); err != nil {
 					return usageErr("--timeout: %v", err)
@@ -68,7 +67,7 @@ func (g *globals) gateListCmd() *cobra.Command {
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withInstance(cmd, args[0], func(ref contract.Ref, c *client.Client) error {
-				st, err := c.Status(cmd.Context(), ref, workflows.StatusRequest{})
+				st, err := c.Status(cmd.Context(), ref, contract.StatusRequest{})
 				if err != nil {
 					return err
 				}
@@ -91,11 +90,11 @@ instance goes to <Op>Failed with leftovers naming where it stopped, or back to i
 when nothing was changed yet. An operation waiting at the scheduling gates just ends.`,
 		Args: exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, _, err := g.gate(cmd, args[0], workflows.UpdateCancel, workflows.GateRequest{Actor: g.actor, Reason: reason})
+			ref, _, err := g.gate(cmd, args[0], contract.UpdateCancel, contract.GateRequest{Actor: g.actor, Reason: reason})
 			if err != nil {
 				return err
 			}
-			st, err := g.status(cmd.Context(), ref, workflows.StatusRequest{}, false)
+			st, err := g.status(cmd.Context(), ref, contract.StatusRequest{}, false)
 			if op := st.Operation; err == nil && op != nil && op.Cancel != nil && op.Cancel.For == "" {
 				g.printf("%s: stopping %s %s at a safe point (step %s); slipway status %s shows where it stopped\n",
 					ref, op.Kind, op.ID, op.Step, ref)
@@ -110,7 +109,7 @@ when nothing was changed yet. An operation waiting at the scheduling gates just 
 }
 
 // gate sends gate-add, gate-remove or cancel: through the server with --server, else on Temporal.
-func (g *globals) gate(cmd *cobra.Command, arg, update string, req workflows.GateRequest) (contract.Ref, []workflows.Gate, error) {
+func (g *globals) gate(cmd *cobra.Command, arg, update string, req contract.GateRequest) (contract.Ref, []contract.Gate, error) {
 	ref, err := parseRef(arg)
 	if err != nil {
 		return ref, nil, err
@@ -123,7 +122,7 @@ func (g *globals) gate(cmd *cobra.Command, arg, update string, req workflows.Gat
 		gs, err := api.Gate(cmd.Context(), ref, update, req)
 		return ref, gs, err
 	}
-	var gs []workflows.Gate
+	var gs []contract.Gate
 	err = g.withSignedClient(cmd, func(c *client.Client) error {
 		gs, err = c.Gate(cmd.Context(), ref, update, req)
 		return err
@@ -131,10 +130,10 @@ func (g *globals) gate(cmd *cobra.Command, arg, update string, req workflows.Gat
 	return ref, gs, err
 }
 
-func gateNames(gs []workflows.Gate) string { return client.GateNames(gs) }
+func gateNames(gs []contract.Gate) string { return client.GateNames(gs) }
 
 // writeGates prints the gates and how long an operation has waited at them.
-func writeGates(w io.Writer, st *workflows.Status, now time.Time) {
+func writeGates(w io.Writer, st *contract.Status, now time.Time) {
 	if wt := st.Waiting; wt != nil {
 		fmt.Fprintf(w, "%s waiting since %s (%s)\n", wt.Operation, wt.Since.UTC().Format(time.RFC3339), now.Sub(wt.Since).Round(time.Second))
 	}

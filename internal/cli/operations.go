@@ -11,7 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) createCmd() *cobra.Command {
@@ -33,7 +32,7 @@ func (g *globals) createCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.submit(cmd.Context(), ref, lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: yaml}, wait)
+			return g.submit(cmd.Context(), ref, lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: yaml}, wait)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "instance file (YAML: stack and parameters)")
@@ -57,7 +56,7 @@ func (g *globals) deployCmd() *cobra.Command {
 			if timeout < 0 {
 				return usageErr("--timeout: %s must not be negative", timeout)
 			}
-			req := workflows.OperationRequest{DeployTimeout: timeout}
+			req := contract.OperationRequest{DeployTimeout: timeout}
 			if file != "" {
 				if req.ConfigYAML, err = readConfig(file); err != nil {
 					return err
@@ -84,7 +83,7 @@ func (g *globals) simpleOpCmd(name, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.submit(cmd.Context(), ref, op, workflows.OperationRequest{}, wait)
+			return g.submit(cmd.Context(), ref, op, contract.OperationRequest{}, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
@@ -105,7 +104,7 @@ func (g *globals) deprovisionCmd() *cobra.Command {
 			if !yes {
 				return usageErr("--yes: deprovision of %s is final (infrastructure destroyed, config removed); confirm with --yes", ref)
 			}
-			return g.submit(cmd.Context(), ref, lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}, wait)
+			return g.submit(cmd.Context(), ref, lifecycle.OpDeprovision, contract.OperationRequest{Confirm: true}, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm: deprovision cannot be undone")
@@ -116,7 +115,7 @@ func (g *globals) deprovisionCmd() *cobra.Command {
 // submit checks the request against the instance, validates any config on a
 // worker, sends the update and, with wait, follows it to the end. With --server the
 // server does the same as the signed-in person.
-func (g *globals) submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req workflows.OperationRequest, wait bool) error {
+func (g *globals) submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req contract.OperationRequest, wait bool) error {
 	req.Actor = g.actor
 	api, err := g.api()
 	if err != nil {

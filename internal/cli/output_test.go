@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
@@ -16,11 +18,10 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/version"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // goldenStatus is an instance's status with nested objects, lists, maps and times.
-var goldenStatus = &workflows.Status{
+var goldenStatus = &contract.Status{
 	Name: "acme/shop", Tenant: "acme", Instance: "shop", Stack: "example", State: lifecycle.State("Deployed"),
 	Names:   &names.Names{Namespace: "acme-shop", Application: "acme-shop", Schema: "acme_shop"},
 	Allowed: []lifecycle.Operation{"deploy", "archive"}, Revision: "4f2a9c1", Deployed: "4f2a9c1",
@@ -28,7 +29,7 @@ var goldenStatus = &workflows.Status{
 		{Type: "Programmed", Status: "True", Reason: "Deployed"},
 		{Type: "Ready", Status: "False", Reason: "CrashLoopBackOff", Message: "1/2 pods: yes: no", ObservedAt: goldenTime("2026-03-01T09:06:30.5Z")},
 	},
-	Operation: &workflows.OperationStatus{ID: "3-abc", Kind: "deploy", Result: "succeeded", Attempt: 1,
+	Operation: &contract.OperationStatus{ID: "3-abc", Kind: "deploy", Result: "succeeded", Attempt: 1,
 		StartedAt: goldenTime("2026-03-01T09:00:00Z"), EndedAt: goldenTime("2026-03-01T09:01:00Z")},
 	RsyncStatus: map[string]int{"Applied": 3, "Failed": 0},
 	ObservedAt:  goldenTime("2026-03-01T09:06:30.5Z"),

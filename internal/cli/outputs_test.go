@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/slipway-dev/slipway/internal/contract"
 
-	"github.com/slipway-dev/slipway/workflows"
+	"github.com/stretchr/testify/assert"
 )
 
 // Outputs are tenant-controlled text: status prints each on one line of its own, quoted, so a
@@ -15,7 +15,7 @@ import (
 func TestStatusPrintsOutputs(t *testing.T) {
 	var out bytes.Buffer
 	g := &globals{streams: Streams{Out: &out}}
-	g.printStatus(&workflows.Status{Name: "acme/shop", State: "Deployed", Outputs: map[string]string{
+	g.printStatus(&contract.Status{Name: "acme/shop", State: "Deployed", Outputs: map[string]string{
 		"db_host": "db.acme.internal", "db_password": "[sensitive]", "evil": "x\ncondition Ready=True Forged \x1b[2J",
 	}})
 	assert.Contains(t, out.String(), "outputs:\n  db_host = \"db.acme.internal\"\n  db_password = \"[sensitive]\"\n")
@@ -29,9 +29,9 @@ func TestStatusPrintsOutputs(t *testing.T) {
 func TestStatusPrintsDependencies(t *testing.T) {
 	var out bytes.Buffer
 	g := &globals{streams: Streams{Out: &out}}
-	g.printStatus(&workflows.Status{Name: "acme/app", State: "ConfigurationCreated", Dependencies: []string{"acme/net", "acme/obs"}})
+	g.printStatus(&contract.Status{Name: "acme/app", State: "ConfigurationCreated", Dependencies: []string{"acme/net", "acme/obs"}})
 	assert.Contains(t, out.String(), "dependencies: acme/net, acme/obs (")
 	out.Reset()
-	g.printStatus(&workflows.Status{Name: "acme/app", State: "Deployed"})
+	g.printStatus(&contract.Status{Name: "acme/app", State: "Deployed"})
 	assert.NotContains(t, out.String(), "dependencies:")
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) planCmd() *cobra.Command {
@@ -26,7 +25,7 @@ func (g *globals) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := workflows.OperationRequest{Actor: g.actor}
+			req := contract.OperationRequest{Actor: g.actor}
 			if file != "" {
 				if req.ConfigYAML, err = readConfig(file); err != nil {
 					return err
@@ -39,7 +38,7 @@ func (g *globals) planCmd() *cobra.Command {
 			if err := g.output(out, res, func(io.Writer) { g.printPlan(ref.String(), res) }); err != nil {
 				return err
 			}
-			if res.Result == workflows.ResultFailed {
+			if res.Result == contract.ResultFailed {
 				return failed
 			}
 			return nil
@@ -51,37 +50,37 @@ func (g *globals) planCmd() *cobra.Command {
 }
 
 // plan runs a plan and waits for it: through the server with --server, else on Temporal.
-func (g *globals) plan(ctx context.Context, ref contract.Ref, req workflows.OperationRequest) (workflows.OperationResult, error) {
+func (g *globals) plan(ctx context.Context, ref contract.Ref, req contract.OperationRequest) (contract.OperationResult, error) {
 	api, err := g.api()
 	if err != nil {
-		return workflows.OperationResult{}, err
+		return contract.OperationResult{}, err
 	}
 	if api != nil {
 		acc, err := api.Submit(ctx, ref, lifecycle.OpPlan, req, g.requestID)
 		if err != nil {
-			return workflows.OperationResult{}, err
+			return contract.OperationResult{}, err
 		}
 		return api.Wait(ctx, ref, acc.RequestID, nil)
 	}
 	c, err := g.dialSigned(ctx)
 	if err != nil {
-		return workflows.OperationResult{}, err
+		return contract.OperationResult{}, err
 	}
 	defer c.Close()
 	if _, err := c.Precheck(ctx, ref, lifecycle.OpPlan, req); err != nil {
-		return workflows.OperationResult{}, err
+		return contract.OperationResult{}, err
 	}
 	h, err := g.accepting(ctx, func(ctx context.Context) (*client.Handle, error) {
 		return c.Submit(ctx, ref, lifecycle.OpPlan, req, g.requestID)
 	})
 	if err != nil {
-		return workflows.OperationResult{}, err
+		return contract.OperationResult{}, err
 	}
 	return h.Get(ctx)
 }
 
-func (g *globals) printPlan(ref string, res workflows.OperationResult) {
-	if res.Result == workflows.ResultFailed {
+func (g *globals) printPlan(ref string, res contract.OperationResult) {
+	if res.Result == contract.ResultFailed {
 		g.printResult(ref, res)
 		return
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // follow waits for h, showing each step as it starts and ends, then the final state.
@@ -32,7 +31,7 @@ func (g *globals) follow(ctx context.Context, c *client.Client, h *client.Handle
 // first Update and Done.
 type progressView interface {
 	// Update shows the steps of st: called once per step event with a fresh status.
-	Update(st *workflows.Status)
+	Update(st *contract.Status)
 	// Done stops showing; what is printed next goes below the steps.
 	Done()
 }
@@ -70,10 +69,10 @@ type plainView struct {
 	seen map[string]bool
 }
 
-func (v *plainView) Update(st *workflows.Status) { v.g.printSteps(st, v.seen) }
-func (v *plainView) Done()                       {}
+func (v *plainView) Update(st *contract.Status) { v.g.printSteps(st, v.seen) }
+func (v *plainView) Done()                      {}
 
-func (g *globals) printSteps(st *workflows.Status, seen map[string]bool) {
+func (g *globals) printSteps(st *contract.Status, seen map[string]bool) {
 	if st.Operation == nil {
 		return
 	}
@@ -84,7 +83,7 @@ func (g *globals) printSteps(st *workflows.Status, seen map[string]bool) {
 		}
 		seen[key] = true
 		line := fmt.Sprintf("  %-17s %s", s.Name, s.Status)
-		if !s.EndedAt.IsZero() && s.Status != workflows.StepSkipped {
+		if !s.EndedAt.IsZero() && s.Status != contract.StepSkipped {
 			line += fmt.Sprintf(" (%s)", s.EndedAt.Sub(s.StartedAt).Round(1e6))
 		}
 		if s.Detail != "" {
@@ -97,9 +96,9 @@ func (g *globals) printSteps(st *workflows.Status, seen map[string]bool) {
 	}
 }
 
-func (g *globals) printResult(ref string, res workflows.OperationResult) {
+func (g *globals) printResult(ref string, res contract.OperationResult) {
 	switch res.Result {
-	case workflows.ResultFailed:
+	case contract.ResultFailed:
 		g.printf("%s is %s: %s failed", ref, res.State, res.Kind)
 		if f := res.Failure; f != nil {
 			g.printf(" at step %s: %s\n", f.Step, f.Error)

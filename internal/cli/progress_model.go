@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/slipway-dev/slipway/workflows"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // stepRow is one step of one attempt of one operation, as a progress display shows it.
@@ -23,7 +23,7 @@ type stepRow struct {
 func (r stepRow) key() string { return fmt.Sprintf("%s/%d/%s", r.Op, r.Attempt, r.Name) }
 
 // ended says whether the step has its final state; a row that ended never runs again.
-func (r stepRow) ended() bool { return r.State != workflows.StepRunning }
+func (r stepRow) ended() bool { return r.State != contract.StepRunning }
 
 // stepView folds status snapshots into step rows, one per operation, attempt and step name, in
 // the order the steps were first seen (the order they started). It draws nothing: renderers
@@ -35,7 +35,7 @@ type stepView struct {
 
 // update folds st into the rows and returns the indexes of the rows it added or changed, in
 // order. A snapshot never takes a row back from ended to running: the display only moves forward.
-func (v *stepView) update(st *workflows.Status) []int {
+func (v *stepView) update(st *contract.Status) []int {
 	if st == nil || st.Operation == nil {
 		return nil
 	}

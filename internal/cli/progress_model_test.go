@@ -7,25 +7,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
+	"github.com/slipway-dev/slipway/internal/contract"
 
-	"github.com/slipway-dev/slipway/workflows"
+	"github.com/stretchr/testify/require"
 )
 
 var stepT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func stepAt(d time.Duration) time.Time { return stepT0.Add(d) }
 
-func stepSnapshot(op string, attempt int, recs ...workflows.StepRecord) *workflows.Status {
-	return &workflows.Status{Operation: &workflows.OperationStatus{ID: op, Attempt: attempt, Result: workflows.ResultRunning, Steps: recs}}
+func stepSnapshot(op string, attempt int, recs ...contract.StepRecord) *contract.Status {
+	return &contract.Status{Operation: &contract.OperationStatus{ID: op, Attempt: attempt, Result: contract.ResultRunning, Steps: recs}}
 }
 
-func runningStep(name string, attempt int, started time.Duration) workflows.StepRecord {
-	return workflows.StepRecord{Name: name, Status: workflows.StepRunning, Attempt: attempt, StartedAt: stepAt(started)}
+func runningStep(name string, attempt int, started time.Duration) contract.StepRecord {
+	return contract.StepRecord{Name: name, Status: contract.StepRunning, Attempt: attempt, StartedAt: stepAt(started)}
 }
 
-func endedStep(name, status string, attempt int, started, end time.Duration, detail, err string) workflows.StepRecord {
-	return workflows.StepRecord{Name: name, Status: status, Attempt: attempt, StartedAt: stepAt(started), EndedAt: stepAt(end),
+func endedStep(name, status string, attempt int, started, end time.Duration, detail, err string) contract.StepRecord {
+	return contract.StepRecord{Name: name, Status: status, Attempt: attempt, StartedAt: stepAt(started), EndedAt: stepAt(end),
 		Detail: detail, Error: err}
 }
 
@@ -34,11 +34,11 @@ func endedStep(name, status string, attempt int, started, end time.Duration, det
 func TestStepViewFoldsSnapshotsIntoRows(t *testing.T) {
 	var v stepView
 	steps := []struct {
-		st      *workflows.Status
+		st      *contract.Status
 		changed []int
 		rows    []stepRow
 	}{{
-		st: &workflows.Status{}, // no operation: nothing to show
+		st: &contract.Status{}, // no operation: nothing to show
 	}, {
 		st:      stepSnapshot("op-1", 1, runningStep("fetch-config", 1, 0)),
 		changed: []int{0},

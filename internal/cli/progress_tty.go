@@ -6,10 +6,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
-
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // spinnerFrames turn once a second: the frame comes from the step's elapsed time, not from how
@@ -43,7 +43,7 @@ func newTTYView(now func() time.Time, opts ...mpb.ContainerOption) *ttyView {
 // Update adds a line for each step that started and finishes the lines of steps that ended.
 // New bars are added before others finish: mpb redraws at once when the last running bar
 // finishes, and a step handing over to the next is not that moment.
-func (v *ttyView) Update(st *workflows.Status) {
+func (v *ttyView) Update(st *contract.Status) {
 	if v.done {
 		return
 	}
@@ -63,7 +63,7 @@ func (v *ttyView) Update(st *workflows.Status) {
 		v.add(row)
 	}
 	for _, i := range finish {
-		if v.model.rows[i].State == workflows.StepFailed {
+		if v.model.rows[i].State == contract.StepFailed {
 			v.bars[i].Abort(false)
 		} else {
 			v.bars[i].SetTotal(1, true)
@@ -107,7 +107,7 @@ func (v *ttyView) Done() {
 func stepLine(r stepRow, now time.Time, stopped *time.Time) string {
 	var mark, when string
 	switch r.State {
-	case workflows.StepRunning:
+	case contract.StepRunning:
 		at := now
 		if stopped != nil {
 			at = *stopped
@@ -120,11 +120,11 @@ func stepLine(r stepRow, now time.Time, stopped *time.Time) string {
 		if stopped != nil {
 			mark = "·"
 		}
-	case workflows.StepDone:
+	case contract.StepDone:
 		mark, when = "✓", stepDuration(r)
-	case workflows.StepFailed:
+	case contract.StepFailed:
 		mark, when = "✗", stepDuration(r)
-	case workflows.StepSkipped:
+	case contract.StepSkipped:
 		mark, when = "–", "skipped"
 	default:
 		mark, when = "•", r.State

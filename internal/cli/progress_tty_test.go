@@ -9,10 +9,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 	"github.com/vbauerster/mpb/v8"
-
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // fakeClock is the time the display reads; mpb's goroutines read it while the test sets it.
@@ -129,23 +129,23 @@ func TestTTYViewDoneAbortsRunningSteps(t *testing.T) {
 func TestTTYViewWithoutStepsDrawsNothing(t *testing.T) {
 	w, clock := newFrameWriter(), newFakeClock(stepT0)
 	view, _ := newTestTTYView(w, clock)
-	view.Update(&workflows.Status{})
+	view.Update(&contract.Status{})
 	view.Done()
 	require.Empty(t, w.frames)
 }
 
 // stepLine draws one row at a moment: the spinner frame and elapsed time come from the clock.
 func TestStepLine(t *testing.T) {
-	row := stepRow{Op: "op-1", Name: "tf-apply", Attempt: 1, State: workflows.StepRunning, Started: stepT0}
+	row := stepRow{Op: "op-1", Name: "tf-apply", Attempt: 1, State: contract.StepRunning, Started: stepT0}
 	require.Equal(t, "  ⠋ tf-apply          0s", stepLine(row, stepT0.Add(-time.Second), nil)) // a clock behind the server's
 	require.Equal(t, "  ⠙ tf-apply          100ms", stepLine(row, stepAt(149*time.Millisecond), nil))
 	require.Equal(t, "  ⠏ tf-apply          1m2.9s", stepLine(row, stepAt(62940*time.Millisecond), nil))
 	stopped := stepAt(2 * time.Second)
 	require.Equal(t, "  · tf-apply          2s", stepLine(row, stepAt(time.Hour), &stopped))
-	row.State, row.Ended, row.Detail, row.Error, row.Attempt = workflows.StepDone, stepAt(1234*time.Millisecond), "applied", "", 3
+	row.State, row.Ended, row.Detail, row.Error, row.Attempt = contract.StepDone, stepAt(1234*time.Millisecond), "applied", "", 3
 	require.Equal(t, "  ✓ tf-apply #3       1.234s    applied", stepLine(row, stepAt(time.Hour), nil))
-	row.State, row.Detail, row.Error = workflows.StepFailed, "", "boom\n\tat line 3"
+	row.State, row.Detail, row.Error = contract.StepFailed, "", "boom\n\tat line 3"
 	require.Equal(t, "  ✗ tf-apply #3       1.234s    boom at line 3", stepLine(row, stepAt(time.Hour), nil))
-	row.State, row.Error = workflows.StepSkipped, ""
+	row.State, row.Error = contract.StepSkipped, ""
 	require.Equal(t, "  – tf-apply #3       skipped", stepLine(row, stepAt(time.Hour), nil))
 }

@@ -3,10 +3,11 @@ package cli
 import (
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // recreateCmd is BOSH's recreate: a deploy of the Deployed instance, as it is, whose app objects
@@ -27,7 +28,7 @@ func (g *globals) recreateCmd() *cobra.Command {
 			if timeout < 0 {
 				return usageErr("--timeout: %s must not be negative", timeout)
 			}
-			return g.submit(cmd.Context(), ref, lifecycle.OpDeploy, workflows.OperationRequest{DeployTimeout: timeout, Recreate: true}, wait)
+			return g.submit(cmd.Context(), ref, lifecycle.OpDeploy, contract.OperationRequest{DeployTimeout: timeout, Recreate: true}, wait)
 		},
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "deadline for the app to become Synced+Healthy (default: the instance's, 10m)")

@@ -13,7 +13,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // token is the ID token --server requests carry: SLIPWAY_TOKEN (for scripts and CI, as
@@ -95,9 +94,9 @@ func (g *globals) followAPI(ctx context.Context, api *apiserver.Client, ref cont
 }
 
 // finish prints an operation's end; a failed one exits 1.
-func (g *globals) finish(ref string, res workflows.OperationResult) error {
+func (g *globals) finish(ref string, res contract.OperationResult) error {
 	g.printResult(ref, res)
-	if res.Result == workflows.ResultFailed {
+	if res.Result == contract.ResultFailed {
 		return failed
 	}
 	return nil

@@ -11,7 +11,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) rolloutCmd() *cobra.Command {
@@ -26,9 +25,9 @@ when its deploy succeeded; ready/updated/total follow as ReadyReplicas/UpdatedRe
 The rollout stops when --max-failures instances failed; resume retries them.`,
 	}
 	cmd.AddCommand(g.rolloutPlanCmd(), g.rolloutStartCmd(), g.rolloutStatusCmd(), g.rolloutListCmd(),
-		g.rolloutControlCmd(workflows.UpdateRolloutPause, "Stop starting deploys; those in flight finish"),
-		g.rolloutControlCmd(workflows.UpdateRolloutResume, "Go on; after a stop, the failed instances are retried first"),
-		g.rolloutControlCmd(workflows.UpdateRolloutAbort, "End the rollout; deploys in flight finish on their instances"))
+		g.rolloutControlCmd(contract.UpdateRolloutPause, "Stop starting deploys; those in flight finish"),
+		g.rolloutControlCmd(contract.UpdateRolloutResume, "Go on; after a stop, the failed instances are retried first"),
+		g.rolloutControlCmd(contract.UpdateRolloutAbort, "End the rollout; deploys in flight finish on their instances"))
 	return cmd
 }
 
@@ -178,7 +177,7 @@ func (g *globals) rolloutStartCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				g.printf("rollout %s started (workflow %s): %s\n", spec.ID, workflows.RolloutWorkflowID(spec.ID), rolloutPlanLine(spec, plan))
+				g.printf("rollout %s started (workflow %s): %s\n", spec.ID, contract.RolloutWorkflowID(spec.ID), rolloutPlanLine(spec, plan))
 				if !wait {
 					return nil
 				}
@@ -189,7 +188,7 @@ func (g *globals) rolloutStartCmd() *cobra.Command {
 				if err := c.StartRollout(cmd.Context(), spec); err != nil {
 					return err
 				}
-				g.printf("rollout %s started (workflow %s): %s\n", spec.ID, workflows.RolloutWorkflowID(spec.ID), rolloutPlanLine(spec, plan))
+				g.printf("rollout %s started (workflow %s): %s\n", spec.ID, contract.RolloutWorkflowID(spec.ID), rolloutPlanLine(spec, plan))
 				if !wait {
 					return nil
 				}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // rolloutPlanLine sums an action list up in one line.
@@ -54,7 +53,7 @@ func writeRolloutPlan(out io.Writer, spec contract.RolloutSpec, plan contract.Ro
 }
 
 // writeRolloutStatus prints a rollout: its phase and counts, then each instance.
-func writeRolloutStatus(out io.Writer, st *workflows.RolloutStatus) {
+func writeRolloutStatus(out io.Writer, st *contract.RolloutStatus) {
 	fmt.Fprintf(out, "rollout %s of stack %s: %s\n", st.Spec.ID, st.Spec.Stack, rolloutLine(st))
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BATCH\tINSTANCE\tSTATUS\tREADY\tDESIRED\tNOTE")
@@ -73,7 +72,7 @@ func writeRolloutStatus(out io.Writer, st *workflows.RolloutStatus) {
 }
 
 // rolloutLine is the rollout's phase, batch and ready/updated/total.
-func rolloutLine(st *workflows.RolloutStatus) string {
+func rolloutLine(st *contract.RolloutStatus) string {
 	l := fmt.Sprintf("%s, batch %d/%d, ready/updated/total %d/%d/%d", st.Phase, min(st.Batch, st.Batches), st.Batches,
 		st.Ready, st.Updated, st.Total)
 	if st.Failures > 0 {
@@ -123,13 +122,13 @@ func (g *globals) rolloutStatusCmd() *cobra.Command {
 // followRollout prints each instance as it ends and each batch's counts; exit 1 when stopped.
 func (g *globals) followRollout(cmd *cobra.Command, c *client.Client, id string) error {
 	seen, last := map[string]string{}, ""
-	st, err := c.FollowRollout(cmd.Context(), id, func(st *workflows.RolloutStatus) bool {
+	st, err := c.FollowRollout(cmd.Context(), id, func(st *contract.RolloutStatus) bool {
 		for _, in := range st.Instances {
 			if seen[in.Ref.String()] == in.Status {
 				continue
 			}
 			seen[in.Ref.String()] = in.Status
-			if in.Status == workflows.RolloutUpdated || in.Status == workflows.RolloutFailed {
+			if in.Status == contract.RolloutUpdated || in.Status == contract.RolloutFailed {
 				g.printf("  batch %d  %-24s %s %s\n", in.Batch, in.Ref, in.Status, in.Error)
 			}
 		}
@@ -138,16 +137,16 @@ func (g *globals) followRollout(cmd *cobra.Command, c *client.Client, id string)
 			g.printf("rollout %s: %s\n", id, line)
 		}
 		// A stop or pause settles once the deploys already sent have ended.
-		return (st.Phase == workflows.PhaseStopped || st.Phase == workflows.PhasePaused) && st.InFlight == 0
+		return (st.Phase == contract.PhaseStopped || st.Phase == contract.PhasePaused) && st.InFlight == 0
 	})
 	if err != nil {
 		return err
 	}
 	switch st.Phase {
-	case workflows.PhaseStopped:
+	case contract.PhaseStopped:
 		g.printf("rollout %s stopped: fix the failed instances, then `slipway rollout resume %s` (or abort)\n", id, id)
 		return failed
-	case workflows.PhasePaused:
+	case contract.PhasePaused:
 		g.printf("rollout %s is paused: `slipway rollout resume %s` goes on\n", id, id)
 	}
 	return nil
@@ -190,7 +189,7 @@ func (g *globals) rolloutControlCmd(update, short string) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(1, "the rollout ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := workflows.RolloutRequest{Actor: g.actor, Reason: reason}
+			req := contract.RolloutRequest{Actor: g.actor, Reason: reason}
 			api, err := g.api()
 			if err != nil {
 				return err

@@ -16,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/version"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // globals are the flags every command shares.
@@ -47,7 +46,7 @@ func NewRoot(s Streams) *cobra.Command {
 	root.SetVersionTemplate("slipway {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.taskQueue, "task-queue", envOr("SLIPWAY_TASK_QUEUE", workflows.DefaultTaskQueue), "Temporal task queue of the slipway workers")
+	pf.StringVar(&g.taskQueue, "task-queue", envOr("SLIPWAY_TASK_QUEUE", contract.DefaultTaskQueue), "Temporal task queue of the slipway workers")
 	note := envOr("SLIPWAY_NOTE", envOr("SLIPWAY_ACTOR", defaultActor()))
 	pf.StringVar(&g.actor, "note", note, "a free-text note recorded with every request and decision (who asks is the signed-in person or the key holder, never this)")
 	// Not pflag's MarkDeprecated: its warning goes to stdout, into every --json a script reads.

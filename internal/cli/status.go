@@ -16,13 +16,12 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) statusCmd() *cobra.Command {
 	var refresh bool
 	var out *outputFormat
-	var req workflows.StatusRequest
+	var req contract.StatusRequest
 	cmd := &cobra.Command{
 		Use:   "status TENANT/NAME",
 		Short: "Show an instance's state, last operation, failure and leftovers, and resources (EMCO shape)",
@@ -43,7 +42,7 @@ func (g *globals) statusCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Output, "detail", workflows.OutputSummary, "how much to show (EMCO's summary, all, detail or rsync): all adds the logs, detail each resource's live metadata, spec and status, rsync what was rendered for each (metadata and spec)")
+	f.StringVar(&req.Output, "detail", contract.OutputSummary, "how much to show (EMCO's summary, all, detail or rsync): all adds the logs, detail each resource's live metadata, spec and status, rsync what was rendered for each (metadata and spec)")
 	f.StringVar(&req.App, "app", "", "only resources of this app")
 	f.StringVar(&req.Cluster, "cluster", "", "only resources on this cluster")
 	f.StringVar(&req.Resource, "resource", "", "only the resource with this name")
@@ -62,18 +61,18 @@ func (g *globals) statusCmd() *cobra.Command {
 	return cmd
 }
 
-func isDetail(s string) bool { return workflows.ValidOutput(s) }
+func isDetail(s string) bool { return contract.ValidOutput(s) }
 
 // status reads the status, after a refresh with refresh: through the server with --server (the
 // query then carries the person's attestation, and shows what they may see), else on Temporal.
-func (g *globals) status(ctx context.Context, ref contract.Ref, req workflows.StatusRequest, refresh bool) (*workflows.Status, error) {
+func (g *globals) status(ctx context.Context, ref contract.Ref, req contract.StatusRequest, refresh bool) (*contract.Status, error) {
 	api, err := g.api()
 	if err != nil {
 		return nil, err
 	}
 	type reader interface {
-		Refresh(ctx context.Context, ref contract.Ref) (*workflows.Status, error)
-		Status(ctx context.Context, ref contract.Ref, req workflows.StatusRequest) (*workflows.Status, error)
+		Refresh(ctx context.Context, ref contract.Ref) (*contract.Status, error)
+		Status(ctx context.Context, ref contract.Ref, req contract.StatusRequest) (*contract.Status, error)
 	}
 	var r reader = api
 	if api == nil {
@@ -104,7 +103,7 @@ func (g *globals) status(ctx context.Context, ref contract.Ref, req workflows.St
 	return st, nil
 }
 
-func (g *globals) printStatus(st *workflows.Status) {
+func (g *globals) printStatus(st *contract.Status) {
 	g.printf("%s: %s", st.Name, st.State)
 	if st.Stack != "" {
 		g.printf(" (stack %s)", st.Stack)
@@ -194,7 +193,7 @@ func (g *globals) printStatus(st *workflows.Status) {
 
 // printResources writes the resources grouped by app, then cluster (EMCO), each with its
 // statuses and, when the status carries them, its object's metadata, spec and status.
-func printResources(g *globals, apps []workflows.AppResources) {
+func printResources(g *globals, apps []contract.AppResources) {
 	for _, app := range apps {
 		g.printf("app %s:\n", app.App)
 		for _, cl := range app.Clusters {

@@ -9,7 +9,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // emcoResources are one instance's resources on two clusters, in the order a deployer lists
@@ -39,22 +38,22 @@ var emcoStates = []contract.ResourceState{
 }
 
 // emcoStatus is the status an output shows of emcoResources, as the query and the client make it.
-func emcoStatus(output string, req workflows.StatusRequest) *workflows.Status {
-	st := &workflows.Status{Name: "acme/shop", Tenant: "acme", Instance: "shop", Stack: "web", State: lifecycle.Deployed,
+func emcoStatus(output string, req contract.StatusRequest) *contract.Status {
+	st := &contract.Status{Name: "acme/shop", Tenant: "acme", Instance: "shop", Stack: "web", State: lifecycle.Deployed,
 		Deployer: "argocd", Conditions: []lifecycle.Condition{}}
-	picked := workflows.FilterResources(emcoResources, req)
-	st.RsyncStatus, st.ClusterStatus = workflows.Counts(picked)
-	if output != workflows.OutputSummary {
-		st.Resources = workflows.GroupResources(picked, output)
+	picked := contract.FilterResources(emcoResources, req)
+	st.RsyncStatus, st.ClusterStatus = contract.Counts(picked)
+	if output != contract.OutputSummary {
+		st.Resources = contract.GroupResources(picked, output)
 	}
-	if output == workflows.OutputRsync {
+	if output == contract.OutputRsync {
 		st.RsyncStatus, st.ClusterStatus = nil, nil
 	}
 	client.FillObjects(st, emcoStates, output)
 	return st
 }
 
-func printed(st *workflows.Status) []byte {
+func printed(st *contract.Status) []byte {
 	var out bytes.Buffer
 	g := &globals{streams: Streams{Out: &out}}
 	g.printStatus(st)
@@ -65,19 +64,19 @@ func printed(st *workflows.Status) []byte {
 // all groups by app, then cluster; detail adds each live object; rsync the rendered ones,
 // without status. No Secret value is printed.
 func TestStatusEMCOGolden(t *testing.T) {
-	for _, out := range []string{workflows.OutputSummary, workflows.OutputAll, workflows.OutputDetail, workflows.OutputRsync} {
+	for _, out := range []string{contract.OutputSummary, contract.OutputAll, contract.OutputDetail, contract.OutputRsync} {
 		t.Run(out, func(t *testing.T) {
-			st := emcoStatus(out, workflows.StatusRequest{Output: out})
+			st := emcoStatus(out, contract.StatusRequest{Output: out})
 			text, js := printed(st), render(t, formatJSON, st)
 			golden(t, "status-"+out+".txt", text)
 			golden(t, "status-"+out+".json", js)
 			require.NotContains(t, string(text)+string(js), "hunter2")
 		})
 	}
-	st := emcoStatus(workflows.OutputSummary, workflows.StatusRequest{})
+	st := emcoStatus(contract.OutputSummary, contract.StatusRequest{})
 	require.Equal(t, map[string]int{"Applied": 3, "Retrying": 2, "Terminated": 1}, st.RsyncStatus)
 	require.Equal(t, map[string]int{"Present": 3, "Unknown": 2, "NotPresent": 1}, st.ClusterStatus)
-	rsync := emcoStatus(workflows.OutputRsync, workflows.StatusRequest{})
+	rsync := emcoStatus(contract.OutputRsync, contract.StatusRequest{})
 	for _, cl := range rsync.Resources[0].Clusters {
 		for _, r := range cl.Resources {
 			require.Empty(t, r.Status, "rsync shows no status")
@@ -88,14 +87,14 @@ func TestStatusEMCOGolden(t *testing.T) {
 
 // The app and cluster filters narrow the counts and the resources alike.
 func TestStatusFilters(t *testing.T) {
-	st := emcoStatus(workflows.OutputAll, workflows.StatusRequest{Cluster: "edge-b"})
+	st := emcoStatus(contract.OutputAll, contract.StatusRequest{Cluster: "edge-b"})
 	require.Equal(t, map[string]int{"Retrying": 2}, st.RsyncStatus)
 	require.Equal(t, map[string]int{"Unknown": 2}, st.ClusterStatus)
 	require.Len(t, st.Resources, 1)
 	require.Len(t, st.Resources[0].Clusters, 1)
 	require.Equal(t, "edge-b", st.Resources[0].Clusters[0].Name)
-	require.Empty(t, emcoStatus(workflows.OutputAll, workflows.StatusRequest{App: "db"}).Resources)
-	st = emcoStatus(workflows.OutputAll, workflows.StatusRequest{App: "web", Cluster: "edge-a", Resource: "web"})
+	require.Empty(t, emcoStatus(contract.OutputAll, contract.StatusRequest{App: "db"}).Resources)
+	st = emcoStatus(contract.OutputAll, contract.StatusRequest{App: "web", Cluster: "edge-a", Resource: "web"})
 	require.Equal(t, map[string]int{"Applied": 1}, st.RsyncStatus)
 }
 

@@ -1,9 +1,8 @@
 package cli
 
 import (
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/spf13/cobra"
-
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func (g *globals) watchCmd() *cobra.Command {
@@ -28,7 +27,7 @@ succeeds or none is running, 1 when it fails.`,
 			}
 			defer c.Close()
 			view, watched := g.progressView(g.plain), false
-			st, err := c.Watch(cmd.Context(), ref, func(st *workflows.Status) {
+			st, err := c.Watch(cmd.Context(), ref, func(st *contract.Status) {
 				if !watched && st.Operation != nil {
 					g.printf("%s: %s %s (attempt %d)", ref, st.Operation.Kind, st.Operation.ID, st.Operation.Attempt)
 					if st.Operation.Actor != "" {
@@ -51,12 +50,12 @@ succeeds or none is running, 1 when it fails.`,
 				g.printf("\n")
 				return nil
 			}
-			res := workflows.OperationResult{State: st.State, Failure: st.Failure}
+			res := contract.OperationResult{State: st.State, Failure: st.Failure}
 			if op := st.Operation; op != nil {
 				res.OperationID, res.Kind, res.Result = op.ID, op.Kind, op.Result
 			}
 			g.printResult(ref.String(), res)
-			if res.Result == workflows.ResultFailed {
+			if res.Result == contract.ResultFailed {
 				return failed
 			}
 			return nil

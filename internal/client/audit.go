@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // AuditEntry is one recorded decision about a request to an instance (or one of its pipelines):
@@ -32,7 +31,7 @@ type AuditEntry struct {
 }
 
 // auditEntry turns an instance's audit record into an entry.
-func auditEntry(ref contract.Ref, rec workflows.AuditRecord) AuditEntry {
+func auditEntry(ref contract.Ref, rec contract.AuditRecord) AuditEntry {
 	e := AuditEntry{At: rec.At, Tenant: ref.Tenant, Instance: ref.String(), Decision: rec.Decision, Reason: rec.Reason,
 		PolicyHash: rec.PolicyHash, Request: rec.Request, Workflow: rec.Workflow, Actor: "-"}
 	// "update deploy", "signal approval-decision"; a pipeline's own records: "destroy <operation ID>".

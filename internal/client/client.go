@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
@@ -24,7 +26,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/statedir"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Client talks to one Temporal namespace and task queue.
@@ -256,7 +257,7 @@ func DialLazy(taskQueue string, opts ...Option) (*Client, error) {
 // New wraps an existing Temporal client.
 func New(c client.Client, taskQueue, namespace string) *Client {
 	if taskQueue == "" {
-		taskQueue = workflows.DefaultTaskQueue
+		taskQueue = contract.DefaultTaskQueue
 	}
 	return &Client{Temporal: c, TaskQueue: taskQueue, Namespace: namespace}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func genKey(t *testing.T, id string) string {
@@ -60,7 +59,7 @@ func TestAuditEntryNamesTheOperation(t *testing.T) {
 	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	for req, want := range map[string]string{"update deploy": "deploy", "signal approval-decision": "approval-decision",
 		"destroy 3-8f465cfde7": "destroy", "": ""} {
-		e := auditEntry(ref, workflows.AuditRecord{Request: req, Decision: workflows.AuditDenied})
+		e := auditEntry(ref, contract.AuditRecord{Request: req, Decision: contract.AuditDenied})
 		require.Equal(t, want, e.Operation, req)
 		require.Equal(t, "-", e.Actor, "a refused request has no verified actor")
 		require.Equal(t, "acme/web", e.Instance)

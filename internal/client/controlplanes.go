@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/slipway-dev/slipway/internal/controlplane"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // ControlPlanes lists the worker pools whose registry workflow runs, sorted by name. Each
 // record is asked for, not read from a memo: payloads are sealed by the codec.
 func (c *Client) ControlPlanes(ctx context.Context) ([]controlplane.Pool, error) {
-	q := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.ControlPlaneWorkflowName)
+	q := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", contract.ControlPlaneWorkflowName)
 	var out []controlplane.Pool
 	var token []byte
 	for {
@@ -24,7 +25,7 @@ func (c *Client) ControlPlanes(ctx context.Context) ([]controlplane.Pool, error)
 		}
 		for _, ex := range resp.Executions {
 			id := ex.GetExecution().GetWorkflowId()
-			v, err := c.Temporal.QueryWorkflow(ctx, id, "", workflows.QueryPool)
+			v, err := c.Temporal.QueryWorkflow(ctx, id, "", contract.QueryPool)
 			if err != nil {
 				return nil, fmt.Errorf("read control plane %s: %w", id, err)
 			}

@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // RecordDeliveries records a batch in one round trip that waits for no worker: one workflow
@@ -16,6 +15,6 @@ func (c *Client) RecordDeliveries(ctx context.Context, ds []contract.Delivery) e
 	_, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:        "deliveries/" + uuid.NewString(),
 		TaskQueue: c.TaskQueue,
-	}, workflows.DeliveryBatchWorkflowName, ds)
+	}, contract.DeliveryBatchWorkflowName, ds)
 	return err
 }

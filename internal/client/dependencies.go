@@ -9,14 +9,13 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Users are the running instances whose stack depends on ref (search attribute InstanceDependencies),
 // in the order visibility lists them.
 func (c *Client) Users(ctx context.Context, ref contract.Ref) ([]contract.Ref, error) {
 	q := fmt.Sprintf("WorkflowType = '%s' AND %s = '%s' AND ExecutionStatus = 'Running'",
-		workflows.InstanceWorkflowName, workflows.SAInstanceDependencies.GetName(), ref.String())
+		contract.InstanceWorkflowName, contract.SAInstanceDependencies.GetName(), ref.String())
 	var users []contract.Ref
 	var token []byte
 	for {

@@ -14,15 +14,14 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // CheckDrift has the instance run a drift check now and returns its verdict. A busy instance
 // refuses (RejectedError with Busy): the check never waits behind an operation.
-func (c *Client) CheckDrift(ctx context.Context, ref contract.Ref, req workflows.DriftRequest, requestID string) (contract.DriftOutput, error) {
+func (c *Client) CheckDrift(ctx context.Context, ref contract.Ref, req contract.DriftRequest, requestID string) (contract.DriftOutput, error) {
 	var out contract.DriftOutput
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: workflows.UpdateCheckDrift, UpdateID: requestID,
+		WorkflowID: contract.InstanceWorkflowID(ref), UpdateName: contract.UpdateCheckDrift, UpdateID: requestID,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
@@ -47,7 +46,7 @@ func (c *Client) ScheduleDrift(ctx context.Context, id string, every time.Durati
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
 		Memo:    map[string]any{"scope": scope},
 		Action: &client.ScheduleWorkflowAction{
-			ID: "drift-sweep/" + id, Workflow: workflows.DriftSweepWorkflowName, Args: []any{scope},
+			ID: "drift-sweep/" + id, Workflow: contract.DriftSweepWorkflowName, Args: []any{scope},
 			TaskQueue: c.TaskQueue, StaticSummary: DriftSummary(scope),
 		},
 	})
@@ -83,11 +82,11 @@ func (c *Client) Unschedule(ctx context.Context, id string) error {
 }
 
 // SweepDrift runs one sweep now and waits for it.
-func (c *Client) SweepDrift(ctx context.Context, scope contract.DriftScope) (workflows.DriftSweepResult, error) {
-	var res workflows.DriftSweepResult
+func (c *Client) SweepDrift(ctx context.Context, scope contract.DriftScope) (contract.DriftSweepResult, error) {
+	var res contract.DriftSweepResult
 	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: "drift-sweep/now-" + uuid.NewString(), TaskQueue: c.TaskQueue, StaticSummary: DriftSummary(scope),
-	}, workflows.DriftSweepWorkflowName, scope)
+	}, contract.DriftSweepWorkflowName, scope)
 	if err != nil {
 		return res, err
 	}
@@ -113,7 +112,7 @@ func (c *Client) Drifted(ctx context.Context, f ListFilter) ([]DriftItem, error)
 	out := make([]DriftItem, 0, len(items))
 	for _, it := range items {
 		ref := contract.Ref{Tenant: it.Tenant, Name: it.Name}
-		st, err := c.query(ctx, ref, workflows.StatusRequest{})
+		st, err := c.query(ctx, ref, contract.StatusRequest{})
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // DeliveryEvent is one recorded webhook delivery and what became of its commands.
@@ -26,7 +25,7 @@ type DeliveryEvent struct {
 func (c *Client) Events(ctx context.Context, limit int) ([]DeliveryEvent, error) {
 	var out []DeliveryEvent
 	var token []byte
-	query := fmt.Sprintf("WorkflowType = '%s'", workflows.DeliveryWorkflowName)
+	query := fmt.Sprintf("WorkflowType = '%s'", contract.DeliveryWorkflowName)
 	for len(out) < limit {
 		resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			Namespace: c.Namespace, Query: query, NextPageToken: token, PageSize: int32(min(limit, 1000)),

@@ -6,11 +6,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/metrics"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // readyValues are InstanceReady's values.
@@ -58,7 +59,7 @@ func (c *Client) count(ctx context.Context, query string) (int64, error) {
 // gone, or busy) is left out rather than holding up every other gauge.
 func (c *Client) lastSweep(ctx context.Context) time.Time {
 	resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: c.Namespace,
-		Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.ObserverWorkflowName)})
+		Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", contract.ObserverWorkflowName)})
 	if err != nil {
 		return time.Time{}
 	}

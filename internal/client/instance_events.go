@@ -16,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/observe"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // InstanceEvent is one entry of an instance's log, read from its workflow history: the history
@@ -33,7 +32,7 @@ type InstanceEvent struct {
 	Text      string    `json:"text"`
 	// Audit is the decision an audit event records, for `slipway audit`, and auditRequestID the
 	// ID of the update it decided.
-	Audit          *workflows.AuditRecord `json:"-"`
+	Audit          *contract.AuditRecord `json:"-"`
 	auditRequestID string
 }
 
@@ -47,7 +46,7 @@ func (c *Client) InstanceEvents(ctx context.Context, ref contract.Ref, follow bo
 	if c.Payloads == nil {
 		return errors.New("events: this client has no payload converter to read history with")
 	}
-	id := workflows.InstanceWorkflowID(ref)
+	id := contract.InstanceWorkflowID(ref)
 	d, err := c.Temporal.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
 		return translate(ref.String(), err)
@@ -102,7 +101,7 @@ func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAt
 			r.verifies = true
 		}
 	case "SideEffect":
-		var rec workflows.AuditRecord
+		var rec contract.AuditRecord
 		r.first(a.GetDetails()["data"], &rec)
 		if rec.Decision == "" {
 			return nil
@@ -184,7 +183,7 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 			e.Status, e.Text = "refused", e.Operation+" refused: "+f.GetMessage()
 			break
 		}
-		if e.Operation == workflows.UpdateCheckDrift {
+		if e.Operation == contract.UpdateCheckDrift {
 			var out contract.DriftOutput
 			r.first(a.GetOutcome().GetSuccess(), &out)
 			e.Kind, e.Status, e.Text = "drift", "in sync", "drift check: in sync with the deployed revision"
@@ -193,8 +192,8 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 			}
 			break
 		}
-		if e.Operation == workflows.UpdateGateAdd || e.Operation == workflows.UpdateGateRemove || e.Operation == workflows.UpdateCancel {
-			var gs []workflows.Gate
+		if e.Operation == contract.UpdateGateAdd || e.Operation == contract.UpdateGateRemove || e.Operation == contract.UpdateCancel {
+			var gs []contract.Gate
 			r.first(a.GetOutcome().GetSuccess(), &gs)
 			names := make([]string, 0, len(gs))
 			for _, g := range gs {
@@ -203,43 +202,43 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 			e.Kind, e.Status, e.Text = "gate", "done", fmt.Sprintf("%s done; gates now: %s", e.Operation, orDash(strings.Join(names, ", ")))
 			break
 		}
-		if e.Operation == workflows.UpdateApprove || e.Operation == workflows.UpdateReject {
-			var res workflows.ApprovalResult
+		if e.Operation == contract.UpdateApprove || e.Operation == contract.UpdateReject {
+			var res contract.ApprovalResult
 			r.first(a.GetOutcome().GetSuccess(), &res)
 			e.Kind, e.Status = "approval", contract.Past(e.Operation)
 			e.Text = fmt.Sprintf("plan %s of %s %s %s", contract.ShortSHA(res.Hash), res.Operation, res.OpID, e.Status)
 			break
 		}
-		if e.Operation == workflows.UpdateRefresh {
-			var st workflows.Status
+		if e.Operation == contract.UpdateRefresh {
+			var st contract.Status
 			r.first(a.GetOutcome().GetSuccess(), &st)
 			e.Status, e.Text = "done", "refresh: "+st.Refresh
 			break
 		}
-		var res workflows.OperationResult
+		var res contract.OperationResult
 		r.first(a.GetOutcome().GetSuccess(), &res)
 		e.Status, e.Text = res.Result, fmt.Sprintf("%s %s: %s", e.Operation, orDash(res.Result), res.State)
 		if res.Failure != nil {
 			e.Text += fmt.Sprintf(" (step %s: %s)", res.Failure.Step, res.Failure.Error)
 		}
 	case ev.GetUpsertWorkflowSearchAttributesEventAttributes() != nil:
-		p := ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields()[workflows.SAInstanceState.GetName()]
+		p := ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields()[contract.SAInstanceState.GetName()]
 		var st string
 		if p == nil || converter.GetDefaultDataConverter().FromPayload(p, &st) != nil || st == r.state {
 			return nil
 		}
 		r.state = st
 		e.Kind, e.Status, e.Text = "state", st, "state "+st
-	case ev.GetStartChildWorkflowExecutionInitiatedEventAttributes().GetWorkflowType().GetName() == workflows.NotifyWorkflowName:
+	case ev.GetStartChildWorkflowExecutionInitiatedEventAttributes().GetWorkflowType().GetName() == contract.NotifyWorkflowName:
 		a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes()
-		var in workflows.NotifyRequest
+		var in contract.NotifyRequest
 		r.first(a.GetInput(), &in)
 		n := in.Event
 		e.Kind, e.Status = "notified", string(n.Kind)
 		e.Text = fmt.Sprintf("notification %s sent to %s (%s): %s", n.Kind, strings.Join(in.Sinks, ", "), a.GetWorkflowId(), n.Message)
 	case ev.GetStartChildWorkflowExecutionInitiatedEventAttributes() != nil:
 		a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes()
-		var in workflows.PipelineInput
+		var in contract.PipelineInput
 		r.first(a.GetInput(), &in)
 		r.opID = in.OpID
 		e.Kind, e.Operation, e.Text = "pipeline", string(in.Operation), "pipeline "+a.GetWorkflowId()+" started"
@@ -256,11 +255,11 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 	case ev.GetChildWorkflowExecutionCompletedEventAttributes() != nil:
 		// A pipeline's last step signal is dropped by the server once the pipeline has closed;
 		// its result holds every step, so the log takes the ones it has not seen from there.
-		var res workflows.PipelineResult
+		var res contract.PipelineResult
 		r.first(ev.GetChildWorkflowExecutionCompletedEventAttributes().GetResult(), &res)
 		return r.pipelineSteps(e, res.Steps)
 	case ev.GetChildWorkflowExecutionFailedEventAttributes() != nil:
-		var pf workflows.PipelineFailure
+		var pf contract.PipelineFailure
 		r.first(ev.GetChildWorkflowExecutionFailedEventAttributes().GetFailure().GetCause().GetApplicationFailureInfo().GetDetails(), &pf)
 		if pf.Steps == nil {
 			r.first(ev.GetChildWorkflowExecutionFailedEventAttributes().GetFailure().GetApplicationFailureInfo().GetDetails(), &pf)
@@ -276,13 +275,13 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 
 func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSignaledEventAttributes) []InstanceEvent {
 	switch a.GetSignalName() {
-	case workflows.SignalStep:
-		var se workflows.StepEvent
+	case contract.SignalStep:
+		var se contract.StepEvent
 		r.first(a.GetInput(), &se)
 		r.opID = se.OpID
 		return r.pipelineSteps(e, append(se.Ended, se.Step))
-	case workflows.SignalAwaitingApproval:
-		var w workflows.ApprovalWait
+	case contract.SignalAwaitingApproval:
+		var w contract.ApprovalWait
 		r.first(a.GetInput(), &w)
 		e.Kind, e.Status = "approval", "awaiting"
 		// Anyone who reads the instance reads its events: they say who must approve, not the plan.
@@ -290,8 +289,8 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		if w.Voids != "" {
 			e.Text += "; it voids an earlier approval: a plan made again needs its own"
 		}
-	case workflows.SignalGateCleared:
-		var w workflows.ReadyWatch
+	case contract.SignalGateCleared:
+		var w contract.ReadyWatch
 		r.first(a.GetInput(), &w)
 		e.Kind, e.Status, e.Text = "gate", "cleared", fmt.Sprintf("gate %s cleared: %s is Ready", w.Gate, w.Workflow)
 	case contract.SignalObserved:
@@ -310,7 +309,7 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 }
 
 // pipelineSteps logs the steps not logged yet.
-func (r *eventReader) pipelineSteps(e InstanceEvent, recs []workflows.StepRecord) []InstanceEvent {
+func (r *eventReader) pipelineSteps(e InstanceEvent, recs []contract.StepRecord) []InstanceEvent {
 	var out []InstanceEvent
 	for _, s := range recs {
 		key := fmt.Sprintf("%s/%s/%d/%s", r.opID, s.Name, s.Attempt, s.Status)

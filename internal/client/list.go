@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
-
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // ListItem is one instance as the visibility store (and the Temporal UI) sees it.
@@ -47,7 +47,7 @@ type ListFilter struct {
 
 // Query is the visibility query for f, the same one that works in the Temporal UI.
 func (f ListFilter) Query() string {
-	q := []string{fmt.Sprintf("WorkflowType = '%s'", workflows.InstanceWorkflowName)}
+	q := []string{fmt.Sprintf("WorkflowType = '%s'", contract.InstanceWorkflowName)}
 	if f.Tenant != "" {
 		q = append(q, fmt.Sprintf("Tenant = '%s'", f.Tenant))
 	}
@@ -55,19 +55,19 @@ func (f ListFilter) Query() string {
 		q = append(q, fmt.Sprintf("InstanceState = '%s'", f.State))
 	}
 	if f.Stack != "" {
-		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceStack.GetName(), f.Stack))
+		q = append(q, fmt.Sprintf("%s = '%s'", contract.SAInstanceStack.GetName(), f.Stack))
 	}
 	if f.Gated {
-		q = append(q, fmt.Sprintf("%s = true", workflows.SAInstanceGated.GetName()))
+		q = append(q, fmt.Sprintf("%s = true", contract.SAInstanceGated.GetName()))
 	}
 	if f.AwaitingApproval {
-		q = append(q, fmt.Sprintf("%s = true", workflows.SAInstanceAwaitingApproval.GetName()))
+		q = append(q, fmt.Sprintf("%s = true", contract.SAInstanceAwaitingApproval.GetName()))
 	}
 	if f.Drifted != "" {
-		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceDrifted.GetName(), f.Drifted))
+		q = append(q, fmt.Sprintf("%s = '%s'", contract.SAInstanceDrifted.GetName(), f.Drifted))
 	}
 	if f.Ready != "" {
-		q = append(q, fmt.Sprintf("%s = '%s'", workflows.SAInstanceReady.GetName(), f.Ready))
+		q = append(q, fmt.Sprintf("%s = '%s'", contract.SAInstanceReady.GetName(), f.Ready))
 	}
 	if !f.All && f.State == "" {
 		q = append(q, "ExecutionStatus = 'Running'")
@@ -94,16 +94,16 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 			}
 			fields := ex.GetSearchAttributes().GetIndexedFields()
 			for key, dst := range map[string]*string{"Tenant": &it.Tenant, "InstanceName": &it.Name, "InstanceState": &it.State,
-				workflows.SAInstanceReady.GetName(): &it.Ready, workflows.SAInstanceStack.GetName(): &it.Stack,
-				workflows.SAInstanceRollout.GetName(): &it.Rollout, workflows.SAInstanceDrifted.GetName(): &it.Drifted} {
+				contract.SAInstanceReady.GetName(): &it.Ready, contract.SAInstanceStack.GetName(): &it.Stack,
+				contract.SAInstanceRollout.GetName(): &it.Rollout, contract.SAInstanceDrifted.GetName(): &it.Drifted} {
 				if p, ok := fields[key]; ok {
 					_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
 				}
 			}
-			if p, ok := fields[workflows.SAInstanceGated.GetName()]; ok {
+			if p, ok := fields[contract.SAInstanceGated.GetName()]; ok {
 				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.Gated)
 			}
-			if p, ok := fields[workflows.SAInstanceAwaitingApproval.GetName()]; ok {
+			if p, ok := fields[contract.SAInstanceAwaitingApproval.GetName()]; ok {
 				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.AwaitingApproval)
 			}
 			items = append(items, it)

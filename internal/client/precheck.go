@@ -8,7 +8,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Precheck refuses, before anything is sent, an operation the instance cannot take now: a state
@@ -16,12 +15,12 @@ import (
 // worker) or, for a provision, names another instance holds. The CLI and `slipway server` both
 // run it, so a request says the same thing whichever way it comes.
 // It returns the status it read (nil for a provision).
-func (c *Client) Precheck(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req workflows.OperationRequest) (*workflows.Status, error) {
-	var st *workflows.Status
+func (c *Client) Precheck(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req contract.OperationRequest) (*contract.Status, error) {
+	var st *contract.Status
 	deployed := ""
 	if op != lifecycle.OpProvision {
 		var err error
-		if st, err = c.Status(ctx, ref, workflows.StatusRequest{}); err != nil {
+		if st, err = c.Status(ctx, ref, contract.StatusRequest{}); err != nil {
 			return nil, err
 		}
 		if w := st.Waiting; w != nil && op != lifecycle.OpPlan {
@@ -51,7 +50,7 @@ func (c *Client) Precheck(ctx context.Context, ref contract.Ref, op lifecycle.Op
 }
 
 // GateNames lists gates by name, or "none".
-func GateNames(gs []workflows.Gate) string {
+func GateNames(gs []contract.Gate) string {
 	if len(gs) == 0 {
 		return "none"
 	}

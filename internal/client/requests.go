@@ -12,7 +12,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Handle is an accepted request; Get waits for its result.
@@ -23,8 +22,8 @@ type Handle struct {
 }
 
 // Get waits for the operation (or decision) to end.
-func (h *Handle) Get(ctx context.Context) (workflows.OperationResult, error) {
-	var res workflows.OperationResult
+func (h *Handle) Get(ctx context.Context) (contract.OperationResult, error) {
+	var res contract.OperationResult
 	err := h.update.Get(ctx, &res)
 	return res, translate(h.Ref.String(), err)
 }
@@ -33,7 +32,7 @@ func (h *Handle) Get(ctx context.Context) (workflows.OperationResult, error) {
 // Get waits for it like the sender's own handle.
 func (c *Client) Request(ref contract.Ref, requestID string) *Handle {
 	h := c.Temporal.GetWorkflowUpdateHandle(client.GetWorkflowUpdateHandleOptions{
-		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateID: requestID,
+		WorkflowID: contract.InstanceWorkflowID(ref), UpdateID: requestID,
 	})
 	return &Handle{Ref: ref, RequestID: requestID, update: h}
 }
@@ -44,7 +43,7 @@ func (c *Client) Validate(ctx context.Context, in contract.ValidateInput) (contr
 	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:        "validate/" + in.Ref.String() + "/" + uuid.NewString(),
 		TaskQueue: c.TaskQueue,
-	}, workflows.ValidateWorkflowName, in)
+	}, contract.ValidateWorkflowName, in)
 	if err != nil {
 		return out, err
 	}
@@ -54,7 +53,7 @@ func (c *Client) Validate(ctx context.Context, in contract.ValidateInput) (contr
 // Submit sends an operation to the instance and returns once it is accepted.
 // Provision starts the instance's entity workflow if it is not running.
 // requestID makes the request idempotent: the same ID is never run twice.
-func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req workflows.OperationRequest, requestID string) (*Handle, error) {
+func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Operation, req contract.OperationRequest, requestID string) (*Handle, error) {
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
@@ -62,7 +61,7 @@ func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Oper
 		return nil, err
 	}
 	upd := client.UpdateWorkflowOptions{
-		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: string(op), UpdateID: requestID,
+		WorkflowID: contract.InstanceWorkflowID(ref), UpdateName: string(op), UpdateID: requestID,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageAccepted,
 	}
 	if op != lifecycle.OpProvision {
@@ -70,16 +69,16 @@ func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Oper
 		return accepted(ref, requestID, h, err)
 	}
 	start := c.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID: workflows.InstanceWorkflowID(ref), TaskQueue: c.TaskQueue,
+		ID: contract.InstanceWorkflowID(ref), TaskQueue: c.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		StaticSummary:            workflows.InstanceSummary(ref),
+		StaticSummary:            contract.InstanceSummary(ref),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SAInstanceState.ValueSet(string(lifecycle.NoConfiguration)),
-			workflows.SATenant.ValueSet(ref.Tenant), workflows.SAInstanceName.ValueSet(ref.Name)),
-	}, workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref})
+			contract.SAInstanceState.ValueSet(string(lifecycle.NoConfiguration)),
+			contract.SATenant.ValueSet(ref.Tenant), contract.SAInstanceName.ValueSet(ref.Name)),
+	}, contract.InstanceWorkflowName, contract.InstanceInput{Ref: ref})
 	// The SDK hides the start's arguments from interceptors: name them so the start is attested too.
-	ctx = attest.WithStart(ctx, workflows.InstanceWorkflowID(ref), workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: ref})
+	ctx = attest.WithStart(ctx, contract.InstanceWorkflowID(ref), contract.InstanceWorkflowName, contract.InstanceInput{Ref: ref})
 	h, err := c.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start, UpdateOptions: upd,
 	})
@@ -102,12 +101,12 @@ func accepted(ref contract.Ref, requestID string, h client.WorkflowUpdateHandle,
 }
 
 // Decide sends retry, resolve or abandon for the instance's failed operation.
-func (c *Client) Decide(ctx context.Context, ref contract.Ref, d lifecycle.Decision, req workflows.DecisionRequest, requestID string) (*Handle, error) {
+func (c *Client) Decide(ctx context.Context, ref contract.Ref, d lifecycle.Decision, req contract.DecisionRequest, requestID string) (*Handle, error) {
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflows.InstanceWorkflowID(ref), UpdateName: string(d), UpdateID: requestID,
+		WorkflowID: contract.InstanceWorkflowID(ref), UpdateName: string(d), UpdateID: requestID,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageAccepted,
 	})
 	return accepted(ref, requestID, h, err)
@@ -115,7 +114,7 @@ func (c *Client) Decide(ctx context.Context, ref contract.Ref, d lifecycle.Decis
 
 // Status queries the instance's status (EMCO shape), with Running and Ready as of the
 // observer's last sweep.
-func (c *Client) Status(ctx context.Context, ref contract.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
+func (c *Client) Status(ctx context.Context, ref contract.Ref, req contract.StatusRequest) (*contract.Status, error) {
 	st, err := c.query(ctx, ref, req)
 	if err != nil {
 		return nil, err
@@ -126,12 +125,12 @@ func (c *Client) Status(ctx context.Context, ref contract.Ref, req workflows.Sta
 }
 
 // query is the instance's status as it recorded it; progress polling needs no more.
-func (c *Client) query(ctx context.Context, ref contract.Ref, req workflows.StatusRequest) (*workflows.Status, error) {
-	v, err := c.Temporal.QueryWorkflow(ctx, workflows.InstanceWorkflowID(ref), "", workflows.QueryStatus, req)
+func (c *Client) query(ctx context.Context, ref contract.Ref, req contract.StatusRequest) (*contract.Status, error) {
+	v, err := c.Temporal.QueryWorkflow(ctx, contract.InstanceWorkflowID(ref), "", contract.QueryStatus, req)
 	if err != nil {
 		return nil, translate(ref.String(), err)
 	}
-	var st workflows.Status
+	var st contract.Status
 	if err := v.Get(&st); err != nil {
 		return nil, fmt.Errorf("decode status of %s: %w", ref, err)
 	}

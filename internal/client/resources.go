@@ -11,7 +11,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // resourceStatesTimeout bounds the read of each resource's object (status detail, rsync).
@@ -27,7 +26,7 @@ func (c *Client) ResourceStates(ctx context.Context, ref contract.Ref, pool stri
 		ID: "resource-states/" + uuid.NewString(), TaskQueue: controlplane.TaskQueue(c.TaskQueue, pool),
 		WorkflowExecutionTimeout: resourceStatesTimeout,
 		StaticSummary:            "resources of " + ref.String() + " as the deployer holds them (changes nothing)",
-	}, workflows.ResourceStatesWorkflowName, contract.ResourceStatesInput{Ref: ref})
+	}, contract.ResourceStatesWorkflowName, contract.ResourceStatesInput{Ref: ref})
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +37,8 @@ func (c *Client) ResourceStates(ctx context.Context, ref contract.Ref, pool stri
 // withObjects fills each resource of a detail or rsync status with its object: the live one's
 // metadata, spec and status (detail), or the rendered one's metadata and spec (rsync). A
 // deployer that cannot be asked leaves the resources as recorded and says why.
-func (c *Client) withObjects(ctx context.Context, ref contract.Ref, st *workflows.Status, output string) {
-	if (output != workflows.OutputDetail && output != workflows.OutputRsync) || len(st.Resources) == 0 ||
+func (c *Client) withObjects(ctx context.Context, ref contract.Ref, st *contract.Status, output string) {
+	if (output != contract.OutputDetail && output != contract.OutputRsync) || len(st.Resources) == 0 ||
 		st.Deployer == "" || st.Deployer == "none" {
 		return
 	}
@@ -56,8 +55,8 @@ type objectKey struct{ cluster, group, kind, namespace, name string }
 
 // FillObjects puts each state's object on the status's matching resource: live for detail,
 // rendered for rsync (its status left out).
-func FillObjects(st *workflows.Status, states []contract.ResourceState, output string) {
-	if output != workflows.OutputDetail && output != workflows.OutputRsync {
+func FillObjects(st *contract.Status, states []contract.ResourceState, output string) {
+	if output != contract.OutputDetail && output != contract.OutputRsync {
 		return
 	}
 	byKey := map[objectKey]contract.ResourceState{}
@@ -73,7 +72,7 @@ func FillObjects(st *workflows.Status, states []contract.ResourceState, output s
 					continue
 				}
 				obj := s.Live
-				if output == workflows.OutputRsync {
+				if output == contract.OutputRsync {
 					obj = s.Target
 				}
 				md, spec, status, err := splitObject(obj)
@@ -82,7 +81,7 @@ func FillObjects(st *workflows.Status, states []contract.ResourceState, output s
 					continue
 				}
 				rs[i].Metadata, rs[i].Spec = md, spec
-				if output == workflows.OutputDetail {
+				if output == contract.OutputDetail {
 					rs[i].Status = status
 				}
 			}

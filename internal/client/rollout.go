@@ -16,7 +16,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // RolloutNotFoundError: no rollout has that ID.
@@ -32,7 +31,7 @@ func (c *Client) PlanRollout(ctx context.Context, spec contract.RolloutSpec) (co
 	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: "rollout-plan/" + uuid.NewString(), TaskQueue: c.TaskQueue,
 		StaticSummary: "rollout plan of stack " + spec.Stack + " (changes nothing)",
-	}, workflows.RolloutPlanWorkflowName, spec)
+	}, contract.RolloutPlanWorkflowName, spec)
 	if err != nil {
 		return plan, err
 	}
@@ -41,18 +40,18 @@ func (c *Client) PlanRollout(ctx context.Context, spec contract.RolloutSpec) (co
 
 // StartRollout starts the rollout workflow rollout/<spec.ID>; an ID in use is refused.
 func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) error {
-	sa := []temporal.SearchAttributeUpdate{workflows.SAInstanceStack.ValueSet(spec.Stack),
-		workflows.SARolloutPhase.ValueSet(workflows.PhaseRunning)}
+	sa := []temporal.SearchAttributeUpdate{contract.SAInstanceStack.ValueSet(spec.Stack),
+		contract.SARolloutPhase.ValueSet(contract.PhaseRunning)}
 	if spec.Tenant != "" {
-		sa = append(sa, workflows.SATenant.ValueSet(spec.Tenant))
+		sa = append(sa, contract.SATenant.ValueSet(spec.Tenant))
 	}
 	_, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.RolloutWorkflowID(spec.ID), TaskQueue: c.TaskQueue,
+		ID: contract.RolloutWorkflowID(spec.ID), TaskQueue: c.TaskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		StaticSummary:            RolloutSummary(spec),
 		TypedSearchAttributes:    temporal.NewSearchAttributes(sa...),
-	}, workflows.RolloutWorkflowName, workflows.RolloutInput{Spec: spec})
+	}, contract.RolloutWorkflowName, contract.RolloutInput{Spec: spec})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return &RejectedError{Message: fmt.Sprintf("--id %s: a rollout with that ID exists already; choose another", spec.ID)}
@@ -77,12 +76,12 @@ func RolloutSummary(spec contract.RolloutSpec) string {
 }
 
 // RolloutStatus queries a rollout, running or ended.
-func (c *Client) RolloutStatus(ctx context.Context, id string) (*workflows.RolloutStatus, error) {
-	v, err := c.Temporal.QueryWorkflow(ctx, workflows.RolloutWorkflowID(id), "", workflows.QueryStatus)
+func (c *Client) RolloutStatus(ctx context.Context, id string) (*contract.RolloutStatus, error) {
+	v, err := c.Temporal.QueryWorkflow(ctx, contract.RolloutWorkflowID(id), "", contract.QueryStatus)
 	if err != nil {
 		return nil, translateRollout(id, err)
 	}
-	var st workflows.RolloutStatus
+	var st contract.RolloutStatus
 	if err := v.Get(&st); err != nil {
 		return nil, fmt.Errorf("decode status of rollout %s: %w", id, err)
 	}
@@ -90,15 +89,15 @@ func (c *Client) RolloutStatus(ctx context.Context, id string) (*workflows.Rollo
 }
 
 // ControlRollout sends pause, resume or abort and returns the rollout's status after it.
-func (c *Client) ControlRollout(ctx context.Context, id, update string, req workflows.RolloutRequest) (*workflows.RolloutStatus, error) {
+func (c *Client) ControlRollout(ctx context.Context, id, update string, req contract.RolloutRequest) (*contract.RolloutStatus, error) {
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflows.RolloutWorkflowID(id), UpdateName: update, UpdateID: uuid.NewString(),
+		WorkflowID: contract.RolloutWorkflowID(id), UpdateName: update, UpdateID: uuid.NewString(),
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
 		return nil, translateRollout(id, err)
 	}
-	var st workflows.RolloutStatus
+	var st contract.RolloutStatus
 	if err := h.Get(ctx, &st); err != nil {
 		return nil, translateRollout(id, err)
 	}
@@ -121,7 +120,7 @@ func (c *Client) ListRollouts(ctx context.Context) ([]RolloutItem, error) {
 	for {
 		resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			Namespace: c.Namespace, NextPageToken: token,
-			Query: fmt.Sprintf("WorkflowType = '%s'", workflows.RolloutWorkflowName),
+			Query: fmt.Sprintf("WorkflowType = '%s'", contract.RolloutWorkflowName),
 		})
 		if err != nil {
 			return nil, err
@@ -129,8 +128,8 @@ func (c *Client) ListRollouts(ctx context.Context) ([]RolloutItem, error) {
 		for _, ex := range resp.Executions {
 			it := RolloutItem{ID: strings.TrimPrefix(ex.GetExecution().GetWorkflowId(), "rollout/"), Running: ex.GetCloseTime() == nil}
 			fields := ex.GetSearchAttributes().GetIndexedFields()
-			decodeSA(fields, workflows.SAInstanceStack.GetName(), &it.Stack)
-			decodeSA(fields, workflows.SARolloutPhase.GetName(), &it.Phase)
+			decodeSA(fields, contract.SAInstanceStack.GetName(), &it.Stack)
+			decodeSA(fields, contract.SARolloutPhase.GetName(), &it.Phase)
 			out = append(out, it)
 		}
 		if token = resp.NextPageToken; len(token) == 0 {
@@ -142,8 +141,8 @@ func (c *Client) ListRollouts(ctx context.Context) ([]RolloutItem, error) {
 // FollowRollout calls progress with the rollout's status whenever its history moves, across
 // continue-as-new runs, by long poll; it returns the last status once the rollout ends or
 // progress says to stop.
-func (c *Client) FollowRollout(ctx context.Context, id string, progress func(*workflows.RolloutStatus) (stop bool)) (*workflows.RolloutStatus, error) {
-	wid := workflows.RolloutWorkflowID(id)
+func (c *Client) FollowRollout(ctx context.Context, id string, progress func(*contract.RolloutStatus) (stop bool)) (*contract.RolloutStatus, error) {
+	wid := contract.RolloutWorkflowID(id)
 	for {
 		d, err := c.Temporal.DescribeWorkflowExecution(ctx, wid, "")
 		if err != nil {

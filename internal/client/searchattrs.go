@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
-
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // SearchAttributeTypeError is a search attribute the namespace holds with another type than
@@ -35,7 +35,7 @@ func (c *Client) EnsureSearchAttributes(ctx context.Context) error {
 	}
 	want := map[string]enumspb.IndexedValueType{}
 	var missing []string
-	for _, key := range workflows.SearchAttributes {
+	for _, key := range contract.SearchAttributes {
 		name, typ := key.GetName(), key.GetValueType()
 		got, ok := have.GetCustomAttributes()[name]
 		switch {

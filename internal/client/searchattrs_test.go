@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/slipway-dev/slipway/internal/contract"
 
-	"github.com/slipway-dev/slipway/workflows"
+	"github.com/stretchr/testify/require"
 )
 
 // The registration script (which compose runs) must register exactly the declared list.
@@ -23,7 +23,7 @@ func TestRegistrationScriptMatchesTheDeclaredSearchAttributes(t *testing.T) {
 		require.True(t, ok, "spec %q is NAME:TYPE", spec)
 		got[name] = typ
 	}
-	require.Equal(t, workflows.SearchAttributeTypes, got)
+	require.Equal(t, contract.SearchAttributeTypes, got)
 
 	compose, err := os.ReadFile("../../docker-compose.yml")
 	require.NoError(t, err)

@@ -6,13 +6,12 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Wait waits for h to end. With progress, it follows the instance's history by long poll and
 // reads the status only when a step event arrives, then once at the end: a waiting client costs
 // a query per step, never a query per tick, however long the operation runs.
-func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*workflows.Status)) (workflows.OperationResult, error) {
+func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*contract.Status)) (contract.OperationResult, error) {
 	if progress == nil {
 		return h.Get(ctx)
 	}
@@ -21,14 +20,14 @@ func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*workflows.S
 	events := make(chan struct{}, 1)
 	go c.followSteps(followCtx, h.Ref, events)
 	done := make(chan struct{})
-	var res workflows.OperationResult
+	var res contract.OperationResult
 	var err error
 	go func() {
 		defer close(done)
 		res, err = h.Get(ctx)
 	}()
 	show := func() {
-		if st, qerr := c.query(ctx, h.Ref, workflows.StatusRequest{}); qerr == nil {
+		if st, qerr := c.query(ctx, h.Ref, contract.StatusRequest{}); qerr == nil {
 			progress(st)
 		}
 	}
@@ -53,7 +52,7 @@ func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*workflows.S
 // steps when the run ends or ctx does.
 func (c *Client) followSteps(ctx context.Context, ref contract.Ref, steps chan<- struct{}) {
 	defer close(steps)
-	id := workflows.InstanceWorkflowID(ref)
+	id := contract.InstanceWorkflowID(ref)
 	d, err := c.Temporal.DescribeWorkflowExecution(ctx, id, "")
 	steps <- struct{}{}
 	if err != nil {

@@ -5,15 +5,14 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Watch follows the instance's running operation to its end, calling progress with the status
 // at the start and after each step event (a long poll of the history, no polling loop). It
 // returns the last status read: the operation that ended, or the status as it was when no
 // operation was running.
-func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*workflows.Status)) (*workflows.Status, error) {
-	st, err := c.query(ctx, ref, workflows.StatusRequest{})
+func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*contract.Status)) (*contract.Status, error) {
+	st, err := c.query(ctx, ref, contract.StatusRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +32,7 @@ func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*wor
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if st, err = c.query(ctx, ref, workflows.StatusRequest{}); err != nil {
+		if st, err = c.query(ctx, ref, contract.StatusRequest{}); err != nil {
 			return nil, err
 		}
 		if !running(st) || st.Operation.ID != op {
@@ -56,6 +55,6 @@ func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*wor
 	}
 }
 
-func running(st *workflows.Status) bool {
-	return st.Operation != nil && st.Operation.Result == workflows.ResultRunning
+func running(st *contract.Status) bool {
+	return st.Operation != nil && st.Operation.Result == contract.ResultRunning
 }

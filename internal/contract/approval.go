@@ -1,10 +1,16 @@
 package contract
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/policy"
 )
 
 // Approval verbs, as an operator or a forge comment says them.
@@ -151,4 +157,101 @@ func ShortSHA(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+const (
+	UpdateApprove = "approve"
+)
+
+const (
+	UpdateReject = "reject"
+)
+
+// ApprovalRequest is the argument of approve and reject.
+type ApprovalRequest struct {
+	Plan   string `json:"plan,omitempty"` // the plan hash, or at least 7 of its first digits
+	Actor  string `json:"actor"`
+	Reason string `json:"reason,omitempty"`
+	// Source says where it came from: cli, or the forge comment's URL.
+	Source string `json:"source,omitempty"`
+	// MR is the MR/PR number a forge comment is on; empty for the CLI.
+	MR string `json:"mr,omitempty"`
+}
+
+// ApprovalRecord is one event of an approval: awaited, approved, rejected, expired or voided.
+type ApprovalRecord struct {
+	OpID  string `json:"opID"`
+	Hash  string `json:"hash"`
+	Event string `json:"event"`
+	Actor string `json:"actor,omitempty"`
+	// By is the verified actor behind Actor, where there was one.
+	By     *identity.Actor `json:"by,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+	Source string          `json:"source,omitempty"`
+	At     time.Time       `json:"at"`
+}
+
+// ApprovalResult answers approve and reject.
+type ApprovalResult struct {
+	Instance  string              `json:"instance"`
+	Operation lifecycle.Operation `json:"operation"`
+	OpID      string              `json:"opID"`
+	Hash      string              `json:"hash"`
+	Verb      string              `json:"verb"`
+}
+
+const (
+	SignalAwaitingApproval = "awaiting-approval"
+)
+
+// ApprovalWait is an operation stopped until its plan is approved.
+type ApprovalWait struct {
+	OpID     string       `json:"opID"`
+	Attempt  int          `json:"attempt"`
+	Pipeline string       `json:"pipeline"`
+	Hash     string       `json:"hash"`
+	What     string       `json:"what"` // the plan summary a reviewer reads
+	Plan     *PlanSummary `json:"plan,omitempty"`
+	Why      string       `json:"why"`
+	// Approvers may approve; empty means anyone who can reach the instance.
+	Approvers []string            `json:"approvers,omitempty"`
+	Since     time.Time           `json:"since"`
+	Deadline  time.Time           `json:"deadline"`
+	MR        *forge.MergeRequest `json:"mr,omitempty"`
+	// Voids is the approved plan this one replaced: a plan made again after approval needs its own.
+	Voids string `json:"voids,omitempty"`
+	// Required is the policy's requirement (groups, count, self-approval); nil in waits from
+	// before approvals were the policy's, which Approvers alone decide.
+	Required *policy.Requirement `json:"required,omitempty"`
+	// Requester asked for the operation; Approvals are the distinct approvers so far.
+	Requester  *identity.Actor  `json:"requester,omitempty"`
+	Approvals  []identity.Actor `json:"approvals,omitempty"`
+	PolicyHash string           `json:"policyHash,omitempty"`
+	// Redacted: this copy was read by someone who may not approve, so it has no plan, hash or summary.
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+// Awaited names who may approve, for anyone to read: the approvers, or "the instance's operators".
+func (w ApprovalWait) Awaited() string {
+	if r := w.Required; r != nil {
+		s := strings.Join(r.Groups, " or ")
+		if r.Count > 1 {
+			s = fmt.Sprintf("%d of %s", r.Count, s)
+		}
+		return s
+	}
+	if len(w.Approvers) == 0 {
+		return "the instance's operators"
+	}
+	return strings.Join(w.Approvers, ", ")
+}
+
+// ApprovalDecision is an accepted approve or reject, or the deadline passing.
+type ApprovalDecision struct {
+	Verb   string    `json:"verb"`
+	Hash   string    `json:"hash"`
+	Actor  string    `json:"actor,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	Source string    `json:"source,omitempty"`
+	At     time.Time `json:"at"`
 }

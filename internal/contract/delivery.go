@@ -70,3 +70,12 @@ type DeliveryResult struct {
 	Delivery string            `json:"delivery"`
 	Outcomes []DeliveryOutcome `json:"outcomes"`
 }
+
+// DeliveryWorkflowName is the workflow type of one recorded webhook delivery.
+const DeliveryWorkflowName = "WebhookDeliveryWorkflow"
+
+// DeliveryWorkflowID is one per forge delivery, so a redelivery finds the record instead of
+// starting again.
+func DeliveryWorkflowID(provider, delivery string) string {
+	return "delivery/" + provider + "/" + delivery
+}

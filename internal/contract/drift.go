@@ -79,3 +79,15 @@ type DriftInstanceOutput struct {
 	Resources []string `json:"resources,omitempty"`
 	Message   string   `json:"message,omitempty"`
 }
+
+// DriftRequest is the argument of check-drift.
+type DriftRequest struct {
+	Actor string `json:"actor,omitempty"`
+}
+
+// DriftSweepResult is what one sweep found, instance by instance.
+type DriftSweepResult struct {
+	Checked   int                   `json:"checked"`
+	Drifted   int                   `json:"drifted"`
+	Instances []DriftInstanceOutput `json:"instances"`
+}

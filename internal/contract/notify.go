@@ -22,3 +22,12 @@ type SinkDelivery struct {
 	Delivered bool   `json:"delivered"`
 	Error     string `json:"error,omitempty"`
 }
+
+// NotifyWorkflowName is the workflow that delivers one notification (ID notify/<event ID>).
+const NotifyWorkflowName = "NotifyWorkflow"
+
+// NotifyRequest is one event and the sinks that want it.
+type NotifyRequest struct {
+	Event notify.Event `json:"event"`
+	Sinks []string     `json:"sinks"`
+}

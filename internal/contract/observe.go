@@ -1,6 +1,10 @@
 package contract
 
-import "time"
+import (
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+)
 
 // SignalObserved carries an Observation from the deployer observer to an instance.
 const SignalObserved = "app-observed"
@@ -46,4 +50,56 @@ type ObserveAppInput struct {
 // queue: workers configured alike start the same one.
 func ObserverWorkflowID(taskQueue, connection string) string {
 	return "observer/" + taskQueue + "/" + connection
+}
+
+// UpdateRefresh asks an instance to observe its app now and returns its status.
+const UpdateRefresh = "refresh"
+
+// Observed is the last observation an instance recorded of its app.
+type Observed struct {
+	At          time.Time     `json:"at"`
+	Fingerprint string        `json:"fingerprint"`
+	Observer    string        `json:"observer,omitempty"`
+	Interval    time.Duration `json:"interval,omitempty"`
+}
+
+// ObservedEvent is one observed change of the app: Running and Ready before and after.
+type ObservedEvent struct {
+	At          time.Time           `json:"at"`
+	Running     lifecycle.Condition `json:"running"`
+	FromRunning string              `json:"fromRunning"` // Status/Reason before
+	FromReady   string              `json:"fromReady"`
+	ToReady     string              `json:"toReady"`
+}
+
+const (
+	ObserverWorkflowName = "DeployerObserverWorkflow"
+)
+
+const (
+	QueryObserver = "observer"
+)
+
+// ObserverConfig is what a starting worker tells a running observer.
+type ObserverConfig struct {
+	Interval time.Duration `json:"interval"`
+}
+
+// ObserverState is what the observer knows of its own sweeps; the query returns it.
+type ObserverState struct {
+	Interval    time.Duration     `json:"interval"`
+	Started     time.Time         `json:"started"`
+	LastSweep   time.Time         `json:"lastSweep,omitzero"` // the last sweep that listed the apps
+	Failures    int               `json:"failures"`           // sweeps failed in a row
+	LastError   string            `json:"lastError,omitempty"`
+	StaleMarked bool              `json:"staleMarked,omitempty"` // watched instances were told they are not observed
+	Sweeps      int               `json:"sweeps"`
+	Signalled   int               `json:"signalled"` // instances told of a change, over every run
+	Last        ObserveAppsOutput `json:"last"`
+}
+
+func (st *ObserverState) Apply(cfg ObserverConfig) {
+	if cfg.Interval > 0 {
+		st.Interval = cfg.Interval
+	}
 }

@@ -1,5 +1,10 @@
 package contract
 
+import (
+	"fmt"
+	"time"
+)
+
 // Rollout activities and the signal an instance sends its rollout when an operation ends.
 const (
 	ActPlanRollout   = "PlanRollout"
@@ -108,4 +113,165 @@ type RolloutInstanceDone struct {
 	State   string `json:"state"`
 	Ready   string `json:"ready"`
 	Error   string `json:"error,omitempty"`
+}
+
+// Rollout updates, named for the CLI commands that send them.
+const (
+	UpdateRolloutPause  = "pause"
+	UpdateRolloutResume = "resume"
+	UpdateRolloutAbort  = "abort"
+)
+
+// RolloutRequest is the argument of pause, resume and abort.
+type RolloutRequest struct {
+	Actor  string `json:"actor,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+const (
+	PhaseRunning = "Running"
+)
+
+const (
+	PhasePaused = "Paused" // an operator paused it, or --pause-after-batch did
+)
+
+const (
+	PhaseStopped = "Stopped" // failures reached --max-failures; resume retries the failed
+)
+
+const (
+	RolloutPending = "pending"
+)
+
+const (
+	RolloutUpdated = "updated"
+)
+
+const (
+	RolloutAtTarget = "at-target" // had the desired config already: counts as updated
+)
+
+const (
+	RolloutFailed = "failed"
+)
+
+const (
+	RolloutSkipped = "skipped"
+)
+
+// RolloutInput starts a rollout, or continues one as new with its state.
+type RolloutInput struct {
+	Spec  RolloutSpec   `json:"spec"`
+	State *RolloutState `json:"state,omitempty"`
+}
+
+// RolloutState is the rollout's durable record; it is carried across continue-as-new.
+type RolloutState struct {
+	Spec      RolloutSpec       `json:"spec"`
+	Phase     string            `json:"phase"`
+	Reason    string            `json:"reason,omitempty"`
+	Head      string            `json:"head,omitempty"`
+	Batch     int               `json:"batch"` // the batch running or next, 1-based
+	Batches   int               `json:"batches"`
+	Failures  int               `json:"failures"` // failed since the rollout started or last resumed
+	Instances []RolloutInstance `json:"instances"`
+	// Ended records each batch's counts as it ended, for the record and the notifications.
+	Ended     []BatchRecord `json:"ended,omitempty"`
+	StartedAt time.Time     `json:"startedAt"`
+	EndedAt   time.Time     `json:"endedAt,omitzero"`
+}
+
+// RolloutInstance is one instance's place and progress in the rollout.
+type RolloutInstance struct {
+	RolloutAction
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	Tries  int    `json:"tries,omitempty"`
+	Retry  bool   `json:"retry,omitempty"` // resume retries its failed deploy
+}
+
+// BatchRecord is ready/updated/total and the failures when a batch ended.
+type BatchRecord struct {
+	Batch   int       `json:"batch"`
+	Ready   int       `json:"ready"`
+	Updated int       `json:"updated"`
+	Total   int       `json:"total"`
+	Failed  int       `json:"failed"`
+	At      time.Time `json:"at"`
+}
+
+// RolloutStatus is the rollout query's answer: the record plus the StatefulSet-style counts.
+type RolloutStatus struct {
+	RolloutState
+	ID string `json:"id"`
+	// InFlight counts deploys sent and not yet ended; a stop or pause settles when it is 0.
+	InFlight int `json:"inFlight"`
+	Ready    int `json:"ready"`
+	Updated  int `json:"updated"`
+	Total    int `json:"total"`
+}
+
+// counts are ReadyReplicas/UpdatedReplicas/Replicas for the instances the rollout covers.
+func (s *RolloutState) Counts() (ready, updated, total int) {
+	for _, in := range s.Instances {
+		if in.Status == RolloutSkipped {
+			continue
+		}
+		total++
+		if in.Status == RolloutUpdated || in.Status == RolloutAtTarget {
+			updated++
+			if in.Ready == "True" {
+				ready++
+			}
+		}
+	}
+	return ready, updated, total
+}
+
+// maxInFlight is how many of a batch deploy at once.
+func (s *RolloutState) MaxInFlight() int {
+	if s.Spec.MaxUnavailable > 0 {
+		return s.Spec.MaxUnavailable
+	}
+	n := 0
+	for _, in := range s.Instances {
+		if in.Batch == s.Batch {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
+func (s *RolloutState) Find(ref Ref) *RolloutInstance {
+	for i := range s.Instances {
+		if s.Instances[i].Ref.Tenant == ref.Tenant && s.Instances[i].Ref.Name == ref.Name {
+			return &s.Instances[i]
+		}
+	}
+	return nil
+}
+
+// failedRefs names the failed instances, for the stop reason.
+func (s *RolloutState) FailedRefs() []string {
+	var out []string
+	for _, in := range s.Instances {
+		if in.Status == RolloutFailed {
+			out = append(out, in.Ref.String())
+		}
+	}
+	return out
+}
+
+// line is the rollout's one-line progress, for current details and the CLI.
+func (s *RolloutState) Line() string {
+	ready, updated, total := s.Counts()
+	l := fmt.Sprintf("%s: batch %d/%d, ready/updated/total %d/%d/%d", s.Phase, min(s.Batch, s.Batches), s.Batches, ready, updated, total)
+	if s.Failures > 0 {
+		l += fmt.Sprintf(", %d failed", s.Failures)
+	}
+	if s.Reason != "" {
+		l += "; " + s.Reason
+	}
+	return l
 }

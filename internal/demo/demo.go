@@ -18,7 +18,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/terraform"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Ref is the demo's instance.
@@ -29,9 +28,9 @@ var derived = names.Derive(Ref.Tenant, Ref.Name)
 
 type step struct {
 	op    lifecycle.Operation
-	req   workflows.OperationRequest
+	req   contract.OperationRequest
 	want  lifecycle.State
-	check func(ctx context.Context, res workflows.OperationResult) (string, error)
+	check func(ctx context.Context, res contract.OperationResult) (string, error)
 	// app is what the cluster must hold afterwards: the ConfigMap's replicas, or "" for no namespace.
 	app string
 }
@@ -49,14 +48,14 @@ func Run(ctx context.Context, env *devenv.Env, out io.Writer) error {
 	}
 	v := &verifier{env: env, dir: config.Ref{Tenant: Ref.Tenant, Name: Ref.Name}.Dir()}
 	plan := []step{
-		{lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: string(web)}, lifecycle.ConfigurationCreated, v.merges(1), ""},
-		{lifecycle.OpDeploy, workflows.OperationRequest{}, lifecycle.Deployed, v.resources(true), "1"},
-		{lifecycle.OpPlan, workflows.OperationRequest{}, lifecycle.Deployed, v.noChanges, "1"},
-		{lifecycle.OpDeploy, workflows.OperationRequest{ConfigYAML: string(updated)}, lifecycle.Deployed, v.updated, "2"},
-		{lifecycle.OpArchive, workflows.OperationRequest{}, lifecycle.Archived, v.resources(true), ""},
-		{lifecycle.OpDeploy, workflows.OperationRequest{}, lifecycle.Deployed, v.resources(true), "2"},
-		{lifecycle.OpDestroy, workflows.OperationRequest{}, lifecycle.Destroyed, v.resources(false), ""},
-		{lifecycle.OpDeprovision, workflows.OperationRequest{Confirm: true}, lifecycle.Deprovisioned, v.configGone, ""},
+		{lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: string(web)}, lifecycle.ConfigurationCreated, v.merges(1), ""},
+		{lifecycle.OpDeploy, contract.OperationRequest{}, lifecycle.Deployed, v.resources(true), "1"},
+		{lifecycle.OpPlan, contract.OperationRequest{}, lifecycle.Deployed, v.noChanges, "1"},
+		{lifecycle.OpDeploy, contract.OperationRequest{ConfigYAML: string(updated)}, lifecycle.Deployed, v.updated, "2"},
+		{lifecycle.OpArchive, contract.OperationRequest{}, lifecycle.Archived, v.resources(true), ""},
+		{lifecycle.OpDeploy, contract.OperationRequest{}, lifecycle.Deployed, v.resources(true), "2"},
+		{lifecycle.OpDestroy, contract.OperationRequest{}, lifecycle.Destroyed, v.resources(false), ""},
+		{lifecycle.OpDeprovision, contract.OperationRequest{Confirm: true}, lifecycle.Deprovisioned, v.configGone, ""},
 	}
 	deployer := env.Deployer
 	if env.Argo != nil {
@@ -76,7 +75,7 @@ func Run(ctx context.Context, env *devenv.Env, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("step %d %s: %w", i+1, s.op, err)
 		}
-		if res.Result != workflows.ResultSucceeded || res.State != s.want {
+		if res.Result != contract.ResultSucceeded || res.State != s.want {
 			msg := ""
 			if res.Failure != nil {
 				msg = fmt.Sprintf(" at %s: %s", res.Failure.Step, res.Failure.Error)
@@ -115,8 +114,8 @@ type verifier struct {
 	dir string
 }
 
-func (v *verifier) merges(want int) func(context.Context, workflows.OperationResult) (string, error) {
-	return func(ctx context.Context, _ workflows.OperationResult) (string, error) {
+func (v *verifier) merges(want int) func(context.Context, contract.OperationResult) (string, error) {
+	return func(ctx context.Context, _ contract.OperationResult) (string, error) {
 		n, err := devenv.CountMerges(ctx, v.env.GitOpsRepo, v.dir)
 		if err != nil {
 			return "", err
@@ -128,8 +127,8 @@ func (v *verifier) merges(want int) func(context.Context, workflows.OperationRes
 	}
 }
 
-func (v *verifier) resources(want bool) func(context.Context, workflows.OperationResult) (string, error) {
-	return func(ctx context.Context, _ workflows.OperationResult) (string, error) {
+func (v *verifier) resources(want bool) func(context.Context, contract.OperationResult) (string, error) {
+	return func(ctx context.Context, _ contract.OperationResult) (string, error) {
 		res, err := v.env.Activities.Terraform.Resources(ctx, terraform.Workspace{Tenant: Ref.Tenant, Name: Ref.Name, Schema: derived.Schema})
 		if err != nil {
 			return "", err
@@ -141,14 +140,14 @@ func (v *verifier) resources(want bool) func(context.Context, workflows.Operatio
 	}
 }
 
-func (v *verifier) noChanges(_ context.Context, res workflows.OperationResult) (string, error) {
+func (v *verifier) noChanges(_ context.Context, res contract.OperationResult) (string, error) {
 	if res.Plan == nil || !res.Plan.NoChanges || res.Diff != "" {
 		return "", fmt.Errorf("plan of an unchanged instance shows changes: %+v diff %q", res.Plan, res.Diff)
 	}
 	return "plan: no changes", nil
 }
 
-func (v *verifier) updated(ctx context.Context, res workflows.OperationResult) (string, error) {
+func (v *verifier) updated(ctx context.Context, res contract.OperationResult) (string, error) {
 	if res.Plan == nil || res.Plan.Change == 0 {
 		return "", fmt.Errorf("update applied no change: %+v", res.Plan)
 	}
@@ -158,7 +157,7 @@ func (v *verifier) updated(ctx context.Context, res workflows.OperationResult) (
 	return fmt.Sprintf("replicas 1 -> 2: %d change(s), merge 2 on main", res.Plan.Change), nil
 }
 
-func (v *verifier) configGone(ctx context.Context, res workflows.OperationResult) (string, error) {
+func (v *verifier) configGone(ctx context.Context, res contract.OperationResult) (string, error) {
 	files, err := v.env.Activities.Forge.ReadDir(ctx, "", v.dir)
 	if err != nil {
 		return "", err

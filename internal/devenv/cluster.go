@@ -10,9 +10,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/slipway-dev/slipway/internal/postgres"
 	"github.com/slipway-dev/slipway/internal/temporalcluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Engines the embedded default can start when no frontend answers at its address.
@@ -68,7 +69,7 @@ func (e *Env) startCluster(ctx context.Context, o EnvOptions) error {
 	eng.Cluster, err = temporalcluster.Start(ctx, temporalcluster.Options{
 		DB:  temporalcluster.DB{Host: pg.Host, Port: pg.Port, User: postgres.Superuser},
 		Dir: eng.Dir, Nodes: nodes, FrontendAddress: o.Address,
-		SearchAttributes: workflows.SearchAttributeTypes,
+		SearchAttributes: contract.SearchAttributeTypes,
 	})
 	if err != nil {
 		return fmt.Errorf("start Temporal cluster (TEMPORAL_ADDRESS %s, logs in %s): %w", o.Address, eng.Dir, err)

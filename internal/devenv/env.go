@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
@@ -26,7 +28,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/internal/tracing"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // EnvOptions configure the embedded default: dev server, GitOps repo, worker.
@@ -105,7 +106,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 		return nil, fmt.Errorf("--state-dir: %w", err)
 	}
 	if o.TaskQueue == "" {
-		o.TaskQueue = workflows.DefaultTaskQueue
+		o.TaskQueue = contract.DefaultTaskQueue
 	}
 	if o.Logger == nil {
 		o.Logger = logging.NewTemporal(logging.Nop())
@@ -221,7 +222,7 @@ func (e *Env) startServer(ctx context.Context, o EnvOptions, keys *codec.Keyring
 		return e.startCluster(ctx, o)
 	}
 	so := ServerOptions{Headless: o.Headless, UIPort: o.UIPort, DBFile: filepath.Join(o.StateDir, "temporal.db"),
-		SearchAttributes: workflows.SearchAttributeTypes, LogFile: filepath.Join(o.StateDir, "temporal.log")}
+		SearchAttributes: contract.SearchAttributeTypes, LogFile: filepath.Join(o.StateDir, "temporal.log")}
 	if o.Address != "" {
 		host, port, err := splitHostPort(o.Address)
 		if err != nil {

@@ -9,12 +9,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // maxRaces bounds how often one claim is retried when its holder releases it between our
@@ -52,7 +53,7 @@ func (r *Registry) Claim(ctx context.Context, owner string, claims []names.Claim
 
 // claim takes one claim; isNew is false when owner held it already.
 func (r *Registry) claim(ctx context.Context, owner string, cl names.Claim) (isNew bool, err error) {
-	id := workflows.NameClaimWorkflowID(cl.Kind, cl.Value)
+	id := contract.NameClaimWorkflowID(cl.Kind, cl.Value)
 	for range maxRaces {
 		_, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 			ID:                       id,
@@ -61,8 +62,8 @@ func (r *Registry) claim(ctx context.Context, owner string, cl names.Claim) (isN
 			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 			// Without this the SDK hands back the running claim as if we had started it.
 			WorkflowExecutionErrorWhenAlreadyStarted: true,
-			Memo:                                     map[string]any{workflows.MemoOwner: owner},
-		}, workflows.NameClaimWorkflowName, workflows.NameClaim{Kind: cl.Kind, Value: cl.Value, Owner: owner})
+			Memo:                                     map[string]any{contract.MemoOwner: owner},
+		}, contract.NameClaimWorkflowName, contract.NameClaim{Kind: cl.Kind, Value: cl.Value, Owner: owner})
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
 		if !errors.As(err, &started) {
 			if err != nil {
@@ -93,7 +94,7 @@ func (r *Registry) Holder(ctx context.Context, cl names.Claim) (holder string, r
 
 // lookup finds the running claim on cl: its holder and run.
 func (r *Registry) lookup(ctx context.Context, cl names.Claim) (holder, runID string, running bool, err error) {
-	d, err := r.c.DescribeWorkflow(ctx, workflows.NameClaimWorkflowID(cl.Kind, cl.Value), "")
+	d, err := r.c.DescribeWorkflow(ctx, contract.NameClaimWorkflowID(cl.Kind, cl.Value), "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return "", "", false, nil
@@ -104,8 +105,8 @@ func (r *Registry) lookup(ctx context.Context, cl names.Claim) (holder, runID st
 	if d.Status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return "", "", false, nil
 	}
-	if err := d.GetMemoValue(workflows.MemoOwner, &holder); err != nil {
-		return "", "", false, fmt.Errorf("who holds %s: memo %q: %w", cl, workflows.MemoOwner, err)
+	if err := d.GetMemoValue(contract.MemoOwner, &holder); err != nil {
+		return "", "", false, fmt.Errorf("who holds %s: memo %q: %w", cl, contract.MemoOwner, err)
 	}
 	return holder, d.WorkflowExecution.RunID, true, nil
 }
@@ -126,9 +127,9 @@ func (r *Registry) release(ctx context.Context, owner string, cl names.Claim) er
 	if err != nil || !running || holder != owner {
 		return err
 	}
-	id := workflows.NameClaimWorkflowID(cl.Kind, cl.Value)
+	id := contract.NameClaimWorkflowID(cl.Kind, cl.Value)
 	// The run, not the ID: a claim someone takes after this one ended must not get our signal.
-	err = r.c.SignalWorkflow(ctx, id, runID, workflows.SignalRelease, owner)
+	err = r.c.SignalWorkflow(ctx, id, runID, contract.SignalRelease, owner)
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return nil

@@ -18,7 +18,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Options configure a Server.
@@ -262,7 +261,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	delivery = ev.DeliveryID
 	key := ev.Provider + "/" + ev.DeliveryID
 	if s.seen.has(key) {
-		writeJSON(w, http.StatusOK, Response{Delivery: ev.DeliveryID, Duplicate: true, Workflow: workflows.DeliveryWorkflowID(ev.Provider, ev.DeliveryID)})
+		writeJSON(w, http.StatusOK, Response{Delivery: ev.DeliveryID, Duplicate: true, Workflow: contract.DeliveryWorkflowID(ev.Provider, ev.DeliveryID)})
 		return
 	}
 	d, resp := s.plan(ev)
@@ -285,7 +284,7 @@ func (s *Server) record(ctx context.Context, w http.ResponseWriter, key string, 
 	ctx, cancel := context.WithTimeout(ctx, s.o.RecordTimeout)
 	defer cancel()
 	_, err := s.batch.RecordDelivery(ctx, d)
-	resp.Workflow = workflows.DeliveryWorkflowID(d.Provider, d.ID)
+	resp.Workflow = contract.DeliveryWorkflowID(d.Provider, d.ID)
 	var tooLarge *TooLargeError
 	if errors.As(err, &tooLarge) {
 		writeJSON(w, http.StatusRequestEntityTooLarge, Response{Delivery: d.ID, Error: err.Error()})

@@ -13,7 +13,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite/instant"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // idleRows parks n Deployed instances on a fresh worker process for each size, with the SDK's
@@ -55,7 +54,7 @@ func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
 	parkStart := time.Now()
 	if err := each(refs, 32, func(ref contract.Ref) error {
 		_, err := b.env.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
-			ID: workflows.InstanceWorkflowID(ref), TaskQueue: tq}, workflows.InstanceWorkflowName,
+			ID: contract.InstanceWorkflowID(ref), TaskQueue: tq}, contract.InstanceWorkflowName,
 			instant.Parked(ref, "observer/"+tq, now))
 		return err
 	}); err != nil {
@@ -165,7 +164,7 @@ func waitParked(ctx context.Context, c sdkclient.Client, tq string, n int) error
 func historySize(ctx context.Context, c sdkclient.Client, refs []contract.Ref) (events, bytes float64, err error) {
 	sample := refs[:min(100, len(refs))]
 	for _, ref := range sample {
-		d, err := c.DescribeWorkflowExecution(ctx, workflows.InstanceWorkflowID(ref), "")
+		d, err := c.DescribeWorkflowExecution(ctx, contract.InstanceWorkflowID(ref), "")
 		if err != nil {
 			return 0, 0, err
 		}
@@ -180,11 +179,11 @@ func queryLatency(ctx context.Context, c sdkclient.Client, refs []contract.Ref) 
 	var ds []time.Duration
 	for _, ref := range refs {
 		t0 := time.Now()
-		v, err := c.QueryWorkflow(ctx, workflows.InstanceWorkflowID(ref), "", workflows.QueryStatus, workflows.StatusRequest{})
+		v, err := c.QueryWorkflow(ctx, contract.InstanceWorkflowID(ref), "", contract.QueryStatus, contract.StatusRequest{})
 		if err != nil {
 			return 0, fmt.Errorf("query %s: %w", ref, err)
 		}
-		var st workflows.Status
+		var st contract.Status
 		if err := v.Get(&st); err != nil {
 			return 0, err
 		}

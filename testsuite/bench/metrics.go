@@ -16,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/freeport"
 	"github.com/slipway-dev/slipway/testsuite/instant"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // metricsScrapes is how many scrapes the row times back to back.
@@ -51,7 +50,7 @@ func (b *bench) metricsRow(ctx context.Context) error {
 	now := time.Now().UTC()
 	if err := each(refs, 32, func(ref contract.Ref) error {
 		_, err := b.env.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
-			ID: workflows.InstanceWorkflowID(ref), TaskQueue: tq}, workflows.InstanceWorkflowName,
+			ID: contract.InstanceWorkflowID(ref), TaskQueue: tq}, contract.InstanceWorkflowName,
 			instant.Parked(ref, "observer/"+tq, now))
 		return err
 	}); err != nil {

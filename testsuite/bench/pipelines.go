@@ -3,14 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
+
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/identity"
-	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func instanceConfig(replicas int) string {
@@ -41,7 +41,7 @@ var walk = []lifecycleStep{
 func submit(ctx context.Context, c *client.Client, ref contract.Ref, op lifecycle.Operation, config string) (time.Duration, error) {
 	start := time.Now()
 	// As a platform admin, as the demo does: its destroys wait for no approval.
-	h, err := c.Submit(identity.With(ctx, devenv.LocalAdmin()), ref, op, workflows.OperationRequest{ConfigYAML: config, Actor: "bench",
+	h, err := c.Submit(identity.With(ctx, devenv.LocalAdmin()), ref, op, contract.OperationRequest{ConfigYAML: config, Actor: "bench",
 		Confirm: op == lifecycle.OpDeprovision}, "")
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, ref, err)
@@ -50,7 +50,7 @@ func submit(ctx context.Context, c *client.Client, ref contract.Ref, op lifecycl
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, ref, err)
 	}
-	if res.Result != workflows.ResultSucceeded {
+	if res.Result != contract.ResultSucceeded {
 		return 0, fmt.Errorf("%s %s: %s in %s: %+v", op, ref, res.Result, res.State, res.Failure)
 	}
 	return time.Since(start), nil
@@ -58,14 +58,14 @@ func submit(ctx context.Context, c *client.Client, ref contract.Ref, op lifecycl
 
 // stepsDone counts the steps the instance's last operation ran (not skipped ones).
 func stepsDone(ctx context.Context, c *client.Client, ref contract.Ref) (int, error) {
-	st, err := c.Status(ctx, ref, workflows.StatusRequest{Output: "all"})
+	st, err := c.Status(ctx, ref, contract.StatusRequest{Output: "all"})
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	if st.Operation != nil {
 		for _, s := range st.Operation.Steps {
-			if s.Status == workflows.StepDone {
+			if s.Status == contract.StepDone {
 				n++
 			}
 		}

@@ -142,11 +142,11 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 // followRollout follows the rollout to its workflow's close with the client's FollowRollout,
 // counting the status queries it makes; it gives up once the status stops moving for
 // rolloutStall. It returns the last status it saw.
-func followRollout(ctx context.Context, c *client.Client, id string) (*workflows.RolloutStatus, int, error) {
+func followRollout(ctx context.Context, c *client.Client, id string) (*contract.RolloutStatus, int, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var mu sync.Mutex
-	var last *workflows.RolloutStatus
+	var last *contract.RolloutStatus
 	var key string
 	queries, moved := 0, time.Now()
 	go func() {
@@ -167,7 +167,7 @@ func followRollout(ctx context.Context, c *client.Client, id string) (*workflows
 			}
 		}
 	}()
-	st, err := c.FollowRollout(ctx, id, func(s *workflows.RolloutStatus) bool {
+	st, err := c.FollowRollout(ctx, id, func(s *contract.RolloutStatus) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		queries++
@@ -192,7 +192,7 @@ func followRollout(ctx context.Context, c *client.Client, id string) (*workflows
 }
 
 // batchTimes are the mean and the longest batch, from the rollout's start and its batch records.
-func batchTimes(st *workflows.RolloutStatus) (mean, slowest time.Duration, ok bool) {
+func batchTimes(st *contract.RolloutStatus) (mean, slowest time.Duration, ok bool) {
 	if len(st.Ended) == 0 || st.StartedAt.IsZero() {
 		return 0, 0, false
 	}
@@ -207,7 +207,7 @@ func batchTimes(st *workflows.RolloutStatus) (mean, slowest time.Duration, ok bo
 // rolloutRuns counts the runs of rollout/<id> (the first and each continue-as-new) and their
 // history events, waiting for visibility to show the last one closed.
 func rolloutRuns(ctx context.Context, c sdkclient.Client, id string) (runs int, events int64, err error) {
-	query := fmt.Sprintf("WorkflowId = '%s'", workflows.RolloutWorkflowID(id))
+	query := fmt.Sprintf("WorkflowId = '%s'", contract.RolloutWorkflowID(id))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		runs, events = 0, 0
@@ -216,7 +216,7 @@ func rolloutRuns(ctx context.Context, c sdkclient.Client, id string) (runs int, 
 		for {
 			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
 			if err != nil {
-				return 0, 0, fmt.Errorf("list the runs of %s: %w", workflows.RolloutWorkflowID(id), err)
+				return 0, 0, fmt.Errorf("list the runs of %s: %w", contract.RolloutWorkflowID(id), err)
 			}
 			for _, ex := range resp.GetExecutions() {
 				runs++
@@ -238,7 +238,7 @@ func rolloutRuns(ctx context.Context, c sdkclient.Client, id string) (runs int, 
 
 // statusLine is the status a failed rollout row reports: phase, reason, batch and in flight,
 // and the first failed instances.
-func statusLine(st *workflows.RolloutStatus) string {
+func statusLine(st *contract.RolloutStatus) string {
 	if st == nil {
 		return "; no status"
 	}
@@ -249,7 +249,7 @@ func statusLine(st *workflows.RolloutStatus) string {
 	}
 	var bad []string
 	for _, in := range st.Instances {
-		if in.Status != workflows.RolloutUpdated && in.Status != workflows.RolloutAtTarget && len(bad) < 5 {
+		if in.Status != contract.RolloutUpdated && in.Status != contract.RolloutAtTarget && len(bad) < 5 {
 			bad = append(bad, fmt.Sprintf("%s %s %s", in.Ref, in.Status, strings.TrimSpace(in.Reason+" "+in.Error)))
 		}
 	}

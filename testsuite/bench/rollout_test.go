@@ -9,26 +9,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func TestBatchTimesRunFromTheRolloutsStart(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	st := &workflows.RolloutStatus{RolloutState: workflows.RolloutState{StartedAt: t0, Ended: []workflows.BatchRecord{
+	st := &contract.RolloutStatus{RolloutState: contract.RolloutState{StartedAt: t0, Ended: []contract.BatchRecord{
 		{Batch: 1, At: t0.Add(2 * time.Second)}, {Batch: 2, At: t0.Add(7 * time.Second)}, {Batch: 3, At: t0.Add(9 * time.Second)}}}}
 	mean, slowest, ok := batchTimes(st)
 	require.True(t, ok)
 	assert.Equal(t, 3*time.Second, mean)
 	assert.Equal(t, 5*time.Second, slowest)
-	_, _, ok = batchTimes(&workflows.RolloutStatus{})
+	_, _, ok = batchTimes(&contract.RolloutStatus{})
 	assert.False(t, ok, "no batch ended")
 }
 
 func TestFailedRolloutSaysWhereItStood(t *testing.T) {
-	st := &workflows.RolloutStatus{RolloutState: workflows.RolloutState{Phase: workflows.PhaseStopped, Batch: 3, Batches: 10,
-		Failures: 1, Reason: "1 instance(s) failed", Instances: []workflows.RolloutInstance{
-			{RolloutAction: contract.RolloutAction{Ref: contract.Ref{Tenant: "fleet", Name: "web-0"}}, Status: workflows.RolloutUpdated},
-			{RolloutAction: contract.RolloutAction{Ref: contract.Ref{Tenant: "fleet", Name: "web-1"}}, Status: workflows.RolloutFailed, Error: "boom"},
+	st := &contract.RolloutStatus{RolloutState: contract.RolloutState{Phase: contract.PhaseStopped, Batch: 3, Batches: 10,
+		Failures: 1, Reason: "1 instance(s) failed", Instances: []contract.RolloutInstance{
+			{RolloutAction: contract.RolloutAction{Ref: contract.Ref{Tenant: "fleet", Name: "web-0"}}, Status: contract.RolloutUpdated},
+			{RolloutAction: contract.RolloutAction{Ref: contract.Ref{Tenant: "fleet", Name: "web-1"}}, Status: contract.RolloutFailed, Error: "boom"},
 		}}, Updated: 1, Total: 2}
 	line := statusLine(st)
 	assert.Contains(t, line, "phase Stopped, batch 3/10")

@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // throughputRows starts n provision+deploy lifecycles at once on one instant worker, for each
@@ -163,7 +162,7 @@ func growth(small, large row) row {
 func eventsPerLifecycle(ctx context.Context, c sdkclient.Client, sample []contract.Ref) (float64, error) {
 	var total int64
 	for _, ref := range sample {
-		n, err := historyTree(ctx, c, workflows.InstanceWorkflowID(ref), "")
+		n, err := historyTree(ctx, c, contract.InstanceWorkflowID(ref), "")
 		if err != nil {
 			return 0, err
 		}

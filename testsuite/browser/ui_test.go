@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // What an undecoded payload looks like in the UI: its encoding, as text or in base64.
@@ -133,7 +134,7 @@ func listPath(query string) string {
 // Codec Server browser endpoint, then Apply.
 func TestUIDecodesThroughThePastedEndpointOfAReusedServer(t *testing.T) {
 	chromiumPath := chromium(t)
-	srv, err := devenv.StartServer(t.Context(), devenv.ServerOptions{SearchAttributes: workflows.SearchAttributeTypes})
+	srv, err := devenv.StartServer(t.Context(), devenv.ServerOptions{SearchAttributes: contract.SearchAttributeTypes})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Stop() })
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {

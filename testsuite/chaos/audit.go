@@ -11,7 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Audit is what the real systems say one lifecycle did.
@@ -67,14 +66,14 @@ func (au auditor) audit(ctx context.Context, c *client.Client, ref contract.Ref)
 }
 
 // records compares the operations on record with the lifecycle that was asked for.
-func records(st *workflows.Status) (total, lost, extra int) {
-	var ops []workflows.OperationStatus
+func records(st *contract.Status) (total, lost, extra int) {
+	var ops []contract.OperationStatus
 	ops = append(ops, st.History...)
 	if st.Operation != nil {
 		ops = append(ops, *st.Operation)
 	}
 	for i, want := range lifecycleOps {
-		if i >= len(ops) || ops[i].Kind != want.op || ops[i].Result != workflows.ResultSucceeded {
+		if i >= len(ops) || ops[i].Kind != want.op || ops[i].Result != contract.ResultSucceeded {
 			lost++
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite/drive"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 const (
@@ -24,13 +23,13 @@ const (
 var lifecycleOps = []struct {
 	label string
 	op    lifecycle.Operation
-	req   func() workflows.OperationRequest
+	req   func() contract.OperationRequest
 }{
-	{"create", lifecycle.OpProvision, func() workflows.OperationRequest { return workflows.OperationRequest{ConfigYAML: configV1} }},
-	{"deploy", lifecycle.OpDeploy, func() workflows.OperationRequest { return workflows.OperationRequest{} }},
-	{"update", lifecycle.OpDeploy, func() workflows.OperationRequest { return workflows.OperationRequest{ConfigYAML: configV2} }},
-	{"archive", lifecycle.OpArchive, func() workflows.OperationRequest { return workflows.OperationRequest{} }},
-	{"deprovision", lifecycle.OpDeprovision, func() workflows.OperationRequest { return workflows.OperationRequest{Confirm: true} }},
+	{"create", lifecycle.OpProvision, func() contract.OperationRequest { return contract.OperationRequest{ConfigYAML: configV1} }},
+	{"deploy", lifecycle.OpDeploy, func() contract.OperationRequest { return contract.OperationRequest{} }},
+	{"update", lifecycle.OpDeploy, func() contract.OperationRequest { return contract.OperationRequest{ConfigYAML: configV2} }},
+	{"archive", lifecycle.OpArchive, func() contract.OperationRequest { return contract.OperationRequest{} }},
+	{"deprovision", lifecycle.OpDeprovision, func() contract.OperationRequest { return contract.OperationRequest{Confirm: true} }},
 }
 
 const (
@@ -61,7 +60,7 @@ func runLifecycle(ctx context.Context, c *client.Client, ref contract.Ref, opTim
 			out.Failed = append(out.Failed, fmt.Sprintf("%s: %v", o.label, err))
 			return out
 		}
-		if res.Result != workflows.ResultSucceeded {
+		if res.Result != contract.ResultSucceeded {
 			why := res.Result
 			if res.Failure != nil {
 				why += ": " + res.Failure.Step + ": " + res.Failure.Error

@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite/drive"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // ConflictFigures are the concurrent-requests phase's figures.
@@ -50,7 +49,7 @@ func (w *world) conflicts(ctx context.Context, rep *Report) error {
 	for i := 0; i < 2; i++ { // create, deploy
 		o := lifecycleOps[i]
 		res, err := drive.SubmitAndWait(ctx, c, ref, o.op, o.req(), fmt.Sprintf("conflict-setup-%d", i), w.cfg.OpTimeout)
-		if err != nil || res.Result != workflows.ResultSucceeded {
+		if err != nil || res.Result != contract.ResultSucceeded {
 			return fmt.Errorf("set up %s: %s %v %+v", ref, o.label, err, res.Failure)
 		}
 	}
@@ -70,7 +69,7 @@ func (w *world) conflicts(ctx context.Context, rep *Report) error {
 		go func() {
 			defer wg.Done()
 			time.Sleep(delay)
-			req := workflows.OperationRequest{ConfigYAML: m.cfg, Actor: "chaos", Confirm: true}
+			req := contract.OperationRequest{ConfigYAML: m.cfg, Actor: "chaos", Confirm: true}
 			h, err := c.Submit(ctx, ref, m.op, req, fmt.Sprintf("conflict-%02d", i))
 			if err == nil {
 				_, err = h.Get(ctx)
@@ -116,12 +115,12 @@ func clearRejection(msg string) bool {
 }
 
 // newOps are the operations on record in after that were not in before.
-func newOps(before, after *workflows.Status) []workflows.OperationStatus {
+func newOps(before, after *contract.Status) []contract.OperationStatus {
 	seen := map[string]bool{}
 	for _, op := range allOps(before) {
 		seen[op.ID] = true
 	}
-	var out []workflows.OperationStatus
+	var out []contract.OperationStatus
 	for _, op := range allOps(after) {
 		if !seen[op.ID] {
 			out = append(out, op)
@@ -130,8 +129,8 @@ func newOps(before, after *workflows.Status) []workflows.OperationStatus {
 	return out
 }
 
-func allOps(st *workflows.Status) []workflows.OperationStatus {
-	ops := append([]workflows.OperationStatus{}, st.History...)
+func allOps(st *contract.Status) []contract.OperationStatus {
+	ops := append([]contract.OperationStatus{}, st.History...)
 	if st.Operation != nil {
 		ops = append(ops, *st.Operation)
 	}

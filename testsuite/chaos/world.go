@@ -26,7 +26,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // world is the real stack one chaos run shares: a dev server with a database file (so it
@@ -133,7 +132,7 @@ func runKey() (*codec.Keyring, error) {
 // startServer starts the dev server on port (0: a free one) with the run's database file.
 func (w *world) startServer(ctx context.Context, port int) error {
 	srv, err := devenv.StartServer(ctx, devenv.ServerOptions{Headless: true, Port: port,
-		DBFile: filepath.Join(w.dir, "temporal.db"), SearchAttributes: workflows.SearchAttributeTypes,
+		DBFile: filepath.Join(w.dir, "temporal.db"), SearchAttributes: contract.SearchAttributeTypes,
 		LogFile: filepath.Join(w.dir, "logs", "temporal.log")})
 	if err != nil {
 		return err

@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // resendEvery paces resends while the server or the connection is away.
@@ -23,23 +22,23 @@ const resendEvery = 500 * time.Millisecond
 // SubmitAndWait sends one request and waits for its result, riding out worker and server
 // restarts until timeout.
 func SubmitAndWait(ctx context.Context, c *client.Client, ref contract.Ref, op lifecycle.Operation,
-	req workflows.OperationRequest, requestID string, timeout time.Duration) (workflows.OperationResult, error) {
+	req contract.OperationRequest, requestID string, timeout time.Duration) (contract.OperationResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
 		h, err := c.Submit(ctx, ref, op, req, requestID)
 		if err == nil {
-			var res workflows.OperationResult
+			var res contract.OperationResult
 			if res, err = h.Get(ctx); err == nil {
 				return res, nil
 			}
 		}
 		if !Transient(err) || ctx.Err() != nil {
-			return workflows.OperationResult{}, err
+			return contract.OperationResult{}, err
 		}
 		select {
 		case <-ctx.Done():
-			return workflows.OperationResult{}, err
+			return contract.OperationResult{}, err
 		case <-time.After(resendEvery):
 		}
 	}
@@ -62,10 +61,10 @@ func Transient(err error) bool {
 }
 
 // Status reads the instance's full status, retrying for up to 30 s while the server is away.
-func Status(ctx context.Context, c *client.Client, ref contract.Ref) (*workflows.Status, error) {
+func Status(ctx context.Context, c *client.Client, ref contract.Ref) (*contract.Status, error) {
 	var last error
 	for i := 0; i < 60; i++ {
-		st, err := c.Status(ctx, ref, workflows.StatusRequest{Output: "all"})
+		st, err := c.Status(ctx, ref, contract.StatusRequest{Output: "all"})
 		if err == nil {
 			return st, nil
 		}

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"code.gitea.io/sdk/gitea"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // An approval by comment on a real Gitea: the deploy's PR says who must approve and how, never
@@ -52,7 +53,7 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 	const ref = "acme/shop"
 	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hi\n"))
-	var w *workflows.ApprovalWait
+	var w *contract.ApprovalWait
 	require.Eventually(t, func() bool {
 		as(t, "alice", func() { w = e.Status(ref).Approval })
 		return w != nil && w.Hash != ""
@@ -108,7 +109,7 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 	require.Eventually(t, func() bool { return e.Status(ref).State == lifecycle.Deployed }, 2*time.Minute, 200*time.Millisecond,
 		"deliveries:\n%s", last.log())
 	st := e.Status(ref)
-	var approved *workflows.ApprovalRecord
+	var approved *contract.ApprovalRecord
 	for i := range st.ApprovalLog {
 		if st.ApprovalLog[i].Event == "approved" {
 			approved = &st.ApprovalLog[i]

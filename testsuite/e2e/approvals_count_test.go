@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A policy that asks for two platform approvals gets two distinct people: the first approval
@@ -37,7 +38,7 @@ func TestTwoApprovalsAreTwoPeople(t *testing.T) {
 	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", ref, "--wait")
 	as(t, "alice:tenant:two", func() { e.MustCLI(0, "destroy", ref) })
-	var w *workflows.ApprovalWait
+	var w *contract.ApprovalWait
 	require.Eventually(t, func() bool {
 		as(t, "carol:platform-admins", func() { w = e.Status(ref).Approval })
 		return w != nil && w.Hash != ""

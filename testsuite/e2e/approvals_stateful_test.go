@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A plan that replaces a resource the stack marks stateful waits for a platform approval even
@@ -40,7 +39,7 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 
 	// Generation 2 replaces terraform_data.app, which the stack marks stateful.
 	as(t, "alice:tenant:acme", func() { e.MustCLI(0, "deploy", ref, "-f", file("2")) })
-	var w *workflows.ApprovalWait
+	var w *contract.ApprovalWait
 	require.Eventually(t, func() bool {
 		as(t, "carol:platform-admins", func() { w = e.Status(ref).Approval })
 		return w != nil && w.Hash != ""
@@ -62,7 +61,7 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 	require.NoError(t, err)
 	slipwayKeys, err := attest.Load()
 	require.NoError(t, err)
-	query := func(sign *attest.Keyring) *workflows.ApprovalWait {
+	query := func(sign *attest.Keyring) *contract.ApprovalWait {
 		o, err := slipclient.Options(slipclient.WithHostPort(e.Address))
 		require.NoError(t, err)
 		o.Interceptors = nil
@@ -72,10 +71,10 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 		c, err := client.Dial(o)
 		require.NoError(t, err)
 		defer c.Close()
-		v, err := c.QueryWorkflow(context.Background(), workflows.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "db"}), "",
-			workflows.QueryStatus, workflows.StatusRequest{Output: workflows.OutputAll})
+		v, err := c.QueryWorkflow(context.Background(), contract.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "db"}), "",
+			contract.QueryStatus, contract.StatusRequest{Output: contract.OutputAll})
 		require.NoError(t, err)
-		var st workflows.Status
+		var st contract.Status
 		require.NoError(t, v.Get(&st))
 		require.NotNil(t, st.Approval)
 		return st.Approval
@@ -99,10 +98,10 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 	as(t, "carol:platform-admins", func() { e.MustCLI(0, "approve", ref, "--plan", w.Hash[:12]) })
 	require.Eventually(t, func() bool {
 		st := e.Status(ref)
-		return st.State == lifecycle.Deployed && st.Operation.Result == workflows.ResultSucceeded
+		return st.State == lifecycle.Deployed && st.Operation.Result == contract.ResultSucceeded
 	}, 2*time.Minute, 100*time.Millisecond)
 	st := e.Status(ref)
-	var approved *workflows.ApprovalRecord
+	var approved *contract.ApprovalRecord
 	for i := range st.ApprovalLog {
 		if st.ApprovalLog[i].Event == "approved" {
 			approved = &st.ApprovalLog[i]
@@ -111,5 +110,5 @@ func TestAStatefulReplaceWaitsForAPlatformApprovalWhateverTheStackSays(t *testin
 	require.NotNil(t, approved)
 	require.Equal(t, "carol", approved.Actor)
 	require.Equal(t, w.Hash, approved.Hash)
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "db"}), "approvals-stateful-replace")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "db"}), "approvals-stateful-replace")
 }

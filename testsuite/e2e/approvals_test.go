@@ -42,10 +42,10 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	merges := testsuite.Merges(t, e.GitOpsRepo, "instances/appr/web")
 
 	// alice approves (the stack names her); the requests are the dev key holder's (a platform admin).
-	asAlice := func() (st workflows.Status) { as(t, "alice:tenant:appr", func() { st = e.Status(ref) }); return st }
-	awaiting := func() *workflows.ApprovalWait { return asAlice().Approval }
-	waitFor := func(not string) *workflows.ApprovalWait {
-		var w *workflows.ApprovalWait
+	asAlice := func() (st contract.Status) { as(t, "alice:tenant:appr", func() { st = e.Status(ref) }); return st }
+	awaiting := func() *contract.ApprovalWait { return asAlice().Approval }
+	waitFor := func(not string) *contract.ApprovalWait {
+		var w *contract.ApprovalWait
 		require.Eventually(t, func() bool { w = awaiting(); return w != nil && w.Hash != not }, time.Minute, 50*time.Millisecond)
 		return w
 	}
@@ -136,7 +136,7 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	approvedAt := time.Now()
 	as(t, "alice", func() { e.MustCLI(0, "approve", ref, "--plan", second.Hash, "--reason", "replan reviewed") })
 	require.Eventually(t, func() bool {
-		return e.Status(ref).State == lifecycle.Deployed && e.Status(ref).Operation.Result == workflows.ResultSucceeded
+		return e.Status(ref).State == lifecycle.Deployed && e.Status(ref).Operation.Result == contract.ResultSucceeded
 	},
 		2*time.Minute, 100*time.Millisecond)
 	t.Logf("approve of the new plan to Deployed (apply, ArgoCD sync): %s", time.Since(approvedAt).Round(time.Millisecond))
@@ -165,7 +165,7 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	// alice's destroy waits for a platform admin, whatever the stack says: alice may not approve
 	// her own request, carol (platform-admins) may; the approved destroy applies the plan it names.
 	as(t, "alice:tenant:appr", func() { e.MustCLI(0, "destroy", ref) })
-	var wd *workflows.ApprovalWait
+	var wd *contract.ApprovalWait
 	require.Eventually(t, func() bool {
 		as(t, "carol:platform-admins", func() { wd = e.Status(ref).Approval })
 		return wd != nil && !wd.Redacted
@@ -197,5 +197,5 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	}
 	require.True(t, strings.HasPrefix(applied, "approved destroy plan "+w.Hash[:12]), applied)
 	require.Empty(t, e.Resources(contract.Ref{Tenant: "appr", Name: "web"}))
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "appr", Name: "web"}), "approvals-signal-lanes")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "appr", Name: "web"}), "approvals-signal-lanes")
 }

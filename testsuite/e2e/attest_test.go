@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
@@ -17,7 +19,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A direct Temporal client without slipway's key (the real temporal CLI, as anyone who can reach
@@ -33,9 +34,9 @@ func TestUnattestedRequestsChangeNothing(t *testing.T) {
 	const ref = "attk/web"
 	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hi\n"))
-	var w *workflows.ApprovalWait
+	var w *contract.ApprovalWait
 	// alice reads the plan awaiting her approval (the status shows it only to an approver).
-	asAlice := func() (st workflows.Status) { as(t, "alice", func() { st = e.Status(ref) }); return st }
+	asAlice := func() (st contract.Status) { as(t, "alice", func() { st = e.Status(ref) }); return st }
 	require.Eventually(t, func() bool { w = asAlice().Approval; return w != nil && w.Hash != "" }, time.Minute, 50*time.Millisecond)
 	before := asAlice()
 	instance := "instance/" + ref
@@ -50,19 +51,19 @@ func TestUnattestedRequestsChangeNothing(t *testing.T) {
 		return string(out), err
 	}
 	// The approval signal the pipeline waits for, as mallory would send it from the Temporal UI.
-	out, err = temporalCLI("workflow", "signal", "--workflow-id", w.Pipeline, "--name", workflows.SignalApprovalDecision,
+	out, err = temporalCLI("workflow", "signal", "--workflow-id", w.Pipeline, "--name", contract.SignalApprovalDecision,
 		"--input", `{"verb":"approve","hash":"`+w.Hash+`","actor":"alice","at":"`+time.Now().UTC().Format(time.RFC3339)+`"}`)
 	require.NoError(t, err, out)
 	// A step signal to the instance, claiming its deploy succeeded.
-	out, err = temporalCLI("workflow", "signal", "--workflow-id", instance, "--name", workflows.SignalStep,
+	out, err = temporalCLI("workflow", "signal", "--workflow-id", instance, "--name", contract.SignalStep,
 		"--input", `{"opID":"`+before.Operation.ID+`","attempt":1,"step":{"name":"apply","status":"succeeded","attempt":1}}`)
 	require.NoError(t, err, out)
 	// Updates: the approval itself, and a cancel of the running deploy.
-	out, err = temporalCLI("workflow", "update", "execute", "--workflow-id", instance, "--name", workflows.UpdateApprove,
+	out, err = temporalCLI("workflow", "update", "execute", "--workflow-id", instance, "--name", contract.UpdateApprove,
 		"--input", `{"plan":"`+w.Hash+`","actor":"alice"}`)
 	require.Error(t, err, "a forged approve update must fail: %s", out)
 	require.Contains(t, out, "refused: no verified identity")
-	out, err = temporalCLI("workflow", "update", "execute", "--workflow-id", instance, "--name", workflows.UpdateCancel,
+	out, err = temporalCLI("workflow", "update", "execute", "--workflow-id", instance, "--name", contract.UpdateCancel,
 		"--input", `{"actor":"mallory"}`)
 	require.Error(t, err, "a forged cancel update must fail: %s", out)
 	require.Contains(t, out, "refused: no verified identity")
@@ -71,8 +72,8 @@ func TestUnattestedRequestsChangeNothing(t *testing.T) {
 	var events string
 	require.Eventually(t, func() bool {
 		events = e.MustCLI(0, "events", ref).Stdout
-		return strings.Contains(events, "signal "+workflows.SignalApprovalDecision+" refused (sent to "+w.Pipeline+")") &&
-			strings.Contains(events, "signal "+workflows.SignalStep+" refused")
+		return strings.Contains(events, "signal "+contract.SignalApprovalDecision+" refused (sent to "+w.Pipeline+")") &&
+			strings.Contains(events, "signal "+contract.SignalStep+" refused")
 	}, time.Minute, 100*time.Millisecond, "events:\n%s", events)
 	for _, line := range []string{"approve refused: refused: no verified identity", "cancel refused: refused: no verified identity",
 		"carries no slipway attestation"} {
@@ -85,12 +86,12 @@ func TestUnattestedRequestsChangeNothing(t *testing.T) {
 	require.NotNil(t, after.Approval, "still awaiting approval")
 	require.Equal(t, w.Hash, after.Approval.Hash)
 	require.Equal(t, before.Operation.Steps, after.Operation.Steps)
-	require.Equal(t, workflows.ResultRunning, after.Operation.Result)
+	require.Equal(t, contract.ResultRunning, after.Operation.Result)
 	require.Len(t, after.ApprovalLog, len(before.ApprovalLog), "no approval recorded")
 	require.Empty(t, after.Gates)
 
 	// A forged start of a destroy pipeline runs nothing and fails at once.
-	out, err = temporalCLI("workflow", "start", "--type", workflows.PipelineName(lifecycle.OpDestroy), "--task-queue", e.TaskQueue,
+	out, err = temporalCLI("workflow", "start", "--type", contract.PipelineName(lifecycle.OpDestroy), "--task-queue", e.TaskQueue,
 		"--workflow-id", "forged-destroy", "--input", `{"ref":{"tenant":"attk","name":"web"},"operation":"destroy","opID":"x","attempt":1}`)
 	require.NoError(t, err, out)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -115,7 +116,7 @@ func TestUnattestedRequestsChangeNothing(t *testing.T) {
 	as(t, "alice", func() { e.MustCLI(0, "approve", ref, "--plan", w.Hash) })
 	require.Eventually(t, func() bool {
 		st := e.Status(ref)
-		return st.State == lifecycle.Deployed && st.Operation.Result == workflows.ResultSucceeded
+		return st.State == lifecycle.Deployed && st.Operation.Result == contract.ResultSucceeded
 	}, 2*time.Minute, 100*time.Millisecond)
 	testsuite.RecordHistories(t, e.Client.Temporal, instance, "verified-requests-v2")
 }

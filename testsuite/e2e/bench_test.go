@@ -16,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // BenchmarkActivityStep measures what one activity step costs on the dev server
@@ -59,11 +58,11 @@ func BenchmarkUpdateDeploy(b *testing.B) {
 		return fmt.Sprintf("stack: example\nparameters:\n  greeting: hello\n  replicas: %d\n", n)
 	}
 	submit := func(op lifecycle.Operation, yaml string) {
-		h, err := e.Client.Submit(context.Background(), ref, op, workflows.OperationRequest{ConfigYAML: yaml}, "")
+		h, err := e.Client.Submit(context.Background(), ref, op, contract.OperationRequest{ConfigYAML: yaml}, "")
 		require.NoError(b, err)
 		res, err := h.Get(context.Background())
 		require.NoError(b, err)
-		require.Equal(b, workflows.ResultSucceeded, res.Result, "%+v", res.Failure)
+		require.Equal(b, contract.ResultSucceeded, res.Result, "%+v", res.Failure)
 	}
 	submit(lifecycle.OpProvision, cfg(1))
 	submit(lifecycle.OpDeploy, "")

@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // budgetTF creates terraform_data.first at once and then sleeps in the real time provider, which
@@ -77,7 +76,7 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 	require.Contains(t, budget.Detail, "apply budget 3s (schema.timeouts.apply) ran out")
 	require.Contains(t, budget.Cleanup, "raise schema.timeouts.apply")
 	for _, s := range st.Operation.Steps {
-		if s.Name == contract.TFApply && s.Status == workflows.StepFailed {
+		if s.Name == contract.TFApply && s.Status == contract.StepFailed {
 			took := s.EndedAt.Sub(s.StartedAt)
 			figures = append(figures, fmt.Sprintf("budgets: apply budget 3s -> step failed after %v (terraform interrupted and exited)", took.Round(time.Millisecond)))
 			require.Less(t, took, 15*time.Second, "the budget cut the 15s sleep short")
@@ -136,7 +135,7 @@ func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "budgets.txt"), []byte(strings.Join(figures, "\n")+"\n"), 0o644))
 	}
 	require.Empty(t, terraformProcesses(t, e.StateDir), "nothing of the interrupted terraform is left running")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "stack-budgets")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "stack-budgets")
 }
 
 // terraformProcesses lists live processes whose working directory is under stateDir.

@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // hookedManifest holds its sync Running: the PreSync Job's pod is never scheduled (this cluster
@@ -60,7 +59,7 @@ func TestCancelTerminatesARunningArgoCDSync(t *testing.T) {
 	var app string
 	require.Eventually(t, func() bool {
 		st := e.Status(ref)
-		if st.Operation == nil || st.Operation.Result != workflows.ResultRunning || st.Operation.Step != contract.DeployApp {
+		if st.Operation == nil || st.Operation.Result != contract.ResultRunning || st.Operation.Step != contract.DeployApp {
 			return false
 		}
 		app = st.Names.Application
@@ -75,7 +74,7 @@ func TestCancelTerminatesARunningArgoCDSync(t *testing.T) {
 
 	out := e.MustCLI(0, "cancel", ref, "--reason", "hook stuck")
 	require.Contains(t, out.Stdout, ref+": stopping deploy")
-	var st workflows.Status
+	var st contract.Status
 	require.Eventually(t, func() bool {
 		st = e.Status(ref)
 		return st.State == lifecycle.DeploymentFailed

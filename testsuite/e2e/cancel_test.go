@@ -16,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // cancelTF creates terraform_data.first at once, then sleeps in the real time provider for the
@@ -68,11 +67,11 @@ func startMidApply(t *testing.T, e *testsuite.Env, ref string, args ...string) {
 	done := make(chan testsuite.Result, 1)
 	go func() { done <- e.CLI(args...) }()
 	t.Cleanup(func() { <-done })
-	var st workflows.Status
+	var st contract.Status
 	require.Eventually(t, func() bool {
 		st = e.Status(ref)
 		op := st.Operation
-		return op != nil && op.Result == workflows.ResultRunning && op.Step == contract.TFApply
+		return op != nil && op.Result == contract.ResultRunning && op.Step == contract.TFApply
 	}, 3*time.Minute, 200*time.Millisecond, "the apply never started: %+v", st.Operation)
 	time.Sleep(3 * time.Second) // terraform_data.first is created within this; the sleep of minutes is not
 }
@@ -94,7 +93,7 @@ func TestCancelStopsARunningDeployMidApply(t *testing.T) {
 	startMidApply(t, e, "cancel/slow", "deploy", "cancel/slow", "--wait")
 	out := e.MustCLI(0, "cancel", "cancel/slow", "--reason", "wrong window")
 	require.Contains(t, out.Stdout, "cancel/slow: stopping deploy")
-	var st workflows.Status
+	var st contract.Status
 	require.Eventually(t, func() bool {
 		st = e.Status("cancel/slow")
 		return st.State == lifecycle.DeploymentFailed
@@ -135,7 +134,7 @@ func TestCancelStopsARunningDeployMidApply(t *testing.T) {
 	require.Contains(t, out.Stdout, "cancel/slow is Destroyed")
 	require.Empty(t, e.Resources(ref), "destroy tore down what the state held")
 	require.NoError(t, lockFree(t, e, ref))
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "cancel-running")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "cancel-running")
 }
 
 // A destroy sent while a deploy applies is accepted (EMCO's terminate while instantiating): the
@@ -159,7 +158,7 @@ func TestDestroyDuringADeployPreTerminates(t *testing.T) {
 
 	st := e.Status("pre/term")
 	require.Equal(t, lifecycle.Destroyed, st.State)
-	var deploy *workflows.OperationStatus
+	var deploy *contract.OperationStatus
 	for i, op := range st.History {
 		if op.Kind == lifecycle.OpDeploy && op.Cancel != nil {
 			deploy = &st.History[i]
@@ -167,15 +166,15 @@ func TestDestroyDuringADeployPreTerminates(t *testing.T) {
 	}
 	require.NotNil(t, deploy, "the stopped deploy is in the history: %+v", st.History)
 	require.Equal(t, lifecycle.OpDestroy, deploy.Cancel.For)
-	require.Equal(t, workflows.ResultFailed, deploy.Result, "its merge had changed main")
+	require.Equal(t, contract.ResultFailed, deploy.Result, "its merge had changed main")
 	require.NotEmpty(t, deploy.Cancel.Actor, "the verified actor who asked")
-	require.Contains(t, preTerminateStates(t, e, workflows.InstanceWorkflowID(ref)), string(lifecycle.PreTerminate))
+	require.Contains(t, preTerminateStates(t, e, contract.InstanceWorkflowID(ref)), string(lifecycle.PreTerminate))
 	require.Empty(t, e.Resources(ref), "the teardown destroyed what the stopped apply had left in the state")
 	require.NoError(t, lockFree(t, e, ref))
 	require.Equal(t, http.StatusNotFound, get(t, stack, "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/pre-term"),
 		"the app is gone from ArgoCD")
 	require.Empty(t, terraformProcesses(t, e.StateDir))
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "cancel-running-preterminate")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "cancel-running-preterminate")
 }
 
 // preTerminateStates lists the InstanceState values the entity upserted, in order, from its
@@ -212,7 +211,7 @@ func TestCancelOfARunningDeployIsDecidedByThePolicy(t *testing.T) {
 	require.Contains(t, r.Stderr, "tenant acme")
 	st := e.Status("acme/slow")
 	require.Equal(t, lifecycle.Deploying, st.State, "the deploy goes on")
-	require.Equal(t, workflows.ResultRunning, st.Operation.Result)
+	require.Equal(t, contract.ResultRunning, st.Operation.Result)
 	require.Nil(t, st.Operation.Cancel, "no stop was recorded")
 
 	out := w.as(w.alice, 0, "cancel", "acme/slow", "--reason", "wrong window")

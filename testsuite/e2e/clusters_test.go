@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/argocd"
@@ -14,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A stack places its instances on two clusters of one ArgoCD, one named and one selected by
@@ -104,16 +105,16 @@ func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 }
 
 // statusJSON is the instance's status as `slipway status -o json` gives it with these flags.
-func statusJSON(t *testing.T, e *testsuite.Env, ref string, flags ...string) workflows.Status {
+func statusJSON(t *testing.T, e *testsuite.Env, ref string, flags ...string) contract.Status {
 	t.Helper()
-	var st workflows.Status
+	var st contract.Status
 	out := e.MustCLI(0, append([]string{"status", ref, "-o", "json"}, flags...)...).Stdout
 	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
 	return st
 }
 
 // rsyncByCluster is each cluster's resources' rsync status (one resource per cluster here).
-func rsyncByCluster(st workflows.Status) map[string]string {
+func rsyncByCluster(st contract.Status) map[string]string {
 	out := map[string]string{}
 	for _, app := range st.Resources {
 		for _, c := range app.Clusters {

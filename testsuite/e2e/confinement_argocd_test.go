@@ -21,7 +21,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Case 8: a ref that derives a system namespace, or one the operator reserved, is refused at
@@ -50,7 +49,7 @@ func TestCreateRefusesReservedNames(t *testing.T) {
 	}
 	// The workflow's own check, which holds for a request that never passed the CLI.
 	ref := contract.Ref{Tenant: "kube", Name: "system"}
-	h, err := e.Client.Submit(t.Context(), ref, lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n"}, "")
+	h, err := e.Client.Submit(t.Context(), ref, lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n"}, "")
 	if err == nil {
 		_, err = h.Get(t.Context())
 	}
@@ -80,9 +79,9 @@ func TestALegacyNameCannotBeDerivedByANewRef(t *testing.T) {
 	require.Equal(t, legacy.Namespace, names.Derive(attacker.Tenant, attacker.Name).Namespace, "the collision the old rule left open")
 
 	// The old instance as it was: provisioned, no names recorded.
-	state := workflows.InstanceState{Ref: old, State: lifecycle.ConfigurationCreated, Started: true, Epoch: "legacy", Seq: 1}
-	_, err := e.Client.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.InstanceWorkflowID(old), TaskQueue: e.TaskQueue},
-		workflows.InstanceWorkflowName, workflows.InstanceInput{Ref: old, State: &state})
+	state := contract.InstanceState{Ref: old, State: lifecycle.ConfigurationCreated, Started: true, Epoch: "legacy", Seq: 1}
+	_, err := e.Client.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.InstanceWorkflowID(old), TaskQueue: e.TaskQueue},
+		contract.InstanceWorkflowName, contract.InstanceInput{Ref: old, State: &state})
 	require.NoError(t, err)
 	reg := nameclaim.New(e.Client.Temporal, e.TaskQueue)
 	ns := names.Claim{Kind: names.KindNamespace, Value: legacy.Namespace}
@@ -98,7 +97,7 @@ func TestALegacyNameCannotBeDerivedByANewRef(t *testing.T) {
 		return err == nil && running && h == old.String()
 	}, time.Minute, 100*time.Millisecond, "the legacy instance claims its recorded names at its next request")
 	require.Equal(t, &legacy, e.Status(old.String()).Names, "and keeps them")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(old), "legacy-names-claimed-v2")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(old), "legacy-names-claimed-v2")
 
 	// The claim refuses the new ref, naming the old instance...
 	err = reg.Claim(ctx, attacker.String(), names.Derive(attacker.Tenant, attacker.Name).Claims())

@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Issue 23, case 5, on the dev server, real git and real terraform: the platform decides the
@@ -69,7 +68,7 @@ func TestInstanceFileCannotWeakenThePlatformPolicy(t *testing.T) {
 
 	// A tightening is the tenant's to ask for: approval always makes even an additive deploy wait.
 	e.MustCLI(0, "deploy", "policy/web", "-f", file("  generation: 1\napproval: {policy: always, approvers: [bob], timeout: 1h}\n"))
-	var w *workflows.ApprovalWait
+	var w *contract.ApprovalWait
 	require.Eventually(t, func() bool {
 		as(t, "bob", func() { w = e.Status("policy/web").Approval })
 		return w != nil && w.Hash != ""
@@ -121,7 +120,7 @@ resource "terraform_data" "evil" {
 		_, err := os.Stat(marker)
 		require.True(t, os.IsNotExist(err), "%s: terraform ran the edited file", when)
 	}
-	leftover := func(st workflows.Status) contract.Leftover {
+	leftover := func(st contract.Status) contract.Leftover {
 		t.Helper()
 		require.NotNil(t, st.Failure)
 		for _, l := range st.Failure.Leftovers {
@@ -168,7 +167,7 @@ resource "terraform_data" "evil" {
 	require.Contains(t, step(t, st, contract.VerifyRender).Detail, "file(s) as rendered at merge")
 	require.Empty(t, e.Resources(contract.Ref{Tenant: "prov", Name: "web"}))
 	noMarker("the retried destroy")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "prov", Name: "web"}), "render-provenance-v2")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "prov", Name: "web"}), "render-provenance-v2")
 }
 
 // The same on a real Gitea: the record is read from slipway's own PR head on the forge, and the

@@ -29,7 +29,6 @@ import (
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/fakegithub"
 	"github.com/slipway-dev/slipway/testsuite/fakegitlab"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // delivered is one request a forge made to the webhook server, and the answer it got.
@@ -222,10 +221,10 @@ func waitDone(t *testing.T, e *testsuite.Env, ref string, n int) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		st := e.Status(ref)
-		return st.Operation != nil && len(st.History)+1 == n && st.Operation.Result != workflows.ResultRunning
+		return st.Operation != nil && len(st.History)+1 == n && st.Operation.Result != contract.ResultRunning
 	}, 3*time.Minute, 250*time.Millisecond, "%s runs operation %d to its end", ref, n)
 	st := e.Status(ref)
-	require.Equal(t, workflows.ResultSucceeded, st.Operation.Result, "%+v", st.Failure)
+	require.Equal(t, contract.ResultSucceeded, st.Operation.Result, "%+v", st.Failure)
 }
 
 // seedExample is the example stack's files under stacks/example/.

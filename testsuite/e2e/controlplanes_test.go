@@ -18,7 +18,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Two control planes that manage each other (EDP's pair), on the real stack (Gitea, git,
@@ -146,5 +145,5 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &a))
 	require.Equal(t, "file://"+mirrorDir, a.Spec.Source.RepoURL, "ArgoCD deploys from the mirror while the forge is down")
 	require.Equal(t, "edp-2", configMap(t, stack, edpNS)["greeting"])
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "platform", Name: "edp"}), "controlplanes")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "platform", Name: "edp"}), "controlplanes")
 }

@@ -112,7 +112,7 @@ func TestInstanceDependencies(t *testing.T) {
 	// The planner is planned, not deployed: its plan's config diff shows the new subnet.
 	require.Eventually(t, func() bool {
 		op := e.Status("deps/planner").Operation
-		return op != nil && op.Kind == lifecycle.OpPlan && op.Result == workflows.ResultSucceeded
+		return op != nil && op.Kind == lifecycle.OpPlan && op.Result == contract.ResultSucceeded
 	}, time.Minute, 200*time.Millisecond)
 	st = e.Status("deps/planner")
 	require.Equal(t, lifecycle.ConfigurationCreated, st.State)
@@ -171,9 +171,9 @@ func TestInstanceDependencies(t *testing.T) {
 	e.MustCLI(0, "create", "deps/app3", "-f", writeFile(t, "stack: app\nparameters:\n  network: broken\n"))
 	require.Eventually(t, func() bool { return failedOn("deps/app3") }, 30*time.Second, 100*time.Millisecond)
 
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "app"}), "instance-dependencies")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "broken"}), "instance-dependencies-failed")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "net"}), "instance-dependencies-outputs")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "app"}), "instance-dependencies")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "broken"}), "instance-dependencies-failed")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "net"}), "instance-dependencies-outputs")
 }
 
 // exampleStacks are the files of examples/stacks/<name> as stacks/<name>/... in a GitOps repo.

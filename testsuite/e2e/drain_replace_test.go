@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // extraManifest is one more object while the mode parameter says extra.
@@ -62,7 +61,7 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 
 	// Generation 2 replaces terraform_data.app: a platform approval (stateful), then the drain, then the apply.
 	as(t, "alice:tenant:acme", func() { e.MustCLI(0, "deploy", ref, "-f", file("hi", "2")) })
-	var w *workflows.ApprovalWait
+	var w *contract.ApprovalWait
 	require.Eventually(t, func() bool {
 		as(t, "carol:platform-admins", func() { w = e.Status(ref).Approval })
 		return w != nil && w.Hash != ""
@@ -71,7 +70,7 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	as(t, "carol:platform-admins", func() { e.MustCLI(0, "approve", ref, "--plan", w.Hash) })
 	require.Eventually(t, func() bool {
 		st := e.Status(ref)
-		return st.State == lifecycle.Deployed && st.Operation.Result == workflows.ResultSucceeded
+		return st.State == lifecycle.Deployed && st.Operation.Result == contract.ResultSucceeded
 	}, 2*time.Minute, 100*time.Millisecond)
 	t.Logf("stateful replace: drain-hook step %s before tf-apply %s", stepTook(t, e.Status(ref), contract.DrainHook), stepTook(t, e.Status(ref), contract.TFApply))
 	lines := drainLog(t, logFile)
@@ -129,11 +128,11 @@ func TestDrainRunsBeforeADeployThatReplaces(t *testing.T) {
 	r = e.MustCLI(2, "recreate", "acme/idle")
 	require.Contains(t, r.Stderr, "recreate replaces a Deployed instance's workload")
 	require.Equal(t, lifecycle.ConfigurationCreated, e.Status("acme/idle").State)
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "web"}), "drain-before-replace")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "web"}), "drain-before-replace")
 }
 
 // stepNames lists the current operation's steps in order.
-func stepNames(st workflows.Status) []string {
+func stepNames(st contract.Status) []string {
 	var out []string
 	for _, s := range st.Operation.Steps {
 		out = append(out, s.Name)

@@ -17,7 +17,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Drift on a Temporal Schedule, with real git and terraform: an edit of one instance's terraform
@@ -80,7 +79,7 @@ func TestScheduledDriftCheckFindsAnOutOfBandEditAndDeployClearsIt(t *testing.T) 
 		return st.State == lifecycle.Deployed && st.Drift != nil && !st.Drift.Drifted && st.Drift.ClearedBy != ""
 	}, time.Minute, 100*time.Millisecond, "the remediating deploy ends and clears the drift")
 	require.Contains(t, e.MustCLI(0, "drift", "check", "--tenant", "drift").Stdout, "2 checked, 0 drifted")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "drift", Name: "web"}), "drift")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "drift", Name: "web"}), "drift")
 	e.MustCLI(0, "drift", "unschedule", "drift-e2e")
 	gone := e.CLI("drift", "unschedule", "drift-e2e")
 	require.Equal(t, 2, gone.Code, gone.Stderr)
@@ -134,14 +133,14 @@ func runSchedule(t *testing.T, e *testsuite.Env, id string) {
 		}
 		return false
 	}, time.Minute, 100*time.Millisecond, "the schedule started no sweep")
-	var res workflows.DriftSweepResult
+	var res contract.DriftSweepResult
 	require.NoError(t, e.Client.Temporal.GetWorkflow(ctx, wid, runID).Get(ctx, &res))
 	t.Logf("scheduled sweep %s: %d checked, %d drifted", wid, res.Checked, res.Drifted)
 }
 
 func sweeps(t *testing.T, e *testsuite.Env, ctx context.Context) map[string]bool {
 	resp, err := e.Client.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: "WorkflowType = '" + workflows.DriftSweepWorkflowName + "'"})
+		Query: "WorkflowType = '" + contract.DriftSweepWorkflowName + "'"})
 	require.NoError(t, err)
 	out := map[string]bool{}
 	for _, ex := range resp.Executions {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/client"
@@ -16,7 +18,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // emcoSecretValue is a value a stack's manifest Secret carries; no status output may print it.
@@ -50,8 +51,8 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 		require.NotContains(t, out, emcoSecretValue)
 		require.NotContains(t, out, base64.StdEncoding.EncodeToString([]byte(emcoSecretValue)))
 	}
-	byKind := func(st workflows.Status) map[string]workflows.ResourceView {
-		out := map[string]workflows.ResourceView{}
+	byKind := func(st contract.Status) map[string]contract.ResourceView {
+		out := map[string]contract.ResourceView{}
 		for _, a := range st.Resources {
 			for _, c := range a.Clusters {
 				for _, r := range c.Resources {
@@ -63,7 +64,7 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 	}
 
 	t.Run("summary counts rsync-status and cluster-status", func(t *testing.T) {
-		var st workflows.Status
+		var st contract.Status
 		require.NoError(t, json.Unmarshal([]byte(e.MustCLI(0, "status", "emco/web", "-o", "json").Stdout), &st))
 		require.Equal(t, map[string]int{"Applied": 2}, st.RsyncStatus)
 		require.Equal(t, map[string]int{"Present": 2}, st.ClusterStatus)
@@ -73,7 +74,7 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 	t.Run("detail shows live objects, the Secret masked", func(t *testing.T) {
 		out := e.MustCLI(0, "status", "emco/web", "--detail", "detail", "-o", "json").Stdout
 		leak(out)
-		var st workflows.Status
+		var st contract.Status
 		require.NoError(t, json.Unmarshal([]byte(out), &st))
 		require.Empty(t, st.ResourcesError)
 		rs := byKind(st)
@@ -91,7 +92,7 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 	t.Run("rsync shows the rendered objects without status", func(t *testing.T) {
 		out := e.MustCLI(0, "status", "emco/web", "--detail", "rsync", "-o", "json").Stdout
 		leak(out)
-		var st workflows.Status
+		var st contract.Status
 		require.NoError(t, json.Unmarshal([]byte(out), &st))
 		cm := byKind(st)["ConfigMap"]
 		require.Contains(t, compact(t, cm.Spec), `"greeting":"hello"`)
@@ -198,11 +199,11 @@ stringData:
 				t.Logf("application status: %s", status)
 			}
 		})
-		var st workflows.Status
+		var st contract.Status
 		var out string
 		require.Eventually(t, func() bool {
 			out = e.MustCLI(0, "status", "emco/far", "--refresh", "--detail", "detail", "-o", "json").Stdout
-			st = workflows.Status{}
+			st = contract.Status{}
 			return json.Unmarshal([]byte(out), &st) == nil && st.RsyncStatus["Retrying"] > 0
 		}, 60*time.Second, time.Second, "status never showed Retrying: %s", out)
 		require.Equal(t, map[string]int{"Unknown": 1}, st.ClusterStatus, "nobody can see the cluster")

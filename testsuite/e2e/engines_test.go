@@ -17,7 +17,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/toolsdir"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // timeTF runs on the real hashicorp/time: a generation change replaces time_sleep (an apply that
@@ -131,7 +130,7 @@ func TestLifecycleOnBothEngines(t *testing.T) {
 			require.NotEqual(t, slept, s.attr("time_sleep", "id"), "time_sleep was replaced")
 
 			out = e.MustCLI(0, "plan", ctx, "--json")
-			var plan workflows.OperationResult
+			var plan contract.OperationResult
 			require.NoError(t, json.Unmarshal([]byte(out.Stdout), &plan))
 			require.True(t, plan.Plan.NoChanges, "%+v", plan.Plan)
 

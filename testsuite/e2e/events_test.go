@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // An instance's log comes from its history: every request, state, pipeline and step in order,
@@ -26,9 +25,9 @@ func TestInstanceLogReadsAcrossRunsAndFollows(t *testing.T) {
 	ctx := context.Background()
 	ref := contract.Ref{Tenant: "log", Name: "web"}
 	// This instance continues as new after every operation, so its log spans runs.
-	_, err := e.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: workflows.InstanceWorkflowID(ref),
-		TaskQueue: e.TaskQueue}, workflows.InstanceWorkflowName,
-		workflows.InstanceInput{Ref: ref, Settings: workflows.Settings{ContinueAsNewAfter: 1}})
+	_, err := e.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: contract.InstanceWorkflowID(ref),
+		TaskQueue: e.TaskQueue}, contract.InstanceWorkflowName,
+		contract.InstanceInput{Ref: ref, Settings: contract.Settings{ContinueAsNewAfter: 1}})
 	require.NoError(t, err)
 	e.MustCLI(0, "create", "log/web", "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
 

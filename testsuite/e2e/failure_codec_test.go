@@ -11,7 +11,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A failed pipeline's record (steps, leftovers, progress) travels as an error's details. The
@@ -31,7 +30,7 @@ func TestAFailedPipelinesRecordIsEncrypted(t *testing.T) {
 	require.Equal(t, contract.TFApply, st.Failure.Step)
 
 	ctx := context.Background()
-	entity := workflows.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "sealed"})
+	entity := contract.InstanceWorkflowID(contract.Ref{Tenant: "acme", Name: "sealed"})
 	ids, failures := []string{entity}, 0
 	var plain []string
 	for i := 0; i < len(ids); i++ {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
@@ -23,7 +25,7 @@ func TestFleetCountsStandWhenAnObserverDoesNotAnswer(t *testing.T) {
 	defer cancel()
 	id := "observer-without-worker-" + t.Name()
 	_, err := e.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: "nobody-polls-" + e.TaskQueue},
-		workflows.ObserverWorkflowName, workflows.ObserverInput{Interval: time.Second})
+		contract.ObserverWorkflowName, workflows.ObserverInput{Interval: time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Client.Temporal.TerminateWorkflow(context.Background(), id, "", "test over") })
 	// Visibility lists it as running before the fleet is counted.

@@ -20,7 +20,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // drainScript logs what it is told to log, fails when the instance's mode output says so, and
@@ -135,7 +134,7 @@ func TestHooksAreToldTheCurrentAndNextState(t *testing.T) {
 	last := st.Decisions[len(st.Decisions)-1]
 	require.Equal(t, contract.DrainHook, last.SkippedHook)
 	require.Equal(t, "drained by hand", last.Reason)
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "hook", Name: "web"}), "hooks")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "hook", Name: "web"}), "hooks")
 
 	// A hook without a deadline is refused before anything starts, naming the field.
 	testsuite.PushFiles(t, e.GitOpsRepo, "a stack with an unbounded hook", guardedStack("unbounded",
@@ -166,17 +165,17 @@ func drainLog(t *testing.T, path string) []drainCall {
 	return out
 }
 
-func step(t *testing.T, st workflows.Status, name string) workflows.StepRecord {
+func step(t *testing.T, st contract.Status, name string) contract.StepRecord {
 	for i := len(st.Operation.Steps) - 1; i >= 0; i-- {
 		if s := st.Operation.Steps[i]; s.Name == name {
 			return s
 		}
 	}
 	t.Fatalf("no step %s in %+v", name, st.Operation.Steps)
-	return workflows.StepRecord{}
+	return contract.StepRecord{}
 }
 
-func stepTook(t *testing.T, st workflows.Status, name string) time.Duration {
+func stepTook(t *testing.T, st contract.Status, name string) time.Duration {
 	s := step(t, st, name)
 	return s.EndedAt.Sub(s.StartedAt).Round(time.Millisecond)
 }

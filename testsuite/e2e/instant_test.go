@@ -10,7 +10,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // The bench measures orchestration over instant adapters; this shows every pipeline runs on them
@@ -26,15 +25,15 @@ func TestInstantAdaptersRunTheWholeLifecycle(t *testing.T) {
 		op     lifecycle.Operation
 		config string
 		want   lifecycle.State
-		check  func(workflows.OperationResult)
+		check  func(contract.OperationResult)
 	}{
 		{lifecycle.OpProvision, cfg("1"), lifecycle.ConfigurationCreated, nil},
 		{lifecycle.OpDeploy, "", lifecycle.Deployed, nil},
-		{lifecycle.OpPlan, "", lifecycle.Deployed, func(r workflows.OperationResult) {
+		{lifecycle.OpPlan, "", lifecycle.Deployed, func(r contract.OperationResult) {
 			require.NotNil(t, r.Plan)
 			assert.True(t, r.Plan.NoChanges, "nothing changed since the deploy")
 		}},
-		{lifecycle.OpPlan, cfg("2"), lifecycle.Deployed, func(r workflows.OperationResult) {
+		{lifecycle.OpPlan, cfg("2"), lifecycle.Deployed, func(r contract.OperationResult) {
 			require.NotNil(t, r.Plan)
 			assert.Positive(t, r.Plan.Change, "a changed config plans a change")
 		}},
@@ -44,12 +43,12 @@ func TestInstantAdaptersRunTheWholeLifecycle(t *testing.T) {
 		{lifecycle.OpDestroy, "", lifecycle.Destroyed, nil},
 		{lifecycle.OpDeprovision, "", lifecycle.Deprovisioned, nil},
 	} {
-		h, err := e.Client.Submit(context.Background(), ref, s.op, workflows.OperationRequest{ConfigYAML: s.config,
+		h, err := e.Client.Submit(context.Background(), ref, s.op, contract.OperationRequest{ConfigYAML: s.config,
 			Confirm: s.op == lifecycle.OpDeprovision}, "")
 		require.NoError(t, err, s.op)
 		res, err := h.Get(context.Background())
 		require.NoError(t, err, s.op)
-		require.Equal(t, workflows.ResultSucceeded, res.Result, "%s: %+v", s.op, res.Failure)
+		require.Equal(t, contract.ResultSucceeded, res.Result, "%s: %+v", s.op, res.Failure)
 		assert.Equal(t, s.want, res.State, s.op)
 		if s.check != nil {
 			s.check(res)

@@ -23,7 +23,6 @@ import (
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/netcut"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // slowTF holds the state lock for a while: its provisioner sleeps during the create.
@@ -133,7 +132,7 @@ func TestInterruptedApplyOnPGIsForceUnlockedAndResumed(t *testing.T) {
 	require.NoError(t, err)
 	// init writes the empty state (serial 1); the one apply that finished wrote serial 2.
 	require.Equal(t, int64(2), serial, "one apply wrote the state: the killed one never did, nothing ran twice")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "force-unlock")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "force-unlock")
 }
 
 // startWorkerProcess builds ./worker and runs it on the env's task queue and state dir.

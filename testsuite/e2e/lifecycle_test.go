@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 const instanceDir = "instances/acme/web"
@@ -60,7 +59,7 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	require.Contains(t, out.Stderr, "secrets of acme/web read by e2e")
 
 	out = e.MustCLI(0, "plan", "acme/web", "--json")
-	var plan workflows.OperationResult
+	var plan contract.OperationResult
 	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &plan))
 	require.True(t, plan.Plan.NoChanges, "%+v", plan.Plan)
 	require.Empty(t, plan.Diff)
@@ -160,7 +159,7 @@ func requireEncrypted(t *testing.T, e *testsuite.Env) {
 	require.NotEmpty(t, e.WorkerLog(), "the worker's log is captured, so searching it means something")
 	hits := e.SecretLeaks(t, []string{payloadMarker})
 	t.Logf("%s found in: %v", payloadMarker, hits)
-	require.Contains(t, hits, "history "+workflows.InstanceWorkflowID(web)+" "+testsuite.LeakDecoded,
+	require.Contains(t, hits, "history "+contract.InstanceWorkflowID(web)+" "+testsuite.LeakDecoded,
 		"the search finds a value that is in the payloads once they are decoded")
 	for _, h := range hits {
 		require.NotContains(t, h, testsuite.LeakRaw, "%s is in plaintext in the raw history", payloadMarker)
@@ -181,5 +180,5 @@ func containsState(listJSON, state string) bool {
 }
 
 func recordHistories(t *testing.T, e *testsuite.Env, ref contract.Ref) {
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "lifecycle")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "lifecycle")
 }

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"code.gitea.io/sdk/gitea"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Grove's local create on a real Gitea: a tenant pushes instances/acme/web/instance.yaml to main
@@ -120,7 +121,7 @@ func TestAPushedInstanceFileIsCreatedWithoutAnMR(t *testing.T) {
 	cfg, err := e.Activities.Forge.ReadDir(ctx, "", "instances/acme/web")
 	require.NoError(t, err)
 	require.Contains(t, cfg, "terraform/main.tf", "the render was merged")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(web), "plan-current-stack-local-create")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(web), "plan-current-stack-local-create")
 }
 
 // requireNothingCreated checks ref has no configuration and ran no operation (or does not exist).
@@ -131,7 +132,7 @@ func requireNothingCreated(t *testing.T, e *testsuite.Env, ref string) {
 		return
 	}
 	require.Equal(t, 0, r.Code, r.Stderr)
-	var st workflows.Status
+	var st contract.Status
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &st))
 	require.Equal(t, lifecycle.NoConfiguration, st.State, "%s", ref)
 	require.Nil(t, st.Operation, "%s ran no operation", ref)

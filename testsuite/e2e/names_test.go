@@ -18,7 +18,6 @@ import (
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A name is held by one instance at a time, on the real dev server: a second instance is
@@ -82,7 +81,7 @@ func TestProvisionRefusesANameAnotherInstanceHolds(t *testing.T) {
 
 	// The workflow's own claim, which holds even when a request skips the CLI's check.
 	ref := contract.Ref{Tenant: "a", Name: "b-c"}
-	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision, workflows.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n"}, "")
+	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n"}, "")
 	if err == nil {
 		_, err = h.Get(ctx)
 	}
@@ -108,7 +107,7 @@ func TestProvisionRefusesANameAnotherInstanceHolds(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, running, "deprovision gave %s back (held by %q)", cl, held)
 	}
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "names")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "names")
 }
 
 // The pair of issue 12 lives side by side through deploy and deprovision: a-b/c and a/b-c

@@ -154,8 +154,8 @@ func TestNotificationsArriveSignedOncePerTransition(t *testing.T) {
 		"requested  deploy requested by " + devenv.LocalAdmin().Name + " (note: rollout/note-r)"} {
 		require.Contains(t, events, line)
 	}
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "note", Name: "web"}), "notify")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.RolloutWorkflowID("note-r"), "rollout")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "note", Name: "web"}), "notify")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.RolloutWorkflowID("note-r"), "rollout")
 	// The forge sink set a commit status on each event's revision and commented on the MR.
 	for _, ev := range rc.got {
 		switch ev.Kind {

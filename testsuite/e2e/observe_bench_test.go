@@ -21,7 +21,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // BenchmarkObserverIdleFleet parks 1,000 Deployed instances behind an instant deployer and lets
@@ -94,8 +93,8 @@ func parkFleet(b *testing.B, e *testsuite.Env, dep *instant.Deployer, observer, 
 	now := time.Now().UTC()
 	eachRef(refs, func(ref contract.Ref) {
 		_, err := e.Client.Temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-			ID: workflows.InstanceWorkflowID(ref), TaskQueue: e.TaskQueue,
-		}, workflows.InstanceWorkflowName, instant.Parked(ref, observer, now))
+			ID: contract.InstanceWorkflowID(ref), TaskQueue: e.TaskQueue,
+		}, contract.InstanceWorkflowName, instant.Parked(ref, observer, now))
 		require.NoError(b, err)
 	})
 	return refs
@@ -135,8 +134,8 @@ func waitWatched(b *testing.B, e *testsuite.Env, n int) {
 	require.True(b, ok, "%d of %d instances parked with a fingerprint (last error: %v)", got, n, err)
 }
 
-func waitSweeps(b *testing.B, e *testsuite.Env, observer string, n int) *workflows.ObserverState {
-	var st *workflows.ObserverState
+func waitSweeps(b *testing.B, e *testsuite.Env, observer string, n int) *contract.ObserverState {
+	var st *contract.ObserverState
 	require.Eventually(b, func() bool {
 		var err error
 		st, err = e.Client.Observer(context.Background(), observer)
@@ -150,7 +149,7 @@ func waitSweeps(b *testing.B, e *testsuite.Env, observer string, n int) *workflo
 func fleetEvents(b *testing.B, e *testsuite.Env, refs []contract.Ref) int64 {
 	var total atomic.Int64
 	eachRef(refs, func(ref contract.Ref) {
-		d, err := e.Client.Temporal.DescribeWorkflowExecution(context.Background(), workflows.InstanceWorkflowID(ref), "")
+		d, err := e.Client.Temporal.DescribeWorkflowExecution(context.Background(), contract.InstanceWorkflowID(ref), "")
 		require.NoError(b, err)
 		total.Add(d.GetWorkflowExecutionInfo().GetHistoryLength())
 	})

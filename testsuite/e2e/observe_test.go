@@ -17,7 +17,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // observeInterval is short so the test sees three intervals pass in seconds.
@@ -112,7 +111,7 @@ func TestObserverReportsTheClusterAsItIs(t *testing.T) {
 		st := waitCondition(t, e, "obs/load", lifecycle.CondRunning, "False/Degraded", 2*time.Minute)
 		require.Equal(t, lifecycle.ConditionFalse, condition(st.Conditions, lifecycle.CondReady))
 		require.Equal(t, lifecycle.Deployed, st.State)
-		var detail workflows.Status
+		var detail contract.Status
 		require.NoError(t, json.Unmarshal([]byte(e.MustCLI(0, "status", "obs/load", "-o", "detail", "--json").Stdout), &detail))
 		kinds := map[string]string{}
 		for _, r := range detail.Resources[0].Clusters[0].Resources {
@@ -132,7 +131,7 @@ func TestObserverReportsTheClusterAsItIs(t *testing.T) {
 		st := waitCondition(t, e, "obs/web", lifecycle.CondRunning, "False/Missing", 3*observeInterval+30*time.Second)
 		require.True(t, st.ObservedAt.After(deleted))
 	})
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(contract.Ref{Tenant: "obs", Name: "web"}), "observe")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "obs", Name: "web"}), "observe")
 	testsuite.RecordHistories(t, e.Client.Temporal, e.Observer, "observer")
 }
 
@@ -150,10 +149,10 @@ func startWorker(t *testing.T, e *testsuite.Env) worker.Worker {
 }
 
 // waitCondition polls status until the condition reads want ("Status/Reason") or the bound passes.
-func waitCondition(t *testing.T, e *testsuite.Env, ref, typ, want string, bound time.Duration) workflows.Status {
+func waitCondition(t *testing.T, e *testsuite.Env, ref, typ, want string, bound time.Duration) contract.Status {
 	t.Helper()
 	deadline := time.Now().Add(bound)
-	var last workflows.Status
+	var last contract.Status
 	for time.Now().Before(deadline) {
 		last = e.Status(ref)
 		for _, c := range last.Conditions {

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // The read commands' formats against the dev server: status -o yaml and -o json are the same
@@ -39,7 +40,7 @@ func TestOutputFormatsAndConnectionFlags(t *testing.T) {
 	// Older scripts: -o all with --json prints the same JSON as --detail all -o json; the note is on stderr.
 	old := e.MustCLI(0, "status", "fmt/web", "-o", "all", "--json")
 	require.Contains(t, old.Stderr, "-o all is deprecated: use --detail all")
-	var oldSt, newSt workflows.Status
+	var oldSt, newSt contract.Status
 	require.NoError(t, json.Unmarshal([]byte(old.Stdout), &oldSt), old.Stdout)
 	require.NoError(t, json.Unmarshal([]byte(e.MustCLI(0, "status", "fmt/web", "--detail", "all", "-o", "json").Stdout), &newSt))
 	require.NotNil(t, newSt.Render, "--detail all shows what the last merge rendered")

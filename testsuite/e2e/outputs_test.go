@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 const outputsSchema = `description: a stack with outputs for the app
@@ -94,7 +93,7 @@ func TestOutputsReachStatusManifestsAndSecret(t *testing.T) {
 	e.MustCLI(0, "create", "outs/web", "-f", writeFile(t, "stack: outs\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", "outs/web", "--wait")
 
-	check := func(greeting string) workflows.Status {
+	check := func(greeting string) contract.Status {
 		t.Helper()
 		st := e.Status("outs/web")
 		require.Equal(t, lifecycle.Deployed, st.State, "%+v", st.Failure)
@@ -142,11 +141,11 @@ func TestOutputsReachStatusManifestsAndSecret(t *testing.T) {
 
 	require.Empty(t, e.SecretLeaks(t, []string{password("hello"), password("world"), token("hello"), token("world")}),
 		"the sensitive output's values are in no history, git, worker log")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "render-outputs")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "render-outputs")
 }
 
 // stepDetail is the detail of the named step of the last operation.
-func stepDetail(st workflows.Status, name string) string {
+func stepDetail(st contract.Status, name string) string {
 	if st.Operation == nil {
 		return ""
 	}

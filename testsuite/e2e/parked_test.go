@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A parked instance in the worker's sticky cache holds its workflow's goroutine and one that
@@ -30,7 +29,7 @@ func TestAParkedInstanceHoldsTwoGoroutines(t *testing.T) {
 	for i := range n {
 		ref := contract.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}
 		_, err := e.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
-			ID: workflows.InstanceWorkflowID(ref), TaskQueue: e.TaskQueue}, workflows.InstanceWorkflowName,
+			ID: contract.InstanceWorkflowID(ref), TaskQueue: e.TaskQueue}, contract.InstanceWorkflowName,
 			instant.Parked(ref, "observer/"+e.TaskQueue, now))
 		require.NoError(t, err)
 	}
@@ -41,10 +40,10 @@ func TestAParkedInstanceHoldsTwoGoroutines(t *testing.T) {
 		return err == nil && resp.GetCount() == n
 	}, 2*time.Minute, 250*time.Millisecond, "instances parked")
 	for _, i := range []int{0, n - 1} { // each answers from the worker's cache
-		v, err := e.Client.Temporal.QueryWorkflow(ctx, workflows.InstanceWorkflowID(contract.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}),
-			"", workflows.QueryStatus, workflows.StatusRequest{})
+		v, err := e.Client.Temporal.QueryWorkflow(ctx, contract.InstanceWorkflowID(contract.Ref{Tenant: "parked", Name: fmt.Sprintf("i%03d", i)}),
+			"", contract.QueryStatus, contract.StatusRequest{})
 		require.NoError(t, err)
-		var st workflows.Status
+		var st contract.Status
 		require.NoError(t, v.Get(&st))
 		require.Equal(t, "Deployed", string(st.State))
 	}

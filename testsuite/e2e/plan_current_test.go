@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A stack template change on main shows in both halves of a plain plan (the config diff and the
@@ -60,7 +59,7 @@ resource "terraform_data" "token" {
 
 	out = e.MustCLI(0, "plan", ref.String(), "-o", "json")
 	require.NotContains(t, out.Stdout, secret)
-	var plan workflows.OperationResult
+	var plan contract.OperationResult
 	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &plan))
 	require.Equal(t, []string{"terraform_data.app"}, plan.Plan.DataLoss)
 	require.Contains(t, plan.Diff, "triggers_replace")
@@ -92,5 +91,5 @@ resource "terraform_data" "token" {
 	require.Contains(t, out.Stdout, "terraform: no changes")
 	require.Contains(t, out.Stdout, "config: no changes")
 	require.Empty(t, e.SecretLeaks(t, []string{secret}), "the sensitive value is in no history, file or log")
-	testsuite.RecordHistories(t, e.Client.Temporal, workflows.InstanceWorkflowID(ref), "plan-current-stack")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "plan-current-stack")
 }

@@ -91,7 +91,7 @@ func TestRolloutSurvivesAWorkerRestartAndRetriesABusyInstanceLater(t *testing.T)
 	web0 := st.Instances[0]
 	require.Equal(t, "roll/web-0", web0.Ref.String())
 	require.Greater(t, web0.Batch, 1, "web-0 was busy in batch 1 and rolled in a later one")
-	require.Equal(t, workflows.RolloutUpdated, web0.Status)
+	require.Equal(t, contract.RolloutUpdated, web0.Status)
 	for i := range 12 {
 		require.Contains(t, e.Status(fmt.Sprintf("roll/web-%d", i)).Rollout, "rollout/restart")
 	}

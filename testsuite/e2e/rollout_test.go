@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/devenv"
@@ -48,7 +50,7 @@ func TestFleetRolloutStopsOnFailureAndResumes(t *testing.T) {
 	require.Equal(t, 1, out.Code, "a stopped rollout exits 1: %s\n%s", out.Stdout, out.Stderr)
 	t.Logf("to the stop: %s\n%s", time.Since(start).Round(time.Millisecond), out.Stdout)
 	st := rolloutStatus(t, e, "fleet")
-	require.Equal(t, workflows.PhaseStopped, st.Phase)
+	require.Equal(t, contract.PhaseStopped, st.Phase)
 	require.Contains(t, st.Reason, "fleet/web-23")
 	require.Equal(t, []string{"1: 10/10/50", "2: 20/20/50"}, batchCounts(st.Ended))
 	require.Equal(t, 29, st.Updated, "batch 3 ran but for web-23")
@@ -106,14 +108,14 @@ func lockState(t *testing.T, e *testsuite.Env, tenant, name string) func() {
 	return release
 }
 
-func rolloutStatus(t *testing.T, e *testsuite.Env, id string) workflows.RolloutStatus {
+func rolloutStatus(t *testing.T, e *testsuite.Env, id string) contract.RolloutStatus {
 	out := e.MustCLI(0, "rollout", "status", id, "--json")
-	var st workflows.RolloutStatus
+	var st contract.RolloutStatus
 	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &st))
 	return st
 }
 
-func batchCounts(ended []workflows.BatchRecord) []string {
+func batchCounts(ended []contract.BatchRecord) []string {
 	var out []string
 	for _, b := range ended {
 		out = append(out, fmt.Sprintf("%d: %d/%d/%d", b.Batch, b.Ready, b.Updated, b.Total))

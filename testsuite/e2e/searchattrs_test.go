@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
@@ -22,7 +24,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/proc"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A slipway-worker started against a dev server that knows none of slipway's search attributes
@@ -72,9 +73,9 @@ func TestWorkerOnAPlainDevServerRegistersItsSearchAttributes(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Stop() })
 	waitFor(t, "the worker's registration", func() bool {
-		return len(slipwayAttributes(t, tc, "default")) == len(workflows.SearchAttributes)
+		return len(slipwayAttributes(t, tc, "default")) == len(contract.SearchAttributes)
 	})
-	require.Equal(t, workflows.SearchAttributeTypes, slipwayAttributes(t, tc, "default"), "registered with the declared types")
+	require.Equal(t, contract.SearchAttributeTypes, slipwayAttributes(t, tc, "default"), "registered with the declared types")
 
 	t.Setenv("TEMPORAL_ADDRESS", srv.Address)
 	instance := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n")
@@ -97,7 +98,7 @@ func slipwayAttributes(t *testing.T, tc sdkclient.Client, ns string) map[string]
 	require.NoError(t, err)
 	got := map[string]string{}
 	for name, typ := range resp.GetCustomAttributes() {
-		if _, ok := workflows.SearchAttributeTypes[name]; ok {
+		if _, ok := contract.SearchAttributeTypes[name]; ok {
 			got[name] = typ.String()
 		}
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/proc"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A real slipway-worker process with only OTEL_EXPORTER_OTLP_ENDPOINT set exports its spans over
@@ -83,7 +82,7 @@ func TestWorkerProcessExportsTheRequestsTrace(t *testing.T) {
 	ctx, root := tp.Tracer("e2e").Start(t.Context(), "slipway create")
 	ref := contract.Ref{Tenant: "otlp", Name: "web"}
 	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision,
-		workflows.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n", Actor: "e2e"}, "")
+		contract.OperationRequest{ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n", Actor: "e2e"}, "")
 	require.NoError(t, err, "worker log:\n%s", proc.LogTail(logPath))
 	res, err := h.Get(ctx)
 	require.NoError(t, err)
@@ -114,7 +113,7 @@ func TestWorkerProcessExportsTheRequestsTrace(t *testing.T) {
 		}
 	}
 	t.Logf("the worker exported %d spans, %d in the request's trace", len(spans), inTrace)
-	for _, want := range []string{"HandleUpdate:provision", "RunWorkflow:" + workflows.PipelineName(lifecycle.OpProvision),
+	for _, want := range []string{"HandleUpdate:provision", "RunWorkflow:" + contract.PipelineName(lifecycle.OpProvision),
 		"RunActivity:" + contract.ActOpenMR, "RunActivity:" + contract.ActMergeMR, "git update-ref"} {
 		require.True(t, names[want], "the worker's %q is in the request's trace; got %v", want, names)
 	}
@@ -129,7 +128,7 @@ func TestWorkerProcessExportsTheRequestsTrace(t *testing.T) {
 		}
 		jsonLines++
 		id, _ := m["WorkflowID"].(string)
-		if strings.HasPrefix(id, workflows.InstanceWorkflowID(ref)+"/") || (id == workflows.InstanceWorkflowID(ref) && m["msg"] == "instance state") {
+		if strings.HasPrefix(id, contract.InstanceWorkflowID(ref)+"/") || (id == contract.InstanceWorkflowID(ref) && m["msg"] == "instance state") {
 			// The pipeline's lines and the entity's state changes, which the provision made.
 			opLines++
 			require.Equal(t, res.OperationID, m[logging.KeyOperationID], line)

@@ -22,7 +22,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // One deploy through real ArgoCD on a real kube-apiserver, with real terraform, is one trace: the
@@ -47,7 +46,7 @@ func TestTracingOneDeployIsOneTree(t *testing.T) {
 	// The CLI's request span (internal/cli/tracing.go), made here with the test's provider.
 	ctx, root := tp.Tracer("e2e").Start(t.Context(), "slipway deploy")
 	ref := contract.Ref{Tenant: "trace", Name: "web"}
-	h, err := e.Client.Submit(ctx, ref, lifecycle.OpDeploy, workflows.OperationRequest{Actor: "e2e"}, "")
+	h, err := e.Client.Submit(ctx, ref, lifecycle.OpDeploy, contract.OperationRequest{Actor: "e2e"}, "")
 	require.NoError(t, err)
 	res, err := h.Get(ctx)
 	require.NoError(t, err)
@@ -66,7 +65,7 @@ func TestTracingOneDeployIsOneTree(t *testing.T) {
 	require.Equal(t, rootID, update.Parent.SpanID(), "the update is the request's child")
 	handle := tr.one(t, "HandleUpdate:deploy")
 	require.True(t, tr.under(handle, update), "the entity handles the update under the client's span")
-	run := tr.one(t, "RunWorkflow:"+workflows.PipelineName(lifecycle.OpDeploy))
+	run := tr.one(t, "RunWorkflow:"+contract.PipelineName(lifecycle.OpDeploy))
 	require.True(t, tr.under(run, handle), "the pipeline runs under the update")
 	for _, act := range []string{contract.ActTerraformPlan, contract.ActTerraformApply, contract.ActDeployApp} {
 		require.True(t, tr.under(tr.one(t, "RunActivity:"+act), run), "step %s under the pipeline", act)
@@ -86,13 +85,13 @@ func TestTracingOneDeployIsOneTree(t *testing.T) {
 	require.NotZero(t, argoCalls, "the deploy step's ArgoCD calls are spans")
 
 	// Its log lines: every one that names the pipeline's workflow carries the operation's fields.
-	prefix := workflows.InstanceWorkflowID(ref) + "/deploy-"
+	prefix := contract.InstanceWorkflowID(ref) + "/deploy-"
 	var lines, stepLines, entityLines int
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &m), "a JSON object a line: %s", line)
 		id, _ := m["WorkflowID"].(string)
-		if id == workflows.InstanceWorkflowID(ref) && m["msg"] == "instance state" && m[logging.KeyOperationID] == res.OperationID {
+		if id == contract.InstanceWorkflowID(ref) && m["msg"] == "instance state" && m[logging.KeyOperationID] == res.OperationID {
 			// The entity's own lines about the deploy (Deployed -> Deploying -> Deployed).
 			entityLines++
 			require.Equal(t, "trace/web", m[logging.KeyInstance], line)

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // What the Temporal UI shows beside the history: each workflow's summary, the instance's current
@@ -45,7 +46,7 @@ func TestWorkflowsCarrySummariesAndDetailsForTheUI(t *testing.T) {
 
 	count, err := e.Client.Temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: fmt.Sprintf(
 		"TaskQueue = '%s' AND WorkflowType = '%s' AND InstanceStack = 'example' AND InstanceOperation = 'deploy'",
-		e.TaskQueue, workflows.InstanceWorkflowName)})
+		e.TaskQueue, contract.InstanceWorkflowName)})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, count.GetCount())
 }

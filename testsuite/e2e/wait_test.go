@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // countingClient counts the status queries a waiting client sends.
@@ -36,7 +35,7 @@ func TestWaitFollowsStepsWithoutPolling(t *testing.T) {
 
 	ctx := context.Background()
 	ref := contract.Ref{Tenant: "wait", Name: "web"}
-	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision, workflows.OperationRequest{
+	h, err := e.Client.Submit(ctx, ref, lifecycle.OpProvision, contract.OperationRequest{
 		ConfigYAML: "stack: example\nparameters:\n  greeting: hello\n  replicas: 1\n"}, "")
 	require.NoError(t, err)
 	_, err = h.Get(ctx)
@@ -44,10 +43,10 @@ func TestWaitFollowsStepsWithoutPolling(t *testing.T) {
 
 	counting := &countingClient{Client: e.Client.Temporal}
 	c := client.New(counting, e.TaskQueue, "")
-	h, err = c.Submit(ctx, ref, lifecycle.OpDeploy, workflows.OperationRequest{}, "")
+	h, err = c.Submit(ctx, ref, lifecycle.OpDeploy, contract.OperationRequest{}, "")
 	require.NoError(t, err)
 	seen := map[string]bool{}
-	res, err := c.Wait(ctx, h, func(st *workflows.Status) {
+	res, err := c.Wait(ctx, h, func(st *contract.Status) {
 		if st.Operation != nil {
 			for _, s := range st.Operation.Steps {
 				seen[s.Name+" "+s.Status] = true
@@ -55,8 +54,8 @@ func TestWaitFollowsStepsWithoutPolling(t *testing.T) {
 		}
 	})
 	require.NoError(t, err)
-	require.Equal(t, workflows.ResultSucceeded, res.Result)
-	assert.True(t, seen[contract.DeployApp+" "+workflows.StepRunning], "the slow step was shown while it ran: %v", seen)
-	assert.True(t, seen[contract.DeployApp+" "+workflows.StepDone], "and when it ended: %v", seen)
+	require.Equal(t, contract.ResultSucceeded, res.Result)
+	assert.True(t, seen[contract.DeployApp+" "+contract.StepRunning], "the slow step was shown while it ran: %v", seen)
+	assert.True(t, seen[contract.DeployApp+" "+contract.StepDone], "and when it ended: %v", seen)
 	assert.LessOrEqual(t, counting.queries.Load(), int64(12), "queries while waiting 6 s in one step")
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // slipway watch follows an operation someone else started, step by step, to its outcome.
@@ -20,7 +19,7 @@ func TestWatchFollowsARunningOperationToItsEnd(t *testing.T) {
 	ctx := context.Background()
 	ref := contract.Ref{Tenant: "watch", Name: "web"}
 	e.MustCLI(0, "create", ref.String(), "-f", "../../examples/instances/web.yaml", "--wait")
-	h, err := e.Client.Submit(ctx, ref, lifecycle.OpDeploy, workflows.OperationRequest{Actor: "someone-else"}, "")
+	h, err := e.Client.Submit(ctx, ref, lifecycle.OpDeploy, contract.OperationRequest{Actor: "someone-else"}, "")
 	require.NoError(t, err)
 
 	out := e.MustCLI(0, "watch", ref.String()).Stdout
@@ -31,7 +30,7 @@ func TestWatchFollowsARunningOperationToItsEnd(t *testing.T) {
 	assert.Contains(t, out, "watch/web is Deployed (deploy succeeded)")
 	res, err := h.Get(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, workflows.ResultSucceeded, res.Result)
+	assert.Equal(t, contract.ResultSucceeded, res.Result)
 
 	idle := e.MustCLI(0, "watch", ref.String()).Stdout
 	assert.Equal(t, "watch/web is Deployed; no operation is running (last: deploy succeeded)\n", idle)

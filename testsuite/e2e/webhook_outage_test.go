@@ -137,12 +137,12 @@ func TestWebhookSurvivesATemporalOutageRestartsAndReplicas(t *testing.T) {
 	waitState(t, e, "loss/b", lifecycle.ConfigurationCreated)
 	require.Eventually(t, func() bool {
 		n, err := e.Client.Temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Namespace: e.Client.Namespace,
-			Query: "WorkflowType = '" + workflows.DeliveryBatchWorkflowName + "' AND ExecutionStatus = 'Running'"})
+			Query: "WorkflowType = '" + contract.DeliveryBatchWorkflowName + "' AND ExecutionStatus = 'Running'"})
 		return err == nil && n.GetCount() == 0
 	}, 30*time.Second, 200*time.Millisecond, "every batch has filed its deliveries")
 	filed, dups := map[string]int{}, map[string]int{}
 	batches, err := e.Client.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: e.Client.Namespace,
-		Query: "WorkflowType = '" + workflows.DeliveryBatchWorkflowName + "'"})
+		Query: "WorkflowType = '" + contract.DeliveryBatchWorkflowName + "'"})
 	require.NoError(t, err)
 	for _, ex := range batches.Executions {
 		var res workflows.BatchResult
@@ -165,14 +165,14 @@ func TestWebhookSurvivesATemporalOutageRestartsAndReplicas(t *testing.T) {
 	require.Len(t, filed, 2)
 	// The restarted server's record of outage-a is a duplicate; so is the redelivery's when the
 	// frozen server took the start it was sent before the 503 (a race the 503 cannot see).
-	require.Contains(t, []int{1, 2}, dups[workflows.DeliveryWorkflowID("github", "outage-a")], "outage-a's later records were found duplicates")
-	require.Equal(t, 1, dups[workflows.DeliveryWorkflowID("github", "replicas-b")], "the second replica's record was found a duplicate")
+	require.Contains(t, []int{1, 2}, dups[contract.DeliveryWorkflowID("github", "outage-a")], "outage-a's later records were found duplicates")
+	require.Equal(t, 1, dups[contract.DeliveryWorkflowID("github", "replicas-b")], "the second replica's record was found a duplicate")
 
 	// Exactly one operation each, and the records say what became of each command.
 	for _, ref := range []string{"loss/a", "loss/b"} {
 		st := e.Status(ref)
 		require.Empty(t, st.History, "%s ran exactly one operation", ref)
-		require.Equal(t, workflows.ResultSucceeded, st.Operation.Result)
+		require.Equal(t, contract.ResultSucceeded, st.Operation.Result)
 	}
 	evs, err := e.Client.Events(ctx, 10)
 	require.NoError(t, err)
@@ -202,7 +202,7 @@ func waitState(t *testing.T, e *testsuite.Env, ref string, want lifecycle.State)
 	require.NoError(t, err)
 	r := contract.Ref{Tenant: cr.Tenant, Name: cr.Name}
 	require.Eventually(t, func() bool {
-		st, err := e.Client.Status(context.Background(), r, workflows.StatusRequest{})
+		st, err := e.Client.Status(context.Background(), r, contract.StatusRequest{})
 		return err == nil && st.State == want
 	}, 90*time.Second, 200*time.Millisecond, "%s reaches %s", ref, want)
 }

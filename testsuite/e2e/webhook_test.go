@@ -21,7 +21,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // lastDelivery keeps the latest accepted request to the webhook server so the test can
@@ -88,7 +87,7 @@ func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 	refs := []contract.Ref{{Tenant: "acme", Name: "a"}, {Tenant: "acme", Name: "b"}}
 	ok := assert.Eventually(t, func() bool {
 		for _, ref := range refs {
-			st, err := e.Client.Status(ctx, ref, workflows.StatusRequest{})
+			st, err := e.Client.Status(ctx, ref, contract.StatusRequest{})
 			if err != nil || st.State != lifecycle.ConfigurationCreated {
 				return false
 			}
@@ -97,7 +96,7 @@ func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 	}, 90*time.Second, 250*time.Millisecond, "both instances provisioned from the webhook")
 	if !ok {
 		for _, ref := range refs {
-			st, err := e.Client.Status(ctx, ref, workflows.StatusRequest{Output: workflows.OutputAll})
+			st, err := e.Client.Status(ctx, ref, contract.StatusRequest{Output: contract.OutputAll})
 			t.Logf("%s: %+v %v", ref, st, err)
 			if err == nil && st.Failure != nil {
 				t.Logf("%s failure: %+v", ref, *st.Failure)
@@ -106,7 +105,7 @@ func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 		t.Fatalf("deliveries:\n%s", last.log())
 	}
 	for _, ref := range refs {
-		st, err := e.Client.Status(ctx, ref, workflows.StatusRequest{Output: workflows.OutputAll})
+		st, err := e.Client.Status(ctx, ref, contract.StatusRequest{Output: contract.OutputAll})
 		require.NoError(t, err)
 		require.Empty(t, st.History, "%s ran exactly one operation", ref)
 		mr := st.Operation.Steps
@@ -132,7 +131,7 @@ func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, post(t, srv.URL+"/gitea", header, body))
 	time.Sleep(time.Second)
 	for _, ref := range refs {
-		st, err := e.Client.Status(ctx, ref, workflows.StatusRequest{Output: workflows.OutputAll})
+		st, err := e.Client.Status(ctx, ref, contract.StatusRequest{Output: contract.OutputAll})
 		require.NoError(t, err)
 		require.Empty(t, st.History, "%s: still exactly one operation after the redelivery", ref)
 		require.Equal(t, lifecycle.ConfigurationCreated, st.State)

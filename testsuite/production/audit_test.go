@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/testsuite/drive"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // audit is what the real systems say one lifecycle did.
@@ -78,17 +77,17 @@ func (w *world) audit(ctx context.Context, ref contract.Ref, prs []*gitea.PullRe
 	if err != nil {
 		return a, fmt.Errorf("status of %s: %w", ref, err)
 	}
-	ops := append([]workflows.OperationStatus{}, st.History...)
+	ops := append([]contract.OperationStatus{}, st.History...)
 	if st.Operation != nil {
 		ops = append(ops, *st.Operation)
 	}
 	for i, want := range lifecycleSteps {
-		if i >= len(ops) || ops[i].Kind != want.op || ops[i].Result != workflows.ResultSucceeded {
+		if i >= len(ops) || ops[i].Kind != want.op || ops[i].Result != contract.ResultSucceeded {
 			a.lost++
 		}
 	}
 	for _, op := range ops {
-		if op.Result != workflows.ResultSucceeded {
+		if op.Result != contract.ResultSucceeded {
 			a.failedOps++
 		}
 	}

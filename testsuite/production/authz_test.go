@@ -30,7 +30,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/temporalcluster"
 	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // serviceClient is the identity every slipway component in the topology signs in as.
@@ -105,15 +104,15 @@ func (w *world) dialAs(token string) *client.Client {
 func (w *world) checkAuthorization(ctx context.Context, ref contract.Ref) time.Duration {
 	t := w.t
 	begin := time.Now()
-	wfID := workflows.InstanceWorkflowID(ref)
-	before, err := w.client.Status(ctx, ref, workflows.StatusRequest{})
+	wfID := contract.InstanceWorkflowID(ref)
+	before, err := w.client.Status(ctx, ref, contract.StatusRequest{})
 	require.NoError(t, err)
 
 	// (b) alice signs in on the provider's real pages; her access token carries default:read.
 	alice, err := w.idp.SignIn(ctx, "alice", oidcprovider.Password("alice"))
 	require.NoError(t, err)
 	reader := w.dialAs(alice.AccessToken)
-	st, err := reader.Status(ctx, ref, workflows.StatusRequest{})
+	st, err := reader.Status(ctx, ref, contract.StatusRequest{})
 	require.NoError(t, err, "a person's token reads the instance (query)")
 	assert.Equal(t, before.State, st.State)
 	_, err = reader.Temporal.DescribeWorkflowExecution(ctx, wfID, "")
@@ -134,13 +133,13 @@ func (w *world) checkAuthorization(ctx context.Context, ref contract.Ref) time.D
 	}
 	refused("alice's signal", reader.Temporal.SignalWorkflow(ctx, wfID, "", probe, nil))
 	_, err = reader.Temporal.UpdateWorkflow(ctx, sdkclient.UpdateWorkflowOptions{WorkflowID: wfID, UpdateName: string(lifecycle.OpDestroy),
-		UpdateID: probe, Args: []any{workflows.OperationRequest{Actor: "alice"}}, WaitForStage: sdkclient.WorkflowUpdateStageAccepted})
+		UpdateID: probe, Args: []any{contract.OperationRequest{Actor: "alice"}}, WaitForStage: sdkclient.WorkflowUpdateStageAccepted})
 	refused("alice's update (destroy)", err)
-	_, err = reader.Submit(ctx, ref, lifecycle.OpArchive, workflows.OperationRequest{Actor: "alice"}, probe+"-archive")
+	_, err = reader.Submit(ctx, ref, lifecycle.OpArchive, contract.OperationRequest{Actor: "alice"}, probe+"-archive")
 	refused("alice's slipway request (archive)", err)
 	refused("alice's terminate", reader.Temporal.TerminateWorkflow(ctx, wfID, "", "alice was here"))
 	_, err = reader.Submit(ctx, contract.Ref{Tenant: ref.Tenant, Name: "alice-new"}, lifecycle.OpProvision,
-		workflows.OperationRequest{ConfigYAML: configV(1), Actor: "alice"}, probe+"-create")
+		contract.OperationRequest{ConfigYAML: configV(1), Actor: "alice"}, probe+"-create")
 	refused("alice's create (start)", err)
 
 	w.checkSignedInCLI(ctx, alice, ref)
@@ -200,7 +199,7 @@ func (w *world) checkAuthorization(ctx context.Context, ref contract.Ref) time.D
 	desc, err := w.client.Temporal.DescribeWorkflowExecution(ctx, wfID, "")
 	require.NoError(t, err)
 	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.GetWorkflowExecutionInfo().GetStatus())
-	after, err := w.client.Status(ctx, ref, workflows.StatusRequest{})
+	after, err := w.client.Status(ctx, ref, contract.StatusRequest{})
 	require.NoError(t, err)
 	assert.Equal(t, before.State, after.State)
 	events := w.client.Temporal.GetWorkflowHistory(ctx, wfID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -214,7 +213,7 @@ func (w *world) checkAuthorization(ctx context.Context, ref contract.Ref) time.D
 			assert.NotContains(t, u.GetProtocolInstanceId()+u.GetAcceptedRequest().GetMeta().GetUpdateId(), "authz-probe", "a refused update was accepted")
 		}
 	}
-	_, err = w.client.Temporal.DescribeWorkflowExecution(ctx, workflows.InstanceWorkflowID(contract.Ref{Tenant: ref.Tenant, Name: "alice-new"}), "")
+	_, err = w.client.Temporal.DescribeWorkflowExecution(ctx, contract.InstanceWorkflowID(contract.Ref{Tenant: ref.Tenant, Name: "alice-new"}), "")
 	var nf *serviceerror.NotFound
 	require.ErrorAs(t, err, &nf, "alice's refused create started nothing")
 

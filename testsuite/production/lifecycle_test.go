@@ -8,7 +8,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite/drive"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // opTimeout bounds one operation, kills and a lost Temporal node included.
@@ -63,13 +62,13 @@ func (w *world) run(ctx context.Context, ref contract.Ref, after ...stepHook) (o
 	begin := time.Now()
 	defer func() { out.took = time.Since(begin) }()
 	for i, s := range lifecycleSteps {
-		req := workflows.OperationRequest{ConfigYAML: s.config, Actor: "production-e2e", Confirm: s.op == lifecycle.OpDeprovision}
+		req := contract.OperationRequest{ConfigYAML: s.config, Actor: "production-e2e", Confirm: s.op == lifecycle.OpDeprovision}
 		res, err := drive.SubmitAndWait(ctx, w.client, ref, s.op, req, fmt.Sprintf("prod-%s-%d", ref, i+1), opTimeout)
 		if err != nil {
 			out.failed = fmt.Sprintf("%s: %v", s.label, err)
 			return out
 		}
-		if res.Result != workflows.ResultSucceeded {
+		if res.Result != contract.ResultSucceeded {
 			out.failed = s.label + ": " + res.Result
 			if res.Failure != nil {
 				out.failed += ": " + res.Failure.Step + ": " + res.Failure.Error

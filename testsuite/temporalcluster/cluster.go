@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	ipg "github.com/slipway-dev/slipway/internal/postgres"
 	"github.com/slipway-dev/slipway/internal/temporalcluster"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // EnvRequire="1" turns missing binaries into a test failure instead of a skip (CI sets it).
@@ -30,7 +31,7 @@ func Options(pg *postgres.Server, nodes int, dir string) temporalcluster.Options
 	return temporalcluster.Options{
 		DB:    temporalcluster.DB{Host: pg.Host, Port: pg.Port, User: ipg.Superuser},
 		Dir:   dir,
-		Nodes: nodes, SearchAttributes: workflows.SearchAttributeTypes,
+		Nodes: nodes, SearchAttributes: contract.SearchAttributeTypes,
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // drainTimeout bounds the wait for the saturated worker to carry out every recorded delivery.
@@ -81,11 +80,11 @@ func backlog(ctx context.Context, env *devenv.Env) (deliveries, provisions int64
 		resp, err := env.Client.Temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Namespace: env.Client.Namespace, Query: q})
 		return resp.GetCount(), err
 	}
-	if deliveries, err = count(fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.DeliveryWorkflowName)); err != nil {
+	if deliveries, err = count(fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", contract.DeliveryWorkflowName)); err != nil {
 		return 0, 0, err
 	}
 	provisions, err = count(fmt.Sprintf("WorkflowType = '%s' AND InstanceState IN ('%s', '%s')",
-		workflows.InstanceWorkflowName, lifecycle.NoConfiguration, lifecycle.Provisioning))
+		contract.InstanceWorkflowName, lifecycle.NoConfiguration, lifecycle.Provisioning))
 	return deliveries, provisions, err
 }
 
@@ -114,7 +113,7 @@ func audit(ctx context.Context, env *devenv.Env, plan []delivery, unique map[str
 		}
 		seen[d.instance] = true
 		ref := contract.Ref{Tenant: "bench", Name: d.instance}
-		_, derr := env.Client.Temporal.DescribeWorkflowExecution(ctx, workflows.InstanceWorkflowID(ref), "")
+		_, derr := env.Client.Temporal.DescribeWorkflowExecution(ctx, contract.InstanceWorkflowID(ref), "")
 		var nf *serviceerror.NotFound
 		switch {
 		case errors.As(derr, &nf) && unique[d.instance]:
@@ -141,11 +140,11 @@ func audit(ctx context.Context, env *devenv.Env, plan []delivery, unique map[str
 }
 
 // statusWithRetry queries an instance; a worker still busy with the flood may time a query out.
-func statusWithRetry(ctx context.Context, env *devenv.Env, ref contract.Ref) (*workflows.Status, error) {
+func statusWithRetry(ctx context.Context, env *devenv.Env, ref contract.Ref) (*contract.Status, error) {
 	var err error
 	for i := 0; i < 20; i++ {
-		var st *workflows.Status
-		if st, err = env.Client.Status(ctx, ref, workflows.StatusRequest{Output: workflows.OutputAll}); err == nil {
+		var st *contract.Status
+		if st, err = env.Client.Status(ctx, ref, contract.StatusRequest{Output: contract.OutputAll}); err == nil {
 			return st, nil
 		}
 		time.Sleep(time.Second)
@@ -156,7 +155,7 @@ func statusWithRetry(ctx context.Context, env *devenv.Env, ref contract.Ref) (*w
 // explain says what the delivery's record holds, for a lost delivery.
 func explain(ctx context.Context, env *devenv.Env, d delivery) string {
 	var res contract.DeliveryResult
-	err := env.Client.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID("github", d.id), "").Get(ctx, &res)
+	err := env.Client.Temporal.GetWorkflow(ctx, contract.DeliveryWorkflowID("github", d.id), "").Get(ctx, &res)
 	if err != nil {
 		return "no record: " + err.Error()
 	}

@@ -1,16 +1,15 @@
-package workflows
+package contract
 
 import (
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
 // InstanceInput starts (or continues) an instance's entity workflow.
 type InstanceInput struct {
-	Ref contract.Ref `json:"ref"`
+	Ref Ref `json:"ref"`
 	// State is set when the workflow continues as new.
 	State    *InstanceState `json:"state,omitempty"`
 	Settings Settings       `json:"settings"`
@@ -53,19 +52,19 @@ type DecisionRequest struct {
 
 // OperationResult is what an operation (or a retry) ended with.
 type OperationResult struct {
-	OperationID string                `json:"operationID"`
-	Kind        lifecycle.Operation   `json:"kind"`
-	Result      string                `json:"result"`
-	State       lifecycle.State       `json:"state"`
-	Failure     *Failure              `json:"failure,omitempty"`
-	Plan        *contract.PlanSummary `json:"plan,omitempty"`
-	Diff        string                `json:"diff,omitempty"`
-	Revision    string                `json:"revision,omitempty"`
+	OperationID string              `json:"operationID"`
+	Kind        lifecycle.Operation `json:"kind"`
+	Result      string              `json:"result"`
+	State       lifecycle.State     `json:"state"`
+	Failure     *Failure            `json:"failure,omitempty"`
+	Plan        *PlanSummary        `json:"plan,omitempty"`
+	Diff        string              `json:"diff,omitempty"`
+	Revision    string              `json:"revision,omitempty"`
 }
 
 // PipelineInput is what the entity gives a child pipeline.
 type PipelineInput struct {
-	Ref              contract.Ref        `json:"ref"`
+	Ref              Ref                 `json:"ref"`
 	Operation        lifecycle.Operation `json:"operation"`
 	OpID             string              `json:"opID"`
 	Attempt          int                 `json:"attempt"`
@@ -77,7 +76,7 @@ type PipelineInput struct {
 	// From is the state the operation started in; hooks are told it.
 	From lifecycle.State `json:"from,omitempty"`
 	// Render is what slipway last merged into the instance's directory; nil before any was recorded.
-	Render *contract.Render `json:"render,omitempty"`
+	Render *Render `json:"render,omitempty"`
 	// Requester is the verified actor who asked for the operation, for the policy at its approval.
 	Requester *identity.Actor `json:"requester,omitempty"`
 	// Stack is the instance's stack, for the policy.
@@ -90,10 +89,10 @@ type PipelineInput struct {
 
 // PipelineResult is a successful pipeline's outcome.
 type PipelineResult struct {
-	Progress Progress              `json:"progress"`
-	Steps    []StepRecord          `json:"steps"`
-	Plan     *contract.PlanSummary `json:"plan,omitempty"`
-	Diff     string                `json:"diff,omitempty"`
+	Progress Progress     `json:"progress"`
+	Steps    []StepRecord `json:"steps"`
+	Plan     *PlanSummary `json:"plan,omitempty"`
+	Diff     string       `json:"diff,omitempty"`
 }
 
 // PipelineFailure travels as the details of a PipelineFailed error.

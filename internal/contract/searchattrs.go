@@ -1,38 +1,6 @@
-// Package workflows holds slipway's deterministic workflow code: one entity
-// workflow per instance and one child pipeline per operation.
-package workflows
+package contract
 
-import (
-	"fmt"
-
-	"go.temporal.io/sdk/temporal"
-
-	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/lifecycle"
-)
-
-// DefaultTaskQueue is where workers poll unless SLIPWAY_TASK_QUEUE says otherwise.
-const DefaultTaskQueue = "slipway"
-
-// Workflow type names, stable across refactors because histories name them.
-const (
-	InstanceWorkflowName    = "InstanceWorkflow"
-	ValidateWorkflowName    = "ValidateConfigWorkflow"
-	RolloutWorkflowName     = "RolloutWorkflow"
-	RolloutPlanWorkflowName = "RolloutPlanWorkflow"
-	DriftSweepWorkflowName  = "DriftSweepWorkflow"
-)
-
-// Update, query and signal names. Operations use their lifecycle names as update names.
-const (
-	UpdateRetry   = "retry"
-	UpdateResolve = "resolve"
-	UpdateAbandon = "abandon"
-	QueryStatus   = "status"
-	SignalStep    = "pipeline-step"
-	// UpdateCheckDrift asks an idle Deployed instance to plan its deployed config against the world.
-	UpdateCheckDrift = "check-drift"
-)
+import "go.temporal.io/sdk/temporal"
 
 // Typed search attributes the Temporal UI filters on.
 var (
@@ -80,36 +48,4 @@ func searchAttributeTypeNames(keys []temporal.SearchAttributeKey) map[string]str
 		m[k.GetName()] = k.GetValueType().String()
 	}
 	return m
-}
-
-// RolloutWorkflowID is a rollout's workflow ID.
-func RolloutWorkflowID(id string) string { return "rollout/" + id }
-
-// InstanceWorkflowID is the entity workflow's ID: one per instance.
-func InstanceWorkflowID(ref contract.Ref) string {
-	return contract.InstanceWorkflowID(ref)
-}
-
-// PipelineWorkflowID names one attempt of one operation so the UI can find it.
-func PipelineWorkflowID(ref contract.Ref, op lifecycle.Operation, opID string, attempt int) string {
-	return fmt.Sprintf("%s/%s-%s/attempt-%d", InstanceWorkflowID(ref), op, opID, attempt)
-}
-
-// PipelineName is the workflow type of an operation's pipeline.
-func PipelineName(op lifecycle.Operation) string {
-	switch op {
-	case lifecycle.OpProvision:
-		return "ProvisionPipeline"
-	case lifecycle.OpDeploy:
-		return "DeployPipeline"
-	case lifecycle.OpPlan:
-		return "PlanPipeline"
-	case lifecycle.OpArchive:
-		return "ArchivePipeline"
-	case lifecycle.OpDestroy:
-		return "DestroyPipeline"
-	case lifecycle.OpDeprovision:
-		return "DeprovisionPipeline"
-	}
-	return ""
 }

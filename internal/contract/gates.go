@@ -1,0 +1,65 @@
+package contract
+
+import (
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/gates"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
+)
+
+const (
+	UpdateGateAdd = "gate-add"
+)
+
+const (
+	UpdateGateRemove = "gate-remove"
+)
+
+const (
+	UpdateCancel = "cancel"
+)
+
+const (
+	// SignalGateCleared tells a gated instance that a built-in gate's condition holds.
+	SignalGateCleared = "gate-cleared"
+)
+
+// Gate is one scheduling gate on the instance.
+type Gate struct {
+	gates.Spec
+	Source  string    `json:"source"` // file (schedulingGates) or cli
+	Actor   string    `json:"actor,omitempty"`
+	AddedAt time.Time `json:"addedAt"`
+	Note    string    `json:"note,omitempty"`
+	Failed  string    `json:"failed,omitempty"` // an instance gate's target failed: how (instance_dependencies.go)
+}
+
+// GateRecord is one change to the gates, with who and why.
+type GateRecord struct {
+	Gate   string    `json:"gate"`
+	Action string    `json:"action"` // added, removed, cleared, timed-out, cancelled
+	Actor  string    `json:"actor,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// GateWait is an operation held at the gates.
+type GateWait struct {
+	Operation lifecycle.Operation `json:"operation"`
+	Actor     string              `json:"actor,omitempty"`
+	Since     time.Time           `json:"since"`
+}
+
+// GateRequest is the argument of gate-add, gate-remove and cancel.
+type GateRequest struct {
+	Name    string        `json:"name,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+	Actor   string        `json:"actor,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+}
+
+// ReadyWatch asks for a gate-cleared signal once this instance is Ready.
+type ReadyWatch struct {
+	Workflow string `json:"workflow"`
+	Gate     string `json:"gate"`
+}
