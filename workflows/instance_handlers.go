@@ -213,7 +213,8 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req Ope
 	e.s.Started = true
 	var valid steps.ValidateOutput
 	if req.ConfigYAML != "" && (kind != lifecycle.OpPlan || validatesPlans(ctx)) {
-		// Bad input changes nothing: validate before the state moves.
+		// Bad input changes nothing whichever way it came (a webhook, a rollout, the UI skip the client's
+		// check): validate before the state moves; the output places and gates the pipeline.
 		in := steps.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
 		if err := quick(ctx, runsShortStepsLocally(ctx), steps.ActValidateConfig, in).Get(ctx, &valid); err != nil {
 			return OperationResult{}, err
