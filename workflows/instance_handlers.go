@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -70,16 +71,17 @@ func (e *entity) register(ctx workflow.Context) error {
 	return nil
 }
 
-// admitOperation rejects, before acceptance, anything the current state does not allow.
+// admitOperation rejects, before acceptance, anything the current state does not allow. It is the
+// home of request admission: every request passes it, whether from the CLI, the server, a webhook,
+// a rollout or the Temporal UI. Config is checked by the validate activity (operate, the pipeline).
 func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRequest) error {
-	// A teardown during a provision or deploy stops it first (PreTerminate): EMCO's terminate while instantiating.
-	preTerminate := e.busy && op.Terminates() && e.canStop()
-	if e.busy && !preTerminate {
-		return busyError(fmt.Sprintf("%s is busy: %s; %s is rejected, not queued — send it again when the running operation ends",
-			e.s.Ref, e.runningLine(), op))
+	err := lifecycle.Admit(e.admission(), op)
+	var busy *lifecycle.BusyError
+	if errors.As(err, &busy) {
+		return busyError(err.Error())
 	}
-	if err := lifecycle.Check(e.s.State, op); err != nil && !preTerminate {
-		return notAllowed("%s: %s", e.s.Ref, err)
+	if err != nil {
+		return notAllowed("%s", err)
 	}
 	if req.Rollout != "" && len(e.s.Gates) > 0 {
 		// A rollout's deploy would wait at the gates and hold its whole batch.
@@ -94,8 +96,10 @@ func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRe
 	if req.DeployTimeout < 0 {
 		return notAllowed("%s: deployTimeout must not be negative", e.s.Ref)
 	}
-	if err := e.admitRecreate(op, req); err != nil {
-		return err
+	if req.Recreate {
+		if err := lifecycle.AdmitRecreate(e.s.Ref.String(), e.s.State, op, req.ConfigYAML != ""); err != nil {
+			return notAllowed("%s", err)
+		}
 	}
 	if req.Adopt != "" && (op != lifecycle.OpProvision || !commitRE.MatchString(req.Adopt)) {
 		return notAllowed("%s: adopt: a provision's commit on main (hex), not %q for %s", e.s.Ref, req.Adopt, op)
@@ -167,6 +171,18 @@ func (e *entity) admitForceUnlock(d lifecycle.Decision, req contract.DecisionReq
 		e.s.Ref, req.ForceUnlock, strings.Join(ids, ", "))
 }
 
+// admission is the instance as lifecycle.Admit needs it: what holds it and whether that can be stopped.
+func (e *entity) admission() lifecycle.Admission {
+	a := lifecycle.Admission{Ref: e.s.Ref.String(), State: e.s.State, CanStop: e.canStop()}
+	switch {
+	case e.busy && e.s.Waiting != nil:
+		a.Holder = lifecycle.GateHolder(a.Ref, e.s.Waiting.Operation, e.gateNames(), e.s.Waiting.Since)
+	case e.busy:
+		a.Holder = &lifecycle.Holder{What: e.runningLine(), Remedy: "send it again when the running operation ends"}
+	}
+	return a
+}
+
 func (e *entity) runningLine() string {
 	if e.holding != "" {
 		return e.holding + " is running"
@@ -197,7 +213,8 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	e.s.Started = true
 	var valid contract.ValidateOutput
 	if req.ConfigYAML != "" && (kind != lifecycle.OpPlan || validatesPlans(ctx)) {
-		// Bad input changes nothing: validate before the state moves.
+		// Bad input changes nothing whichever way it came (a webhook, a rollout, the UI skip the client's
+		// check): validate before the state moves; the output places and gates the pipeline.
 		in := contract.ValidateInput{Ref: e.s.Ref, ConfigYAML: req.ConfigYAML, DeployedRevision: e.s.DeployedRevision}
 		if err := quick(ctx, runsShortStepsLocally(ctx), contract.ActValidateConfig, in).Get(ctx, &valid); err != nil {
 			return contract.OperationResult{}, err
@@ -365,22 +382,6 @@ func (e *entity) admitSkipHook(d lifecycle.Decision, req contract.DecisionReques
 			step = f.Step
 		}
 		return notAllowed("%s: --skip-hook: the operation did not fail in a hook (it failed at step %s)", e.s.Ref, step)
-	}
-	return nil
-}
-
-// admitRecreate takes a recreate only as a deploy of a Deployed instance with no config change:
-// it replaces what runs, it does not change it.
-func (e *entity) admitRecreate(op lifecycle.Operation, req contract.OperationRequest) error {
-	switch {
-	case !req.Recreate:
-		return nil
-	case op != lifecycle.OpDeploy:
-		return notAllowed("%s: recreate goes with deploy, not %s", e.s.Ref, op)
-	case e.s.State != lifecycle.Deployed:
-		return notAllowed("%s: recreate replaces a Deployed instance's workload; the instance is %s", e.s.Ref, e.s.State)
-	case req.ConfigYAML != "":
-		return notAllowed("%s: recreate takes no config: deploy -f changes it, then recreate replaces it", e.s.Ref)
 	}
 	return nil
 }

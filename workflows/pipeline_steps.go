@@ -12,6 +12,9 @@ import (
 
 // The steps every pipeline is assembled from. Each wraps one activity.
 
+// validate is the authority on a config: it runs on every path when the pipeline starts (after any
+// gate wait), against the stack on main then; the client and operate run the same activity before
+// it, to refuse sooner (operate also reads from it where and when the pipeline runs).
 func (p *pipeline) validate() error {
 	return p.run(contract.Validate, true, func(ctx workflow.Context) (string, error) {
 		var out contract.ValidateOutput

@@ -153,7 +153,8 @@ func (g *globals) submit(ctx context.Context, ref contract.Ref, op lifecycle.Ope
 	return g.follow(ctx, c, h)
 }
 
-// readConfig reads an instance file and checks its syntax locally.
+// readConfig reads an instance file and checks its syntax locally, with config.ParseInstance (the
+// validate activity's first step), so that an error names the file and needs no server.
 func readConfig(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -2,9 +2,8 @@ package client
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"strings"
-	"time"
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
@@ -23,21 +22,16 @@ func (c *Client) Precheck(ctx context.Context, ref contract.Ref, op lifecycle.Op
 		if st, err = c.Status(ctx, ref, contract.StatusRequest{}); err != nil {
 			return nil, err
 		}
-		if w := st.Waiting; w != nil && op != lifecycle.OpPlan {
-			return nil, &RejectedError{Busy: true, Message: fmt.Sprintf("%s is busy: %s waiting at scheduling gates (%s) since %s; %s is rejected, not queued — remove the gates, or slipway cancel %s",
-				ref, w.Operation, GateNames(st.Gates), w.Since.UTC().Format(time.RFC3339), op, ref)}
-		}
-		// A teardown during a provision or deploy is the workflow's to decide: it stops it first (PreTerminate).
-		preTerminate := op.Terminates() && st.State.Cancellable()
-		if err := lifecycle.Check(st.State, op); err != nil && !preTerminate {
-			return nil, &RejectedError{Message: ref.String() + ": " + err.Error()}
-		}
-		if req.Recreate && (op != lifecycle.OpDeploy || st.State != lifecycle.Deployed || req.ConfigYAML != "") {
-			return nil, &RejectedError{Message: fmt.Sprintf("%s: recreate replaces a Deployed instance's workload, as it is; the instance is %s", ref, st.State)}
+		// The workflow's update validator decides admission (lifecycle.Admit on its own state); the same
+		// check on the status read here only refuses before a config is validated on a worker.
+		if err := admit(ref, st, op, req); err != nil {
+			return nil, err
 		}
 		deployed = st.Deployed
 	}
 	if req.ConfigYAML != "" {
+		// Refused before the update is accepted, so a bad config records nothing; the validate activity
+		// run here is the pipeline's validate step's, which stays the authority at run time.
 		in := contract.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed}
 		if _, err := c.Validate(ctx, in); err != nil {
 			return nil, err
@@ -47,6 +41,24 @@ func (c *Client) Precheck(ctx context.Context, ref contract.Ref, op lifecycle.Op
 		return nil, c.CheckNames(ctx, ref)
 	}
 	return st, nil
+}
+
+// admit runs lifecycle's admission on a status: it shows a wait at gates, not the finer points of
+// a running operation (one starting, one being stopped), which the workflow's validator sees.
+func admit(ref contract.Ref, st *contract.Status, op lifecycle.Operation, req contract.OperationRequest) error {
+	a := lifecycle.Admission{Ref: ref.String(), State: st.State, CanStop: st.State.Cancellable()}
+	if w := st.Waiting; w != nil {
+		a.Holder = lifecycle.GateHolder(a.Ref, w.Operation, GateNames(st.Gates), w.Since)
+	}
+	err := lifecycle.Admit(a, op)
+	if err == nil && req.Recreate {
+		err = lifecycle.AdmitRecreate(a.Ref, st.State, op, req.ConfigYAML != "")
+	}
+	if err != nil {
+		var busy *lifecycle.BusyError
+		return &RejectedError{Message: err.Error(), Busy: errors.As(err, &busy)}
+	}
+	return nil
 }
 
 // GateNames lists gates by name, or "none".

@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"errors"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
@@ -39,6 +41,13 @@ func TestSchedulingGatesHoldProvisionsAndDeploys(t *testing.T) {
 	require.Contains(t, e.MustCLI(0, "gate", "list", "gate/web").Stdout, "provision waiting since")
 	busy := e.MustCLI(2, "deploy", "gate/web")
 	require.Contains(t, busy.Stderr, "provision waiting at scheduling gates (network)")
+	// The workflow's own validator, which a request that skips the CLI meets, says the same.
+	_, err := e.Client.Submit(t.Context(), contract.Ref{Tenant: "gate", Name: "web"}, lifecycle.OpDeploy, contract.OperationRequest{}, "")
+	var rejected *client.RejectedError
+	require.True(t, errors.As(err, &rejected), "got %v", err)
+	require.True(t, rejected.Busy)
+	require.Contains(t, rejected.Error(), "remove the gates, or slipway cancel gate/web")
+	require.Contains(t, busy.Stderr, "error: "+rejected.Error()+"\n", "the CLI's refusal is the workflow's, word for word")
 	require.Zero(t, testsuite.Merges(t, e.GitOpsRepo, "instances/gate/web"), "nothing reached the repo while gated")
 
 	start := time.Now()
