@@ -1,0 +1,22 @@
+// Command gendocs writes the CLI reference, one Markdown page per command:
+//
+//	go run ./internal/cli/gendocs docs/reference/cli
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/slipway-dev/slipway/internal/cli"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: gendocs DIR (the reference lives in "+cli.ReferenceDir+")")
+		os.Exit(cli.ExitUsage)
+	}
+	if err := cli.WriteReference(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(cli.ExitFailed)
+	}
+}
