@@ -87,7 +87,7 @@ func TestConfigurationListsEveryVariableTheCodeReads(t *testing.T) {
 		_, ok := listed[n]
 		family, _, _ := strings.Cut(n, "_")
 		if !ok && !(families[family+"_"] && library[n] != nil) {
-			t.Errorf("%s lacks %s, which %s reads", configurationPage, n, strings.Join(code[n], ", "))
+			t.Errorf("%s lacks %s, read in %s", configurationPage, n, strings.Join(code[n], ", "))
 		}
 	}
 	for _, n := range sortedNames(listed) {
