@@ -44,16 +44,20 @@ func WriteReference(dir string) error {
 	// What Execute adds before it runs: the reference shows what a user can type.
 	root.InitDefaultVersionFlag()
 	root.InitDefaultCompletionCmd()
-	var noDates func(*cobra.Command)
-	noDates = func(c *cobra.Command) {
+	var forPages func(*cobra.Command)
+	forPages = func(c *cobra.Command) {
 		c.DisableAutoGenTag = true // its footer carries the date: pages would change every day
+		// The texts go into Markdown as they are: a forge would take <Op> or <ID> for HTML and drop it.
+		c.Short, c.Long = escapeHTML.Replace(c.Short), escapeHTML.Replace(c.Long)
 		for _, sub := range c.Commands() {
-			noDates(sub)
+			forPages(sub)
 		}
 	}
-	noDates(root)
+	forPages(root)
 	return doc.GenMarkdownTreeCustom(root, dir, func(string) string { return "" }, func(name string) string { return name })
 }
+
+var escapeHTML = strings.NewReplacer("<", "&lt;")
 
 // neutralEnv clears the variables flag defaults read, sets the placeholders and returns what
 // puts the environment back.
