@@ -48,7 +48,7 @@ func WriteReference(dir string) error {
 	forPages = func(c *cobra.Command) {
 		c.DisableAutoGenTag = true // its footer carries the date: pages would change every day
 		// The texts go into Markdown as they are: a forge would take <Op> or <ID> for HTML and drop it.
-		c.Short, c.Long = escapeHTML.Replace(c.Short), escapeHTML.Replace(c.Long)
+		c.Short, c.Long = escapeProse(c.Short), escapeProse(c.Long)
 		for _, sub := range c.Commands() {
 			forPages(sub)
 		}
@@ -57,7 +57,16 @@ func WriteReference(dir string) error {
 	return doc.GenMarkdownTreeCustom(root, dir, func(string) string { return "" }, func(name string) string { return name })
 }
 
-var escapeHTML = strings.NewReplacer("<", "&lt;")
+// escapeProse escapes < outside indented lines, which Markdown shows as code, entities and all.
+func escapeProse(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "    ") {
+			lines[i] = strings.ReplaceAll(l, "<", "&lt;")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
 
 // neutralEnv clears the variables flag defaults read, sets the placeholders and returns what
 // puts the environment back.
