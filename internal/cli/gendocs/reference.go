@@ -1,4 +1,4 @@
-package cli
+package main
 
 import (
 	"io"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/slipway-dev/slipway/internal/cli"
 )
 
 // ReferenceDir is where the CLI reference lives in the repository, one Markdown page a command.
@@ -40,7 +42,7 @@ func WriteReference(dir string) error {
 			return err
 		}
 	}
-	root := NewRoot(Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	root := cli.NewRoot(cli.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	// What Execute adds before it runs: the reference shows what a user can type.
 	root.InitDefaultVersionFlag()
 	root.InitDefaultCompletionCmd()

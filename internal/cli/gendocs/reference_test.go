@@ -1,4 +1,4 @@
-package cli
+package main
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestCLIReferenceIsCurrent(t *testing.T) {
 	require.NoError(t, WriteReference(fresh))
 	require.Equal(t, "elsewhere", os.Getenv("SLIPWAY_TASK_QUEUE"), "WriteReference did not put the environment back")
 
-	committed := filepath.Join("..", "..", filepath.FromSlash(ReferenceDir))
+	committed := filepath.Join("..", "..", "..", filepath.FromSlash(ReferenceDir))
 	want := pages(t, fresh)
 	got := pages(t, committed)
 	require.Contains(t, want, "slipway.md", "the generator wrote no root page")
