@@ -15,7 +15,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 BUILDVCS := $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && echo auto || echo false)
 LDFLAGS  := -X github.com/slipway-dev/slipway/internal/version.Version=$(VERSION)
 
-.PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check clean
+.PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check docs clean
 
 ## build: bin/slipway (starter CLI) and bin/slipway-worker, stamped with VERSION and the commit
 build:
@@ -89,6 +89,10 @@ compose-check:
 ## tidy-check: fail when go.mod/go.sum are not tidy
 tidy-check:
 	@$(PHASE) tidy-check $(GO) mod tidy -diff
+
+## docs: regenerate the CLI reference (docs/reference/cli, one page per command) from the code
+docs:
+	$(GO) run ./internal/cli/gendocs docs/reference/cli
 
 ## clean: remove build output (the tool cache outside the clone stays)
 clean:

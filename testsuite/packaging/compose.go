@@ -1,11 +1,8 @@
 package packaging
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -53,45 +50,4 @@ func (s Service) IPv4(network string) string {
 		return ""
 	}
 	return m[network].IPv4
-}
-
-var goEnvLiteral = regexp.MustCompile(`"((?:SLIPWAY|TEMPORAL|OTEL)_[A-Z0-9_]+)"`)
-
-// EnvNamesInCode are the SLIPWAY_/TEMPORAL_/OTEL_ names written as string literals in the
-// repository's non-test Go code and in the modules' sources it names (envconfig).
-func EnvNamesInCode(extraDirs ...string) (map[string]bool, error) {
-	names := map[string]bool{}
-	scan := func(root string, skipTests bool) error {
-		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if n := d.Name(); n == ".git" || n == "node_modules" || n == "testdata" || n == "testsuite" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(p, ".go") || (skipTests && strings.HasSuffix(p, "_test.go")) {
-				return nil
-			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			for _, m := range goEnvLiteral.FindAllSubmatch(src, -1) {
-				names[string(m[1])] = true
-			}
-			return nil
-		})
-	}
-	if err := scan(Root(), true); err != nil {
-		return nil, err
-	}
-	for _, d := range extraDirs {
-		if err := scan(d, true); err != nil {
-			return nil, err
-		}
-	}
-	return names, nil
 }
