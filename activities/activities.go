@@ -7,7 +7,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/deploy"
@@ -95,8 +94,6 @@ type SecretStore interface {
 	// Forget deletes the instance's secrets; deleting nothing is not an error.
 	Forget(ctx context.Context, tenant, name string) error
 }
-
-func configRef(r contract.Ref) config.Ref { return config.Ref{Tenant: r.Tenant, Name: r.Name} }
 
 func workspace(r contract.Ref) terraform.Workspace {
 	return terraform.Workspace{Tenant: r.Tenant, Name: r.Name, Schema: r.Derived().Schema}

@@ -75,11 +75,10 @@ func (a *Activities) RemoveApp(ctx context.Context, in contract.AppInput) (contr
 // app describes the instance's manifests at a revision for the deployer, and returns the
 // instance file committed there (nil when there is none).
 func (a *Activities) app(ctx context.Context, ref contract.Ref, rev string) (deploy.App, []byte, error) {
-	cref := configRef(ref)
 	derived := ref.Derived()
 	app := deploy.App{Ref: ref, Namespace: derived.Namespace, Application: derived.Application,
-		RepoURL: a.repoURL(ctx), Path: cref.Dir() + "/manifests", Revision: rev}
-	files, err := a.Forge.ReadDir(ctx, rev, cref.Dir())
+		RepoURL: a.repoURL(ctx), Path: ref.Dir() + "/manifests", Revision: rev}
+	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
 	if err != nil {
 		return app, nil, classify(err)
 	}

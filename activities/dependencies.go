@@ -174,7 +174,7 @@ func (a *Activities) NotifyDependents(ctx context.Context, in contract.NotifyDep
 	}
 	var busy []string
 	for _, user := range users {
-		files, err := a.Forge.ReadDir(ctx, "", configRef(user).Dir())
+		files, err := a.Forge.ReadDir(ctx, "", user.Dir())
 		if err != nil {
 			return out, classify(err)
 		}

@@ -10,7 +10,7 @@ import (
 // ConfigDiff is the change the repo would get: the proposed config, or a
 // re-render of the committed one against the current stack (EDP's plan diff).
 func (a *Activities) ConfigDiff(ctx context.Context, in contract.DiffInput) (string, error) {
-	dir := configRef(in.Ref).Dir()
+	dir := in.Ref.Dir()
 	committed, err := a.Forge.ReadDir(ctx, "", dir)
 	if err != nil {
 		return "", classify(err)

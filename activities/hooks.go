@@ -31,7 +31,7 @@ func hookNames(s *config.Schema) []contract.HookInfo {
 // state and its terraform outputs. Its output comes back redacted, also with a failure.
 func (a *Activities) RunHook(ctx context.Context, in contract.HookInput) (contract.HookOutput, error) {
 	// The instance's directory is read once: its config, its script and its terraform files.
-	dir := configRef(in.Ref).Dir()
+	dir := in.Ref.Dir()
 	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
 	if err != nil {
 		return contract.HookOutput{}, classify(err)

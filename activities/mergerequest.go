@@ -19,7 +19,7 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInp
 		if err != nil {
 			return forge.MergeRequest{}, err
 		}
-		held, err := a.Forge.ReadDir(ctx, in.Rerender, configRef(in.Ref).Dir())
+		held, err := a.Forge.ReadDir(ctx, in.Rerender, in.Ref.Dir())
 		if err != nil {
 			return forge.MergeRequest{}, classify(err)
 		}
@@ -49,7 +49,7 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInp
 		// The title avoids the [slipway][op] trigger syntax so merges never re-trigger webhooks.
 		Title: fmt.Sprintf("slipway: %s %s", in.Operation, in.Ref),
 		Body:  fmt.Sprintf("Operation %s %s of instance %s, opened by slipway.", in.Operation, in.OpID, in.Ref),
-		Dir:   configRef(in.Ref).Dir(),
+		Dir:   in.Ref.Dir(),
 		Files: files,
 	})
 	return mr, classify(err)

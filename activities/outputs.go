@@ -24,7 +24,7 @@ type secretOutputReader interface {
 // from its state on this worker. The values stay inside the activity that hands them to the
 // deployer: only their names ever reach history or status.
 func (a *Activities) secretOutputs(ctx context.Context, ref contract.Ref, rev string) (map[string]string, error) {
-	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
+	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -82,7 +82,7 @@ func (a *Activities) renderedOutputs(ctx context.Context, rev string, ref contra
 	if !config.UsesOutputs(stack) {
 		return nil, nil
 	}
-	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
+	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -103,7 +103,7 @@ func (a *Activities) renderedOutputs(ctx context.Context, rev string, ref contra
 // those manifests and config.OutputsFile change; sensitive outputs reach no template.
 // A retry finds the MR of its branch, or the files already as rendered.
 func (a *Activities) RenderOutputs(ctx context.Context, in contract.RenderOutputsInput) (contract.RenderOutputsOutput, error) {
-	dir := configRef(in.Ref).Dir()
+	dir := in.Ref.Dir()
 	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
 	if err != nil {
 		return contract.RenderOutputsOutput{}, classify(err)
@@ -142,7 +142,7 @@ func (a *Activities) RenderOutputs(ctx context.Context, in contract.RenderOutput
 	for n, v := range raw {
 		outputs[n] = contract.OutputString(v) // sensitive ones are terraform.SensitiveOutput already
 	}
-	rendered, err := config.RenderWithOutputs(configRef(in.Ref), in.Ref.Derived().Namespace, stack, inst, outputs)
+	rendered, err := config.RenderWithOutputs(in.Ref, in.Ref.Derived().Namespace, stack, inst, outputs)
 	if err != nil {
 		return contract.RenderOutputsOutput{}, invalidConfig(err)
 	}

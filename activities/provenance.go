@@ -15,7 +15,7 @@ import (
 // RecordRender hashes the files of the instance's directory in the commit slipway made (the
 // MR's head, which the merge pinned), so later steps can tell them from anything committed since.
 func (a *Activities) RecordRender(ctx context.Context, in contract.RecordRenderInput) (contract.Render, error) {
-	files, err := a.Forge.ReadDir(ctx, in.Commit, configRef(in.Ref).Dir())
+	files, err := a.Forge.ReadDir(ctx, in.Commit, in.Ref.Dir())
 	if err != nil {
 		return contract.Render{}, classify(err)
 	}
@@ -26,7 +26,7 @@ func (a *Activities) RecordRender(ctx context.Context, in contract.RecordRenderI
 // recorded at slipway's merge. A difference fails the step (ErrRenderChanged, non-retryable)
 // naming the files and the commits that changed them: terraform and hooks never run them.
 func (a *Activities) VerifyRender(ctx context.Context, in contract.VerifyRenderInput) error {
-	dir := configRef(in.Ref).Dir()
+	dir := in.Ref.Dir()
 	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)
 	if err != nil {
 		return classify(err)

@@ -24,7 +24,7 @@ func (a *Activities) ResolveRevision(ctx context.Context, in contract.RevisionIn
 	if inst == nil {
 		if in.MustExist {
 			return contract.RevisionOutput{}, notFoundf("no config for %s on main at %s: %s/%s is missing",
-				in.Ref, head, configRef(in.Ref).Dir(), instanceFile)
+				in.Ref, head, in.Ref.Dir(), instanceFile)
 		}
 		return contract.RevisionOutput{Revision: head, Via: via}, nil
 	}

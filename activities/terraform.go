@@ -147,7 +147,7 @@ func (a *Activities) terraformFiles(ctx context.Context, in contract.TerraformIn
 	case in.Rerender:
 		all, err = a.rerender(ctx, in.Ref, in.Revision)
 	default:
-		all, err = a.Forge.ReadDir(ctx, in.Revision, configRef(in.Ref).Dir())
+		all, err = a.Forge.ReadDir(ctx, in.Revision, in.Ref.Dir())
 		err = classify(err)
 	}
 	if err != nil {
@@ -189,7 +189,7 @@ func terraformOnly(all map[string][]byte, ref contract.Ref, rev string) (map[str
 		}
 	}
 	if len(files) == 0 {
-		return nil, notFoundf("%s has no terraform files at %s", configRef(ref).Dir(), rev)
+		return nil, notFoundf("%s has no terraform files at %s", ref.Dir(), rev)
 	}
 	return files, nil
 }

@@ -77,7 +77,7 @@ func (a *Activities) loadStack(ctx context.Context, rev, name string) (*config.S
 
 // committedInstance reads the instance file committed at rev; nil when there is none.
 func (a *Activities) committedInstance(ctx context.Context, rev string, ref contract.Ref) (*config.Instance, error) {
-	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
+	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -109,7 +109,7 @@ func (a *Activities) render(ctx context.Context, ref contract.Ref, configYAML []
 	if err != nil {
 		return nil, err
 	}
-	files, err := config.RenderWithOutputs(configRef(ref), ref.Derived().Namespace, stack, inst, outputs)
+	files, err := config.RenderWithOutputs(ref, ref.Derived().Namespace, stack, inst, outputs)
 	if err != nil {
 		return nil, invalidConfig(err) // a template that does not render is bad input, not a blip
 	}
@@ -119,13 +119,13 @@ func (a *Activities) render(ctx context.Context, ref contract.Ref, configYAML []
 // rerender renders the instance file committed at rev against the stack on main: what a plain
 // deploy merges and what its plan and config diff show.
 func (a *Activities) rerender(ctx context.Context, ref contract.Ref, rev string) (map[string][]byte, error) {
-	files, err := a.Forge.ReadDir(ctx, rev, configRef(ref).Dir())
+	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
 	if err != nil {
 		return nil, classify(err)
 	}
 	data, ok := files[instanceFile]
 	if !ok {
-		return nil, notFoundf("%s has no %s at %s", configRef(ref).Dir(), instanceFile, rev)
+		return nil, notFoundf("%s has no %s at %s", ref.Dir(), instanceFile, rev)
 	}
 	return a.render(ctx, ref, data)
 }

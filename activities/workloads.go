@@ -13,7 +13,7 @@ func (a *Activities) WorkloadChanges(ctx context.Context, in contract.WorkloadsI
 	if in.From == "" || in.From == in.To {
 		return nil, nil
 	}
-	dir := configRef(in.Ref).Dir()
+	dir := in.Ref.Dir()
 	from, err := a.Forge.ReadDir(ctx, in.From, dir)
 	if err != nil {
 		return nil, classify(err)

@@ -19,7 +19,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/tracing"
@@ -170,7 +169,7 @@ func (s *Server) handle(pattern string, h handler) {
 
 // instanceRef reads {tenant}/{name} from the path.
 func instanceRef(r *http.Request) (contract.Ref, error) {
-	ref, err := config.ParseRef(r.PathValue("tenant") + "/" + r.PathValue("name"))
+	ref, err := contract.ParseRef(r.PathValue("tenant") + "/" + r.PathValue("name"))
 	if err != nil {
 		return contract.Ref{}, badRequest("%v", err)
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/hooks"
@@ -266,7 +265,7 @@ func (c Config) validatePool() error {
 		if c.ControlPlane == "" {
 			return fmt.Errorf("SLIPWAY_SELF: set SLIPWAY_CONTROL_PLANE too: only a named pool can say which instance it runs on")
 		}
-		if _, err := config.ParseRef(c.Self); err != nil {
+		if _, err := contract.ParseRef(c.Self); err != nil {
 			return fmt.Errorf("SLIPWAY_SELF: %w", err)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/logging"
@@ -98,7 +97,7 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 }
 
 func parseRef(s string) (contract.Ref, error) {
-	r, err := config.ParseRef(s)
+	r, err := contract.ParseRef(s)
 	if err != nil {
 		return contract.Ref{}, usageErr("%v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/slipway-dev/slipway/internal/approval"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -102,8 +103,8 @@ func parseControlPlanes(n *yaml.Node, field string, fe *yamlfields.Errors) []str
 	var out []string
 	for _, item := range n.Content {
 		s, ok := yamlfields.String(item)
-		if !ok || !isLabel(s) {
-			fe.Add(field, "must be a list of worker pool names (%s), got %q (line %d)", labelRule, s, item.Line)
+		if !ok || !names.IsLabel(s) {
+			fe.Add(field, "must be a list of worker pool names (%s), got %q (line %d)", names.LabelRule, s, item.Line)
 			continue
 		}
 		out = append(out, s)

@@ -3,6 +3,7 @@ package config
 import (
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,7 +36,7 @@ func TestRenderEscapesByContext(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := testStack(t, map[string]string{tt.file: tt.tmpl})
-			out, err := Render(Ref{Tenant: "acme", Name: "web"}, "acme-web", st,
+			out, err := Render(contract.Ref{Tenant: "acme", Name: "web"}, "acme-web", st,
 				&Instance{Stack: "demo", Parameters: map[string]any{"greeting": hostile, "size": 1, "replicas": 3}})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, string(out[tt.file[:len(tt.file)-len(TemplateSuffix)]]))
@@ -89,7 +90,7 @@ func TestRenderRefusesValuesAPlaceCannotHold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := testStack(t, map[string]string{tt.file: tt.tmpl})
-			_, err := Render(Ref{Tenant: "acme", Name: "web"}, "acme-web", st,
+			_, err := Render(contract.Ref{Tenant: "acme", Name: "web"}, "acme-web", st,
 				&Instance{Stack: "demo", Parameters: map[string]any{"greeting": tt.greeting, "size": 1}})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)

@@ -3,6 +3,7 @@ package config
 import (
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,7 +37,7 @@ func TestSchemaEngine(t *testing.T) {
 }
 
 func TestRenderEngineFile(t *testing.T) {
-	ref := Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 2}}
 	plain := testStack(t, map[string]string{"terraform/main.tf": "terraform {}\n"})
 	out, err := Render(ref, "acme-web", plain, inst)

@@ -10,9 +10,7 @@ import (
 
 // FieldError names one bad field, e.g. "parameters.replicas", "stack" or "schema.parameters[2].type".
 // Its fields are Field and Message, as JSON "field" and "message".
-type FieldError yamlfields.FieldError
-
-func (e FieldError) String() string { return yamlfields.FieldError(e).String() }
+type FieldError = yamlfields.FieldError
 
 // ValidationError is everything wrong with an instance file, sorted by field.
 type ValidationError struct {
@@ -33,20 +31,6 @@ func (e *StackError) Error() string {
 		return "invalid stack: " + joinFields(e.Errors)
 	}
 	return fmt.Sprintf("invalid stack %q: %s", e.Stack, joinFields(e.Errors))
-}
-
-// RefError is a bad TENANT/NAME; Part is "tenant", "name" or "" when the shape is wrong.
-type RefError struct {
-	Part    string
-	Value   string
-	Message string
-}
-
-func (e *RefError) Error() string {
-	if e.Part == "" {
-		return fmt.Sprintf("TENANT/NAME: %q: %s", e.Value, e.Message)
-	}
-	return fmt.Sprintf("TENANT/NAME: %s %q: %s", e.Part, e.Value, e.Message)
 }
 
 // ManifestError is a rendered manifest that does not describe a Kubernetes object.

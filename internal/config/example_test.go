@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/examples"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func loadExample(t *testing.T) (*Stack, *Instance) {
@@ -36,7 +37,7 @@ func TestExampleStack(t *testing.T) {
 	region, _ := st.Schema.Param("region")
 	assert.True(t, region.Initial)
 
-	out, err := Render(Ref{Tenant: "acme", Name: "web"}, "acme-web", st, inst)
+	out, err := Render(contract.Ref{Tenant: "acme", Name: "web"}, "acme-web", st, inst)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"instance.yaml", "manifests/app.yaml", "terraform/main.tf"}, sortedKeys(out))
 	assert.Equal(t, "stack: example\nparameters:\n  debug: false\n  greeting: hello\n  region: eu-west\n  replicas: 1\n", string(out[InstanceFile]))
@@ -50,7 +51,7 @@ func TestExampleStack(t *testing.T) {
 	// The region is initial: once deployed, moving it is refused with the field named.
 	moved := &Instance{Stack: "example", Parameters: map[string]any{"greeting": "hello", "region": "us-east"}}
 	_, err = Validate(st, moved, inst)
-	assertFieldErrors(t, err, []FieldError{{"parameters.region", `is initial and cannot change after the first deploy (was "eu-west", now "us-east")`}})
+	assertFieldErrors(t, err, []FieldError{{Field: "parameters.region", Message: `is initial and cannot change after the first deploy (was "eu-west", now "us-east")`}})
 }
 
 // TestExampleTerraform runs the real terraform binary on the rendered example: it must init
@@ -62,7 +63,7 @@ func TestExampleTerraform(t *testing.T) {
 		t.Skip("terraform is not on PATH; this test needs the real terraform binary")
 	}
 	st, inst := loadExample(t)
-	ref := Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	dir := t.TempDir()
 	ctx := context.Background()
 
@@ -118,7 +119,7 @@ func TestExampleTerraform(t *testing.T) {
 	}, after["input"])
 }
 
-func writeTerraform(t *testing.T, ref Ref, st *Stack, inst *Instance, dir string) {
+func writeTerraform(t *testing.T, ref contract.Ref, st *Stack, inst *Instance, dir string) {
 	t.Helper()
 	out, err := Render(ref, ref.Tenant+"-"+ref.Name, st, inst)
 	require.NoError(t, err)

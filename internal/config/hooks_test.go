@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/hooks"
 )
 
@@ -46,39 +47,39 @@ func TestParseSchemaHookErrors(t *testing.T) {
 		want []FieldError
 	}{
 		{"unknown hook", "!  predrain: {exec: hooks/x.sh, deadline: 1m}\n",
-			[]FieldError{{"schema.hooks.predrain", "unknown hook; allowed: drain, post-deploy"}}},
-		{"hooks not a mapping", "!  - drain\n", []FieldError{{"schema.hooks", "must be a mapping of hook name (drain, post-deploy) to hook, got a list"}}},
+			[]FieldError{{Field: "schema.hooks.predrain", Message: "unknown hook; allowed: drain, post-deploy"}}},
+		{"hooks not a mapping", "!  - drain\n", []FieldError{{Field: "schema.hooks", Message: "must be a mapping of hook name (drain, post-deploy) to hook, got a list"}}},
 		{"hook twice", "!  drain: {exec: hooks/a.sh, deadline: 1m}\n  drain: {exec: hooks/b.sh, deadline: 1m}\n",
-			[]FieldError{{"schema.hooks.drain", "is set twice (lines 2 and 3)"}}},
-		{"hook not a mapping", "!  drain: hooks/drain.sh\n", []FieldError{{"schema.hooks.drain", `must be a mapping with keys exec or http, and deadline, got string "hooks/drain.sh"`}}},
-		{"neither", "{deadline: 1m}", []FieldError{{"schema.hooks.drain", "must set exactly one of exec (a script under hooks/) or http"}}},
-		{"both", "{exec: hooks/drain.sh, http: 'http://x', deadline: 1m}", []FieldError{{"schema.hooks.drain", "sets both exec and http"}}},
+			[]FieldError{{Field: "schema.hooks.drain", Message: "is set twice (lines 2 and 3)"}}},
+		{"hook not a mapping", "!  drain: hooks/drain.sh\n", []FieldError{{Field: "schema.hooks.drain", Message: `must be a mapping with keys exec or http, and deadline, got string "hooks/drain.sh"`}}},
+		{"neither", "{deadline: 1m}", []FieldError{{Field: "schema.hooks.drain", Message: "must set exactly one of exec (a script under hooks/) or http"}}},
+		{"both", "{exec: hooks/drain.sh, http: 'http://x', deadline: 1m}", []FieldError{{Field: "schema.hooks.drain", Message: "sets both exec and http"}}},
 		{"no deadline", "{exec: hooks/drain.sh}",
-			[]FieldError{{"schema.hooks.drain.deadline", "is required: a hook without a deadline could hold the operation forever"}}},
+			[]FieldError{{Field: "schema.hooks.drain.deadline", Message: "is required: a hook without a deadline could hold the operation forever"}}},
 		{"deadline not a duration", "{exec: hooks/drain.sh, deadline: 5 minutes}",
-			[]FieldError{{"schema.hooks.drain.deadline", `"5 minutes" is not a duration like 90s, 5m or 1h30m`}}},
+			[]FieldError{{Field: "schema.hooks.drain.deadline", Message: `"5 minutes" is not a duration like 90s, 5m or 1h30m`}}},
 		{"deadline a number", "{exec: hooks/drain.sh, deadline: 300}",
-			[]FieldError{{"schema.hooks.drain.deadline", "must be a duration like 90s, 5m or 1h30m, got int 300"}}},
-		{"deadline zero", "{exec: hooks/drain.sh, deadline: 0s}", []FieldError{{"schema.hooks.drain.deadline", "must be more than 0"}}},
-		{"deadline negative", "{exec: hooks/drain.sh, deadline: -1m}", []FieldError{{"schema.hooks.drain.deadline", "must be more than 0"}}},
-		{"deadline too long", "{exec: hooks/drain.sh, deadline: 25h}", []FieldError{{"schema.hooks.drain.deadline", "must be at most 24h, got 25h0m0s"}}},
-		{"exec absolute", "{exec: /hooks/drain.sh, deadline: 1m}", []FieldError{{"schema.hooks.drain.exec", "must be a clean relative path under hooks/"}}},
-		{"exec dot dot", "{exec: hooks/../terraform/x.sh, deadline: 1m}", []FieldError{{"schema.hooks.drain.exec", "must be a clean relative path under hooks/"}}},
-		{"exec outside hooks", "{exec: drain.sh, deadline: 1m}", []FieldError{{"schema.hooks.drain.exec", "must be a clean relative path under hooks/"}}},
-		{"exec template", "{exec: hooks/drain.sh.tmpl, deadline: 1m}", []FieldError{{"schema.hooks.drain.exec", "without .tmpl"}}},
-		{"exec not a string", "{exec: [a], deadline: 1m}", []FieldError{{"schema.hooks.drain.exec", "must be a string, got a list"}}},
-		{"http bad template", "{http: 'http://x/{{ .Tenant ', deadline: 1m}", []FieldError{{"schema.hooks.drain.http", "unclosed action"}}},
-		{"http unknown function", "{http: 'http://x/{{ nope .Tenant }}', deadline: 1m}", []FieldError{{"schema.hooks.drain.http", `function "nope" not defined`}}},
-		{"http not http", "{http: 'ftp://x/', deadline: 1m}", []FieldError{{"schema.hooks.drain.http", "must start with http:// or https://"}}},
-		{"http empty", "{http: '', deadline: 1m}", []FieldError{{"schema.hooks.drain.http", "must not be empty"}}},
+			[]FieldError{{Field: "schema.hooks.drain.deadline", Message: "must be a duration like 90s, 5m or 1h30m, got int 300"}}},
+		{"deadline zero", "{exec: hooks/drain.sh, deadline: 0s}", []FieldError{{Field: "schema.hooks.drain.deadline", Message: "must be more than 0"}}},
+		{"deadline negative", "{exec: hooks/drain.sh, deadline: -1m}", []FieldError{{Field: "schema.hooks.drain.deadline", Message: "must be more than 0"}}},
+		{"deadline too long", "{exec: hooks/drain.sh, deadline: 25h}", []FieldError{{Field: "schema.hooks.drain.deadline", Message: "must be at most 24h, got 25h0m0s"}}},
+		{"exec absolute", "{exec: /hooks/drain.sh, deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.exec", Message: "must be a clean relative path under hooks/"}}},
+		{"exec dot dot", "{exec: hooks/../terraform/x.sh, deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.exec", Message: "must be a clean relative path under hooks/"}}},
+		{"exec outside hooks", "{exec: drain.sh, deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.exec", Message: "must be a clean relative path under hooks/"}}},
+		{"exec template", "{exec: hooks/drain.sh.tmpl, deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.exec", Message: "without .tmpl"}}},
+		{"exec not a string", "{exec: [a], deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.exec", Message: "must be a string, got a list"}}},
+		{"http bad template", "{http: 'http://x/{{ .Tenant ', deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.http", Message: "unclosed action"}}},
+		{"http unknown function", "{http: 'http://x/{{ nope .Tenant }}', deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.http", Message: `function "nope" not defined`}}},
+		{"http not http", "{http: 'ftp://x/', deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.http", Message: "must start with http:// or https://"}}},
+		{"http empty", "{http: '', deadline: 1m}", []FieldError{{Field: "schema.hooks.drain.http", Message: "must not be empty"}}},
 		{"http host from a parameter", "{http: 'https://{{ .Parameters.region }}.hooks.example.com/flush', deadline: 1m}",
-			[]FieldError{{"schema.hooks.drain.http", "the URL's scheme, host and port must be written out in the stack, ending in / (or ? or #) before the first {{ }}: a template value there could send the request anywhere; values may go into the path and the query (schema.yaml line 2)"}}},
+			[]FieldError{{Field: "schema.hooks.drain.http", Message: "the URL's scheme, host and port must be written out in the stack, ending in / (or ? or #) before the first {{ }}: a template value there could send the request anywhere; values may go into the path and the query (schema.yaml line 2)"}}},
 		{"unknown key", "{exec: hooks/drain.sh, deadline: 1m, timeout: 10s}",
-			[]FieldError{{"schema.hooks.drain.timeout", "unknown field (line 2); allowed: exec, http, deadline"}}},
+			[]FieldError{{Field: "schema.hooks.drain.timeout", Message: "unknown field (line 2); allowed: exec, http, deadline"}}},
 		{"every field at once", "{exec: ../x, deadline: 0s, retries: 2}", []FieldError{
-			{"schema.hooks.drain.retries", "unknown field"},
-			{"schema.hooks.drain.exec", "must be a clean relative path"},
-			{"schema.hooks.drain.deadline", "must be more than 0"},
+			{Field: "schema.hooks.drain.retries", Message: "unknown field"},
+			{Field: "schema.hooks.drain.exec", Message: "must be a clean relative path"},
+			{Field: "schema.hooks.drain.deadline", Message: "must be more than 0"},
 		}},
 	}
 	for _, tt := range tests {
@@ -113,7 +114,7 @@ func TestLoadStackHookScripts(t *testing.T) {
 	_, err := LoadStack("demo", map[string][]byte{SchemaFile: []byte(schema)})
 	var se *StackError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, []FieldError{{"schema.hooks.drain.exec", "hooks/drain.sh is not in stacks/demo/"}}, se.Errors)
+	assert.Equal(t, []FieldError{{Field: "schema.hooks.drain.exec", Message: "hooks/drain.sh is not in stacks/demo/"}}, se.Errors)
 
 	_, err = LoadStack("demo", map[string][]byte{SchemaFile: []byte(schema), "hooks/drain.sh.tmpl": []byte("echo {{ .Name }}")})
 	require.NoError(t, err, "a template of the script renders to its path")
@@ -122,7 +123,7 @@ func TestLoadStackHookScripts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"hooks/drain.sh", "hooks/lib/common.sh"}, sortedKeys(st.Files))
 
-	out, err := Render(Ref{Tenant: "acme", Name: "web"}, "acme-web", st, &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 1}})
+	out, err := Render(contract.Ref{Tenant: "acme", Name: "web"}, "acme-web", st, &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 1}})
 	require.NoError(t, err)
 	assert.Equal(t, script, string(out["hooks/drain.sh"]), "the script is rendered into the instance directory")
 	assert.Contains(t, out, "hooks/lib/common.sh")

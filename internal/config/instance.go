@@ -9,6 +9,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/gates"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -136,8 +137,8 @@ func parseGate(n *yaml.Node, field string, fe *yamlfields.Errors) (gates.Spec, b
 // parseControlPlane reads controlPlane: a worker pool's name, a DNS-1123 label like a stack's.
 func parseControlPlane(n *yaml.Node, fe *yamlfields.Errors) string {
 	s, ok := yamlfields.String(n)
-	if !ok || !isLabel(s) {
-		fe.Add("controlPlane", "must be a worker pool's name (%s), got %q (line %d)", labelRule, s, n.Line)
+	if !ok || !names.IsLabel(s) {
+		fe.Add("controlPlane", "must be a worker pool's name (%s), got %q (line %d)", names.LabelRule, s, n.Line)
 		return ""
 	}
 	return s
@@ -150,9 +151,9 @@ func parseStackName(n *yaml.Node, fe *yamlfields.Errors) string {
 		fe.Add("stack", "must be a string, got %s (line %d)", nodeKind(n), n.Line)
 	case s == "":
 		fe.Add("stack", "is required (line %d)", n.Line)
-	case !isLabel(s):
+	case !names.IsLabel(s):
 		// The name becomes a path (stacks/<name>), so it must be a plain label.
-		fe.Add("stack", "%q %s (line %d)", s, labelRule, n.Line)
+		fe.Add("stack", "%q %s (line %d)", s, names.LabelRule, n.Line)
 	}
 	return s
 }

@@ -38,66 +38,66 @@ func TestParseInstance(t *testing.T) {
 		{
 			name:     "unknown top-level key",
 			in:       "stack: example\ntenant: acme\n",
-			wantErrs: []FieldError{{"tenant", "unknown field (line 2); allowed: stack, parameters, schedulingGates"}},
+			wantErrs: []FieldError{{Field: "tenant", Message: "unknown field (line 2); allowed: stack, parameters, schedulingGates"}},
 		},
 		{
 			name:     "missing stack",
 			in:       "parameters:\n  a: 1\n",
-			wantErrs: []FieldError{{"stack", "is required"}},
+			wantErrs: []FieldError{{Field: "stack", Message: "is required"}},
 		},
 		{
 			name:     "empty file",
 			in:       "",
-			wantErrs: []FieldError{{"stack", "is required (the instance file is empty)"}},
+			wantErrs: []FieldError{{Field: "stack", Message: "is required (the instance file is empty)"}},
 		},
 		{
 			name:     "stack not a string",
 			in:       "stack: 3\n",
-			wantErrs: []FieldError{{"stack", "must be a string, got int 3 (line 1)"}},
+			wantErrs: []FieldError{{Field: "stack", Message: "must be a string, got int 3 (line 1)"}},
 		},
 		{
 			name:     "stack not a label",
 			in:       "stack: ../etc\n",
-			wantErrs: []FieldError{{"stack", `"../etc" must be a DNS-1123 label`}},
+			wantErrs: []FieldError{{Field: "stack", Message: `"../etc" must be a DNS-1123 label`}},
 		},
 		{
 			name:     "parameters is a list",
 			in:       "stack: example\nparameters:\n  - a\n",
-			wantErrs: []FieldError{{"parameters", "must be a mapping of name: value, got a list (line 3)"}},
+			wantErrs: []FieldError{{Field: "parameters", Message: "must be a mapping of name: value, got a list (line 3)"}},
 		},
 		{
 			name:     "duplicate parameter",
 			in:       "stack: example\nparameters:\n  a: 1\n  a: 2\n",
-			wantErrs: []FieldError{{"parameters.a", "is set twice (lines 3 and 4)"}},
+			wantErrs: []FieldError{{Field: "parameters.a", Message: "is set twice (lines 3 and 4)"}},
 		},
 		{
 			name:     "duplicate top-level key",
 			in:       "stack: a\nstack: b\n",
-			wantErrs: []FieldError{{"stack", "is set twice (lines 1 and 2)"}},
+			wantErrs: []FieldError{{Field: "stack", Message: "is set twice (lines 1 and 2)"}},
 		},
 		{
 			name:     "not a mapping",
 			in:       "- stack\n",
-			wantErrs: []FieldError{{"yaml", "must be a mapping with keys stack, parameters; got a list (line 1)"}},
+			wantErrs: []FieldError{{Field: "yaml", Message: "must be a mapping with keys stack, parameters; got a list (line 1)"}},
 		},
 		{
 			name:     "syntax error has a line",
 			in:       "stack: example\nparameters:\n  a: b: c\n",
-			wantErrs: []FieldError{{"yaml", "line 3: mapping values are not allowed"}},
+			wantErrs: []FieldError{{Field: "yaml", Message: "line 3: mapping values are not allowed"}},
 		},
 		{
 			name:     "two documents",
 			in:       "stack: a\n---\nstack: b\n",
-			wantErrs: []FieldError{{"yaml", "only one YAML document is allowed"}},
+			wantErrs: []FieldError{{Field: "yaml", Message: "only one YAML document is allowed"}},
 		},
 		{
 			name: "all errors at once, sorted by field",
 			in:   "zeta: 1\nparameters: 3\nalpha: 2\n",
 			wantErrs: []FieldError{
-				{"alpha", "unknown field"},
-				{"parameters", "must be a mapping"},
-				{"stack", "is required"},
-				{"zeta", "unknown field"},
+				{Field: "alpha", Message: "unknown field"},
+				{Field: "parameters", Message: "must be a mapping"},
+				{Field: "stack", Message: "is required"},
+				{Field: "zeta", Message: "unknown field"},
 			},
 		},
 	}
@@ -131,8 +131,8 @@ func assertFieldErrors(t *testing.T, err error, want []FieldError) {
 
 func TestValidationErrorMessage(t *testing.T) {
 	err := &ValidationError{Errors: []FieldError{
-		{"parameters.replicas", `must be an int, got string "two"`},
-		{"stack", "is required"},
+		{Field: "parameters.replicas", Message: `must be an int, got string "two"`},
+		{Field: "stack", Message: "is required"},
 	}}
 	assert.Equal(t, `invalid instance config: parameters.replicas: must be an int, got string "two"; stack: is required`, err.Error())
 }

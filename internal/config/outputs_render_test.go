@@ -3,6 +3,7 @@ package config
 import (
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
@@ -13,7 +14,7 @@ const outputsTF = "output \"db_host\" {\n  value = \"db.internal\"\n}\n\noutput 
 const outputsManifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  host: {{ .Outputs.db_host }}\n"
 
 func TestRenderWithOutputs(t *testing.T) {
-	ref := Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 2}}
 	st := testStack(t, map[string]string{"terraform/main.tf": outputsTF, "manifests/cm.yaml.tmpl": outputsManifest,
 		"manifests/plain.yaml": "kind: ConfigMap\n"})
@@ -45,7 +46,7 @@ func TestRenderWithOutputs(t *testing.T) {
 // An output value is tenant-controlled: one that tries to add a document or a key to the
 // manifest stays one string value of the key it was written to.
 func TestRenderOutputsInjectionContained(t *testing.T) {
-	ref := Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 2}}
 	st := testStack(t, map[string]string{"terraform/main.tf": outputsTF, "manifests/cm.yaml.tmpl": outputsManifest})
 	evil := "x\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: pwned\n"
@@ -62,7 +63,7 @@ func TestRenderOutputsInjectionContained(t *testing.T) {
 }
 
 func TestRenderOutputsRefused(t *testing.T) {
-	ref := Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 2}}
 	// Refused when the stack is loaded, before anything changes.
 	for _, tc := range []struct {

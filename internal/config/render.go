@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -28,17 +30,17 @@ var backendRE = regexp.MustCompile(`(?m)^\s*(backend\s+"[^"]*"|cloud)\s*\{`)
 // resolved), terraform/..., manifests/... and EngineFile when the stack names an engine.
 // Equal input gives byte-identical output.
 // namespace is the instance's recorded namespace: the caller holds it, it is never recomputed.
-func Render(ref Ref, namespace string, stack *Stack, inst *Instance) (map[string][]byte, error) {
+func Render(ref contract.Ref, namespace string, stack *Stack, inst *Instance) (map[string][]byte, error) {
 	return RenderWithOutputs(ref, namespace, stack, inst, nil)
 }
 
 // RenderWithOutputs is Render with the terraform outputs the manifests' .Outputs hold (outputs.go):
 // those of the last apply, sensitive ones as terraform.SensitiveOutput; nil before any apply.
-func RenderWithOutputs(ref Ref, namespace string, stack *Stack, inst *Instance, outputs map[string]string) (map[string][]byte, error) {
+func RenderWithOutputs(ref contract.Ref, namespace string, stack *Stack, inst *Instance, outputs map[string]string) (map[string][]byte, error) {
 	if err := ref.Validate(); err != nil {
 		return nil, err
 	}
-	if !isLabel(namespace) {
+	if !names.IsLabel(namespace) {
 		return nil, &NamespaceError{Value: namespace}
 	}
 	params, err := Validate(stack, inst, nil)
@@ -90,7 +92,9 @@ func RenderWithOutputs(ref Ref, namespace string, stack *Stack, inst *Instance, 
 // NamespaceError is a namespace to render with that is not a DNS-1123 label.
 type NamespaceError struct{ Value string }
 
-func (e *NamespaceError) Error() string { return fmt.Sprintf("namespace %q %s", e.Value, labelRule) }
+func (e *NamespaceError) Error() string {
+	return fmt.Sprintf("namespace %q %s", e.Value, names.LabelRule)
+}
 
 func execute(name string, text []byte, data TemplateData) ([]byte, error) {
 	t, err := newTemplate(name, text)

@@ -3,6 +3,7 @@ package config
 import (
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,7 +24,7 @@ var renderFiles = map[string]string{
 
 func TestRender(t *testing.T) {
 	st := testStack(t, renderFiles)
-	ref := Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": `hi "there"`, "size": 2, "replicas": 3}}
 
 	out, err := Render(ref, "acme-web", st, inst)
@@ -66,7 +67,7 @@ parameters:
 
 func TestRenderUsesTheGivenNamespace(t *testing.T) {
 	st := testStack(t, map[string]string{"manifests/ns.yaml.tmpl": "{{ .Namespace }}"})
-	ref := Ref{Tenant: "a-b", Name: "c"}
+	ref := contract.Ref{Tenant: "a-b", Name: "c"}
 	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 1}}
 	out, err := Render(ref, "a-b-c--0123456789", st, inst)
 	require.NoError(t, err)
@@ -78,15 +79,15 @@ func TestRenderUsesTheGivenNamespace(t *testing.T) {
 
 func TestRenderErrors(t *testing.T) {
 	valid := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 1}}
-	ref := Ref{Tenant: "acme", Name: "web"}
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
 
-	_, err := Render(Ref{Tenant: "Acme", Name: "web"}, "acme-web", testStack(t, nil), valid)
-	var re *RefError
+	_, err := Render(contract.Ref{Tenant: "Acme", Name: "web"}, "acme-web", testStack(t, nil), valid)
+	var re *contract.RefError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "tenant", re.Part)
 
 	_, err = Render(ref, "acme-web", testStack(t, nil), &Instance{Stack: "demo", Parameters: map[string]any{"size": 1}})
-	assertFieldErrors(t, err, []FieldError{{"parameters.greeting", "is required"}})
+	assertFieldErrors(t, err, []FieldError{{Field: "parameters.greeting", Message: "is required"}})
 
 	tests := []struct {
 		name, file, text, want string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -37,8 +38,8 @@ func StackDir(name string) string { return "stacks/" + name }
 // the stack does not exist (*ValidationError on "stack"); a broken stack is a *StackError.
 func LoadStack(name string, files map[string][]byte) (*Stack, error) {
 	var bad yamlfields.Errors
-	if !isLabel(name) {
-		bad.Add("stack", "%q %s", name, labelRule)
+	if !names.IsLabel(name) {
+		bad.Add("stack", "%q %s", name, names.LabelRule)
 		return nil, validationError(bad)
 	}
 	if len(files) == 0 {

@@ -34,23 +34,23 @@ func TestLoadStackErrors(t *testing.T) {
 		want      []FieldError
 	}{
 		{name: "unknown stack", stack: "x", files: map[string][]byte{},
-			want: []FieldError{{"stack", `unknown stack "x" (nothing under stacks/x/)`}}},
+			want: []FieldError{{Field: "stack", Message: `unknown stack "x" (nothing under stacks/x/)`}}},
 		{name: "nil files", stack: "x", files: nil,
-			want: []FieldError{{"stack", `unknown stack "x"`}}},
+			want: []FieldError{{Field: "stack", Message: `unknown stack "x"`}}},
 		{name: "bad stack name", stack: "../x", files: map[string][]byte{SchemaFile: schema},
-			want: []FieldError{{"stack", `"../x" must be a DNS-1123 label`}}},
+			want: []FieldError{{Field: "stack", Message: `"../x" must be a DNS-1123 label`}}},
 		{name: "missing schema", stack: "demo", wantStack: true, files: map[string][]byte{"terraform/main.tf": nil},
-			want: []FieldError{{"schema.yaml", "is missing from stacks/demo/"}}},
+			want: []FieldError{{Field: "schema.yaml", Message: "is missing from stacks/demo/"}}},
 		{name: "bad schema", stack: "demo", wantStack: true, files: map[string][]byte{SchemaFile: []byte("parameters:\n  - {name: a, type: float, default: 1}\n")},
-			want: []FieldError{{"schema.parameters[0].type", `unknown type "float"`}}},
+			want: []FieldError{{Field: "schema.parameters[0].type", Message: `unknown type "float"`}}},
 		{name: "template syntax", stack: "demo", wantStack: true, files: map[string][]byte{SchemaFile: schema, "terraform/main.tf.tmpl": []byte("{{ .Name ")},
-			want: []FieldError{{"terraform/main.tf.tmpl", "unclosed action"}}},
+			want: []FieldError{{Field: "terraform/main.tf.tmpl", Message: "unclosed action"}}},
 		{name: "unknown function", stack: "demo", wantStack: true, files: map[string][]byte{SchemaFile: schema, "manifests/a.yaml.tmpl": []byte("{{ nope .Name }}")},
-			want: []FieldError{{"manifests/a.yaml.tmpl", `function "nope" not defined`}}},
+			want: []FieldError{{Field: "manifests/a.yaml.tmpl", Message: `function "nope" not defined`}}},
 		{name: "two files render to one path", stack: "demo", wantStack: true, files: map[string][]byte{SchemaFile: schema, "terraform/main.tf": nil, "terraform/main.tf.tmpl": nil},
-			want: []FieldError{{"terraform/main.tf.tmpl", "renders to terraform/main.tf, as terraform/main.tf does"}}},
+			want: []FieldError{{Field: "terraform/main.tf.tmpl", Message: "renders to terraform/main.tf, as terraform/main.tf does"}}},
 		{name: "unclean path", stack: "demo", wantStack: true, files: map[string][]byte{SchemaFile: schema, "terraform/../../x.tf": nil},
-			want: []FieldError{{"terraform/../../x.tf", "is not a clean relative path"}}},
+			want: []FieldError{{Field: "terraform/../../x.tf", Message: "is not a clean relative path"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,11 @@
 package contract
 
+import (
+	"fmt"
+
+	"github.com/slipway-dev/slipway/internal/yamlfields"
+)
+
 // Application error types that cross the workflow/activity boundary. Types in
 // NonRetryable fail the step at once: retrying cannot fix them.
 const (
@@ -27,8 +33,20 @@ var NonRetryable = []string{
 	ErrTerraform, ErrDeployFailed, ErrDeployTimeout, ErrRefused, ErrStalePlan, ErrBusy,
 }
 
-// FieldError names one bad field of an instance config.
-type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
+// FieldError names one bad field of an instance config: the one field error type of every
+// validation, as JSON "field" and "message".
+type FieldError = yamlfields.FieldError
+
+// RefError is a bad TENANT/NAME; Part is "tenant", "name" or "" when the shape is wrong.
+type RefError struct {
+	Part    string
+	Value   string
+	Message string
+}
+
+func (e *RefError) Error() string {
+	if e.Part == "" {
+		return fmt.Sprintf("TENANT/NAME: %q: %s", e.Value, e.Message)
+	}
+	return fmt.Sprintf("TENANT/NAME: %s %q: %s", e.Part, e.Value, e.Message)
 }

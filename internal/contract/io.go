@@ -2,6 +2,7 @@ package contract
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/forge"
@@ -19,6 +20,30 @@ type Ref struct {
 }
 
 func (r Ref) String() string { return r.Tenant + "/" + r.Name }
+
+// ParseRef parses "tenant/name".
+func ParseRef(s string) (Ref, error) {
+	tenant, name, ok := strings.Cut(s, "/")
+	if !ok || strings.Contains(name, "/") {
+		return Ref{}, &RefError{Value: s, Message: "must have the form TENANT/NAME"}
+	}
+	r := Ref{Tenant: tenant, Name: name}
+	return r, r.Validate()
+}
+
+// Validate checks both parts, for refs that arrive already split (JSON, flags).
+func (r Ref) Validate() error {
+	if !names.IsLabel(r.Tenant) {
+		return &RefError{Part: "tenant", Value: r.Tenant, Message: names.LabelRule}
+	}
+	if !names.IsLabel(r.Name) {
+		return &RefError{Part: "name", Value: r.Name, Message: names.LabelRule}
+	}
+	return nil
+}
+
+// Dir is the instance's directory in the GitOps repository.
+func (r Ref) Dir() string { return "instances/" + r.Tenant + "/" + r.Name }
 
 // InstanceWorkflowID is the instance's entity workflow ID, one per instance; activities name it
 // in records, so it lives here rather than in workflows.

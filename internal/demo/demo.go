@@ -46,7 +46,7 @@ func Run(ctx context.Context, env *devenv.Env, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	v := &verifier{env: env, dir: config.Ref{Tenant: Ref.Tenant, Name: Ref.Name}.Dir()}
+	v := &verifier{env: env, dir: contract.Ref{Tenant: Ref.Tenant, Name: Ref.Name}.Dir()}
 	plan := []step{
 		{lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: string(web)}, lifecycle.ConfigurationCreated, v.merges(1), ""},
 		{lifecycle.OpDeploy, contract.OperationRequest{}, lifecycle.Deployed, v.resources(true), "1"},

@@ -18,7 +18,7 @@ func Legacy(tenant, name string) Names {
 	}
 }
 
-// legacyNamespace was config.Ref.Namespace: "<tenant>-<name>", cut and ending in a hash when
+// legacyNamespace was contract.Ref.Namespace: "<tenant>-<name>", cut and ending in a hash when
 // longer than a label.
 func legacyNamespace(tenant, name string) string {
 	ns := tenant + "-" + name

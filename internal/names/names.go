@@ -85,6 +85,9 @@ func Hash(tenant, name string) string {
 
 var labelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
+// LabelRule says what IsLabel takes, for error messages.
+const LabelRule = "must be a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)"
+
 // IsLabel reports whether s is a DNS-1123 label: what tenants, names and namespaces must be.
 func IsLabel(s string) bool { return len(s) <= MaxLabel && labelRE.MatchString(s) }
 

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -20,13 +21,8 @@ type Config struct {
 }
 
 var (
-	labelRE  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	envVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
-
-const labelRule = "must be a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)"
-
-func isLabel(s string) bool { return len(s) <= 63 && labelRE.MatchString(s) }
 
 const sinkFields = "name, kind, url, secretEnv, tenants, events"
 
@@ -132,8 +128,8 @@ func parseSink(n *yaml.Node, field string, getenv func(string) string, fe *yamlf
 		switch kv.Key {
 		case "name":
 			s.Name = v
-			if v != "" && !isLabel(v) {
-				fe.Add(f, "%q %s", v, labelRule)
+			if v != "" && !names.IsLabel(v) {
+				fe.Add(f, "%q %s", v, names.LabelRule)
 			}
 		case "kind":
 			if v != "" && !contains(sinkKinds, SinkKind(v)) {
@@ -201,8 +197,8 @@ func parseTenants(n *yaml.Node, field string, fe *yamlfields.Errors) []string {
 		switch {
 		case !ok:
 			fe.Add(f, "must be a string, got %s (line %d)", nodeKind(item), item.Line)
-		case !isLabel(t):
-			fe.Add(f, "%q %s", t, labelRule)
+		case !names.IsLabel(t):
+			fe.Add(f, "%q %s", t, names.LabelRule)
 		case contains(out, t):
 			fe.Add(f, "%q is listed twice", t)
 		default:

@@ -10,9 +10,7 @@ import (
 
 // FieldError names one bad field of a notify config, e.g. "sinks[1].kind".
 // Its fields are Field and Message, as JSON "field" and "message".
-type FieldError yamlfields.FieldError
-
-func (e FieldError) String() string { return yamlfields.FieldError(e).String() }
+type FieldError = yamlfields.FieldError
 
 // ConfigError is everything wrong with a notify config, in document order. File is set by Load.
 type ConfigError struct {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
@@ -74,7 +73,7 @@ func InstanceOfTitle(title string) (contract.Ref, bool) {
 	if m == nil {
 		return contract.Ref{}, false
 	}
-	ref, err := config.ParseRef(m[2])
+	ref, err := contract.ParseRef(m[2])
 	if err != nil {
 		return contract.Ref{}, false
 	}

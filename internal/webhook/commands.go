@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
@@ -41,7 +40,7 @@ func ParseCommands(message string) ([]Command, []error) {
 			errs = append(errs, fmt.Errorf("line %d: %q is not an operation (one of create, deploy, plan, archive, destroy, deprovision)", i+1, m[1]))
 			continue
 		}
-		ref, err := config.ParseRef(m[2])
+		ref, err := contract.ParseRef(m[2])
 		if err != nil {
 			errs = append(errs, fmt.Errorf("line %d: %v", i+1, err))
 			continue

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
@@ -262,7 +261,7 @@ func (s *Server) localCreates(ev *Event, d *contract.Delivery, refused *refusals
 			if m == nil {
 				continue
 			}
-			ref, err := config.ParseRef(m[1] + "/" + m[2])
+			ref, err := contract.ParseRef(m[1] + "/" + m[2])
 			switch {
 			case err != nil:
 				refused.add(Refused{Operation: string(lifecycle.OpProvision), Error: fmt.Sprintf("commit %s adds %s: %v", short(c.ID), clip(path, maxNameBytes), err)})

@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
@@ -198,7 +197,7 @@ func TestWebhookSurvivesATemporalOutageRestartsAndReplicas(t *testing.T) {
 
 func waitState(t *testing.T, e *testsuite.Env, ref string, want lifecycle.State) {
 	t.Helper()
-	cr, err := config.ParseRef(ref)
+	cr, err := contract.ParseRef(ref)
 	require.NoError(t, err)
 	r := contract.Ref{Tenant: cr.Tenant, Name: cr.Name}
 	require.Eventually(t, func() bool {
