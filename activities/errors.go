@@ -9,6 +9,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/internal/store"
@@ -43,62 +44,68 @@ func fieldErrors(in []config.FieldError, prefix string) []steps.FieldError {
 	return out
 }
 
-// classify maps client errors to typed application errors; unknown errors stay retryable.
+// classify maps an activity's error to the application error the workflows see: first the
+// errors that carry data, then stepErrors in order; any other error stays retryable.
 func classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	var (
-		conflict *forge.ConflictError
-		notFound *forge.NotFoundError
-		locked   *terraform.StateLockedError
-		alive    *terraform.HolderAliveError
-		badInput *terraform.InvalidInputError
-		tfNF     *terraform.NotFoundError
-		cmdErr   *terraform.CommandError
-		missing  *terraform.PlanMissingError
-		stale    *terraform.StalePlanError
-		ve       *config.ValidationError
-		se       *config.StackError
-		syncErr  *argocd.SyncFailedError
-		timeout  *argocd.TimeoutError
-		unauth   *argocd.UnauthorizedError
-		foreign  *deploy.NotOwnedError
-	)
-	var limited *forge.RateLimitError
+	var locked *terraform.StateLockedError
 	switch {
 	case store.IsUnreadable(err):
 		// A plan or secret the keyring cannot open: say which key, never use what is there.
 		return nonRetryable(steps.ErrUnreadable, err)
-	case errors.As(err, &limited):
+	case errors.Is(err, errkind.RateLimited):
 		// Back off as long as the forge asked, through the activity's own retries.
+		delay, _ := errkind.Delay(err)
 		return temporal.NewApplicationErrorWithOptions(err.Error(), steps.ErrRateLimited,
-			temporal.ApplicationErrorOptions{NextRetryDelay: limited.RetryAfter})
-	case errors.As(err, &ve), errors.As(err, &se):
+			temporal.ApplicationErrorOptions{NextRetryDelay: delay})
+	case isA[*config.ValidationError](err), isA[*config.StackError](err):
 		return invalidConfig(err)
-	case errors.As(err, &conflict):
-		return nonRetryable(steps.ErrMergeConflict, err)
-	case errors.As(err, &notFound), errors.As(err, &tfNF):
-		return nonRetryable(steps.ErrNotFound, err)
 	case errors.As(err, &locked) && locked.CreationContention():
 		// Another workspace in the same database is being created: wait for it, do not fail.
 		return temporal.NewApplicationError(err.Error(), steps.ErrLockContention)
-	case errors.As(err, &locked), errors.As(err, &alive):
-		return nonRetryable(steps.ErrStateLocked, err)
-	case errors.As(err, &badInput):
-		return nonRetryable(steps.ErrRefused, err)
-	case errors.As(err, &stale):
-		return nonRetryable(steps.ErrStalePlan, err)
-	case errors.As(err, &cmdErr), errors.As(err, &missing):
-		return nonRetryable(steps.ErrTerraform, err)
-	case errors.As(err, &syncErr), errors.As(err, &unauth), errors.As(err, &foreign):
-		return nonRetryable(steps.ErrDeployFailed, err)
-	case errors.As(err, &timeout):
-		return nonRetryable(steps.ErrDeployTimeout, err)
-	case forge.IsNonRetryable(err), argocd.IsNonRetryable(err):
-		return nonRetryable(steps.ErrRefused, err)
+	}
+	for _, se := range stepErrors {
+		if se.is(err) {
+			return nonRetryable(se.typ, err)
+		}
 	}
 	return err
+}
+
+// stepErrors maps kinds, and the failures more precise than their kind, to the non-retryable
+// application error types the workflows switch on; the first that matches wins.
+var stepErrors = []struct {
+	is  func(error) bool
+	typ string
+}{
+	{is(errkind.Conflict), steps.ErrMergeConflict},
+	{is(errkind.NotFound), steps.ErrNotFound},
+	{isA[*terraform.StateLockedError], steps.ErrStateLocked}, // Busy, but a lock an operator may have to break
+	{isA[*terraform.HolderAliveError], steps.ErrStateLocked},
+	{is(errkind.Invalid), steps.ErrRefused},
+	{isA[*terraform.StalePlanError], steps.ErrStalePlan},
+	{isA[*terraform.CommandError], steps.ErrTerraform},
+	{isA[*terraform.PlanMissingError], steps.ErrTerraform},
+	{isA[*argocd.SyncFailedError], steps.ErrDeployFailed},
+	{isA[*argocd.UnauthorizedError], steps.ErrDeployFailed}, // Auth, but the deploy is what failed
+	{isA[*deploy.NotOwnedError], steps.ErrDeployFailed},
+	{isA[*argocd.TimeoutError], steps.ErrDeployTimeout},
+	{is(errkind.Auth), steps.ErrRefused},
+	{is(errkind.Busy), steps.ErrBusy},
+	{is(errkind.NotAllowed), steps.ErrNotAllowed},
+	{forge.IsNonRetryable, steps.ErrRefused},  // a moved head, an MR already merged
+	{argocd.IsNonRetryable, steps.ErrRefused}, // another 4xx
+}
+
+func is(kind errkind.Kind) func(error) bool {
+	return func(err error) bool { return errors.Is(err, kind) }
+}
+
+func isA[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
 }
 
 func nonRetryable(kind string, err error) error {
