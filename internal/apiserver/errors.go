@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/steps"
 )
 
@@ -37,6 +38,8 @@ type errorBody struct {
 type BadRequestError struct{ Message string }
 
 func (e *BadRequestError) Error() string { return e.Message }
+
+func (e *BadRequestError) Is(target error) bool { return target == errkind.Invalid }
 
 func badRequest(format string, args ...any) error {
 	return &BadRequestError{Message: fmt.Sprintf(format, args...)}

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/steps"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -25,6 +26,9 @@ type RolloutNotFoundError struct{ ID string }
 func (e *RolloutNotFoundError) Error() string {
 	return fmt.Sprintf("rollout %s does not exist (slipway rollout list shows them)", e.ID)
 }
+
+func (e *RolloutNotFoundError) kind() errkind.Kind   { return errkind.NotFound }
+func (e *RolloutNotFoundError) Is(target error) bool { return target == e.kind() }
 
 // PlanRollout computes a rollout's action list on a worker; it changes nothing.
 func (c *Client) PlanRollout(ctx context.Context, spec steps.RolloutSpec) (steps.RolloutPlan, error) {
