@@ -86,3 +86,18 @@ func TestClassifyGivesEachBackendErrorItsStepType(t *testing.T) {
 		assert.Equal(t, tc.retryable, !ae.NonRetryable(), name)
 	}
 }
+
+// The step's own refusals go through the same table, with their text unchanged.
+func TestNotAllowedfAndNotFoundfAreFinalWithTheirText(t *testing.T) {
+	var ae *temporal.ApplicationError
+	if assert.ErrorAs(t, notAllowedf("%s: %v; choose another name", "acme/web", errors.New("taken")), &ae) {
+		assert.Equal(t, steps.ErrNotAllowed, ae.Type())
+		assert.True(t, ae.NonRetryable())
+		assert.Equal(t, "acme/web: taken; choose another name", ae.Message())
+	}
+	if assert.ErrorAs(t, notFoundf("no config for %s at %s", "acme/web", "abc"), &ae) {
+		assert.Equal(t, steps.ErrNotFound, ae.Type())
+		assert.True(t, ae.NonRetryable())
+		assert.Equal(t, "no config for acme/web at abc", ae.Message())
+	}
+}

@@ -91,7 +91,7 @@ func changeLines(rcs []terraform.ResourceChange) []string {
 // ListDeployed lists the Deployed instances a drift sweep checks.
 func (a *Activities) ListDeployed(ctx context.Context, scope steps.DriftScope) ([]steps.ListedInstance, error) {
 	if a.Instances == nil {
-		return nil, rolloutRefused("this worker has no Temporal client to list instances")
+		return nil, notAllowedf("this worker has no Temporal client to list instances")
 	}
 	all, err := a.Instances.List(ctx, scope.Stack, scope.Tenant)
 	if err != nil {
@@ -110,7 +110,7 @@ func (a *Activities) ListDeployed(ctx context.Context, scope steps.DriftScope) (
 // one a normal deploy. Request IDs derive from the sweep, so a retry asks once.
 func (a *Activities) DriftInstance(ctx context.Context, in steps.DriftInstanceInput) (steps.DriftInstanceOutput, error) {
 	if a.Instances == nil {
-		return steps.DriftInstanceOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
+		return steps.DriftInstanceOutput{}, notAllowedf("this worker has no Temporal client to reach instances")
 	}
 	out := steps.DriftInstanceOutput{Ref: in.Ref}
 	var res steps.DriftOutput

@@ -2,7 +2,6 @@ package activities
 
 import (
 	"errors"
-	"fmt"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -112,6 +111,12 @@ func nonRetryable(kind string, err error) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), kind, nil)
 }
 
+// notFoundf is something the step needs that is not there: non-retryable NotFound.
 func notFoundf(format string, args ...any) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), steps.ErrNotFound, nil)
+	return classify(errkind.Errorf(errkind.NotFound, format, args...))
+}
+
+// notAllowedf is a request the instance's state, or this worker, does not accept: non-retryable NotAllowed.
+func notAllowedf(format string, args ...any) error {
+	return classify(errkind.Errorf(errkind.NotAllowed, format, args...))
 }

@@ -8,6 +8,7 @@ package errkind
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -79,3 +80,18 @@ func Delay(err error) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// Errorf is an error of kind k whose message is the formatted text alone: for an error that
+// needs no type of its own beyond its kind.
+func Errorf(k Kind, format string, args ...any) error {
+	return &kindError{kind: k, err: fmt.Errorf(format, args...)}
+}
+
+type kindError struct {
+	kind Kind
+	err  error
+}
+
+func (e *kindError) Error() string        { return e.err.Error() }
+func (e *kindError) Is(target error) bool { return target == e.kind }
+func (e *kindError) Unwrap() error        { return errors.Unwrap(e.err) }

@@ -61,3 +61,15 @@ func TestDelayReadsTheWaitOfARateLimit(t *testing.T) {
 	_, ok = Delay(fmt.Errorf("open: %w", RateLimited))
 	assert.False(t, ok, "the bare kind says no wait")
 }
+
+func TestErrorfSaysItsKindAndOnlyItsText(t *testing.T) {
+	cause := errors.New("taken")
+	err := Errorf(NotAllowed, "acme/web: %v; choose another name", cause)
+	assert.EqualError(t, err, "acme/web: taken; choose another name")
+	assert.Equal(t, NotAllowed, Of(err))
+	assert.NotErrorIs(t, err, cause, "%v does not wrap")
+
+	wrapped := Errorf(NotFound, "no config: %w", cause)
+	assert.ErrorIs(t, wrapped, cause, "%w wraps")
+	assert.ErrorIs(t, wrapped, NotFound)
+}
