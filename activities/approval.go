@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
@@ -43,7 +42,7 @@ func (a *Activities) SubmitApproval(ctx context.Context, in contract.ApprovalSub
 	out := contract.DeliveryOutcome{Instance: c.Ref.String(), Operation: c.Verb,
 		Request: approvalRequestID(in), Workflow: contract.InstanceWorkflowID(c.Ref)}
 	if a.Requests == nil {
-		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", contract.ErrNotAllowed, nil)
+		return out, notAllowedf("this worker has no Temporal client for webhook requests")
 	}
 	source := fmt.Sprintf("%s comment by %s on MR %s", in.Provider, c.Commenter, c.MR)
 	if c.URL != "" {

@@ -3,8 +3,6 @@ package activities
 import (
 	"context"
 
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 )
@@ -18,14 +16,14 @@ type ControlPlanes interface {
 // that would have a pool take down the instance it runs on.
 func (a *Activities) CheckControlPlane(ctx context.Context, in contract.ControlPlaneInput) error {
 	if a.ControlPlanes == nil {
-		return temporal.NewNonRetryableApplicationError("this worker has no Temporal client to look up control planes", contract.ErrNotAllowed, nil)
+		return notAllowedf("this worker has no Temporal client to look up control planes")
 	}
 	pools, err := a.ControlPlanes.Pools(ctx)
 	if err != nil {
 		return err
 	}
 	if err := controlplane.Admit(in.Ref.String(), in.Operation, in.Pool, pools); err != nil {
-		return temporal.NewNonRetryableApplicationError(in.Ref.String()+": controlPlane: "+err.Error(), contract.ErrNotAllowed, nil)
+		return notAllowedf("%s: controlPlane: %v", in.Ref.String(), err)
 	}
 	return nil
 }

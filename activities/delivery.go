@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
@@ -64,7 +63,7 @@ func (a *Activities) SubmitCommand(ctx context.Context, in contract.SubmitInput)
 		return out, nil
 	}
 	if a.Requests == nil {
-		return out, temporal.NewNonRetryableApplicationError("this worker has no Temporal client for webhook requests", contract.ErrNotAllowed, nil)
+		return out, notAllowedf("this worker has no Temporal client for webhook requests")
 	}
 	op, ok := lifecycle.ParseOperation(c.Operation)
 	if !ok {
@@ -192,7 +191,7 @@ func changedFiles(at, head map[string][]byte) []string {
 // added → provision, changed → deploy, removed → deprovision.
 func (a *Activities) ChangedInstances(ctx context.Context, m contract.MergeRange) ([]contract.DeliveryCommand, error) {
 	if m.Base == "" || m.Merge == "" {
-		return nil, temporal.NewNonRetryableApplicationError("merged request without base and merge commits: cannot tell which instances changed", contract.ErrNotAllowed, nil)
+		return nil, notAllowedf("merged request without base and merge commits: cannot tell which instances changed")
 	}
 	before, err := a.Forge.ReadDir(ctx, m.Base, "instances")
 	if err != nil {

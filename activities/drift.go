@@ -91,7 +91,7 @@ func changeLines(rcs []terraform.ResourceChange) []string {
 // ListDeployed lists the Deployed instances a drift sweep checks.
 func (a *Activities) ListDeployed(ctx context.Context, scope contract.DriftScope) ([]contract.ListedInstance, error) {
 	if a.Instances == nil {
-		return nil, rolloutRefused("this worker has no Temporal client to list instances")
+		return nil, notAllowedf("this worker has no Temporal client to list instances")
 	}
 	all, err := a.Instances.List(ctx, scope.Stack, scope.Tenant)
 	if err != nil {
@@ -110,7 +110,7 @@ func (a *Activities) ListDeployed(ctx context.Context, scope contract.DriftScope
 // one a normal deploy. Request IDs derive from the sweep, so a retry asks once.
 func (a *Activities) DriftInstance(ctx context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {
 	if a.Instances == nil {
-		return contract.DriftInstanceOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
+		return contract.DriftInstanceOutput{}, notAllowedf("this worker has no Temporal client to reach instances")
 	}
 	out := contract.DriftInstanceOutput{Ref: in.Ref}
 	var res contract.DriftOutput

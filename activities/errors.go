@@ -2,7 +2,6 @@ package activities
 
 import (
 	"errors"
-	"fmt"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
@@ -43,68 +43,80 @@ func fieldErrors(in []config.FieldError, prefix string) []contract.FieldError {
 	return out
 }
 
-// classify maps client errors to typed application errors; unknown errors stay retryable.
+// classify maps an activity's error to the application error the workflows see: first the
+// errors that carry data, then stepErrors in order; any other error stays retryable.
 func classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	var (
-		conflict *forge.ConflictError
-		notFound *forge.NotFoundError
-		locked   *terraform.StateLockedError
-		alive    *terraform.HolderAliveError
-		badInput *terraform.InvalidInputError
-		tfNF     *terraform.NotFoundError
-		cmdErr   *terraform.CommandError
-		missing  *terraform.PlanMissingError
-		stale    *terraform.StalePlanError
-		ve       *config.ValidationError
-		se       *config.StackError
-		syncErr  *argocd.SyncFailedError
-		timeout  *argocd.TimeoutError
-		unauth   *argocd.UnauthorizedError
-		foreign  *deploy.NotOwnedError
-	)
-	var limited *forge.RateLimitError
+	var locked *terraform.StateLockedError
 	switch {
 	case store.IsUnreadable(err):
 		// A plan or secret the keyring cannot open: say which key, never use what is there.
 		return nonRetryable(contract.ErrUnreadable, err)
-	case errors.As(err, &limited):
+	case errors.Is(err, errkind.RateLimited):
 		// Back off as long as the forge asked, through the activity's own retries.
+		delay, _ := errkind.Delay(err)
 		return temporal.NewApplicationErrorWithOptions(err.Error(), contract.ErrRateLimited,
-			temporal.ApplicationErrorOptions{NextRetryDelay: limited.RetryAfter})
-	case errors.As(err, &ve), errors.As(err, &se):
+			temporal.ApplicationErrorOptions{NextRetryDelay: delay})
+	case isA[*config.ValidationError](err), isA[*config.StackError](err):
 		return invalidConfig(err)
-	case errors.As(err, &conflict):
-		return nonRetryable(contract.ErrMergeConflict, err)
-	case errors.As(err, &notFound), errors.As(err, &tfNF):
-		return nonRetryable(contract.ErrNotFound, err)
 	case errors.As(err, &locked) && locked.CreationContention():
 		// Another workspace in the same database is being created: wait for it, do not fail.
 		return temporal.NewApplicationError(err.Error(), contract.ErrLockContention)
-	case errors.As(err, &locked), errors.As(err, &alive):
-		return nonRetryable(contract.ErrStateLocked, err)
-	case errors.As(err, &badInput):
-		return nonRetryable(contract.ErrRefused, err)
-	case errors.As(err, &stale):
-		return nonRetryable(contract.ErrStalePlan, err)
-	case errors.As(err, &cmdErr), errors.As(err, &missing):
-		return nonRetryable(contract.ErrTerraform, err)
-	case errors.As(err, &syncErr), errors.As(err, &unauth), errors.As(err, &foreign):
-		return nonRetryable(contract.ErrDeployFailed, err)
-	case errors.As(err, &timeout):
-		return nonRetryable(contract.ErrDeployTimeout, err)
-	case forge.IsNonRetryable(err), argocd.IsNonRetryable(err):
-		return nonRetryable(contract.ErrRefused, err)
+	}
+	for _, se := range stepErrors {
+		if se.is(err) {
+			return nonRetryable(se.typ, err)
+		}
 	}
 	return err
+}
+
+// stepErrors maps kinds, and the failures more precise than their kind, to the non-retryable
+// application error types the workflows switch on; the first that matches wins.
+var stepErrors = []struct {
+	is  func(error) bool
+	typ string
+}{
+	{is(errkind.Conflict), contract.ErrMergeConflict},
+	{is(errkind.NotFound), contract.ErrNotFound},
+	{isA[*terraform.StateLockedError], contract.ErrStateLocked}, // Busy, but a lock an operator may have to break
+	{isA[*terraform.HolderAliveError], contract.ErrStateLocked},
+	{is(errkind.Invalid), contract.ErrRefused},
+	{isA[*terraform.StalePlanError], contract.ErrStalePlan},
+	{isA[*terraform.CommandError], contract.ErrTerraform},
+	{isA[*terraform.PlanMissingError], contract.ErrTerraform},
+	{isA[*argocd.SyncFailedError], contract.ErrDeployFailed},
+	{isA[*argocd.UnauthorizedError], contract.ErrDeployFailed}, // Auth, but the deploy is what failed
+	{isA[*deploy.NotOwnedError], contract.ErrDeployFailed},
+	{isA[*argocd.TimeoutError], contract.ErrDeployTimeout},
+	{is(errkind.Auth), contract.ErrRefused},
+	{is(errkind.Busy), contract.ErrBusy},
+	{is(errkind.NotAllowed), contract.ErrNotAllowed},
+	{forge.IsNonRetryable, contract.ErrRefused},  // a moved head, an MR already merged
+	{argocd.IsNonRetryable, contract.ErrRefused}, // another 4xx
+}
+
+func is(kind errkind.Kind) func(error) bool {
+	return func(err error) bool { return errors.Is(err, kind) }
+}
+
+func isA[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
 }
 
 func nonRetryable(kind string, err error) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), kind, nil)
 }
 
+// notFoundf is something the step needs that is not there: non-retryable NotFound.
 func notFoundf(format string, args ...any) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), contract.ErrNotFound, nil)
+	return classify(errkind.Errorf(errkind.NotFound, format, args...))
+}
+
+// notAllowedf is a request the instance's state, or this worker, does not accept: non-retryable NotAllowed.
+func notAllowedf(format string, args ...any) error {
+	return classify(errkind.Errorf(errkind.NotAllowed, format, args...))
 }

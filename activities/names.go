@@ -3,9 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
-
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/names"
@@ -29,17 +26,16 @@ func (a *Activities) ClaimNames(ctx context.Context, in contract.NamesInput) err
 	// even one the old rule made too long for its system (it never got that schema).
 	if !in.Legacy {
 		if err := in.Names.Validate(); err != nil {
-			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Ref, err), contract.ErrNotAllowed, nil)
+			return notAllowedf("%s: %v", in.Ref, err)
 		}
 		if err := a.Reserved.Check(in.Ref.Tenant, in.Ref.Name); err != nil {
-			return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrNotAllowed, nil)
+			return notAllowedf("%v", err)
 		}
 	}
 	err := a.Names.Claim(ctx, in.Ref.String(), in.Names.Claims())
 	var taken *names.TakenError
 	if errors.As(err, &taken) {
-		return temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("%s: %v; choose another name", in.Ref, taken), contract.ErrNotAllowed, nil)
+		return notAllowedf("%s: %v; choose another name", in.Ref, taken)
 	}
 	return err
 }

@@ -38,7 +38,7 @@ type Instances interface {
 // scope, with its current and desired config, or why it is skipped. It changes nothing.
 func (a *Activities) PlanRollout(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
 	if a.Instances == nil {
-		return contract.RolloutPlan{}, rolloutRefused("this worker has no Temporal client to list instances")
+		return contract.RolloutPlan{}, notAllowedf("this worker has no Temporal client to list instances")
 	}
 	head, err := a.Forge.Head(ctx)
 	if err != nil {
@@ -107,7 +107,7 @@ func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li con
 // when the deploy ends.
 func (a *Activities) RolloutDeploy(ctx context.Context, in contract.RolloutDeployInput) (contract.RolloutDeployOutput, error) {
 	if a.Instances == nil {
-		return contract.RolloutDeployOutput{}, rolloutRefused("this worker has no Temporal client to reach instances")
+		return contract.RolloutDeployOutput{}, notAllowedf("this worker has no Temporal client to reach instances")
 	}
 	actor := "rollout/" + in.Spec.ID
 	if in.Retry {
@@ -189,7 +189,7 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 		return nil, classify(err)
 	}
 	if len(files) == 0 {
-		return nil, rolloutRefused("--stack %s: no such stack on main (%s/ is missing)", spec.Stack, config.StackDir(spec.Stack))
+		return nil, notAllowedf("--stack %s: no such stack on main (%s/ is missing)", spec.Stack, config.StackDir(spec.Stack))
 	}
 	stack, err := config.LoadStack(spec.Stack, files)
 	if err != nil {
@@ -199,7 +199,7 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 	for _, s := range spec.Set {
 		var v any
 		if err := yaml.Unmarshal([]byte(s.Value), &v); err != nil {
-			return nil, rolloutRefused("--set %s=%s: the value is not YAML: %v", s.Key, s.Value, err)
+			return nil, notAllowedf("--set %s=%s: the value is not YAML: %v", s.Key, s.Value, err)
 		}
 		t.set[s.Key] = v
 	}
@@ -209,10 +209,10 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 	if spec.StackRev != "" {
 		at, err := a.stackTree(ctx, t, spec.StackRev)
 		if err != nil {
-			return nil, rolloutRefused("--stack-rev %s: %s", spec.StackRev, errorText(err))
+			return nil, notAllowedf("--stack-rev %s: %s", spec.StackRev, errorText(err))
 		}
 		if at != t.trees[head] {
-			return nil, rolloutRefused("--stack-rev %s: stack %s on main changed after it (main is %s); roll out main's head instead",
+			return nil, notAllowedf("--stack-rev %s: stack %s on main changed after it (main is %s); roll out main's head instead",
 				spec.StackRev, spec.Stack, head)
 		}
 	}
@@ -240,7 +240,7 @@ func (t *rolloutTarget) checkSet() error {
 		}
 	}
 	if len(msgs) > 0 {
-		return rolloutRefused("%s", strings.Join(msgs, "; "))
+		return notAllowedf("%s", strings.Join(msgs, "; "))
 	}
 	return nil
 }
@@ -363,10 +363,6 @@ func ordinal(name string) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
-}
-
-func rolloutRefused(format string, args ...any) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), contract.ErrNotAllowed, nil)
 }
 
 // errorText is an error's own message, without Temporal's wrapping.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/tracing"
@@ -224,9 +225,16 @@ func (c *Client) ControlRollout(ctx context.Context, id, update string, req cont
 	return &out, c.do(ctx, http.MethodPost, "/v1/rollouts/"+url.PathEscape(id)+"/"+url.PathEscape(update), req, &out)
 }
 
+// KindOf is client.KindOf, and Invalid for an API request the server found malformed: the kind
+// of an error the server's client returned, whichever way the request went.
+func KindOf(err error) errkind.Kind {
+	var br *BadRequestError
+	if errors.As(err, &br) {
+		return errkind.Invalid
+	}
+	return client.KindOf(err)
+}
+
 // IsBadRequest reports an API request the server found malformed (CLI exit 2), beside
 // client.IsBadRequest for the errors the direct path shares.
-func IsBadRequest(err error) bool {
-	var br *BadRequestError
-	return errors.As(err, &br) || client.IsBadRequest(err)
-}
+func IsBadRequest(err error) bool { return KindOf(err) == errkind.Invalid || client.IsBadRequest(err) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
 // Error kinds on the wire: the CLI turns each back into the error the direct path returns, so
@@ -37,6 +38,8 @@ type errorBody struct {
 type BadRequestError struct{ Message string }
 
 func (e *BadRequestError) Error() string { return e.Message }
+
+func (e *BadRequestError) Is(target error) bool { return target == errkind.Invalid }
 
 func badRequest(format string, args ...any) error {
 	return &BadRequestError{Message: fmt.Sprintf(format, args...)}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
 // Environment variables the errors point the operator at.
@@ -26,7 +27,10 @@ func (e *InvalidInputError) Error() string {
 	return fmt.Sprintf("argocd: invalid %s: %s", e.Field, e.Reason)
 }
 
-// NotFoundError is a 404: the application does not exist.
+func (e *InvalidInputError) Is(target error) bool { return target == errkind.Invalid }
+
+// NotFoundError is a 404: the application does not exist. It says no errkind: the deployer
+// handles it itself, and a step that meets one mid-sync retries it, where NotFound is final.
 type NotFoundError struct {
 	Op      string
 	Message string
@@ -36,7 +40,8 @@ func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("argocd: %s: not found: %s", e.Op, e.Message)
 }
 
-// ConflictError is a 409: the object exists or changed underneath.
+// ConflictError is a 409: the object exists or changed underneath. It says no errkind: it is
+// most often an operation still running, which a retry outlasts, where Conflict is final.
 type ConflictError struct {
 	Op      string
 	Message string
@@ -62,6 +67,8 @@ func (e *UnauthorizedError) Error() string {
 	}
 	return fmt.Sprintf("argocd: %s: unauthorized (HTTP %d): %s; %s", e.Op, e.Status, e.Message, hint)
 }
+
+func (e *UnauthorizedError) Is(target error) bool { return target == errkind.Auth }
 
 // APIError is any other non-2xx answer, with ArgoCD's own message when it sent one.
 type APIError struct {
@@ -128,15 +135,13 @@ func (e *TimeoutError) Unwrap() error { return e.TerminateErr }
 // another 4xx answer.
 func IsNonRetryable(err error) bool {
 	var (
-		unauth  *UnauthorizedError
 		failed  *SyncFailedError
 		timeout *TimeoutError
-		input   *InvalidInputError
 		api     *APIError
 		foreign *deploy.NotOwnedError
 	)
 	switch {
-	case errors.As(err, &unauth), errors.As(err, &failed), errors.As(err, &timeout), errors.As(err, &input), errors.As(err, &foreign):
+	case errors.Is(err, errkind.Auth), errors.Is(err, errkind.Invalid), errors.As(err, &failed), errors.As(err, &timeout), errors.As(err, &foreign):
 		return true
 	case errors.As(err, &api):
 		return api.Status >= 400 && api.Status < 500

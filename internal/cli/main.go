@@ -14,7 +14,7 @@ import (
 	"syscall"
 
 	"github.com/slipway-dev/slipway/internal/apiserver"
-	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
 // Exit codes.
@@ -51,11 +51,26 @@ func Main(ctx context.Context, args []string, s Streams) int {
 		return ex.code
 	}
 	fmt.Fprintln(s.Err, "error:", err)
-	if client.IsRefused(err) {
-		return ExitRefused
+	return exitCode(err)
+}
+
+// exitCodes is the exit code of each kind of error the client (or the API server) returns: its
+// verdict on the request. Any other error, a backend's kind included, is a failure.
+var exitCodes = map[errkind.Kind]int{
+	errkind.Auth:       ExitRefused,
+	errkind.Invalid:    ExitUsage,
+	errkind.NotFound:   ExitUsage,
+	errkind.NotAllowed: ExitUsage,
+	errkind.Busy:       ExitUsage,
+}
+
+// exitCode is the exit code of an error no command gave one.
+func exitCode(err error) int {
+	if code, ok := exitCodes[apiserver.KindOf(err)]; ok {
+		return code
 	}
 	// cobra reports an unknown subcommand as a plain error; it is still usage.
-	if apiserver.IsBadRequest(err) || strings.HasPrefix(err.Error(), "unknown command") {
+	if strings.HasPrefix(err.Error(), "unknown command") {
 		return ExitUsage
 	}
 	return ExitFailed

@@ -13,7 +13,7 @@ type stepRow struct {
 	Op      string // operation ID
 	Name    string
 	Attempt int
-	State   string // workflows.StepRunning, StepDone, StepFailed or StepSkipped
+	State   string // contract.StepRunning, StepDone, StepFailed or StepSkipped
 	Started time.Time
 	Ended   time.Time
 	Detail  string

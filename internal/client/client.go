@@ -24,6 +24,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/statedir"
 )
@@ -191,6 +192,10 @@ func (e *ProfileNotFoundError) Error() string {
 	return fmt.Sprintf("%s: profile %q is not in the Temporal config file %s: add [profile.%s] there (TEMPORAL_CONFIG_FILE names another file)",
 		e.NamedBy, e.Profile, where, e.Profile)
 }
+
+// kind is Invalid: the setting naming the profile is at fault, and nothing was asked of Temporal.
+func (e *ProfileNotFoundError) kind() errkind.Kind   { return errkind.Invalid }
+func (e *ProfileNotFoundError) Is(target error) bool { return target == e.kind() }
 
 // loadProfile is the config file's profile name, else TEMPORAL_PROFILE's (or the default), with the
 // TEMPORAL_* variables over it.

@@ -15,6 +15,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
 // A Temporal server with authorization on (its JWT authorizer) wants a bearer token on every
@@ -48,6 +50,9 @@ type CredentialsError struct {
 }
 
 func (e *CredentialsError) Error() string { return fmt.Sprintf("%s: %s", e.Var, e.Reason) }
+
+func (e *CredentialsError) kind() errkind.Kind   { return errkind.Invalid }
+func (e *CredentialsError) Is(target error) bool { return target == e.kind() }
 
 // TokenFromEnv is the Temporal credential the environment configures: client credentials
 // (SLIPWAY_TEMPORAL_TOKEN_URL, _CLIENT_ID, _CLIENT_SECRET), a token file

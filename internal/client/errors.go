@@ -9,7 +9,14 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
+
+// clientError is an error of this package: its kind is the client's verdict on a request.
+type clientError interface {
+	error
+	kind() errkind.Kind
+}
 
 // NotFoundError: the instance was never created (or its workflow is gone).
 type NotFoundError struct{ Instance string }
@@ -17,6 +24,9 @@ type NotFoundError struct{ Instance string }
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("instance %s does not exist: create it first with `slipway create %s -f FILE`", e.Instance, e.Instance)
 }
+
+func (e *NotFoundError) kind() errkind.Kind   { return errkind.NotFound }
+func (e *NotFoundError) Is(target error) bool { return target == e.kind() }
 
 // RejectedError: the instance's state (or the request) does not allow it. Nothing changed.
 // Busy says the instance runs another operation: the same request may succeed later.
@@ -26,6 +36,15 @@ type RejectedError struct {
 }
 
 func (e *RejectedError) Error() string { return "rejected: " + e.Message }
+
+func (e *RejectedError) kind() errkind.Kind {
+	if e.Busy {
+		return errkind.Busy
+	}
+	return errkind.NotAllowed
+}
+
+func (e *RejectedError) Is(target error) bool { return target == e.kind() }
 
 // InvalidConfigError: the config is wrong; Fields names each bad field. Nothing changed.
 type InvalidConfigError struct {
@@ -43,6 +62,9 @@ func (e *InvalidConfigError) Error() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+func (e *InvalidConfigError) kind() errkind.Kind   { return errkind.Invalid }
+func (e *InvalidConfigError) Is(target error) bool { return target == e.kind() }
 
 // UnavailableError: no Temporal frontend answered.
 type UnavailableError struct {
@@ -71,31 +93,42 @@ func (e *RefusedError) Error() string {
 	return "refused: denied by policy: " + strings.TrimPrefix(e.Message, "refused: ")
 }
 
+func (e *RefusedError) kind() errkind.Kind   { return errkind.Auth }
+func (e *RefusedError) Is(target error) bool { return target == e.kind() }
+
 // Application error types the workers refuse requests with (internal/attest, the policy check).
 const (
 	ErrUnauthenticated = "Unauthenticated"
 	ErrPolicyDenied    = "PolicyDenied"
 )
 
-// IsRefused reports a request refused for its identity or by policy (CLI exit 3). The Temporal
-// frontend's own authorizer refuses the same way: no token, one it does not trust, or a
-// person's read-only token used to write.
-func IsRefused(err error) bool {
-	var rf *RefusedError
+// KindOf is the kind of an error this client returned: a refusal (Auth; the Temporal frontend's
+// own authorizer refuses with PermissionDenied: no token, one it does not trust, or a person's
+// read-only token used to write), bad input (Invalid, NotFound) or a state that does not accept
+// the request (NotAllowed, Busy). A backend's kind that reached the caller by another way is not
+// the client's verdict on a request: KindOf says "" for it.
+func KindOf(err error) errkind.Kind {
+	var own clientError
 	var pd *serviceerror.PermissionDenied
-	return errors.As(err, &rf) || errors.As(err, &pd)
+	switch {
+	case errors.As(err, &own):
+		return own.kind()
+	case errors.As(err, &pd):
+		return errkind.Auth
+	}
+	return ""
 }
+
+// IsRefused reports a request refused for its identity or by policy (CLI exit 3).
+func IsRefused(err error) bool { return KindOf(err) == errkind.Auth }
 
 // IsBadRequest reports errors that are the caller's input, not a failure (CLI exit 2).
 func IsBadRequest(err error) bool {
-	var (
-		nf *NotFoundError
-		rj *RejectedError
-		ic *InvalidConfigError
-		rn *RolloutNotFoundError
-		pn *ProfileNotFoundError
-	)
-	return errors.As(err, &nf) || errors.As(err, &rj) || errors.As(err, &ic) || errors.As(err, &rn) || errors.As(err, &pn) || IsCredentialsError(err)
+	switch KindOf(err) {
+	case errkind.Invalid, errkind.NotFound, errkind.NotAllowed, errkind.Busy:
+		return true
+	}
+	return false
 }
 
 // translate turns Temporal errors for an instance into the typed errors above.

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
 // RolloutNotFoundError: no rollout has that ID.
@@ -24,6 +25,9 @@ type RolloutNotFoundError struct{ ID string }
 func (e *RolloutNotFoundError) Error() string {
 	return fmt.Sprintf("rollout %s does not exist (slipway rollout list shows them)", e.ID)
 }
+
+func (e *RolloutNotFoundError) kind() errkind.Kind   { return errkind.NotFound }
+func (e *RolloutNotFoundError) Is(target error) bool { return target == e.kind() }
 
 // PlanRollout computes a rollout's action list on a worker; it changes nothing.
 func (c *Client) PlanRollout(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {

@@ -25,7 +25,7 @@ func (e *SearchAttributeTypeError) Error() string {
 }
 
 // EnsureSearchAttributes registers slipway's missing search attributes in the namespace with their
-// declared types (workflows.SearchAttributes), so UI filters and `slipway list` work on any server,
+// declared types (contract.SearchAttributes), so UI filters and `slipway list` work on any server,
 // a plain `temporal server start-dev` included. One registered with another type is an error.
 func (c *Client) EnsureSearchAttributes(ctx context.Context) error {
 	have, err := c.Temporal.OperatorService().ListSearchAttributes(ctx,

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -19,6 +20,8 @@ type ValidationError struct {
 
 func (e *ValidationError) Error() string { return "invalid instance config: " + joinFields(e.Errors) }
 
+func (e *ValidationError) Is(target error) bool { return target == errkind.Invalid }
+
 // StackError is everything wrong with a stack: its schema, its files or its templates.
 // Stack is empty when the schema was parsed on its own.
 type StackError struct {
@@ -32,6 +35,8 @@ func (e *StackError) Error() string {
 	}
 	return fmt.Sprintf("invalid stack %q: %s", e.Stack, joinFields(e.Errors))
 }
+
+func (e *StackError) Is(target error) bool { return target == errkind.Invalid }
 
 // ManifestError is a rendered manifest that does not describe a Kubernetes object.
 type ManifestError struct {

@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -50,3 +51,5 @@ func (e *RefError) Error() string {
 	}
 	return fmt.Sprintf("TENANT/NAME: %s %q: %s", e.Part, e.Value, e.Message)
 }
+
+func (e *RefError) Is(target error) bool { return target == errkind.Invalid }

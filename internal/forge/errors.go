@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
-// Errors shared by every forge backend. Callers (activities) use IsNonRetryable to
-// decide whether a retry can help.
+// Errors shared by every forge backend; each says its errkind. Callers (activities) use
+// IsNonRetryable to decide whether a retry can help.
 
 // ConflictError means the MR's branch cannot be merged into the base without conflicts.
 // A retry gives the same result, so it is non-retryable.
@@ -24,12 +26,16 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("merge conflict: branch %s conflicts with the base in %s", e.Branch, strings.Join(e.Paths, ", "))
 }
 
+func (e *ConflictError) Is(target error) bool { return target == errkind.Conflict }
+
 // NotFoundError means something the call needs does not exist, e.g. "branch slipway/a/b/deploy-1".
 type NotFoundError struct {
 	What string
 }
 
 func (e *NotFoundError) Error() string { return e.What + " not found" }
+
+func (e *NotFoundError) Is(target error) bool { return target == errkind.NotFound }
 
 // InvalidError is bad input to a forge call; Field names it ("branch", "dir", "files[a.yaml]", ...).
 type InvalidError struct {
@@ -44,6 +50,8 @@ func (e *InvalidError) Error() string {
 	}
 	return fmt.Sprintf("invalid %s %q: %s", e.Field, e.Value, e.Problem)
 }
+
+func (e *InvalidError) Is(target error) bool { return target == errkind.Invalid }
 
 // ErrBaseMoved means the base branch kept moving while a merge tried to land
 // (compare-and-swap lost every time). It is retryable: the next attempt merges onto the new base.
@@ -105,17 +113,17 @@ func (e *RateLimitError) Error() string {
 	return msg
 }
 
-// nonRetryable lets a backend mark its own error types (e.g. bad credentials) as final.
-type nonRetryable interface{ NonRetryable() bool }
+func (e *RateLimitError) Is(target error) bool { return target == errkind.RateLimited }
 
-// IsNonRetryable reports whether err (or anything it wraps) is an error a retry cannot fix.
+// Delay is the wait the forge asked for (errkind.Delay).
+func (e *RateLimitError) Delay() time.Duration { return e.RetryAfter }
+
+// IsNonRetryable reports whether err (or anything it wraps) is an error a retry cannot fix:
+// a conflict, a missing object, bad input, a refused credential (each backend's AuthError is
+// errkind.Auth), a moved head or an MR already merged.
 func IsNonRetryable(err error) bool {
-	var conflict *ConflictError
-	var notFound *NotFoundError
-	var invalid *InvalidError
 	var headChanged *HeadChangedError
 	var merged *MergedError
-	var marked nonRetryable
-	return errors.As(err, &conflict) || errors.As(err, &notFound) || errors.As(err, &invalid) ||
-		errors.As(err, &headChanged) || errors.As(err, &merged) || errors.As(err, &marked) && marked.NonRetryable()
+	return errors.Is(err, errkind.Conflict) || errors.Is(err, errkind.NotFound) || errors.Is(err, errkind.Invalid) ||
+		errors.Is(err, errkind.Auth) || errors.As(err, &headChanged) || errors.As(err, &merged)
 }

@@ -7,26 +7,29 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
-type finalErr struct{ final bool }
+// authErr is a backend's refused credential: its kind, not its type, makes it final.
+type authErr struct{}
 
-func (e finalErr) Error() string      { return "backend error" }
-func (e finalErr) NonRetryable() bool { return e.final }
+func (authErr) Error() string        { return "backend error" }
+func (authErr) Is(target error) bool { return target == errkind.Auth }
 
-func TestIsNonRetryableHeadChangedRateLimitAndMarked(t *testing.T) {
+func TestIsNonRetryableHeadChangedRateLimitAndAuthKind(t *testing.T) {
 	cases := map[string]struct {
 		err  error
 		want bool
 	}{
-		"head changed":         {&HeadChangedError{Branch: "b", Want: "1", Got: "2"}, true},
-		"wrapped merged":       {fmt.Errorf("close: %w", &MergedError{MR: MergeRequest{ID: "7", State: StateMerged}}), true},
-		"wrapped head changed": {fmt.Errorf("merge: %w", &HeadChangedError{Branch: "b", Want: "1"}), true},
-		"rate limit":           {&RateLimitError{RetryAfter: time.Minute}, false},
-		"wrapped rate limit":   {fmt.Errorf("open: %w", &RateLimitError{RetryAfter: time.Second}), false},
-		"marked final":         {fmt.Errorf("x: %w", finalErr{final: true}), true},
-		"marked retryable":     {finalErr{final: false}, false},
-		"plain":                {errors.New("boom"), false},
+		"head changed":          {&HeadChangedError{Branch: "b", Want: "1", Got: "2"}, true},
+		"wrapped merged":        {fmt.Errorf("close: %w", &MergedError{MR: MergeRequest{ID: "7", State: StateMerged}}), true},
+		"wrapped head changed":  {fmt.Errorf("merge: %w", &HeadChangedError{Branch: "b", Want: "1"}), true},
+		"rate limit":            {&RateLimitError{RetryAfter: time.Minute}, false},
+		"wrapped rate limit":    {fmt.Errorf("open: %w", &RateLimitError{RetryAfter: time.Second}), false},
+		"wrapped auth kind":     {fmt.Errorf("x: %w", authErr{}), true},
+		"wrapped auth sentinel": {fmt.Errorf("x: %w", errkind.Auth), true},
+		"plain":                 {errors.New("boom"), false},
 	}
 	for name, tc := range cases {
 		assert.Equal(t, tc.want, IsNonRetryable(tc.err), name)

@@ -1,6 +1,10 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/slipway-dev/slipway/internal/errkind"
+)
 
 // InvalidInputError names the setting or argument that is wrong.
 type InvalidInputError struct {
@@ -8,6 +12,8 @@ type InvalidInputError struct {
 }
 
 func (e *InvalidInputError) Error() string { return e.Field + ": " + e.Reason }
+
+func (e *InvalidInputError) Is(target error) bool { return target == errkind.Invalid }
 
 // SealError: a stored value cannot be opened with the keyring (its key ID is not in the
 // keyring, or the value was altered). Nothing of the value is returned.

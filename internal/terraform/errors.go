@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
 // errNotPrepared is the cause inside a *CommandError when a workspace has no working directory yet.
@@ -24,6 +26,8 @@ func (e *NotFoundError) Error() string {
 		e.Looked, e.Reason, EnvBinary)
 }
 
+func (e *NotFoundError) Is(target error) bool { return target == errkind.NotFound }
+
 // InvalidInputError reports bad caller input and names the offending field.
 type InvalidInputError struct {
 	Field  string
@@ -34,6 +38,8 @@ type InvalidInputError struct {
 func (e *InvalidInputError) Error() string {
 	return fmt.Sprintf("terraform: invalid %s %q: %s", e.Field, e.Value, e.Reason)
 }
+
+func (e *InvalidInputError) Is(target error) bool { return target == errkind.Invalid }
 
 // StateLockedError means another operation holds the workspace's state lock.
 type StateLockedError struct {
@@ -55,6 +61,8 @@ func (e *StateLockedError) Error() string {
 		e.Command, e.Workspace, e.Lock.ID, e.Lock.Who, e.Lock.Operation, e.Lock.Created, e.Lock.Path, e.Detail)
 }
 
+func (e *StateLockedError) Is(target error) bool { return target == errkind.Busy }
+
 // HolderAliveError refuses to force a lock whose holder runs on this host and is alive:
 // that terraform is not dead, so stop or cancel it instead.
 type HolderAliveError struct {
@@ -68,6 +76,8 @@ func (e *HolderAliveError) Error() string {
 	return fmt.Sprintf("terraform force-unlock for workspace %s: lock %s is held by pid %d on this host (%s), which is still running; cancel or stop it instead of forcing its lock",
 		e.Workspace, e.Lock.ID, e.PID, e.Host)
 }
+
+func (e *HolderAliveError) Is(target error) bool { return target == errkind.Busy }
 
 // PlanMissingError means the plan file to apply is gone or differs from the planned one.
 // It is retryable: the caller makes a new plan.

@@ -3,12 +3,11 @@ package gitea
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	sdk "code.gitea.io/sdk/gitea"
 
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/forge"
 )
 
@@ -25,8 +24,7 @@ func (e *AuthError) Error() string {
 		e.Op, e.Status, e.Message, EnvToken)
 }
 
-// NonRetryable marks it final for forge.IsNonRetryable.
-func (e *AuthError) NonRetryable() bool { return true }
+func (e *AuthError) Is(target error) bool { return target == errkind.Auth }
 
 // NotMergeableError means Gitea still calls the PR unmergeable after waiting for its
 // background check without a conflict being found; it is retryable.
@@ -79,7 +77,7 @@ func classify(op, what string, resp *sdk.Response, err error) error {
 func classifyStatus(op, what string, status int, h http.Header, err error) error {
 	switch {
 	case status == http.StatusTooManyRequests || (status == http.StatusForbidden && h.Get("X-RateLimit-Remaining") == "0"):
-		return fmt.Errorf("gitea: %s: %w", op, &forge.RateLimitError{RetryAfter: retryAfter(h), Message: err.Error()})
+		return fmt.Errorf("gitea: %s: %w", op, &forge.RateLimitError{RetryAfter: retryAfter.Wait(h), Message: err.Error()})
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return &AuthError{Status: status, Op: op, Message: strings.TrimSpace(err.Error())}
 	case status == http.StatusNotFound && what != "":
@@ -88,20 +86,6 @@ func classifyStatus(op, what string, status int, h http.Header, err error) error
 	return &APIError{Op: op, Status: status, Err: err}
 }
 
-// retryAfter reads Retry-After (seconds or an HTTP date) or X-RateLimit-Reset (unix seconds).
-func retryAfter(h http.Header) time.Duration {
-	if v := h.Get("Retry-After"); v != "" {
-		if s, err := strconv.Atoi(v); err == nil {
-			return time.Duration(s) * time.Second
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(time.Until(t), 0)
-		}
-	}
-	if v := h.Get("X-RateLimit-Reset"); v != "" {
-		if s, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return max(time.Until(time.Unix(s, 0)), 0)
-		}
-	}
-	return 0
-}
+// retryAfter reads Retry-After (seconds or an HTTP date) or X-RateLimit-Reset (unix seconds);
+// an answer that says neither leaves the wait to the activity's retry policy.
+var retryAfter = errkind.RetryAfter{Reset: "X-RateLimit-Reset"}

@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	gh "github.com/google/go-github/v62/github"
 
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/forge"
 )
 
@@ -18,6 +17,9 @@ const TokenVar = "SLIPWAY_GITHUB_TOKEN"
 
 // defaultRetryAfter is the wait for a rate limit that does not say how long (GitHub's advice: a minute).
 const defaultRetryAfter = time.Minute
+
+// retryAfter reads the wait of a 429: Retry-After, else the primary limit's reset time; at least a second.
+var retryAfter = errkind.RetryAfter{Reset: "X-RateLimit-Reset", Default: defaultRetryAfter, Min: time.Second}
 
 // AuthError is GitHub refusing the token (401) or its permissions (403). A retry cannot fix it.
 type AuthError struct {
@@ -37,8 +39,7 @@ func (e *AuthError) Error() string {
 		e.Status, e.Message, cred, e.Repo)
 }
 
-// NonRetryable marks AuthError as final for forge.IsNonRetryable.
-func (e *AuthError) NonRetryable() bool { return true }
+func (e *AuthError) Is(target error) bool { return target == errkind.Auth }
 
 // NotMergeableError is a 405 from the merge endpoint that is not a content conflict (the base
 // moved, mergeability not computed yet, branch protection). Retryable: it usually clears.
@@ -81,7 +82,7 @@ func (f *Forge) classify(op string, err error) error {
 	case errors.As(err, &er) && er.Response != nil:
 		switch code := er.Response.StatusCode; {
 		case code == http.StatusTooManyRequests:
-			return fmt.Errorf("github: %s: %w", op, &forge.RateLimitError{RetryAfter: retryAfter(er.Response), Message: er.Message})
+			return fmt.Errorf("github: %s: %w", op, &forge.RateLimitError{RetryAfter: retryAfter.Wait(er.Response.Header), Message: er.Message})
 		case code == http.StatusUnauthorized || code == http.StatusForbidden:
 			return fmt.Errorf("github: %s: %w", op, &AuthError{Status: code, Message: er.Message, Repo: f.fullName(), Credential: f.credential})
 		case code == http.StatusNotFound:
@@ -90,15 +91,4 @@ func (f *Forge) classify(op string, err error) error {
 		}
 	}
 	return fmt.Errorf("github: %s: %w", op, err)
-}
-
-// retryAfter reads the wait of a 429: Retry-After seconds, else the primary limit's reset time.
-func retryAfter(resp *http.Response) time.Duration {
-	if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s >= 0 {
-		return max(time.Duration(s)*time.Second, time.Second)
-	}
-	if reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-		return max(time.Until(time.Unix(reset, 0)), time.Second)
-	}
-	return defaultRetryAfter
 }

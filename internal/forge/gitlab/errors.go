@@ -6,16 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/forge"
 )
 
 // AuthError is GitLab refusing the token (401/403). A retry cannot fix it; it unwraps to a
-// *forge.InvalidError for SLIPWAY_GITLAB_TOKEN so forge.IsNonRetryable says so.
+// *forge.InvalidError naming SLIPWAY_GITLAB_TOKEN.
 type AuthError struct {
 	Op      string
 	Status  int
@@ -27,8 +27,7 @@ func (e *AuthError) Error() string {
 		e.Op, e.Status, e.Message, TokenVar)
 }
 
-// NonRetryable marks the error final for forge.IsNonRetryable.
-func (e *AuthError) NonRetryable() bool { return true }
+func (e *AuthError) Is(target error) bool { return target == errkind.Auth }
 
 func (e *AuthError) Unwrap() error {
 	return &forge.InvalidError{Field: TokenVar, Problem: fmt.Sprintf("rejected by GitLab (%d %s)", e.Status, e.Message)}
@@ -85,7 +84,7 @@ func (f *Forge) translate(op, what string, resp *gl.Response, err error) error {
 	switch code := status(resp); {
 	case code == http.StatusTooManyRequests,
 		code == http.StatusForbidden && resp.Header.Get("RateLimit-Remaining") == "0":
-		return fmt.Errorf("gitlab: %s: %w", op, &forge.RateLimitError{RetryAfter: retryAfter(resp.Header), Message: msg})
+		return fmt.Errorf("gitlab: %s: %w", op, &forge.RateLimitError{RetryAfter: retryAfter.Wait(resp.Header), Message: msg})
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return &AuthError{Op: op, Status: code, Message: msg}
 	case code == http.StatusNotFound:
@@ -95,19 +94,9 @@ func (f *Forge) translate(op, what string, resp *gl.Response, err error) error {
 	}
 }
 
-// retryAfter reads how long GitLab asks us to wait: Retry-After seconds, else RateLimit-Reset.
-func retryAfter(h http.Header) time.Duration {
-	if secs, err := strconv.Atoi(h.Get("Retry-After")); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second
-	}
-	if at, err := http.ParseTime(h.Get("Retry-After")); err == nil {
-		return max(0, time.Until(at))
-	}
-	if reset, err := strconv.ParseInt(h.Get("RateLimit-Reset"), 10, 64); err == nil {
-		return max(0, time.Until(time.Unix(reset, 0)))
-	}
-	return time.Minute // GitLab's rate-limit windows are per minute
-}
+// retryAfter reads how long GitLab asks us to wait: Retry-After, else RateLimit-Reset; its
+// rate-limit windows are per minute.
+var retryAfter = errkind.RetryAfter{Reset: "RateLimit-Reset", Default: time.Minute}
 
 // errorMessage prefers GitLab's own {"message": "..."} text over client-go's rendering of it.
 func errorMessage(er *gl.ErrorResponse, fallback string) string {

@@ -48,12 +48,6 @@ func TestRateLimitCarriesTheWait(t *testing.T) {
 	require.NoError(t, err, "the limit lasts one request, and the client must not retry by itself")
 }
 
-func TestRetryAfterFallsBackToReset(t *testing.T) {
-	h := map[string][]string{"Ratelimit-Reset": {"0"}}
-	assert.Equal(t, time.Duration(0), retryAfter(h))
-	assert.Equal(t, time.Minute, retryAfter(map[string][]string{}))
-}
-
 func TestNewRejectsBadInput(t *testing.T) {
 	cases := map[string]struct {
 		url, project string
