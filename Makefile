@@ -15,7 +15,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 BUILDVCS := $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && echo auto || echo false)
 LDFLAGS  := -X github.com/slipway-dev/slipway/internal/version.Version=$(VERSION)
 
-.PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check clean
+.PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check retire-version clean
 
 ## build: bin/slipway (starter CLI) and bin/slipway-worker, stamped with VERSION and the commit
 build:
@@ -89,6 +89,12 @@ compose-check:
 ## tidy-check: fail when go.mod/go.sum are not tidy
 tidy-check:
 	@$(PHASE) tidy-check $(GO) mod tidy -diff
+
+## retire-version: the running workflows still on CHANGE's old branches (up to UPTO, default the
+## DefaultVersion one) and the steps that retire them (docs/versions.md); it changes nothing
+retire-version:
+	@[[ -n "$(CHANGE)" ]] || { echo "usage: make retire-version CHANGE=<change-id> [UPTO=<n>]" >&2; exit 2; }
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" scripts/retire-version.sh "$(CHANGE)" $(UPTO)
 
 ## clean: remove build output (the tool cache outside the clone stays)
 clean:
