@@ -62,7 +62,8 @@ const (
 // (docs/versions.md): a branch goes once no running workflow takes it, with the histories that pin it.
 type Change struct {
 	ID string
-	// Added is the day the change landed and Commit the commit that added it (git log -S'<id>' --reverse).
+	// Added is the day the change landed and Commit the commit that added it (git log -S'"<id>"' --reverse;
+	// a change adds its entry with Added and fills Commit once it has landed).
 	Added, Commit string
 	// Max is the newest version: the maxSupported of its GetVersion call.
 	Max workflow.Version

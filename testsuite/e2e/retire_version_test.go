@@ -32,8 +32,10 @@ func TestRetireVersionListsTheRunsThatNeverTookTheNewBranch(t *testing.T) {
 	require.True(t, ok)
 	const tq = "retire-version"
 	w := worker.New(c, tq, worker.Options{})
-	// A parked run of the change's workflow type: the old code never called GetVersion.
+	// A parked run of the change's workflow type: the old code never called GetVersion for it.
+	// Both took another change, so each run's TemporalChangeVersion holds a value.
 	w.RegisterWorkflowWithOptions(func(ctx workflow.Context, newCode bool) error {
+		workflow.GetVersion(ctx, "another-change", workflow.DefaultVersion, 1)
 		if newCode {
 			workflow.GetVersion(ctx, change.ID, workflow.DefaultVersion, change.Max)
 		}
@@ -57,7 +59,7 @@ func TestRetireVersionListsTheRunsThatNeverTookTheNewBranch(t *testing.T) {
 	}
 	// Both are visible, the new run with its change version, before anything is listed.
 	waitFor(t, "both runs in visibility", func() bool {
-		return count(`WorkflowId = "`+ids[false]+`"`) == 1 &&
+		return count(`WorkflowId = "`+ids[false]+`" AND TemporalChangeVersion = "another-change-1"`) == 1 &&
 			count(`WorkflowId = "`+ids[true]+`" AND TemporalChangeVersion = "`+change.ID+`-1"`) == 1
 	})
 
