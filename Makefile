@@ -15,7 +15,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 BUILDVCS := $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && echo auto || echo false)
 LDFLAGS  := -X github.com/slipway-dev/slipway/internal/version.Version=$(VERSION)
 
-.PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check retire-version clean
+.PHONY: build deps demo dev test chaos bench bench-go bench-webhook temporal workflowcheck argocd-stack compose-check tidy-check clean
 
 ## build: bin/slipway (starter CLI) and bin/slipway-worker, stamped with VERSION and the commit
 build:
@@ -80,6 +80,13 @@ bench-go: temporal
 bench-webhook: temporal
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/webhookbench -n 1000 -concurrency 32 -dup 0.2 -bad 0.1 -outage 3s
 
+## retire-version: the running workflows still on CHANGE's old branches (up to UPTO, default the
+## DefaultVersion one) and the steps that retire them (docs/versions.md); it changes nothing
+.PHONY: retire-version
+retire-version:
+	@[[ -n "$(CHANGE)" ]] || { echo "usage: make retire-version CHANGE=<change-id> [UPTO=<n>]" >&2; exit 2; }
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" scripts/retire-version.sh "$(CHANGE)" $(UPTO)
+
 ## compose-check: docker-compose.yml is testsuite/production's topology and the chart's (static checks,
 ## the schema job on a real PostgreSQL), plus `docker-compose config` when docker-compose is installed
 compose-check:
@@ -89,12 +96,6 @@ compose-check:
 ## tidy-check: fail when go.mod/go.sum are not tidy
 tidy-check:
 	@$(PHASE) tidy-check $(GO) mod tidy -diff
-
-## retire-version: the running workflows still on CHANGE's old branches (up to UPTO, default the
-## DefaultVersion one) and the steps that retire them (docs/versions.md); it changes nothing
-retire-version:
-	@[[ -n "$(CHANGE)" ]] || { echo "usage: make retire-version CHANGE=<change-id> [UPTO=<n>]" >&2; exit 2; }
-	SLIPWAY_TEMPORAL="$(TEMPORAL)" scripts/retire-version.sh "$(CHANGE)" $(UPTO)
 
 ## clean: remove build output (the tool cache outside the clone stays)
 clean:
