@@ -76,6 +76,7 @@ type Change struct {
 
 // The workflow types the changes name.
 const (
+	instanceType    = "InstanceWorkflow"
 	provisionType   = "ProvisionPipeline"
 	deployType      = "DeployPipeline"
 	planType        = "PlanPipeline"
@@ -94,11 +95,11 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"lifecycle-v0"},
 		}},
-	{ID: changePlanValidation, Added: "2026-11-22", Commit: "64676eb", Max: 1, Workflows: []string{InstanceWorkflowName},
+	{ID: changePlanValidation, Added: "2026-11-22", Commit: "64676eb", Max: 1, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"lifecycle-v0"},
 		}},
-	{ID: changeNames, Added: "2026-11-23", Commit: "03fb9c7", Max: 1, Workflows: []string{InstanceWorkflowName},
+	{ID: changeNames, Added: "2026-11-23", Commit: "03fb9c7", Max: 1, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1"},
 		}},
@@ -107,11 +108,11 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1", "names", "observe"},
 		}},
-	{ID: changeLocalSteps, Added: "2026-11-23", Commit: "838c10c", Max: 1, Workflows: append([]string{InstanceWorkflowName}, pipelines...),
+	{ID: changeLocalSteps, Added: "2026-11-23", Commit: "838c10c", Max: 1, Workflows: append([]string{instanceType}, pipelines...),
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1", "names", "observe"},
 		}},
-	{ID: changeNotifications, Added: "2026-11-23", Commit: "6f7d6ab", Max: 1, Workflows: []string{InstanceWorkflowName},
+	{ID: changeNotifications, Added: "2026-11-23", Commit: "6f7d6ab", Max: 1, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"force-unlock", "observe"},
 		}},
@@ -124,7 +125,7 @@ var Changes = []Change{
 			workflow.DefaultVersion: {"approvals", "controlplanes", "drift", "force-unlock", "gates", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe"},
 			1:                       {"render-provenance"},
 		}},
-	{ID: changeClaimRecorded, Added: "2026-11-24", Commit: "c6e3b79", Max: 2, Workflows: []string{InstanceWorkflowName},
+	{ID: changeClaimRecorded, Added: "2026-11-24", Commit: "c6e3b79", Max: 2, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			1: {"legacy-names-claimed"},
 		}},
@@ -137,11 +138,11 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "controlplanes", "hooks", "legacy-names-claimed-v2", "render-provenance", "render-provenance-v2", "verified-requests", "verified-requests-v2"},
 		}},
-	{ID: changeVerifiedApprover, Added: "2026-11-24", Commit: "a1227f9", Max: 1, Workflows: []string{InstanceWorkflowName},
+	{ID: changeVerifiedApprover, Added: "2026-11-24", Commit: "a1227f9", Max: 1, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"verified-requests", "verified-requests-v2"},
 		}},
-	{ID: changeLeanParked, Added: "2026-11-24", Commit: "f4347e3", Max: 1, Workflows: []string{InstanceWorkflowName},
+	{ID: changeLeanParked, Added: "2026-11-24", Commit: "f4347e3", Max: 1, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-stateful-replace", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "render-provenance", "render-provenance-v2", "verified-requests", "verified-requests-v2"},
 		}},
@@ -158,11 +159,11 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "controlplanes", "drain-before-replace", "drift", "force-unlock", "gates", "gates-signal-lanes", "hooks", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "notify", "observe", "render-outputs", "render-provenance", "render-provenance-v2", "stack-budgets"},
 		}},
-	{ID: changeInstanceDependencies, Added: "2026-11-24", Commit: "ba49260", Max: 1, Workflows: []string{InstanceWorkflowName},
+	{ID: changeInstanceDependencies, Added: "2026-11-24", Commit: "ba49260", Max: 1, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"drain-before-replace", "plan-current-stack", "plan-current-stack-local-create", "render-outputs"},
 		}},
-	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, Workflows: append([]string{InstanceWorkflowName}, pipelines...)},
+	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, Workflows: append([]string{instanceType}, pipelines...)},
 }
 
 // ChangeByID returns the record of the change id.
