@@ -30,6 +30,7 @@ func TestRetireVersionListsTheRunsThatNeverTookTheNewBranch(t *testing.T) {
 	defer c.Close()
 	change, ok := workflows.ChangeByID("lean-parked-instance")
 	require.True(t, ok)
+	require.Equal(t, []string{"InstanceWorkflow"}, change.Workflows)
 	const tq = "retire-version"
 	w := worker.New(c, tq, worker.Options{})
 	// A parked run of the change's workflow type: the old code never called GetVersion for it.
@@ -41,12 +42,12 @@ func TestRetireVersionListsTheRunsThatNeverTookTheNewBranch(t *testing.T) {
 		}
 		workflow.GetSignalChannel(ctx, "stop").Receive(ctx, nil)
 		return nil
-	}, workflow.RegisterOptions{Name: workflows.InstanceWorkflowName})
+	}, workflow.RegisterOptions{Name: change.Workflows[0]})
 	require.NoError(t, w.Start())
 	defer w.Stop()
 	ids := map[bool]string{false: "retire-version/old-run", true: "retire-version/new-run"}
 	for newCode, id := range ids {
-		_, err := c.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: tq}, workflows.InstanceWorkflowName, newCode)
+		_, err := c.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: tq}, change.Workflows[0], newCode)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.TerminateWorkflow(context.Background(), id, "", "test over") })
 	}
