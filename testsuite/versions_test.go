@@ -32,6 +32,12 @@ func TestVersionRegistryNamesTheHistoriesThatPinEachOldBranch(t *testing.T) {
 		markers[f], types[f] = versionMarkers(t, f)
 	}
 	for _, c := range workflows.Changes {
+		// Only the change's workflow types are replayed below: every type that recorded it must be one.
+		for _, f := range files {
+			if _, ok := markers[f][c.ID]; ok && len(c.Workflows) > 0 {
+				require.Contains(t, c.Workflows, types[f], "%s records %s: workflows.Changes must name its type", f, c.ID)
+			}
+		}
 		var older []string // the histories an older branch pins: they fail every later retirement too
 		for v := workflow.DefaultVersion; v < c.Max; v = next(v) {
 			var pinned []string
