@@ -80,6 +80,13 @@ bench-go: temporal
 bench-webhook: temporal
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/webhookbench -n 1000 -concurrency 32 -dup 0.2 -bad 0.1 -outage 3s
 
+## retire-version: the running workflows still on CHANGE's old branches (up to UPTO, default the
+## DefaultVersion one) and the steps that retire them (docs/versions.md); it changes nothing
+.PHONY: retire-version
+retire-version:
+	@[[ -n "$(CHANGE)" ]] || { echo "usage: make retire-version CHANGE=<change-id> [UPTO=<n>]" >&2; exit 2; }
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" scripts/retire-version.sh "$(CHANGE)" $(UPTO)
+
 ## compose-check: docker-compose.yml is testsuite/production's topology and the chart's (static checks,
 ## the schema job on a real PostgreSQL), plus `docker-compose config` when docker-compose is installed
 compose-check:

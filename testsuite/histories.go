@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -18,7 +19,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/codec"
 )
 
-// RecordEnv, when "1", makes e2e tests overwrite the committed histories that
+// RecordEnv, when "1", makes e2e tests record new histories beside the committed ones that
 // replay tests read: run `SLIPWAY_RECORD_HISTORIES=1 go test ./testsuite/e2e/`.
 const RecordEnv = "SLIPWAY_RECORD_HISTORIES"
 
@@ -34,16 +35,18 @@ func HistoriesDir() string {
 const HistoryAttestKey = "c2xpcHdheS10ZXN0LWhpc3Rvcmllcy1hdHRlc3Qta2U="
 
 // RecordHistories writes the history of workflowID and of every child it
-// started to HistoriesDir()/<name>/, when RecordEnv is set. Payloads are written
-// decrypted (the test key is random per run), so replay needs no key.
+// started to a new directory of HistoriesDir() named by HistoryDirName, when RecordEnv is set.
+// Payloads are written decrypted (the test key is random per run), so replay needs no key.
 func RecordHistories(t testing.TB, c client.Client, workflowID, name string) {
 	t.Helper()
 	if os.Getenv(RecordEnv) != "1" {
 		return
 	}
-	dir := filepath.Join(HistoriesDir(), name)
-	require.NoError(t, os.RemoveAll(dir))
-	require.NoError(t, os.MkdirAll(dir, 0o755))
+	dir := filepath.Join(HistoriesDir(), HistoryDirName(name, time.Now(), func(n string) bool {
+		_, err := os.Stat(filepath.Join(HistoriesDir(), n))
+		return err == nil
+	}))
+	require.NoError(t, os.Mkdir(dir, 0o755))
 	h := fetchHistory(t, c, workflowID)
 	writeHistory(t, filepath.Join(dir, "00-entity.json"), h)
 	n := 0
@@ -54,6 +57,21 @@ func RecordHistories(t testing.TB, c client.Client, workflowID, name string) {
 			writeHistory(t, filepath.Join(dir, fmt.Sprintf("%02d-%s.json", n, strings.ToLower(a.WorkflowType.GetName()))), child)
 		}
 	}
+}
+
+// HistoryDirName is the directory a recording of name goes to: name itself the first time, then
+// name-<day>, then name-<day>-2, ... An older recording is never overwritten: it may be the only
+// history that replays an old branch of a change (workflows.Changes), and goes only with that branch.
+func HistoryDirName(name string, now time.Time, exists func(dir string) bool) string {
+	if !exists(name) {
+		return name
+	}
+	dated := name + "-" + now.UTC().Format("2006-01-02")
+	dir := dated
+	for n := 2; exists(dir); n++ {
+		dir = fmt.Sprintf("%s-%d", dated, n)
+	}
+	return dir
 }
 
 func fetchHistory(t testing.TB, c client.Client, id string) *historypb.History {

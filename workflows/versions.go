@@ -1,13 +1,17 @@
 package workflows
 
 import (
+	"fmt"
+	"strings"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
 )
 
 // Change IDs for workflow.GetVersion. Each gates a change that would not replay
-// against histories recorded before it; testsuite/histories keeps those histories.
+// against histories recorded before it; testsuite/histories keeps those histories, and
+// Changes below records when each came and which histories pin its old branches.
 const (
 	// changeSecrets adds bootstrap-secrets to deploys and forget-secrets to deprovisions.
 	changeSecrets = "secrets-bootstrap"
@@ -53,6 +57,144 @@ const (
 	// changePlanCurrentStack makes plan and a plain deploy render the committed instance file against the stack on main.
 	changePlanCurrentStack = "plan-current-stack"
 )
+
+// Change is the record of one GetVersion change ID, kept so its old branches can be retired
+// (docs/versions.md): a branch goes once no running workflow takes it, with the histories that pin it.
+type Change struct {
+	ID string
+	// Added is the day the change landed and Commit the commit that added it (git log -S'"<id>"' --reverse;
+	// a change adds its entry with Added and fills Commit once it has landed).
+	Added, Commit string
+	// Max is the newest version: the maxSupported of its GetVersion call.
+	Max workflow.Version
+	// Workflows are the workflow types whose runs call it; none means every type (a worker interceptor calls it).
+	Workflows []string
+	// Pinned names, for each version below Max, the committed histories (testsuite/histories/<dir>)
+	// whose runs took that branch: they stop replaying once the branch is deleted, and go with it.
+	Pinned map[workflow.Version][]string
+}
+
+// The workflow types the changes name.
+const (
+	instanceType    = "InstanceWorkflow"
+	provisionType   = "ProvisionPipeline"
+	deployType      = "DeployPipeline"
+	planType        = "PlanPipeline"
+	archiveType     = "ArchivePipeline"
+	destroyType     = "DestroyPipeline"
+	deprovisionType = "DeprovisionPipeline"
+)
+
+// pipelines are the operations' workflow types (PipelineName).
+var pipelines = []string{provisionType, deployType, planType, archiveType, destroyType, deprovisionType}
+
+// Changes is every change ID the workflows pass to workflow.GetVersion, oldest first
+// (testsuite's TestVersionRegistry checks it against the code and the committed histories).
+var Changes = []Change{
+	{ID: changeSecrets, Added: "2026-11-22", Commit: "10f7949", Max: 1, Workflows: []string{deployType, deprovisionType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"lifecycle-v0"},
+		}},
+	{ID: changePlanValidation, Added: "2026-11-22", Commit: "64676eb", Max: 1, Workflows: []string{instanceType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"lifecycle-v0"},
+		}},
+	{ID: changeNames, Added: "2026-11-23", Commit: "03fb9c7", Max: 1, Workflows: []string{instanceType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1"},
+		}},
+	{ID: changeStalePlan, Added: "2026-11-23", Commit: "6a97fd4", Max: 1, Workflows: []string{deployType}},
+	{ID: changeStepSignals, Added: "2026-11-23", Commit: "838c10c", Max: 1, Workflows: pipelines,
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1", "names", "observe"},
+		}},
+	{ID: changeLocalSteps, Added: "2026-11-23", Commit: "838c10c", Max: 1, Workflows: append([]string{instanceType}, pipelines...),
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1", "names", "observe"},
+		}},
+	{ID: changeNotifications, Added: "2026-11-23", Commit: "6f7d6ab", Max: 1, Workflows: []string{instanceType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"force-unlock", "observe"},
+		}},
+	{ID: changeControls, Added: "2026-11-24", Commit: "3926c77", Max: 1, Workflows: pipelines,
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"drift", "force-unlock", "gates", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe"},
+		}},
+	{ID: changeRenderProvenance, Added: "2026-11-24", Commit: "5a3f4e6", Max: 2, Workflows: pipelines,
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals", "controlplanes", "drift", "force-unlock", "gates", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe"},
+			1:                       {"render-provenance"},
+		}},
+	{ID: changeClaimRecorded, Added: "2026-11-24", Commit: "c6e3b79", Max: 2, Workflows: []string{instanceType},
+		Pinned: map[workflow.Version][]string{
+			1: {"legacy-names-claimed"},
+		}},
+	{ID: changeVerifiedRequests, Added: "2026-11-24", Commit: "3c1cff9", Max: 2, Workflows: nil,
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "observer", "render-provenance", "render-provenance-v2", "rollout", "webhook-delivery"},
+			1:                       {"verified-requests"},
+		}},
+	{ID: changePolicyApprovals, Added: "2026-11-24", Commit: "13d08a3", Max: 1, Workflows: pipelines,
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals", "controlplanes", "hooks", "legacy-names-claimed-v2", "render-provenance", "render-provenance-v2", "verified-requests", "verified-requests-v2"},
+		}},
+	{ID: changeVerifiedApprover, Added: "2026-11-24", Commit: "a1227f9", Max: 1, Workflows: []string{instanceType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"verified-requests", "verified-requests-v2"},
+		}},
+	{ID: changeLeanParked, Added: "2026-11-24", Commit: "f4347e3", Max: 1, Workflows: []string{instanceType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-stateful-replace", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "render-provenance", "render-provenance-v2", "verified-requests", "verified-requests-v2"},
+		}},
+	{ID: changeStackBudgets, Added: "2026-11-24", Commit: "938fe17", Max: 1, Workflows: pipelines},
+	{ID: changeRenderOutputs, Added: "2026-11-24", Commit: "b6362e7", Max: 1, Workflows: []string{deployType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals-policy", "approvals-signal-lanes", "approvals-stateful-replace", "gates-signal-lanes", "render-provenance", "render-provenance-v2", "stack-budgets", "verified-requests", "verified-requests-v2"},
+		}},
+	{ID: changeDrainBeforeReplace, Added: "2026-11-24", Commit: "78aa9cb", Max: 1, Workflows: []string{deployType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "controlplanes", "drift", "force-unlock", "gates", "gates-signal-lanes", "hooks", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "lifecycle", "lifecycle-v0", "lifecycle-v1", "notify", "observe", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "render-provenance", "render-provenance-v2", "stack-budgets", "verified-requests", "verified-requests-v2"},
+		}},
+	{ID: changePlanCurrentStack, Added: "2026-11-24", Commit: "c2dacfa", Max: 1, Workflows: []string{deployType, planType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "controlplanes", "drain-before-replace", "drift", "force-unlock", "gates", "gates-signal-lanes", "hooks", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "notify", "observe", "render-outputs", "render-provenance", "render-provenance-v2", "stack-budgets"},
+		}},
+	{ID: changeInstanceDependencies, Added: "2026-11-24", Commit: "ba49260", Max: 1, Workflows: []string{instanceType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"drain-before-replace", "plan-current-stack", "plan-current-stack-local-create", "render-outputs"},
+		}},
+	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, Workflows: append([]string{instanceType}, pipelines...)},
+}
+
+// ChangeByID returns the record of the change id.
+func ChangeByID(id string) (Change, bool) {
+	for _, c := range Changes {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Change{}, false
+}
+
+// RunningOnQuery is the visibility query for the running workflows that may still take
+// branch v or an older one of c: those whose TemporalChangeVersion (the server's keyword list of
+// "<id>-<version>" a run recorded) holds no newer version. A run that has not reached the call yet
+// is listed too: it is not known to be past the branch.
+func (c Change) RunningOnQuery(v workflow.Version) string {
+	var newer []string
+	for n := max(v+1, 1); n <= c.Max; n++ {
+		newer = append(newer, fmt.Sprintf("%q", fmt.Sprintf("%s-%d", c.ID, n)))
+	}
+	q := `ExecutionStatus = "Running"`
+	if len(c.Workflows) > 0 {
+		types := make([]string, len(c.Workflows))
+		for i, t := range c.Workflows {
+			types[i] = fmt.Sprintf("%q", t)
+		}
+		q += " AND WorkflowType IN (" + strings.Join(types, ", ") + ")"
+	}
+	return q + " AND NOT (TemporalChangeVersion IN (" + strings.Join(newer, ", ") + "))"
+}
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
 // plan JSON) rather than the stack's approval rule alone.
