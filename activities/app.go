@@ -6,10 +6,10 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/deploy/argocd"
 )
 
 // DeployApp ensures the instance's app at the revision and waits for it until the

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/deploy/argocd"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/forge/gitea"
 	"github.com/slipway-dev/slipway/internal/forge/github"

@@ -12,7 +12,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/observe"
 )
 
-// Fleet is the instances' side of observation, kept in Temporal (internal/app implements it
+// Fleet is the instances' side of observation, kept in Temporal (internal/workerapp implements it
 // on the worker's client): which instances an observer watches, with the fingerprint each one
 // last recorded, and a way to tell one what was seen.
 type Fleet interface {

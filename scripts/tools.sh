@@ -9,7 +9,7 @@
 # role names, plus its CRDs) feed testsuite/cluster; `gitea` (plus its static
 # files) feeds testsuite/giteaserver; `helm` feeds testsuite/packaging's chart tests; keep their versions in step
 # with testsuite/cluster.KubernetesVersion and ArgoCDVersion. $SLIPWAY_TOOLS_DIR overrides the cache
-# (default ~/.cache/slipway/tools); internal/devenv.ToolsDir uses the same rule.
+# (default ~/.cache/slipway/tools); internal/devstack/devenv.ToolsDir uses the same rule.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,7 +19,7 @@ tools_dir="${SLIPWAY_TOOLS_DIR:-${HOME}/.cache/slipway/tools}"
 tool_spec() {
 	case "$1" in
 	temporal)
-		# Keep in step with internal/devenv.TemporalVersion.
+		# Keep in step with internal/devstack/devenv.TemporalVersion.
 		pkg=github.com/temporalio/cli/cmd/temporal
 		version=v1.5.1
 		eta="about 9 minutes once"
@@ -44,7 +44,7 @@ tool_spec() {
 		eta="about 11 minutes once"
 		;;
 	gitea)
-		# Keep in step with internal/giteastack.Version; needs cgo for SQLite.
+		# Keep in step with testsuite/giteastack.Version; needs cgo for SQLite.
 		pkg=code.gitea.io/gitea
 		version=v1.26.4
 		eta="about 6 minutes once"

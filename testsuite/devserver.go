@@ -15,7 +15,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 )
 
 // server is the dev server shared by the tests of one package (see Main).

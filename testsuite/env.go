@@ -18,7 +18,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )

@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 // Every committed history must replay against today's workflow code: a change
@@ -31,7 +31,7 @@ func TestReplayCommittedHistories(t *testing.T) {
 			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
 				Interceptors: []interceptor.WorkerInterceptor{attest.WorkerInterceptor(keys)}})
 			require.NoError(t, err)
-			app.RegisterWorkflows(r)
+			workerapp.RegisterWorkflows(r)
 			h := readHistory(t, f)
 			// Attestations name their workflow: replay under its own ID, not the replayer's stand-in.
 			opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: workflowIDOf(t, f)}}

@@ -11,9 +11,9 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/tracing"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 // A worker with tracing on replays every committed history, recorded without it, to the same
@@ -33,7 +33,7 @@ func TestReplayCommittedHistoriesTraced(t *testing.T) {
 			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
 				Interceptors: []interceptor.WorkerInterceptor{tracing.WorkerInterceptor(tracing.WithTracerProvider(tp)), attest.WorkerInterceptor(keys)}})
 			require.NoError(t, err)
-			app.RegisterWorkflows(r)
+			workerapp.RegisterWorkflows(r)
 			opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: workflowIDOf(t, f)}}
 			require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, readHistory(t, f), opts))
 		})

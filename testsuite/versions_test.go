@@ -11,9 +11,9 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -79,7 +79,7 @@ func replayWithout(t *testing.T, keys *attest.Keyring, path, change string, min 
 	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
 		Interceptors: []interceptor.WorkerInterceptor{&retiring{change: change, min: min}, attest.WorkerInterceptor(keys)}})
 	require.NoError(t, err)
-	app.RegisterWorkflows(r)
+	workerapp.RegisterWorkflows(r)
 	opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: workflowIDOf(t, path)}}
 	return r.ReplayWorkflowHistoryWithOptions(logging.NewTemporal(logging.Nop()), readHistory(t, path), opts)
 }

@@ -15,7 +15,6 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.uber.org/zap"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/hooks"
@@ -23,6 +22,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/tracing"
 	"github.com/slipway-dev/slipway/internal/version"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 func main() {
@@ -42,7 +42,7 @@ func run() error {
 		return fmt.Errorf("refusing to start: %w", err)
 	}
 	defer func() { _ = zl.Sync() }()
-	cfg := app.FromEnv()
+	cfg := workerapp.FromEnv()
 	stop, err := cfg.StopSettings()
 	if err != nil {
 		return fmt.Errorf("refusing to start: %w", err)
@@ -113,7 +113,7 @@ func run() error {
 		zl.Warn("search attributes not registered: ask an operator to run deploy/temporal/search-attributes.sh "+
 			"(it registers workflows.SearchAttributes with their types)", zap.String("namespace", ns), zap.Error(err))
 	}
-	w, err := app.NewWorker(c, cfg)
+	w, err := workerapp.NewWorker(c, cfg)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func run() error {
 	tel.polled()
 	// Not ready once a stop begins: on SIGTERM/SIGINT (telemetry watches them) or any other way out.
 	defer tel.SetStopping()
-	// SIGTERM or SIGINT: polling stops, running steps get SLIPWAY_WORKER_GRACE (internal/app/drain.go).
+	// SIGTERM or SIGINT: polling stops, running steps get SLIPWAY_WORKER_GRACE (internal/workerapp/drain.go).
 	stop.Log, stop.OnStopping = zl, tel.SetStopping
 	return w.RunUntil(worker.InterruptCh(), stop)
 }

@@ -13,11 +13,11 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/metrics"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 // envTelemetryAddr is where the worker serves /healthz, /readyz and /metrics; unset: nowhere.
@@ -74,7 +74,7 @@ func (t *telemetry) clientOptions() []client.Option {
 
 // start listens and begins counting the fleet. Readiness: Temporal answers, the pollers run
 // (between started and SetStopping) and the store answers.
-func (t *telemetry) start(c *client.Client, cfg app.Config, zl *zap.Logger) error {
+func (t *telemetry) start(c *client.Client, cfg workerapp.Config, zl *zap.Logger) error {
 	if t.metrics == nil {
 		return nil
 	}

@@ -14,11 +14,11 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/slipway-dev/slipway/activities"
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/observe"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 var ref = contract.Ref{Tenant: "acme", Name: "web"}
@@ -56,7 +56,7 @@ func newWorld(t *testing.T) *world {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
-	app.RegisterWorkflows(env)
+	workerapp.RegisterWorkflows(env)
 	env.RegisterActivity(&activities.Activities{})
 	w := &world{t: t, env: env, calls: map[string]int{}, fail: map[string]int{}, failType: map[string]string{},
 		refs: map[string]contract.Ref{}}

@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 
 	"github.com/slipway-dev/slipway/internal/keylist"
-	"github.com/slipway-dev/slipway/internal/statedir"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 )
 
 // The environment variables that hold the key ring or name its file.
@@ -91,7 +91,7 @@ func ParseFile(path string) (*Keyring, error) {
 }
 
 // DevKeyFile is the key file in the default dev state dir.
-func DevKeyFile() string { return filepath.Join(statedir.Dev(), KeyFileName) }
+func DevKeyFile() string { return filepath.Join(localdirs.DevState(), KeyFileName) }
 
 // Load reads SLIPWAY_ATTEST_KEY or the file SLIPWAY_ATTEST_KEY_FILE names, else the dev key file
 // if it exists; with none of them it returns *NoKeyError.

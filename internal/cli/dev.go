@@ -12,10 +12,10 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/temporalcluster"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 	"github.com/slipway-dev/slipway/internal/logging"
-	"github.com/slipway-dev/slipway/internal/statedir"
-	"github.com/slipway-dev/slipway/internal/temporalcluster"
 )
 
 func (g *globals) devCmd() *cobra.Command {
@@ -77,7 +77,7 @@ Stop with Ctrl-C.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&stateDir, "state-dir", statedir.Dev(), "where the GitOps repo, terraform state and the dev server's database live")
+	cmd.Flags().StringVar(&stateDir, "state-dir", localdirs.DevState(), "where the GitOps repo, terraform state and the dev server's database live")
 	cmd.Flags().IntVar(&uiPort, "ui-port", 8233, "Temporal UI port when slipway starts the dev server")
 	cmd.Flags().StringVar(&engine, "temporal", devenv.EngineDev,
 		"engine to start when none answers: dev (temporal server start-dev, SQLite, UI) or postgres (a Temporal cluster on PostgreSQL, as in production)")

@@ -12,8 +12,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 	"github.com/slipway-dev/slipway/internal/secrets"
-	"github.com/slipway-dev/slipway/internal/statedir"
 	"github.com/slipway-dev/slipway/internal/store"
 )
 
@@ -70,7 +70,7 @@ With --server the request goes to ` + "`slipway server`" + ` as the signed-in pe
 	}
 	cmd.Flags().StringVar(&pgConn, "store-pg-conn", envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
 		"the shared store's PostgreSQL connection string (SLIPWAY_STORE_PG_CONN)")
-	cmd.Flags().StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", statedir.Dev()), "a single worker's state dir (SLIPWAY_STATE_DIR), when there is no shared store")
+	cmd.Flags().StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", localdirs.DevState()), "a single worker's state dir (SLIPWAY_STATE_DIR), when there is no shared store")
 	out = outputFlag(cmd)
 	return cmd
 }

@@ -16,9 +16,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/policy"
-	"github.com/slipway-dev/slipway/internal/statedir"
 )
 
 // apiMaxBody bounds an API request: the largest is an instance file in a create or deploy.
@@ -136,7 +136,7 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 	f.StringVar(&groupsClaim, "groups-claim", envOr(envOIDCGroupsClaim, identity.DefaultGroupsClaim), "the ID token claim holding the person's groups ("+envOIDCGroupsClaim+")")
 	f.StringArrayVar(&hosts, "allowed-host", nil, "a name it is reached by, beyond its own addresses (a proxy's or DNS name; repeat for more)")
 	f.StringVar(&pgConn, "store-pg-conn", envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")), "the workers' shared store, for secrets (SLIPWAY_STORE_PG_CONN)")
-	f.StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", statedir.Dev()), "a single worker's state dir, for secrets when there is no shared store (SLIPWAY_STATE_DIR)")
+	f.StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", localdirs.DevState()), "a single worker's state dir, for secrets when there is no shared store (SLIPWAY_STATE_DIR)")
 	sf.add(cmd)
 	cmd.PreRunE = sf.check
 	return cmd

@@ -26,7 +26,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/identity"
-	"github.com/slipway-dev/slipway/internal/statedir"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 )
 
 // Client talks to one Temporal namespace and task queue.
@@ -103,7 +103,7 @@ func ProgramActor() identity.Actor {
 
 // DevKeyFile is the key file `slipway dev` creates in its default state dir; a
 // client uses it when neither SLIPWAY_CODEC_KEY nor SLIPWAY_CODEC_KEY_FILE is set.
-func DevKeyFile() string { return filepath.Join(statedir.Dev(), codec.KeyFileName) }
+func DevKeyFile() string { return filepath.Join(localdirs.DevState(), codec.KeyFileName) }
 
 // Options loads the connection settings from TEMPORAL_* variables and the
 // Temporal config file (go.temporal.io/sdk/contrib/envconfig), then applies opts.

@@ -2,7 +2,7 @@
 // interface (and Lister, for deployers one observer can watch a fleet through), the
 // App it deploys, NotOwnedError, and None, which applies nothing and says so, so
 // status never claims Healthy for something nobody deployed. The ArgoCD deployer,
-// the real backend, is internal/argocd.
+// the real backend, is internal/deploy/argocd.
 package deploy
 
 import (

@@ -10,10 +10,10 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/slipway-dev/slipway/internal/apiserver"
-	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/deploy/argocd"
 	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/forge/gitea"

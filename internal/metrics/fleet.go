@@ -19,7 +19,7 @@ type FleetCounts struct {
 	LastSweep        time.Time // the deployer observer's last sweep; zero: none known
 }
 
-// FleetSource counts the fleet; internal/app builds it on Temporal's visibility.
+// FleetSource counts the fleet; internal/workerapp builds it on Temporal's visibility.
 type FleetSource func(ctx context.Context) (FleetCounts, error)
 
 // SetFleet publishes counts for the next scrapes.

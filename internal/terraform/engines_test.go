@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/localdirs"
 	"github.com/slipway-dev/slipway/internal/stackenv"
-	"github.com/slipway-dev/slipway/internal/toolsdir"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
 
@@ -25,7 +25,7 @@ const tofuVersion = "1.10.10"
 // skips unless SLIPWAY_REQUIRE_TERRAFORM=1.
 func requireTofu(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(toolsdir.Dir(), "tofu-v"+tofuVersion, "tofu")
+	bin := filepath.Join(localdirs.Tools(), "tofu-v"+tofuVersion, "tofu")
 	if _, err := checkExecutable(bin, bin); err != nil {
 		if os.Getenv("SLIPWAY_REQUIRE_TERRAFORM") == "1" {
 			t.Fatalf("%v (build it with scripts/tools.sh tofu)", err)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 // clusterRows runs the largest lifecycle row on a real Temporal server over PostgreSQL (the
@@ -34,7 +34,7 @@ func (b *bench) clusterRows(ctx context.Context) error {
 		f := fleet{server: server, database: env.Cluster.Postgres.PID(), temporal: env.Client.Temporal}
 		for i := 0; i < workers; i++ {
 			tq := fmt.Sprintf("bench-cluster-%d-%d", workers, i)
-			w, err := startWorker(b.dir, env.Address, env.KeyFile, tq, app.DefaultStickyCache)
+			w, err := startWorker(b.dir, env.Address, env.KeyFile, tq, workerapp.DefaultStickyCache)
 			if err != nil {
 				return err
 			}

@@ -21,8 +21,8 @@ import (
 
 	sdkclient "go.temporal.io/sdk/client"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 var allRows = []string{"floor", "pipelines", "update", "provider", "throughput", "idle", "cluster", "rollout", "metrics"}
@@ -66,7 +66,7 @@ func main() {
 	flag.StringVar(&idle, "idle", "1000,10000", "parked instances, one row each")
 	flag.StringVar(&sticky, "sticky", "10000,2000", "sticky cache sizes the idle rows compare (the SDK default is 10000)")
 	flag.StringVar(&clusterWorkers, "cluster-workers", "1,3", "worker processes of the cluster rows, which run the largest -lifecycles size")
-	flag.IntVar(&o.workerSticky, "worker-sticky", app.DefaultStickyCache, "sticky cache of the worker the floor, pipeline and throughput rows run on (slipway's default)")
+	flag.IntVar(&o.workerSticky, "worker-sticky", workerapp.DefaultStickyCache, "sticky cache of the worker the floor, pipeline and throughput rows run on (slipway's default)")
 	flag.StringVar(&o.compare, "compare", "", "a git ref (e8747d1 or later) whose build also runs the pipeline and throughput rows, for before/after rows in one run")
 	flag.IntVar(&o.rollout, "rollout", 1000, "instances the rollout row provisions, deploys and rolls replicas=2 out to, in batches of 10%")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the raw figures (JSON)")

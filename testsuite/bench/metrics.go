@@ -14,7 +14,7 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/freeport"
+	"github.com/slipway-dev/slipway/internal/devstack/freeport"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
 

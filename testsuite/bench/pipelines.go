@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/identity"
 
 	"github.com/slipway-dev/slipway/internal/client"

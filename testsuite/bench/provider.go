@@ -11,12 +11,12 @@ import (
 
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/examples"
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
 
@@ -48,9 +48,9 @@ func (b *bench) providerRow(ctx context.Context) error {
 		return err
 	}
 	const tq = "bench-provider"
-	app.Attach(&acts, b.env.Client.Temporal, tq)
+	workerapp.Attach(&acts, b.env.Client.Temporal, tq)
 	w := worker.New(b.env.Client.Temporal, tq, worker.Options{Interceptors: b.env.Interceptors})
-	if err := app.Register(w, &acts); err != nil {
+	if err := workerapp.Register(w, &acts); err != nil {
 		return err
 	}
 	if err := w.Start(); err != nil {

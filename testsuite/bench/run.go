@@ -10,7 +10,7 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/client"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 )
 
 // bench is one run: the dev server, the worker process over instant adapters, and the client.

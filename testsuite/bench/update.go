@@ -7,10 +7,10 @@ import (
 
 	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 // updateRow runs update deploys (deploy -f with a changed config) on real git and terraform,
@@ -22,9 +22,9 @@ func (b *bench) updateRow(ctx context.Context) error {
 	acts.Terraform = timedTerraform{acts.Terraform, &tf}
 	acts.Deployer = timedDeployer{acts.Deployer, &dep}
 	const tq = "bench-real"
-	app.Attach(&acts, b.env.Client.Temporal, tq)
+	workerapp.Attach(&acts, b.env.Client.Temporal, tq)
 	w := worker.New(b.env.Client.Temporal, tq, worker.Options{Interceptors: b.env.Interceptors})
-	if err := app.Register(w, &acts); err != nil {
+	if err := workerapp.Register(w, &acts); err != nil {
 		return err
 	}
 	if err := w.Start(); err != nil {

@@ -17,10 +17,10 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/metrics"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
 
@@ -89,13 +89,13 @@ func runWorker(address, taskQueue, profileDir string, sticky int, telemetry stri
 	if err != nil {
 		return err
 	}
-	app.Attach(acts, c, taskQueue)
-	verify, err := app.Interceptors(app.Config{Payloads: opts.DataConverter})
+	workerapp.Attach(acts, c, taskQueue)
+	verify, err := workerapp.Interceptors(workerapp.Config{Payloads: opts.DataConverter})
 	if err != nil {
 		return err
 	}
 	w := worker.New(c, taskQueue, worker.Options{Interceptors: verify})
-	if err := app.Register(w, acts); err != nil {
+	if err := workerapp.Register(w, acts); err != nil {
 		return err
 	}
 	w.RegisterWorkflowWithOptions(floorWorkflow(false), workflow.RegisterOptions{Name: floorRegular})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )

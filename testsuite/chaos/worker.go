@@ -14,11 +14,11 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/logging"
-	"github.com/slipway-dev/slipway/internal/proc"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
 // The driver re-runs its own binary as a worker; these variables configure it.
@@ -57,8 +57,8 @@ func runWorker() error {
 	if err != nil {
 		return err
 	}
-	cfg := app.FromEnv()
-	acts, err := app.NewActivities(cfg)
+	cfg := workerapp.FromEnv()
+	acts, err := workerapp.NewActivities(cfg)
 	if err != nil {
 		return err
 	}
@@ -89,14 +89,14 @@ func runWorker() error {
 		return err
 	}
 	defer c.Close()
-	app.Attach(acts, c, cfg.TaskQueue)
+	workerapp.Attach(acts, c, cfg.TaskQueue)
 	cfg.Payloads = opts.DataConverter
-	verify, err := app.Interceptors(cfg)
+	verify, err := workerapp.Interceptors(cfg)
 	if err != nil {
 		return err
 	}
 	w := worker.New(c, cfg.TaskQueue, worker.Options{Interceptors: append(verify, ci)})
-	if err := app.Register(w, acts); err != nil {
+	if err := workerapp.Register(w, acts); err != nil {
 		return err
 	}
 	return w.Run(worker.InterruptCh())

@@ -1,5 +1,5 @@
 // Package cluster gives tests a real kube-apiserver and a real ArgoCD
-// (internal/argostack) that start with the test and stop with it.
+// (internal/devstack/argostack) that start with the test and stop with it.
 package cluster
 
 import (
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/argostack"
-	"github.com/slipway-dev/slipway/internal/toolsdir"
+	"github.com/slipway-dev/slipway/internal/devstack/argostack"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 )
 
 // EnvRequire="1" turns missing binaries into a test failure instead of a skip (CI sets it).
@@ -30,7 +30,7 @@ func Start(t testing.TB) *Stack {
 		t.Fatalf("cluster: temp dir: %v", err)
 	}
 	begin := time.Now()
-	s, err := argostack.Start(context.Background(), argostack.Options{Dir: dir, ToolsDir: toolsdir.Dir()})
+	s, err := argostack.Start(context.Background(), argostack.Options{Dir: dir, ToolsDir: localdirs.Tools()})
 	var missing *argostack.MissingToolError
 	switch {
 	case errors.As(err, &missing) && os.Getenv(EnvRequire) != "1":
@@ -98,7 +98,7 @@ func (s *Stack) Argo(t testing.TB, method, path string, body any) (status int, r
 func (s *Stack) AddCluster(t testing.TB, name string, labels map[string]string) *argostack.Cluster {
 	t.Helper()
 	begin := time.Now()
-	c, err := s.Stack.AddCluster(context.Background(), toolsdir.Dir(), name, labels)
+	c, err := s.Stack.AddCluster(context.Background(), localdirs.Tools(), name, labels)
 	if err != nil {
 		t.Fatalf("cluster: add %s: %v (logs in %s)", name, err, s.Dir)
 	}

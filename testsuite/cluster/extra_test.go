@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/argostack"
+	"github.com/slipway-dev/slipway/internal/devstack/argostack"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 
-	"github.com/slipway-dev/slipway/internal/argostack"
+	"github.com/slipway-dev/slipway/internal/devstack/argostack"
 )
 
 const (

@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/attest"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 )

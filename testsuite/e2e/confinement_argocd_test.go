@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/slipway-dev/slipway/internal/argocd"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/deploy/argocd"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/nameclaim"
 	"github.com/slipway-dev/slipway/internal/names"

@@ -10,10 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 
@@ -175,7 +175,7 @@ resource "terraform_data" "evil" {
 func TestEditedRenderOnGiteaNamesTheCommit(t *testing.T) {
 	gs, push := giteaGitOps(t, nil)
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
-		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
+		o.Forge = workerapp.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
 	})
 	const ref = "gitea/web"
 	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")

@@ -21,11 +21,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/examples"
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/webhook"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/fakegithub"
 	"github.com/slipway-dev/slipway/testsuite/fakegitlab"
@@ -295,7 +295,7 @@ func TestForgeFakeWebhooksAreScopedAndReplayProof(t *testing.T) {
 	githubSecret, gitlabToken := []byte("github-hmac-secret"), []byte("gitlab-plain-token")
 	for _, provider := range []string{"github", "gitlab"} {
 		t.Run(provider, func(t *testing.T) {
-			var fg app.Forge
+			var fg workerapp.Forge
 			var commit func(message string, files map[string][]byte) string
 			switch provider {
 			case "github":
@@ -304,12 +304,12 @@ func TestForgeFakeWebhooksAreScopedAndReplayProof(t *testing.T) {
 				commit = func(msg string, files map[string][]byte) string {
 					return fake.CommitFiles("acme", "gitops", "main", msg, files)
 				}
-				fg = app.Forge{Kind: "github", URL: fake.URL, Repo: "acme/gitops", Token: fake.Token}
+				fg = workerapp.Forge{Kind: "github", URL: fake.URL, Repo: "acme/gitops", Token: fake.Token}
 			case "gitlab":
 				fake := fakegitlab.New(fakegitlab.WithProject("acme/gitops"))
 				t.Cleanup(fake.Close)
 				commit = func(msg string, files map[string][]byte) string { return fake.Push("main", msg, files) }
-				fg = app.Forge{Kind: "gitlab", URL: fake.URL, Repo: "acme/gitops", Token: fake.Token}
+				fg = workerapp.Forge{Kind: "gitlab", URL: fake.URL, Repo: "acme/gitops", Token: fake.Token}
 			}
 			commit("the example stack", seedExample(t))
 			e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.Forge = fg })

@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/examples"
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 )
@@ -39,23 +39,23 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	testsuite.Git(t, filepath.Dir(mirrorDir), "clone", "--quiet", "--mirror", push, mirrorDir)
 	syncMirror := func() { testsuite.Git(t, mirrorDir, "remote", "update", "--prune") }
 
-	forgeCfg := app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
+	forgeCfg := workerapp.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
 		o.NoWorker, o.Forge = true, forgeCfg
 		o.Deployer, o.ArgoURL, o.ArgoToken = "argocd", stack.ArgoURL, stack.ArgoToken
 	})
 	startPool := func(name, self, mirror string) (stop func()) {
-		cfg := app.Config{TaskQueue: e.TaskQueue, StateDir: t.TempDir(), Deployer: "argocd", ArgoURL: stack.ArgoURL,
+		cfg := workerapp.Config{TaskQueue: e.TaskQueue, StateDir: t.TempDir(), Deployer: "argocd", ArgoURL: stack.ArgoURL,
 			ArgoToken: stack.ArgoToken, Kubeconfig: stack.Kubeconfig, Forge: forgeCfg, ControlPlane: name, Self: self, ForgeMirror: mirror}
-		acts, err := app.NewActivities(cfg)
+		acts, err := workerapp.NewActivities(cfg)
 		require.NoError(t, err)
-		app.Attach(acts, e.Client.Temporal, e.TaskQueue)
-		ws, err := app.PoolWorkers(e.Client.Temporal, e.TaskQueue, cfg, acts)
+		workerapp.Attach(acts, e.Client.Temporal, e.TaskQueue)
+		ws, err := workerapp.PoolWorkers(e.Client.Temporal, e.TaskQueue, cfg, acts)
 		require.NoError(t, err)
 		for _, w := range ws {
 			require.NoError(t, w.Start())
 		}
-		require.NoError(t, app.RegisterPool(ctx, e.Client.Temporal, e.TaskQueue, cfg))
+		require.NoError(t, workerapp.RegisterPool(ctx, e.Client.Temporal, e.TaskQueue, cfg))
 		stopped := false
 		stop = func() {
 			if !stopped {

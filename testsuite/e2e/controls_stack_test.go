@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/examples"
-	"github.com/slipway-dev/slipway/internal/app"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/internal/webhook"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/giteaserver"
 )
@@ -89,7 +89,7 @@ func bumpStateSerial(t *testing.T, e *testsuite.Env, tenant, name string) {
 func giteaWebhookEnv(t *testing.T, gs *giteaserver.Server, secret string, wrap func(http.Handler) http.Handler) (*testsuite.Env, string) {
 	t.Helper()
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
-		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
+		o.Forge = workerapp.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
 	})
 	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{
 		"gitea": {Secret: []byte(secret), Repos: []string{gs.AdminUser + "/gitops"}}}}, e.Client)

@@ -13,8 +13,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 	"github.com/slipway-dev/slipway/internal/terraform"
-	"github.com/slipway-dev/slipway/internal/toolsdir"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
@@ -75,7 +75,7 @@ func TestLifecycleOnBothEngines(t *testing.T) {
 	tf, err := have.Pick(terraform.EngineTerraform, "")
 	require.NoError(t, err)
 	tofu, err := have.Pick(terraform.EngineOpenTofu, "~> 1.10")
-	require.NoError(t, err, "build it with scripts/tools.sh tofu (engines found in %s: %v)", toolsdir.Dir(), have.Names())
+	require.NoError(t, err, "build it with scripts/tools.sh tofu (engines found in %s: %v)", localdirs.Tools(), have.Names())
 
 	for _, tc := range []struct {
 		engine, constraint string

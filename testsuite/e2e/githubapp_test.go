@@ -14,8 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/app"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/fakegithub"
 )
@@ -30,8 +30,8 @@ func TestGitHubAppRunsTheLifecycle(t *testing.T) {
 	fake.SetInstallationTokenTTL(30 * time.Second)
 	fake.CommitFiles("acme", "gitops", "main", "the example stack", seedExample(t))
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
-		o.Forge = app.Forge{Kind: "github", URL: fake.URL, Repo: "acme/gitops",
-			App: app.GitHubApp{ID: fmt.Sprint(gh.ID), KeyFile: gh.KeyFile, InstallationID: fmt.Sprint(gh.InstallationID)}}
+		o.Forge = workerapp.Forge{Kind: "github", URL: fake.URL, Repo: "acme/gitops",
+			App: workerapp.GitHubApp{ID: fmt.Sprint(gh.ID), KeyFile: gh.KeyFile, InstallationID: fmt.Sprint(gh.InstallationID)}}
 	})
 	file := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n")
 	e.MustCLI(0, "create", "acme/web", "-f", file, "--wait")

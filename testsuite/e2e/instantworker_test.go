@@ -9,10 +9,10 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/activities"
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
@@ -27,9 +27,9 @@ func instantEnv(t *testing.T, adjust func(*activities.Activities)) (*testsuite.E
 	if adjust != nil {
 		adjust(acts)
 	}
-	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
+	workerapp.Attach(acts, e.Client.Temporal, e.TaskQueue)
 	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
-	require.NoError(t, app.Register(w, acts))
+	require.NoError(t, workerapp.Register(w, acts))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return e, acts

@@ -14,12 +14,12 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/proc"
 	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/netcut"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
@@ -79,7 +79,7 @@ func TestInterruptedApplyOnPGIsForceUnlockedAndResumed(t *testing.T) {
 
 	// A second worker, connected to PostgreSQL directly, takes over after the heartbeat timeout.
 	second := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
-	require.NoError(t, app.Register(second, e.Activities))
+	require.NoError(t, workerapp.Register(second, e.Activities))
 	require.NoError(t, second.Start())
 	defer second.Stop()
 	waitFor(t, "DeploymentFailed", func() bool { return e.Status("pg/slow").State == lifecycle.DeploymentFailed })

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/testsuite"

@@ -16,9 +16,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
@@ -35,9 +35,9 @@ func BenchmarkObserverIdleFleet(b *testing.B) {
 	dep := instant.NewDeployer()
 	acts := *e.Activities
 	acts.Deployer = dep
-	app.Attach(&acts, e.Client.Temporal, e.TaskQueue)
+	workerapp.Attach(&acts, e.Client.Temporal, e.TaskQueue)
 	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
-	require.NoError(b, app.Register(w, &acts))
+	require.NoError(b, workerapp.Register(w, &acts))
 	require.NoError(b, w.Start())
 	defer w.Stop()
 	ctx := context.Background()
@@ -45,7 +45,7 @@ func BenchmarkObserverIdleFleet(b *testing.B) {
 
 	refs := parkFleet(b, e, dep, observer, tenant, fleet)
 	waitWatched(b, e, fleet)
-	_, err := app.StartObserver(ctx, e.Client.Temporal, e.TaskQueue, &acts, interval)
+	_, err := workerapp.StartObserver(ctx, e.Client.Temporal, e.TaskQueue, &acts, interval)
 	require.NoError(b, err)
 	first := waitSweeps(b, e, observer, 1)
 	require.Equal(b, fleet, first.Last.Instances)

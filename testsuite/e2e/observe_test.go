@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 )
@@ -139,10 +139,10 @@ func TestObserverReportsTheClusterAsItIs(t *testing.T) {
 func startWorker(t *testing.T, e *testsuite.Env) worker.Worker {
 	t.Helper()
 	w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
-	require.NoError(t, app.Register(w, e.Activities))
+	require.NoError(t, workerapp.Register(w, e.Activities))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	id, err := app.StartObserver(context.Background(), e.Client.Temporal, e.TaskQueue, e.Activities, observeInterval)
+	id, err := workerapp.StartObserver(context.Background(), e.Client.Temporal, e.TaskQueue, e.Activities, observeInterval)
 	require.NoError(t, err)
 	e.Observer = id
 	return w

@@ -21,11 +21,11 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/freeport"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/freeport"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/metrics"
-	"github.com/slipway-dev/slipway/internal/proc"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 

@@ -18,13 +18,13 @@ import (
 
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/examples"
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/internal/proc"
 	"github.com/slipway-dev/slipway/internal/terraform"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
@@ -237,7 +237,7 @@ func slowDeploy(t *testing.T, e *testsuite.Env, pids map[int]int, figure func(st
 // mirrorHost is another worker's activities with the provider mirror, for reading the state.
 func mirrorHost(t *testing.T, e *testsuite.Env, conn, mirror string) *activities.Activities {
 	t.Helper()
-	acts, err := app.NewActivities(app.Config{TaskQueue: e.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: t.TempDir(),
+	acts, err := workerapp.NewActivities(workerapp.Config{TaskQueue: e.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: t.TempDir(),
 		TFPGConn: conn, StorePGConn: conn, Keys: e.Keyring(t), Deployer: "none", ProviderMirror: mirror})
 	require.NoError(t, err)
 	return acts

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/workflows"

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 	"github.com/slipway-dev/slipway/workflows"
@@ -49,11 +49,11 @@ func TestRolloutSurvivesAWorkerRestartAndRetriesABusyInstanceLater(t *testing.T)
 	require.NoError(t, err)
 	hold := &holdDeployer{Deployer: acts.Deployer, held: "roll/web-0", slow: 400 * time.Millisecond}
 	acts.Deployer = hold
-	app.Attach(acts, e.Client.Temporal, e.TaskQueue)
+	workerapp.Attach(acts, e.Client.Temporal, e.TaskQueue)
 	var current atomic.Pointer[worker.Worker]
 	start := func() {
 		w := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
-		require.NoError(t, app.Register(w, acts))
+		require.NoError(t, workerapp.Register(w, acts))
 		require.NoError(t, w.Start())
 		current.Store(&w)
 	}

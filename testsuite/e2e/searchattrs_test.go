@@ -21,8 +21,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/slipway-dev/slipway/internal/cli"
-	"github.com/slipway-dev/slipway/internal/devenv"
-	"github.com/slipway-dev/slipway/internal/proc"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 

@@ -11,10 +11,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/activities"
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
@@ -23,7 +23,7 @@ import (
 // PostgreSQL and (unless keys says otherwise) payload key.
 func otherHost(t *testing.T, e *testsuite.Env, conn string, keys *codec.Keyring) *activities.Activities {
 	t.Helper()
-	acts, err := app.NewActivities(app.Config{TaskQueue: e.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: t.TempDir(),
+	acts, err := workerapp.NewActivities(workerapp.Config{TaskQueue: e.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: t.TempDir(),
 		TFPGConn: conn, StorePGConn: conn, Keys: keys, Deployer: "none"})
 	require.NoError(t, err)
 	return acts

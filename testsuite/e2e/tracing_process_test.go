@@ -20,10 +20,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
-	"github.com/slipway-dev/slipway/internal/proc"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 

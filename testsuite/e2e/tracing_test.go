@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/testsuite"

@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/webhook"
 	"github.com/slipway-dev/slipway/testsuite"

@@ -15,11 +15,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/app"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/webhook"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 
@@ -69,7 +69,7 @@ func TestGiteaPushWebhookStartsTwoLifecycles(t *testing.T) {
 	gs, push := giteaGitOps(t, nil)
 
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
-		o.Forge = app.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
+		o.Forge = workerapp.Forge{Kind: "gitea", URL: gs.URL, Repo: gs.AdminUser + "/gitops", Token: gs.Token}
 	})
 	secret := "webhook-secret-for-e2e"
 	h, err := webhook.New(webhook.Options{Forges: map[string]webhook.ForgeOptions{

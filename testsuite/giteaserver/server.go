@@ -1,4 +1,4 @@
-// Package giteaserver gives tests a real Gitea (internal/giteastack) that starts with the
+// Package giteaserver gives tests a real Gitea (testsuite/giteastack) that starts with the
 // test and stops with it.
 package giteaserver
 
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/giteastack"
-	"github.com/slipway-dev/slipway/internal/toolsdir"
+	"github.com/slipway-dev/slipway/internal/localdirs"
+	"github.com/slipway-dev/slipway/testsuite/giteastack"
 )
 
 // EnvRequire="1" turns a missing gitea binary into a test failure instead of a skip (CI sets it).
@@ -30,7 +30,7 @@ func Start(t testing.TB) *Server {
 		t.Fatalf("giteaserver: temp dir: %v", err)
 	}
 	begin := time.Now()
-	s, err := giteastack.Start(context.Background(), giteastack.Options{Dir: dir, ToolsDir: toolsdir.Dir()})
+	s, err := giteastack.Start(context.Background(), giteastack.Options{Dir: dir, ToolsDir: localdirs.Tools()})
 	var missing *giteastack.MissingToolError
 	switch {
 	case errors.As(err, &missing) && os.Getenv(EnvRequire) != "1":

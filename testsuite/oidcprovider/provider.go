@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/proc"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 )
 
 // EnvRequire="1" turns a missing node or node_modules into a test failure instead of a skip (CI sets it).

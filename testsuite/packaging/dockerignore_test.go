@@ -101,7 +101,7 @@ func TestDockerignoreKeepsSecretsOutOfTheBuildContext(t *testing.T) {
 	}
 	// The build needs every Go source, go.mod and embedded files (a token-named source included).
 	for _, p := range []string{"go.mod", "go.sum", "worker/main.go", "starter/main.go", "internal/identity/tokens.go",
-		"internal/cli/temporal_token.go", "internal/argostack/testdata/argocd-config.yaml", "examples/embed.go", "Dockerfile"} {
+		"internal/cli/temporal_token.go", "internal/devstack/argostack/testdata/argocd-config.yaml", "examples/embed.go", "Dockerfile"} {
 		assert.False(t, d.excluded(p), "%s is kept out of the build, which needs it", p)
 	}
 }

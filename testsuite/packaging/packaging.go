@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/slipway-dev/slipway/internal/toolsdir"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 )
 
@@ -48,7 +48,7 @@ func ChartDir() string { return filepath.Join(Root(), "deploy", "helm", "slipway
 // Helm is the cached helm binary; a missing one skips t (naming scripts/tools.sh) unless EnvRequire=1.
 func Helm(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(toolsdir.Dir(), "helm-"+HelmVersion, "helm")
+	bin := filepath.Join(localdirs.Tools(), "helm-"+HelmVersion, "helm")
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv(EnvRequire) == "1" {
 			t.Fatalf("helm %s missing at %s: run scripts/tools.sh helm", HelmVersion, bin)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/temporalcluster"
+	"github.com/slipway-dev/slipway/internal/devstack/temporalcluster"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
 

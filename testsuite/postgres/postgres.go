@@ -1,5 +1,5 @@
 // Package postgres starts throwaway Debian PostgreSQL 15 servers on loopback for tests: a
-// test-facing wrapper around internal/postgres, which programs use directly.
+// test-facing wrapper around internal/devstack/postgres, which programs use directly.
 package postgres
 
 import (
@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	ipg "github.com/slipway-dev/slipway/internal/postgres"
+	ipg "github.com/slipway-dev/slipway/internal/devstack/postgres"
 )
 
 const (

@@ -10,8 +10,8 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
-	"github.com/slipway-dev/slipway/internal/argocd"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/deploy/argocd"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/testsuite/drive"
 )

@@ -24,11 +24,11 @@ import (
 	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/temporalcluster"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
-	"github.com/slipway-dev/slipway/internal/temporalcluster"
 	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/names"
-	"github.com/slipway-dev/slipway/internal/proc"
 )
 
 // timeTF puts the prod stack on the real hashicorp/time, installed on every worker from the

@@ -1,5 +1,5 @@
 // Package temporalcluster gives tests a real Temporal cluster (go.temporal.io/server on
-// PostgreSQL, internal/temporalcluster) that starts with the test and stops with it.
+// PostgreSQL, internal/devstack/temporalcluster) that starts with the test and stops with it.
 package temporalcluster
 
 import (
@@ -11,8 +11,8 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 
-	ipg "github.com/slipway-dev/slipway/internal/postgres"
-	"github.com/slipway-dev/slipway/internal/temporalcluster"
+	ipg "github.com/slipway-dev/slipway/internal/devstack/postgres"
+	"github.com/slipway-dev/slipway/internal/devstack/temporalcluster"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
 

@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/slipway-dev/slipway/internal/temporalcluster"
+	"github.com/slipway-dev/slipway/internal/devstack/temporalcluster"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
 

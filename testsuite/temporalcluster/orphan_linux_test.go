@@ -16,7 +16,7 @@ import (
 
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 
-	"github.com/slipway-dev/slipway/internal/proc"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 )
 
 const helperEnv = "SLIPWAY_TEMPORALCLUSTER_HELPER"

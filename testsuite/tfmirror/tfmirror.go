@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/toolsdir"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 )
 
 // Provider is one provider a mirror offers.
@@ -29,7 +29,7 @@ const TimeVersion = "0.14.2"
 // Time is hashicorp/time from the tools cache; its time_sleep makes an apply take as long as asked.
 func Time() Provider {
 	return Provider{Source: "hashicorp/time", Version: TimeVersion,
-		Binary: filepath.Join(toolsdir.Dir(), "terraform-provider-time-v"+TimeVersion, "terraform-provider-time")}
+		Binary: filepath.Join(localdirs.Tools(), "terraform-provider-time-v"+TimeVersion, "terraform-provider-time")}
 }
 
 // hosts are the registries whose addresses a mirror offers its providers under: terraform's and OpenTofu's.
