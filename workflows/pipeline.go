@@ -57,8 +57,8 @@ func newPipeline(ctx workflow.Context, in contract.PipelineInput) *pipeline {
 }
 
 // localSteps are the steps that run as local activities (see quick).
-var localSteps = map[string]bool{contract.Validate: true, contract.Revision: true, contract.Bootstrap: true,
-	contract.Forget: true, contract.ConfigDiff: true}
+var localSteps = map[string]bool{contract.Validate: true, contract.ResolveRevision: true, contract.BootstrapSecrets: true,
+	contract.ForgetSecrets: true, contract.ConfigDiff: true}
 
 // stepError remembers which step failed.
 type stepError struct {
@@ -150,7 +150,7 @@ func (p *pipeline) fail(err error) error {
 	// Compensation must run even if the pipeline is being cancelled.
 	ctx, _ := workflow.NewDisconnectedContext(p.ctx)
 	var leftovers []contract.Leftover
-	rec := contract.StepRecord{Name: contract.Compensate, Status: contract.StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
+	rec := contract.StepRecord{Name: contract.RecordFailure, Status: contract.StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(ctx)}
 	p.notify(rec)
 	in := contract.LeftoverInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID, FailedStep: step, MR: p.progress.MR,
 		Revision: p.progress.Revision}

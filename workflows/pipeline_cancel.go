@@ -13,7 +13,7 @@ import (
 // changingSteps are the steps after whose start a cancelled operation may have changed something:
 // main (the merge), the infrastructure, the cluster or the secrets.
 var changingSteps = map[string]bool{contract.MergeMR: true, contract.TFApply: true, contract.TFDestroy: true,
-	contract.DeployApp: true, contract.RemoveApp: true, contract.Bootstrap: true, contract.Forget: true, contract.RenderOutputs: true}
+	contract.DeployApp: true, contract.RemoveApp: true, contract.BootstrapSecrets: true, contract.ForgetSecrets: true, contract.RenderOutputs: true}
 
 // cancelled reports whether the entity cancelled this pipeline (slipway cancel, or PreTerminate):
 // the step then failed because of it, whatever its error says (terraform's "execution halted").

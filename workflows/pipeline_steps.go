@@ -81,7 +81,7 @@ func (p *pipeline) mergeMR() error {
 // resolveRevision pins the main commit the rest of the attempt works from; it is
 // re-resolved on retry so a fix pushed to main is picked up.
 func (p *pipeline) resolveRevision(mustExist bool) error {
-	return p.run(contract.Revision, false, func(ctx workflow.Context) (string, error) {
+	return p.run(contract.ResolveRevision, false, func(ctx workflow.Context) (string, error) {
 		var out contract.RevisionOutput
 		in := contract.RevisionInput{Ref: p.in.Ref, MustExist: mustExist}
 		if err := quick(ctx, p.local, contract.ActResolveRevision, in).Get(ctx, &out); err != nil {
@@ -265,7 +265,7 @@ func short(sha string) string {
 // bootstrapSecrets makes sure the stack's secrets exist on the worker before the
 // app is deployed; the first deploy creates them, later ones find them.
 func (p *pipeline) bootstrapSecrets() error {
-	return p.run(contract.Bootstrap, false, func(ctx workflow.Context) (string, error) {
+	return p.run(contract.BootstrapSecrets, false, func(ctx workflow.Context) (string, error) {
 		var out contract.SecretsOutput
 		in := contract.SecretsInput{Ref: p.in.Ref, Revision: p.progress.Revision}
 		if err := quick(ctx, p.local, contract.ActBootstrapSecrets, in).Get(ctx, &out); err != nil {
@@ -277,7 +277,7 @@ func (p *pipeline) bootstrapSecrets() error {
 
 // forgetSecrets deletes the instance's secrets once its infrastructure is gone.
 func (p *pipeline) forgetSecrets() error {
-	return p.run(contract.Forget, true, func(ctx workflow.Context) (string, error) {
+	return p.run(contract.ForgetSecrets, true, func(ctx workflow.Context) (string, error) {
 		err := quick(ctx, p.local, contract.ActForgetSecrets, p.in.Ref).Get(ctx, nil)
 		return "secrets deleted from the worker", err
 	})

@@ -25,10 +25,10 @@ var operationKeys = map[string]bool{KeyInstance: true, KeyOperation: true, KeyOp
 // stepOf is the pipeline step each activity runs in; activities outside the pipeline have none.
 var stepOf = map[string]string{
 	contract.ActValidateConfig: contract.Validate, contract.ActOpenMR: contract.OpenMR, contract.ActMergeMR: contract.MergeMR,
-	contract.ActResolveRevision: contract.Revision, contract.ActTerraformInit: contract.TFInit, contract.ActTerraformPlan: contract.TFPlan,
+	contract.ActResolveRevision: contract.ResolveRevision, contract.ActTerraformInit: contract.TFInit, contract.ActTerraformPlan: contract.TFPlan,
 	contract.ActTerraformApply: contract.TFApply, contract.ActTerraformDestroy: contract.TFDestroy, contract.ActDeployApp: contract.DeployApp,
-	contract.ActRemoveApp: contract.RemoveApp, contract.ActConfigDiff: contract.ConfigDiff, contract.ActCollectLeftovers: contract.Compensate,
-	contract.ActBootstrapSecrets: contract.Bootstrap, contract.ActForgetSecrets: contract.Forget, contract.ActAnnouncePlan: contract.Approval,
+	contract.ActRemoveApp: contract.RemoveApp, contract.ActConfigDiff: contract.ConfigDiff, contract.ActCollectLeftovers: contract.RecordFailure,
+	contract.ActBootstrapSecrets: contract.BootstrapSecrets, contract.ActForgetSecrets: contract.ForgetSecrets, contract.ActAnnouncePlan: contract.Approval,
 	contract.ActCloseMR: contract.Approval, contract.ActVerifyRender: contract.VerifyRender, contract.ActRecordRender: contract.VerifyRender,
 	contract.ActRenderOutputs: contract.RenderOutputs,
 }

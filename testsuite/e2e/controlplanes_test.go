@@ -131,7 +131,7 @@ func TestControlPlanesManageEachOther(t *testing.T) {
 	t.Logf("redeploy of edp through observability from the mirror, forge down: %s", time.Since(start).Round(time.Millisecond))
 	st = e.Status("platform/edp")
 	require.Equal(t, lifecycle.Deployed, st.State)
-	require.Contains(t, step(t, st, contract.Revision).Detail, "read from the mirror file://"+mirrorDir)
+	require.Contains(t, step(t, st, contract.ResolveRevision).Detail, "read from the mirror file://"+mirrorDir)
 	require.Equal(t, controlplane.TaskQueue(e.TaskQueue, "observability"), ranOn("platform/edp"))
 	code, body := stack.Argo(t, http.MethodGet, "/api/v1/applications/"+appName, nil)
 	require.Equal(t, http.StatusOK, code, string(body))

@@ -1,27 +1,22 @@
-// Package contract is what crosses a Temporal boundary in slipway: workflow, update, query and
-// signal names, IDs and search attributes; the requests and results the CLI, servers and
-// webhooks exchange with workflows; and the step and activity names with their inputs and
-// outputs. It is pure data, so clients never import workflow code and workflow code never
-// imports a client package. JSON names here are in recorded histories: never rename them.
 package contract
 
 // Step names as they appear in status, leftovers and the Temporal UI.
 const (
-	Validate    = "validate"
-	OpenMR      = "open-mr"
-	MergeMR     = "merge-mr"
-	Revision    = "resolve-revision"
-	TFInit      = "tf-init"
-	TFPlan      = "tf-plan"
-	TFApply     = "tf-apply"
-	TFDestroy   = "tf-destroy"
-	DeployApp   = "deploy-app"
-	RemoveApp   = "remove-app"
-	ConfigDiff  = "config-diff"
-	Compensate  = "record-failure"
-	ReadResults = "read-status"
-	Bootstrap   = "bootstrap-secrets"
-	Forget      = "forget-secrets"
+	Validate         = "validate"
+	OpenMR           = "open-mr"
+	MergeMR          = "merge-mr"
+	ResolveRevision  = "resolve-revision"
+	TFInit           = "tf-init"
+	TFPlan           = "tf-plan"
+	TFApply          = "tf-apply"
+	TFDestroy        = "tf-destroy"
+	DeployApp        = "deploy-app"
+	RemoveApp        = "remove-app"
+	ConfigDiff       = "config-diff"
+	RecordFailure    = "record-failure"
+	ReadStatus       = "read-status"
+	BootstrapSecrets = "bootstrap-secrets"
+	ForgetSecrets    = "forget-secrets"
 )
 
 // Activity names: the methods of activities.Activities, registered by method name.
