@@ -7,12 +7,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/controlplane"
 )
 
-// The registry of worker pools: one workflow per pool, which the pool's workers signal as they
-// start; a query reads its record.
-const (
-	// poolRegistrationsPerRun bounds the registry's history: workers restart, the record stays.
-	poolRegistrationsPerRun = 200
-)
+// poolRegistrationsPerRun bounds the registry's history: workers restart, the record stays.
+const poolRegistrationsPerRun = 200
 
 // ControlPlaneWorkflow keeps a pool's latest registration (its self, task queue and mirror).
 func ControlPlaneWorkflow(ctx workflow.Context, p controlplane.Pool) error {

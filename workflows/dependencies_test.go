@@ -17,6 +17,6 @@ func TestScheduledNamesAFailedDependency(t *testing.T) {
 	e.s.Gates[0].Failed = "acme/net is DeploymentFailed: deploy failed at step terraform-plan: boom"
 	c := e.scheduledCondition()
 	require.Equal(t, lifecycle.ConditionFalse, c.Status)
-	require.Equal(t, ReasonDependencyFailed, c.Reason)
+	require.Equal(t, contract.ReasonDependencyFailed, c.Reason)
 	require.Contains(t, c.Message, "instance:acme/net: acme/net is DeploymentFailed")
 }

@@ -17,13 +17,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/policy"
 )
 
-// Approval updates, condition and results.
+// Approval bookkeeping: the log's bound, its record kinds and the audit decisions of approvals.
 const (
-	// CondAwaitingApproval is True while an operation waits for its plan to be approved.
-	CondAwaitingApproval = "AwaitingApproval"
-	// ResultRejected and ResultExpired end an operation at its approval with nothing applied.
-	ResultRejected   = "rejected"
-	ResultExpired    = "expired"
 	approvalLogKept  = 50
 	approvalVoided   = "voided"
 	approvalAwaiting = "awaiting"
@@ -307,12 +302,12 @@ func (e *entity) awaitApproval(ctx workflow.Context, w contract.ApprovalWait) {
 
 // endUnapproved applies a pipeline that ended at its approval: back where it started, nothing applied.
 func (e *entity) endUnapproved(ctx workflow.Context, op *contract.Operation, pf contract.PipelineFailure) contract.OperationResult {
-	op.Result, op.Failure, op.Progress = ResultRejected, &pf.Failure, pf.Progress
+	op.Result, op.Failure, op.Progress = contract.ResultRejected, &pf.Failure, pf.Progress
 	op.Step = pf.Failure.Step
 	op.Steps = mergeSteps(op.Steps, op.Attempt, pf.Steps)
 	if d := pf.Decision; d != nil && d.Verb == VerbExpired {
-		op.Result = ResultExpired
-		e.logApproval(contract.ApprovalRecord{OpID: op.ID, Hash: d.Hash, Event: ResultExpired, At: d.At,
+		op.Result = contract.ResultExpired
+		e.logApproval(contract.ApprovalRecord{OpID: op.ID, Hash: d.Hash, Event: contract.ResultExpired, At: d.At,
 			Reason: "no approval before the deadline"})
 	}
 	e.s.Approval = nil
@@ -330,7 +325,7 @@ func (e *entity) approvalCondition() *lifecycle.Condition {
 	}
 	// Conditions are for everyone who may read the instance: who must approve, not the plan.
 	msg := fmt.Sprintf("awaiting approval by %s until %s; approvers see the plan with slipway status %s", w.Awaited(), stamp(w.Deadline), e.s.Ref)
-	c := cond(CondAwaitingApproval, lifecycle.ConditionTrue, "PlanNeedsApproval", msg)
+	c := cond(contract.CondAwaitingApproval, lifecycle.ConditionTrue, "PlanNeedsApproval", msg)
 	c.ObservedAt = w.Since
 	return &c
 }

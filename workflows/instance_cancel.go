@@ -60,7 +60,7 @@ func (e *entity) stopped(ctx workflow.Context, op *contract.Operation, pf contra
 	op.Failure, op.Progress, op.Step = &f, pf.Progress, f.Step
 	op.Steps = mergeSteps(op.Steps, op.Attempt, pf.Steps)
 	if len(f.Leftovers) == 0 {
-		op.Result = ResultCancelled
+		op.Result = contract.ResultCancelled
 		f.Error += "; nothing was changed"
 		e.setState(ctx, op.From)
 		e.tellRollout(ctx, op)

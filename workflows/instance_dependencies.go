@@ -18,8 +18,6 @@ import (
 // attribute when it must (its outputs changed, a destroy is asked), so a parked instance holds
 // nothing per user, however many there are.
 const (
-	// ReasonDependencyFailed is the Scheduled condition's reason while a gate's target is failed.
-	ReasonDependencyFailed  = "DependencyFailed"
 	notifyDependentsTimeout = 5 * time.Minute
 	maxTargetFailure        = 1024
 )

@@ -15,13 +15,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/notify"
 )
 
-// Gate updates and signals.
+// Gate bookkeeping.
 const (
-	// CondScheduled is False while scheduling gates hold the instance's provisions and deploys.
-	CondScheduled = "Scheduled"
-	// ResultCancelled is an operation cancelled while it waited at its gates: nothing was done.
-	ResultCancelled = "cancelled"
-	gateLogKept     = 50
+	gateLogKept = 50
 	// askAgain is how often a gated instance asks an instance:T/N target that could not be
 	// reached (it does not exist yet) to tell it when it is Ready.
 	askAgain = 5 * time.Second
@@ -293,9 +289,9 @@ func (e *entity) scheduledCondition() *lifecycle.Condition {
 	}
 	reason := "SchedulingGated"
 	if failed := e.failedTargets(); len(failed) > 0 {
-		reason, msg = ReasonDependencyFailed, "dependency failed: "+strings.Join(failed, "; ")+"; "+msg
+		reason, msg = contract.ReasonDependencyFailed, "dependency failed: "+strings.Join(failed, "; ")+"; "+msg
 	}
-	c := cond(CondScheduled, lifecycle.ConditionFalse, reason, msg)
+	c := cond(contract.CondScheduled, lifecycle.ConditionFalse, reason, msg)
 	return &c
 }
 
@@ -352,7 +348,7 @@ func (e *entity) gated(ctx workflow.Context, kind lifecycle.Operation, req contr
 	e.pushCurrent(op)
 	switch {
 	case errors.Is(err, errGateCancelled):
-		op.Result = ResultCancelled
+		op.Result = contract.ResultCancelled
 	case errors.As(err, &timeout):
 		timedOut := timeout.gates
 		for _, g := range timedOut {

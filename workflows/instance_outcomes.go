@@ -127,10 +127,10 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req contract
 		if req.To != "" {
 			rec.To = req.To
 		}
-		op.Result = ResultResolved
+		op.Result = contract.ResultResolved
 	case lifecycle.DecisionAbandon:
 		rec.To = op.From
-		op.Result = ResultAbandoned
+		op.Result = contract.ResultAbandoned
 		if op.Failure != nil {
 			e.s.Abandoned = append(e.s.Abandoned, op.Failure.Leftovers...)
 		}

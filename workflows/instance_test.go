@@ -10,7 +10,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 func TestFullLifecycleVisitsEveryHappyTransition(t *testing.T) {
@@ -174,7 +173,7 @@ func TestResolveAndAbandonReturnToLastGoodStateWithARecord(t *testing.T) {
 		requireRejected(t, noReason.err, "needs a reason")
 		require.NoError(t, resolve.err)
 		require.Equal(t, lifecycle.Deployed, resolve.result.State)
-		require.Equal(t, workflows.ResultResolved, resolve.result.Result)
+		require.Equal(t, contract.ResultResolved, resolve.result.Result)
 		st := w.status(contract.OutputAll)
 		require.Equal(t, "unlocked by hand", st.Decisions[0].Reason)
 		require.Equal(t, lifecycle.ArchiveFailed, st.Decisions[0].From)
@@ -198,7 +197,7 @@ func TestResolveAndAbandonReturnToLastGoodStateWithARecord(t *testing.T) {
 		w.run(contract.Settings{}, reqs...)
 		require.NoError(t, abandon.err)
 		require.Equal(t, lifecycle.ConfigurationCreated, abandon.result.State)
-		require.Equal(t, workflows.ResultAbandoned, abandon.result.Result)
+		require.Equal(t, contract.ResultAbandoned, abandon.result.Result)
 		st := w.status(contract.OutputAll)
 		require.Contains(t, st.Abandoned, contract.Leftover{Kind: "terraform-lock", ID: "lock-1"})
 		require.Equal(t, lifecycle.DecisionAbandon, st.Decisions[0].Decision)
@@ -249,7 +248,7 @@ func TestTeardownDuringADeployStopsItFirst(t *testing.T) {
 	destroy := op(lifecycle.OpDestroy, contract.OperationRequest{})
 	deploy.accept = func() { w.env.RegisterDelayedCallback(func() { w.send(destroy, "concurrent") }, 0) }
 	w.run(contract.Settings{}, append(provisioned(), deploy)...)
-	require.Equal(t, workflows.ResultCancelled, deploy.result.Result)
+	require.Equal(t, contract.ResultCancelled, deploy.result.Result)
 	require.Equal(t, lifecycle.ConfigurationCreated, deploy.result.State, "nothing was changed: back to the last good state")
 	require.Contains(t, deploy.result.Failure.Error, "stopped for destroy")
 	requireRejected(t, destroy.err, "where destroy has nothing to tear down")
@@ -260,7 +259,7 @@ func TestTeardownDuringADeployStopsItFirst(t *testing.T) {
 	deploy.accept = func() { w.env.RegisterDelayedCallback(func() { w.send(deprovision, "concurrent") }, 0) }
 	w.run(contract.Settings{}, append(provisioned(), deploy)...)
 	require.NoError(t, deprovision.err)
-	require.Equal(t, workflows.ResultCancelled, deploy.result.Result)
+	require.Equal(t, contract.ResultCancelled, deploy.result.Result)
 	require.Equal(t, lifecycle.Deprovisioned, deprovision.result.State)
 }
 

@@ -10,11 +10,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/observe"
 )
 
-// Observer names: its workflow type, its query and the signal that sets its interval.
-const (
-	// observerSweepsPerRun bounds one run's history (about ten events a sweep).
-	observerSweepsPerRun = 200
-)
+// observerSweepsPerRun bounds one run's history (about ten events a sweep).
+const observerSweepsPerRun = 200
 
 // ObserverInput starts, or continues, the observer of one deployer connection.
 type ObserverInput struct {

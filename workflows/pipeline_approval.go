@@ -18,12 +18,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/policy"
 )
 
-// Approval signals: the pipeline tells its instance what it waits for; the instance passes
-// each accepted decision back.
-const (
-	// VerbExpired is the decision the deadline makes.
-	VerbExpired = "expired"
-)
+// VerbExpired is the decision the deadline makes.
+const VerbExpired = "expired"
 
 // notApprovedError ends an operation at its approval: rejected or expired, nothing applied.
 type notApprovedError struct{ d contract.ApprovalDecision }

@@ -19,7 +19,7 @@ import (
 // the history bounded.
 func RolloutWorkflow(ctx workflow.Context, in contract.RolloutInput) (contract.RolloutStatus, error) {
 	r := &rollout{doneChan: workflow.GetSignalChannel(ctx, contract.SignalRolloutInstance)}
-	r.s.Phase = PhasePlanning
+	r.s.Phase = contract.PhasePlanning
 	if in.State != nil {
 		r.s = *in.State
 	}
@@ -34,15 +34,15 @@ func RolloutWorkflow(ctx workflow.Context, in contract.RolloutInput) (contract.R
 			return contract.RolloutStatus{}, err
 		}
 	}
-	for r.s.Batch <= r.s.Batches && r.s.Phase != PhaseAborted {
+	for r.s.Batch <= r.s.Batches && r.s.Phase != contract.PhaseAborted {
 		if err := r.runBatch(ctx); err != nil {
 			return r.status(ctx), err
 		}
-		if r.s.Phase == PhaseAborted {
+		if r.s.Phase == contract.PhaseAborted {
 			break
 		}
 		r.endBatch(ctx)
-		if err := workflow.Await(ctx, func() bool { return r.s.Phase == contract.PhaseRunning || r.s.Phase == PhaseAborted }); err != nil {
+		if err := workflow.Await(ctx, func() bool { return r.s.Phase == contract.PhaseRunning || r.s.Phase == contract.PhaseAborted }); err != nil {
 			return r.status(ctx), err
 		}
 		if r.s.Batch <= r.s.Batches && r.shouldContinueAsNew(ctx) {
@@ -53,8 +53,8 @@ func RolloutWorkflow(ctx workflow.Context, in contract.RolloutInput) (contract.R
 			return contract.RolloutStatus{}, workflow.NewContinueAsNewError(ctx, contract.RolloutWorkflowName, contract.RolloutInput{Spec: st.Spec, State: &st})
 		}
 	}
-	if r.s.Phase != PhaseAborted {
-		r.s.Phase, r.s.Reason = PhaseCompleted, ""
+	if r.s.Phase != contract.PhaseAborted {
+		r.s.Phase, r.s.Reason = contract.PhaseCompleted, ""
 	}
 	r.s.EndedAt = workflow.Now(ctx)
 	r.show(ctx)
@@ -106,7 +106,7 @@ func (r *rollout) runBatch(ctx workflow.Context) error {
 	for {
 		var next *contract.RolloutInstance
 		err := workflow.Await(ctx, func() bool {
-			if r.s.Phase == PhaseAborted {
+			if r.s.Phase == contract.PhaseAborted {
 				return true
 			}
 			next = nil
@@ -115,7 +115,7 @@ func (r *rollout) runBatch(ctx workflow.Context) error {
 			}
 			return next != nil || (r.inFlight == 0 && r.nextPending() == nil && r.s.Phase != contract.PhaseStopped)
 		})
-		if err != nil || r.s.Phase == PhaseAborted {
+		if err != nil || r.s.Phase == contract.PhaseAborted {
 			return err
 		}
 		if next == nil {
@@ -136,7 +136,7 @@ func (r *rollout) nextPending() *contract.RolloutInstance {
 
 // start sends one instance's deploy; the instance's signal says how it ended.
 func (r *rollout) start(ctx workflow.Context, in *contract.RolloutInstance) {
-	in.Status, in.Error = RolloutStarting, ""
+	in.Status, in.Error = contract.RolloutStarting, ""
 	in.Tries++
 	r.inFlight++
 	id := contract.RolloutWorkflowID(r.s.Spec.ID)
@@ -147,7 +147,7 @@ func (r *rollout) start(ctx workflow.Context, in *contract.RolloutInstance) {
 		var out contract.RolloutDeployOutput
 		err := workflow.ExecuteActivity(requestCtx(ctx), contract.ActRolloutDeploy, req).Get(ctx, &out)
 		in := r.s.Find(ref)
-		if in.Status != RolloutStarting {
+		if in.Status != contract.RolloutStarting {
 			return // its operation already ended and said so
 		}
 		in.Retry = false
@@ -155,7 +155,7 @@ func (r *rollout) start(ctx workflow.Context, in *contract.RolloutInstance) {
 		case err != nil:
 			r.fail(ctx, in, errorMessage(err))
 		case out.Outcome == contract.DeployStarted:
-			in.Status = RolloutRunning
+			in.Status = contract.RolloutRunning
 		case out.Outcome == contract.DeployAtTarget:
 			in.Status, in.Reason, in.Ready = contract.RolloutAtTarget, out.Message, out.Ready
 			r.inFlight--
@@ -180,7 +180,7 @@ func (r *rollout) receiveDone(ctx workflow.Context) {
 			return
 		}
 		in := r.s.Find(d.Ref)
-		if in == nil || (in.Status != RolloutStarting && in.Status != RolloutRunning) {
+		if in == nil || (in.Status != contract.RolloutStarting && in.Status != contract.RolloutRunning) {
 			continue
 		}
 		in.Ready = d.Ready

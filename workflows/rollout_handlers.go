@@ -54,7 +54,7 @@ func (r *rollout) admitResume() error {
 }
 
 func (r *rollout) admitAbort() error {
-	if r.s.Phase == PhaseAborted || r.s.Phase == PhaseCompleted || r.s.Phase == PhasePlanning {
+	if r.s.Phase == contract.PhaseAborted || r.s.Phase == contract.PhaseCompleted || r.s.Phase == contract.PhasePlanning {
 		return notAllowed("rollout is %s; there is nothing to abort", r.s.Phase)
 	}
 	return nil
@@ -77,11 +77,11 @@ func (r *rollout) resume(ctx workflow.Context, req contract.RolloutRequest) {
 
 // abort ends the rollout; deploys in flight run to their end on their instances.
 func (r *rollout) abort(ctx workflow.Context, req contract.RolloutRequest) {
-	r.s.Phase, r.s.Reason = PhaseAborted, decided("aborted", req)
+	r.s.Phase, r.s.Reason = contract.PhaseAborted, decided("aborted", req)
 	if r.inFlight > 0 {
 		var refs []string
 		for _, in := range r.s.Instances {
-			if in.Status == RolloutStarting || in.Status == RolloutRunning {
+			if in.Status == contract.RolloutStarting || in.Status == contract.RolloutRunning {
 				refs = append(refs, in.Ref.String())
 			}
 		}

@@ -4,19 +4,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// Rollout phases.
-const (
-	PhasePlanning  = "Planning"  // computing the action list
-	PhaseAborted   = "Aborted"   // an operator ended it; instances keep what they reached
-	PhaseCompleted = "Completed" // every batch ran
-)
-
-// Rollout instance statuses.
-const (
-	RolloutStarting = "starting" // the deploy is being sent
-	RolloutRunning  = "running"
-)
-
 // maxBusyTries is how many batches an instance busy with another operation is tried in.
 const maxBusyTries = 3
 

@@ -120,7 +120,7 @@ func TestRolloutRunsBatchesInOrderAndCountsReplicas(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	var st contract.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
-	require.Equal(t, workflows.PhaseCompleted, st.Phase)
+	require.Equal(t, contract.PhaseCompleted, st.Phase)
 	require.Equal(t, 3, st.Batches)
 	inBatches(t, f.sent, []string{"acme/web-0", "acme/web-1"}, []string{"acme/web-2", "acme/web-3"}, []string{"acme/web-4"})
 	require.Equal(t, []string{"3/3/6"}, seen, "batch 1's two plus the instance already at the target; the archived one is not counted")
@@ -154,7 +154,7 @@ func TestRolloutStopsAtMaxFailuresAndResumeRetriesTheFailed(t *testing.T) {
 	inBatches(t, f.sent, []string{"acme/web-0", "acme/web-1"}, []string{"acme/web-1"}, []string{"acme/web-2", "acme/web-3"})
 	var st contract.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
-	require.Equal(t, workflows.PhaseCompleted, st.Phase)
+	require.Equal(t, contract.PhaseCompleted, st.Phase)
 	require.Equal(t, 4, st.Ready)
 }
 
@@ -185,7 +185,7 @@ func TestRolloutPauseAfterBatchWaitsForResumeAndAbortEnds(t *testing.T) {
 	require.Equal(t, 2, paused.Batch)
 	var st contract.RolloutStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
-	require.Equal(t, workflows.PhaseAborted, st.Phase)
+	require.Equal(t, contract.PhaseAborted, st.Phase)
 	require.Equal(t, "aborted by ann: enough", st.Reason)
 	require.Len(t, f.sent, 2, "batch 2 never started")
 }

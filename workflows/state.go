@@ -1,11 +1,5 @@
 package workflows
 
-// Operation results.
-const (
-	ResultResolved  = "resolved"
-	ResultAbandoned = "abandoned"
-)
-
 const (
 	historyKept = 20
 )

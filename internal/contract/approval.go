@@ -159,14 +159,6 @@ func ShortSHA(h string) string {
 	return h
 }
 
-const (
-	UpdateApprove = "approve"
-)
-
-const (
-	UpdateReject = "reject"
-)
-
 // ApprovalRequest is the argument of approve and reject.
 type ApprovalRequest struct {
 	Plan   string `json:"plan,omitempty"` // the plan hash, or at least 7 of its first digits
@@ -199,10 +191,6 @@ type ApprovalResult struct {
 	Hash      string              `json:"hash"`
 	Verb      string              `json:"verb"`
 }
-
-const (
-	SignalAwaitingApproval = "awaiting-approval"
-)
 
 // ApprovalWait is an operation stopped until its plan is approved.
 type ApprovalWait struct {
@@ -255,3 +243,19 @@ type ApprovalDecision struct {
 	Source string    `json:"source,omitempty"`
 	At     time.Time `json:"at"`
 }
+
+// Updates of an approval wait.
+const (
+	UpdateApprove = "approve"
+	UpdateReject  = "reject"
+)
+
+// Conditions and reasons the controls set.
+const (
+	// CondAwaitingApproval is True while an operation waits for its plan to be approved.
+	CondAwaitingApproval = "AwaitingApproval"
+	// CondScheduled is False while scheduling gates hold the instance's provisions and deploys.
+	CondScheduled = "Scheduled"
+	// ReasonDependencyFailed is the Scheduled condition's reason while a gate's target is failed.
+	ReasonDependencyFailed = "DependencyFailed"
+)

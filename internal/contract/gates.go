@@ -7,23 +7,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
-const (
-	UpdateGateAdd = "gate-add"
-)
-
-const (
-	UpdateGateRemove = "gate-remove"
-)
-
-const (
-	UpdateCancel = "cancel"
-)
-
-const (
-	// SignalGateCleared tells a gated instance that a built-in gate's condition holds.
-	SignalGateCleared = "gate-cleared"
-)
-
 // Gate is one scheduling gate on the instance.
 type Gate struct {
 	gates.Spec
@@ -63,3 +46,12 @@ type ReadyWatch struct {
 	Workflow string `json:"workflow"`
 	Gate     string `json:"gate"`
 }
+
+// Gate updates and signals.
+const (
+	UpdateGateAdd    = "gate-add"
+	UpdateGateRemove = "gate-remove"
+	UpdateCancel     = "cancel"
+	// SignalGateCleared tells a gated instance that a built-in gate's condition holds.
+	SignalGateCleared = "gate-cleared"
+)

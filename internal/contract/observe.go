@@ -72,14 +72,6 @@ type ObservedEvent struct {
 	ToReady     string              `json:"toReady"`
 }
 
-const (
-	ObserverWorkflowName = "DeployerObserverWorkflow"
-)
-
-const (
-	QueryObserver = "observer"
-)
-
 // ObserverConfig is what a starting worker tells a running observer.
 type ObserverConfig struct {
 	Interval time.Duration `json:"interval"`
@@ -103,3 +95,9 @@ func (st *ObserverState) Apply(cfg ObserverConfig) {
 		st.Interval = cfg.Interval
 	}
 }
+
+// The observer workflow and its query.
+const (
+	ObserverWorkflowName = "DeployerObserverWorkflow"
+	QueryObserver        = "observer"
+)

@@ -128,38 +128,6 @@ type RolloutRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-const (
-	PhaseRunning = "Running"
-)
-
-const (
-	PhasePaused = "Paused" // an operator paused it, or --pause-after-batch did
-)
-
-const (
-	PhaseStopped = "Stopped" // failures reached --max-failures; resume retries the failed
-)
-
-const (
-	RolloutPending = "pending"
-)
-
-const (
-	RolloutUpdated = "updated"
-)
-
-const (
-	RolloutAtTarget = "at-target" // had the desired config already: counts as updated
-)
-
-const (
-	RolloutFailed = "failed"
-)
-
-const (
-	RolloutSkipped = "skipped"
-)
-
 // RolloutInput starts a rollout, or continues one as new with its state.
 type RolloutInput struct {
 	Spec  RolloutSpec   `json:"spec"`
@@ -275,3 +243,24 @@ func (s *RolloutState) Line() string {
 	}
 	return l
 }
+
+// Rollout phases.
+const (
+	PhasePlanning  = "Planning" // computing the action list
+	PhaseRunning   = "Running"
+	PhasePaused    = "Paused"    // an operator paused it, or --pause-after-batch did
+	PhaseStopped   = "Stopped"   // failures reached --max-failures; resume retries the failed
+	PhaseAborted   = "Aborted"   // an operator ended it; instances keep what they reached
+	PhaseCompleted = "Completed" // every batch ran
+)
+
+// An instance's status in a rollout.
+const (
+	RolloutPending  = "pending"
+	RolloutStarting = "starting" // the deploy is being sent
+	RolloutRunning  = "running"
+	RolloutUpdated  = "updated"
+	RolloutAtTarget = "at-target" // had the desired config already: counts as updated
+	RolloutFailed   = "failed"
+	RolloutSkipped  = "skipped"
+)

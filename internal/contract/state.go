@@ -9,18 +9,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
-const (
-	ResultRunning = "running"
-)
-
-const (
-	ResultSucceeded = "succeeded"
-)
-
-const (
-	ResultFailed = "failed"
-)
-
 // Step statuses.
 const (
 	StepRunning = "running"
@@ -196,3 +184,17 @@ type DriftRecord struct {
 	// ClearedBy is the deploy that re-applied the config after drift was found.
 	ClearedBy string `json:"clearedBy,omitempty"`
 }
+
+// Operation results.
+const (
+	ResultRunning   = "running"
+	ResultSucceeded = "succeeded"
+	ResultFailed    = "failed"
+	ResultResolved  = "resolved"
+	ResultAbandoned = "abandoned"
+	// ResultRejected and ResultExpired end an operation at its approval with nothing applied.
+	ResultRejected = "rejected"
+	ResultExpired  = "expired"
+	// ResultCancelled is an operation cancelled while it waited at its gates: nothing was done.
+	ResultCancelled = "cancelled"
+)

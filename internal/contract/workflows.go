@@ -88,6 +88,8 @@ const (
 	SignalWatchReady = "watch-ready"
 	// SignalObserverConfig gives the observer a new interval or deployer connection.
 	SignalObserverConfig = "observer-config"
+	// SignalAwaitingApproval tells the instance which plan its pipeline waits to have approved.
+	SignalAwaitingApproval = "awaiting-approval"
 	// SignalApprovalDecision carries an approve or reject to the waiting pipeline.
 	SignalApprovalDecision = "approval-decision"
 )

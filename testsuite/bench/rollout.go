@@ -17,7 +17,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // rowFailedError is a row that printed FAILED: the bench goes on with the other rows, saves the
@@ -124,7 +123,7 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 	switch {
 	case followErr != nil:
 		return b.rolloutFailed(section, "run", followErr.Error()+statusLine(st), figures, "")
-	case st.Phase != workflows.PhaseCompleted || st.Ready != n || st.Updated != n || st.Total != n:
+	case st.Phase != contract.PhaseCompleted || st.Ready != n || st.Updated != n || st.Total != n:
 		return b.rolloutFailed(section, "run", fmt.Sprintf("ended with ready/updated/total %d/%d/%d, want %d/%d/%d",
 			st.Ready, st.Updated, st.Total, n, n, n)+statusLine(st), figures, "")
 	case runsErr != nil:

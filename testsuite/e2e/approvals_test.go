@@ -15,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Approvals on the real stack (git, terraform, ArgoCD), decided by the default policy with the
@@ -57,7 +56,7 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	require.Contains(t, w.Why, "deletes or replaces terraform_data.app")
 	st := e.Status(ref)
 	require.Equal(t, lifecycle.Deploying, st.State)
-	c := conditionOf(st.Conditions, workflows.CondAwaitingApproval)
+	c := conditionOf(st.Conditions, contract.CondAwaitingApproval)
 	require.Equal(t, lifecycle.ConditionTrue, c.Status)
 	require.Contains(t, c.Message, "awaiting approval by user:alice")
 	require.NotNil(t, w.MR, "the plan is of the open MR")
@@ -112,14 +111,14 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 
 	// A rejection closes the MR; nothing was applied.
 	as(t, "alice", func() { e.MustCLI(0, "reject", ref, "--reason", "not during the freeze") })
-	require.Eventually(t, func() bool { return e.Status(ref).Operation.Result == workflows.ResultRejected }, time.Minute, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return e.Status(ref).Operation.Result == contract.ResultRejected }, time.Minute, 50*time.Millisecond)
 	st = e.Status(ref)
 	require.Equal(t, lifecycle.Deployed, st.State, "back where it was")
 	require.Empty(t, st.Failure, "a rejection is no failure")
 	require.Empty(t, testsuite.Branches(t, e.GitOpsRepo, "slipway/appr/web/deploy"), "the MR's branch is gone")
 	require.Equal(t, merges, testsuite.Merges(t, e.GitOpsRepo, "instances/appr/web"))
 	require.Equal(t, "1", configMap(t, stack, ns)["generation"])
-	require.Nil(t, conditionOrNil(st.Conditions, workflows.CondAwaitingApproval))
+	require.Nil(t, conditionOrNil(st.Conditions, contract.CondAwaitingApproval))
 
 	// Approved, then the state moves before the apply: the plan made again needs its own approval.
 	e.MustCLI(0, "deploy", ref, "-f", replace)
@@ -154,11 +153,11 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	// An archive nobody approves expires: nothing is removed.
 	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: guarded\nparameters:\n  greeting: hi\n  generation: 2\napproval: {timeout: 3s}\n"), "--wait")
 	e.MustCLI(0, "archive", ref)
-	if !assert.Eventually(t, func() bool { return e.Status(ref).Operation.Result == workflows.ResultExpired }, time.Minute, 100*time.Millisecond) {
+	if !assert.Eventually(t, func() bool { return e.Status(ref).Operation.Result == contract.ResultExpired }, time.Minute, 100*time.Millisecond) {
 		t.Fatalf("status:\n%s", e.MustCLI(0, "status", ref, "-o", "all").Stdout)
 	}
 	st = e.Status(ref)
-	require.Equal(t, workflows.ResultExpired, st.Operation.Result)
+	require.Equal(t, contract.ResultExpired, st.Operation.Result)
 	require.Equal(t, lifecycle.Deployed, st.State)
 	require.Equal(t, "hi", configMap(t, stack, ns)["greeting"], "the app is still there")
 

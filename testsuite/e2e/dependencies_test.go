@@ -17,7 +17,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // relaySchema is a stack whose instances depend on another of the same stack: two of them can
@@ -78,7 +77,7 @@ func TestInstanceDependencies(t *testing.T) {
 	st := e.Status("deps/app")
 	require.Equal(t, lifecycle.NoConfiguration, st.State)
 	require.Equal(t, []string{"deps/net"}, st.Dependencies)
-	sched := conditionOf(st.Conditions, workflows.CondScheduled)
+	sched := conditionOf(st.Conditions, contract.CondScheduled)
 	require.Equal(t, lifecycle.ConditionFalse, sched.Status)
 	require.Contains(t, sched.Message, "instance:deps/net")
 
@@ -162,12 +161,12 @@ func TestInstanceDependencies(t *testing.T) {
 	e.MustCLI(1, "deploy", "deps/broken", "--wait")
 	failed := time.Now()
 	failedOn := func(ref string) bool {
-		c := conditionOf(e.Status(ref).Conditions, workflows.CondScheduled)
-		return c.Reason == workflows.ReasonDependencyFailed && strings.Contains(c.Message, "deps/broken is DeploymentFailed")
+		c := conditionOf(e.Status(ref).Conditions, contract.CondScheduled)
+		return c.Reason == contract.ReasonDependencyFailed && strings.Contains(c.Message, "deps/broken is DeploymentFailed")
 	}
 	require.Eventually(t, func() bool { return failedOn("deps/app2") }, 30*time.Second, 20*time.Millisecond)
 	t.Logf("dependency failed to its dependent's Scheduled condition: %s", time.Since(failed).Round(time.Millisecond))
-	require.Contains(t, conditionOf(e.Status("deps/app2").Conditions, workflows.CondScheduled).Message, "asked to fail")
+	require.Contains(t, conditionOf(e.Status("deps/app2").Conditions, contract.CondScheduled).Message, "asked to fail")
 	e.MustCLI(0, "create", "deps/app3", "-f", writeFile(t, "stack: app\nparameters:\n  network: broken\n"))
 	require.Eventually(t, func() bool { return failedOn("deps/app3") }, 30*time.Second, 100*time.Millisecond)
 

@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // Scheduling gates on the real stack (git, terraform, ArgoCD): a gate from the instance file
@@ -33,7 +32,7 @@ func TestSchedulingGatesHoldProvisionsAndDeploys(t *testing.T) {
 
 	st := e.Status("gate/web")
 	require.Equal(t, lifecycle.NoConfiguration, st.State, "the state stays while gated")
-	sched := conditionOf(st.Conditions, workflows.CondScheduled)
+	sched := conditionOf(st.Conditions, contract.CondScheduled)
 	require.Equal(t, lifecycle.ConditionFalse, sched.Status)
 	require.Equal(t, "SchedulingGated", sched.Reason)
 	require.Contains(t, sched.Message, "network")
@@ -54,7 +53,7 @@ func TestSchedulingGatesHoldProvisionsAndDeploys(t *testing.T) {
 	e.MustCLI(0, "gate", "remove", "gate/web", "network", "--reason", "network is up")
 	require.Eventually(t, func() bool { return e.Status("gate/web").State == lifecycle.ConfigurationCreated }, 30*time.Second, 20*time.Millisecond)
 	t.Logf("gate removed to provisioned: %s", time.Since(start).Round(time.Millisecond))
-	require.Nil(t, conditionOrNil(e.Status("gate/web").Conditions, workflows.CondScheduled), "no gates, no Scheduled=False")
+	require.Nil(t, conditionOrNil(e.Status("gate/web").Conditions, contract.CondScheduled), "no gates, no Scheduled=False")
 
 	// A gated deploy is cancelled: nothing is done and the state is as it was.
 	e.MustCLI(0, "gate", "add", "gate/web", "hold", "--reason", "freeze")
@@ -64,7 +63,7 @@ func TestSchedulingGatesHoldProvisionsAndDeploys(t *testing.T) {
 	require.Eventually(t, func() bool { return !waiting("gate/web") }, 30*time.Second, 50*time.Millisecond)
 	st = e.Status("gate/web")
 	require.Equal(t, lifecycle.ConfigurationCreated, st.State)
-	require.Equal(t, workflows.ResultCancelled, st.Operation.Result)
+	require.Equal(t, contract.ResultCancelled, st.Operation.Result)
 	require.Empty(t, st.Operation.Steps, "no pipeline ran")
 
 	// A gate that times out fails the deploy with no leftovers.

@@ -16,7 +16,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/instant"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // holdDeployer keeps one instance's deploys running while held, and takes a little while over
@@ -85,7 +84,7 @@ func TestRolloutSurvivesAWorkerRestartAndRetriesABusyInstanceLater(t *testing.T)
 	e.MustCLI(0, "rollout", "resume", "restart")
 	e.MustCLI(0, "rollout", "status", "restart", "--follow")
 	st := rolloutStatus(t, e, "restart")
-	require.Equal(t, workflows.PhaseCompleted, st.Phase)
+	require.Equal(t, contract.PhaseCompleted, st.Phase)
 	require.Equal(t, 12, st.Updated)
 	require.Equal(t, 12, st.Total)
 	web0 := st.Instances[0]

@@ -5,10 +5,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/contract"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/testsuite"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A stack change pushed to main rolls out with --stack-rev: every instance's config is rendered
@@ -42,7 +43,7 @@ func TestRolloutOfAStackRevision(t *testing.T) {
 	e.MustCLI(0, "rollout", "start", "--id", "stackrev", "--stack", "example", "--tenant", "rev", "--stack-rev", rev,
 		"--batch", "100%", "--wait")
 	st := rolloutStatus(t, e, "stackrev")
-	require.Equal(t, workflows.PhaseCompleted, st.Phase)
+	require.Equal(t, contract.PhaseCompleted, st.Phase)
 	require.Equal(t, 2, st.Updated)
 	for _, ref := range []string{"rev/web-0", "rev/web-1"} {
 		dir := "instances/" + ref + "/manifests"

@@ -18,7 +18,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
-	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A fleet of 50 instances on real git, terraform and ArgoCD takes a rollout in batches of 10.
@@ -65,7 +64,7 @@ func TestFleetRolloutStopsOnFailureAndResumes(t *testing.T) {
 	e.MustCLI(0, "rollout", "status", "fleet", "--follow")
 	t.Logf("resume to completion: %s", time.Since(start).Round(time.Millisecond))
 	st = rolloutStatus(t, e, "fleet")
-	require.Equal(t, workflows.PhaseCompleted, st.Phase)
+	require.Equal(t, contract.PhaseCompleted, st.Phase)
 	require.Equal(t, []string{"1: 10/10/50", "2: 20/20/50", "3: 30/30/50", "4: 40/40/50", "5: 50/50/50"}, batchCounts(st.Ended))
 	for i := range n {
 		require.Equal(t, "2", fleetConfigMap(t, e, stack, i)["replicas"], fleetRef(i))
