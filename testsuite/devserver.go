@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 )
 

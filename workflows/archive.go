@@ -1,8 +1,9 @@
 package workflows
 
 import (
-	"github.com/slipway-dev/slipway/internal/contract"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // ArchivePipeline removes the app and its namespace (Grove's archive); the config

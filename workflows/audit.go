@@ -1,11 +1,10 @@
 package workflows
 
 import (
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // SignalRefusal carries a refusal a pipeline heard to its instance, which records it.

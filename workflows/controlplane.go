@@ -1,9 +1,9 @@
 package workflows
 
 import (
-	"github.com/slipway-dev/slipway/internal/contract"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 )
 

@@ -3,10 +3,9 @@ package workflows
 import (
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )

@@ -1,8 +1,9 @@
 package workflows
 
 import (
-	"github.com/slipway-dev/slipway/internal/contract"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // DeployPipeline is the first deploy and every update (EDP's deploy workflow): an

@@ -1,8 +1,9 @@
 package workflows
 
 import (
-	"github.com/slipway-dev/slipway/internal/contract"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // DeprovisionPipeline destroys everything and removes the config through an MR

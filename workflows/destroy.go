@@ -1,8 +1,9 @@
 package workflows
 
 import (
-	"github.com/slipway-dev/slipway/internal/contract"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // DestroyPipeline removes the app and runs terraform destroy (EDP's destroy). The

@@ -3,9 +3,9 @@ package workflows
 import (
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Metric names as the SDK's handler is given them; Prometheus adds _total to the counters and

@@ -3,9 +3,9 @@ package workflows
 import (
 	"strings"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func (r *rollout) register(ctx workflow.Context) error {

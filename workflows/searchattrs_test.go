@@ -3,10 +3,10 @@ package workflows_test
 import (
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // sqlVisibilityKeywordLimit is how many Keyword attributes SQL visibility (SQLite, PostgreSQL,

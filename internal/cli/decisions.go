@@ -3,11 +3,10 @@ package cli
 import (
 	"context"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 

@@ -8,13 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/version"

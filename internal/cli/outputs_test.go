@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/assert"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Outputs are tenant-controlled text: status prints each on one line of its own, quoted, so a

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 var stepT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -6,10 +6,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // spinnerFrames turn once a second: the frame comes from the step's elapsed time, not from how

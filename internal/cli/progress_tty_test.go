@@ -9,10 +9,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/require"
 	"github.com/vbauerster/mpb/v8"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // fakeClock is the time the display reads; mpb's goroutines read it while the test sets it.

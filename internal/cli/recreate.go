@@ -3,10 +3,9 @@ package cli
 import (
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/spf13/cobra"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 

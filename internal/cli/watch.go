@@ -1,8 +1,9 @@
 package cli
 
 import (
-	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 func (g *globals) watchCmd() *cobra.Command {

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 )
 

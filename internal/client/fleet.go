@@ -6,10 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/metrics"
 )

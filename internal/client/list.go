@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // ListItem is one instance as the visibility store (and the Temporal UI) sees it.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // SearchAttributeTypeError is a search attribute the namespace holds with another type than

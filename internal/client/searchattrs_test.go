@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // The registration script (which compose runs) must register exactly the declared list.

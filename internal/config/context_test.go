@@ -3,9 +3,10 @@ package config
 import (
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // hostile is a greeting that tries to leave its place in every kind of file.

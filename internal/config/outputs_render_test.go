@@ -3,10 +3,11 @@ package config
 import (
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 const outputsTF = "output \"db_host\" {\n  value = \"db.internal\"\n}\n\noutput \"db_password\" {\n  value     = \"x\"\n  sensitive = true\n}\n"

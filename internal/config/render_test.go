@@ -3,9 +3,10 @@ package config
 import (
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 var renderFiles = map[string]string{

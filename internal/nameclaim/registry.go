@@ -9,12 +9,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/names"
 )
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
@@ -14,6 +12,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/attest"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
 	"github.com/slipway-dev/slipway/internal/tracing"
 )

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/deploy/argocd"
 	"github.com/slipway-dev/slipway/internal/deploy/kubeapi"

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"code.gitea.io/sdk/gitea"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/policy"

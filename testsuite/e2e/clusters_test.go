@@ -6,10 +6,9 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy/argocd"
 	"github.com/slipway-dev/slipway/internal/devstack/argostack"
 	"github.com/slipway-dev/slipway/internal/devstack/devenv"

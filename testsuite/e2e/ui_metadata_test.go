@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite"
 )
 

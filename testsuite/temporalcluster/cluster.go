@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-
 	ipg "github.com/slipway-dev/slipway/internal/devstack/postgres"
 	"github.com/slipway-dev/slipway/internal/devstack/temporalcluster"
 	"github.com/slipway-dev/slipway/testsuite/postgres"

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/slipway-dev/slipway/internal/contract"
-
 	"github.com/slipway-dev/slipway/internal/devstack/postgres"
 	"github.com/slipway-dev/slipway/internal/devstack/temporalcluster"
 )

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/slipway-dev/slipway/internal/contract"
-
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
@@ -20,6 +18,7 @@ import (
 	"github.com/slipway-dev/slipway/activities"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/deploy/kubeapi"
 	"github.com/slipway-dev/slipway/internal/devstack/argostack"
