@@ -79,6 +79,8 @@ type entity struct {
 	watchChan    workflow.ReceiveChannel
 	clearedChan  workflow.ReceiveChannel
 	opsInRun     int
+	// newRunAsked is a new-run request accepted in this run: the run continues as new when idle.
+	newRunAsked bool
 	stepsChan    workflow.ReceiveChannel
 	observeChan  workflow.ReceiveChannel
 	// lean runs are those that receive signals in one coroutine and upsert only changed search attributes.
@@ -124,6 +126,9 @@ func (e *entity) empty() bool {
 }
 
 func (e *entity) shouldContinueAsNew(ctx workflow.Context) bool {
+	if e.newRunAsked {
+		return true
+	}
 	if n := e.s.Settings.ContinueAsNewAfter; n > 0 && e.opsInRun >= n {
 		return true
 	}

@@ -25,6 +25,8 @@ func policyOperation(update string) string {
 		return "refresh"
 	case contract.UpdateCheckDrift:
 		return "drift"
+	case contract.UpdateNewRun:
+		return contract.UpdateNewRun
 	case contract.UpdateRetry, contract.UpdateResolve, contract.UpdateAbandon:
 		return update
 	}

@@ -31,7 +31,14 @@ func (e *entity) register(ctx workflow.Context) error {
 	if err := workflow.SetUpdateHandler(ctx, contract.UpdateRefresh, e.refresh); err != nil {
 		return err
 	}
-	err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateCheckDrift, e.checkDrift,
+	// A new run is asked for only by the retirement of a workflow version; old runs never saw the
+	// update, so registering it changes no command and needs no GetVersion.
+	err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateNewRun, e.newRun,
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context) error { return e.admitNewRun() }})
+	if err != nil {
+		return err
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateCheckDrift, e.checkDrift,
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req contract.DriftRequest) error { return e.admitDriftCheck() }})
 	if err != nil {
 		return err
@@ -384,4 +391,20 @@ func (e *entity) admitSkipHook(d lifecycle.Decision, req contract.DecisionReques
 		return notAllowed("%s: --skip-hook: the operation did not fail in a hook (it failed at step %s)", e.s.Ref, step)
 	}
 	return nil
+}
+
+// admitNewRun takes a new-run request only while the instance holds nothing: a run never ends
+// under an operation, a drift check or an approval wait.
+func (e *entity) admitNewRun() error {
+	if e.busy {
+		return busyError(fmt.Sprintf("%s is busy: %s; new-run is rejected, not queued — send it again when the running operation ends",
+			e.s.Ref, e.runningLine()))
+	}
+	return nil
+}
+
+// newRun marks the run to continue as new; the main loop does it once the update has finished.
+func (e *entity) newRun(ctx workflow.Context) (contract.NewRunResult, error) {
+	e.newRunAsked = true
+	return contract.NewRunResult{EndedRun: workflow.GetInfo(ctx).WorkflowExecution.RunID}, nil
 }

@@ -66,6 +66,9 @@ const (
 	UpdateRetry   = "retry"
 	UpdateResolve = "resolve"
 	UpdateAbandon = "abandon"
+	// UpdateNewRun asks an idle instance to continue as new now, so that its next run starts on
+	// the workers' current code and a workflow version's old branch can retire (docs/versions.md).
+	UpdateNewRun = "new-run"
 	// UpdateCheckDrift asks an idle Deployed instance to plan its deployed config against the world.
 	UpdateCheckDrift = "check-drift"
 )
@@ -93,3 +96,8 @@ const (
 	// SignalApprovalDecision carries an approve or reject to the waiting pipeline.
 	SignalApprovalDecision = "approval-decision"
 )
+
+// NewRunResult is the run a new-run request ends; the instance goes on in the next one.
+type NewRunResult struct {
+	EndedRun string `json:"endedRun"`
+}

@@ -35,6 +35,7 @@ var Operations = []string{
 	"retry", "resolve", "abandon",
 	"approve", "reject",
 	"gate", "cancel", "rollout", "drift", "refresh",
+	"new-run", // an operator moving an idle instance to a new run (retiring a workflow version)
 	"secrets", // slipway server reading an instance's secrets for a person
 }
 

@@ -62,6 +62,8 @@ func TestDefaultPolicyDecides(t *testing.T) {
 		{name: "bob cannot cancel acme's operation", in: in(bob, "cancel"), reason: "tenant acme"},
 		{name: "carol deploys acme", in: in(carol, "deploy"), allow: true, reason: "platform admin"},
 		{name: "the worker refreshes", in: in(worker, "refresh"), allow: true},
+		{name: "carol moves acme/web to a new run", in: in(carol, "new-run"), allow: true, reason: "platform admin"},
+		{name: "bob cannot move acme/web to a new run", in: in(bob, "new-run"), reason: "bob may not new-run instances of tenant acme"},
 		{name: "an unmapped forge login is nobody's member", in: in(mallory, "deploy"), reason: "tenant acme"},
 		{
 			name: "alice's destroy waits for platform-admins though the stack says never",

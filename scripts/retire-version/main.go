@@ -76,9 +76,9 @@ func steps(c workflows.Change, v workflow.Version) string {
 	slices.Sort(dirs)
 	dirs = slices.Compact(dirs)
 	fmt.Fprintf(&b, "Retiring %s up to %s (added %s in %s, newest version %d).\n", c.ID, versionName(v), c.Added, c.Commit, c.Max)
-	fmt.Fprintf(&b, "1. Wait until the list above is empty: a pipeline ends with its operation (or retry, resolve,\n"+
-		"   abandon it); a parked InstanceWorkflow moves to a new run only when it continues as new\n"+
-		"   (docs/versions.md). Never reset a run to move it.\n")
+	fmt.Fprintf(&b, "1. Empty the list above: a pipeline ends with its operation (or retry, resolve, abandon it);\n"+
+		"   move each parked InstanceWorkflow instance/T/N to a new run with slipway new-run T/N (a busy one\n"+
+		"   refuses: send it again when its operation ends). Never reset a run to move it.\n")
 	fmt.Fprintf(&b, "2. In workflows/, give the GetVersion(ctx, %q, ...) call minSupported %d and delete the code\n"+
 		"   of the branches below it; keep the call.\n", c.ID, min)
 	if len(dirs) == 0 {
