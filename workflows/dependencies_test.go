@@ -11,7 +11,7 @@ import (
 )
 
 func TestScheduledNamesAFailedDependency(t *testing.T) {
-	e := &entity{s: contract.InstanceState{Gates: []contract.Gate{{Spec: gates.Spec{Name: "instance:acme/net"}}}}}
+	e := &entity{s: &contract.InstanceState{Gates: []contract.Gate{{Spec: gates.Spec{Name: "instance:acme/net"}}}}}
 	require.Equal(t, "SchedulingGated", e.scheduledCondition().Reason)
 	e.s.Gates[0].Failed = "acme/net is DeploymentFailed: deploy failed at step terraform-plan: boom"
 	c := e.scheduledCondition()

@@ -20,7 +20,8 @@ import (
 // the history grows.
 func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 	e := newEntity(ctx, in)
-	e.lean = leanWhenParked(ctx)
+	lean := leanWhenParked(ctx)
+	e.lean = lean >= 1
 	// Every verified update is decided by the policy before its handler runs (verified-requests v2).
 	attest.SetAuthorizer(ctx, e.authorize)
 	if err := e.register(ctx); err != nil {
@@ -28,9 +29,13 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 	}
 	e.recordLegacyNames(ctx)
 	e.upsertSearchAttributes(ctx)
-	if e.lean {
+	switch {
+	case lean >= 2:
+		e.inline = true
+		e.openInbox(ctx)
+	case e.lean:
 		workflow.Go(ctx, e.receiveSignals)
-	} else {
+	default:
 		workflow.Go(ctx, e.receiveSteps)
 		workflow.Go(ctx, e.receiveObservations)
 		workflow.Go(ctx, e.receiveGateSignals)
@@ -39,13 +44,19 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 	}
 	for {
 		if err := workflow.Await(ctx, func() bool {
-			return !e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx))
+			return e.signalled() || (!e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx)))
 		}); err != nil {
 			return err
 		}
+		if e.receiveSignal(ctx) {
+			continue
+		}
 		// Let accepted updates (a rejected race, a decision) finish before closing the run.
-		if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		if err := workflow.Await(ctx, func() bool { return e.signalled() || workflow.AllHandlersFinished(ctx) }); err != nil {
 			return err
+		}
+		if e.receiveSignal(ctx) {
+			continue
 		}
 		if e.busy {
 			continue
@@ -59,15 +70,14 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 		case e.s.State.Final(), e.empty():
 			return nil
 		case e.shouldContinueAsNew(ctx):
-			st := e.s
-			return workflow.NewContinueAsNewError(ctx, contract.InstanceWorkflowName, contract.InstanceInput{Ref: st.Ref, State: &st, Settings: st.Settings})
+			return workflow.NewContinueAsNewError(ctx, contract.InstanceWorkflowName, contract.InstanceInput{Ref: e.s.Ref, State: e.s, Settings: e.s.Settings})
 		}
 	}
 }
 
 // entity is the running instance: its durable state plus what lives only in this run.
 type entity struct {
-	s       contract.InstanceState
+	s       *contract.InstanceState
 	busy    bool
 	holding string // what holds the instance when it is not an operation (a drift check)
 	// lastReady and lastDrifted are what the sinks last heard, so only a change is notified.
@@ -81,10 +91,13 @@ type entity struct {
 	opsInRun     int
 	// newRunAsked is a new-run request accepted in this run: the run continues as new when idle.
 	newRunAsked bool
-	stepsChan    workflow.ReceiveChannel
-	observeChan  workflow.ReceiveChannel
+	stepsChan   workflow.ReceiveChannel
+	observeChan workflow.ReceiveChannel
 	// lean runs are those that receive signals in one coroutine and upsert only changed search attributes.
 	lean bool
+	// inline runs receive their signals in the main loop, from inbox (lean version 2).
+	inline bool
+	inbox  [inboxSize]workflow.ReceiveChannel
 	// observing, gating and approving hold the signals receiveSignals took whose handlers wait.
 	observing, gating, approving lane
 	// stop cancels the running pipeline (cancel-running); nil when none runs.
@@ -97,13 +110,13 @@ func newEntity(ctx workflow.Context, in contract.InstanceInput) *entity {
 		watchChan:   workflow.GetSignalChannel(ctx, contract.SignalWatchReady),
 		clearedChan: workflow.GetSignalChannel(ctx, contract.SignalGateCleared)}
 	if in.State != nil {
-		e.s = *in.State
+		e.s = in.State // the decoded input stays referenced for the whole run: a copy would be kept twice
 		e.lastReady = string(e.condition(lifecycle.CondReady).Status)
 		e.lastDrifted = e.s.Drift != nil && e.s.Drift.Drifted
 		return e
 	}
 	info := workflow.GetInfo(ctx)
-	e.s = contract.InstanceState{Ref: in.Ref, State: lifecycle.NoConfiguration, Settings: in.Settings,
+	e.s = &contract.InstanceState{Ref: in.Ref, State: lifecycle.NoConfiguration, Settings: in.Settings,
 		Epoch: epochOf(info.FirstRunID)}
 	return e
 }

@@ -7,12 +7,13 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// leanWhenParked reports whether this run receives every signal in one coroutine
-// (receiveSignals) rather than one coroutine per kind, and upserts only the search attributes
-// that change: each coroutine is a goroutine with its own stack, and each upserted value a
-// payload, kept for as long as the workflow is cached, which is most of a parked instance's memory.
-func leanWhenParked(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeLeanParked, workflow.DefaultVersion, 1) >= 1
+// leanWhenParked is how lean this run keeps a parked instance: from version 1 it receives every
+// signal in one coroutine (receiveSignals) rather than one coroutine per kind, and upserts only
+// the search attributes that change; from version 2 the main loop receives them itself (inline),
+// so a parked instance is one coroutine. Each coroutine is a goroutine whose stack (4 KiB at the
+// least) and selector stay for as long as the workflow is cached, as does each upserted value.
+func leanWhenParked(ctx workflow.Context) workflow.Version {
+	return workflow.GetVersion(ctx, changeLeanParked, workflow.DefaultVersion, 2)
 }
 
 // lane handles one kind of signal in the order they came, in a coroutine that lives only while
@@ -44,55 +45,105 @@ func (l *lane) drain(ctx workflow.Context) {
 	}
 }
 
-// receiveSignals is every signal receiver of the instance in one coroutine. Handlers that never
-// wait run here; the others run in their kind's lane.
+// receiveSignals is every signal receiver of the instance in one coroutine (lean version 1).
 func (e *entity) receiveSignals(ctx workflow.Context) {
+	e.openInbox(ctx)
 	sel := workflow.NewSelector(ctx)
-	sel.AddReceive(e.stepsChan, func(c workflow.ReceiveChannel, _ bool) {
+	for i, c := range e.inbox {
+		sel.AddReceive(c, func(workflow.ReceiveChannel, bool) { e.receive(ctx, i) })
+	}
+	for {
+		sel.Select(ctx)
+	}
+}
+
+// The instance's signal channels (entity.inbox), in the order they are taken when several wait.
+const (
+	inStep = iota
+	inObserved
+	inWatch
+	inCleared
+	inTargetFailed
+	inApproval
+	inRefused
+	inRelayedRefusal
+	inboxSize
+)
+
+func (e *entity) openInbox(ctx workflow.Context) {
+	e.inbox = [inboxSize]workflow.ReceiveChannel{e.stepsChan, e.observeChan, e.watchChan, e.clearedChan,
+		workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed), workflow.GetSignalChannel(ctx, contract.SignalAwaitingApproval),
+		workflow.GetSignalChannel(ctx, attest.SignalRefused), workflow.GetSignalChannel(ctx, SignalRefusal)}
+}
+
+// signalled reports whether an inline run (lean version 2) has a signal to receive.
+func (e *entity) signalled() bool {
+	if !e.inline {
+		return false
+	}
+	for _, c := range e.inbox {
+		if c.Len() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// receiveSignal has an inline run's main loop receive one signal, if one came; it never blocks.
+// It takes no selector: one kept per cached instance cost more than the instance's own state.
+func (e *entity) receiveSignal(ctx workflow.Context) bool {
+	if !e.inline {
+		return false
+	}
+	for i, c := range e.inbox {
+		if c.Len() > 0 {
+			e.receive(ctx, i)
+			return true
+		}
+	}
+	return false
+}
+
+// receive takes the signal waiting on inbox[i] and handles it: at once if its handler never
+// waits, in its kind's lane otherwise.
+func (e *entity) receive(ctx workflow.Context, i int) {
+	c := e.inbox[i]
+	switch i {
+	case inStep:
 		var ev contract.StepEvent
 		c.Receive(ctx, &ev)
 		e.applyStep(ev)
 		e.showDetails(ctx)
-	})
-	sel.AddReceive(e.observeChan, func(c workflow.ReceiveChannel, _ bool) {
+	case inObserved:
 		var obs contract.Observation
 		c.Receive(ctx, &obs)
 		e.observing.push(ctx, func(ctx workflow.Context) { e.observed(ctx, obs) })
-	})
-	sel.AddReceive(e.watchChan, func(c workflow.ReceiveChannel, _ bool) {
+	case inWatch:
 		var w contract.ReadyWatch
 		c.Receive(ctx, &w)
 		e.gating.push(ctx, func(ctx workflow.Context) { e.addWatch(ctx, w) })
-	})
-	sel.AddReceive(e.clearedChan, func(c workflow.ReceiveChannel, _ bool) {
+	case inCleared:
 		var w contract.ReadyWatch
 		c.Receive(ctx, &w)
 		e.gating.push(ctx, func(ctx workflow.Context) {
 			e.dropGate(ctx, w.Gate, "cleared", w.Workflow, "that instance is Ready")
 		})
-	})
-	sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed), func(c workflow.ReceiveChannel, _ bool) {
+	case inTargetFailed:
 		var f TargetFailure
 		c.Receive(ctx, &f)
 		e.gating.push(ctx, func(ctx workflow.Context) { e.targetFailed(ctx, f) })
-	})
-	sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalAwaitingApproval), func(c workflow.ReceiveChannel, _ bool) {
+	case inApproval:
 		var w contract.ApprovalWait
 		c.Receive(ctx, &w)
 		e.approving.push(ctx, func(ctx workflow.Context) { e.awaitApproval(ctx, w) })
-	})
-	sel.AddReceive(workflow.GetSignalChannel(ctx, attest.SignalRefused), func(c workflow.ReceiveChannel, _ bool) {
+	case inRefused:
 		var r attest.Refusal
 		c.Receive(ctx, &r)
 		e.audit(ctx, contract.AuditRecord{At: r.At, Decision: AuditRefused, Request: "signal " + r.Signal, Reason: r.Why})
-	})
-	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalRefusal), func(c workflow.ReceiveChannel, _ bool) {
+	case inRelayedRefusal:
 		var r RelayedRefusal
 		c.Receive(ctx, &r)
 		e.audit(ctx, contract.AuditRecord{At: r.Refusal.At, Decision: AuditRefused, Request: "signal " + r.Refusal.Signal,
 			Workflow: r.Workflow, Reason: r.Refusal.Why})
-	})
-	for {
-		sel.Select(ctx)
 	}
 }

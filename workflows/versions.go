@@ -42,7 +42,8 @@ const (
 	// changeVerifiedRequests verifies every start, update and signal's attestation (internal/attest's
 	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones).
 	changeVerifiedRequests = attest.ChangeVerifiedRequests
-	// changeLeanParked receives an instance's signals in one coroutine instead of five and upserts only changed search attributes.
+	// changeLeanParked receives an instance's signals in one coroutine instead of five and upserts only changed search attributes;
+	// version 2 receives them in the main loop, with no coroutine of their own.
 	changeLeanParked = "lean-parked-instance"
 	// changeStackBudgets gives terraform steps the stack's schema.timeouts instead of the fixed hour.
 	changeStackBudgets = "stack-budgets"
@@ -142,8 +143,9 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"verified-requests", "verified-requests-v2"},
 		}},
-	{ID: changeLeanParked, Added: "2026-11-24", Commit: "f4347e3", Max: 1, Workflows: []string{instanceType},
+	{ID: changeLeanParked, Added: "2026-11-24", Commit: "f4347e3", Max: 2, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
+			1: {"approvals-signal-lanes", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets"},
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-stateful-replace", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "render-provenance", "render-provenance-v2", "verified-requests", "verified-requests-v2"},
 		}},
 	{ID: changeStackBudgets, Added: "2026-11-24", Commit: "938fe17", Max: 1, Workflows: pipelines},

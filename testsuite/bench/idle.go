@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,6 +69,9 @@ func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
 	rss, peak := w.rss()
 	mem, profile, err := w.memStats(b.dir)
 	if err != nil {
+		return row{}, err
+	}
+	if _, err := keepProfile(strings.TrimSuffix(profile, ".pprof")+".goroutines.pprof", b.o.out); err != nil {
 		return row{}, err
 	}
 	if profile, err = keepProfile(profile, b.o.out); err != nil {

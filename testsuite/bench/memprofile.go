@@ -22,8 +22,8 @@ type memStats struct {
 	Goroutines    int     `json:"goroutines"`
 }
 
-// serveMemStats writes <prefix>.json and a heap profile <prefix>.pprof each time the process
-// gets SIGUSR1.
+// serveMemStats writes <prefix>.json, a heap profile <prefix>.pprof and a goroutine profile
+// <prefix>.goroutines.pprof each time the process gets SIGUSR1.
 func serveMemStats(prefix string) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGUSR1)
@@ -56,6 +56,10 @@ func writeMemStats(prefix string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
+	// Parked workflows are goroutines too: their blocking points tell what keeps each stack.
+	if err := writeProfile("goroutine", prefix+".goroutines.pprof"); err != nil {
+		return err
+	}
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -66,6 +70,18 @@ func writeMemStats(prefix string) error {
 		return err
 	}
 	return os.Rename(tmp, prefix+".json")
+}
+
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // memStats asks the worker for its Go memory figures and heap profile, which it writes under

@@ -196,5 +196,5 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	}
 	require.True(t, strings.HasPrefix(applied, "approved destroy plan "+w.Hash[:12]), applied)
 	require.Empty(t, e.Resources(contract.Ref{Tenant: "appr", Name: "web"}))
-	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "appr", Name: "web"}), "approvals-signal-lanes")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "appr", Name: "web"}), "approvals-signal-inline")
 }

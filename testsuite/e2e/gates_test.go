@@ -99,7 +99,7 @@ func TestSchedulingGatesHoldProvisionsAndDeploys(t *testing.T) {
 		"gate instance:gate/db cleared: instance/gate/db is Ready", "provision succeeded"} {
 		require.Contains(t, events, line)
 	}
-	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "gate", Name: "web"}), "gates-signal-lanes")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "gate", Name: "web"}), "gates-signal-inline")
 
 	// A rollout skips a gated instance rather than wait at its gates with the batch.
 	e.MustCLI(0, "gate", "add", "gate/web", "freeze")

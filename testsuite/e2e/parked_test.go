@@ -17,10 +17,11 @@ import (
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
 
-// A parked instance in the worker's sticky cache holds its workflow's goroutine and one that
-// receives its signals, not one per kind of signal: each goroutine keeps a stack for as long as
-// the instance stays cached, which is most of what 10,000 parked instances cost (`make bench`).
-func TestAParkedInstanceHoldsTwoGoroutines(t *testing.T) {
+// A parked instance in the worker's sticky cache holds its workflow's goroutine only: its main
+// loop receives its signals (lean-parked-instance v2), where a coroutine of their own, and before
+// that one per kind of signal, each kept a stack for as long as the instance stayed cached, which
+// is most of what 10,000 parked instances cost (`make bench`).
+func TestAParkedInstanceHoldsOneGoroutine(t *testing.T) {
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.Deployer = "none" })
 	const n = 200
 	ctx := context.Background()
@@ -48,8 +49,10 @@ func TestAParkedInstanceHoldsTwoGoroutines(t *testing.T) {
 		require.Equal(t, "Deployed", string(st.State))
 	}
 	grown := runtime.NumGoroutine() - before
-	// Six per instance before the receivers shared one coroutine; allow one more than two for
-	// the worker's own pollers and connections.
-	require.Less(t, grown, 3*n, "%d goroutines for %d parked instances", grown, n)
-	require.Greater(t, grown, n, "the instances are cached, each with its goroutines: %d for %d", grown, n)
+	// Six per instance before the receivers shared one coroutine, two before the main loop
+	// received the signals; below two per instance leaves room for the worker's own pollers.
+	require.Less(t, grown, 2*n, "%d goroutines for %d parked instances", grown, n)
+	// Evicted instances hold none: well over half of n says they are cached (goroutines the
+	// harness had before may have ended meanwhile, so not n exactly).
+	require.Greater(t, grown, n/2, "the instances are cached, each with its goroutine: %d for %d", grown, n)
 }
