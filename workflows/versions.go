@@ -145,7 +145,7 @@ var Changes = []Change{
 		}},
 	{ID: changeLeanParked, Added: "2026-11-24", Commit: "f4347e3", Max: 2, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
-			1: {"approvals-signal-lanes", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets"},
+			1:                       {"approvals-signal-lanes", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets"},
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-stateful-replace", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "render-provenance", "render-provenance-v2", "verified-requests", "verified-requests-v2"},
 		}},
 	{ID: changeStackBudgets, Added: "2026-11-24", Commit: "938fe17", Max: 1, Workflows: pipelines},
