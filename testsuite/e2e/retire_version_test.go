@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -61,7 +62,7 @@ func TestRetireVersionListsTheRunsThatNeverTookTheNewBranch(t *testing.T) {
 	// Both are visible, the new run with its change version, before anything is listed.
 	waitFor(t, "both runs in visibility", func() bool {
 		return count(`WorkflowId = "`+ids[false]+`" AND TemporalChangeVersion = "another-change-1"`) == 1 &&
-			count(`WorkflowId = "`+ids[true]+`" AND TemporalChangeVersion = "`+change.ID+`-1"`) == 1
+			count(`WorkflowId = "`+ids[true]+`" AND TemporalChangeVersion = "`+fmt.Sprintf("%s-%d", change.ID, change.Max)+`"`) == 1
 	})
 
 	var listed []string
