@@ -111,7 +111,7 @@ func run() error {
 		return fmt.Errorf("refusing to start: %w", err)
 	case err != nil:
 		zl.Warn("search attributes not registered: ask an operator to run deploy/temporal/search-attributes.sh "+
-			"(it registers workflows.SearchAttributes with their types)", zap.String("namespace", ns), zap.Error(err))
+			"(it registers contract.SearchAttributes with their types)", zap.String("namespace", ns), zap.Error(err))
 	}
 	w, err := workerapp.NewWorker(c, cfg)
 	if err != nil {

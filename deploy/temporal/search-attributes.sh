@@ -3,7 +3,7 @@
 # filter instances by state, tenant and name. Safe to re-run: existing ones are kept; one registered
 # with another type is an error, since every workflow upserting it would fail.
 # A worker with operator rights registers them itself; this is for clusters where it has none.
-# The list is workflows.SearchAttributes: internal/client's tests fail when the two differ.
+# The list is contract.SearchAttributes: internal/client's tests fail when the two differ.
 set -eu
 ns="${TEMPORAL_NAMESPACE:-default}"
 addr="${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS must be set}"
