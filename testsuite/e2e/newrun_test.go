@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ import (
 
 // `slipway new-run` moves a parked instance to a new run of its workflow, its state carried:
 // the step a workflow version's retirement needs (docs/versions.md). The request is attested
-// and decided by the policy like every other.
+// and decided by the policy like every other; an unattested one changes nothing.
 func TestNewRunMovesAParkedInstanceToANewRunWithItsState(t *testing.T) {
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.Deployer = "none" })
 	ctx := context.Background()
@@ -30,6 +32,19 @@ func TestNewRunMovesAParkedInstanceToANewRunWithItsState(t *testing.T) {
 		contract.InstanceWorkflowName, instant.Parked(ref, "observer/"+e.TaskQueue, time.Now().UTC()))
 	require.NoError(t, err)
 	require.Equal(t, lifecycle.Deployed, e.Status(ref.String()).State)
+
+	// Unattested, as from the Temporal UI or a bare client with no slipway key: refused, the run stays.
+	bin, err := devenv.FindTemporal()
+	require.NoError(t, err)
+	forged := exec.Command(bin, "workflow", "update", "execute", "--workflow-id", id, "--name", contract.UpdateNewRun,
+		"--address", testsuite.Address(t), "--namespace", "default")
+	forged.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	out, err := forged.CombinedOutput()
+	require.Error(t, err, "an unattested new-run must fail: %s", out)
+	require.Contains(t, string(out), "refused: no verified identity")
+	d, err := e.Client.Temporal.DescribeWorkflowExecution(ctx, id, "")
+	require.NoError(t, err)
+	require.Equal(t, first.GetRunID(), d.GetWorkflowExecutionInfo().GetExecution().GetRunId(), "the forged request moved the instance")
 
 	r := e.MustCLI(0, "new-run", ref.String())
 	require.Contains(t, r.Stdout, "run "+first.GetRunID()+" ended")
@@ -44,7 +59,7 @@ func TestNewRunMovesAParkedInstanceToANewRunWithItsState(t *testing.T) {
 		next = d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 		return next != first.GetRunID()
 	})
-	d, err := e.Client.Temporal.DescribeWorkflowExecution(ctx, id, first.GetRunID())
+	d, err = e.Client.Temporal.DescribeWorkflowExecution(ctx, id, first.GetRunID())
 	require.NoError(t, err)
 	require.Equal(t, "ContinuedAsNew", d.GetWorkflowExecutionInfo().GetStatus().String())
 	st := e.Status(ref.String())
