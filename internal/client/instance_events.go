@@ -100,9 +100,18 @@ func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAt
 		if id == attest.ChangeVerifiedRequests {
 			r.verifies = true
 		}
-	case "SideEffect":
+	case "SideEffect", "LocalActivity":
 		var rec contract.AuditRecord
-		r.first(a.GetDetails()["data"], &rec)
+		if a.GetMarkerName() == "LocalActivity" {
+			// Only RecordAudit's markers are records: their result is the record it wrote.
+			var la struct{ ActivityType string }
+			if r.first(a.GetDetails()["data"], &la); la.ActivityType != contract.ActRecordAudit {
+				return nil
+			}
+			r.first(a.GetDetails()["result"], &rec)
+		} else {
+			r.first(a.GetDetails()["data"], &rec)
+		}
 		if rec.Decision == "" {
 			return nil
 		}
