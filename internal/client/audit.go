@@ -21,22 +21,17 @@ func auditEntry(ref contract.Ref, rec contract.AuditRecord) AuditEntry {
 // Temporal's retention.
 type AuditLog interface {
 	AuditSince(ctx context.Context, tenant string, since time.Time, fn func(contract.AuditEntry) error) error
-	AuditBegan(ctx context.Context) (time.Time, error)
 }
 
 // Audit calls fn with every decision about tenant's instances (every tenant when empty) at or
 // after since. Without c.AuditLog it reads the decisions each instance recorded in its history,
 // those that ended included, oldest first per instance, instances in name order. With it, the
-// log is the record of every policy decision (and of slipway server's own), and history adds what
-// the log does not hold: refusals of unattested requests, approvals asked, and anything older
-// than the log's first entry. Each entry's Source says which.
+// log holds every record an instance wrote through RecordAudit and slipway server's own, and
+// history adds the records the log does not hold (written as side effects: by runs from before
+// the log, or when the log could not take one). Each entry's Source says which.
 func (c *Client) Audit(ctx context.Context, tenant string, since time.Time, fn func(AuditEntry) error) error {
 	if c.AuditLog == nil {
-		return c.historyAudit(ctx, tenant, since, fn)
-	}
-	began, err := c.AuditLog.AuditBegan(ctx)
-	if err != nil {
-		return err
+		return c.historyAudit(ctx, tenant, since, func(e AuditEntry, _ bool) error { return fn(e) })
 	}
 	var all []AuditEntry
 	if err := c.AuditLog.AuditSince(ctx, tenant, since, func(e AuditEntry) error {
@@ -46,8 +41,8 @@ func (c *Client) Audit(ctx context.Context, tenant string, since time.Time, fn f
 	}); err != nil {
 		return err
 	}
-	if err := c.historyAudit(ctx, tenant, since, func(e AuditEntry) error {
-		if e.PolicyHash == "" || began.IsZero() || e.At.Before(began) {
+	if err := c.historyAudit(ctx, tenant, since, func(e AuditEntry, logged bool) error {
+		if !logged {
 			all = append(all, e)
 		}
 		return nil
@@ -68,8 +63,9 @@ func (c *Client) Audit(ctx context.Context, tenant string, since time.Time, fn f
 	return nil
 }
 
-// historyAudit reads the decisions recorded in the histories Temporal still holds.
-func (c *Client) historyAudit(ctx context.Context, tenant string, since time.Time, fn func(AuditEntry) error) error {
+// historyAudit reads the decisions recorded in the histories Temporal still holds; logged says
+// the durable audit log holds the record too.
+func (c *Client) historyAudit(ctx context.Context, tenant string, since time.Time, fn func(e AuditEntry, logged bool) error) error {
 	items, err := c.List(ctx, ListFilter{Tenant: tenant, All: true})
 	if err != nil {
 		return err
@@ -92,7 +88,7 @@ func (c *Client) historyAudit(ctx context.Context, tenant string, since time.Tim
 			}
 			e := auditEntry(ref, *ev.Audit)
 			e.RequestID, e.Source = ev.auditRequestID, "history"
-			return fn(e)
+			return fn(e, ev.auditLogged)
 		})
 		var nf *NotFoundError
 		if errors.As(err, &nf) {

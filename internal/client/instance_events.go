@@ -34,6 +34,8 @@ type InstanceEvent struct {
 	// ID of the update it decided.
 	Audit          *contract.AuditRecord `json:"-"`
 	auditRequestID string
+	// auditLogged: the record came from RecordAudit's marker, so the durable audit log holds it.
+	auditLogged bool
 }
 
 // ErrStopEvents, returned by an InstanceEvents callback, ends the read without an error.
@@ -109,6 +111,7 @@ func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAt
 				return nil
 			}
 			r.first(a.GetDetails()["result"], &rec)
+			e.auditLogged = true
 		} else {
 			r.first(a.GetDetails()["data"], &rec)
 		}
