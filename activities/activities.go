@@ -55,6 +55,8 @@ type Activities struct {
 	// ProviderMirror is the worker's filesystem provider mirror (SLIPWAY_PROVIDER_MIRROR): a
 	// stack's lock file must name providers it has; "" checks nothing.
 	ProviderMirror string
+	// Audit is the durable audit log RecordAudit writes; nil keeps records in history only.
+	Audit AuditLog
 	// Dependencies reads the instances stacks depend on and finds their users; set from the worker's client.
 	Dependencies Dependencies
 }

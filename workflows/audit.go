@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
@@ -13,7 +15,6 @@ const SignalRefusal = "refusal"
 // Audit decisions.
 const (
 	AuditRefused = "refused" // the request carried no valid attestation: nothing changed
-	AuditAllowed = "allowed"
 )
 
 // auditKept bounds the audit records an instance keeps in its state.
@@ -46,12 +47,23 @@ func (e *entity) receiveRefusals(ctx workflow.Context) {
 	}
 }
 
-// audit keeps rec (the newest auditKept) and writes it to history as a marker, where
-// `slipway events` reads it.
+// audit keeps rec (the newest auditKept), writes it to the durable audit log and to history as
+// a marker, where `slipway events` reads it: one marker either way, the local activity's when
+// the log took it, else a side effect's (the record is never lost, only its durable copy).
 func (e *entity) audit(ctx workflow.Context, rec contract.AuditRecord) {
 	e.s.Audit = append(e.s.Audit, rec)
 	if n := len(e.s.Audit); n > auditKept {
 		e.s.Audit = e.s.Audit[n-auditKept:]
+	}
+	if workflow.GetVersion(ctx, changeDurableAudit, workflow.DefaultVersion, 1) == 1 {
+		// A minute, not the transient budget: a store that is down must not hold the request that long.
+		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: shortTimeout,
+			ScheduleToCloseTimeout: time.Minute, RetryPolicy: retryPolicy()})
+		err := workflow.ExecuteLocalActivity(lctx, contract.ActRecordAudit, contract.AuditWrite{Ref: e.s.Ref, Record: rec}).Get(ctx, nil)
+		if err == nil {
+			return
+		}
+		workflow.GetLogger(ctx).Error("the durable audit log refused a record; it stays in history", "error", err)
 	}
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return rec }).Get(nil)
 }

@@ -61,7 +61,7 @@ func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update st
 		e.audit(ctx, rec)
 		return temporal.NewNonRetryableApplicationError("denied by policy "+shortHash(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
 	}
-	rec.Decision = AuditAllowed
+	rec.Decision = contract.AuditAllowed
 	e.audit(ctx, rec)
 	return nil
 }

@@ -57,6 +57,8 @@ const (
 	changeCancelRunning = "cancel-running"
 	// changePlanCurrentStack makes plan and a plain deploy render the committed instance file against the stack on main.
 	changePlanCurrentStack = "plan-current-stack"
+	// changeDurableAudit writes each audit record to the durable audit log through a local activity.
+	changeDurableAudit = "durable-audit"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -166,6 +168,10 @@ var Changes = []Change{
 			workflow.DefaultVersion: {"drain-before-replace", "plan-current-stack", "plan-current-stack-local-create", "render-outputs"},
 		}},
 	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, Workflows: append([]string{instanceType}, pipelines...)},
+	{ID: changeDurableAudit, Added: "2026-11-27", Max: 1, Workflows: []string{instanceType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-inline", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets", "verified-requests", "verified-requests-v2"},
+		}},
 }
 
 // ChangeByID returns the record of the change id.

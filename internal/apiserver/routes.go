@@ -337,6 +337,17 @@ func (s *Server) authorize(ctx context.Context, c Check) error {
 	}
 	s.log.Info("policy decision", zap.String("actor", c.Actor.String()), zap.String("operation", c.Operation),
 		zap.String("on", where), zap.Bool("allow", ok), zap.String("reason", reason), zap.String("policyHash", hash))
+	if s.o.Audit != nil && (!ok || !quietRead(c.Operation)) {
+		e := contract.AuditEntry{At: time.Now().UTC(), Tenant: orStar(c.Tenant), Instance: orStar(c.Tenant) + "/" + orStar(c.Name),
+			Actor: c.Actor.Name, ActorKind: string(c.Actor.Kind), Issuer: c.Actor.Issuer, Operation: c.Operation,
+			Decision: contract.AuditDenied, Reason: reason, PolicyHash: hash, Request: "api " + c.Operation}
+		if ok {
+			e.Decision = contract.AuditAllowed
+		}
+		if err := s.o.Audit(ctx, e); err != nil {
+			return fmt.Errorf("the audit log could not record this decision, so it is refused: %w", err)
+		}
+	}
 	if !ok {
 		return &client.RefusedError{Message: reason}
 	}
@@ -469,4 +480,15 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 		return 0, nil, err
 	}
 	return http.StatusOK, st, nil
+}
+
+// quietRead is a read whose allowed decisions are not audited (status polls would flood the log);
+// its refusals are.
+func quietRead(op string) bool { return op == "read" }
+
+func orStar(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
 }

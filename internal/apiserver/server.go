@@ -62,6 +62,9 @@ type Options struct {
 	// AcceptTimeout bounds how long a request waits for a worker to accept it.
 	AcceptTimeout time.Duration
 	Logger        *zap.Logger
+	// Audit records the server's own decisions in the durable audit log (every one but an allowed
+	// plain read); nil records them in the server's log only. A decision it cannot record is refused.
+	Audit func(ctx context.Context, e contract.AuditEntry) error
 }
 
 // Server is the API's http.Handler; it is an httpserve.Admitter, so a request without a valid

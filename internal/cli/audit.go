@@ -1,26 +1,30 @@
 package cli
 
 import (
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 )
 
 func (g *globals) auditCmd() *cobra.Command {
-	var since, tenant string
+	var since, tenant, pgConn, stateDir string
 	var out *outputFormat
 	cmd := &cobra.Command{
 		Use:   "audit [--since T] [--tenant T] [-o jsonl|json|yaml]",
 		Short: "Export every recorded decision (allowed, denied, approval asked, approved, rejected, refused) as JSON lines",
-		Long: `Reads the decisions each instance recorded in its history (its events: slipway events shows them
-too), deprovisioned instances included, and prints one JSON object per line (-o json: one array,
--o yaml: a list):
+		Long: `Reads the durable audit log the workers and slipway server write (the shared store,
+--store-pg-conn or SLIPWAY_STORE_PG_CONN, else a single worker's DIR/audit.jsonl), which outlives
+Temporal's retention, and the decisions each instance recorded in its history (its events: slipway
+events shows them too) for what the log does not hold: refusals of unattested requests and anything
+older than the log. Deprovisioned instances are included. It prints one JSON object per line
+(-o json: one array, -o yaml: a list):
 {at, tenant, instance, actor, actorKind, issuer, operation, decision, reason, policyHash, requestID,
-request, workflow}. actor is the verified actor's name ("-" when the request carried none: a refused
-one); policyHash names the policy's version that decided. It is a read: it goes straight to
-Temporal, like slipway events.`,
+request, workflow, source}. actor is the verified actor's name ("-" when the request carried none: a
+refused one); policyHash names the policy's version that decided; source is "log" or "history".`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			from, err := parseSince(since, time.Now())
@@ -30,7 +34,15 @@ Temporal, like slipway events.`,
 			if tenant != "" && !labelRE.MatchString(tenant) {
 				return usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", tenant)
 			}
+			log, closeLog, err := openAuditLog(cmd.Context(), pgConn, stateDir, false)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
 			return g.withClient(cmd, func(c *client.Client) error {
+				if log != nil {
+					c.AuditLog = log
+				}
 				if out.value == formatJSONL {
 					return c.Audit(cmd.Context(), tenant, from, func(e client.AuditEntry) error { return g.jsonLine(e) })
 				}
@@ -47,6 +59,9 @@ Temporal, like slipway events.`,
 	}
 	cmd.Flags().StringVar(&since, "since", "", "only decisions at or after T: a time (RFC 3339, e.g. 2026-11-24T10:00:00Z) or how long ago (e.g. 24h)")
 	cmd.Flags().StringVar(&tenant, "tenant", "", "only this tenant's instances")
+	cmd.Flags().StringVar(&pgConn, "store-pg-conn", envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")),
+		"the shared store holding the audit log (SLIPWAY_STORE_PG_CONN)")
+	cmd.Flags().StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", localdirs.DevState()), "a single worker's state dir (SLIPWAY_STATE_DIR), when there is no shared store")
 	out = outputFlag(cmd, formatJSONL, formatJSON, formatYAML)
 	return cmd
 }

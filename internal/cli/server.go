@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/httpserve"
 	"github.com/slipway-dev/slipway/internal/identity"
@@ -105,6 +106,12 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 				defer closeStore()
 				tel.health.Add("store", check)
 			}
+			auditLog, closeAudit, err := openAuditLog(cmd.Context(), pgConn, stateDir, true)
+			if err != nil {
+				return err
+			}
+			defer closeAudit()
+			c.AuditLog = auditLog
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return fmt.Errorf("--listen: %w", err)
@@ -116,6 +123,9 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			api, err := apiserver.New(apiserver.Options{
 				Verifier: ver, Client: c, Hosts: allowed, AcceptTimeout: g.accept, Logger: zl,
 				Authorize: policyAuthorize(engine),
+				Audit: func(ctx context.Context, e contract.AuditEntry) error {
+					return appendServerAudit(ctx, auditLog, e)
+				},
 				Secrets: func(ctx context.Context, tenant, name string) (map[string]string, error) {
 					vals, _, err := readSecrets(ctx, pgConn, stateDir, tenant, name)
 					return vals, err
@@ -135,8 +145,8 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 	f.StringVar(&clientID, "client-id", envOr(envOIDCClientID, defaultOIDCClientID), "the audience the ID tokens must name: the CLI's client ID (SLIPWAY_OIDC_CLIENT_ID)")
 	f.StringVar(&groupsClaim, "groups-claim", envOr(envOIDCGroupsClaim, identity.DefaultGroupsClaim), "the ID token claim holding the person's groups ("+envOIDCGroupsClaim+")")
 	f.StringArrayVar(&hosts, "allowed-host", nil, "a name it is reached by, beyond its own addresses (a proxy's or DNS name; repeat for more)")
-	f.StringVar(&pgConn, "store-pg-conn", envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")), "the workers' shared store, for secrets (SLIPWAY_STORE_PG_CONN)")
-	f.StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", localdirs.DevState()), "a single worker's state dir, for secrets when there is no shared store (SLIPWAY_STATE_DIR)")
+	f.StringVar(&pgConn, "store-pg-conn", envOr("SLIPWAY_STORE_PG_CONN", os.Getenv("SLIPWAY_TF_PG_CONN")), "the workers' shared store, for secrets and the audit log (SLIPWAY_STORE_PG_CONN)")
+	f.StringVar(&stateDir, "state-dir", envOr("SLIPWAY_STATE_DIR", localdirs.DevState()), "a single worker's state dir, for secrets and the audit log when there is no shared store (SLIPWAY_STATE_DIR)")
 	sf.add(cmd)
 	cmd.PreRunE = sf.check
 	return cmd

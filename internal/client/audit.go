@@ -4,53 +4,68 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// AuditEntry is one recorded decision about a request to an instance (or one of its pipelines):
-// `slipway audit` prints one per line.
-type AuditEntry struct {
-	At         time.Time `json:"at"`
-	Tenant     string    `json:"tenant"`
-	Instance   string    `json:"instance"`
-	Actor      string    `json:"actor"`
-	ActorKind  string    `json:"actorKind,omitempty"`
-	Issuer     string    `json:"issuer,omitempty"`
-	Operation  string    `json:"operation"`
-	Decision   string    `json:"decision"`
-	Reason     string    `json:"reason,omitempty"`
-	PolicyHash string    `json:"policyHash,omitempty"`
-	RequestID  string    `json:"requestID,omitempty"`
-	// Request is what was asked as history names it: "update deploy", "signal approval-decision".
-	Request string `json:"request"`
-	// Workflow is where the request went when not the instance itself (a pipeline).
-	Workflow string `json:"workflow,omitempty"`
-}
+// AuditEntry is one recorded decision (contract.AuditEntry): `slipway audit` prints one per line.
+type AuditEntry = contract.AuditEntry
 
 // auditEntry turns an instance's audit record into an entry.
 func auditEntry(ref contract.Ref, rec contract.AuditRecord) AuditEntry {
-	e := AuditEntry{At: rec.At, Tenant: ref.Tenant, Instance: ref.String(), Decision: rec.Decision, Reason: rec.Reason,
-		PolicyHash: rec.PolicyHash, Request: rec.Request, Workflow: rec.Workflow, Actor: "-"}
-	// "update deploy", "signal approval-decision"; a pipeline's own records: "destroy <operation ID>".
-	switch f := strings.Fields(rec.Request); {
-	case len(f) > 1 && (f[0] == "update" || f[0] == "signal"):
-		e.Operation = f[1]
-	case len(f) > 0:
-		e.Operation = f[0]
-	}
-	if a := rec.Actor; a != nil {
-		e.Actor, e.ActorKind, e.Issuer = actorName(*a), string(a.Kind), a.Issuer
-	}
-	return e
+	return contract.NewAuditEntry(ref, rec)
 }
 
-// Audit calls fn with every decision recorded in the history of each instance of tenant (every
-// tenant when empty), those that ended included, at or after since; oldest first per instance,
-// instances in name order.
+// AuditLog is the durable audit log (internal/store): the decisions the policy made, kept past
+// Temporal's retention.
+type AuditLog interface {
+	AuditSince(ctx context.Context, tenant string, since time.Time, fn func(contract.AuditEntry) error) error
+}
+
+// Audit calls fn with every decision about tenant's instances (every tenant when empty) at or
+// after since. Without c.AuditLog it reads the decisions each instance recorded in its history,
+// those that ended included, oldest first per instance, instances in name order. With it, the
+// log holds every record an instance wrote through RecordAudit and slipway server's own, and
+// history adds the records the log does not hold (written as side effects: by runs from before
+// the log, or when the log could not take one). Each entry's Source says which.
 func (c *Client) Audit(ctx context.Context, tenant string, since time.Time, fn func(AuditEntry) error) error {
+	if c.AuditLog == nil {
+		return c.historyAudit(ctx, tenant, since, func(e AuditEntry, _ bool) error { return fn(e) })
+	}
+	var all []AuditEntry
+	if err := c.AuditLog.AuditSince(ctx, tenant, since, func(e AuditEntry) error {
+		e.Source = "log"
+		all = append(all, e)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := c.historyAudit(ctx, tenant, since, func(e AuditEntry, logged bool) error {
+		if !logged {
+			all = append(all, e)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].Instance != all[j].Instance {
+			return all[i].Instance < all[j].Instance
+		}
+		return all[i].At.Before(all[j].At)
+	})
+	for _, e := range all {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// historyAudit reads the decisions recorded in the histories Temporal still holds; logged says
+// the durable audit log holds the record too.
+func (c *Client) historyAudit(ctx context.Context, tenant string, since time.Time, fn func(e AuditEntry, logged bool) error) error {
 	items, err := c.List(ctx, ListFilter{Tenant: tenant, All: true})
 	if err != nil {
 		return err
@@ -72,8 +87,8 @@ func (c *Client) Audit(ctx context.Context, tenant string, since time.Time, fn f
 				return nil
 			}
 			e := auditEntry(ref, *ev.Audit)
-			e.RequestID = ev.auditRequestID
-			return fn(e)
+			e.RequestID, e.Source = ev.auditRequestID, "history"
+			return fn(e, ev.auditLogged)
 		})
 		var nf *NotFoundError
 		if errors.As(err, &nf) {

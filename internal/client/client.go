@@ -36,6 +36,8 @@ type Client struct {
 	// Payloads decodes what history holds (the payload codec); nil for a wrapped client, which
 	// then cannot read an instance's event log.
 	Payloads converter.DataConverter
+	// AuditLog is the durable audit log `slipway audit` reads beside histories; nil: histories only.
+	AuditLog AuditLog
 }
 
 // Option adjusts the Temporal connection loaded from the environment.

@@ -34,6 +34,8 @@ type InstanceEvent struct {
 	// ID of the update it decided.
 	Audit          *contract.AuditRecord `json:"-"`
 	auditRequestID string
+	// auditLogged: the record came from RecordAudit's marker, so the durable audit log holds it.
+	auditLogged bool
 }
 
 // ErrStopEvents, returned by an InstanceEvents callback, ends the read without an error.
@@ -100,9 +102,19 @@ func (r *eventReader) marker(e InstanceEvent, a *historypb.MarkerRecordedEventAt
 		if id == attest.ChangeVerifiedRequests {
 			r.verifies = true
 		}
-	case "SideEffect":
+	case "SideEffect", "LocalActivity":
 		var rec contract.AuditRecord
-		r.first(a.GetDetails()["data"], &rec)
+		if a.GetMarkerName() == "LocalActivity" {
+			// Only RecordAudit's markers are records: their result is the record it wrote.
+			var la struct{ ActivityType string }
+			if r.first(a.GetDetails()["data"], &la); la.ActivityType != contract.ActRecordAudit {
+				return nil
+			}
+			r.first(a.GetDetails()["result"], &rec)
+			e.auditLogged = true
+		} else {
+			r.first(a.GetDetails()["data"], &rec)
+		}
 		if rec.Decision == "" {
 			return nil
 		}

@@ -55,7 +55,7 @@ var AllActivities = []string{
 	ActMatchSinks, ActDeliverEvent,
 	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval, ActCheckControlPlane,
 	ActRecordRender, ActVerifyRender, ActRenderOutputs,
-	ActAuthorize,
+	ActAuthorize, ActRecordAudit,
 	ActWorkloadChanges,
 	ActNotifyDependents,
 	ActResourceStates,

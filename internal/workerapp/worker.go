@@ -88,13 +88,17 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		opts = append(opts, terraform.WithPGRoles(keys))
 	}
 	var secretStore activities.SecretStore = secrets.NewStore(legacySecrets(cfg))
+	var auditLog activities.AuditLog
+	if cfg.StateDir != "" {
+		auditLog = &store.AuditFile{Path: filepath.Join(cfg.StateDir, store.AuditFileName)}
+	}
 	if cfg.StorePGConn != "" {
 		shared, err := openStore(cfg)
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, terraform.WithPlanStore(shared))
-		secretStore = shared
+		secretStore, auditLog = shared, shared
 	}
 	tf, err := terraform.New(cfg.StateDir, opts...)
 	if err != nil {
@@ -122,7 +126,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
 		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
-		ProviderMirror: tf.MirrorDir()}, nil
+		ProviderMirror: tf.MirrorDir(), Audit: auditLog}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
