@@ -76,7 +76,7 @@ says in so many words that it is off (temporal.insecureNoAuthorization). */}}
 {{- end }}
 {{- if not (or $a.enabled $a.tokenSecret (and $t.enabled $t.existingSecret $t.certKey $t.keyKey) .Values.temporal.insecureNoAuthorization) }}
 {{- fail "temporal.auth: the Temporal connection has no credential. Set temporal.auth.enabled=true and temporal.auth.tokenURL (client credentials from the Secret temporal.auth.existingSecret), temporal.auth.tokenSecret (a mounted token) or temporal.tls.certKey and keyKey (a client certificate); or, only for a Temporal server with authorization off, temporal.insecureNoAuthorization=true: anyone reaching its frontend may then start, signal, update, reset and terminate any workflow and read every history (docs/production.md)" }}
-{{- end }}
+{{- end -}}
 - name: TEMPORAL_ADDRESS
   value: {{ .Values.temporal.address | quote }}
 - name: TEMPORAL_NAMESPACE
