@@ -65,7 +65,7 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{[]string{"server.enabled=true", "server.tlsSecret=tls"}, "oidc.issuer"},
 	} {
 		t.Run(strings.Join(c.set, ","), func(t *testing.T) {
-			var args []string
+			args := Credential
 			for _, s := range c.set {
 				args = append(args, "--set", s)
 			}
@@ -86,7 +86,7 @@ func TestChartRendersTheProductionTopology(t *testing.T) {
 		grace, tfGrace int
 		servers        []string
 	}{
-		{"default", nil, 3, 300, 30, []string{"webhook", "codec-server"}},
+		{"default", ValuesFiles["default"], 3, 300, 30, []string{"webhook", "codec-server"}},
 		{"production", ValuesFiles["production"], 5, 600, 60, []string{"webhook", "codec-server", "server"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestChartRendersTheProductionTopology(t *testing.T) {
 // mounted read-only outside every path the worker's own variables name (the worker would refuse
 // such a source), and its variable sources from Secrets; none of it by default.
 func TestChartGivesWorkersStackCredentials(t *testing.T) {
-	off, err := Render(t, ns)
+	off, err := Render(t, ns, Credential...)
 	require.NoError(t, err)
 	assert.NotContains(t, string(off), "SLIPWAY_CREDENTIALS_FILE")
 	assert.NotContains(t, string(off), "/etc/slipway/credentials")
@@ -230,10 +230,10 @@ func TestChartGivesWorkersStackCredentials(t *testing.T) {
 
 // ServiceMonitor is off by default (its CRD may be absent) and renders for each component when on.
 func TestChartServiceMonitorToggle(t *testing.T) {
-	off, err := Render(t, ns)
+	off, err := Render(t, ns, Credential...)
 	require.NoError(t, err)
 	assert.NotContains(t, string(off), "kind: ServiceMonitor")
-	on, err := Render(t, ns, "--set", "metrics.serviceMonitor.enabled=true")
+	on, err := Render(t, ns, append(Credential, "--set", "metrics.serviceMonitor.enabled=true")...)
 	require.NoError(t, err)
 	objs, err := Parse(on)
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 )
 
 // Temporal's default membership ports (the server image's config template): below 32768, so
@@ -24,6 +25,7 @@ var temporalPorts = map[string]string{
 	"FRONTEND_GRPC_PORT": "7233", "FRONTEND_MEMBERSHIP_PORT": "6933", "HISTORY_GRPC_PORT": "7234",
 	"HISTORY_MEMBERSHIP_PORT": "6934", "MATCHING_GRPC_PORT": "7235", "MATCHING_MEMBERSHIP_PORT": "6935",
 	"WORKER_GRPC_PORT": "7239", "WORKER_MEMBERSHIP_PORT": "6939", "FRONTEND_HTTP_PORT": "7243",
+	"INTERNAL_FRONTEND_GRPC_PORT": "7236", "INTERNAL_FRONTEND_MEMBERSHIP_PORT": "6936", "INTERNAL_FRONTEND_HTTP_PORT": "7246",
 }
 
 // docker-compose.yml describes testsuite/production's topology and the chart's: two Temporal
@@ -158,22 +160,40 @@ func TestComposeDescribesTheProductionTopology(t *testing.T) {
 	}
 }
 
-// `docker-compose config` accepts the file, when the tool is installed (no engine needed).
+// `docker-compose config` accepts the file, alone and with the insecure overlay, when the tool
+// is installed (no engine needed); what it resolves has Temporal's authorization on, and off
+// only with the overlay.
 func TestComposeConfigValidates(t *testing.T) {
 	bin, err := exec.LookPath("docker-compose")
-	args := []string{"config", "-q"}
+	var pre []string
 	if err != nil {
 		if bin, err = exec.LookPath("docker"); err != nil || exec.Command(bin, "compose", "version").Run() != nil {
 			t.Skip("neither docker-compose nor docker compose is installed (apt-get install docker-compose)")
 		}
-		args = append([]string{"compose"}, args...)
+		pre = []string{"compose"}
 	}
-	for _, profile := range []string{"", "server", "metrics"} {
-		cmd := exec.Command(bin, args...)
+	config := func(profile string, args ...string) ([]byte, error) {
+		cmd := exec.Command(bin, append(append(pre, args...), "config")...)
 		cmd.Dir = Root()
 		cmd.Env = append(os.Environ(), "COMPOSE_PROFILES="+profile)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "docker-compose config (profile %q): %s", profile, out)
+		return cmd.CombinedOutput()
+	}
+	for _, files := range [][]string{nil, {"-f", "docker-compose.yml", "-f", insecureOverlay}} {
+		for _, profile := range []string{"", "server", "metrics"} {
+			out, err := config(profile, files...)
+			require.NoError(t, err, "docker-compose %v config (profile %q): %s", files, profile, out)
+			if profile != "server" {
+				continue
+			}
+			var c Compose
+			require.NoError(t, yaml.Unmarshal(out, &c), "%s", out)
+			authorizer, client := "default", "slipway-server"
+			if files != nil {
+				authorizer, client = "", ""
+			}
+			assert.Equal(t, authorizer, c.Services["temporal-2"].Environment["TEMPORAL_AUTH_AUTHORIZER"], files)
+			assert.Equal(t, client, c.Services["slipway-server"].Environment["SLIPWAY_TEMPORAL_CLIENT_ID"], files)
+		}
 	}
 }
 

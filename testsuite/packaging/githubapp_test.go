@@ -10,8 +10,8 @@ import (
 // With forge.githubApp the worker acts as the app: its IDs in the environment, the private key
 // mounted from the forge Secret as a file, and no token at all.
 func TestChartGitHubApp(t *testing.T) {
-	manifest, err := Render(t, ns, "--set", "forge.githubApp.appId=12", "--set", "forge.githubApp.installationId=34",
-		"--set", "forge.githubApp.privateKeyKey=app.pem")
+	manifest, err := Render(t, ns, append(Credential, "--set", "forge.githubApp.appId=12", "--set", "forge.githubApp.installationId=34",
+		"--set", "forge.githubApp.privateKeyKey=app.pem")...)
 	require.NoError(t, err)
 	objs, err := Parse(manifest)
 	require.NoError(t, err)
@@ -53,7 +53,7 @@ func TestChartGitHubApp(t *testing.T) {
 		// The attack: the key itself where only a Secret's key name belongs.
 		{[]string{"forge.githubApp.privateKey=-----BEGIN RSA PRIVATE KEY-----"}, "/forge/githubApp"},
 	} {
-		var args []string
+		args := Credential
 		for _, s := range c.set {
 			args = append(args, "--set", s)
 		}

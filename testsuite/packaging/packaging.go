@@ -184,9 +184,14 @@ func EnsureNamespace(ctx context.Context, s *cluster.Stack, ns string) error {
 	return nil
 }
 
-// ValuesFiles are the installs CheckOnCluster dry-runs: the defaults and a production-like one.
+// Credential is the one value the defaults lack: the chart refuses a Temporal connection
+// without a credential (Temporal's authorization is on unless temporal.insecureNoAuthorization).
+var Credential = []string{"--set", "temporal.auth.enabled=true", "--set", "temporal.auth.tokenURL=https://id.example.com/oauth2/token"}
+
+// ValuesFiles are the installs CheckOnCluster dry-runs: the defaults (and a Temporal credential)
+// and a production-like one.
 var ValuesFiles = map[string][]string{
-	"default":    nil,
+	"default":    Credential,
 	"production": {"-f", filepath.Join(ChartDir(), "ci", "production-values.yaml")},
 }
 

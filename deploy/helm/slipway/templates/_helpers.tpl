@@ -65,8 +65,18 @@ capabilities:
   drop: ["ALL"]
 {{- end -}}
 
-{{/* slipway.temporalEnv: the connection every component shares (envconfig's TEMPORAL_* names). */}}
+{{/* slipway.temporalEnv: the connection every component shares (envconfig's TEMPORAL_* names).
+It refuses a connection without a credential: Temporal's authorization is on unless the operator
+says in so many words that it is off (temporal.insecureNoAuthorization). */}}
 {{- define "slipway.temporalEnv" -}}
+{{- $a := .Values.temporal.auth }}
+{{- $t := .Values.temporal.tls }}
+{{- if and $a.enabled $a.tokenSecret }}
+{{- fail "temporal.auth.tokenSecret: set either it or temporal.auth.enabled (client credentials), not both" }}
+{{- end }}
+{{- if not (or $a.enabled $a.tokenSecret (and $t.enabled $t.existingSecret $t.certKey $t.keyKey) .Values.temporal.insecureNoAuthorization) }}
+{{- fail "temporal.auth: the Temporal connection has no credential. Set temporal.auth.enabled=true and temporal.auth.tokenURL (client credentials from the Secret temporal.auth.existingSecret), temporal.auth.tokenSecret (a mounted token) or temporal.tls.certKey and keyKey (a client certificate); or, only for a Temporal server with authorization off, temporal.insecureNoAuthorization=true: anyone reaching its frontend may then start, signal, update, reset and terminate any workflow and read every history (docs/production.md)" }}
+{{- end -}}
 - name: TEMPORAL_ADDRESS
   value: {{ .Values.temporal.address | quote }}
 - name: TEMPORAL_NAMESPACE
@@ -96,12 +106,16 @@ capabilities:
 {{- with .Values.temporal.auth }}
 {{- if .enabled }}
 - name: SLIPWAY_TEMPORAL_TOKEN_URL
-  value: {{ .tokenURL | quote }}
+  value: {{ required "temporal.auth.tokenURL: the identity provider's token endpoint, for the client credentials temporal.auth.enabled turns on" .tokenURL | quote }}
 - name: SLIPWAY_TEMPORAL_CLIENT_ID
-  value: {{ .clientID | quote }}
+  value: {{ required "temporal.auth.clientID: the client the credentials are for" .clientID | quote }}
 - name: SLIPWAY_TEMPORAL_CLIENT_SECRET
   valueFrom:
-    secretKeyRef: {name: {{ .existingSecret | quote }}, key: {{ .clientSecretKey | quote }}}
+    secretKeyRef: {name: {{ required "temporal.auth.existingSecret: the Secret holding the client's secret" .existingSecret | quote }}, key: {{ .clientSecretKey | quote }}}
+{{- end }}
+{{- if .tokenSecret }}
+- name: SLIPWAY_TEMPORAL_TOKEN_FILE
+  value: /etc/slipway/temporal-token/{{ .tokenKey }}
 {{- end }}
 {{- end }}
 - name: SLIPWAY_LOG_FORMAT
@@ -114,6 +128,11 @@ capabilities:
   mountPath: /etc/slipway/temporal-tls
   readOnly: true
 {{- end }}
+{{- if .Values.temporal.auth.tokenSecret }}
+- name: temporal-token
+  mountPath: /etc/slipway/temporal-token
+  readOnly: true
+{{- end }}
 {{- end -}}
 
 {{- define "slipway.temporalVolumes" -}}
@@ -123,6 +142,14 @@ capabilities:
     secretName: {{ .Values.temporal.tls.existingSecret | quote }}
     defaultMode: 0440
 {{- end }}
+{{- with .Values.temporal.auth }}{{ if .tokenSecret }}
+- name: temporal-token
+  secret:
+    secretName: {{ .tokenSecret | quote }}
+    items:
+      - {key: {{ .tokenKey | quote }}, path: {{ .tokenKey | quote }}}
+    defaultMode: 0440
+{{- end }}{{ end }}
 {{- end -}}
 
 {{/* slipway.keysEnv: the payload key, and the attestation key when the component signs. */}}
