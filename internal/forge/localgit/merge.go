@@ -85,8 +85,9 @@ func (f *Forge) mergeOnce(ctx context.Context, b branch) (mr forge.MergeRequest,
 	}
 	// "Unable to create '....lock': File exists" (locked) or "cannot lock ref ...: is at X but expected Y" (moved).
 	var g *GitError
+	var unw *UnwritableError
 	switch {
-	case !errors.As(err, &g):
+	case errors.As(err, &unw) || !errors.As(err, &g):
 	case strings.Contains(g.Stderr, "File exists"):
 		return forge.MergeRequest{}, true, &forge.LockedError{What: f.baseRef() + " of " + f.path, Err: err}
 	case strings.Contains(g.Stderr, "lock"):
