@@ -25,8 +25,8 @@ const writerLockName = "slipway-writer.flock"
 // gitLockNames are git's own lock files outside refs/ (every *.lock under refs/ is one too).
 var gitLockNames = []string{"index.lock", "packed-refs.lock", "HEAD.lock", "config.lock", "shallow.lock"}
 
-// StaleLock is a git lock file a dead writer left, removed before writing.
-type StaleLock struct {
+// staleLock is a git lock file a dead writer left, removed before writing.
+type staleLock struct {
 	Path string        // relative to the git directory, e.g. refs/heads/main.lock
 	Age  time.Duration // how old it was when it was removed
 }
@@ -86,7 +86,7 @@ func (f *Forge) lockWriters(ctx context.Context) (unlock func(), err error) {
 // clearStaleLocks removes the git lock files older than cfg.staleAfter. It runs under the
 // writer lock, so no slipway writer is alive to own them; the age spares a person's push
 // that is running right now, since git itself takes no part in slipway's lock.
-func (f *Forge) clearStaleLocks() ([]StaleLock, error) {
+func (f *Forge) clearStaleLocks() ([]staleLock, error) {
 	dir := f.git.gitDir
 	var paths []string
 	for _, name := range gitLockNames {
@@ -107,7 +107,7 @@ func (f *Forge) clearStaleLocks() ([]StaleLock, error) {
 	if err != nil {
 		return nil, unwritable(filepath.Join(dir, "refs"), err)
 	}
-	var cleared []StaleLock
+	var cleared []staleLock
 	now := time.Now()
 	for _, p := range paths {
 		st, err := os.Lstat(p)
@@ -125,13 +125,13 @@ func (f *Forge) clearStaleLocks() ([]StaleLock, error) {
 			return cleared, &UnwritableError{Path: p, Cause: "a stale git lock file cannot be removed: " + causeOf(err), Err: err}
 		}
 		rel, _ := filepath.Rel(dir, p)
-		cleared = append(cleared, StaleLock{Path: rel, Age: age.Round(time.Millisecond)})
+		cleared = append(cleared, staleLock{Path: rel, Age: age.Round(time.Millisecond)})
 	}
 	return cleared, nil
 }
 
 // report logs a cleared lock to the calling step (forge.Note) and its trace span.
-func report(ctx context.Context, gitDir string, l StaleLock) {
+func report(ctx context.Context, gitDir string, l staleLock) {
 	msg := "localgit: removed stale git lock " + l.Path + " left by a dead writer"
 	forge.Note(ctx, msg, "repo", gitDir, "lock", l.Path, "age", l.Age.String())
 	trace.SpanFromContext(ctx).AddEvent("stale git lock removed",
