@@ -16,7 +16,7 @@ import (
 
 // CloseMergeRequest closes an MR whose operation ended unapproved and deletes its branch.
 func (a *Activities) CloseMergeRequest(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
-	out, err := a.Forge.Close(ctx, mr)
+	out, err := a.Forge.Close(forgeNotes(ctx, "branch", mr.Branch), mr)
 	return out, classify(err)
 }
 

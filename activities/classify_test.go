@@ -47,6 +47,8 @@ func TestClassifyGivesEachBackendErrorItsStepType(t *testing.T) {
 		"gitea auth":                  {&gitea.AuthError{Status: 401}, contract.ErrRefused, false},
 		"gitea closed":                {&gitea.ClosedError{Branch: "b"}, "", true},
 		"localgit git":                {&localgit.GitError{Err: errors.New("exit 128")}, "", true},
+		"localgit ref locked":         {fmt.Errorf("merge: %w", &forge.LockedError{What: "refs/heads/main"}), contract.ErrLockContention, true},
+		"localgit unwritable":         {&localgit.UnwritableError{Path: "/r", Cause: "read-only file system"}, contract.ErrNotAllowed, false},
 		"terraform binary":            {&terraform.NotFoundError{}, contract.ErrNotFound, false},
 		"terraform bad input":         {&terraform.InvalidInputError{Field: "lockID"}, contract.ErrRefused, false},
 		"terraform locked":            {&terraform.StateLockedError{Workspace: ws}, contract.ErrStateLocked, false},

@@ -61,8 +61,9 @@ func classify(err error) error {
 			temporal.ApplicationErrorOptions{NextRetryDelay: delay})
 	case isA[*config.ValidationError](err), isA[*config.StackError](err):
 		return invalidConfig(err)
-	case errors.As(err, &locked) && locked.CreationContention():
-		// Another workspace in the same database is being created: wait for it, do not fail.
+	case errors.As(err, &locked) && locked.CreationContention(), isA[*forge.LockedError](err):
+		// Another workspace in the same database is being created, or another live writer holds
+		// the GitOps repository's lock: wait for it, do not fail.
 		return temporal.NewApplicationError(err.Error(), contract.ErrLockContention)
 	}
 	for _, se := range stepErrors {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
@@ -23,6 +24,8 @@ func (a *Activities) CollectLeftovers(ctx context.Context, in contract.LeftoverI
 			out = append(out, a.partialState(ctx, in)...)
 		case contract.DeployApp, contract.RemoveApp:
 			out = append(out, a.halfSyncedApp(ctx, in.Ref)...)
+		case contract.OpenMR, contract.MergeMR:
+			out = append(out, a.unwritableRepo(ctx)...)
 		}
 		return nil
 	})
@@ -117,6 +120,20 @@ func (a *Activities) halfSyncedApp(ctx context.Context, ref contract.Ref) []cont
 	return []contract.Leftover{{Kind: "app", ID: app.Namespace,
 		Detail:  fmt.Sprintf("%s app is %s/%s: %s", st.Deployer, st.Sync, st.Health, st.Message),
 		Cleanup: "retry syncs it again; or delete the app and its namespace by hand"}}
+}
+
+// unwritableRepo names why the GitOps repository cannot be written (localgit: a read-only or
+// full disk, a stale lock file it cannot remove), which no retry fixes.
+func (a *Activities) unwritableRepo(ctx context.Context) []contract.Leftover {
+	wc, ok := forge.As[forge.WriteChecker](a.Forge)
+	if !ok {
+		return nil
+	}
+	if err := wc.CheckWritable(ctx); err != nil {
+		return []contract.Leftover{{Kind: "gitops-repo", ID: a.Forge.RepoURL(), Detail: "cannot be written: " + err.Error(),
+			Cleanup: "fix the cause on the worker's host (space, permissions, the mount, the named file), then retry"}}
+	}
+	return nil
 }
 
 func unknown(kind string, err error) contract.Leftover {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"go.temporal.io/sdk/activity"
+
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 )
@@ -44,7 +46,7 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInp
 	if err != nil {
 		return forge.MergeRequest{}, err
 	}
-	mr, err := a.Forge.Open(ctx, forge.Change{
+	mr, err := a.Forge.Open(forgeNotes(ctx, "instance", in.Ref.String()), forge.Change{
 		Branch: branch,
 		// The title avoids the [slipway][op] trigger syntax so merges never re-trigger webhooks.
 		Title: fmt.Sprintf("slipway: %s %s", in.Operation, in.Ref),
@@ -57,6 +59,18 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInp
 
 // MergeMergeRequest merges the MR; merging a merged MR changes nothing.
 func (a *Activities) MergeMergeRequest(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
-	merged, err := a.Forge.Merge(ctx, mr)
+	merged, err := a.Forge.Merge(forgeNotes(ctx, "branch", mr.Branch), mr)
 	return merged, classify(err)
+}
+
+// forgeNotes logs what the forge repaired on its own during the step (a stale git lock a killed
+// worker left), with what the step works on: the instance, or the MR's branch that names it.
+func forgeNotes(ctx context.Context, key, subject string) context.Context {
+	if !activity.IsActivity(ctx) {
+		return ctx
+	}
+	logger := activity.GetLogger(ctx)
+	return forge.WithNotes(ctx, func(msg string, attrs ...any) {
+		logger.Warn(msg, append([]any{key, subject}, attrs...)...)
+	})
 }

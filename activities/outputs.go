@@ -173,7 +173,7 @@ func (a *Activities) RenderOutputs(ctx context.Context, in contract.RenderOutput
 			dir, in.Revision), contract.ErrRenderChanged, nil)
 	}
 	if !found {
-		mr, err = a.Forge.Open(ctx, forge.Change{Branch: branch,
+		mr, err = a.Forge.Open(forgeNotes(ctx, "instance", in.Ref.String()), forge.Change{Branch: branch,
 			Title: fmt.Sprintf("slipway: outputs of %s %s", in.Operation, in.Ref),
 			Body: fmt.Sprintf("Operation %s %s of instance %s: the manifests that use terraform outputs, rendered with the outputs of the apply at %s, by slipway.",
 				in.Operation, in.OpID, in.Ref, in.Revision),
@@ -185,7 +185,7 @@ func (a *Activities) RenderOutputs(ctx context.Context, in contract.RenderOutput
 	if mr.NoChanges {
 		return contract.RenderOutputsOutput{}, nil
 	}
-	merged, err := a.Forge.Merge(ctx, mr)
+	merged, err := a.Forge.Merge(forgeNotes(ctx, "instance", in.Ref.String()), mr)
 	if err != nil {
 		return contract.RenderOutputsOutput{}, classify(err)
 	}

@@ -141,18 +141,8 @@ func EnsureDevKey(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create dev attestation key: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return path, nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("create dev attestation key: %w", err)
-	}
-	_, err = fmt.Fprintf(f, "# slipway attestation keys (base64); the first one signs.\n%s\n", key)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	data := fmt.Sprintf("# slipway attestation keys (base64); the first one signs.\n%s\n", key)
+	if _, err := localdirs.CreateOnce(path, []byte(data), 0o600); err != nil {
 		return "", fmt.Errorf("write dev attestation key %s: %w", path, err)
 	}
 	return path, nil

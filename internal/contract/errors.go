@@ -21,7 +21,7 @@ const (
 	ErrPipelineFailed = "PipelineFailed"  // a child pipeline failed; details: PipelineFailure
 	ErrRefused        = "Refused"         // an external system refused the request as malformed
 	ErrRateLimited    = "RateLimited"     // retried after the delay the forge asked for
-	ErrLockContention = "LockContention"  // pg: another workspace holds the database's creation lock; retried
+	ErrLockContention = "LockContention"  // pg's creation lock, or a git ref lock, held by another live writer; retried
 	ErrUnreadable     = "StoreUnreadable" // a stored plan or secret does not open with the keyring (names the key ID)
 	ErrStalePlan      = "StalePlan"       // the state changed after the plan was made (an apply cut short by a lost host)
 	ErrBusy           = "Busy"            // the instance runs another operation: the request may succeed later

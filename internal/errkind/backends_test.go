@@ -19,6 +19,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/forge/gitea"
 	"github.com/slipway-dev/slipway/internal/forge/github"
 	"github.com/slipway-dev/slipway/internal/forge/gitlab"
+	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -34,6 +35,8 @@ func TestBackendErrorsSayTheirKind(t *testing.T) {
 		"forge invalid":          {&forge.InvalidError{Field: "dir"}, errkind.Invalid},
 		"forge rate limit":       {&forge.RateLimitError{RetryAfter: time.Second}, errkind.RateLimited},
 		"forge head changed":     {&forge.HeadChangedError{Branch: "b"}, ""},
+		"forge locked":           {&forge.LockedError{What: "refs/heads/main"}, errkind.Busy},
+		"localgit unwritable":    {&localgit.UnwritableError{Path: "/r"}, errkind.NotAllowed},
 		"github auth":            {&github.AuthError{Status: 401}, errkind.Auth},
 		"gitlab auth over field": {&gitlab.AuthError{Status: 403}, errkind.Auth},
 		"gitea auth":             {&gitea.AuthError{Status: 401}, errkind.Auth},

@@ -57,6 +57,25 @@ func (e *InvalidError) Is(target error) bool { return target == errkind.Invalid 
 // (compare-and-swap lost every time). It is retryable: the next attempt merges onto the new base.
 var ErrBaseMoved = errors.New("base branch moved during merge")
 
+// LockedError means another writer holds a lock the call needs (a git ref lock taken by a push
+// outside slipway, or slipway's own writer lock held by a live process). It is not a moved
+// base: the same call may succeed once the holder lets go, so it is retryable (errkind.Busy).
+type LockedError struct {
+	What string // e.g. "refs/heads/main.lock in /srv/gitops.git (2s old)"
+	Err  error
+}
+
+func (e *LockedError) Error() string {
+	if e.Err == nil {
+		return e.What + " is locked by another writer"
+	}
+	return fmt.Sprintf("%s is locked by another writer: %v", e.What, e.Err)
+}
+
+func (e *LockedError) Unwrap() error { return e.Err }
+
+func (e *LockedError) Is(target error) bool { return target == errkind.Busy }
+
 // HeadChangedError means the MR's branch moved away from the head SHA the caller meant to
 // merge (someone pushed to it). Merging blindly could land unreviewed content: non-retryable.
 type HeadChangedError struct {

@@ -20,6 +20,7 @@ const (
 	phaseBefore = "before"
 	phaseAfter  = "after"
 	phaseMid    = "mid"
+	phaseGit    = "git" // inside git's update of main, while refs/heads/main.lock exists
 )
 
 func (k KillPoint) String() string {
@@ -53,7 +54,7 @@ func AllKillPoints(deployer string) []KillPoint {
 	b, a, m := phaseBefore, phaseAfter, phaseMid
 	add(opCreate, contract.ActValidateConfig, b)
 	add(opCreate, contract.ActOpenMR, b, a)
-	add(opCreate, contract.ActMergeMR, b, a)
+	add(opCreate, contract.ActMergeMR, b, phaseGit, a)
 	add(opDeploy, contract.ActResolveRevision, a)
 	add(opDeploy, contract.ActTerraformInit, a)
 	add(opDeploy, contract.ActTerraformPlan, a)

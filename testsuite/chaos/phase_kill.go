@@ -56,7 +56,7 @@ func (w *world) killOne(ctx context.Context, i int, k KillPoint) KillResult {
 	spec := workerSpec{name: name, taskQueue: "chaos-" + name, stateDir: filepath.Join(w.dir, "state", name)}
 	ref := contract.Ref{Tenant: "chaos", Name: name}
 	armed := spec
-	armed.env = []string{envKill + "=" + k.env()}
+	armed.env = []string{envKill + "=" + k.env(), envGitHang + "=" + filepath.Join(w.dir, "state", name+".git-hang")}
 	p, err := w.startWorker(armed)
 	if err != nil {
 		res.Err = err.Error()
@@ -104,6 +104,24 @@ func (w *world) killOne(ctx context.Context, i int, k KillPoint) KillResult {
 	log, _ := os.ReadFile(w.logPath(name))
 	res.Fired = strings.Contains(string(log), killMarker+"\t"+k.String())
 	res.Missed = strings.Contains(string(log), missMarker+"\t"+k.String())
+	if k.Phase == phaseGit && res.Completed && !w.anyLogHas(gitLockRemoved) {
+		// The kill left main.lock: some worker's merge must have said it removed it.
+		res.Completed, res.Err = false, "no worker log says: "+gitLockRemoved
+	}
 	res.Took = time.Since(start)
 	return res
+}
+
+// gitLockRemoved is what a worker logs when it removes the main.lock a killed merge left.
+const gitLockRemoved = "removed stale git lock refs/heads/main.lock"
+
+// anyLogHas reports whether a worker's log holds s.
+func (w *world) anyLogHas(s string) bool {
+	logs, _ := filepath.Glob(w.logPath("*"))
+	for _, p := range logs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), s) {
+			return true
+		}
+	}
+	return false
 }

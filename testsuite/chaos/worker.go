@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ const (
 	envKill    = "SLIPWAY_CHAOS_KILL"   // op:activity:phase to SIGKILL at, once
 	envFaults  = "SLIPWAY_CHAOS_FAULTS" // share of client calls that fail
 	envSeed    = "SLIPWAY_CHAOS_SEED"
+	envGitHang = "SLIPWAY_CHAOS_GIT_HANG" // the file the repo's hook touches once inside git (phase git)
 	killMarker = "CHAOS-KILL"
 	missMarker = "CHAOS-MISSED"
 )
@@ -136,6 +138,34 @@ func (a *activityInterceptor) ExecuteActivity(ctx context.Context, in *intercept
 				fmt.Fprintf(os.Stderr, "%s\t%s\n", missMarker, k)
 				die(*k)
 			}
+		}()
+	}
+	if hit && k.Phase == phaseGit {
+		// Arm the hook for this activity; die as soon as git waits in it holding main.lock.
+		hang := os.Getenv(envGitHang)
+		_ = os.WriteFile(hang+".armed", nil, 0o644)
+		done := make(chan struct{})
+		var dying atomic.Bool
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+				if _, err := os.Stat(hang); err == nil {
+					dying.Store(true)
+					die(*k)
+				}
+			}
+		}()
+		defer func() {
+			close(done)
+			if dying.Load() {
+				select {} // the merge failed as its git was killed: the worker follows
+			}
+			fmt.Fprintf(os.Stderr, "%s\t%s\n", missMarker, k) // the merge ended without the hook
+			die(*k)
 		}()
 	}
 	var res any

@@ -186,9 +186,20 @@ func seedRepo(dir string) error {
 	if engine != "" {
 		seed["stacks/chaos/schema.yaml"] = testsuite.WithEngine(seed["stacks/chaos/schema.yaml"], engine)
 	}
-	_, err = localgit.Init(dir, seed)
-	return err
+	if _, err = localgit.Init(dir, seed); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "hooks", "reference-transaction"), []byte(gitHangHook), 0o755)
 }
+
+// gitHangHook holds a worker armed for a "git" kill point inside git's update of main, after
+// git created refs/heads/main.lock and before it renames it, and tells the worker to die there.
+const gitHangHook = `#!/bin/sh
+[ "$1" = prepared ] && [ -n "$` + envGitHang + `" ] && [ -e "$` + envGitHang + `.armed" ] || exit 0
+grep -q ' refs/heads/main$' || exit 0
+touch "$` + envGitHang + `"
+exec sleep 60
+`
 
 const slowTF = `# Chaos: applies and destroys take a while, so a kill can land in the middle of one.
 resource "terraform_data" "rollout" {

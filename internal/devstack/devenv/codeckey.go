@@ -3,13 +3,13 @@ package devenv
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
+	"github.com/slipway-dev/slipway/internal/localdirs"
 )
 
 // devKeyring returns the configured payload key, or else STATEDIR/codec.keys,
@@ -35,18 +35,8 @@ func createKeyFile(path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("create dev codec key: %w", err)
-	}
-	_, err = fmt.Fprintf(f, "# slipway payload encryption keys (ID:BASE64KEY); the first one encrypts.\n%s\n", line)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	data := fmt.Sprintf("# slipway payload encryption keys (ID:BASE64KEY); the first one encrypts.\n%s\n", line)
+	if _, err := localdirs.CreateOnce(path, []byte(data), 0o600); err != nil {
 		return fmt.Errorf("write dev codec key %s: %w", path, err)
 	}
 	return nil

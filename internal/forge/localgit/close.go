@@ -52,7 +52,10 @@ func (f *Forge) closeBranch(ctx context.Context, b branch) (forge.MergeRequest, 
 		return forge.MergeRequest{}, &forge.MergedError{MR: mr}
 	}
 	tx := fmt.Sprintf("update %s%s %s\ndelete refs/heads/%s %s\n", closedNS, b.name, b.head, b.name, b.head)
-	if _, err := f.git.run(ctx, strings.NewReader(tx), nil, "update-ref", "-m", "slipway: close "+b.name, "--stdin"); err != nil {
+	if err := f.writing(ctx, func() error {
+		_, err := f.git.run(ctx, strings.NewReader(tx), nil, "update-ref", "-m", "slipway: close "+b.name, "--stdin")
+		return err
+	}); err != nil {
 		// A racing Close of the same MR may have won: its record is the answer.
 		if rec, ok, readErr := f.git.readRef(ctx, closedNS, b.name); readErr == nil && ok && rec.head == b.head {
 			return f.closedOrMerged(ctx, rec)

@@ -58,7 +58,7 @@ func (r *runner) run(ctx context.Context, stdin io.Reader, env []string, args ..
 	cmd.Dir = r.gitDir
 	cmd.Env = append(append([]string(nil), r.env...), env...)
 	cmd.Stdin = stdin
-	// SIGTERM lets git remove its lock files; SIGKILL could leave refs/heads/main.lock behind.
+	// SIGTERM lets git remove its lock files; the ones a SIGKILL leaves behind, writing clears.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
@@ -69,7 +69,7 @@ func (r *runner) run(ctx context.Context, stdin io.Reader, env []string, args ..
 		if errors.As(err, &exit) {
 			code = exit.ExitCode()
 		}
-		return stdout.Bytes(), &GitError{Args: args, ExitCode: code, Stderr: stderr.String(), Err: err}
+		return stdout.Bytes(), classifyGit(r.gitDir, &GitError{Args: args, ExitCode: code, Stderr: stderr.String(), Err: err})
 	}
 	return stdout.Bytes(), nil
 }

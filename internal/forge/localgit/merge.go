@@ -34,17 +34,27 @@ func (f *Forge) Merge(ctx context.Context, mr forge.MergeRequest) (forge.MergeRe
 				return forge.MergeRequest{}, err
 			}
 		}
-		merged, retry, err := f.mergeOnce(ctx, b)
+		var merged forge.MergeRequest
+		var retry bool
+		err := f.writing(ctx, func() (err error) {
+			merged, retry, err = f.mergeOnce(ctx, b)
+			return err
+		})
 		if !retry {
 			return merged, err
 		}
 		lastErr = err
 	}
+	var locked *forge.LockedError
+	if errors.As(lastErr, &locked) {
+		return forge.MergeRequest{}, fmt.Errorf("localgit: merge %s: %w (%d attempts)", b.name, lastErr, f.cfg.attempts)
+	}
 	return forge.MergeRequest{}, fmt.Errorf("localgit: merge %s: %w %d times (last: %v)", b.name, forge.ErrBaseMoved, f.cfg.attempts, lastErr)
 }
 
-// mergeOnce tries to land one merge commit on the current base head. retry is true (with
-// the cause) when the base moved or was locked under us and the merge must be recomputed.
+// mergeOnce tries to land one merge commit on the current base head, under the writer lock.
+// retry is true (with the cause) when the base moved, or its ref was locked by a writer outside
+// slipway (*forge.LockedError), and the merge must be recomputed.
 func (f *Forge) mergeOnce(ctx context.Context, b branch) (mr forge.MergeRequest, retry bool, err error) {
 	base, err := f.Head(ctx)
 	if err != nil {
@@ -73,9 +83,14 @@ func (f *Forge) mergeOnce(ctx context.Context, b branch) (mr forge.MergeRequest,
 	if err == nil {
 		return f.mr(b, commit), false, nil
 	}
-	// "cannot lock ref ... is at X but expected Y" (moved) or "Unable to create ....lock" (busy).
+	// "Unable to create '....lock': File exists" (locked) or "cannot lock ref ...: is at X but expected Y" (moved).
 	var g *GitError
-	if errors.As(err, &g) && strings.Contains(g.Stderr, "lock") {
+	var unw *UnwritableError
+	switch {
+	case errors.As(err, &unw) || !errors.As(err, &g):
+	case strings.Contains(g.Stderr, "File exists"):
+		return forge.MergeRequest{}, true, &forge.LockedError{What: f.baseRef() + " of " + f.path, Err: err}
+	case strings.Contains(g.Stderr, "lock"):
 		return forge.MergeRequest{}, true, err
 	}
 	return forge.MergeRequest{}, false, err

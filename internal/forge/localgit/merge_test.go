@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/forge"
 )
 
@@ -188,22 +189,26 @@ func TestMergeRejectsWhatCannotBeMerged(t *testing.T) {
 	assert.Contains(t, err.Error(), "slipway/acme/web/never-opened")
 }
 
-func TestMergeGivesUpRetryablyWhileMainIsLocked(t *testing.T) {
+func TestMergeGivesUpRetryablyWhileAPushOutsideSlipwayHoldsMainsLock(t *testing.T) {
 	_, dir := newBare(t)
 	f, err := New(dir, WithMergeAttempts(3))
 	require.NoError(t, err)
 	ctx := context.Background()
 	mr, err := f.Open(ctx, change("slipway/acme/web/provision-1", "instances/acme/web", map[string][]byte{"a": []byte("1")}))
 	require.NoError(t, err)
-	lock := filepath.Join(dir, "refs", "heads", "main.lock") // left by a crashed writer
+	lock := filepath.Join(dir, "refs", "heads", "main.lock") // just now: a person's git push at work
 	require.NoError(t, os.WriteFile(lock, nil, 0o644))
 	main := gitIn(t, dir, "rev-parse", "main")
 
 	_, err = f.Merge(ctx, mr)
-	require.ErrorIs(t, err, forge.ErrBaseMoved)
+	var locked *forge.LockedError
+	require.True(t, errors.As(err, &locked), "want *forge.LockedError, got %v", err)
+	assert.NotErrorIs(t, err, forge.ErrBaseMoved, "a held lock is not a moved base")
+	assert.ErrorIs(t, err, errkind.Busy)
 	assert.False(t, forge.IsNonRetryable(err))
-	assert.Contains(t, err.Error(), "3 times")
+	assert.Contains(t, err.Error(), "3 attempts")
 	assert.Contains(t, err.Error(), "main.lock", "the cause is in the message")
+	assert.FileExists(t, lock, "a young lock may be a live writer's: it is kept")
 	assert.Equal(t, main, gitIn(t, dir, "rev-parse", "main"))
 
 	require.NoError(t, os.Remove(lock))

@@ -41,8 +41,11 @@ func (f *Forge) Open(ctx context.Context, c forge.Change) (forge.MergeRequest, e
 		return forge.MergeRequest{}, err
 	}
 	// The zero old value makes creation a compare-and-swap: a racing duplicate Open loses.
-	if _, err := f.git.run(ctx, nil, nil, "update-ref", "-m", "slipway: open "+c.Branch,
-		"refs/heads/"+c.Branch, commit, zeroOID(commit)); err != nil {
+	if err := f.writing(ctx, func() error {
+		_, err := f.git.run(ctx, nil, nil, "update-ref", "-m", "slipway: open "+c.Branch,
+			"refs/heads/"+c.Branch, commit, zeroOID(commit))
+		return err
+	}); err != nil {
 		if mr, ok, getErr := f.Get(ctx, c.Branch); getErr == nil && ok && mr.State != forge.StateClosed {
 			return mr, nil
 		}

@@ -3,6 +3,7 @@ package localgit
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/slipway-dev/slipway/internal/forge"
 )
@@ -16,10 +17,13 @@ type config struct {
 	authorEmail string
 	gitBinary   string
 	attempts    int
+	staleAfter  time.Duration // a git lock file older than this, found under the writer lock, is removed
+	lockWait    time.Duration // how long a writer waits for another live one before it is busy
 }
 
 func defaultConfig() config {
-	return config{base: "main", authorName: "slipway", authorEmail: "slipway@localhost", gitBinary: "git", attempts: 50}
+	return config{base: "main", authorName: "slipway", authorEmail: "slipway@localhost", gitBinary: "git", attempts: 50,
+		staleAfter: 10 * time.Second, lockWait: 10 * time.Second}
 }
 
 // WithBaseBranch sets the branch MRs merge into (default "main").
@@ -34,7 +38,8 @@ func WithAuthor(name, email string) Option {
 func WithGitBinary(path string) Option { return func(c *config) { c.gitBinary = path } }
 
 // WithMergeAttempts bounds how often Merge recomputes the merge after losing the race for
-// the base branch before it returns forge.ErrBaseMoved (default 50).
+// the base branch before it returns forge.ErrBaseMoved, or *forge.LockedError when a writer
+// outside slipway held the branch's lock (default 50).
 func WithMergeAttempts(n int) Option { return func(c *config) { c.attempts = n } }
 
 func newConfig(opts []Option) (config, error) {
