@@ -19,6 +19,15 @@ func (a *Activities) RecordRender(ctx context.Context, in contract.RecordRenderI
 	if err != nil {
 		return contract.Render{}, classify(err)
 	}
+	if in.Adopt {
+		// A tenant's commit: slipway vouches only for the config it validated; the next deploy
+		// renders the rest through its own MR, and verify-render flags anything else as added.
+		adopted := map[string][]byte{}
+		if data, ok := files[instanceFile]; ok {
+			adopted[instanceFile] = data
+		}
+		files = adopted
+	}
 	return contract.Render{Revision: in.Revision, Files: hashFiles(files)}, nil
 }
 

@@ -34,10 +34,13 @@ type Render struct {
 
 // RecordRenderInput asks for the hashes of the files slipway committed: Commit is the MR's
 // head (slipway's own commit, which nobody else can move: the merge pinned it), Revision the merge.
+// Adopt says Commit is a tenant's push (a local create): only its instance.yaml, which the
+// pipeline validated, is recorded; any other file there is the tenant's, not slipway's rendering.
 type RecordRenderInput struct {
 	Ref      Ref    `json:"ref"`
 	Commit   string `json:"commit"`
 	Revision string `json:"revision"`
+	Adopt    bool   `json:"adopt,omitempty"`
 }
 
 // VerifyRenderInput asks whether the instance's files at Revision are the recorded ones.
