@@ -60,7 +60,13 @@ type RenderChange struct {
 	Added    []string       `json:"added,omitempty"`
 	Removed  []string       `json:"removed,omitempty"`
 	Commits  []forge.Commit `json:"commits,omitempty"`
+	// Diff is the change as a unified diff from the files slipway rendered, at most MaxRenderDiff
+	// bytes: what an operator reviews before --accept-render, and what the decision records.
+	Diff string `json:"diff,omitempty"`
 }
+
+// MaxRenderDiff bounds RenderChange.Diff; a longer diff is cut, saying where to read the rest.
+const MaxRenderDiff = 8 << 10
 
 // Files lists every file that differs, sorted within each kind.
 func (c RenderChange) Files() []string {
