@@ -67,6 +67,7 @@ func TestLoadStackRefusesValuesWhereTheyDoNotFit(t *testing.T) {
 		{"parameter in a provider source", "terraform/a.tf.tmpl", "terraform {\n  required_providers {\n    x = {\n      source = \"example/{{ .Params.greeting }}\"\n    }\n  }\n}\n",
 			"line 4: .Params.greeting is a tenant value: the terraform block"},
 		{"parameter in a backend", "terraform/a.tf.tmpl", "terraform {\n  backend \"local\" {\n    path = \"/tmp/${\"{{ .Params.greeting }}\"}\"\n  }\n}\n", "line 3: .Params.greeting is a tenant value: the terraform block"},
+		{"parameter in terraform's JSON", "terraform/main.tf.json.tmpl", "{\"module\": {\"m\": {\"source\": {{ .Params.greeting }}}}}", "line 1: .Params.greeting is a tenant value: a .tf.json file is terraform code"},
 		{"parameter in a working_dir", "terraform/a.tf.tmpl", "resource \"terraform_data\" \"x\" {\n  provisioner \"local-exec\" {\n    command = \"ls\"\n    working_dir = {{ .Params.greeting }}\n  }\n}",
 			"line 4: .Params.greeting is a tenant value: \"working_dir\" is where a command runs"},
 		{"parameter in a heredoc command", "terraform/a.tf.tmpl", "x = 1\ncommand = <<-EOT\n  echo {{ .Params.greeting }}\nEOT\n", "line 3: .Params.greeting is a tenant value: \"command\""},
