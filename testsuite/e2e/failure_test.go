@@ -96,7 +96,7 @@ func TestFailedApplyThenFixAndRetry(t *testing.T) {
 	require.Equal(t, fix, st.Decisions[1].AcceptedRender)
 	require.Equal(t, []string{"terraform/main.tf"}, st.Decisions[1].AcceptedFiles, "the decision names the files it accepted")
 	require.Contains(t, st.Decisions[1].AcceptedDiff, "+++ b/instances/acme/bad/terraform/main.tf\n", "and records their diff")
-	require.Contains(t, st.Decisions[1].AcceptedDiff, "\n+  input = \"hello\"\n")
+	require.Contains(t, st.Decisions[1].AcceptedDiff, "\n-    command = \"echo provisioning failed >&2; exit 3\"\n")
 	res = e.Resources(contract.Ref{Tenant: "acme", Name: "bad"})
 	require.Len(t, res, 1)
 	require.False(t, res[0].Tainted)
