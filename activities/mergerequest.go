@@ -3,8 +3,10 @@ package activities
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
@@ -14,26 +16,6 @@ import (
 // operation's branch. A retry finds the branch and opens nothing new.
 func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {
 	branch := contract.BranchFor(in.Ref, in.Operation, in.OpID)
-	if in.ConfigYAML == "" && in.Rerender != "" {
-		// A plain deploy: when main already holds the render (the stack has not changed), there is
-		// nothing to open, and the forge is not asked (it may be down, with main read from a mirror).
-		files, err := a.rerender(ctx, in.Ref, in.Rerender)
-		if err != nil {
-			return forge.MergeRequest{}, err
-		}
-		held, err := a.Forge.ReadDir(ctx, in.Rerender, in.Ref.Dir())
-		if err != nil {
-			return forge.MergeRequest{}, classify(err)
-		}
-		if len(changedFiles(files, held)) == 0 {
-			return forge.MergeRequest{Branch: branch, NoChanges: true, BaseSHA: in.Rerender}, nil
-		}
-	}
-	if mr, ok, err := a.Forge.Get(ctx, branch); err != nil {
-		return forge.MergeRequest{}, classify(err)
-	} else if ok {
-		return mr, nil
-	}
 	var files map[string][]byte
 	var err error
 	switch {
@@ -46,15 +28,53 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInp
 	if err != nil {
 		return forge.MergeRequest{}, err
 	}
-	mr, err := a.Forge.Open(forgeNotes(ctx, "instance", in.Ref.String()), forge.Change{
-		Branch: branch,
-		// The title avoids the [slipway][op] trigger syntax so merges never re-trigger webhooks.
-		Title: fmt.Sprintf("slipway: %s %s", in.Operation, in.Ref),
-		Body:  fmt.Sprintf("Operation %s %s of instance %s, opened by slipway.", in.Operation, in.OpID, in.Ref),
-		Dir:   in.Ref.Dir(),
-		Files: files,
-	})
-	return mr, classify(err)
+	if in.ConfigYAML == "" && in.Rerender != "" {
+		// A plain deploy: when main already holds the render (the stack has not changed), there is
+		// nothing to open, and the forge is not asked (it may be down, with main read from a mirror).
+		held, err := a.Forge.ReadDir(ctx, in.Rerender, in.Ref.Dir())
+		if err != nil {
+			return forge.MergeRequest{}, classify(err)
+		}
+		if len(changedFiles(files, held)) == 0 {
+			return forge.MergeRequest{Branch: branch, NoChanges: true, BaseSHA: in.Rerender}, nil
+		}
+	}
+	mr, ok, err := a.Forge.Get(ctx, branch)
+	if err != nil {
+		return forge.MergeRequest{}, classify(err)
+	}
+	if !ok {
+		mr, err = a.Forge.Open(forgeNotes(ctx, "instance", in.Ref.String()), forge.Change{
+			Branch: branch,
+			// The title avoids the [slipway][op] trigger syntax so merges never re-trigger webhooks.
+			Title: fmt.Sprintf("slipway: %s %s", in.Operation, in.Ref),
+			Body:  fmt.Sprintf("Operation %s %s of instance %s, opened by slipway.", in.Operation, in.OpID, in.Ref),
+			Dir:   in.Ref.Dir(),
+			Files: files,
+		})
+		if err != nil {
+			return forge.MergeRequest{}, classify(err)
+		}
+	}
+	return mr, a.checkBranch(ctx, mr, in.Ref.Dir(), files)
+}
+
+// checkBranch refuses an MR whose head does not hold exactly the files slipway rendered: its
+// branch name is predictable, so someone may have pushed it first, and the merge's record (and
+// then terraform) would take their files for slipway's.
+func (a *Activities) checkBranch(ctx context.Context, mr forge.MergeRequest, dir string, want map[string][]byte) error {
+	if mr.NoChanges || mr.HeadSHA == "" {
+		return nil
+	}
+	got, err := a.Forge.ReadDir(ctx, mr.HeadSHA, dir)
+	if err != nil {
+		return classify(err)
+	}
+	if diff := changedFiles(want, got); len(diff) > 0 {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: branch %s holds files under %s that slipway did not render (%s): close the MR and delete the branch, then retry",
+			mr.ID, mr.Branch, dir, strings.Join(diff, ", ")), contract.ErrRenderChanged, nil)
+	}
+	return nil
 }
 
 // MergeMergeRequest merges the MR; merging a merged MR changes nothing.

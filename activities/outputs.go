@@ -185,6 +185,9 @@ func (a *Activities) RenderOutputs(ctx context.Context, in contract.RenderOutput
 	if mr.NoChanges {
 		return contract.RenderOutputsOutput{}, nil
 	}
+	if err := a.checkBranch(ctx, mr, dir, next); err != nil {
+		return contract.RenderOutputsOutput{}, err
+	}
 	merged, err := a.Forge.Merge(forgeNotes(ctx, "instance", in.Ref.String()), mr)
 	if err != nil {
 		return contract.RenderOutputsOutput{}, classify(err)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 )
@@ -18,6 +21,15 @@ func (a *Activities) RecordRender(ctx context.Context, in contract.RecordRenderI
 	files, err := a.Forge.ReadDir(ctx, in.Commit, in.Ref.Dir())
 	if err != nil {
 		return contract.Render{}, classify(err)
+	}
+	if in.Adopt {
+		// A tenant's commit: slipway vouches only for the config it validated; the next deploy
+		// renders the rest through its own MR, and verify-render flags anything else as added.
+		adopted := map[string][]byte{}
+		if data, ok := files[instanceFile]; ok {
+			adopted[instanceFile] = data
+		}
+		files = adopted
 	}
 	return contract.Render{Revision: in.Revision, Files: hashFiles(files)}, nil
 }
@@ -36,6 +48,7 @@ func (a *Activities) VerifyRender(ctx context.Context, in contract.VerifyRenderI
 		return nil
 	}
 	c.Dir, c.Since, c.Revision = dir, in.Render.Revision, in.Revision
+	c.Diff = a.renderDiff(ctx, in, c, files)
 	if h, ok := forge.As[forge.History](a.Forge); ok && in.Render.Revision != "" {
 		// Best effort: without the commits the message gives the range to read instead.
 		if commits, err := h.Commits(ctx, in.Render.Revision, in.Revision, dir); err == nil {
@@ -45,14 +58,42 @@ func (a *Activities) VerifyRender(ctx context.Context, in contract.VerifyRenderI
 	return temporal.NewNonRetryableApplicationError(c.Message(), contract.ErrRenderChanged, nil, c)
 }
 
+// renderDiff is the change from what slipway rendered to the files found, bounded: the old side
+// is read at the recorded merge (best effort) and kept only where it hashes as recorded.
+func (a *Activities) renderDiff(ctx context.Context, in contract.VerifyRenderInput, c contract.RenderChange, found map[string][]byte) string {
+	var rendered map[string][]byte
+	if in.Render.Revision != "" {
+		rendered, _ = a.Forge.ReadDir(ctx, in.Render.Revision, c.Dir)
+	}
+	was, now := map[string][]byte{}, map[string][]byte{}
+	for _, path := range c.Files() {
+		if data, ok := found[path]; ok {
+			now[path] = data
+		}
+		if data, ok := rendered[path]; ok && hashOf(data) == in.Render.Files[path] {
+			was[path] = data
+		}
+	}
+	diff := config.Diff(prefixed(c.Dir, was), prefixed(c.Dir, now))
+	if len(diff) > contract.MaxRenderDiff {
+		cut := strings.LastIndexByte(diff[:contract.MaxRenderDiff], '\n') + 1
+		diff = diff[:cut] + fmt.Sprintf("... %d more bytes: git diff %s %s -- %s\n", len(diff)-cut, c.Since, c.Revision, c.Dir)
+	}
+	return diff
+}
+
 // hashFiles is the hex SHA-256 of each file's bytes.
 func hashFiles(files map[string][]byte) map[string]string {
 	out := make(map[string]string, len(files))
 	for path, data := range files {
-		sum := sha256.Sum256(data)
-		out[path] = hex.EncodeToString(sum[:])
+		out[path] = hashOf(data)
 	}
 	return out
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // compareRender lists the files that differ between the recorded hashes and those found.

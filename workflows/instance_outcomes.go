@@ -107,6 +107,7 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req contract
 		e.busy = true
 		defer func() { e.busy = false }()
 		rec.AcceptedRender = op.Progress.Revision
+		rec.AcceptedFiles, rec.AcceptedDiff = acceptedChange(op.Failure)
 		op.Progress.AcceptedRender = op.Progress.Revision
 		return e.resume(ctx, op, rec), nil
 	}

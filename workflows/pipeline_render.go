@@ -83,7 +83,7 @@ func renderLeftover(ref contract.Ref, err error) (contract.Leftover, bool) {
 	if len(shas) > 0 {
 		revert = "revert " + strings.Join(shas, " ") + " on main (git revert)"
 	}
-	return contract.Leftover{Kind: contract.LeftoverRender, ID: strings.Join(c.Files(), ","), Detail: c.Message(),
+	return contract.Leftover{Kind: contract.LeftoverRender, ID: strings.Join(c.Files(), ","), Detail: c.Message(), Diff: c.Diff,
 		Cleanup: fmt.Sprintf("nothing ran from these files; %s so %s holds what slipway rendered, then slipway retry %s; "+
 			"or, once you have reviewed the change, slipway resolve %s --accept-render --reason ... records the files at %s as rendered and resumes",
 			revert, c.Dir, ref, ref, short(c.Revision))}, true
@@ -106,6 +106,16 @@ func (e *entity) admitAcceptRender(d lifecycle.Decision, req contract.DecisionRe
 		return notAllowed("%s: --accept-render: the operation did not fail verifying its rendered files (it failed at step %s)", e.s.Ref, step)
 	}
 	return nil
+}
+
+// acceptedChange is the files and diff verify-render named, for the decision that accepts them.
+func acceptedChange(f *contract.Failure) ([]string, string) {
+	for _, l := range f.Leftovers {
+		if l.Kind == contract.LeftoverRender {
+			return strings.Split(l.ID, ","), l.Diff
+		}
+	}
+	return nil, ""
 }
 
 // pipelineRender is the record a pipeline's merge made, from its result or its failure; nil if none.

@@ -33,12 +33,13 @@ func ProvisionPipeline(ctx workflow.Context, in contract.PipelineInput) (contrac
 // commitRE is a commit ID as forges name it.
 var commitRE = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
-// adoptCommit records the instance's files at the pushed commit as its render: a plain deploy
-// verifies main against them, then renders the config against the stack through its own MR.
+// adoptCommit records the instance file at the pushed commit as its render, and nothing else
+// there (a tenant's terraform is not slipway's rendering): a plain deploy verifies main against
+// it, then renders the config against the stack through its own MR before anything runs.
 func (p *pipeline) adoptCommit() error {
 	return p.run(contract.AdoptCommit, true, func(ctx workflow.Context) (string, error) {
 		var rec contract.Render
-		in := contract.RecordRenderInput{Ref: p.in.Ref, Commit: p.in.Adopt, Revision: p.in.Adopt}
+		in := contract.RecordRenderInput{Ref: p.in.Ref, Commit: p.in.Adopt, Revision: p.in.Adopt, Adopt: true}
 		if err := quick(ctx, p.local, contract.ActRecordRender, in).Get(ctx, &rec); err != nil {
 			return "", err
 		}

@@ -105,7 +105,8 @@ func TestResolveAcceptRenderRecordsTheReviewedFiles(t *testing.T) {
 	reqs := append(provisioned(), deploy, early, decision(lifecycle.DecisionRetry, contract.DecisionRequest{}), destroy, accept)
 	reqs[0].arm = func() { w.failNext(contract.ActTerraformApply, 1) }
 	reqs[3].arm = func() {
-		w.changed = &contract.RenderChange{Dir: "instances/acme/web", Since: "m", Revision: "rev-1", Changed: []string{"terraform/main.tf"}}
+		w.changed = &contract.RenderChange{Dir: "instances/acme/web", Since: "m", Revision: "rev-1", Changed: []string{"terraform/main.tf"},
+			Added: []string{"terraform/extra.tf"}, Diff: "--- a/instances/acme/web/terraform/main.tf\n+++ b/instances/acme/web/terraform/main.tf\n@@ -1 +1 @@\n-# ok\n+# hand edit\n"}
 	}
 	w.run(contract.Settings{}, reqs...)
 	require.Equal(t, lifecycle.DeploymentFailed, deploy.result.State)
@@ -120,6 +121,8 @@ func TestResolveAcceptRenderRecordsTheReviewedFiles(t *testing.T) {
 	st := w.status(contract.OutputAll)
 	d := st.Decisions[len(st.Decisions)-1]
 	require.Equal(t, "rev-1", d.AcceptedRender)
+	require.Equal(t, []string{"terraform/main.tf", "terraform/extra.tf"}, d.AcceptedFiles, "the decision names what it accepted")
+	require.Contains(t, d.AcceptedDiff, "+# hand edit\n", "and its change")
 	require.Equal(t, "bob", d.Actor)
 	require.Equal(t, "reviewed: a comment", d.Reason)
 }

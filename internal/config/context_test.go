@@ -33,6 +33,8 @@ func TestRenderEscapesByContext(t *testing.T) {
 		{"shell double quotes", "manifests/run.sh.tmpl", `echo "{{ .Name }}"`, `echo "web"`},
 		{"local-exec environment", "terraform/a.tf.tmpl", "provisioner \"local-exec\" {\n  environment = { G = {{ .Params.greeting }} }\n  command = \"echo \\\"$G\\\"\"\n}",
 			"provisioner \"local-exec\" {\n  environment = { G = \"x\\\"'`$(id -un)$${a}%%{b}\\n#\\\\ EOF\" }\n  command = \"echo \\\"$G\\\"\"\n}"},
+		{"module inputs and a resource's version", "terraform/a.tf.tmpl", "module \"m\" {\n  source = \"./m\"\n  greeting = {{ .Params.replicas }}\n}\nresource \"x\" \"y\" { version = {{ .Params.replicas }} }\n",
+			"module \"m\" {\n  source = \"./m\"\n  greeting = 3\n}\nresource \"x\" \"y\" { version = 3 }\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +61,15 @@ func TestLoadStackRefusesValuesWhereTheyDoNotFit(t *testing.T) {
 		{"parameter in a shell script", "terraform/run.sh.tmpl", "echo {{ .Params.greeting }}", "line 1: .Params.greeting is a tenant value: a shell script is code"},
 		{"parameter in a local-exec command", "terraform/a.tf.tmpl", "resource \"terraform_data\" \"x\" {\n  provisioner \"local-exec\" {\n    command = \"echo {{ .Params.greeting }}\"\n  }\n}",
 			"line 3: .Params.greeting is a tenant value: \"command\" is a command a shell runs"},
+		{"parameter in a module source", "terraform/a.tf.tmpl", "module \"m\" {\n  source = \"git::https://example.com/{{ .Params.greeting }}.git\"\n  greeting = {{ .Params.greeting }}\n}\n",
+			"line 2: .Params.greeting is a tenant value: a module's \"source\" says which code terraform downloads"},
+		{"parameter in a module version", "terraform/a.tf.tmpl", "module \"m\" { version = {{ .Params.greeting }} }", "line 1: .Params.greeting is a tenant value: a module's \"version\""},
+		{"parameter in a provider source", "terraform/a.tf.tmpl", "terraform {\n  required_providers {\n    x = {\n      source = \"example/{{ .Params.greeting }}\"\n    }\n  }\n}\n",
+			"line 4: .Params.greeting is a tenant value: the terraform block"},
+		{"parameter in a backend", "terraform/a.tf.tmpl", "terraform {\n  backend \"local\" {\n    path = \"/tmp/${\"{{ .Params.greeting }}\"}\"\n  }\n}\n", "line 3: .Params.greeting is a tenant value: the terraform block"},
+		{"parameter in terraform's JSON", "terraform/main.tf.json.tmpl", "{\"module\": {\"m\": {\"source\": {{ .Params.greeting }}}}}", "line 1: .Params.greeting is a tenant value: a .tf.json file is terraform code"},
+		{"parameter in a working_dir", "terraform/a.tf.tmpl", "resource \"terraform_data\" \"x\" {\n  provisioner \"local-exec\" {\n    command = \"ls\"\n    working_dir = {{ .Params.greeting }}\n  }\n}",
+			"line 4: .Params.greeting is a tenant value: \"working_dir\" is where a command runs"},
 		{"parameter in a heredoc command", "terraform/a.tf.tmpl", "x = 1\ncommand = <<-EOT\n  echo {{ .Params.greeting }}\nEOT\n", "line 3: .Params.greeting is a tenant value: \"command\""},
 		{"quote in a shell script", "manifests/run.sh.tmpl", "\n\necho {{ quote .Name }}", "line 3: quote does not escape for a shell word; use sh or nothing"},
 		{"toJSON in terraform", "terraform/a.tf.tmpl", "x = {{ toJSON .Params.greeting }}", "line 1: toJSON does not escape for a HCL expression"},

@@ -45,6 +45,10 @@ func fileContext(file string) (escaping.Grammar, escaping.Options) {
 	case ".yaml", ".yml":
 		return escaping.YAML{}, o
 	case ".json":
+		if strings.HasSuffix(target, ".tf.json") {
+			// Terraform's JSON syntax: the escaping cannot tell a module's source or a command from data.
+			o.NoTenant = "a .tf.json file is terraform code in JSON, where slipway cannot tell a command or a module's source from data, so no tenant value is written into it: write the value in a .tf file"
+		}
 		return escaping.YAML{JSON: true}, o
 	case ".jsonnet", ".libsonnet":
 		return escaping.YAML{Jsonnet: true}, o

@@ -276,6 +276,8 @@ type Leftover struct {
 	ID      string `json:"id"`
 	Detail  string `json:"detail"`
 	Cleanup string `json:"cleanup"`
+	// Diff is the change a changed-render is (RenderChange.Diff).
+	Diff string `json:"diff,omitempty"`
 }
 
 // UnlockInput names the stuck terraform state lock an operator chose to force.

@@ -34,10 +34,13 @@ type Render struct {
 
 // RecordRenderInput asks for the hashes of the files slipway committed: Commit is the MR's
 // head (slipway's own commit, which nobody else can move: the merge pinned it), Revision the merge.
+// Adopt says Commit is a tenant's push (a local create): only its instance.yaml, which the
+// pipeline validated, is recorded; any other file there is the tenant's, not slipway's rendering.
 type RecordRenderInput struct {
 	Ref      Ref    `json:"ref"`
 	Commit   string `json:"commit"`
 	Revision string `json:"revision"`
+	Adopt    bool   `json:"adopt,omitempty"`
 }
 
 // VerifyRenderInput asks whether the instance's files at Revision are the recorded ones.
@@ -57,7 +60,13 @@ type RenderChange struct {
 	Added    []string       `json:"added,omitempty"`
 	Removed  []string       `json:"removed,omitempty"`
 	Commits  []forge.Commit `json:"commits,omitempty"`
+	// Diff is the change as a unified diff from the files slipway rendered, at most MaxRenderDiff
+	// bytes: what an operator reviews before --accept-render, and what the decision records.
+	Diff string `json:"diff,omitempty"`
 }
+
+// MaxRenderDiff bounds RenderChange.Diff; a longer diff is cut, saying where to read the rest.
+const MaxRenderDiff = 8 << 10
 
 // Files lists every file that differs, sorted within each kind.
 func (c RenderChange) Files() []string {

@@ -161,8 +161,11 @@ type DecisionRecord struct {
 	ForceUnlock string `json:"forceUnlock,omitempty"`
 	// SkippedHook is the hook step a resolve --skip-hook went on past.
 	SkippedHook string `json:"skippedHook,omitempty"`
-	// AcceptedRender is the revision whose files a resolve --accept-render recorded as rendered.
-	AcceptedRender string `json:"acceptedRender,omitempty"`
+	// AcceptedRender is the revision whose files a resolve --accept-render recorded as rendered;
+	// AcceptedFiles and AcceptedDiff are what it accepted, as verify-render found them.
+	AcceptedRender string   `json:"acceptedRender,omitempty"`
+	AcceptedFiles  []string `json:"acceptedFiles,omitempty"`
+	AcceptedDiff   string   `json:"acceptedDiff,omitempty"`
 	// Error says why the decision could not be carried out; the state then did not change.
 	Error string `json:"error,omitempty"`
 }

@@ -20,6 +20,7 @@ type State struct {
 	Stack string // nesting, innermost last (HCL interpolations and braces)
 	Delim string // a heredoc's closing word; a URL's literal prefix so far
 	Attr  string // HCL: the attribute whose value this is
+	Head  string // HCL: the line's first word, which names the block a { on it opens
 }
 
 // Grammar is an output language: how literal text moves the context, and which escaper

@@ -27,7 +27,8 @@ func (HCL) Describe(s State) string {
 }
 
 // Scan follows HCL's lexical structure; nesting (interpolations, braces) is kept in Stack:
-// 's' returns to a string, 'h' to a heredoc, '{' is a brace of an expression.
+// 's' returns to a string, 'h' to a heredoc, 'm' is a top-level module block, 't' the
+// terraform block, '{' any other block or object.
 func (HCL) Scan(s State, text string) State {
 	lastIdent := "" // the identifier just before, to name an attribute at its =
 	for i := 0; i < len(text); i++ {
@@ -43,16 +44,20 @@ func (HCL) Scan(s State, text string) State {
 					k++
 				}
 				word, i = text[i:k], k-1
+				if s.Head == "" && s.Attr == "" {
+					s.Head = word
+				}
 			case c == ' ' || c == '\t':
 				word = lastIdent
 			case c == '=' && lastIdent != "" && !strings.HasPrefix(rest, "=="):
 				s.Attr = lastIdent
 			case c == '\n':
-				s.Attr = "" // an attribute's value ends with its line (or this reads no further)
+				s.Attr, s.Head = "", "" // an attribute's value ends with its line (or this reads no further)
 			case c == '"':
 				s.Mode = hclStringMode
 			case c == '{':
-				s.Stack += "{"
+				s.Stack += blockKind(s)
+				s.Head = ""
 			case c == '}' && s.Stack != "":
 				top := s.Stack[len(s.Stack)-1]
 				s.Stack = s.Stack[:len(s.Stack)-1]
@@ -154,16 +159,41 @@ func (h HCL) Escaper(s State) (string, error) {
 	return "", fmt.Errorf("a value cannot be written inside a /* */ comment, which it could end")
 }
 
+// blockKind is what a { opens: a top-level module or terraform block, or any other.
+func blockKind(s State) string {
+	if s.Attr == "" && s.Stack == "" {
+		switch s.Head {
+		case "module":
+			return "m"
+		case "terraform":
+			return "t"
+		}
+	}
+	return "{"
+}
+
 // commandAttrs are the attributes whose text a shell or an interpreter runs: local-exec's
 // command and interpreter, remote-exec's inline, script and scripts, the external data
 // source's program.
 var commandAttrs = map[string]bool{"command": true, "interpreter": true, "inline": true, "script": true, "scripts": true, "program": true}
 
-// NoTenant refuses tenant values in a command terraform hands to a shell: HCL escaping keeps the
-// string a string, but the shell would still run what it holds.
+// NoTenant refuses tenant values where HCL escaping keeps the string a string but it still
+// chooses what runs: a command terraform hands to a shell, the directory it runs in, the code a
+// module downloads, and the terraform block (backend, providers' sources and versions).
 func (HCL) NoTenant(s State) string {
-	if commandAttrs[s.Attr] && s.Mode != hclLineComment && s.Mode != hclBlockComment {
+	if s.Mode == hclLineComment || s.Mode == hclBlockComment {
+		return ""
+	}
+	blocks := strings.TrimRight(s.Stack, "sh") // the blocks around an interpolation
+	switch {
+	case commandAttrs[s.Attr]:
 		return fmt.Sprintf("%q is a command a shell runs, so no tenant value is written into it: give the provisioner environment = { NAME = {{ .Params.name }} } and read $NAME", s.Attr)
+	case s.Attr == "working_dir":
+		return `"working_dir" is where a command runs, so no tenant value is written into it: name the directory in the stack`
+	case strings.HasSuffix(blocks, "m") && (s.Attr == "source" || s.Attr == "version"):
+		return fmt.Sprintf("a module's %q says which code terraform downloads and runs, so no tenant value is written into it: name the module in the stack and pass tenant values as its inputs", s.Attr)
+	case strings.HasPrefix(blocks, "t"):
+		return "the terraform block (backend, required_providers' sources and versions) chooses where state goes and which providers run, so no tenant value is written into it"
 	}
 	return ""
 }
