@@ -19,8 +19,8 @@ too), deprovisioned instances included, and prints one JSON object per line (-o 
 -o yaml: a list):
 {at, tenant, instance, actor, actorKind, issuer, operation, decision, reason, policyHash, requestID,
 request, workflow}. actor is the verified actor's name ("-" when the request carried none: a refused
-one); policyHash names the policy's version that decided. It is a read: it goes straight to
-Temporal, like slipway events.`,
+one); policyHash names the policy's version that decided. It is a read: with --server, slipway
+server answers with the decisions of the tenants the policy lets the person read (operation read).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			from, err := parseSince(since, time.Now())
@@ -30,7 +30,7 @@ Temporal, like slipway events.`,
 			if tenant != "" && !labelRE.MatchString(tenant) {
 				return usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", tenant)
 			}
-			return g.withClient(cmd, func(c *client.Client) error {
+			return g.withReader(cmd, func(c reader) error {
 				if out.value == formatJSONL {
 					return c.Audit(cmd.Context(), tenant, from, func(e client.AuditEntry) error { return g.jsonLine(e) })
 				}
