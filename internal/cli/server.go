@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -115,7 +114,7 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			}
 			api, err := apiserver.New(apiserver.Options{
 				Verifier: ver, Client: c, Hosts: allowed, AcceptTimeout: g.accept, Logger: zl,
-				Authorize: policyAuthorize(engine),
+				Authorize: apiserver.PolicyAuthorize(engine),
 				Secrets: func(ctx context.Context, tenant, name string) (map[string]string, error) {
 					vals, _, err := readSecrets(ctx, pgConn, stateDir, tenant, name)
 					return vals, err
@@ -140,30 +139,4 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 	sf.add(cmd)
 	cmd.PreRunE = sf.check
 	return cmd
-}
-
-// policyAuthorize decides the server's own requests with the platform's policy. A request over
-// many instances (a drift sweep, a rollout) names instance "*", and tenant "*" when its scope
-// names none: the default policy lets only platform admins act on every tenant.
-func policyAuthorize(e *policy.Engine) apiserver.Authorize {
-	return func(ctx context.Context, c apiserver.Check) (bool, string, string, error) {
-		in := policy.Input{Actor: c.Actor, Operation: c.Operation, Tenant: orStar(c.Tenant), Name: orStar(c.Name), State: c.State,
-			NextState: c.NextState, Stack: policy.Stack{Name: c.Stack}}
-		d, err := e.Decide(ctx, in)
-		if err != nil {
-			return false, "", e.Hash(), err
-		}
-		if d.Allow && d.Approval != nil && !c.Waits {
-			// Nothing waits for an approval here: a request that needs one is refused, saying so.
-			return false, "needs approval by " + strings.Join(d.Approval.Groups, ", ") + ", which this request cannot wait for: " + d.Reason, d.PolicyHash, nil
-		}
-		return d.Allow, d.Reason, d.PolicyHash, nil
-	}
-}
-
-func orStar(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
 }
