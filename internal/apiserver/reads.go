@@ -143,7 +143,7 @@ func (s *Server) stackCounts(ctx context.Context, a identity.Actor, r *http.Requ
 		return 0, nil, err
 	}
 	counts, err = keep(s.readable(ctx, a), counts, func(c client.StackCount) string { return c.Tenant })
-	return http.StatusOK, StackCounts{Known: known && len(counts) > 0, Counts: counts}, err
+	return http.StatusOK, StackCounts{Known: known, Counts: counts}, err
 }
 
 // drifted is `slipway drift list`: the drifted instances of the tenants the actor may read.
