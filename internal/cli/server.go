@@ -36,11 +36,12 @@ server verifies the token against the identity provider (--issuer, SLIPWAY_OIDC_
 --client-id, SLIPWAY_OIDC_CLIENT_ID), then sends the request to Temporal attested as that person,
 so the workers' policy decides on who really asked. A request with no token, or an expired or
 foreign one, is answered 401; a policy's deny 403 with its reason (the CLI exits 3 on both).
-It also reads secrets for the people the policy lets (operation "secrets"), from the store the
-workers use (--store-pg-conn, else --state-dir), and answers GET /v1/whoami. It answers only to
-its own addresses in the Host header (and localhost on loopback), the --listen host and the
---allowed-host names. Beyond loopback it needs --tls-cert: bearer tokens never cross a network in
-plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as the workers'.`,
+It answers people's reads (status, events, plan, list, audit, drift list, rollout plan) with only
+the tenants the policy lets them read (operation "read"), reads secrets for the people the policy
+lets (operation "secrets") from the store the workers use (--store-pg-conn, else --state-dir),
+and answers GET /v1/whoami. It answers only to its own addresses in the Host header (and
+localhost on loopback), the --listen host and the --allowed-host names. Beyond loopback it needs
+--tls-cert: bearer tokens never cross a network in plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as the workers'.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, _, err := net.SplitHostPort(listen); err != nil {
