@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/apiserver"
+	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
@@ -105,4 +110,37 @@ func TestReadsThroughTheServerShowOnlyReadableTenants(t *testing.T) {
 	all := w.as(w.carol, 0, "list").Stdout
 	require.Contains(t, all, acmeWeb)
 	require.Contains(t, all, "other/db")
+
+	// Following acme/web's log through the server: alice gets the entry that comes next; mallory
+	// is refused before anything is read.
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	as := func(tok string) *apiserver.Client {
+		c, err := apiserver.NewClient(w.url, func(context.Context) (string, error) { return tok, nil })
+		require.NoError(t, err)
+		return c
+	}
+	err = as(mallory).InstanceEvents(ctx, ref, true, func(client.InstanceEvent) error { return nil })
+	require.True(t, client.IsRefused(err), "%v", err)
+	had := 0
+	require.NoError(t, as(w.alice).InstanceEvents(ctx, ref, false, func(client.InstanceEvent) error { had++; return nil }))
+	done, caughtUp := make(chan error, 1), make(chan struct{})
+	var followed []string
+	go func() {
+		done <- as(w.alice).InstanceEvents(ctx, ref, true, func(ev client.InstanceEvent) error {
+			followed = append(followed, ev.Text)
+			if len(followed) == had {
+				close(caughtUp) // what follows comes by the long poll
+			}
+			if strings.Contains(ev.Text, "freeze") {
+				return client.ErrStopEvents
+			}
+			return nil
+		})
+	}()
+	<-caughtUp
+	e.MustCLI(0, "gate", "add", acmeWeb, "freeze")
+	require.NoError(t, <-done)
+	require.Contains(t, followed[len(followed)-1], "freeze", "the follow ends at the new entry")
 }
