@@ -70,6 +70,7 @@ func TestNamedReadsAreDecidedFirst(t *testing.T) {
 			{http.MethodGet, "/v1/instances/acme/web/events?from=3&wait=1s"},
 			{http.MethodGet, "/v1/instances/acme/web/requests/some-request"},
 			{http.MethodPost, "/v1/instances/acme/web/operations/plan"},
+			{http.MethodPost, "/v1/instances/acme/web/refresh"},
 		} {
 			a := callBody(t, r.method, url+r.path, tok.IDToken, `{}`)
 			require.Equal(t, http.StatusForbidden, a.code, "%s %s %s: %v", user, r.method, r.path, a.body)

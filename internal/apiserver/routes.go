@@ -323,8 +323,9 @@ func (s *Server) status(ctx context.Context, a identity.Actor, r *http.Request) 
 	return http.StatusOK, st, nil
 }
 
-func (s *Server) refresh(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
-	ref, err := instanceRef(r)
+// refresh answers with the status, so it is a read as well as the workers' refresh decision.
+func (s *Server) refresh(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
 		return 0, nil, err
 	}

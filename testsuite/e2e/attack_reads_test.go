@@ -46,6 +46,7 @@ func TestReadsThroughTheServerShowOnlyReadableTenants(t *testing.T) {
 		t.Run(who, func(t *testing.T) {
 			for _, args := range [][]string{
 				{"status", acmeWeb, "--detail", "all"},
+				{"status", acmeWeb, "--refresh"},
 				{"status", acmeWeb, "-o", "json"},
 				{"events", acmeWeb},
 				{"events", acmeWeb, "-o", "jsonl"},
