@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -238,3 +239,80 @@ func KindOf(err error) errkind.Kind {
 // IsBadRequest reports an API request the server found malformed (CLI exit 2), beside
 // client.IsBadRequest for the errors the direct path shares.
 func IsBadRequest(err error) bool { return KindOf(err) == errkind.Invalid || client.IsBadRequest(err) }
+
+// List lists the instances of the tenants the person may read.
+func (c *Client) List(ctx context.Context, f client.ListFilter) ([]client.ListItem, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"tenant": f.Tenant, "state": f.State, "ready": f.Ready, "stack": f.Stack, "drifted": f.Drifted} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	for k, v := range map[string]bool{"gated": f.Gated, "awaitingApproval": f.AwaitingApproval, "all": f.All} {
+		if v {
+			q.Set(k, "true")
+		}
+	}
+	var out []client.ListItem
+	return out, c.do(ctx, http.MethodGet, "/v1/instances?"+q.Encode(), nil, &out)
+}
+
+// StackCounts are a stack's counts per tenant the person may read (and over all, for the fleet's readers).
+func (c *Client) StackCounts(ctx context.Context, stack, tenant string) ([]client.StackCount, bool, error) {
+	var out StackCounts
+	path := "/v1/stacks/" + url.PathEscape(stack) + "/counts?" + url.Values{"tenant": {tenant}}.Encode()
+	return out.Counts, out.Known, c.do(ctx, http.MethodGet, path, nil, &out)
+}
+
+// Drifted lists the drifted instances of the tenants the person may read.
+func (c *Client) Drifted(ctx context.Context, f client.ListFilter) ([]client.DriftItem, error) {
+	var out []client.DriftItem
+	return out, c.do(ctx, http.MethodGet, "/v1/drift?"+url.Values{"stack": {f.Stack}, "tenant": {f.Tenant}}.Encode(), nil, &out)
+}
+
+// Audit calls fn with each decision recorded by the instances of the tenants the person may read.
+func (c *Client) Audit(ctx context.Context, tenant string, since time.Time, fn func(client.AuditEntry) error) error {
+	q := url.Values{"tenant": {tenant}}
+	if !since.IsZero() {
+		q.Set("since", since.UTC().Format(time.RFC3339Nano))
+	}
+	var out []client.AuditEntry
+	if err := c.do(ctx, http.MethodGet, "/v1/audit?"+q.Encode(), nil, &out); err != nil {
+		return err
+	}
+	for _, e := range out {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Events returns the newest webhook deliveries, with the outcomes of the tenants the person may read.
+func (c *Client) Events(ctx context.Context, limit int) ([]client.DeliveryEvent, error) {
+	var out []client.DeliveryEvent
+	return out, c.do(ctx, http.MethodGet, "/v1/deliveries?limit="+strconv.Itoa(limit), nil, &out)
+}
+
+// InstanceEvents calls fn with each entry of the instance's log; with follow it then long-polls
+// the server for new ones until ctx ends or fn returns client.ErrStopEvents.
+func (c *Client) InstanceEvents(ctx context.Context, ref contract.Ref, follow bool, fn func(client.InstanceEvent) error) error {
+	for from, wait := 0, time.Duration(0); ; wait = maxWait {
+		var evs []client.InstanceEvent
+		path := fmt.Sprintf("%s/events?from=%d&wait=%s", instPath(ref), from, wait)
+		if err := c.do(ctx, http.MethodGet, path, nil, &evs); err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := fn(ev); errors.Is(err, client.ErrStopEvents) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
+		if !follow {
+			return nil
+		}
+		from += len(evs)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -14,6 +15,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/names"
 )
 
 // The API's bodies. The token is the actor: what a request says of its sender (its actor field)
@@ -71,6 +73,12 @@ func (s *Server) routes() {
 	s.handle("GET "+inst+"/status", s.status)
 	s.handle("POST "+inst+"/refresh", s.refresh)
 	s.handle("GET "+inst+"/secrets", s.secrets)
+	s.handle("GET "+inst+"/events", s.events)
+	s.handle("GET /v1/instances", s.list)
+	s.handle("GET /v1/stacks/{stack}/counts", s.stackCounts)
+	s.handle("GET /v1/deliveries", s.deliveries)
+	s.handle("GET /v1/audit", s.audit)
+	s.handle("GET /v1/drift", s.drifted)
 	s.handle("POST /v1/drift/check", s.driftCheck)
 	s.handle("POST /v1/drift/schedules", s.driftSchedule)
 	s.handle("DELETE /v1/drift/schedules/{id}", s.driftUnschedule)
@@ -126,6 +134,12 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 	var body OperationBody
 	if err := decode(r, &body); err != nil {
 		return 0, nil, err
+	}
+	if op == lifecycle.OpPlan {
+		// A plan prints the instance's values: it is a read before it is a pipeline.
+		if err := s.authorize(ctx, Check{Actor: a, Operation: OpRead, Tenant: ref.Tenant, Name: ref.Name}); err != nil {
+			return 0, nil, err
+		}
 	}
 	switch {
 	case op == lifecycle.OpProvision && body.Request.ConfigYAML == "":
@@ -189,8 +203,8 @@ func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request
 
 // request long-polls a request's end (at most ?wait=, up to maxWait) and answers with the
 // instance's status, so a CLI that has only the server shows the steps as they go.
-func (s *Server) request(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
-	ref, err := instanceRef(r)
+func (s *Server) request(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -287,10 +301,10 @@ func (s *Server) gate(ctx context.Context, _ identity.Actor, r *http.Request) (i
 	return http.StatusOK, gs, nil
 }
 
-// status is the status query sent with the person's attestation: what it shows of a waiting
-// approval depends on who asks.
-func (s *Server) status(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
-	ref, err := instanceRef(r)
+// status is the status query sent with the person's attestation, for those who may read the
+// instance: what it shows of a waiting approval depends on who asks.
+func (s *Server) status(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -309,8 +323,9 @@ func (s *Server) status(ctx context.Context, _ identity.Actor, r *http.Request) 
 	return http.StatusOK, st, nil
 }
 
-func (s *Server) refresh(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
-	ref, err := instanceRef(r)
+// refresh answers with the status, so it is a read as well as the workers' refresh decision.
+func (s *Server) refresh(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -364,12 +379,21 @@ func (s *Server) secrets(ctx context.Context, a identity.Actor, r *http.Request)
 	if s.o.Secrets == nil {
 		return 0, nil, errors.New("this slipway server has no secret store configured (--store-pg-conn or --state-dir)")
 	}
+	// The policy decides before a missing instance is told apart from one the person may not read.
 	st, err := s.o.Client.Status(ctx, ref, contract.StatusRequest{})
-	if err != nil {
+	var nf *client.NotFoundError
+	if err != nil && !errors.As(err, &nf) {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "secrets", Tenant: ref.Tenant, Name: ref.Name, State: string(st.State)}); err != nil {
+	c := Check{Actor: a, Operation: "secrets", Tenant: ref.Tenant, Name: ref.Name}
+	if st != nil {
+		c.State = string(st.State)
+	}
+	if err := s.authorize(ctx, c); err != nil {
 		return 0, nil, err
+	}
+	if nf != nil {
+		return 0, nil, nf
 	}
 	vals, err := s.o.Secrets(ctx, ref.Tenant, ref.Name)
 	if err != nil {
@@ -382,6 +406,9 @@ func (s *Server) secrets(ctx context.Context, a identity.Actor, r *http.Request)
 func (s *Server) driftCheck(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	var scope contract.DriftScope
 	if err := decode(r, &scope); err != nil {
+		return 0, nil, err
+	}
+	if err := checkDriftScope("", scope); err != nil {
 		return 0, nil, err
 	}
 	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: scope.Tenant}); err != nil {
@@ -401,6 +428,9 @@ func (s *Server) driftSchedule(ctx context.Context, a identity.Actor, r *http.Re
 	}
 	if body.Every < client.MinDriftInterval {
 		return 0, nil, badRequest("every: %s must be at least %s", body.Every, client.MinDriftInterval)
+	}
+	if err := checkDriftScope("scope.", body.Scope); err != nil {
+		return 0, nil, err
 	}
 	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: body.Scope.Tenant}); err != nil {
 		return 0, nil, err
@@ -422,7 +452,9 @@ func (s *Server) driftUnschedule(ctx context.Context, a identity.Actor, r *http.
 	return http.StatusOK, map[string]string{"deleted": client.DriftScheduleID(r.PathValue("id"))}, nil
 }
 
-func (s *Server) rolloutPlan(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
+// rolloutPlan is the action list a rollout would run, with only the instances (and their
+// current and desired values) of the tenants the actor may read.
+func (s *Server) rolloutPlan(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	var spec contract.RolloutSpec
 	if err := decode(r, &spec); err != nil {
 		return 0, nil, err
@@ -431,7 +463,8 @@ func (s *Server) rolloutPlan(ctx context.Context, _ identity.Actor, r *http.Requ
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, plan, nil
+	plan.Actions, err = keep(s.readable(ctx, a), plan.Actions, func(x contract.RolloutAction) string { return x.Ref.Tenant })
+	return http.StatusOK, plan, err
 }
 
 // rolloutStart plans (so bad input starts nothing), asks the policy, then starts.
@@ -449,6 +482,15 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	}
 	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: spec.Tenant}); err != nil {
 		return 0, nil, err
+	}
+	// Every tenant the plan reaches is one the actor must act on, whatever the spec names.
+	for _, t := range planTenants(plan) {
+		if t == spec.Tenant {
+			continue
+		}
+		if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: t}); err != nil {
+			return 0, nil, err
+		}
 	}
 	if err := s.o.Client.StartRollout(ctx, spec); err != nil {
 		return 0, nil, err
@@ -484,11 +526,38 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 
 // quietRead is a read whose allowed decisions are not audited (status polls would flood the log);
 // its refusals are.
-func quietRead(op string) bool { return op == "read" }
+func quietRead(op string) bool { return op == OpRead }
 
-func orStar(s string) string {
-	if s == "" {
-		return "*"
+// planTenants are the tenants of a rollout plan's instances, sorted.
+func planTenants(p contract.RolloutPlan) []string {
+	var ts []string
+	for _, x := range p.Actions {
+		if !slices.Contains(ts, x.Ref.Tenant) {
+			ts = append(ts, x.Ref.Tenant)
+		}
 	}
-	return s
+	slices.Sort(ts)
+	return ts
+}
+
+// checkDriftScope refuses what people may not ask of a drift sweep, naming the field (prefix is
+// where the scope sits in the body): a sweep's own continuation state, which would name
+// instances beyond the tenant the policy decided on, the schedule slipway records, and more
+// checks at once than contract.MaxDriftConcurrency.
+func checkDriftScope(prefix string, sc contract.DriftScope) error {
+	switch {
+	case sc.Resume != nil:
+		return badRequest("%sresume: a sweep's own progress across continue-as-new, which only slipway sets: leave it out (the sweep lists its instances from %stenant and %sstack)", prefix, prefix, prefix)
+	case sc.Schedule != "":
+		return badRequest("%sschedule: set by slipway on the sweeps a schedule starts: leave it out", prefix)
+	case sc.Concurrency < 0 || sc.Concurrency > contract.MaxDriftConcurrency:
+		return badRequest("%sconcurrency: %d: must be 1 to %d (0: the default)", prefix, sc.Concurrency, contract.MaxDriftConcurrency)
+	case sc.Remediate != "" && sc.Remediate != contract.RemediateDeploy:
+		return badRequest("%sremediate: %q: must be deploy, or left out to only report", prefix, sc.Remediate)
+	case sc.Tenant != "" && !names.IsLabel(sc.Tenant):
+		return badRequest("%stenant: %q is not a tenant name", prefix, sc.Tenant)
+	case sc.Stack != "" && !names.IsLabel(sc.Stack):
+		return badRequest("%sstack: %q is not a stack name", prefix, sc.Stack)
+	}
+	return nil
 }

@@ -18,13 +18,15 @@ func (g *globals) auditCmd() *cobra.Command {
 		Short: "Export every recorded decision (allowed, denied, approval asked, approved, rejected, refused) as JSON lines",
 		Long: `Reads the durable audit log the workers and slipway server write (the shared store,
 --store-pg-conn or SLIPWAY_STORE_PG_CONN, else a single worker's DIR/audit.jsonl), which outlives
-Temporal's retention, and the decisions each instance recorded in its history (its events: slipway
-events shows them too) for what the log does not hold: refusals of unattested requests and anything
-older than the log. Deprovisioned instances are included. It prints one JSON object per line
-(-o json: one array, -o yaml: a list):
+Temporal's retention, and adds from each instance's history (its events: slipway events shows them
+too) the records the log does not hold: those of runs from before the log, or one the log refused.
+Deprovisioned instances are included. It prints one JSON object per line (-o json: one array,
+-o yaml: a list):
 {at, tenant, instance, actor, actorKind, issuer, operation, decision, reason, policyHash, requestID,
 request, workflow, source}. actor is the verified actor's name ("-" when the request carried none: a
-refused one); policyHash names the policy's version that decided; source is "log" or "history".`,
+refused one); policyHash names the policy's version that decided; source is "log" or "history".
+It is a read: with --server, slipway server answers with the decisions of the tenants the policy
+lets the person read (operation read).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			from, err := parseSince(since, time.Now())
@@ -34,14 +36,17 @@ refused one); policyHash names the policy's version that decided; source is "log
 			if tenant != "" && !labelRE.MatchString(tenant) {
 				return usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", tenant)
 			}
-			log, closeLog, err := openAuditLog(cmd.Context(), pgConn, stateDir, false)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			return g.withClient(cmd, func(c *client.Client) error {
-				if log != nil {
-					c.AuditLog = log
+			return g.withReader(cmd, func(c reader) error {
+				if cl, ok := c.(*client.Client); ok {
+					// Straight to Temporal: the durable log too, where this host can read it.
+					log, closeLog, err := openAuditLog(cmd.Context(), pgConn, stateDir, false)
+					if err != nil {
+						return err
+					}
+					defer closeLog()
+					if log != nil {
+						cl.AuditLog = log
+					}
 				}
 				if out.value == formatJSONL {
 					return c.Audit(cmd.Context(), tenant, from, func(e client.AuditEntry) error { return g.jsonLine(e) })

@@ -72,8 +72,8 @@ func (f *driftScope) scope() (contract.DriftScope, error) {
 		return s, usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", f.tenant)
 	case f.remediate != "" && f.remediate != contract.RemediateDeploy:
 		return s, usageErr("--remediate %q: must be deploy, or left out to only report", f.remediate)
-	case f.concurrency < 1 || f.concurrency > 64:
-		return s, usageErr("--concurrency: must be 1 to 64, got %d", f.concurrency)
+	case f.concurrency < 1 || f.concurrency > contract.MaxDriftConcurrency:
+		return s, usageErr("--concurrency: must be 1 to %d, got %d", contract.MaxDriftConcurrency, f.concurrency)
 	}
 	return s, nil
 }
@@ -170,7 +170,7 @@ func (g *globals) driftListCmd() *cobra.Command {
 			if _, err := f.scope(); err != nil {
 				return err
 			}
-			return g.withClient(cmd, func(c *client.Client) error {
+			return g.withReader(cmd, func(c reader) error {
 				items, err := c.Drifted(cmd.Context(), client.ListFilter{Stack: f.stack, Tenant: f.tenant})
 				if err != nil {
 					return err

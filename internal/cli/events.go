@@ -34,23 +34,23 @@ prints them as one array, jsonl one a line.`,
 			if len(args) == 1 && cmd.Flags().Changed("limit") {
 				return usageErr("--limit: counts webhook deliveries; an instance's log has no limit")
 			}
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+			var ref contract.Ref
 			if len(args) == 1 {
-				ref, err := parseRef(args[0])
+				var err error
+				if ref, err = parseRef(args[0]); err != nil {
+					return err
+				}
+			}
+			return g.withReader(cmd, func(c reader) error {
+				if len(args) == 1 {
+					return c.InstanceEvents(cmd.Context(), ref, follow, g.printEvent(out, time.Local))
+				}
+				evs, err := c.Events(cmd.Context(), limit)
 				if err != nil {
 					return err
 				}
-				return c.InstanceEvents(cmd.Context(), ref, follow, g.printEvent(out, time.Local))
-			}
-			evs, err := c.Events(cmd.Context(), limit)
-			if err != nil {
-				return err
-			}
-			return g.printDeliveries(evs, out, time.Local)
+				return g.printDeliveries(evs, out, time.Local)
+			})
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 20, "how many deliveries to show")

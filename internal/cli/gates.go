@@ -66,13 +66,15 @@ func (g *globals) gateListCmd() *cobra.Command {
 		Short: "List an instance's gates and the operation waiting at them",
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withInstance(cmd, args[0], func(ref contract.Ref, c *client.Client) error {
-				st, err := c.Status(cmd.Context(), ref, contract.StatusRequest{})
-				if err != nil {
-					return err
-				}
-				return g.output(out, st.Gates, func(w io.Writer) { writeGates(w, st, time.Now()) })
-			})
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			st, err := g.status(cmd.Context(), ref, contract.StatusRequest{}, false)
+			if err != nil {
+				return err
+			}
+			return g.output(out, st.Gates, func(w io.Writer) { writeGates(w, st, time.Now()) })
 		},
 	}
 	out = outputFlag(cmd)

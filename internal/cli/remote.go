@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -79,6 +80,29 @@ func (g *globals) api() (*apiserver.Client, error) {
 		return nil, usageErr("--server: %q: %v", g.server, err)
 	}
 	return c, nil
+}
+
+// reader is what the read commands ask (list, events, drift list, audit): `slipway server` with
+// --server, which answers with only the tenants the person may read, else Temporal.
+type reader interface {
+	List(ctx context.Context, f client.ListFilter) ([]client.ListItem, error)
+	StackCounts(ctx context.Context, stack, tenant string) ([]client.StackCount, bool, error)
+	Drifted(ctx context.Context, f client.ListFilter) ([]client.DriftItem, error)
+	Audit(ctx context.Context, tenant string, since time.Time, fn func(client.AuditEntry) error) error
+	Events(ctx context.Context, limit int) ([]client.DeliveryEvent, error)
+	InstanceEvents(ctx context.Context, ref contract.Ref, follow bool, fn func(client.InstanceEvent) error) error
+}
+
+// withReader runs fn with the server's client when --server is set, else with a Temporal client.
+func (g *globals) withReader(cmd *cobra.Command, fn func(reader) error) error {
+	api, err := g.api()
+	if err != nil {
+		return err
+	}
+	if api != nil {
+		return fn(api)
+	}
+	return g.withClient(cmd, func(c *client.Client) error { return fn(c) })
 }
 
 // followAPI waits for a request sent through the server, showing its steps from the status

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,11 +37,12 @@ server verifies the token against the identity provider (--issuer, SLIPWAY_OIDC_
 --client-id, SLIPWAY_OIDC_CLIENT_ID), then sends the request to Temporal attested as that person,
 so the workers' policy decides on who really asked. A request with no token, or an expired or
 foreign one, is answered 401; a policy's deny 403 with its reason (the CLI exits 3 on both).
-It also reads secrets for the people the policy lets (operation "secrets"), from the store the
-workers use (--store-pg-conn, else --state-dir), and answers GET /v1/whoami. It answers only to
-its own addresses in the Host header (and localhost on loopback), the --listen host and the
---allowed-host names. Beyond loopback it needs --tls-cert: bearer tokens never cross a network in
-plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as the workers'.`,
+It answers people's reads (status, events, plan, list, audit, drift list, rollout plan) with only
+the tenants the policy lets them read (operation "read"), reads secrets for the people the policy
+lets (operation "secrets") from the store the workers use (--store-pg-conn, else --state-dir),
+and answers GET /v1/whoami. It answers only to its own addresses in the Host header (and
+localhost on loopback), the --listen host and the --allowed-host names. Beyond loopback it needs
+--tls-cert: bearer tokens never cross a network in plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as the workers'.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, _, err := net.SplitHostPort(listen); err != nil {
@@ -122,7 +122,7 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 			}
 			api, err := apiserver.New(apiserver.Options{
 				Verifier: ver, Client: c, Hosts: allowed, AcceptTimeout: g.accept, Logger: zl,
-				Authorize: policyAuthorize(engine),
+				Authorize: apiserver.PolicyAuthorize(engine),
 				Audit: func(ctx context.Context, e contract.AuditEntry) error {
 					return appendServerAudit(ctx, auditLog, e)
 				},
@@ -150,30 +150,4 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 	sf.add(cmd)
 	cmd.PreRunE = sf.check
 	return cmd
-}
-
-// policyAuthorize decides the server's own requests with the platform's policy. A request over
-// many instances (a drift sweep, a rollout) names instance "*", and tenant "*" when its scope
-// names none: the default policy lets only platform admins act on every tenant.
-func policyAuthorize(e *policy.Engine) apiserver.Authorize {
-	return func(ctx context.Context, c apiserver.Check) (bool, string, string, error) {
-		in := policy.Input{Actor: c.Actor, Operation: c.Operation, Tenant: orStar(c.Tenant), Name: orStar(c.Name), State: c.State,
-			NextState: c.NextState, Stack: policy.Stack{Name: c.Stack}}
-		d, err := e.Decide(ctx, in)
-		if err != nil {
-			return false, "", e.Hash(), err
-		}
-		if d.Allow && d.Approval != nil && !c.Waits {
-			// Nothing waits for an approval here: a request that needs one is refused, saying so.
-			return false, "needs approval by " + strings.Join(d.Approval.Groups, ", ") + ", which this request cannot wait for: " + d.Reason, d.PolicyHash, nil
-		}
-		return d.Allow, d.Reason, d.PolicyHash, nil
-	}
-}
-
-func orStar(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
 }

@@ -271,37 +271,35 @@ func (g *globals) listCmd() *cobra.Command {
 			if countsOnly && f.Stack == "" {
 				return usageErr("--counts: needs --stack (the stack whose instances to count)")
 			}
-			c, err := g.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			var counts []client.StackCount
-			if f.Stack != "" {
-				var known bool
-				if counts, known, err = c.StackCounts(cmd.Context(), f.Stack, f.Tenant); err != nil {
+			return g.withReader(cmd, func(c reader) error {
+				var counts []client.StackCount
+				if f.Stack != "" {
+					var known bool
+					var err error
+					if counts, known, err = c.StackCounts(cmd.Context(), f.Stack, f.Tenant); err != nil {
+						return err
+					}
+					if !known {
+						return usageErr("--stack: no instance has ever had stack %q%s", f.Stack, forTenant(f.Tenant))
+					}
+				}
+				if countsOnly {
+					return g.output(out, counts, func(w io.Writer) { writeStackCounts(w, counts) })
+				}
+				items, err := c.List(cmd.Context(), f)
+				if err != nil {
 					return err
 				}
-				if !known {
-					return usageErr("--stack: no instance has ever had stack %q%s", f.Stack, forTenant(f.Tenant))
+				if items == nil {
+					items = []client.ListItem{}
 				}
-			}
-			if countsOnly {
-				return g.output(out, counts, func(w io.Writer) { writeStackCounts(w, counts) })
-			}
-			items, err := c.List(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			if items == nil {
-				items = []client.ListItem{}
-			}
-			return g.output(out, items, func(w io.Writer) {
-				writeList(w, items)
-				if len(counts) > 0 {
-					fmt.Fprintln(w)
-					writeStackCounts(w, counts)
-				}
+				return g.output(out, items, func(w io.Writer) {
+					writeList(w, items)
+					if len(counts) > 0 {
+						fmt.Fprintln(w)
+						writeStackCounts(w, counts)
+					}
+				})
 			})
 		},
 	}

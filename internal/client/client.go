@@ -257,7 +257,9 @@ func DialLazy(taskQueue string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, &UnavailableError{Address: o.HostPort, Err: err}
 	}
-	return New(c, taskQueue, o.Namespace), nil
+	sc := New(c, taskQueue, o.Namespace)
+	sc.Payloads = o.DataConverter // slipway server reads events and audit for people
+	return sc, nil
 }
 
 // New wraps an existing Temporal client.

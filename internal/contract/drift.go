@@ -55,6 +55,10 @@ type DriftResume struct {
 // RemediateDeploy is the drift policy that deploys a drifted instance again.
 const RemediateDeploy = "deploy"
 
+// MaxDriftConcurrency bounds a sweep's checks at once (each is a terraform plan on a worker):
+// the CLI and `slipway server` refuse a larger concurrency.
+const MaxDriftConcurrency = 64
+
 // DriftInstanceInput asks one instance to check itself (its entity runs the check, so it never
 // overlaps an operation) and, under RemediateDeploy, to deploy again if it drifted.
 type DriftInstanceInput struct {

@@ -37,6 +37,7 @@ var Operations = []string{
 	"gate", "cancel", "rollout", "drift", "refresh",
 	"new-run", // an operator moving an idle instance to a new run (retiring a workflow version)
 	"secrets", // slipway server reading an instance's secrets for a person
+	"read",    // slipway server reading an instance, or what a fleet read shows of a tenant ("*": every tenant)
 }
 
 // FleetOperations may name no instance: their tenant and name are empty (or "*") when they span

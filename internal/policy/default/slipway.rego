@@ -80,6 +80,9 @@ decision := {"allow": false, "reason": concat("; ", sort(deny))} if {
 
 # Who may act: tenant members on their tenant, platform admins everywhere, slipway's own
 # components where the request's own rules (below) allow; approvals are checked apart.
+# Reads (operation "read": slipway server's status, events, plan, list, audit, drift list,
+# rollout plan) follow the same rule: members read their tenant, platform admins every tenant
+# and the whole fleet (tenant "*"), anyone else nothing. A read never waits for an approval.
 deny contains msg if {
 	not approving
 	not fleet_wide

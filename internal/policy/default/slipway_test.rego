@@ -9,6 +9,8 @@ bob := {"kind": "person", "issuer": "https://idp.test", "subject": "u-bob", "nam
 
 carol := {"kind": "person", "issuer": "https://idp.test", "subject": "u-carol", "name": "carol", "groups": ["platform-admins"]}
 
+mallory := {"kind": "person", "issuer": "https://idp.test", "subject": "u-mallory", "name": "mallory", "groups": []}
+
 dave := {"kind": "person", "issuer": "https://idp.test", "subject": "u-dave", "name": "dave", "groups": ["tenant:acme"]}
 
 worker := {"kind": "service", "issuer": "slipway", "subject": "worker", "name": "worker"}
@@ -223,4 +225,47 @@ test_forge_users_keyed_by_forge_kind if {
 	e := slipway.decision with input as approval_of(gitea_alice, bob, ["user:alice"])
 		with data.slipway.forge_users as {"github": {"alice-git": "alice"}}
 	not e.allow
+}
+
+# --- reads: members read their tenant, platform admins everything, anyone else nothing
+
+read_of(actor, tenant) := {"actor": actor, "operation": "read", "tenant": tenant, "name": "*", "state": "", "stack": {}}
+
+test_member_reads_own_tenant if {
+	d := slipway.decision with input as req(alice, "read")
+	d.allow
+	not d.approval
+}
+
+test_read_never_waits_for_approval if {
+	d := slipway.decision with input as with_stack(req(alice, "read"), {"name": "web", "approval": {"policy": "always"}})
+	d.allow
+	not d.approval
+}
+
+test_other_tenant_and_no_group_read_nothing if {
+	some actor in [bob, mallory]
+	d := slipway.decision with input as req(actor, "read")
+	not d.allow
+	contains(d.reason, "may not read instances of tenant acme")
+}
+
+test_nobody_but_members_reads_a_tenant if {
+	every actor in [bob, mallory] {
+		d := slipway.decision with input as read_of(actor, "acme")
+		not d.allow
+	}
+}
+
+test_admin_reads_every_tenant_and_the_fleet if {
+	every t in ["acme", "other", "*"] {
+		d := slipway.decision with input as read_of(carol, t)
+		d.allow
+	}
+}
+
+test_member_does_not_read_the_fleet if {
+	d := slipway.decision with input as read_of(alice, "*")
+	not d.allow
+	contains(d.reason, "across every tenant")
 }
