@@ -55,6 +55,9 @@ type Activities struct {
 	// ProviderMirror is the worker's filesystem provider mirror (SLIPWAY_PROVIDER_MIRROR): a
 	// stack's lock file must name providers it has; "" checks nothing.
 	ProviderMirror string
+	// Claims records which delivery first submitted each webhook request; nil leaves it to
+	// Temporal's de-duplication of update IDs, which holds within one run of an instance.
+	Claims RequestClaims
 	// Audit is the durable audit log RecordAudit writes; nil keeps records in history only.
 	Audit AuditLog
 	// Dependencies reads the instances stacks depend on and finds their users; set from the worker's client.

@@ -14,6 +14,11 @@ type AuditLog interface {
 	AppendAudit(ctx context.Context, key string, e contract.AuditEntry) error
 }
 
+// RequestClaims records which delivery first submitted each request (internal/store).
+type RequestClaims interface {
+	ClaimRequest(ctx context.Context, request, claimer string) (holder string, err error)
+}
+
 // RecordAudit writes an instance's audit record to the durable audit log, keyed by the run and
 // the local activity's ID, so a retried write lands once. It returns the record: its marker in
 // history holds it too. Without a log (tests, benchmarks) it only returns it.

@@ -97,6 +97,18 @@ func (a *Activities) SubmitCommand(ctx context.Context, in contract.SubmitInput)
 	if c.Author != "" {
 		actor += ", author " + c.Author
 	}
+	if a.Claims != nil {
+		// Temporal de-duplicates the request's ID within one run of the instance only: the claim
+		// outlives its runs, so the same signed command under another delivery acts once.
+		claimer := fmt.Sprintf("%s#%d", in.Delivery, in.Index)
+		holder, err := a.Claims.ClaimRequest(ctx, out.Request, claimer)
+		if err != nil {
+			return out, err
+		}
+		if holder != claimer {
+			return refuse(fmt.Sprintf("request %s was submitted already, by delivery %s: a signed command acts once", out.Request, holder))
+		}
+	}
 	// The request is signed for the forge account that pushed or merged (identity.With).
 	sctx := identity.With(ctx, a.forgeUser(first(in.Provider, providerOf(in.Delivery)), in.User, in.UserID, "webhook"))
 	if c.Adopt {

@@ -17,6 +17,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge/github"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
+	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite/fakegithub"
@@ -236,4 +237,35 @@ func TestSubmitCommandIsKeyedByContentAndNeverRollsBack(t *testing.T) {
 	require.False(t, old.Started)
 	require.Contains(t, old.Error, "commit "+v1[:12]+" is older than what main holds for acme/shop: instances/acme/shop/ changed since (instance.yaml by "+v2[:12]+` "change instances/acme/shop/instance.yaml")`)
 	require.Len(t, reqs.got, 2, "the replayed old commit reached no instance")
+}
+
+// A signed command acts once, whatever the instance's runs: the first delivery to submit a request
+// claims it in the store (here the embedded default's claim dir), a retry of that delivery still
+// submits, and the same command under another delivery ID is refused naming the first, where
+// before it reached the instance, whose run (after a continue-as-new) had forgotten its update ID.
+func TestSubmitCommandClaimsItsRequestOnce(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	fg, err := localgit.Init(repo, map[string][]byte{"instances/acme/shop/instance.yaml": []byte("stack: example\nparameters: {v: 1}\n")})
+	require.NoError(t, err)
+	v1, err := fg.Head(context.Background())
+	require.NoError(t, err)
+	reqs := &fakeRequests{}
+	a := &Activities{Forge: fg, Requests: reqs, Claims: store.ClaimDir(filepath.Join(t.TempDir(), store.ClaimsDirName))}
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	submit := func(delivery string) contract.DeliveryOutcome {
+		v, err := env.ExecuteActivity(a.SubmitCommand, contract.SubmitInput{Delivery: delivery, Index: 0, Actor: "mallory via github push",
+			Command: contract.DeliveryCommand{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "shop"}, Rev: v1, Repo: "acme/gitops"}})
+		require.NoError(t, err)
+		var out contract.DeliveryOutcome
+		require.NoError(t, v.Get(&out))
+		return out
+	}
+	require.True(t, submit("github/d-1").Started)
+	require.True(t, submit("github/d-1").Started, "a retry of the delivery that claimed it")
+	replay := submit("github/d-replayed")
+	require.False(t, replay.Started)
+	require.Contains(t, replay.Error, "was submitted already, by delivery github/d-1#0")
+	require.Len(t, reqs.got, 2, "the replay reached no instance")
 }

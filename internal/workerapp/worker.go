@@ -89,8 +89,10 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	}
 	var secretStore activities.SecretStore = secrets.NewStore(legacySecrets(cfg))
 	var auditLog activities.AuditLog
+	var claims activities.RequestClaims
 	if cfg.StateDir != "" {
 		auditLog = &store.AuditFile{Path: filepath.Join(cfg.StateDir, store.AuditFileName)}
+		claims = store.ClaimDir(filepath.Join(cfg.StateDir, store.ClaimsDirName))
 	}
 	if cfg.StorePGConn != "" {
 		shared, err := openStore(cfg)
@@ -98,7 +100,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 			return nil, err
 		}
 		opts = append(opts, terraform.WithPlanStore(shared))
-		secretStore, auditLog = shared, shared
+		secretStore, auditLog, claims = shared, shared, shared
 	}
 	tf, err := terraform.New(cfg.StateDir, opts...)
 	if err != nil {
@@ -126,7 +128,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	}
 	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
 		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
-		ProviderMirror: tf.MirrorDir(), Audit: auditLog}, nil
+		ProviderMirror: tf.MirrorDir(), Audit: auditLog, Claims: claims}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
