@@ -55,6 +55,9 @@ type Activities struct {
 	// ProviderMirror is the worker's filesystem provider mirror (SLIPWAY_PROVIDER_MIRROR): a
 	// stack's lock file must name providers it has; "" checks nothing.
 	ProviderMirror string
+	// Runs is the fencing token and schedule check of every state-changing step (fence.go);
+	// set from the worker's client.
+	Runs Runs
 	// Dependencies reads the instances stacks depend on and finds their users; set from the worker's client.
 	Dependencies Dependencies
 }

@@ -16,6 +16,9 @@ import (
 
 // CloseMergeRequest closes an MR whose operation ended unapproved and deletes its branch.
 func (a *Activities) CloseMergeRequest(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
+	if err := a.fence(ctx); err != nil {
+		return mr, err
+	}
 	out, err := a.Forge.Close(ctx, mr)
 	return out, classify(err)
 }

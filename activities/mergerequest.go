@@ -11,6 +11,9 @@ import (
 // OpenMergeRequest renders the instance (or removes it) and opens one MR on the
 // operation's branch. A retry finds the branch and opens nothing new.
 func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {
+	if err := a.fence(ctx); err != nil {
+		return forge.MergeRequest{}, err
+	}
 	branch := contract.BranchFor(in.Ref, in.Operation, in.OpID)
 	if in.ConfigYAML == "" && in.Rerender != "" {
 		// A plain deploy: when main already holds the render (the stack has not changed), there is
@@ -57,6 +60,9 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInp
 
 // MergeMergeRequest merges the MR; merging a merged MR changes nothing.
 func (a *Activities) MergeMergeRequest(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
+	if err := a.fence(ctx); err != nil {
+		return mr, err
+	}
 	merged, err := a.Forge.Merge(ctx, mr)
 	return merged, classify(err)
 }
