@@ -43,7 +43,10 @@ func TestAttackReplayedPipelineStartChangesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	svc := e.Client.Temporal.WorkflowService()
-	first, start := firstEvents(ctx, t, e, pipeline)
+	first, start := latestHistory(ctx, t, e, pipeline)
+	instance, _ := latestHistory(ctx, t, e, contract.InstanceWorkflowID(r))
+	// The fencing adds no event: create, deploy, destroy and deploy cost what they did.
+	t.Logf("history events: instance %d (create, deploy, destroy, deploy), destroy pipeline %d", len(instance), len(first))
 	unchanged := func(what string) {
 		t.Helper()
 		st := e.Status(ref)
@@ -121,8 +124,8 @@ func TestAttackScheduleAttributeSweepIsRefused(t *testing.T) {
 	require.Equal(t, before.Operation.ID, after.Operation.ID, "nothing was deployed")
 }
 
-// firstEvents is the first run's history of a workflow ID and its start event's attributes.
-func firstEvents(ctx context.Context, t *testing.T, e *testsuite.Env, id string) ([]*historypb.HistoryEvent, *historypb.WorkflowExecutionStartedEventAttributes) {
+// latestHistory is the latest run's history of a workflow ID and its start event's attributes.
+func latestHistory(ctx context.Context, t *testing.T, e *testsuite.Env, id string) ([]*historypb.HistoryEvent, *historypb.WorkflowExecutionStartedEventAttributes) {
 	t.Helper()
 	var evs []*historypb.HistoryEvent
 	it := e.Client.Temporal.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
