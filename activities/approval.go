@@ -26,6 +26,9 @@ func (a *Activities) CloseMergeRequest(ctx context.Context, mr forge.MergeReques
 // AnnouncePlan comments on the MR that its operation awaits approval of a plan; the comment's
 // key makes a retry post it once. A forge that cannot comment is told nothing.
 func (a *Activities) AnnouncePlan(ctx context.Context, in contract.AnnounceInput) error {
+	if err := a.fence(ctx); err != nil {
+		return err
+	}
 	rep, ok := forge.As[forge.Reporter](a.Forge)
 	if !ok {
 		return nil
