@@ -60,6 +60,9 @@ type Activities struct {
 	Claims RequestClaims
 	// Audit is the durable audit log RecordAudit writes; nil keeps records in history only.
 	Audit AuditLog
+	// Runs is the fencing token and schedule check of every state-changing step (fence.go);
+	// set from the worker's client.
+	Runs Runs
 	// Dependencies reads the instances stacks depend on and finds their users; set from the worker's client.
 	Dependencies Dependencies
 }

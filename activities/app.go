@@ -15,6 +15,9 @@ import (
 // DeployApp ensures the instance's app at the revision and waits for it until the
 // deadline the workflow set (so a worker restart does not extend it).
 func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contract.AppStatus, error) {
+	if err := a.fence(ctx); err != nil {
+		return contract.AppStatus{}, err
+	}
 	a = a.readingOnce() // the instance and its stack are read for the app, its placement and its outputs
 	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
@@ -53,6 +56,9 @@ func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contr
 
 // RemoveApp deletes the app and its namespace; config and infrastructure stay.
 func (a *Activities) RemoveApp(ctx context.Context, in contract.AppInput) (contract.AppStatus, error) {
+	if err := a.fence(ctx); err != nil {
+		return contract.AppStatus{}, err
+	}
 	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
 	if err != nil {
 		return contract.AppStatus{}, err

@@ -16,6 +16,9 @@ import (
 
 // CloseMergeRequest closes an MR whose operation ended unapproved and deletes its branch.
 func (a *Activities) CloseMergeRequest(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
+	if err := a.fence(ctx); err != nil {
+		return mr, err
+	}
 	out, err := a.Forge.Close(forgeNotes(ctx, "branch", mr.Branch), mr)
 	return out, classify(err)
 }
@@ -23,6 +26,9 @@ func (a *Activities) CloseMergeRequest(ctx context.Context, mr forge.MergeReques
 // AnnouncePlan comments on the MR that its operation awaits approval of a plan; the comment's
 // key makes a retry post it once. A forge that cannot comment is told nothing.
 func (a *Activities) AnnouncePlan(ctx context.Context, in contract.AnnounceInput) error {
+	if err := a.fence(ctx); err != nil {
+		return err
+	}
 	rep, ok := forge.As[forge.Reporter](a.Forge)
 	if !ok {
 		return nil

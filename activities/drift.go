@@ -93,6 +93,9 @@ func (a *Activities) ListDeployed(ctx context.Context, scope contract.DriftScope
 	if a.Instances == nil {
 		return nil, notAllowedf("this worker has no Temporal client to list instances")
 	}
+	if err := a.scheduled(ctx); err != nil {
+		return nil, err
+	}
 	all, err := a.Instances.List(ctx, scope.Stack, scope.Tenant)
 	if err != nil {
 		return nil, err
@@ -111,6 +114,9 @@ func (a *Activities) ListDeployed(ctx context.Context, scope contract.DriftScope
 func (a *Activities) DriftInstance(ctx context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {
 	if a.Instances == nil {
 		return contract.DriftInstanceOutput{}, notAllowedf("this worker has no Temporal client to reach instances")
+	}
+	if err := a.scheduled(ctx); err != nil {
+		return contract.DriftInstanceOutput{}, err
 	}
 	out := contract.DriftInstanceOutput{Ref: in.Ref}
 	var res contract.DriftOutput

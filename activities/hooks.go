@@ -30,6 +30,9 @@ func hookNames(s *config.Schema) []contract.HookInfo {
 // RunHook runs one of the stack's hooks at the revision, told the instance's current and next
 // state and its terraform outputs. Its output comes back redacted, also with a failure.
 func (a *Activities) RunHook(ctx context.Context, in contract.HookInput) (contract.HookOutput, error) {
+	if err := a.fence(ctx); err != nil {
+		return contract.HookOutput{}, err
+	}
 	// The instance's directory is read once: its config, its script and its terraform files.
 	dir := in.Ref.Dir()
 	files, err := a.Forge.ReadDir(ctx, in.Revision, dir)

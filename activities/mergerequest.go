@@ -15,6 +15,9 @@ import (
 // OpenMergeRequest renders the instance (or removes it) and opens one MR on the
 // operation's branch. A retry finds the branch and opens nothing new.
 func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {
+	if err := a.fence(ctx); err != nil {
+		return forge.MergeRequest{}, err
+	}
 	branch := contract.BranchFor(in.Ref, in.Operation, in.OpID)
 	var files map[string][]byte
 	var err error
@@ -79,6 +82,9 @@ func (a *Activities) checkBranch(ctx context.Context, mr forge.MergeRequest, dir
 
 // MergeMergeRequest merges the MR; merging a merged MR changes nothing.
 func (a *Activities) MergeMergeRequest(ctx context.Context, mr forge.MergeRequest) (forge.MergeRequest, error) {
+	if err := a.fence(ctx); err != nil {
+		return mr, err
+	}
 	merged, err := a.Forge.Merge(forgeNotes(ctx, "branch", mr.Branch), mr)
 	return merged, classify(err)
 }

@@ -11,6 +11,9 @@ import (
 // declares that does not exist yet (EDP's first-deploy bootstrap). Only the
 // names leave the activity.
 func (a *Activities) BootstrapSecrets(ctx context.Context, in contract.SecretsInput) (contract.SecretsOutput, error) {
+	if err := a.fence(ctx); err != nil {
+		return contract.SecretsOutput{}, err
+	}
 	inst, err := a.committedInstance(ctx, in.Revision, in.Ref)
 	if err != nil {
 		return contract.SecretsOutput{}, err
@@ -33,6 +36,9 @@ func (a *Activities) BootstrapSecrets(ctx context.Context, in contract.SecretsIn
 // ForgetSecrets deletes the instance's secrets once it is deprovisioned, and its terraform's
 // PostgreSQL role: its infrastructure is gone, so nothing will run terraform for it again.
 func (a *Activities) ForgetSecrets(ctx context.Context, ref contract.Ref) error {
+	if err := a.fence(ctx); err != nil {
+		return err
+	}
 	if err := a.Secrets.Forget(ctx, ref.Tenant, ref.Name); err != nil {
 		return err
 	}

@@ -49,6 +49,9 @@ func (a *Activities) TerraformPlan(ctx context.Context, in contract.TerraformInp
 // before the state changed, and the runner skips a plan hash already applied, so
 // a retry never applies twice.
 func (a *Activities) TerraformApply(ctx context.Context, in contract.ApplyInput) (contract.InfraOutput, error) {
+	if err := a.fence(ctx); err != nil {
+		return contract.InfraOutput{}, err
+	}
 	ctx = withLockNote(ctx)
 	plan := &terraform.Plan{File: in.Plan.File, SHA256: in.Plan.SHA256}
 	var already bool
@@ -77,6 +80,9 @@ func (a *Activities) TerraformApply(ctx context.Context, in contract.ApplyInput)
 
 // TerraformDestroy runs `terraform destroy` on the instance's state.
 func (a *Activities) TerraformDestroy(ctx context.Context, in contract.TerraformInput) (contract.InfraOutput, error) {
+	if err := a.fence(ctx); err != nil {
+		return contract.InfraOutput{}, err
+	}
 	ctx = withLockNote(ctx)
 	bctx, cancel := withBudget(ctx, in.Budget)
 	defer cancel()
@@ -214,6 +220,9 @@ func (a *Activities) infra(ctx context.Context, ref contract.Ref) (contract.Infr
 // ForceUnlock releases the stuck state lock an operator named (slipway resolve
 // --force-unlock). No lock at all is success, so a retried call is harmless.
 func (a *Activities) ForceUnlock(ctx context.Context, in contract.UnlockInput) error {
+	if err := a.fence(ctx); err != nil {
+		return err
+	}
 	return classify(withHeartbeat(ctx, "terraform force-unlock", func(ctx context.Context) error {
 		return a.Terraform.ForceUnlock(ctx, workspace(in.Ref), in.LockID)
 	}))

@@ -93,13 +93,14 @@ func (e *entity) admitApproval(verb string, req contract.ApprovalRequest, actor 
 		if err := approval.CheckHash(req.Plan); err != nil {
 			return notAllowed("%s: --plan: %v", e.s.Ref, err)
 		}
+		// Nothing of either hash: a refusal that echoed the real one would hand it to a guesser.
 		for _, r := range slices.Backward(e.s.ApprovalLog) {
 			if r.Event == approvalVoided && approval.Names(r.Hash, req.Plan) {
-				return notAllowed("%s: plan %s was voided at %s: a plan made again after it needs its own approval; the plan awaiting approval is %s (%s)",
-					e.s.Ref, short(r.Hash), stamp(r.At), short(w.Hash), w.What)
+				return notAllowed("%s: the plan hash names a plan voided at %s: a plan made again after it needs its own approval; read it with slipway status %s",
+					e.s.Ref, stamp(r.At), e.s.Ref)
 			}
 		}
-		return notAllowed("%s: plan %s is not the plan awaiting approval; that is %s (%s)", e.s.Ref, req.Plan, short(w.Hash), w.What)
+		return notAllowed("%s: the plan hash does not match the plan awaiting approval (%s)", e.s.Ref, w.What)
 	}
 	return nil
 }

@@ -28,6 +28,10 @@ func (e *entity) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, contract.QueryStatus, status); err != nil {
 		return err
 	}
+	// The fencing token every state-changing step checks; a query adds no command.
+	if err := workflow.SetQueryHandler(ctx, contract.QueryCurrentPipeline, e.currentPipeline); err != nil {
+		return err
+	}
 	if err := workflow.SetUpdateHandler(ctx, contract.UpdateRefresh, e.refresh); err != nil {
 		return err
 	}
@@ -272,6 +276,15 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	return e.execute(ctx, op), nil
 }
 
+// currentPipeline is the fencing token of the operation running now (contract.PipelineRun).
+func (e *entity) currentPipeline() (contract.PipelineRun, error) {
+	op := e.s.Current
+	if op == nil || op.Result != contract.ResultRunning || op.Pipeline == "" {
+		return contract.PipelineRun{}, nil
+	}
+	return contract.PipelineRun{Workflow: op.Pipeline, Run: op.PipelineRun, Running: true}, nil
+}
+
 // pushCurrent makes op the current operation and files the previous one in history.
 func (e *entity) pushCurrent(op *contract.Operation) {
 	if prev := e.s.Current; prev != nil {
@@ -285,7 +298,7 @@ func (e *entity) pushCurrent(op *contract.Operation) {
 
 // execute runs the current attempt of op as a child pipeline and applies its outcome.
 func (e *entity) execute(ctx workflow.Context, op *contract.Operation) contract.OperationResult {
-	op.Pipeline = contract.PipelineWorkflowID(e.s.Ref, op.Kind, op.ID, op.Attempt)
+	op.Pipeline, op.PipelineRun = contract.PipelineWorkflowID(e.s.Ref, op.Kind, op.ID, op.Attempt), ""
 	in := contract.PipelineInput{
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
@@ -305,7 +318,14 @@ func (e *entity) execute(ctx workflow.Context, op *contract.Operation) contract.
 	})
 	cctx, e.stop = workflow.WithCancel(cctx)
 	var res contract.PipelineResult
-	err := workflow.ExecuteChildWorkflow(cctx, contract.PipelineName(op.Kind), in).Get(ctx, &res)
+	child := workflow.ExecuteChildWorkflow(cctx, contract.PipelineName(op.Kind), in)
+	// The run that started is the only one that may act (its start event is in history already,
+	// so waiting for it adds no command); a failed start shows in the result below.
+	var run workflow.Execution
+	if child.GetChildWorkflowExecution().Get(ctx, &run) == nil {
+		op.PipelineRun = run.RunID
+	}
+	err := child.Get(ctx, &res)
 	e.stop = nil
 	e.drainSteps()
 	e.s.Approval = nil // whatever ended the pipeline (even a termination) ended its wait

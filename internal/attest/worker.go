@@ -50,8 +50,10 @@ func WithPayloads(dc converter.DataConverter) Option {
 	return func(w *workerInterceptor) { w.dc = dc }
 }
 
-// ExemptScheduled lets runs of these workflow types start without an attestation when a Temporal
-// Schedule started them (the drift sweep): a schedule is created by an operator and fires on its own.
+// ExemptScheduled lets runs of these workflow types start without an attestation when they claim
+// a Temporal Schedule started them (the drift sweep): a schedule is created by an operator and fires
+// on its own. The claim is a search attribute any caller may set, so the run's steps check it with
+// the schedule itself (activities.Runs.CheckScheduled) before they read or change anything.
 func ExemptScheduled(types ...string) Option {
 	return func(w *workerInterceptor) { w.scheduled = append(w.scheduled, types...) }
 }

@@ -18,7 +18,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
@@ -145,9 +144,9 @@ func Options(opts ...Option) (client.Options, error) {
 		o.DataConverter = codec.DataConverter(k)
 	}
 	if o.FailureConverter == nil {
-		// The SDK's default failure converter encodes an error's details with the default data
-		// converter: a failed pipeline's record (steps, leftovers) would be stored unencrypted.
-		o.FailureConverter = temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{DataConverter: o.DataConverter})
+		// The SDK's default failure converter stores an error's message, stack and details in the
+		// clear: a failed pipeline's record (steps, leftovers) and any secret an error quotes.
+		o.FailureConverter = codec.FailureConverter(o.DataConverter)
 	}
 	// Whatever holds the attestation key signs what it sends; without the key its starts,
 	// updates and signals are refused by the worker, so reads still work.

@@ -192,6 +192,7 @@ func (r *eventReader) read(ev *historypb.HistoryEvent) []InstanceEvent {
 			if f.GetApplicationFailureInfo().GetType() == attest.ErrorType {
 				e.Kind = "audit"
 			}
+			converter.DecodeCommonFailureAttributes(r.dc, f) // the message is sealed in history
 			e.Status, e.Text = "refused", e.Operation+" refused: "+f.GetMessage()
 			break
 		}

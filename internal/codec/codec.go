@@ -6,6 +6,7 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -27,6 +28,13 @@ func New(k *Keyring) *Codec { return &Codec{keys: k} }
 // DataConverter is the SDK's default converter with every payload encrypted by k.
 func DataConverter(k *Keyring) converter.DataConverter {
 	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), New(k))
+}
+
+// FailureConverter is every slipway client's and worker's: an error's message and stack trace
+// go into the encoded attributes, sealed by dc like its details, so no failure in history
+// (activity, child or workflow) is readable without the key; the codec's /decode opens them.
+func FailureConverter(dc converter.DataConverter) converter.FailureConverter {
+	return temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{DataConverter: dc, EncodeCommonAttributes: true})
 }
 
 // Encode marshals each payload and seals it: data = nonce || ciphertext, with the

@@ -81,23 +81,25 @@ type Operation struct {
 	RequestID string              `json:"requestID,omitempty"`
 	Actor     string              `json:"actor,omitempty"`
 	// Requester is the verified actor who asked for it: an approval of it may not be theirs alone.
-	Requester  *identity.Actor `json:"requester,omitempty"`
-	From       lifecycle.State `json:"from"`
-	Attempt    int             `json:"attempt"`
-	Pipeline   string          `json:"pipeline,omitempty"` // child workflow ID of the latest attempt
-	Result     string          `json:"result"`
-	Step       string          `json:"step,omitempty"`
-	Steps      []StepRecord    `json:"steps,omitempty"`
-	Failure    *Failure        `json:"failure,omitempty"`
-	Progress   Progress        `json:"progress"`
-	ConfigYAML string          `json:"configYAML,omitempty"`
-	Adopt      string          `json:"adopt,omitempty"`         // a provision of the config committed at this commit
-	Timeout    time.Duration   `json:"deployTimeout,omitempty"` // this operation's deploy deadline, if set
-	Plan       *PlanSummary    `json:"plan,omitempty"`
-	Diff       string          `json:"diff,omitempty"`
-	StartedAt  time.Time       `json:"startedAt"`
-	EndedAt    time.Time       `json:"endedAt,omitempty"`
-	Rollout    string          `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
+	Requester *identity.Actor `json:"requester,omitempty"`
+	From      lifecycle.State `json:"from"`
+	Attempt   int             `json:"attempt"`
+	Pipeline  string          `json:"pipeline,omitempty"` // child workflow ID of the latest attempt
+	// PipelineRun is that child's run ID once it started: the fencing token's second half.
+	PipelineRun string        `json:"pipelineRun,omitempty"`
+	Result      string        `json:"result"`
+	Step        string        `json:"step,omitempty"`
+	Steps       []StepRecord  `json:"steps,omitempty"`
+	Failure     *Failure      `json:"failure,omitempty"`
+	Progress    Progress      `json:"progress"`
+	ConfigYAML  string        `json:"configYAML,omitempty"`
+	Adopt       string        `json:"adopt,omitempty"`         // a provision of the config committed at this commit
+	Timeout     time.Duration `json:"deployTimeout,omitempty"` // this operation's deploy deadline, if set
+	Plan        *PlanSummary  `json:"plan,omitempty"`
+	Diff        string        `json:"diff,omitempty"`
+	StartedAt   time.Time     `json:"startedAt"`
+	EndedAt     time.Time     `json:"endedAt,omitempty"`
+	Rollout     string        `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
 	// ControlPlane is the worker pool its pipelines run on ("" for the entity's own task queue).
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Recreate: a deploy that replaces the app's workload objects in place (slipway recreate).

@@ -26,6 +26,7 @@ func Attach(acts *activities.Activities, c client.Client, taskQueue string) {
 	acts.Instances = instances{c: slipclient.New(c, taskQueue, "")}
 	acts.ControlPlanes = pools{c: c}
 	acts.Dependencies = dependencies{c: slipclient.New(c, taskQueue, "")}
+	acts.Runs = runs{c: c}
 }
 
 // requests submits webhook commands as the CLI would, turning refusals into RefusedError.

@@ -97,7 +97,7 @@ func TestApprovalByCommentOnAGiteaPR(t *testing.T) {
 			replies.WriteString(line + "\n")
 		}
 	}
-	for _, leak := range []string{w.Hash[:7], "not the plan awaiting approval", "terraform_data", "to destroy"} {
+	for _, leak := range []string{w.Hash[:7], "does not match the plan awaiting approval", "terraform_data", "to destroy"} {
 		require.NotContains(t, replies.String(), leak, "a reply tells a non-approver about the plan")
 	}
 	as(t, "alice", func() { require.Equal(t, w.Hash, e.Status(ref).Approval.Hash, "still waiting") })

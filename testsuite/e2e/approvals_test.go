@@ -85,7 +85,7 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"approve", ref, "--plan", "0000000"}, "is not the plan awaiting approval"},
+		{[]string{"approve", ref, "--plan", "0000000"}, "the plan hash does not match the plan awaiting approval"},
 		{[]string{"approve", ref, "--plan", "XYZ"}, "--plan: \"XYZ\" is not a plan hash"},
 		{[]string{"approve", ref}, "--plan is required"},
 		{[]string{"reject", ref}, "--reason is required"},
@@ -104,7 +104,7 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 			require.NotEqual(t, 0, r.Code, "%s %s", r.Stdout, r.Stderr)
 			require.Contains(t, r.Stderr, "mallory may not approve: not one of the approvers (user:alice)")
 			require.NotContains(t, r.Stderr+r.Stdout, w.Hash[:7])
-			require.NotContains(t, r.Stderr, "not the plan awaiting approval")
+			require.NotContains(t, r.Stderr, "does not match the plan awaiting approval")
 		})
 	}
 	require.Equal(t, w.Hash, awaiting().Hash, "still waiting on the same plan")

@@ -41,7 +41,7 @@ func TestNewRunMovesAParkedInstanceToANewRunWithItsState(t *testing.T) {
 	forged.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
 	out, err := forged.CombinedOutput()
 	require.Error(t, err, "an unattested new-run must fail: %s", out)
-	require.Contains(t, string(out), "refused: no verified identity")
+	require.Contains(t, string(out), "Encoded failure (type: Unauthenticated", "without the payload key only the refusal's type reads")
 	d, err := e.Client.Temporal.DescribeWorkflowExecution(ctx, id, "")
 	require.NoError(t, err)
 	require.Equal(t, first.GetRunID(), d.GetWorkflowExecutionInfo().GetExecution().GetRunId(), "the forged request moved the instance")
