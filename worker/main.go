@@ -69,6 +69,17 @@ func run() error {
 	}
 	zl.Info(sandbox.String(), zap.String("sandbox", sandbox.Mode))
 	cfg.HookSandbox = &sandbox
+	// And one how terraform is: anything but bubblewrap is said loudly (each step says it again).
+	tfSandbox, err := workerapp.TerraformSandboxFromEnv(context.Background(), os.Getenv, false)
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	if tfSandbox.Secure() {
+		zl.Info(tfSandbox.String(), zap.String("terraformSandbox", tfSandbox.Mode))
+	} else {
+		zl.Error(tfSandbox.String(), zap.String("terraformSandbox", tfSandbox.Mode))
+	}
+	cfg.TerraformSandbox = &tfSandbox
 	if cfg.StorePGConn != "" {
 		zl.Info("plans and secrets in the shared PostgreSQL store; this host's state dir is a cache", zap.String("stateDir", cfg.StateDir))
 	} else {
