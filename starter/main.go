@@ -2,6 +2,22 @@
 // deprovision instances; status, list; retry, resolve, abandon; dev and demo.
 package main
 
-import "github.com/slipway-dev/slipway/internal/cli"
+import (
+	"fmt"
+	"os"
+	"slices"
 
-func main() { cli.Run() }
+	"github.com/slipway-dev/slipway/internal/cleanenv"
+	"github.com/slipway-dev/slipway/internal/cli"
+)
+
+func main() {
+	// `slipway dev` runs a worker: its keys stay out of /proc/<pid>/environ, as a worker's do.
+	if slices.Contains(os.Args[1:], "dev") {
+		if err := cleanenv.Reexec(); err != nil {
+			fmt.Fprintln(os.Stderr, "slipway dev:", err)
+			os.Exit(1)
+		}
+	}
+	cli.Run()
+}
