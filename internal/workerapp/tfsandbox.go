@@ -65,10 +65,12 @@ func TerraformSandboxFromEnv(ctx context.Context, getenv func(string) string, de
 			return TerraformSandbox{Mode: terraform.SandboxBwrap, Bwrap: sb.Bwrap, Binds: binds}, nil
 		case v != "":
 			return TerraformSandbox{}, fmt.Errorf("%s=bwrap: %w", terraform.EnvSandbox, err)
-		case devFallback:
-			return TerraformSandbox{Mode: terraform.SandboxNoneInsecure, Reason: err.Error(), DevFallback: true}, nil
 		}
-		return TerraformSandbox{Reason: err.Error()}, nil
+		reason := strings.TrimPrefix(err.Error(), hooks.EnvSandbox+"="+hooks.SandboxBwrap+": ") // the probe is hooks'
+		if devFallback {
+			return TerraformSandbox{Mode: terraform.SandboxNoneInsecure, Reason: reason, DevFallback: true}, nil
+		}
+		return TerraformSandbox{Reason: reason}, nil
 	case "none":
 		return TerraformSandbox{}, fmt.Errorf("%s: %q no longer runs terraform unconfined; say %s to, or unset it for bubblewrap",
 			terraform.EnvSandbox, v, terraform.SandboxNoneInsecure)

@@ -43,13 +43,19 @@ func requireWorkingBwrap(t *testing.T) {
 // environment given and none of the test's terraform sandbox settings: the worker's defaults.
 func startDefaultWorker(t *testing.T, e *testsuite.Env, bin string, env ...string) *proc.Process {
 	t.Helper()
+	drop := map[string]bool{terraform.EnvSandbox: true, terraform.EnvSandboxBinds: true}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+		if k == codec.EnvKeyFile {
+			drop[codec.EnvKey] = true
+		}
+	}
 	var base []string
 	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == terraform.EnvSandbox || k == terraform.EnvSandboxBinds || k == codec.EnvKey || k == hooks.EnvBwrap {
-			continue
+		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
+			base = append(base, kv)
 		}
-		base = append(base, kv)
 	}
 	cmd := exec.Command(bin)
 	cmd.Env = append(base, append([]string{"TEMPORAL_ADDRESS=" + e.Address, "SLIPWAY_TASK_QUEUE=" + e.TaskQueue,
