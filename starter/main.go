@@ -12,8 +12,8 @@ import (
 )
 
 func main() {
-	// `slipway dev` runs a worker: its keys stay out of /proc/<pid>/environ, as a worker's do.
-	if slices.Contains(os.Args[1:], "dev") {
+	// `slipway dev` and `demo` run a worker: its keys stay out of /proc/<pid>/environ, as a worker's do.
+	if slices.Contains(os.Args[1:], "dev") || slices.Contains(os.Args[1:], "demo") {
 		if err := cleanenv.Reexec(); err != nil {
 			fmt.Fprintln(os.Stderr, "slipway dev:", err)
 			os.Exit(1)
