@@ -1,8 +1,9 @@
 # slipway worker image (used by docker-compose.yml and deploy/helm/slipway).
 #   docker build --build-arg VERSION=1.4.0 -t slipway-worker .
-# Stage 1 compiles the binaries; stage 2 is a slim runtime with git, bubblewrap (exec hooks run
-# in it when the host allows user namespaces; the worker logs which confinement is in force) and
-# the terraform release the tests pin, from HashiCorp's signed apt repository.
+# Stage 1 compiles the binaries; stage 2 is a slim runtime with git, bubblewrap (terraform and
+# exec hooks run in it; without a working one the worker refuses terraform steps and exec hooks,
+# and logs so at start: see docker-compose.yml for the container settings it needs) and the
+# terraform release the tests pin, from HashiCorp's signed apt repository.
 # curl stays: compose healthchecks ask /readyz with it.
 
 FROM golang:1.26-bookworm AS build

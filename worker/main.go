@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/cleanenv"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/identity"
@@ -29,6 +30,12 @@ func main() {
 	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "version") {
 		fmt.Println("slipway-worker", version.Get()) // before anything is read or dialled
 		return
+	}
+	// The keys in the environment stay out of /proc/<pid>/environ: the process starts again
+	// with them handed over on a pipe (internal/cleanenv).
+	if err := cleanenv.Reexec(); err != nil {
+		fmt.Fprintln(os.Stderr, "slipway-worker: refusing to start:", err)
+		os.Exit(1)
 	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "slipway-worker:", err)
@@ -69,6 +76,17 @@ func run() error {
 	}
 	zl.Info(sandbox.String(), zap.String("sandbox", sandbox.Mode))
 	cfg.HookSandbox = &sandbox
+	// And one how terraform is: anything but bubblewrap is said loudly (each step says it again).
+	tfSandbox, err := workerapp.TerraformSandboxFromEnv(context.Background(), os.Getenv, false)
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	if tfSandbox.Secure() {
+		zl.Info(tfSandbox.String(), zap.String("terraformSandbox", tfSandbox.Mode))
+	} else {
+		zl.Error(tfSandbox.String(), zap.String("terraformSandbox", tfSandbox.Mode))
+	}
+	cfg.TerraformSandbox = &tfSandbox
 	if cfg.StorePGConn != "" {
 		zl.Info("plans and secrets in the shared PostgreSQL store; this host's state dir is a cache", zap.String("stateDir", cfg.StateDir))
 	} else {

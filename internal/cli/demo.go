@@ -42,6 +42,9 @@ deprovision of demo/web, printing each transition. Exits 0 only if every step re
 				return err
 			}
 			defer env.Stop()
+			if !env.TerraformSandbox.Secure() {
+				g.printf("%s\n", env.TerraformSandbox)
+			}
 			if err := demo.Run(cmd.Context(), env, g.streams.Out); err != nil {
 				g.printf("demo FAILED: %v\n", err)
 				return failed

@@ -69,6 +69,7 @@ Stop with Ctrl-C.`,
 			printUI(g, env)
 			g.printf("  gitops:     %s\n  state:      %s\n", env.GitOpsRepo, env.StateDir)
 			g.printf("  hooks:      %s\n", env.Activities.HookSandbox)
+			g.printf("  terraform:  %s\n", env.TerraformSandbox)
 			printDeployer(g, env)
 			printKey(g, env)
 			g.printf("try:\n  export TEMPORAL_ADDRESS=%s\n%s  slipway create demo/web -f examples/instances/web.yaml --wait\n  slipway deploy demo/web --wait\n", env.Address, keyExport(env))

@@ -87,7 +87,7 @@ func (c *call) runDirect(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	bin, err := c.r.execPath(c.ws, c.env, binary)
+	bin, err := c.r.execPath(c.ws, c.env, binary, c.command)
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,9 @@ type Runner struct {
 	// bwrap runs terraform in bubblewrap when set (sandbox.go).
 	bwrap      string
 	bwrapBinds []string
+	// refused fails every command (no working sandbox); unconfined warns before each (sandbox.go).
+	refused    *SandboxRefusedError
+	unconfined func(ctx context.Context, ws Workspace, command string)
 	// roleKeys seals each instance's PostgreSQL role password (pgrole.go); nil connects as pgConn.
 	roleKeys *codec.Keyring
 	// pgMu guards pgPool, the runner's own connections for lock records (pglock.go).
@@ -205,6 +208,12 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 	if err := ws.validate(); err != nil {
 		return nil, err
 	}
+	if r.refused != nil {
+		return nil, r.refused
+	}
+	if r.unconfined != nil && r.bwrap == "" {
+		r.unconfined(ctx, ws, command)
+	}
 	c := &call{r: r, ws: ws, command: command, stderr: &tailBuffer{max: 64 << 10}}
 	dir := r.Dir(ws)
 	if _, err := os.Stat(dir); err != nil {
@@ -227,7 +236,7 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
 	c.engine = engine
-	bin, err := r.execPath(ws, env, binary)
+	bin, err := r.execPath(ws, env, binary, command)
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,20 +9,54 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/bwrap"
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/escaping"
 )
 
-// Settings wiring code reads: EnvSandbox runs terraform in bubblewrap when it is "bwrap";
-// EnvSandboxBinds lists more host paths (comma-separated, absolute) terraform may write there.
+// Settings wiring code reads: EnvSandbox confines terraform (unset or "bwrap": bubblewrap;
+// "none-insecure": unconfined); EnvSandboxBinds lists more host paths (comma-separated,
+// absolute) terraform may write there.
 const (
 	EnvSandbox      = "SLIPWAY_TERRAFORM_SANDBOX"
 	EnvSandboxBinds = "SLIPWAY_TERRAFORM_SANDBOX_BINDS"
+	// SandboxBwrap and SandboxNoneInsecure are EnvSandbox's values.
+	SandboxBwrap        = "bwrap"
+	SandboxNoneInsecure = "none-insecure"
 )
 
-// WithSandbox runs every terraform command in bubblewrap (bin): its own user, PID, mount, IPC
-// and UTS namespaces, the system dirs read-only, and of the worker's files only the instance's
-// working directory, local state and HOME (read-write) and terraform's own settings. A
-// local-exec then sees neither the worker's processes (/proc/<worker>/environ) nor its files.
+// sandboxUID is who terraform runs as inside bubblewrap's user namespace: nobody.
+const sandboxUID = "65534"
+
+// SandboxRefusedError is a terraform command on a worker that has no working sandbox and
+// was not told to run terraform unconfined: a tenant's configuration would run beside the
+// worker's keys.
+type SandboxRefusedError struct{ Reason string }
+
+func (e *SandboxRefusedError) Error() string {
+	return "terraform refused on this worker: its bubblewrap sandbox does not work here (" + e.Reason + "); make it work, or set " +
+		EnvSandbox + "=" + SandboxNoneInsecure + " to run terraform unconfined, where a configuration can read the worker's files and processes"
+}
+
+// Is makes the refusal NotAllowed: this worker does not accept the step; retrying here cannot help.
+func (e *SandboxRefusedError) Is(target error) bool { return target == errkind.NotAllowed }
+
+// WithSandboxRefused refuses every terraform command with *SandboxRefusedError: the worker's
+// sandbox does not work (reason) and the operator did not allow terraform unconfined.
+func WithSandboxRefused(reason string) Option {
+	return func(r *Runner) { r.refused = &SandboxRefusedError{Reason: reason} }
+}
+
+// WithUnconfined runs terraform without a sandbox because the operator said so
+// (EnvSandbox=none-insecure); warn is called before every command, so each step says it.
+func WithUnconfined(warn func(ctx context.Context, ws Workspace, command string)) Option {
+	return func(r *Runner) { r.unconfined = warn }
+}
+
+// WithSandbox runs every terraform command in bubblewrap (bin) as nobody: its own user, PID,
+// mount, IPC and UTS namespaces, the system dirs read-only, and of the worker's files only the
+// instance's working directory, local state and HOME (read-write), the engine, the provider
+// mirror and plugin cache (read-only but for init) and terraform's CLI config. A local-exec then
+// sees neither the worker's processes (/proc/<worker>/environ) nor its files, nor other instances'.
 // binds are more host paths it may write (say where a provisioner logs), at the same path.
 func WithSandbox(bin string, binds ...string) Option {
 	return func(r *Runner) {
@@ -57,8 +92,9 @@ rm -f "$info"
 exit "$rc"
 `
 
-// execPath is what terraform-exec runs for ws: the engine binary, or the sandbox's wrapper script.
-func (r *Runner) execPath(ws Workspace, env map[string]string, binary string) (string, error) {
+// execPath is what terraform-exec runs for command in ws: the engine binary, or the sandbox's
+// wrapper script.
+func (r *Runner) execPath(ws Workspace, env map[string]string, binary, command string) (string, error) {
 	if r.bwrap == "" {
 		return binary, nil
 	}
@@ -74,7 +110,12 @@ func (r *Runner) execPath(ws Workspace, env map[string]string, binary string) (s
 		binds = append(binds, [2]string{"--ro-bind", filepath.Dir(binary)})
 	}
 	if d := env["TF_PLUGIN_CACHE_DIR"]; d != "" {
-		binds = append(binds, [2]string{"--bind-try", d})
+		// Only init installs providers: no other command may change what another instance runs.
+		mode := "--ro-bind-try"
+		if command == "init" {
+			mode = "--bind-try"
+		}
+		binds = append(binds, [2]string{mode, d})
 	}
 	if f := env["TF_CLI_CONFIG_FILE"]; f != "" {
 		binds = append(binds, [2]string{"--ro-bind-try", f})
@@ -86,7 +127,7 @@ func (r *Runner) execPath(ws Workspace, env map[string]string, binary string) (s
 		binds = append(binds, [2]string{"--bind-try", b})
 	}
 	args := []string{"--unshare-all", "--unshare-user", "--share-net", "--die-with-parent", "--new-session",
-		"--as-pid-1", "--cap-drop", "ALL"}
+		"--as-pid-1", "--cap-drop", "ALL", "--uid", sandboxUID, "--gid", sandboxUID}
 	args = append(args, bwrap.System()...)
 	for _, b := range binds {
 		args = append(args, b[0], b[1], b[1])
@@ -101,7 +142,12 @@ func (r *Runner) execPath(ws Workspace, env map[string]string, binary string) (s
 		words = append(words, w)
 	}
 	script := fmt.Sprintf(wrapperScript, words[0], strings.Join(words[2:], " "), words[1])
-	path := filepath.Join(r.stateDir, "sandbox", ws.Tenant, ws.Name, "terraform")
+	// One script per bind set: rewriting a script a running shell reads would break it.
+	name := "terraform"
+	if command == "init" {
+		name = "terraform-init"
+	}
+	path := filepath.Join(r.stateDir, "sandbox", ws.Tenant, ws.Name, name)
 	if err := writeModeIfChanged(path, []byte(script), 0o700); err != nil {
 		return "", err
 	}

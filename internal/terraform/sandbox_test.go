@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
 
@@ -132,4 +133,30 @@ resource "terraform_data" "log" {
 	var ie *InvalidInputError
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, EnvSandboxBinds, ie.Field)
+}
+
+// A worker without a working sandbox runs no terraform command: each is refused, NotAllowed,
+// naming the setting that would run it unconfined. One told to run it unconfined warns each time.
+func TestNoSandboxRefusesOrWarns(t *testing.T) {
+	ctx := context.Background()
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	files := map[string][]byte{"main.tf": []byte(`resource "terraform_data" "x" { input = "x" }` + "\n")}
+
+	r := newRunner(t, WithSandboxRefused("bwrap: not found"))
+	_, err := r.Plan(ctx, ws, "x", false)
+	var refused *SandboxRefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.ErrorIs(t, err, errkind.NotAllowed)
+	assert.Contains(t, err.Error(), "bwrap: not found")
+	assert.Contains(t, err.Error(), "SLIPWAY_TERRAFORM_SANDBOX=none-insecure")
+
+	var warned []string
+	r = newRunner(t, WithUnconfined(func(_ context.Context, ws Workspace, command string) {
+		warned = append(warned, ws.String()+" "+command)
+	}))
+	ready(t, r, ws, files)
+	_, err = r.Plan(ctx, ws, "x", false)
+	require.NoError(t, err)
+	assert.Contains(t, warned, "acme/web init")
+	assert.Contains(t, warned, "acme/web plan")
 }

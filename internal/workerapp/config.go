@@ -89,6 +89,8 @@ type Config struct {
 	credentialsErr error
 	// HookSandbox confines exec hooks; nil picks it from SLIPWAY_HOOK_SANDBOX (hooks.SandboxFromEnv).
 	HookSandbox *hooks.Sandbox
+	// TerraformSandbox confines terraform; nil picks it from SLIPWAY_TERRAFORM_SANDBOX (TerraformSandboxFromEnv).
+	TerraformSandbox *TerraformSandbox
 	// Kubeconfig (SLIPWAY_KUBECONFIG) reaches the cluster the Applications deploy to: the argocd
 	// deployer creates each instance's namespace and applies its bootstrapped secrets there itself.
 	Kubeconfig string

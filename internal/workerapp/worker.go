@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -62,21 +61,11 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		terraform.WithCredentials(cfg.Credentials),
 		terraform.WithWaitDelay(cfg.terraformStopGrace()),
 		terraform.WithProviderMirror(cfg.ProviderMirror), terraform.WithPluginCache(cfg.PluginCache)}
-	switch v := os.Getenv(terraform.EnvSandbox); v {
-	case "", "none":
-	case hooks.SandboxBwrap:
-		sb, err := probeBwrap()
-		if err != nil {
-			return nil, fmt.Errorf("%s=bwrap: %w", terraform.EnvSandbox, err)
-		}
-		var binds []string
-		if v := os.Getenv(terraform.EnvSandboxBinds); v != "" {
-			binds = strings.Split(v, ",")
-		}
-		opts = append(opts, terraform.WithSandbox(sb.Bwrap, binds...))
-	default:
-		return nil, fmt.Errorf("%s: %q is not a sandbox; use bwrap or none", terraform.EnvSandbox, v)
+	tfSandbox, err := terraformSandbox(cfg)
+	if err != nil {
+		return nil, err
 	}
+	opts = append(opts, tfSandbox.options()...)
 	if cfg.TFPGConn != "" {
 		opts = append(opts, terraform.WithPGBackend(cfg.TFPGConn))
 	}
@@ -140,18 +129,6 @@ func hookSandbox(cfg Config) (hooks.Sandbox, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), sandboxProbeTimeout)
 	defer cancel()
 	return hooks.SandboxFromEnv(ctx, os.Getenv)
-}
-
-// probeBwrap finds bubblewrap and checks it works on this host, as exec hooks' sandbox does.
-func probeBwrap() (hooks.Sandbox, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), sandboxProbeTimeout)
-	defer cancel()
-	return hooks.SandboxFromEnv(ctx, func(k string) string {
-		if k == hooks.EnvSandbox {
-			return hooks.SandboxBwrap
-		}
-		return os.Getenv(k)
-	})
 }
 
 // sandboxProbeTimeout bounds the one bwrap run that checks the sandbox works on this host.

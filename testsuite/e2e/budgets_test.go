@@ -41,9 +41,8 @@ resource "terraform_data" "after" {
 // DeploymentFailed with a leftover naming the budget, what terraform finished is in the state,
 // nothing is tainted and the lock is released; raising the budget on main and retrying deploys.
 func TestApplyBudgetInterruptsTerraformCleanly(t *testing.T) {
+	useTimeMirror(t)
 	e := testsuite.NewEnv(t)
-	mirror := tfmirror.Layout(t, tfmirror.Time())
-	t.Setenv("TF_CLI_CONFIG_FILE", mirror.ConfigFile)
 	schema := func(apply string) []byte {
 		return []byte(brokenSchema + "timeouts:\n  apply: " + apply + "\n  destroy: 3s\n")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
@@ -44,11 +45,20 @@ const cancelSchema = brokenSchema + `  - name: sleep
     required: true
 `
 
-// pushSleepy adds the sleepy stack, served the real hashicorp/time through the filesystem mirror.
-func pushSleepy(t *testing.T, e *testsuite.Env) {
+// useTimeMirror serves the real hashicorp/time through a filesystem mirror named by terraform's
+// own TF_CLI_CONFIG_FILE, which the worker's terraform gets, and binds the mirror into its
+// sandbox (binds are read at the worker's start: call it before the env). binds are more paths
+// terraform may write.
+func useTimeMirror(t *testing.T, binds ...string) {
 	t.Helper()
 	mirror := tfmirror.Layout(t, tfmirror.Time())
 	t.Setenv("TF_CLI_CONFIG_FILE", mirror.ConfigFile)
+	t.Setenv(terraform.EnvSandboxBinds, strings.Join(append(binds, mirror.Dir), ","))
+}
+
+// pushSleepy adds the sleepy stack, served the real hashicorp/time through the mirror useTimeMirror lays out.
+func pushSleepy(t *testing.T, e *testsuite.Env) {
+	t.Helper()
 	testsuite.PushFiles(t, e.GitOpsRepo, "add the sleepy stack", map[string][]byte{
 		"stacks/sleepy/schema.yaml":             []byte(cancelSchema),
 		"stacks/sleepy/terraform/main.tf.tmpl":  []byte(fmt.Sprintf(cancelTF, tfmirror.TimeVersion)),
@@ -81,6 +91,7 @@ func startMidApply(t *testing.T, e *testsuite.Env, ref string, args ...string) {
 // a leftover naming where it stopped, and a destroy from DeploymentFailed tears it down. A cancel
 // with nothing running is bad input (exit 2) naming the instance.
 func TestCancelStopsARunningDeployMidApply(t *testing.T) {
+	useTimeMirror(t)
 	e := testsuite.NewEnv(t)
 	pushSleepy(t, e)
 	ref := contract.Ref{Tenant: "cancel", Name: "slow"}
@@ -142,6 +153,7 @@ func TestCancelStopsARunningDeployMidApply(t *testing.T) {
 // the real ArgoCD: Destroyed, the infrastructure and the app gone.
 func TestDestroyDuringADeployPreTerminates(t *testing.T) {
 	stack := cluster.Start(t)
+	useTimeMirror(t)
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
 		o.Deployer, o.ArgoURL, o.ArgoToken = "argocd", stack.ArgoURL, stack.ArgoToken
 	})
@@ -200,6 +212,7 @@ func preTerminateStates(t *testing.T, e *testsuite.Env, id string) []string {
 // The attack: a person outside the tenant tries to stop its running deploy through the server.
 // The policy refuses the cancel (exit 3) and the deploy goes on; the tenant's member stops it.
 func TestCancelOfARunningDeployIsDecidedByThePolicy(t *testing.T) {
+	useTimeMirror(t)
 	w := newPeople(t)
 	e := w.e
 	pushSleepy(t, e)

@@ -124,6 +124,8 @@ func TestConfinementOfTerraformAndHooks(t *testing.T) {
 	t.Setenv("CLOUD_TOKEN", cloudToken)
 	t.Setenv("SLIPWAY_STACK_ENV", "leaky=CLOUD_TOKEN")
 	t.Setenv("SLIPWAY_HOOK_SANDBOX", "bwrap")
+	out := t.TempDir()
+	t.Setenv(terraform.EnvSandboxBinds, out) // the probes' reports; terraform itself runs in bubblewrap
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.TFPGConn = conn })
 	// The payload key in a worker file: the env's own, or one the test writes as an operator would.
 	keyFile := e.KeyFile
@@ -135,7 +137,6 @@ func TestConfinementOfTerraformAndHooks(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, strings.TrimSpace(string(keyBytes)))
 
-	out := t.TempDir()
 	token := fmt.Sprintf("2%06d", time.Now().UnixNano()%1000000)
 	drain := drainProbe(keyFile, e.StateDir, token)
 	files := probeStack("leaky", out, drain)

@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 )
@@ -90,6 +91,8 @@ func TestInstanceFileCannotWeakenThePlatformPolicy(t *testing.T) {
 // with a leftover naming the file and the commit; the provisioners never ran; once the commit
 // is reverted, retry goes on and destroys with slipway's own files.
 func TestEditedRenderOnMainNeverRuns(t *testing.T) {
+	markerDir := t.TempDir()
+	t.Setenv(terraform.EnvSandboxBinds, markerDir) // so that a provisioner that ran would leave its mark
 	e := testsuite.NewEnv(t)
 	repo := e.GitOpsRepo
 	const ref = "prov/web"
@@ -102,7 +105,7 @@ func TestEditedRenderOnMainNeverRuns(t *testing.T) {
 	path := "instances/prov/web/terraform/main.tf"
 	original, err := exec.Command("git", "-C", repo, "show", "main:"+path).Output()
 	require.NoError(t, err)
-	marker := filepath.Join(t.TempDir(), "ran-on-the-worker")
+	marker := filepath.Join(markerDir, "ran-on-the-worker")
 	evil := strings.Replace(string(original), `resource "terraform_data" "app" {`, `resource "terraform_data" "app" {
   provisioner "local-exec" {
     when    = destroy

@@ -89,8 +89,9 @@ dns: {file: `+dnsFile+`, as: DNS_FILE, stacks: [credsa], tenants: [acme]}
 `), 0o600))
 	t.Setenv("STACKS_CLOUD_A", cloudToken)
 	t.Setenv("SLIPWAY_CREDENTIALS_FILE", mapping)
-	e := testsuite.NewEnv(t)
 	out := t.TempDir()
+	t.Setenv(terraform.EnvSandboxBinds, out)
+	e := testsuite.NewEnv(t)
 	files := credsStack("credsa", out, "credentials: [cloud, dns]\n")
 	for p, b := range credsStack("credsb", out, "") {
 		files[p] = b

@@ -53,11 +53,11 @@ resource "terraform_data" "hook" {
 func TestSIGTERMDrainsTheWorkerAndInterruptsTerraformCleanly(t *testing.T) {
 	pg := postgres.Start(t)
 	conn := pg.CreateDB(t, "tfstate")
-	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.TFPGConn = conn; o.NoWorker = true })
-	mirror := tfmirror.Layout(t, tfmirror.Time())
-	// The worker processes inherit it, and their terraform gets it (it is one of terraform's own settings).
-	t.Setenv("TF_CLI_CONFIG_FILE", mirror.ConfigFile)
+	// The worker processes inherit both, and their terraform gets the mirror and writes to runs;
+	// the env's own runner, which reads the state back, sees the mirror too.
 	runs := t.TempDir()
+	useTimeMirror(t, runs)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.TFPGConn = conn; o.NoWorker = true })
 	mark := fmt.Sprintf("drain-%d", time.Now().UnixNano())
 	testsuite.PushFiles(t, e.GitOpsRepo, "add the sleepy stack", map[string][]byte{
 		"stacks/sleepy/schema.yaml":             []byte(brokenSchema),

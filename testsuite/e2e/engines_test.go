@@ -64,10 +64,9 @@ func (s tfState) attr(typ, name string) string {
 // The lifecycle on the real provider, once with each engine: one path, not every test twice.
 // Each stack names its engine; the state shows which binary wrote it.
 func TestLifecycleOnBothEngines(t *testing.T) {
-	e := testsuite.NewEnv(t)
-	mirror := tfmirror.Layout(t, tfmirror.Time())
 	// The worker's terraform gets it: it is one of terraform's own settings.
-	t.Setenv("TF_CLI_CONFIG_FILE", mirror.ConfigFile)
+	useTimeMirror(t)
+	e := testsuite.NewEnv(t)
 	runner, ok := e.Activities.Terraform.(*terraform.Runner)
 	require.True(t, ok, "the env runs the real runner")
 	have := runner.Engines()
@@ -147,9 +146,8 @@ func TestLifecycleOnBothEngines(t *testing.T) {
 // new engine into the instance directory, the worker inits again with tofu, and tofu takes over
 // terraform's state (hashicorp/time included) without re-creating anything.
 func TestStackMovesToOpenTofu(t *testing.T) {
+	useTimeMirror(t)
 	e := testsuite.NewEnv(t)
-	mirror := tfmirror.Layout(t, tfmirror.Time())
-	t.Setenv("TF_CLI_CONFIG_FILE", mirror.ConfigFile)
 	runner, ok := e.Activities.Terraform.(*terraform.Runner)
 	require.True(t, ok)
 	tofu, err := runner.Engines().Pick(terraform.EngineOpenTofu, "")

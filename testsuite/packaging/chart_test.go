@@ -34,6 +34,7 @@ func TestChartRefusesBadValues(t *testing.T) {
 		// Longer than a budgeted terraform step leaves it to stop (the worker refuses it too).
 		{[]string{"workers.terraformStopGraceSeconds=61"}, "/workers/terraformStopGraceSeconds"},
 		{[]string{"workers.goMemLimit=2Gi"}, "/workers/goMemLimit"},
+		{[]string{"workers.terraformSandbox=none"}, "/workers/terraformSandbox"},
 		{[]string{"workers.telemetryPort=80"}, "/workers/telemetryPort"},
 		{[]string{"temporal.address=temporal-frontend"}, "/temporal/address"},
 		{[]string{"forge.kind=bitbucket"}, "/forge/kind"},
@@ -116,6 +117,12 @@ func TestChartRendersTheProductionTopology(t *testing.T) {
 			assert.Equal(t, "telemetry", ctr.Get("readinessProbe", "httpGet", "port"))
 			assert.Equal(t, true, pod.Get("securityContext", "runAsNonRoot"))
 			assert.Equal(t, true, ctr.Get("securityContext", "readOnlyRootFilesystem"))
+			// terraform in bubblewrap, and what bubblewrap needs of the pod.
+			assert.Equal(t, "bwrap", env["SLIPWAY_TERRAFORM_SANDBOX"])
+			assert.Equal(t, false, pod.Get("hostUsers"))
+			assert.Equal(t, "Unconfined", pod.Get("securityContext", "seccompProfile", "type"))
+			assert.Equal(t, "Unmasked", ctr.Get("securityContext", "procMount"))
+			assert.Equal(t, "Unconfined", ctr.Get("securityContext", "appArmorProfile", "type"))
 			assert.NotNil(t, ctr.Get("resources", "requests"))
 			assert.Equal(t, "/var/lib/slipway", env["SLIPWAY_STATE_DIR"])
 			assert.NotNil(t, pod.Get("volumes", 0, "emptyDir"), "the state dir is an emptyDir (a cache)")

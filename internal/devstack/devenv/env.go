@@ -81,6 +81,8 @@ type Env struct {
 	Argo       *argostack.Stack // the ArgoCD stack this env started, if any
 	Cluster    *ClusterEngine   // the PostgreSQL-backed Temporal cluster this env started, if any
 	Deployer   string
+	// TerraformSandbox is how its worker confines terraform: bubblewrap, or unconfined when it is missing.
+	TerraformSandbox workerapp.TerraformSandbox
 	// KeyFile holds the payload encryption key in use; "" when it came from SLIPWAY_CODEC_KEY.
 	KeyFile string
 	// AttestKeyFile holds the attestation key in use; "" when it came from SLIPWAY_ATTEST_KEY.
@@ -165,11 +167,18 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// bwrap by default, as a production worker; without it a dev machine still runs terraform, saying so.
+	if e.TerraformSandbox, err = workerapp.TerraformSandboxFromEnv(ctx, os.Getenv, true); err != nil {
+		return nil, err
+	}
+	if !e.TerraformSandbox.Secure() {
+		o.Logger.Warn(e.TerraformSandbox.String())
+	}
 	cfg := workerapp.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow, Credentials: creds,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
 		Attest: attestKeys, Payloads: codec.DataConverter(keys),
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile,
-		Kubeconfig: o.Kubeconfig}
+		Kubeconfig: o.Kubeconfig, TerraformSandbox: &e.TerraformSandbox}
 	if cfg.Kubeconfig == "" && o.ArgoURL != "" {
 		cfg.Kubeconfig = argostack.KubeconfigOf(o.ArgoURL)
 	}

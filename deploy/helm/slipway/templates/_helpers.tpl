@@ -50,12 +50,17 @@ prometheus.io/scheme: https
 
 {{/* Non-root, read-only root filesystem, no privilege escalation, no capabilities. */}}
 {{- define "slipway.podSecurityContext" -}}
+{{ include "slipway.podUser" . }}
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* The image's unprivileged user, numeric so that runAsNonRoot can be checked. */}}
+{{- define "slipway.podUser" -}}
 runAsNonRoot: true
 runAsUser: 10001
 runAsGroup: 10001
 fsGroup: 10001
-seccompProfile:
-  type: RuntimeDefault
 {{- end -}}
 
 {{- define "slipway.containerSecurityContext" -}}
