@@ -54,6 +54,24 @@ type (
 	}
 )
 
+// componentOnly refuses a field only slipway's own components set: a person setting it would
+// speak for them (what, naming the component).
+func componentOnly(field, what string) error {
+	return badRequest("%s: only slipway sets it (%s); a person may not", field, what)
+}
+
+// driftScopeFromPerson refuses the fields of a drift scope only a sweep sets: its schedule and
+// its progress (the instances left to check), named under prefix.
+func driftScopeFromPerson(prefix string, s contract.DriftScope) error {
+	switch {
+	case s.Schedule != "":
+		return componentOnly(prefix+"schedule", "the schedule that starts a sweep")
+	case s.Resume != nil:
+		return componentOnly(prefix+"resume", "a sweep carrying its progress across continue-as-new")
+	}
+	return nil
+}
+
 // maxWait bounds a long poll for a request's end: under the write timeout, so the answer gets out.
 const maxWait = 20 * time.Second
 
@@ -134,12 +152,16 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 		return 0, nil, badRequest("request.confirm: deprovision of %s is final; confirm it", ref)
 	case body.Request.DeployTimeout < 0:
 		return 0, nil, badRequest("request.deployTimeout: %s must not be negative", body.Request.DeployTimeout)
+	case body.Request.Rollout != "":
+		return 0, nil, componentOnly("request.rollout", "a rollout's deploys")
+	case body.Request.Adopt != "":
+		return 0, nil, componentOnly("request.adopt", "the webhook's create of a pushed config")
 	}
 	st, err := s.o.Client.Precheck(ctx, ref, op, body.Request)
 	if err != nil {
 		return 0, nil, err
 	}
-	c := Check{Actor: a, Operation: string(op), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
+	c := Check{Actor: a, Operation: string(op), Tenant: ref.Tenant, Name: ref.Name, Waits: true, Request: body.Request, Instances: []string{ref.String()}}
 	if st != nil {
 		c.State, c.Stack = string(st.State), st.Stack
 		if op != lifecycle.OpPlan {
@@ -177,7 +199,7 @@ func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request
 	if err != nil {
 		return 0, nil, err
 	}
-	c := Check{Actor: a, Operation: string(d), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
+	c := Check{Actor: a, Operation: string(d), Tenant: ref.Tenant, Name: ref.Name, Waits: true, Request: body.Request, Instances: []string{ref.String()}}
 	if st, err := s.o.Client.Status(ctx, ref, contract.StatusRequest{}); err == nil {
 		c.State, c.Stack = string(st.State), st.Stack
 	}
@@ -230,6 +252,9 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 	var req contract.ApprovalRequest
 	if err := decode(r, &req); err != nil {
 		return 0, nil, err
+	}
+	if req.MR != "" {
+		return 0, nil, componentOnly("mr", "the forge's approval comments")
 	}
 	// Until every approval is checked against its attested approver, the approver an approval
 	// names is the verified person, never what the request says.
@@ -373,7 +398,10 @@ func (s *Server) driftCheck(ctx context.Context, a identity.Actor, r *http.Reque
 	if err := decode(r, &scope); err != nil {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: scope.Tenant}); err != nil {
+	if err := driftScopeFromPerson("", scope); err != nil {
+		return 0, nil, err
+	}
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: scope.Tenant, Request: scope}); err != nil {
 		return 0, nil, err
 	}
 	res, err := s.o.Client.SweepDrift(ctx, scope)
@@ -388,10 +416,13 @@ func (s *Server) driftSchedule(ctx context.Context, a identity.Actor, r *http.Re
 	if err := decode(r, &body); err != nil {
 		return 0, nil, err
 	}
+	if err := driftScopeFromPerson("scope.", body.Scope); err != nil {
+		return 0, nil, err
+	}
 	if body.Every < client.MinDriftInterval {
 		return 0, nil, badRequest("every: %s must be at least %s", body.Every, client.MinDriftInterval)
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: body.Scope.Tenant}); err != nil {
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: body.Scope.Tenant, Request: body}); err != nil {
 		return 0, nil, err
 	}
 	if err := s.o.Client.ScheduleDrift(ctx, body.ID, body.Every, body.Scope); err != nil {
@@ -436,7 +467,7 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: spec.Tenant}); err != nil {
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: spec.Tenant, Request: spec, Instances: plan.Touches()}); err != nil {
 		return 0, nil, err
 	}
 	if err := s.o.Client.StartRollout(ctx, spec); err != nil {
@@ -461,7 +492,7 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: cur.Spec.Tenant}); err != nil {
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: cur.Spec.Tenant, Request: req}); err != nil {
 		return 0, nil, err
 	}
 	st, err := s.o.Client.ControlRollout(ctx, id, verb, req)

@@ -69,6 +69,17 @@ type RolloutPlan struct {
 	Actions []RolloutAction `json:"actions"`
 }
 
+// Touches are the instances (TENANT/NAME) the plan deploys: every action but a skip.
+func (p RolloutPlan) Touches() []string {
+	var out []string
+	for _, a := range p.Actions {
+		if a.Action != ActionSkip {
+			out = append(out, a.Ref.String())
+		}
+	}
+	return out
+}
+
 // ListedInstance is an instance as the visibility store lists it.
 type ListedInstance struct {
 	Ref   Ref    `json:"ref"`

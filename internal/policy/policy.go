@@ -55,6 +55,22 @@ type Input struct {
 	Stack      Stack           `json:"stack"`
 	Plan       json.RawMessage `json:"plan,omitempty"`     // `terraform show -json` of the saved plan (deploy, destroy, deprovision, at the approval step)
 	Approval   *ApprovalInput  `json:"approval,omitempty"` // approve/reject: who asked, what is required, who approved so far
+	// Request is the request's own arguments as sent (an operation's, a decision's, a rollout's
+	// spec, a drift check's scope): everything that changes what happens is in it.
+	Request json.RawMessage `json:"request,omitempty"`
+	// Instances are the instances (TENANT/NAME) the request touches.
+	Instances []string `json:"instances,omitempty"`
+	// Current is the operation a retry, resolve or abandon decides on.
+	Current *Operation `json:"current,omitempty"`
+}
+
+// Operation is an instance's current operation, as a decision on it sees it.
+type Operation struct {
+	ID         string          `json:"id"`
+	Kind       string          `json:"kind"`
+	Result     string          `json:"result"`               // running, failed, ...
+	FailedStep string          `json:"failedStep,omitempty"` // the step it failed at
+	Requester  *identity.Actor `json:"requester,omitempty"`  // who asked for it (nil: not verified)
 }
 
 // Stack is the stack's settings a policy sees.
@@ -273,6 +289,12 @@ func (in Input) Validate() error {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(in.Plan, &obj); err != nil {
 			return &InputError{Field: "plan", Message: "not a JSON object (terraform show -json): " + err.Error()}
+		}
+	}
+	if len(in.Request) > 0 {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(in.Request, &obj); err != nil {
+			return &InputError{Field: "request", Message: "not a JSON object: " + err.Error()}
 		}
 	}
 	approving := in.Operation == "approve" || in.Operation == "reject"
