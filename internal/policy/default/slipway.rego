@@ -144,8 +144,12 @@ deny contains msg if {
 	msg := sprintf("%s needs platform-admins: %s is not a member", [flag, actor_name])
 }
 
+# The dev key's holder (via "dev", slipway dev) signs as whoever they like: four eyes cannot bind them.
+dev_key if input.actor.via == "dev"
+
 deny contains msg if {
 	some flag in overrides
+	not dev_key
 	same_person(input.actor, input.current.requester)
 	msg := sprintf("%s needs another platform admin: %s asked for the %s it decides on", [flag, actor_name, input.current.kind])
 }
