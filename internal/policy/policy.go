@@ -62,6 +62,23 @@ type Input struct {
 	Instances []string `json:"instances,omitempty"`
 	// Current is the operation a retry, resolve or abandon decides on.
 	Current *Operation `json:"current,omitempty"`
+	// Fill names what the worker reads into the input before the policy decides (Authorize),
+	// so it never travels in workflow history; the policy never sees it.
+	Fill *Fill `json:"fill,omitempty"`
+}
+
+// Fill names what the worker reads into an Input at an approval: the saved plan's JSON (Plan,
+// with before and after values, sensitive ones masked) and the instance file's diff (ConfigDiff).
+type Fill struct {
+	Tenant string `json:"tenant"`
+	Name   string `json:"name"`
+	// PlanName is the saved plan's name in the plan store ("" reads none).
+	PlanName string `json:"planName,omitempty"`
+	// Diff asks for the instance file's diff: at DeployedRevision ("" for none) against
+	// ConfigYAML, or main's file when ConfigYAML is "".
+	Diff             bool   `json:"diff,omitempty"`
+	DeployedRevision string `json:"deployedRevision,omitempty"`
+	ConfigYAML       string `json:"configYAML,omitempty"`
 }
 
 // Operation is an instance's current operation, as a decision on it sees it.
