@@ -87,7 +87,7 @@ func (p *pipeline) policyApproval(hash, what string, plan *contract.PlanOutput) 
 	in := policy.Input{Operation: string(p.in.Operation), Tenant: p.in.Ref.Tenant, Name: p.in.Ref.Name, State: string(p.in.From),
 		NextState: string(p.in.Operation.Done(p.in.From)), Instances: []string{p.in.Ref.String()},
 		Stack: policy.Stack{Name: p.in.Stack, Stateful: p.progress.Controls.Stateful, Approval: *r},
-		Fill: &policy.Fill{Tenant: p.in.Ref.Tenant, Name: p.in.Ref.Name}}
+		Fill:  &policy.Fill{Tenant: p.in.Ref.Tenant, Name: p.in.Ref.Name}}
 	in.Actor = unknownRequester
 	if p.in.Requester != nil {
 		in.Actor = *p.in.Requester
