@@ -540,30 +540,6 @@ func TestDecideConcurrently(t *testing.T) {
 	}
 }
 
-// A slim plan decides as the full one does, and carries no attribute value.
-func TestSlimPlan(t *testing.T) {
-	full := plan(t, "replace")
-	require.Contains(t, string(full), `"postgres"`, "the fixture holds an attribute value")
-	slim, err := SlimPlan(full)
-	require.NoError(t, err)
-	require.NotContains(t, string(slim), "postgres")
-	require.NotContains(t, string(slim), "redis")
-	require.Less(t, len(slim), len(full)/2)
-
-	for _, p := range []json.RawMessage{full, slim} {
-		i := in(alice, "deploy")
-		i.Stack.Stateful = []string{"terraform_data.db"}
-		i.Plan = p
-		d, err := Default().Decide(context.Background(), i)
-		require.NoError(t, err)
-		require.Equal(t, []string{"platform-admins"}, d.Approval.Groups)
-		require.Contains(t, d.Reason, "replaces terraform_data.db")
-	}
-
-	_, err = SlimPlan([]byte("not json"))
-	require.ErrorContains(t, err, "not terraform show -json output")
-}
-
 // Data files are read as OPA bundles read them: YAML or JSON, one in a/b/ is data.a.b, and two
 // files setting one key are refused.
 func TestDataFiles(t *testing.T) {
