@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"time"
 )
 
@@ -95,6 +96,9 @@ type RolloutDeployInput struct {
 	Ref       Ref         `json:"ref"`
 	RequestID string      `json:"requestID"`
 	Retry     bool        `json:"retry,omitempty"`
+	// OnBehalfOf is the person who started the rollout: the deploy is theirs, so the policy
+	// decides on them and they may not approve it themselves. Nil for rollouts from before.
+	OnBehalfOf *identity.Actor `json:"onBehalfOf,omitempty"`
 }
 
 // Outcomes of RolloutDeploy.
@@ -159,6 +163,8 @@ type RolloutState struct {
 	Ended     []BatchRecord `json:"ended,omitempty"`
 	StartedAt time.Time     `json:"startedAt"`
 	EndedAt   time.Time     `json:"endedAt,omitzero"`
+	// Requester is the verified actor who started the rollout; its deploys are sent on their behalf.
+	Requester *identity.Actor `json:"requester,omitempty"`
 }
 
 // RolloutInstance is one instance's place and progress in the rollout.
