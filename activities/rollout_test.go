@@ -47,6 +47,14 @@ func (o *onBehalf) Retry(ctx context.Context, _ contract.Ref, _, _ string) error
 	return nil
 }
 
+func (o *onBehalf) Deploy(ctx context.Context, ref contract.Ref, _, _, _, requestID string) error {
+	return o.Retry(ctx, ref, "", requestID)
+}
+
+func (o *onBehalf) CheckDrift(ctx context.Context, ref contract.Ref, _, requestID string) (contract.DriftOutput, error) {
+	return contract.DriftOutput{Drifted: true}, o.Retry(ctx, ref, "", requestID)
+}
+
 // A rollout's deploys are sent for the person who started it, so the instance records them as
 // the requester (and they may not approve it); a rollout from before names nobody.
 func TestRolloutDeploySendsOnBehalfOfItsStarter(t *testing.T) {
@@ -62,4 +70,15 @@ func TestRolloutDeploySendsOnBehalfOfItsStarter(t *testing.T) {
 	_, err = a.RolloutDeploy(t.Context(), in)
 	require.NoError(t, err)
 	require.Equal(t, []string{"alice", ""}, inst.sentFor)
+}
+
+// A sweep's check and its remediating deploy are sent for the sweep's requester.
+func TestDriftInstanceChecksAndRemediatesOnBehalfOfTheSweepsRequester(t *testing.T) {
+	carol := identity.Actor{Kind: identity.Person, Issuer: "https://idp.test", Subject: "u-carol", Name: "carol"}
+	inst := &onBehalf{}
+	out, err := (&Activities{Instances: inst}).DriftInstance(t.Context(), contract.DriftInstanceInput{Ref: contract.Ref{Tenant: "acme", Name: "web"},
+		Sweep: "drift-sweep/x", Remediate: contract.RemediateDeploy, OnBehalfOf: &carol})
+	require.NoError(t, err)
+	require.Equal(t, contract.DriftRemediated, out.Outcome)
+	require.Equal(t, []string{"carol", "carol"}, inst.sentFor, "the check, then the deploy")
 }

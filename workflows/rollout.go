@@ -9,7 +9,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/notify"
 )
 
@@ -35,8 +34,8 @@ func RolloutWorkflow(ctx workflow.Context, in contract.RolloutInput) (contract.R
 			return contract.RolloutStatus{}, err
 		}
 		// Its deploys are the starter's requests (on behalf of), not the worker's own.
-		if a, ok := attest.Verified(ctx); ok && a.Kind != identity.Service {
-			r.s.Requester = &a
+		if a, ok := attest.Verified(ctx); ok {
+			r.s.Requester = onBehalfOf(&a)
 		}
 	}
 	for r.s.Batch <= r.s.Batches && r.s.Phase != contract.PhaseAborted {

@@ -25,6 +25,7 @@ func TestServerRefusesFieldsOnlySlipwaySets(t *testing.T) {
 		{"/v1/instances/acme/web/approvals/approve", `{"plan":"abcdef0","actor":"alice","mr":"7"}`, "mr"},
 		{"/v1/drift/check", `{"tenant":"acme","resume":{"left":[{"ref":{"tenant":"other","name":"db"},"state":"Deployed"}],"checked":0,"drifted":0}}`, "resume"},
 		{"/v1/drift/check", `{"tenant":"acme","schedule":"drift-nightly"}`, "schedule"},
+		{"/v1/drift/check", `{"tenant":"acme","requester":{"kind":"person","issuer":"x","name":"carol"}}`, "requester"},
 		{"/v1/drift/schedules", `{"id":"n","every":3600000000000,"scope":{"tenant":"acme","schedule":"x"}}`, "scope.schedule"},
 	} {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+tc.path, strings.NewReader(tc.body))

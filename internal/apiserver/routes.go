@@ -68,6 +68,8 @@ func driftScopeFromPerson(prefix string, s contract.DriftScope) error {
 		return componentOnly(prefix+"schedule", "the schedule that starts a sweep")
 	case s.Resume != nil:
 		return componentOnly(prefix+"resume", "a sweep carrying its progress across continue-as-new")
+	case s.Requester != nil:
+		return componentOnly(prefix+"requester", "the signed-in person a sweep checks for")
 	}
 	return nil
 }
@@ -425,6 +427,8 @@ func (s *Server) driftSchedule(ctx context.Context, a identity.Actor, r *http.Re
 	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: body.Scope.Tenant, Request: body}); err != nil {
 		return 0, nil, err
 	}
+	// The schedule's sweeps check and remediate for the person who created it.
+	body.Scope.Requester = &a
 	if err := s.o.Client.ScheduleDrift(ctx, body.ID, body.Every, body.Scope); err != nil {
 		return 0, nil, err
 	}
