@@ -1,7 +1,7 @@
 package workflows
 
 import (
-	"encoding/json"
+	"reflect"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -48,7 +48,7 @@ func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update st
 		return nil
 	}
 	in := policy.Input{Actor: actor, Operation: op, Tenant: e.s.Ref.Tenant, Name: e.s.Ref.Name,
-		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}, Request: requestJSON(args),
+		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}, Request: requestArg(args),
 		Instances: []string{e.s.Ref.String()}, Current: policyOperationOf(e.s.Current)}
 	if o, ok := lifecycle.ParseOperation(update); ok && o != lifecycle.OpPlan {
 		in.NextState = string(o.Done(e.s.State))
@@ -91,16 +91,12 @@ func (e *entity) decisionLeadsTo(d lifecycle.Decision, req contract.DecisionRequ
 	return op.From
 }
 
-// requestJSON is an update's argument as the policy's input.request: a JSON object, or nil.
-func requestJSON(args []any) json.RawMessage {
-	if len(args) == 0 || args[0] == nil {
+// requestArg is an update's argument as the policy's input.request: its request struct, or nil.
+func requestArg(args []any) any {
+	if len(args) == 0 || args[0] == nil || reflect.TypeOf(args[0]).Kind() != reflect.Struct {
 		return nil
 	}
-	raw, err := json.Marshal(args[0])
-	if err != nil || len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	return raw
+	return args[0]
 }
 
 // firstArg is an update's argument as T.
@@ -136,7 +132,7 @@ func shortHash(h string) string {
 // which spans tenants: the input names them all ("*").
 func (r *rollout) authorize(ctx workflow.Context, actor identity.Actor, update string, args []any) error {
 	in := policy.Input{Actor: actor, Operation: "rollout", Tenant: "*", Name: workflow.GetInfo(ctx).WorkflowExecution.ID, State: string(r.s.Phase),
-		Request: requestJSON(args)}
+		Request: requestArg(args)}
 	for _, i := range r.s.Instances {
 		in.Instances = append(in.Instances, i.Ref.String())
 	}

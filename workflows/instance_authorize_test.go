@@ -51,10 +51,12 @@ func TestAuthorizeGivesThePolicyTheWholeRequest(t *testing.T) {
 		require.NoError(t, env.GetWorkflowResult(&refusal))
 
 		require.Equal(t, "resolve", seen.Operation)
+		raw, err := json.Marshal(seen.Request)
+		require.NoError(t, err)
 		var args contract.DecisionRequest
-		require.NoError(t, json.Unmarshal(seen.Request, &args))
+		require.NoError(t, json.Unmarshal(raw, &args))
 		require.Equal(t, req, args, "the policy sees every argument of the decision")
-		require.JSONEq(t, `{"reason":"x","acceptRender":true}`, string(seen.Request))
+		require.JSONEq(t, `{"reason":"x","acceptRender":true}`, string(raw))
 		require.Equal(t, []string{"acme/web"}, seen.Instances)
 		require.NotNil(t, seen.Current)
 		require.Equal(t, "destroy", seen.Current.Kind)

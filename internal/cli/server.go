@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -149,14 +148,7 @@ plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as th
 func policyAuthorize(e *policy.Engine) apiserver.Authorize {
 	return func(ctx context.Context, c apiserver.Check) (bool, string, string, error) {
 		in := policy.Input{Actor: c.Actor, Operation: c.Operation, Tenant: orStar(c.Tenant), Name: orStar(c.Name), State: c.State,
-			NextState: c.NextState, Stack: policy.Stack{Name: c.Stack}, Instances: c.Instances}
-		if c.Request != nil {
-			raw, err := json.Marshal(c.Request)
-			if err != nil {
-				return false, "", e.Hash(), err
-			}
-			in.Request = raw
-		}
+			NextState: c.NextState, Stack: policy.Stack{Name: c.Stack}, Instances: c.Instances, Request: c.Request}
 		d, err := e.Decide(ctx, in)
 		if err != nil {
 			return false, "", e.Hash(), err

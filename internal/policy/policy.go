@@ -57,7 +57,8 @@ type Input struct {
 	Approval   *ApprovalInput  `json:"approval,omitempty"` // approve/reject: who asked, what is required, who approved so far
 	// Request is the request's own arguments as sent (an operation's, a decision's, a rollout's
 	// spec, a drift check's scope): everything that changes what happens is in it.
-	Request json.RawMessage `json:"request,omitempty"`
+	// A JSON object once encoded (a struct or a map).
+	Request any `json:"request,omitempty"`
 	// Instances are the instances (TENANT/NAME) the request touches.
 	Instances []string `json:"instances,omitempty"`
 	// Current is the operation a retry, resolve or abandon decides on.
@@ -308,9 +309,13 @@ func (in Input) Validate() error {
 			return &InputError{Field: "plan", Message: "not a JSON object (terraform show -json): " + err.Error()}
 		}
 	}
-	if len(in.Request) > 0 {
+	if in.Request != nil {
+		raw, err := json.Marshal(in.Request)
 		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(in.Request, &obj); err != nil {
+		if err == nil {
+			err = json.Unmarshal(raw, &obj)
+		}
+		if err != nil {
 			return &InputError{Field: "request", Message: "not a JSON object: " + err.Error()}
 		}
 	}

@@ -436,6 +436,7 @@ func TestDecideRefusesBadInput(t *testing.T) {
 		{"stack.approval.policy", func(i *Input) { i.Stack.Approval.Policy = "sometimes" }},
 		{"stack.stateful[0]", func(i *Input) { i.Stack.Stateful = []string{""} }},
 		{"plan", func(i *Input) { i.Plan = json.RawMessage(`[1]`) }},
+		{"request", func(i *Input) { i.Request = "acceptRender" }},
 		{"approval", func(i *Input) { i.Operation = "approve" }},
 		{"approval.required.groups", func(i *Input) { *i = approve(carol, alice, &Requirement{Count: 1}) }},
 		{"approval.required.count", func(i *Input) { *i = approve(carol, alice, &Requirement{Groups: []string{"platform-admins"}}) }},
