@@ -5,6 +5,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -78,6 +79,8 @@ type Terraform interface {
 	Initialized(ws terraform.Workspace) bool
 	Init(ctx context.Context, ws terraform.Workspace) error
 	Plan(ctx context.Context, ws terraform.Workspace, planName string, destroy bool) (*terraform.Plan, error)
+	// PlanJSON is the stored plan's JSON as the policy reads it (sensitive values masked); nil when none is kept.
+	PlanJSON(ctx context.Context, ws terraform.Workspace, planName string) (json.RawMessage, error)
 	Apply(ctx context.Context, ws terraform.Workspace, p *terraform.Plan) (alreadyApplied bool, err error)
 	Destroy(ctx context.Context, ws terraform.Workspace) error
 	// Drift plans the prepared files against the refreshed state; it writes no state.

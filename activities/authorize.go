@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/policy"
 )
@@ -15,6 +16,9 @@ import (
 // is recorded in history and replays. Bad input and a policy that cannot decide are
 // non-retryable: the same input gets the same answer.
 func (a *Activities) Authorize(ctx context.Context, in policy.Input) (policy.Decision, error) {
+	if err := a.fill(ctx, &in); err != nil {
+		return policy.Decision{}, err
+	}
 	e := a.Policy
 	if e == nil {
 		// A worker built without one (tests, benchmarks) gets the platform's default, never no policy.
@@ -37,4 +41,52 @@ func (a *Activities) Authorize(ctx context.Context, in policy.Input) (policy.Dec
 		return policy.Decision{}, nonRetryable(contract.ErrPolicy, err)
 	}
 	return policy.Decision{}, err
+}
+
+// fill reads what in.Fill names into in: the saved plan's JSON (before and after values,
+// sensitive ones masked) in place of the summary's actions, and the instance file's diff.
+func (a *Activities) fill(ctx context.Context, in *policy.Input) error {
+	f := in.Fill
+	in.Fill = nil
+	if f == nil {
+		return nil
+	}
+	ref := contract.Ref{Tenant: f.Tenant, Name: f.Name}
+	if f.PlanName != "" && a.Terraform != nil {
+		raw, err := a.Terraform.PlanJSON(ctx, workspace(ref), f.PlanName)
+		if err != nil {
+			return classify(err)
+		}
+		if len(raw) > 0 { // a plan stored before its JSON was kept keeps the summary's actions
+			in.Plan = raw
+		}
+	}
+	if !f.Diff || a.Forge == nil {
+		return nil
+	}
+	dir := ref.Dir()
+	path := dir + "/" + instanceFile
+	before := map[string][]byte{}
+	if f.DeployedRevision != "" {
+		files, err := a.Forge.ReadDir(ctx, f.DeployedRevision, dir)
+		if err != nil {
+			return classify(err)
+		}
+		if b, ok := files[instanceFile]; ok {
+			before[path] = b
+		}
+	}
+	after := map[string][]byte{path: []byte(f.ConfigYAML)}
+	if f.ConfigYAML == "" {
+		files, err := a.Forge.ReadDir(ctx, "", dir)
+		if err != nil {
+			return classify(err)
+		}
+		after = map[string][]byte{}
+		if b, ok := files[instanceFile]; ok {
+			after[path] = b
+		}
+	}
+	in.ConfigDiff = config.Diff(before, after)
+	return nil
 }

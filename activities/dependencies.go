@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"slices"
 	"strings"
 
@@ -167,6 +168,10 @@ func (a *Activities) NotifyDependents(ctx context.Context, in contract.NotifyDep
 	var out contract.NotifyDependentsOutput
 	if a.Dependencies == nil {
 		return out, nil
+	}
+	if in.OnBehalfOf != nil {
+		// Sent for who asked for the deploy that changed the outputs.
+		ctx = identity.With(ctx, *in.OnBehalfOf)
 	}
 	users, err := a.Dependencies.Users(ctx, in.Ref)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/identity"
 )
 
 func TestConsumedOutputsFillParametersAndRefuseSensitive(t *testing.T) {
@@ -78,4 +79,31 @@ func TestDependencyTargetsRefuseCycles(t *testing.T) {
 	targets, err = a.dependencyTargets(context.Background(), self, stack, &config.Instance{Parameters: map[string]any{"upstream": "new"}})
 	require.NoError(t, err, "a dependency that does not exist yet is waited for")
 	require.Equal(t, []string{"acme/new"}, targets)
+}
+
+// usersFor is a Dependencies that records whom it was asked for and finds no users.
+type usersFor struct {
+	Dependencies
+	asked []string
+}
+
+func (u *usersFor) Users(ctx context.Context, _ contract.Ref) ([]contract.Ref, error) {
+	a, _ := identity.From(ctx)
+	u.asked = append(u.asked, a.Name)
+	return nil, nil
+}
+
+// A dependency cascade is sent for who asked for the deploy that changed the outputs: every
+// plan and deploy it sends goes out with them on its context.
+func TestNotifyDependentsSendsOnBehalfOfTheRequester(t *testing.T) {
+	alice := identity.Actor{Kind: identity.Person, Issuer: "https://idp.test", Subject: "u-alice", Name: "alice"}
+	deps := &usersFor{}
+	a := &Activities{Dependencies: deps}
+	in := contract.NotifyDependentsInput{Ref: contract.Ref{Tenant: "acme", Name: "net"}, Outputs: map[string]string{"subnet": "10.0.2.0/24"}, OnBehalfOf: &alice}
+	_, err := a.NotifyDependents(t.Context(), in)
+	require.NoError(t, err)
+	in.OnBehalfOf = nil
+	_, err = a.NotifyDependents(t.Context(), in)
+	require.NoError(t, err)
+	require.Equal(t, []string{"alice", ""}, deps.asked)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"strings"
 
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -119,6 +120,10 @@ func (a *Activities) DriftInstance(ctx context.Context, in contract.DriftInstanc
 		return contract.DriftInstanceOutput{}, err
 	}
 	out := contract.DriftInstanceOutput{Ref: in.Ref}
+	if in.OnBehalfOf != nil {
+		// Checked and remediated for the sweep's requester: the policy decides on them.
+		ctx = identity.With(ctx, *in.OnBehalfOf)
+	}
 	var res contract.DriftOutput
 	err := withHeartbeat(ctx, "drift check of "+in.Ref.String(), func(ctx context.Context) error {
 		var err error

@@ -16,6 +16,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
@@ -110,6 +111,10 @@ func (a *Activities) RolloutDeploy(ctx context.Context, in contract.RolloutDeplo
 		return contract.RolloutDeployOutput{}, notAllowedf("this worker has no Temporal client to reach instances")
 	}
 	actor := "rollout/" + in.Spec.ID
+	if in.OnBehalfOf != nil {
+		// Sent for the person who started the rollout: the instance records them as its requester.
+		ctx = identity.With(ctx, *in.OnBehalfOf)
+	}
 	if in.Retry {
 		out := deployOutcome(a.Instances.Retry(ctx, in.Ref, actor, in.RequestID+"/retry"))
 		if out.Outcome != contract.DeployRefused {

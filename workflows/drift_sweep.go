@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"github.com/slipway-dev/slipway/internal/attest"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -20,6 +21,11 @@ const driftSweepChunk = 500
 // check never overlaps an operation: a busy instance is reported busy and checked next time.
 // Past driftSweepChunk instances it continues as new, carrying only the outcomes worth reading.
 func DriftSweepWorkflow(ctx workflow.Context, scope contract.DriftScope) (contract.DriftSweepResult, error) {
+	// A started sweep checks for whoever started it; a scheduled or continued one for the
+	// requester its scope carries (the schedule's creator, or the first run's starter).
+	if a, ok := attest.Verified(ctx); ok {
+		scope.Requester = onBehalfOf(&a)
+	}
 	prog := scope.Resume
 	if prog == nil {
 		prog = &contract.DriftResume{}
@@ -68,7 +74,7 @@ func checkDrift(ctx workflow.Context, scope contract.DriftScope, listed []contra
 		inFlight++
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer func() { inFlight-- }()
-			in := contract.DriftInstanceInput{Ref: li.Ref, Sweep: sweep, Remediate: scope.Remediate}
+			in := contract.DriftInstanceInput{Ref: li.Ref, Sweep: sweep, Remediate: scope.Remediate, OnBehalfOf: scope.Requester}
 			if err := workflow.ExecuteActivity(driftCtx(ctx), contract.ActDriftInstance, in).Get(ctx, &outs[i]); err != nil {
 				outs[i] = contract.DriftInstanceOutput{Ref: li.Ref, Outcome: contract.DriftRefused, Message: errorMessage(err)}
 			}

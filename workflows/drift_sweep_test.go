@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/workflows"
 )
 
@@ -62,4 +63,24 @@ func TestDriftSweepContinuesAsNewAndKeepsTheNotableOutcomes(t *testing.T) {
 	require.Equal(t, 620, res.Checked)
 	require.Equal(t, 2, res.Drifted)
 	require.Len(t, res.Instances, 122, "the notable two, then the last run's 120 in full")
+}
+
+// A sweep checks and remediates for its requester (the schedule's creator, carried in its scope
+// across continue-as-new): each instance's check is sent on their behalf.
+func TestDriftSweepChecksOnBehalfOfItsRequester(t *testing.T) {
+	carol := identity.Actor{Kind: identity.Person, Issuer: "https://idp.test", Subject: "u-carol", Name: "carol", Groups: []string{"platform-admins"}}
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: contract.DriftSweepWorkflowName})
+	env.RegisterActivityWithOptions(func(context.Context, contract.DriftScope) ([]contract.ListedInstance, error) {
+		return []contract.ListedInstance{{Ref: contract.Ref{Tenant: "acme", Name: "web"}, State: "Deployed"}}, nil
+	}, activity.RegisterOptions{Name: contract.ActListDeployed})
+	var sentFor []*identity.Actor
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {
+		sentFor = append(sentFor, in.OnBehalfOf)
+		return contract.DriftInstanceOutput{Ref: in.Ref, Outcome: contract.DriftClean}, nil
+	}, activity.RegisterOptions{Name: contract.ActDriftInstance})
+	env.ExecuteWorkflow(contract.DriftSweepWorkflowName, contract.DriftScope{Remediate: contract.RemediateDeploy, Schedule: "drift-nightly", Requester: &carol})
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, []*identity.Actor{&carol}, sentFor)
 }

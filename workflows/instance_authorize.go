@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"reflect"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -38,15 +40,23 @@ func policyOperation(update string) string {
 
 // authorize asks the policy (the Authorize local activity: its decision and hash are in history)
 // whether the verified actor may make this update, and records the decision in the audit log.
-func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update string, _ []any) error {
+// The policy sees the whole request: its arguments, the instance it touches, and the operation a
+// decision acts on with who asked for it.
+func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update string, args []any) error {
 	op := policyOperation(update)
 	if op == "" {
 		return nil
 	}
 	in := policy.Input{Actor: actor, Operation: op, Tenant: e.s.Ref.Tenant, Name: e.s.Ref.Name,
-		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}}
+		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}, Request: requestArg(args),
+		Instances: []string{e.s.Ref.String()}, Current: policyOperationOf(e.s.Current)}
 	if o, ok := lifecycle.ParseOperation(update); ok && o != lifecycle.OpPlan {
 		in.NextState = string(o.Done(e.s.State))
+	}
+	if d, ok := lifecycle.ParseDecision(update); ok {
+		if req, ok := firstArg[contract.DecisionRequest](args); ok {
+			in.NextState = string(e.decisionLeadsTo(d, req))
+		}
 	}
 	rec := contract.AuditRecord{At: workflow.Now(ctx), Request: "update " + update, Actor: &actor}
 	var d policy.Decision
@@ -66,6 +76,51 @@ func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update st
 	return nil
 }
 
+// decisionLeadsTo is where a decision on the current operation leads (as decide takes it): a
+// resume runs it again; resolve leaves the instance where the operator says, abandon where it was.
+func (e *entity) decisionLeadsTo(d lifecycle.Decision, req contract.DecisionRequest) lifecycle.State {
+	op := e.s.Current
+	switch {
+	case op == nil:
+		return ""
+	case d == lifecycle.DecisionRetry || req.ForceUnlock != "" || req.AcceptRender || req.SkipHook:
+		return op.Kind.Running(op.From)
+	case d == lifecycle.DecisionResolve && req.To != "":
+		return req.To
+	}
+	return op.From
+}
+
+// requestArg is an update's argument as the policy's input.request: its request struct, or nil.
+func requestArg(args []any) any {
+	if len(args) == 0 || args[0] == nil || reflect.TypeOf(args[0]).Kind() != reflect.Struct {
+		return nil
+	}
+	return args[0]
+}
+
+// firstArg is an update's argument as T.
+func firstArg[T any](args []any) (T, bool) {
+	var zero T
+	if len(args) == 0 {
+		return zero, false
+	}
+	v, ok := args[0].(T)
+	return v, ok
+}
+
+// policyOperationOf is op as the policy's input.current.
+func policyOperationOf(op *contract.Operation) *policy.Operation {
+	if op == nil {
+		return nil
+	}
+	out := &policy.Operation{ID: op.ID, Kind: string(op.Kind), Result: op.Result, Requester: op.Requester}
+	if op.Failure != nil {
+		out.FailedStep = op.Failure.Step
+	}
+	return out
+}
+
 func shortHash(h string) string {
 	if len(h) > 12 {
 		return h[:12]
@@ -75,8 +130,12 @@ func shortHash(h string) string {
 
 // authorize asks the policy whether the verified actor may pause, resume or abort the rollout,
 // which spans tenants: the input names them all ("*").
-func (r *rollout) authorize(ctx workflow.Context, actor identity.Actor, update string, _ []any) error {
-	in := policy.Input{Actor: actor, Operation: "rollout", Tenant: "*", Name: workflow.GetInfo(ctx).WorkflowExecution.ID, State: string(r.s.Phase)}
+func (r *rollout) authorize(ctx workflow.Context, actor identity.Actor, update string, args []any) error {
+	in := policy.Input{Actor: actor, Operation: "rollout", Tenant: "*", Name: workflow.GetInfo(ctx).WorkflowExecution.ID, State: string(r.s.Phase),
+		Request: requestArg(args)}
+	for _, i := range r.s.Instances {
+		in.Instances = append(in.Instances, i.Ref.String())
+	}
 	var d policy.Decision
 	if err := quick(ctx, true, "Authorize", in).Get(ctx, &d); err != nil {
 		return temporal.NewNonRetryableApplicationError("the policy could not decide: "+err.Error(), ErrPolicyDenied, nil)

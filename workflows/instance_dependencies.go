@@ -65,7 +65,7 @@ func (e *entity) notifyDependents(ctx workflow.Context, op *contract.Operation, 
 		StartToCloseTimeout: notifyDependentsTimeout, ScheduleToCloseTimeout: 2 * notifyDependentsTimeout, RetryPolicy: retryPolicy(),
 	})
 	var out contract.NotifyDependentsOutput
-	in := contract.NotifyDependentsInput{Ref: e.s.Ref, Outputs: e.s.Outputs}
+	in := contract.NotifyDependentsInput{Ref: e.s.Ref, Outputs: e.s.Outputs, OnBehalfOf: onBehalfOf(op.Requester)}
 	if err := workflow.ExecuteActivity(actx, contract.ActNotifyDependents, in).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("dependents not told of changed outputs", "instance", e.s.Ref.String(), "error", err)
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/policy"
 )
 
@@ -41,12 +43,12 @@ func (p *pipeline) rule() *approval.Rule {
 
 // approvePlan waits for approval of a terraform plan when the rule asks for it.
 func (p *pipeline) approvePlan(plan *contract.PlanOutput, what string) error {
-	return p.approval(plan.SHA256, what+": "+planLine(plan.Summary), &plan.Summary)
+	return p.approval(plan.SHA256, what+": "+planLine(plan.Summary), plan)
 }
 
 // approval stops the operation until hash is approved, when the rule asks for it: durably (a
 // signal wakes it), visibly (the instance shows AwaitingApproval), and for at most the rule's timeout.
-func (p *pipeline) approval(hash, what string, plan *contract.PlanSummary) error {
+func (p *pipeline) approval(hash, what string, plan *contract.PlanOutput) error {
 	if p.policy {
 		return p.policyApproval(hash, what, plan)
 	}
@@ -55,14 +57,16 @@ func (p *pipeline) approval(hash, what string, plan *contract.PlanSummary) error
 		return nil
 	}
 	var removed []string
+	var summary *contract.PlanSummary
 	if plan != nil {
-		removed = plan.Removed()
+		summary = &plan.Summary
+		removed = summary.Removed()
 	}
 	need, why := r.Needs(p.in.Operation, removed)
 	if !need || hash == p.approved {
 		return nil
 	}
-	return p.await(contract.ApprovalWait{Hash: hash, What: what, Plan: plan, Why: why, Approvers: r.Approvers}, r.Wait())
+	return p.await(contract.ApprovalWait{Hash: hash, What: what, Plan: summary, Why: why, Approvers: r.Approvers}, r.Wait())
 }
 
 // unknownRequester stands for who asked for an operation accepted before requests carried a
@@ -72,20 +76,30 @@ var unknownRequester = identity.Actor{Kind: identity.Service, Issuer: "slipway",
 // policyApproval asks the policy (a local activity, so the decision and the policy's hash are in
 // history) whether the operation may go on with this plan, and by whom it must be approved
 // first: the stack's approval rule is one of its inputs, and its platform rules (destroy,
-// deprovision, a stateful resource deleted or replaced) win over it.
-func (p *pipeline) policyApproval(hash, what string, plan *contract.PlanSummary) error {
+// deprovision, a stateful resource deleted or replaced) win over it. The worker reads the saved
+// plan's JSON (before and after values, sensitive ones masked) and the instance file's diff
+// into the input (policy.Fill), so neither travels in history.
+func (p *pipeline) policyApproval(hash, what string, plan *contract.PlanOutput) error {
 	r := p.rule()
 	if r == nil || hash == p.approved {
 		return nil
 	}
 	in := policy.Input{Operation: string(p.in.Operation), Tenant: p.in.Ref.Tenant, Name: p.in.Ref.Name, State: string(p.in.From),
-		Stack: policy.Stack{Name: p.in.Stack, Stateful: p.progress.Controls.Stateful, Approval: *r}}
+		NextState: string(p.in.Operation.Done(p.in.From)), Instances: []string{p.in.Ref.String()},
+		Stack: policy.Stack{Name: p.in.Stack, Stateful: p.progress.Controls.Stateful, Approval: *r},
+		Fill:  &policy.Fill{Tenant: p.in.Ref.Tenant, Name: p.in.Ref.Name}}
 	in.Actor = unknownRequester
 	if p.in.Requester != nil {
 		in.Actor = *p.in.Requester
 	}
+	var summary *contract.PlanSummary
 	if plan != nil {
-		in.Plan = plan.PolicyJSON()
+		summary = &plan.Summary
+		in.Plan = summary.PolicyJSON() // what the policy reads if the plan's JSON is not kept
+		in.Fill.PlanName = strings.TrimSuffix(path.Base(plan.File), ".tfplan")
+	}
+	if p.in.Operation == lifecycle.OpProvision || p.in.Operation == lifecycle.OpDeploy {
+		in.Fill.Diff, in.Fill.DeployedRevision, in.Fill.ConfigYAML = true, p.in.DeployedRevision, p.in.ConfigYAML
 	}
 	var d policy.Decision
 	if err := quick(p.ctx, true, contract.ActAuthorize, in).Get(p.ctx, &d); err != nil {
@@ -101,7 +115,7 @@ func (p *pipeline) policyApproval(hash, what string, plan *contract.PlanSummary)
 	}
 	req := *d.Approval
 	req.Count = max(req.Count, 1)
-	return p.await(contract.ApprovalWait{Hash: hash, What: what, Plan: plan, Why: d.Reason, Approvers: req.Groups,
+	return p.await(contract.ApprovalWait{Hash: hash, What: what, Plan: summary, Why: d.Reason, Approvers: req.Groups,
 		Required: &req, Requester: p.in.Requester, PolicyHash: d.PolicyHash}, r.Wait())
 }
 

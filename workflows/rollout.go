@@ -33,6 +33,10 @@ func RolloutWorkflow(ctx workflow.Context, in contract.RolloutInput) (contract.R
 		if err := r.plan(ctx, in.Spec); err != nil {
 			return contract.RolloutStatus{}, err
 		}
+		// Its deploys are the starter's requests (on behalf of), not the worker's own.
+		if a, ok := attest.Verified(ctx); ok {
+			r.s.Requester = onBehalfOf(&a)
+		}
 	}
 	for r.s.Batch <= r.s.Batches && r.s.Phase != contract.PhaseAborted {
 		if err := r.runBatch(ctx); err != nil {
@@ -141,7 +145,7 @@ func (r *rollout) start(ctx workflow.Context, in *contract.RolloutInstance) {
 	r.inFlight++
 	id := contract.RolloutWorkflowID(r.s.Spec.ID)
 	req := contract.RolloutDeployInput{Rollout: id, Spec: r.s.Spec, Ref: in.Ref, Retry: in.Retry,
-		RequestID: fmt.Sprintf("%s/%s/%d", id, in.Ref, in.Tries)}
+		RequestID: fmt.Sprintf("%s/%s/%d", id, in.Ref, in.Tries), OnBehalfOf: r.s.Requester}
 	ref := in.Ref
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var out contract.RolloutDeployOutput

@@ -8,12 +8,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/workflows"
 )
@@ -28,12 +34,14 @@ type fleetSim struct {
 	events []notify.Event    // notifications delivered
 	fail   map[string]bool
 	busy   map[string]int // refuses as busy this many times
+	// sentFor is whom each deploy was sent on behalf of ("" for the worker's own).
+	sentFor map[string]string
 }
 
 func newRolloutEnv(t *testing.T, actions []contract.RolloutAction) (*testsuite.TestWorkflowEnvironment, *fleetSim) {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
-	f := &fleetSim{env: env, fail: map[string]bool{}, busy: map[string]int{}, byID: map[string]string{}}
+	f := &fleetSim{env: env, fail: map[string]bool{}, busy: map[string]int{}, byID: map[string]string{}, sentFor: map[string]string{}}
 	env.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: contract.RolloutWorkflowName})
 	env.RegisterActivityWithOptions(func(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
 		return contract.RolloutPlan{Stack: spec.Stack, Head: "abc", Actions: append([]contract.RolloutAction(nil), actions...)}, nil
@@ -75,6 +83,9 @@ func (f *fleetSim) deploy(ctx context.Context, in contract.RolloutDeployInput) (
 		return contract.RolloutDeployOutput{Outcome: contract.DeployBusy, Message: ref + " is busy"}, nil
 	}
 	f.sent = append(f.sent, ref)
+	if in.OnBehalfOf != nil {
+		f.sentFor[ref] = in.OnBehalfOf.Name
+	}
 	f.byID[activity.GetInfo(ctx).ActivityID] = ref
 	return contract.RolloutDeployOutput{Outcome: contract.DeployStarted}, nil
 }
@@ -233,3 +244,34 @@ type updateCallbacks struct{ t *testing.T }
 func (u *updateCallbacks) Accept()             {}
 func (u *updateCallbacks) Reject(err error)    { u.t.Errorf("update rejected: %v", err) }
 func (u *updateCallbacks) Complete(any, error) {}
+
+// A rollout a person started sends its deploys on their behalf: each instance records that
+// person as the requester, so they may not approve the deploy themselves (four eyes).
+func TestRolloutDeploysOnBehalfOfItsVerifiedStarter(t *testing.T) {
+	env, f := newRolloutEnv(t, updates(2))
+	key, err := attest.Generate()
+	require.NoError(t, err)
+	k, err := attest.Parse("test", key)
+	require.NoError(t, err)
+	alice := identity.Actor{Kind: identity.Person, Issuer: "https://idp.test", Subject: "u-alice", Name: "alice", Groups: []string{"tenant:acme"}, Via: "api"}
+	in := contract.RolloutInput{Spec: contract.RolloutSpec{ID: "r1", Stack: "web", BatchSize: 2, MaxFailures: 1}}
+	start := time.Now().UTC().Truncate(time.Second)
+	env.SetStartTime(start)
+	a, err := k.Sign(alice, contract.RolloutWorkflowID("r1"), attest.KindStart, contract.RolloutWorkflowName, start, in)
+	require.NoError(t, err)
+	p, err := converter.GetDefaultDataConverter().ToPayload([]attest.Attestation{a})
+	require.NoError(t, err)
+	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{attest.HeaderKey: p}})
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: contract.RolloutWorkflowID("r1")})
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{attest.WorkerInterceptor(k)}})
+	// The simulated instances' answers carry no attestation here: look while the deploys run, then stop.
+	var st *contract.RolloutStatus
+	env.RegisterDelayedCallback(func() {
+		st = queryRollout(t, env)
+		env.CancelWorkflow()
+	}, 500*time.Millisecond)
+	env.ExecuteWorkflow(contract.RolloutWorkflowName, in)
+	require.NotNil(t, st)
+	require.Equal(t, &alice, st.Requester, "the rollout records who started it")
+	require.Equal(t, map[string]string{"acme/web-0": "alice", "acme/web-1": "alice"}, f.sentFor)
+}

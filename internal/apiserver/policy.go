@@ -13,7 +13,7 @@ import (
 func PolicyAuthorize(e *policy.Engine) Authorize {
 	return func(ctx context.Context, c Check) (bool, string, string, error) {
 		in := policy.Input{Actor: c.Actor, Operation: c.Operation, Tenant: orStar(c.Tenant), Name: orStar(c.Name), State: c.State,
-			NextState: c.NextState, Stack: policy.Stack{Name: c.Stack}}
+			NextState: c.NextState, Stack: policy.Stack{Name: c.Stack}, Instances: c.Instances, Request: c.Request}
 		d, err := e.Decide(ctx, in)
 		if err != nil {
 			return false, "", e.Hash(), err

@@ -56,6 +56,12 @@ type (
 	}
 )
 
+// componentOnly refuses a field only slipway's own components set: a person setting it would
+// speak for them (what, naming the component).
+func componentOnly(field, what string) error {
+	return badRequest("%s: only slipway sets it (%s); a person may not", field, what)
+}
+
 // maxWait bounds a long poll for a request's end: under the write timeout, so the answer gets out.
 const maxWait = 20 * time.Second
 
@@ -148,12 +154,16 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 		return 0, nil, badRequest("request.confirm: deprovision of %s is final; confirm it", ref)
 	case body.Request.DeployTimeout < 0:
 		return 0, nil, badRequest("request.deployTimeout: %s must not be negative", body.Request.DeployTimeout)
+	case body.Request.Rollout != "":
+		return 0, nil, componentOnly("request.rollout", "a rollout's deploys")
+	case body.Request.Adopt != "":
+		return 0, nil, componentOnly("request.adopt", "the webhook's create of a pushed config")
 	}
 	st, err := s.o.Client.Precheck(ctx, ref, op, body.Request)
 	if err != nil {
 		return 0, nil, err
 	}
-	c := Check{Actor: a, Operation: string(op), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
+	c := Check{Actor: a, Operation: string(op), Tenant: ref.Tenant, Name: ref.Name, Waits: true, Request: body.Request, Instances: []string{ref.String()}}
 	if st != nil {
 		c.State, c.Stack = string(st.State), st.Stack
 		if op != lifecycle.OpPlan {
@@ -191,7 +201,7 @@ func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request
 	if err != nil {
 		return 0, nil, err
 	}
-	c := Check{Actor: a, Operation: string(d), Tenant: ref.Tenant, Name: ref.Name, Waits: true}
+	c := Check{Actor: a, Operation: string(d), Tenant: ref.Tenant, Name: ref.Name, Waits: true, Request: body.Request, Instances: []string{ref.String()}}
 	if st, err := s.o.Client.Status(ctx, ref, contract.StatusRequest{}); err == nil {
 		c.State, c.Stack = string(st.State), st.Stack
 	}
@@ -244,6 +254,9 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 	var req contract.ApprovalRequest
 	if err := decode(r, &req); err != nil {
 		return 0, nil, err
+	}
+	if req.MR != "" {
+		return 0, nil, componentOnly("mr", "the forge's approval comments")
 	}
 	// Until every approval is checked against its attested approver, the approver an approval
 	// names is the verified person, never what the request says.
@@ -411,7 +424,7 @@ func (s *Server) driftCheck(ctx context.Context, a identity.Actor, r *http.Reque
 	if err := checkDriftScope("", scope); err != nil {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: scope.Tenant}); err != nil {
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: scope.Tenant, Request: scope}); err != nil {
 		return 0, nil, err
 	}
 	res, err := s.o.Client.SweepDrift(ctx, scope)
@@ -432,9 +445,11 @@ func (s *Server) driftSchedule(ctx context.Context, a identity.Actor, r *http.Re
 	if err := checkDriftScope("scope.", body.Scope); err != nil {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: body.Scope.Tenant}); err != nil {
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "drift", Tenant: body.Scope.Tenant, Request: body}); err != nil {
 		return 0, nil, err
 	}
+	// The schedule's sweeps check and remediate for the person who created it.
+	body.Scope.Requester = &a
 	if err := s.o.Client.ScheduleDrift(ctx, body.ID, body.Every, body.Scope); err != nil {
 		return 0, nil, err
 	}
@@ -480,7 +495,7 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: spec.Tenant}); err != nil {
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: spec.Tenant, Request: spec, Instances: plan.Touches()}); err != nil {
 		return 0, nil, err
 	}
 	// Every tenant the plan reaches is one the actor must act on, whatever the spec names.
@@ -514,7 +529,7 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: cur.Spec.Tenant}); err != nil {
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: cur.Spec.Tenant, Request: req}); err != nil {
 		return 0, nil, err
 	}
 	st, err := s.o.Client.ControlRollout(ctx, id, verb, req)
@@ -547,9 +562,11 @@ func planTenants(p contract.RolloutPlan) []string {
 func checkDriftScope(prefix string, sc contract.DriftScope) error {
 	switch {
 	case sc.Resume != nil:
-		return badRequest("%sresume: a sweep's own progress across continue-as-new, which only slipway sets: leave it out (the sweep lists its instances from %stenant and %sstack)", prefix, prefix, prefix)
+		return componentOnly(prefix+"resume", "a sweep's own progress across continue-as-new; the sweep lists its instances from "+prefix+"tenant and "+prefix+"stack")
 	case sc.Schedule != "":
-		return badRequest("%sschedule: set by slipway on the sweeps a schedule starts: leave it out", prefix)
+		return componentOnly(prefix+"schedule", "the schedule that starts a sweep")
+	case sc.Requester != nil:
+		return componentOnly(prefix+"requester", "the signed-in person a sweep checks for")
 	case sc.Concurrency < 0 || sc.Concurrency > contract.MaxDriftConcurrency:
 		return badRequest("%sconcurrency: %d: must be 1 to %d (0: the default)", prefix, sc.Concurrency, contract.MaxDriftConcurrency)
 	case sc.Remediate != "" && sc.Remediate != contract.RemediateDeploy:

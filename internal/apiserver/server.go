@@ -41,6 +41,11 @@ type Check struct {
 	Stack     string
 	// Waits says the request can wait for an approval (a pipeline): an allow that needs one is an allow.
 	Waits bool
+	// Request is the request's own arguments (the policy's input.request): an operation's or a
+	// decision's request, a rollout's spec, a drift check's scope.
+	Request any
+	// Instances are the instances (TENANT/NAME) the request touches, when it names them.
+	Instances []string
 }
 
 // Authorize is the policy's decision on a Check: allowed, or why not, with the policy's hash.

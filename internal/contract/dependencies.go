@@ -1,5 +1,7 @@
 package contract
 
+import "github.com/slipway-dev/slipway/internal/identity"
+
 // ActNotifyDependents starts a plan or deploy (as each dependent's stack says) on the instances
 // that consume a changed output of the instance that just deployed.
 const ActNotifyDependents = "NotifyDependents"
@@ -8,6 +10,9 @@ const ActNotifyDependents = "NotifyDependents"
 type NotifyDependentsInput struct {
 	Ref     Ref               `json:"ref"`
 	Outputs map[string]string `json:"outputs"`
+	// OnBehalfOf is who asked for the deploy that changed the outputs: the dependents' plans and
+	// deploys are sent for them.
+	OnBehalfOf *identity.Actor `json:"onBehalfOf,omitempty"`
 }
 
 // NotifyDependentsOutput says what each dependent was sent.

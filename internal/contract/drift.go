@@ -1,5 +1,7 @@
 package contract
 
+import "github.com/slipway-dev/slipway/internal/identity"
+
 // Drift activities.
 const (
 	ActCheckDrift    = "CheckDrift"
@@ -41,6 +43,9 @@ type DriftScope struct {
 	Schedule string `json:"schedule,omitempty"`
 	// Resume carries a sweep across continue-as-new: what is left to check and what was found.
 	Resume *DriftResume `json:"resume,omitempty"`
+	// Requester is the person a sweep checks and remediates for (on behalf of): who started it,
+	// or who created its schedule. Only slipway sets it.
+	Requester *identity.Actor `json:"requester,omitempty"`
 }
 
 // DriftResume is a sweep's progress: the instances still to check, the counts so far, and the
@@ -65,6 +70,8 @@ type DriftInstanceInput struct {
 	Ref       Ref    `json:"ref"`
 	Sweep     string `json:"sweep"` // the sweep's workflow ID: the request ID's base and the actor
 	Remediate string `json:"remediate,omitempty"`
+	// OnBehalfOf is the sweep's requester: the check and the remediating deploy are sent for them.
+	OnBehalfOf *identity.Actor `json:"onBehalfOf,omitempty"`
 }
 
 // Outcomes of one instance in a sweep.

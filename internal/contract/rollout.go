@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"time"
 )
 
@@ -69,6 +70,17 @@ type RolloutPlan struct {
 	Actions []RolloutAction `json:"actions"`
 }
 
+// Touches are the instances (TENANT/NAME) the plan deploys: every action but a skip.
+func (p RolloutPlan) Touches() []string {
+	var out []string
+	for _, a := range p.Actions {
+		if a.Action != ActionSkip {
+			out = append(out, a.Ref.String())
+		}
+	}
+	return out
+}
+
 // ListedInstance is an instance as the visibility store lists it.
 type ListedInstance struct {
 	Ref   Ref    `json:"ref"`
@@ -84,6 +96,9 @@ type RolloutDeployInput struct {
 	Ref       Ref         `json:"ref"`
 	RequestID string      `json:"requestID"`
 	Retry     bool        `json:"retry,omitempty"`
+	// OnBehalfOf is the person who started the rollout: the deploy is theirs, so the policy
+	// decides on them and they may not approve it themselves. Nil for rollouts from before.
+	OnBehalfOf *identity.Actor `json:"onBehalfOf,omitempty"`
 }
 
 // Outcomes of RolloutDeploy.
@@ -148,6 +163,8 @@ type RolloutState struct {
 	Ended     []BatchRecord `json:"ended,omitempty"`
 	StartedAt time.Time     `json:"startedAt"`
 	EndedAt   time.Time     `json:"endedAt,omitzero"`
+	// Requester is the verified actor who started the rollout; its deploys are sent on their behalf.
+	Requester *identity.Actor `json:"requester,omitempty"`
 }
 
 // RolloutInstance is one instance's place and progress in the rollout.

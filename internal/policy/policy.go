@@ -56,6 +56,40 @@ type Input struct {
 	Stack      Stack           `json:"stack"`
 	Plan       json.RawMessage `json:"plan,omitempty"`     // `terraform show -json` of the saved plan (deploy, destroy, deprovision, at the approval step)
 	Approval   *ApprovalInput  `json:"approval,omitempty"` // approve/reject: who asked, what is required, who approved so far
+	// Request is the request's own arguments as sent (an operation's, a decision's, a rollout's
+	// spec, a drift check's scope): everything that changes what happens is in it.
+	// A JSON object once encoded (a struct or a map).
+	Request any `json:"request,omitempty"`
+	// Instances are the instances (TENANT/NAME) the request touches.
+	Instances []string `json:"instances,omitempty"`
+	// Current is the operation a retry, resolve or abandon decides on.
+	Current *Operation `json:"current,omitempty"`
+	// Fill names what the worker reads into the input before the policy decides (Authorize),
+	// so it never travels in workflow history; the policy never sees it.
+	Fill *Fill `json:"fill,omitempty"`
+}
+
+// Fill names what the worker reads into an Input at an approval: the saved plan's JSON (Plan,
+// with before and after values, sensitive ones masked) and the instance file's diff (ConfigDiff).
+type Fill struct {
+	Tenant string `json:"tenant"`
+	Name   string `json:"name"`
+	// PlanName is the saved plan's name in the plan store ("" reads none).
+	PlanName string `json:"planName,omitempty"`
+	// Diff asks for the instance file's diff: at DeployedRevision ("" for none) against
+	// ConfigYAML, or main's file when ConfigYAML is "".
+	Diff             bool   `json:"diff,omitempty"`
+	DeployedRevision string `json:"deployedRevision,omitempty"`
+	ConfigYAML       string `json:"configYAML,omitempty"`
+}
+
+// Operation is an instance's current operation, as a decision on it sees it.
+type Operation struct {
+	ID         string          `json:"id"`
+	Kind       string          `json:"kind"`
+	Result     string          `json:"result"`               // running, failed, ...
+	FailedStep string          `json:"failedStep,omitempty"` // the step it failed at
+	Requester  *identity.Actor `json:"requester,omitempty"`  // who asked for it (nil: not verified)
 }
 
 // Stack is the stack's settings a policy sees.
@@ -274,6 +308,16 @@ func (in Input) Validate() error {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(in.Plan, &obj); err != nil {
 			return &InputError{Field: "plan", Message: "not a JSON object (terraform show -json): " + err.Error()}
+		}
+	}
+	if in.Request != nil {
+		raw, err := json.Marshal(in.Request)
+		var obj map[string]json.RawMessage
+		if err == nil {
+			err = json.Unmarshal(raw, &obj)
+		}
+		if err != nil {
+			return &InputError{Field: "request", Message: "not a JSON object: " + err.Error()}
 		}
 	}
 	approving := in.Operation == "approve" || in.Operation == "reject"

@@ -436,6 +436,7 @@ func TestDecideRefusesBadInput(t *testing.T) {
 		{"stack.approval.policy", func(i *Input) { i.Stack.Approval.Policy = "sometimes" }},
 		{"stack.stateful[0]", func(i *Input) { i.Stack.Stateful = []string{""} }},
 		{"plan", func(i *Input) { i.Plan = json.RawMessage(`[1]`) }},
+		{"request", func(i *Input) { i.Request = "acceptRender" }},
 		{"approval", func(i *Input) { i.Operation = "approve" }},
 		{"approval.required.groups", func(i *Input) { *i = approve(carol, alice, &Requirement{Count: 1}) }},
 		{"approval.required.count", func(i *Input) { *i = approve(carol, alice, &Requirement{Groups: []string{"platform-admins"}}) }},
@@ -538,30 +539,6 @@ func TestDecideConcurrently(t *testing.T) {
 	for range 16 {
 		require.NoError(t, <-errs)
 	}
-}
-
-// A slim plan decides as the full one does, and carries no attribute value.
-func TestSlimPlan(t *testing.T) {
-	full := plan(t, "replace")
-	require.Contains(t, string(full), `"postgres"`, "the fixture holds an attribute value")
-	slim, err := SlimPlan(full)
-	require.NoError(t, err)
-	require.NotContains(t, string(slim), "postgres")
-	require.NotContains(t, string(slim), "redis")
-	require.Less(t, len(slim), len(full)/2)
-
-	for _, p := range []json.RawMessage{full, slim} {
-		i := in(alice, "deploy")
-		i.Stack.Stateful = []string{"terraform_data.db"}
-		i.Plan = p
-		d, err := Default().Decide(context.Background(), i)
-		require.NoError(t, err)
-		require.Equal(t, []string{"platform-admins"}, d.Approval.Groups)
-		require.Contains(t, d.Reason, "replaces terraform_data.db")
-	}
-
-	_, err = SlimPlan([]byte("not json"))
-	require.ErrorContains(t, err, "not terraform show -json output")
 }
 
 // Data files are read as OPA bundles read them: YAML or JSON, one in a/b/ is data.a.b, and two

@@ -2,19 +2,22 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
 // The fixtures' configuration, planned by the real terraform here: a replace of the stateful
-// database waits for platform-admins, and so does the same plan slimmed.
+// database waits for platform-admins, and so does the same plan as the worker gives the policy
+// (terraform.PolicyJSON, sensitive values masked).
 func TestRealTerraformPlanReplacingStatefulNeedsPlatformApproval(t *testing.T) {
 	bin, err := terraform.FindBinary("")
 	require.NoError(t, err, "terraform runs in every test of plans")
@@ -38,10 +41,12 @@ func TestRealTerraformPlanReplacingStatefulNeedsPlatformApproval(t *testing.T) {
 	tf("apply", "-auto-approve", "-no-color")
 	tf("plan", "-no-color", "-var", "generation=2", "-out", "replace.tfplan")
 	raw := tf("show", "-json", "replace.tfplan")
-	slim, err := SlimPlan(raw)
+	var parsed tfjson.Plan
+	require.NoError(t, json.Unmarshal(raw, &parsed))
+	masked, err := terraform.PolicyJSON(&parsed)
 	require.NoError(t, err)
 
-	for _, p := range [][]byte{raw, slim} {
+	for _, p := range [][]byte{raw, masked} {
 		i := in(alice, "deploy")
 		i.Stack.Stateful = []string{"terraform_data.db"}
 		i.Plan = p

@@ -69,6 +69,9 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err != nil {
 		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
 	}
+	if saved.Policy, err = PolicyJSON(p); err != nil {
+		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
+	}
 	if _, named := saved.Files[EngineFile]; named && c.engine.Version != nil {
 		saved.Files[EngineFile] = []byte(c.engine.Name + " = " + c.engine.Version.String() + "\n")
 	}

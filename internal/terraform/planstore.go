@@ -16,6 +16,8 @@ type SavedPlan struct {
 	SHA256 string            `json:"sha256"`
 	Plan   []byte            `json:"plan"`
 	Files  map[string][]byte `json:"files"`
+	// Policy is the plan's JSON as the policy reads it at the approval (PolicyJSON).
+	Policy json.RawMessage `json:"policy,omitempty"`
 }
 
 // PlanStore keeps saved plans and apply markers where every worker reaches them, so a plan

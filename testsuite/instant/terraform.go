@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -144,6 +145,11 @@ func (t *Terraform) Destroy(_ context.Context, ws terraform.Workspace) error {
 // Outputs: the stand-in keeps no outputs.
 func (t *Terraform) Outputs(context.Context, terraform.Workspace) (map[string]any, error) {
 	return map[string]any{}, nil
+}
+
+// PlanJSON: the stand-in keeps no plan JSON; the policy reads the summary's actions.
+func (t *Terraform) PlanJSON(context.Context, terraform.Workspace, string) (json.RawMessage, error) {
+	return nil, nil
 }
 
 func (t *Terraform) Resources(_ context.Context, ws terraform.Workspace) ([]terraform.Resource, error) {

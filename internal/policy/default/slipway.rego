@@ -114,6 +114,49 @@ else := sprintf("%s is a member of tenant %s", [actor_name, input.tenant]) if {
 
 else := sprintf("%s is slipway's own component", [actor_name]) if service
 
+# --- decisions that override a check slipway made
+
+# The decision arguments (input.request) that override a check slipway made or the record of
+# what happened, each with its flag: accepting files on main slipway did not render, going on
+# past a failed hook, forcing a terraform lock, saying which state the instance is in. Only a
+# platform admin may use them, and never on an operation they asked for themselves: four eyes.
+overriding := {
+	"acceptRender": "--accept-render",
+	"skipHook": "--skip-hook",
+	"forceUnlock": "--force-unlock",
+	"to": "--to",
+}
+
+decisions := {"retry", "resolve", "abandon"}
+
+request := r if {
+	r := input.request
+	is_object(r)
+} else := {}
+
+overrides contains flag if {
+	input.operation in decisions
+	some field, flag in overriding
+	v := object.get(request, field, null)
+	not v in {null, false, ""}
+}
+
+deny contains msg if {
+	some flag in overrides
+	not platform_admin
+	msg := sprintf("%s needs platform-admins: %s is not a member", [flag, actor_name])
+}
+
+# The dev key's holder (via "dev", slipway dev) signs as whoever they like: four eyes cannot bind them.
+dev_key if input.actor.via == "dev"
+
+deny contains msg if {
+	some flag in overrides
+	not dev_key
+	same_person(input.actor, input.current.requester)
+	msg := sprintf("%s needs another platform admin: %s asked for the %s it decides on", [flag, actor_name, input.current.kind])
+}
+
 # --- approve and reject: only those the requirement names, never the requester unless allowed
 
 required := input.approval.required

@@ -269,3 +269,61 @@ test_member_does_not_read_the_fleet if {
 	not d.allow
 	contains(d.reason, "across every tenant")
 }
+
+# --- decisions that override a check: platform-admins, never the requester of the failed operation
+
+failed_destroy(actor, request, requester) := object.union(req(actor, "resolve"), {
+	"state": "destroy-failed",
+	"request": request,
+	"current": {"id": "3-e1", "kind": "destroy", "result": "failed", "failedStep": "verify-render", "requester": requester},
+})
+
+test_member_may_not_accept_render if {
+	d := slipway.decision with input as failed_destroy(alice, {"acceptRender": true, "reason": "x"}, alice)
+	not d.allow
+	contains(d.reason, "--accept-render needs platform-admins")
+}
+
+test_member_may_not_override_any_check if {
+	every field, flag in {"skipHook": "--skip-hook", "forceUnlock": "--force-unlock", "to": "--to"} {
+		v := {"skipHook": true, "forceUnlock": "lock-1", "to": "destroyed"}[field]
+		d := slipway.decision with input as failed_destroy(dave, {field: v}, alice)
+		not d.allow
+		contains(d.reason, sprintf("%s needs platform-admins", [flag]))
+	}
+}
+
+test_admin_accepts_render_of_another_persons_operation if {
+	d := slipway.decision with input as failed_destroy(carol, {"acceptRender": true, "reason": "reviewed"}, alice)
+	d.allow
+}
+
+test_admin_may_not_accept_render_of_own_operation if {
+	d := slipway.decision with input as failed_destroy(carol, {"acceptRender": true}, carol)
+	not d.allow
+	contains(d.reason, "--accept-render needs another platform admin: carol asked for the destroy")
+}
+
+test_service_may_not_override_a_check if {
+	d := slipway.decision with input as failed_destroy(worker, {"skipHook": true}, alice)
+	not d.allow
+	contains(d.reason, "--skip-hook needs platform-admins")
+}
+
+test_member_keeps_plain_decisions_of_own_operation if {
+	every op in {"retry", "resolve", "abandon"} {
+		d := slipway.decision with input as object.union(failed_destroy(alice, {"reason": "x", "acceptRender": false, "to": ""}, alice), {"operation": op})
+		d.allow
+	}
+}
+
+test_other_tenant_may_not_resolve if {
+	d := slipway.decision with input as failed_destroy(bob, {}, alice)
+	not d.allow
+}
+
+test_dev_key_holder_resolves_own_operation if {
+	root := {"kind": "person", "issuer": "local", "subject": "root", "name": "root", "groups": ["platform-admins"], "via": "dev"}
+	d := slipway.decision with input as failed_destroy(root, {"skipHook": true}, root)
+	d.allow
+}
