@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	sdkclient "go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
 	"github.com/slipway-dev/slipway/internal/client"
@@ -231,7 +232,7 @@ func (s *Server) request(ctx context.Context, a identity.Actor, r *http.Request)
 	switch {
 	case err == nil:
 		out.Done, out.Result = true, &res
-	case wctx.Err() != nil && ctx.Err() == nil:
+	case ctx.Err() == nil && (wctx.Err() != nil || pollTimedOut(err)):
 		// still running
 	default:
 		return 0, nil, err
@@ -240,6 +241,13 @@ func (s *Server) request(ctx context.Context, a identity.Actor, r *http.Request)
 		return 0, nil, err
 	}
 	return http.StatusOK, out, nil
+}
+
+// pollTimedOut is the SDK's word that a long poll for an update's result ended before the result:
+// the frontend answers a little before the poll's own deadline, so wctx may not have expired yet.
+func pollTimedOut(err error) bool {
+	var t *sdkclient.WorkflowUpdateServiceTimeoutOrCanceledError
+	return errors.As(err, &t)
 }
 
 func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
