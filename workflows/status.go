@@ -70,6 +70,9 @@ func (e *entity) status(req contract.StatusRequest) (contract.Status, error) {
 func operationStatus(op contract.Operation, withSteps bool) *contract.OperationStatus {
 	os := &contract.OperationStatus{ID: op.ID, Kind: op.Kind, Step: op.Step, Result: op.Result, Attempt: op.Attempt,
 		Pipeline: op.Pipeline, Actor: op.Actor, StartedAt: op.StartedAt, EndedAt: op.EndedAt, Plan: op.Plan, Cancel: op.Cancel}
+	if r := op.Requester; r != nil && r.Name != "" && r.Name != op.Actor {
+		os.Actor, os.Note = r.Name, op.Actor
+	}
 	if withSteps {
 		os.Steps, os.Diff = op.Steps, op.Diff
 	}

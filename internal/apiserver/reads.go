@@ -75,6 +75,9 @@ func tenantOf(ref string) string {
 
 // readInstance asks the policy whether the actor may read the path's instance, before anything
 // about it is read: a person who may not read it learns nothing, not even whether it exists.
+// Requests that change an instance ask it first too: a precheck's refusal would tell its state,
+// its gates or its values, and nothing is started for a tenant the person may not read.
+
 func (s *Server) readInstance(ctx context.Context, a identity.Actor, r *http.Request) (contract.Ref, error) {
 	ref, err := instanceRef(r)
 	if err != nil {

@@ -130,7 +130,7 @@ func (s *Server) bounded(ctx context.Context, send func(ctx context.Context) err
 }
 
 func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
-	ref, err := instanceRef(r)
+	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -141,12 +141,6 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 	var body OperationBody
 	if err := decode(r, &body); err != nil {
 		return 0, nil, err
-	}
-	if op == lifecycle.OpPlan {
-		// A plan prints the instance's values: it is a read before it is a pipeline.
-		if err := s.authorize(ctx, Check{Actor: a, Operation: OpRead, Tenant: ref.Tenant, Name: ref.Name}); err != nil {
-			return 0, nil, err
-		}
 	}
 	switch {
 	case op == lifecycle.OpProvision && body.Request.ConfigYAML == "":
@@ -184,7 +178,7 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 }
 
 func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
-	ref, err := instanceRef(r)
+	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -251,7 +245,7 @@ func pollTimedOut(err error) bool {
 }
 
 func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
-	ref, err := instanceRef(r)
+	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -281,8 +275,8 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 }
 
 // gate serves gates/add, gates/remove and cancel.
-func (s *Server) gate(ctx context.Context, _ identity.Actor, r *http.Request) (int, any, error) {
-	ref, err := instanceRef(r)
+func (s *Server) gate(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
 		return 0, nil, err
 	}

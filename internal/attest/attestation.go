@@ -167,12 +167,18 @@ func add(header map[string]*commonpb.Payload, a Attestation, dc converter.DataCo
 
 // check returns the actor of the attestation in header that covers req, or why none does.
 func (k *Keyring) check(header map[string]*commonpb.Payload, req Request, dc converter.DataConverter) (identity.Actor, error) {
+	a, err := k.covering(header, req, dc)
+	return a.Actor, err
+}
+
+// covering returns the attestation in header that covers req, or why none does.
+func (k *Keyring) covering(header map[string]*commonpb.Payload, req Request, dc converter.DataConverter) (Attestation, error) {
 	as, err := decodeHeader(header, dc)
 	if err != nil {
-		return identity.Actor{}, err
+		return Attestation{}, err
 	}
 	if len(as) == 0 {
-		return identity.Actor{}, fmt.Errorf("%s %q carries no slipway attestation", req.Kind, req.Name)
+		return Attestation{}, fmt.Errorf("%s %q carries no slipway attestation", req.Kind, req.Name)
 	}
 	var first error
 	for _, a := range as {
@@ -181,7 +187,7 @@ func (k *Keyring) check(header map[string]*commonpb.Payload, req Request, dc con
 		}
 		err := k.Verify(a, req)
 		if err == nil {
-			return a.Actor, nil
+			return a, nil
 		}
 		if first == nil {
 			first = err
@@ -190,7 +196,7 @@ func (k *Keyring) check(header map[string]*commonpb.Payload, req Request, dc con
 	if first == nil {
 		first = fmt.Errorf("%s %q carries no attestation of a %s", req.Kind, req.Name, req.Kind)
 	}
-	return identity.Actor{}, first
+	return Attestation{}, first
 }
 
 // Claimed returns the actor the header's attestation of a kind request names, unverified: for

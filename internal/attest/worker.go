@@ -95,6 +95,9 @@ type inbound struct {
 	pending []pendingSignal
 	// q holds the actor of the query being answered (query.go).
 	q *querier
+	// used are the attestations (by MAC, with their issue time) of the updates this run and the
+	// runs it continued accepted, while still young enough to be presented again (used.go).
+	used map[string]time.Time
 }
 
 type pendingSignal struct {
@@ -128,7 +131,7 @@ func Verified(ctx workflow.Context) (identity.Actor, bool) {
 }
 
 func (i *inbound) Init(next interceptor.WorkflowOutboundInterceptor) error {
-	o := &outbound{k: i.w.k, dc: i.w.dc}
+	o := &outbound{k: i.w.k, dc: i.w.dc, in: i}
 	o.Next = next
 	return i.Next.Init(o)
 }
@@ -146,6 +149,7 @@ func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteW
 	// Version 1 verifies requests; version 2 also has the workflow's Authorizer decide updates.
 	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 2)
 	i.legacy, i.authorizes = v == workflow.DefaultVersion, v >= 2
+	i.used = readUsed(interceptor.WorkflowHeader(ctx), i.w.dc)
 	i.started = true
 	for _, p := range i.pending {
 		if err := i.HandleSignal(p.ctx, p.in); err != nil {
@@ -197,14 +201,22 @@ func (i *inbound) ValidateUpdate(ctx workflow.Context, in *interceptor.UpdateInp
 	return i.Next.ValidateUpdate(ctx, in)
 }
 
-// verifyUpdate returns the verified actor of the update ctx handles.
-func (i *inbound) verifyUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (identity.Actor, error) {
+// verifyUpdate returns the attestation of the update ctx handles, once: an attestation an
+// earlier update of this run (or of the runs it continued) presented is refused.
+func (i *inbound) verifyUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (Attestation, error) {
 	d, err := Digest(in.Args...)
 	if err != nil {
-		return identity.Actor{}, err
+		return Attestation{}, err
 	}
-	return i.w.k.check(interceptor.WorkflowHeader(ctx), Request{Target: workflow.GetInfo(ctx).WorkflowExecution.ID,
+	a, err := i.w.k.covering(interceptor.WorkflowHeader(ctx), Request{Target: workflow.GetInfo(ctx).WorkflowExecution.ID,
 		Kind: KindUpdate, Name: in.Name, Digest: d, Now: workflow.Now(ctx)}, i.w.dc)
+	if err != nil {
+		return Attestation{}, err
+	}
+	if _, ok := i.used[a.MAC]; ok {
+		return Attestation{}, fmt.Errorf("update %q presents an attestation an earlier update used: a copied request acts once", in.Name)
+	}
+	return a, nil
 }
 
 func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (any, error) {
@@ -216,11 +228,13 @@ func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInpu
 	if i.legacy {
 		return i.Next.ExecuteUpdate(ctx, in)
 	}
-	actor, err := i.verifyUpdate(ctx, in)
+	a, err := i.verifyUpdate(ctx, in)
 	if err != nil {
 		// The handler never runs: the update's failure in history is the record of the refusal.
 		return nil, refused(err)
 	}
+	i.use(a, workflow.Now(ctx))
+	actor := a.Actor
 	ctx = workflow.WithValue(ctx, verifiedKey{}, actor)
 	if i.authorizes && i.authz.fn != nil {
 		if err := i.authz.fn(ctx, actor, in.Name, in.Args); err != nil {
@@ -283,6 +297,7 @@ type outbound struct {
 	interceptor.WorkflowOutboundInterceptorBase
 	k  *Keyring
 	dc converter.DataConverter
+	in *inbound
 }
 
 // sign adds the service attestation of one request to ctx's outgoing header; it fails only on

@@ -80,19 +80,22 @@ type Status struct {
 
 // OperationStatus is the last operation with its steps.
 type OperationStatus struct {
-	ID        string              `json:"id"`
-	Kind      lifecycle.Operation `json:"kind"`
-	Step      string              `json:"step,omitempty"`
-	Result    string              `json:"result"`
-	Attempt   int                 `json:"attempt"`
-	Pipeline  string              `json:"pipeline,omitempty"`
-	Actor     string              `json:"actor,omitempty"`
-	StartedAt time.Time           `json:"startedAt"`
-	EndedAt   time.Time           `json:"endedAt,omitempty"`
-	Steps     []StepRecord        `json:"steps,omitempty"`
-	Plan      *PlanSummary        `json:"plan,omitempty"`
-	Diff      string              `json:"diff,omitempty"`
-	Cancel    *CancelRecord       `json:"cancel,omitempty"` // who stopped it while it ran (cancel-running)
+	ID       string              `json:"id"`
+	Kind     lifecycle.Operation `json:"kind"`
+	Step     string              `json:"step,omitempty"`
+	Result   string              `json:"result"`
+	Attempt  int                 `json:"attempt"`
+	Pipeline string              `json:"pipeline,omitempty"`
+	// Actor is the verified person or component who asked; Note what the request said of its
+	// sender, when that differs (free text: never who asked).
+	Actor     string        `json:"actor,omitempty"`
+	Note      string        `json:"note,omitempty"`
+	StartedAt time.Time     `json:"startedAt"`
+	EndedAt   time.Time     `json:"endedAt,omitempty"`
+	Steps     []StepRecord  `json:"steps,omitempty"`
+	Plan      *PlanSummary  `json:"plan,omitempty"`
+	Diff      string        `json:"diff,omitempty"`
+	Cancel    *CancelRecord `json:"cancel,omitempty"` // who stopped it while it ran (cancel-running)
 }
 
 // AppResources groups resources by app, then cluster (EMCO).

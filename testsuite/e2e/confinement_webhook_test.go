@@ -150,7 +150,7 @@ func TestGiteaWebhookIsScopedAndReplayProof(t *testing.T) {
 	created := got.await(t, "mark-create")
 	require.Equal(t, http.StatusAccepted, created.code, "%+v", created.resp)
 	waitState(t, e, ref, lifecycle.ConfigurationCreated)
-	actor := e.Status(ref).Operation.Actor
+	actor := e.Status(ref).Operation.Note
 	require.Contains(t, actor, gs.AdminUser+" via gitea push", "the user Gitea says pushed")
 	require.Contains(t, actor, "author Bob Tenant <bob@tenant.test>", "and the commit's author")
 	t.Logf("recorded actor: %s", actor)
@@ -332,7 +332,7 @@ func TestForgeFakeWebhooksAreScopedAndReplayProof(t *testing.T) {
 			code, resp := hook.send("create-1", create)
 			require.Equal(t, http.StatusAccepted, code, "%+v", resp)
 			waitState(t, e, ref, lifecycle.ConfigurationCreated)
-			actor := e.Status(ref).Operation.Actor
+			actor := e.Status(ref).Operation.Note
 			require.Contains(t, actor, "bob via "+provider+" push")
 			require.Contains(t, actor, "author Bob Tenant <bob@tenant.test>")
 

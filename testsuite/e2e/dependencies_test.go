@@ -104,7 +104,7 @@ func TestInstanceDependencies(t *testing.T) {
 	}, 2*time.Minute, 200*time.Millisecond)
 	t.Logf("network's deploy ended to the app deployed with the new subnet: %s", time.Since(changed).Round(time.Millisecond))
 	st = e.Status("deps/app")
-	require.Contains(t, st.Operation.Actor, "outputs of deps/net changed")
+	require.Contains(t, st.Operation.Note, "outputs of deps/net changed")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", st.Deployed+":instances/deps/app/manifests/app.yaml"), `subnet: "10.0.2.0/24"`)
 	require.Eventually(t, func() bool { return configMap(t, stack, "deps-app")["subnet"] == "10.0.2.0/24" }, time.Minute, 200*time.Millisecond)
 
@@ -115,7 +115,7 @@ func TestInstanceDependencies(t *testing.T) {
 	}, time.Minute, 200*time.Millisecond)
 	st = e.Status("deps/planner")
 	require.Equal(t, lifecycle.ConfigurationCreated, st.State)
-	require.Contains(t, st.Operation.Actor, "outputs of deps/net changed")
+	require.Contains(t, st.Operation.Note, "outputs of deps/net changed")
 	require.Contains(t, st.Operation.Diff, "10.0.2.0/24")
 
 	// The network is in use: deprovision and destroy are refused, naming the app.

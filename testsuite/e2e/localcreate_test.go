@@ -78,7 +78,7 @@ func TestAPushedInstanceFileIsCreatedWithoutAnMR(t *testing.T) {
 	waitState(t, e, "acme/web", lifecycle.ConfigurationCreated)
 	st := e.Status("acme/web")
 	require.Equal(t, sha, st.Revision, "created at the pushed commit")
-	require.Contains(t, st.Operation.Actor, "bob via gitea push")
+	require.Contains(t, st.Operation.Note, "bob via gitea push")
 	prs, _, err := admin.ListRepoPullRequests(gs.AdminUser, "gitops", gitea.ListPullRequestsOptions{State: gitea.StateAll})
 	require.NoError(t, err)
 	require.Empty(t, prs, "no pull request")
