@@ -17,9 +17,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge/github"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
-	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/testsuite/fakegithub"
 )
 
