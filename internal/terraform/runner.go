@@ -149,6 +149,9 @@ func New(stateDir string, opts ...Option) (*Runner, error) {
 	if err := r.setupProviders(); err != nil {
 		return nil, err
 	}
+	if err := r.writeWrapper(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

@@ -3,7 +3,6 @@ package terraform
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,11 +73,17 @@ func WithSandbox(bin string, binds ...string) Option {
 // interrupts the process it started, and bwrap forwards no signal, so the script reads the
 // sandboxed terraform's pid from bwrap's --info-fd (terraform runs as the namespace's pid 1,
 // which takes a signal it handles). Killing the script kills bwrap (--die-with-parent), and with
-// it every process in the namespace.
+// it every process in the namespace. The command line (bwrap, its binds, the engine) comes in
+// sandboxArgv, shell-quoted: one script serves every workspace, written once when the runner is
+// made, because a file written while other goroutines fork can fail to exec ("text file busy").
 const wrapperScript = `#!/bin/sh
 # Written by slipway: terraform in bubblewrap, with interrupts passed on to it.
+argv=$` + sandboxArgv + `
+unset ` + sandboxArgv + `
+[ -n "$argv" ] || { echo "slipway: no sandbox command line" >&2; exit 125; }
 info=$(mktemp) || exit 125
-%s --info-fd 3 %s -- %s "$@" 3>"$info" &
+eval "set -- $argv \"\$@\""
+"$@" 3>"$info" &
 b=$!
 fwd() { p=$(sed -n 's/.*"child-pid": *\([0-9][0-9]*\).*/\1/p' "$info"); [ -n "$p" ] && kill -"$1" "$p" 2>/dev/null; }
 trap 'fwd INT' INT
@@ -91,6 +96,20 @@ done
 rm -f "$info"
 exit "$rc"
 `
+
+// sandboxArgv is the variable that hands the wrapper its command line; it never reaches terraform.
+const sandboxArgv = "SLIPWAY_SANDBOX_ARGV"
+
+// wrapperPath is the sandbox's one wrapper script.
+func (r *Runner) wrapperPath() string { return filepath.Join(r.stateDir, "sandbox", "terraform") }
+
+// writeWrapper writes the wrapper once, before any terraform runs.
+func (r *Runner) writeWrapper() error {
+	if r.bwrap == "" {
+		return nil
+	}
+	return writeModeIfChanged(r.wrapperPath(), []byte(wrapperScript), 0o700)
+}
 
 // execPath is what terraform-exec runs for command in ws: the engine binary, or the sandbox's
 // wrapper script.
@@ -133,23 +152,14 @@ func (r *Runner) execPath(ws Workspace, env map[string]string, binary, command s
 		args = append(args, b[0], b[1], b[1])
 	}
 	args = append(args, "--chdir", r.Dir(ws))
-	words := make([]string, 0, len(args)+2)
-	for _, a := range append([]string{r.bwrap, binary}, args...) {
+	words := make([]string, 0, len(args)+4)
+	for _, a := range append(append([]string{r.bwrap, "--info-fd", "3"}, args...), "--", binary) {
 		w, err := escaping.ShellWord(a)
 		if err != nil {
 			return "", err
 		}
 		words = append(words, w)
 	}
-	script := fmt.Sprintf(wrapperScript, words[0], strings.Join(words[2:], " "), words[1])
-	// One script per bind set: rewriting a script a running shell reads would break it.
-	name := "terraform"
-	if command == "init" {
-		name = "terraform-init"
-	}
-	path := filepath.Join(r.stateDir, "sandbox", ws.Tenant, ws.Name, name)
-	if err := writeModeIfChanged(path, []byte(script), 0o700); err != nil {
-		return "", err
-	}
-	return path, nil
+	env[sandboxArgv] = strings.Join(words, " ")
+	return r.wrapperPath(), nil
 }

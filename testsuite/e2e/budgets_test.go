@@ -13,6 +13,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
@@ -189,8 +190,10 @@ resource "terraform_data" "app" {
 // a plan that hangs is cut off when the budget runs out (not after the step's hour), the check
 // is refused naming the budget and records no verdict, and the next check runs.
 func TestDriftCheckRunsUnderThePlanBudget(t *testing.T) {
+	gates := t.TempDir()
+	t.Setenv(terraform.EnvSandboxBinds, gates) // the sandboxed plan reads the gate
 	e := testsuite.NewEnv(t)
-	gate := filepath.Join(t.TempDir(), "gate")
+	gate := filepath.Join(gates, "gate")
 	require.NoError(t, os.WriteFile(gate, []byte("open"), 0o644))
 	testsuite.PushFiles(t, e.GitOpsRepo, "add the gated stack", map[string][]byte{
 		"stacks/gated/schema.yaml":             []byte(brokenSchema + "timeouts:\n  plan: 20s\n"),

@@ -263,8 +263,9 @@ func TestCredentialsOfAStackGoneSinceTheDeploy(t *testing.T) {
 	require.NoError(t, os.WriteFile(mapping, []byte("cloud: {env: STACKS_CLOUD_G, as: CLOUD_TOKEN, stacks: [gone]}\n"), 0o600))
 	t.Setenv("STACKS_CLOUD_G", cloudToken)
 	t.Setenv("SLIPWAY_CREDENTIALS_FILE", mapping)
-	e := testsuite.NewEnv(t)
 	out := t.TempDir()
+	t.Setenv(terraform.EnvSandboxBinds, out) // the destroy provisioner's report; terraform runs in bubblewrap
+	e := testsuite.NewEnv(t)
 	stack := map[string][]byte{
 		"stacks/gone/schema.yaml":             []byte(brokenSchema + "credentials: [cloud]\n"),
 		"stacks/gone/manifests/app.yaml.tmpl": []byte(brokenManifest),
