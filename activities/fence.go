@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -38,12 +40,16 @@ func (a *Activities) fence(ctx context.Context) error {
 	if len(parts) != 5 || parts[0] != "instance" {
 		return notCurrent(wf.ID, "it is no instance's pipeline")
 	}
+	if admitted.has(wf.RunID) {
+		return nil
+	}
 	cur, err := a.Runs.CurrentPipeline(ctx, strings.Join(parts[:3], "/"))
 	if err != nil {
 		return classify(err)
 	}
 	switch {
 	case cur.Admits(wf.ID, wf.RunID):
+		admitted.add(wf.RunID)
 		return nil
 	case !cur.Running:
 		return notCurrent(wf.ID, "the instance runs no operation")
@@ -51,6 +57,39 @@ func (a *Activities) fence(ctx context.Context) error {
 		return notCurrent(wf.ID, "it is another run of the current pipeline")
 	}
 	return notCurrent(wf.ID, "the instance runs "+cur.Workflow)
+}
+
+// admitted remembers, for a while, the pipeline runs the fence let through: a run ID is never
+// reused, and a run stays its instance's current operation until it ends (the instance waits
+// for it), so only its first fenced step asks the instance. A copied start or a Reset is a new
+// run, which asks.
+var admitted = &runCache{ttl: 10 * time.Minute, runs: map[string]time.Time{}}
+
+type runCache struct {
+	ttl  time.Duration
+	mu   sync.Mutex
+	runs map[string]time.Time
+}
+
+func (c *runCache) has(run string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.runs[run]
+	return ok && time.Since(at) < c.ttl
+}
+
+func (c *runCache) add(run string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if len(c.runs) >= 4096 {
+		for r, at := range c.runs {
+			if now.Sub(at) >= c.ttl {
+				delete(c.runs, r)
+			}
+		}
+	}
+	c.runs[run] = now
 }
 
 func notCurrent(id, why string) error {

@@ -17,6 +17,10 @@ const (
 	AuditRefused = "refused" // the request carried no valid attestation: nothing changed
 )
 
+// durableAuditVersion is the attest.ChangeVerifiedRequests version from which runs write their
+// audit records to the durable audit log.
+const durableAuditVersion = 3
+
 // auditKept bounds the audit records an instance keeps in its state.
 const auditKept = 200
 
@@ -55,7 +59,7 @@ func (e *entity) audit(ctx workflow.Context, rec contract.AuditRecord) {
 	if n := len(e.s.Audit); n > auditKept {
 		e.s.Audit = e.s.Audit[n-auditKept:]
 	}
-	if workflow.GetVersion(ctx, changeDurableAudit, workflow.DefaultVersion, 1) == 1 {
+	if attest.RunVersion(ctx) >= durableAuditVersion {
 		// A minute, not the transient budget: a store that is down must not hold the request that long.
 		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: shortTimeout,
 			ScheduleToCloseTimeout: time.Minute, RetryPolicy: retryPolicy()})

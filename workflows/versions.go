@@ -40,7 +40,8 @@ const (
 	// changeVerifiedApprover checks an approval of a wait from before the policy against the verified approver's name.
 	changeVerifiedApprover = "verified-approver"
 	// changeVerifiedRequests verifies every start, update and signal's attestation (internal/attest's
-	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones).
+	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones);
+	// version 2 has the policy decide updates; version 3 writes audit records to the durable log.
 	changeVerifiedRequests = attest.ChangeVerifiedRequests
 	// changeLeanParked receives an instance's signals in one coroutine instead of five and upserts only changed search attributes;
 	// version 2 receives them in the main loop, with no coroutine of their own.
@@ -57,8 +58,6 @@ const (
 	changeCancelRunning = "cancel-running"
 	// changePlanCurrentStack makes plan and a plain deploy render the committed instance file against the stack on main.
 	changePlanCurrentStack = "plan-current-stack"
-	// changeDurableAudit writes each audit record to the durable audit log through a local activity.
-	changeDurableAudit = "durable-audit"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -132,10 +131,11 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			1: {"legacy-names-claimed"},
 		}},
-	{ID: changeVerifiedRequests, Added: "2026-11-24", Commit: "3c1cff9", Max: 2, Workflows: nil,
+	{ID: changeVerifiedRequests, Added: "2026-11-24", Commit: "3c1cff9", Max: 3, Workflows: nil,
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "observer", "render-provenance", "render-provenance-v2", "rollout", "webhook-delivery"},
 			1:                       {"verified-requests"},
+			2:                       {"approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-inline", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets", "verified-requests-v2"},
 		}},
 	{ID: changePolicyApprovals, Added: "2026-11-24", Commit: "13d08a3", Max: 1, Workflows: pipelines,
 		Pinned: map[workflow.Version][]string{
@@ -168,10 +168,6 @@ var Changes = []Change{
 			workflow.DefaultVersion: {"drain-before-replace", "plan-current-stack", "plan-current-stack-local-create", "render-outputs"},
 		}},
 	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, Workflows: append([]string{instanceType}, pipelines...)},
-	{ID: changeDurableAudit, Added: "2026-11-27", Max: 1, Workflows: []string{instanceType},
-		Pinned: map[workflow.Version][]string{
-			workflow.DefaultVersion: {"approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-inline", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets", "verified-requests", "verified-requests-v2"},
-		}},
 }
 
 // ChangeByID returns the record of the change id.

@@ -87,6 +87,8 @@ type inbound struct {
 	w *workerInterceptor
 	// legacy is set for runs that began before requests were verified; started once that is known.
 	legacy, started bool
+	// version is the run's version of ChangeVerifiedRequests (RunVersion).
+	version workflow.Version
 	// authorizes is set for runs whose verified updates the workflow's Authorizer decides too.
 	authorizes bool
 	authz      authorizerSlot
@@ -106,6 +108,16 @@ type pendingSignal struct {
 }
 
 type verifiedKey struct{}
+
+type versionKey struct{}
+
+// RunVersion is the version of ChangeVerifiedRequests the run took. The interceptor asks it at
+// the top of every run, so a change to workflow code can ride on its newest version instead of a
+// GetVersion of its own, which would cost every run a marker and a search attribute upsert.
+func RunVersion(ctx workflow.Context) workflow.Version {
+	v, _ := ctx.Value(versionKey{}).(workflow.Version)
+	return v
+}
 
 type authorizerKey struct{}
 
@@ -146,9 +158,12 @@ func refused(why error) error {
 func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
 	ctx = i.withQuerier(ctx)
 	// At the top of every run, so the marker is always the run's first command.
-	// Version 1 verifies requests; version 2 also has the workflow's Authorizer decide updates.
-	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 2)
+	// Version 1 verifies requests; version 2 also has the workflow's Authorizer decide updates;
+	// version 3 is the run's own (RunVersion): its audit records go to the durable log.
+	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 3)
 	i.legacy, i.authorizes = v == workflow.DefaultVersion, v >= 2
+	i.version = v
+	ctx = workflow.WithValue(ctx, versionKey{}, v)
 	i.used = readUsed(interceptor.WorkflowHeader(ctx), i.w.dc)
 	i.started = true
 	for _, p := range i.pending {
@@ -225,6 +240,7 @@ func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInpu
 			return nil, err
 		}
 	}
+	ctx = workflow.WithValue(ctx, versionKey{}, i.version)
 	if i.legacy {
 		return i.Next.ExecuteUpdate(ctx, in)
 	}
