@@ -36,10 +36,12 @@ func (i *inbound) use(a Attestation, now time.Time) {
 
 // readUsed is the used attestations a continued run's start header carries.
 func readUsed(header map[string]*commonpb.Payload, dc converter.DataConverter) map[string]time.Time {
-	used := map[string]time.Time{}
-	if p, ok := header[usedHeader]; ok && p != nil {
-		_ = dc.FromPayload(p, &used)
+	p, ok := header[usedHeader]
+	if !ok || p == nil {
+		return nil // most runs: a parked instance keeps no map
 	}
+	var used map[string]time.Time
+	_ = dc.FromPayload(p, &used)
 	return used
 }
 
