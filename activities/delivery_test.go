@@ -205,24 +205,7 @@ func pushFile(t *testing.T, repo, path, content string) string {
 // ID is the same request; and a command from a commit main has since moved past (a replayed old
 // push) is refused, naming the changed file, so it never rolls the instance back.
 func TestSubmitCommandIsKeyedByContentAndNeverRollsBack(t *testing.T) {
-	repo := filepath.Join(t.TempDir(), "repo")
-	fg, err := localgit.Init(repo, map[string][]byte{"instances/acme/shop/instance.yaml": []byte("stack: example\nparameters: {v: 1}\n")})
-	require.NoError(t, err)
-	v1, err := fg.Head(context.Background())
-	require.NoError(t, err)
-	reqs := &fakeRequests{}
-	a := &Activities{Forge: fg, Requests: reqs}
-	var ts testsuite.WorkflowTestSuite
-	env := ts.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
-	submit := func(delivery string, index int, rev string) contract.DeliveryOutcome {
-		v, err := env.ExecuteActivity(a.SubmitCommand, contract.SubmitInput{Delivery: delivery, Index: index, Actor: "mallory via github push (webhook delivery x)",
-			Command: contract.DeliveryCommand{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "shop"}, Rev: rev, Repo: "acme/gitops", Author: "Bob <bob@example.test>"}})
-		require.NoError(t, err)
-		var out contract.DeliveryOutcome
-		require.NoError(t, v.Get(&out))
-		return out
-	}
+	repo, v1, reqs, submit := submitWorld(t, nil)
 	first := submit("github/d-1", 0, v1)
 	require.True(t, first.Started, first.Error)
 	replay := submit("github/d-replayed", 4, v1)
@@ -244,28 +227,36 @@ func TestSubmitCommandIsKeyedByContentAndNeverRollsBack(t *testing.T) {
 // submits, and the same command under another delivery ID is refused naming the first, where
 // before it reached the instance, whose run (after a continue-as-new) had forgotten its update ID.
 func TestSubmitCommandClaimsItsRequestOnce(t *testing.T) {
-	repo := filepath.Join(t.TempDir(), "repo")
+	_, v1, reqs, submit := submitWorld(t, store.ClaimDir(filepath.Join(t.TempDir(), store.ClaimsDirName)))
+	require.True(t, submit("github/d-1", 0, v1).Started)
+	require.True(t, submit("github/d-1", 0, v1).Started, "a retry of the delivery that claimed it")
+	replay := submit("github/d-replayed", 0, v1)
+	require.False(t, replay.Started)
+	require.Contains(t, replay.Error, "was submitted already, by delivery github/d-1#0")
+	require.Len(t, reqs.got, 2, "the replay reached no instance")
+}
+
+// submitWorld is a local GitOps repository holding acme/shop at v1, and submit, which sends its
+// deploy command at rev as one delivery's index-th command to the instances reqs records.
+func submitWorld(t *testing.T, claims RequestClaims) (repo, v1 string, reqs *fakeRequests,
+	submit func(delivery string, index int, rev string) contract.DeliveryOutcome) {
+	t.Helper()
+	repo = filepath.Join(t.TempDir(), "repo")
 	fg, err := localgit.Init(repo, map[string][]byte{"instances/acme/shop/instance.yaml": []byte("stack: example\nparameters: {v: 1}\n")})
 	require.NoError(t, err)
-	v1, err := fg.Head(context.Background())
+	v1, err = fg.Head(context.Background())
 	require.NoError(t, err)
-	reqs := &fakeRequests{}
-	a := &Activities{Forge: fg, Requests: reqs, Claims: store.ClaimDir(filepath.Join(t.TempDir(), store.ClaimsDirName))}
+	reqs = &fakeRequests{}
+	a := &Activities{Forge: fg, Requests: reqs, Claims: claims}
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestActivityEnvironment()
 	env.RegisterActivity(a)
-	submit := func(delivery string) contract.DeliveryOutcome {
-		v, err := env.ExecuteActivity(a.SubmitCommand, contract.SubmitInput{Delivery: delivery, Index: 0, Actor: "mallory via github push",
-			Command: contract.DeliveryCommand{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "shop"}, Rev: v1, Repo: "acme/gitops"}})
+	return repo, v1, reqs, func(delivery string, index int, rev string) contract.DeliveryOutcome {
+		v, err := env.ExecuteActivity(a.SubmitCommand, contract.SubmitInput{Delivery: delivery, Index: index, Actor: "mallory via github push (webhook delivery x)",
+			Command: contract.DeliveryCommand{Operation: "deploy", Ref: contract.Ref{Tenant: "acme", Name: "shop"}, Rev: rev, Repo: "acme/gitops", Author: "Bob <bob@example.test>"}})
 		require.NoError(t, err)
 		var out contract.DeliveryOutcome
 		require.NoError(t, v.Get(&out))
 		return out
 	}
-	require.True(t, submit("github/d-1").Started)
-	require.True(t, submit("github/d-1").Started, "a retry of the delivery that claimed it")
-	replay := submit("github/d-replayed")
-	require.False(t, replay.Started)
-	require.Contains(t, replay.Error, "was submitted already, by delivery github/d-1#0")
-	require.Len(t, reqs.got, 2, "the replay reached no instance")
 }
