@@ -60,6 +60,9 @@ func (e *entity) audit(ctx workflow.Context, rec contract.AuditRecord) {
 		e.s.Audit = e.s.Audit[n-auditKept:]
 	}
 	if attest.RunVersion(ctx) >= durableAuditVersion {
+		if rec.RequestID == "" {
+			rec.RequestID = attest.RequestID(ctx) // the log has no history to find it in
+		}
 		// A minute, not the transient budget: a store that is down must not hold the request that long.
 		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: shortTimeout,
 			ScheduleToCloseTimeout: time.Minute, RetryPolicy: retryPolicy()})

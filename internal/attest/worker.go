@@ -111,6 +111,15 @@ type verifiedKey struct{}
 
 type versionKey struct{}
 
+type requestIDKey struct{}
+
+// RequestID is the ID of the update ctx handles; "" outside an update (where the SDK's own
+// GetCurrentUpdateInfo would panic).
+func RequestID(ctx workflow.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
 // RunVersion is the version of ChangeVerifiedRequests the run took. The interceptor asks it at
 // the top of every run, so a change to workflow code can ride on its newest version instead of a
 // GetVersion of its own, which would cost every run a marker and a search attribute upsert.
@@ -241,6 +250,9 @@ func (i *inbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInpu
 		}
 	}
 	ctx = workflow.WithValue(ctx, versionKey{}, i.version)
+	if u := workflow.GetCurrentUpdateInfo(ctx); u != nil {
+		ctx = workflow.WithValue(ctx, requestIDKey{}, u.ID)
+	}
 	if i.legacy {
 		return i.Next.ExecuteUpdate(ctx, in)
 	}

@@ -34,6 +34,9 @@ succeeds or none is running, 1 when it fails.`,
 					if st.Operation.Actor != "" {
 						g.printf(", started by %s", st.Operation.Actor)
 					}
+					if st.Operation.Note != "" {
+						g.printf(" (%s)", st.Operation.Note) // what the request said of its sender
+					}
 					g.printf("\n")
 				}
 				watched = true

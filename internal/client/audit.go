@@ -87,7 +87,10 @@ func (c *Client) historyAudit(ctx context.Context, tenant string, since time.Tim
 				return nil
 			}
 			e := auditEntry(ref, *ev.Audit)
-			e.RequestID, e.Source = ev.auditRequestID, "history"
+			e.Source = "history"
+			if e.RequestID == "" {
+				e.RequestID = ev.auditRequestID
+			}
 			return fn(e, ev.auditLogged)
 		})
 		var nf *NotFoundError

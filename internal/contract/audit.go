@@ -22,6 +22,8 @@ type AuditRecord struct {
 	// PolicyHash is the version of the policy that decided, when one did.
 	PolicyHash string `json:"policyHash,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// RequestID is the update's ID, when an update asked.
+	RequestID string `json:"requestID,omitempty"`
 }
 
 // AuditEntry is one recorded decision about a request to an instance (or one of its pipelines),
@@ -49,7 +51,7 @@ type AuditEntry struct {
 // NewAuditEntry turns an instance's audit record into an entry.
 func NewAuditEntry(ref Ref, rec AuditRecord) AuditEntry {
 	e := AuditEntry{At: rec.At, Tenant: ref.Tenant, Instance: ref.String(), Decision: rec.Decision, Reason: rec.Reason,
-		PolicyHash: rec.PolicyHash, Request: rec.Request, Workflow: rec.Workflow, Actor: "-"}
+		PolicyHash: rec.PolicyHash, Request: rec.Request, Workflow: rec.Workflow, RequestID: rec.RequestID, Actor: "-"}
 	// "update deploy", "signal approval-decision"; a pipeline's own records: "destroy <operation ID>".
 	switch f := strings.Fields(rec.Request); {
 	case len(f) > 1 && (f[0] == "update" || f[0] == "signal"):

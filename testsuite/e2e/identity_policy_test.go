@@ -75,8 +75,9 @@ func TestIdentityPolicyForPeopleThroughTheServer(t *testing.T) {
 	require.Eventually(t, func() bool { return e.Status(ref).State == lifecycle.Destroyed }, 2*time.Minute, 100*time.Millisecond)
 	require.Empty(t, e.Resources(web))
 
-	// Every decision is in the audit, with the verified actors.
-	audit := e.MustCLI(0, "audit", "--tenant", "acme").Stdout
+	// Every decision is in the audit, with the verified actors: the workers' and the server's
+	// (bob's tries are refused by the server before they reach the instance).
+	audit := e.MustCLI(0, "audit", "--tenant", "acme", "--state-dir", e.StateDir).Stdout
 	t.Logf("slipway audit --tenant acme:\n%s", audit)
 	// Other tests share tenant acme on this server: the filter keeps only acme's lines, and this
 	// instance's lines must hold every decision made above.
