@@ -14,7 +14,6 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devstack/devenv"
-	"github.com/slipway-dev/slipway/internal/hooks"
 	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
@@ -105,17 +104,7 @@ func readOut(t *testing.T, dir, name string) string {
 //     parameters as SLIPWAY_PARAM_*, and its setsid child dies with it;
 //   - deprovision drops the instance's role.
 func TestConfinementOfTerraformAndHooks(t *testing.T) {
-	if _, err := hooks.SandboxFromEnv(t.Context(), func(k string) string {
-		if k == hooks.EnvSandbox {
-			return hooks.SandboxBwrap
-		}
-		return os.Getenv(k)
-	}); err != nil {
-		if os.Getenv("SLIPWAY_REQUIRE_BWRAP") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	requireWorkingBwrap(t)
 	pg := postgres.StartWithPasswords(t)
 	conn := pg.CreateDB(t, "tfstate")
 	const argoToken, pgPassword, cloudToken = "argotoken-e2e-value", "pgpassword-e2e-value", "cloudtoken-e2e-value"
@@ -197,17 +186,7 @@ func TestConfinementOfTerraformAndHooks(t *testing.T) {
 // reads the worker's environment through /proc and its key file finds neither. The provisioner
 // fails on purpose so that what it saw comes back in the step's error.
 func TestSandboxedTerraformCannotReadTheWorker(t *testing.T) {
-	if _, err := hooks.SandboxFromEnv(t.Context(), func(k string) string {
-		if k == hooks.EnvSandbox {
-			return hooks.SandboxBwrap
-		}
-		return os.Getenv(k)
-	}); err != nil {
-		if os.Getenv("SLIPWAY_REQUIRE_BWRAP") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	requireWorkingBwrap(t)
 	const argoToken = "argotoken-sandbox-value"
 	t.Setenv("SLIPWAY_ARGOCD_TOKEN", argoToken)
 	t.Setenv(terraform.EnvSandbox, "bwrap")

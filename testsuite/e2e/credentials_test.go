@@ -185,17 +185,7 @@ func TestCredentialsFromTheWorkersOwnSourcesStopTheWorker(t *testing.T) {
 // The thief's provisioner fails on purpose so what it saw comes back in the step's error,
 // unredacted: it holds no credential of its own.
 func TestSandboxedTerraformCannotReachAnotherStacksCredentials(t *testing.T) {
-	if _, err := hooks.SandboxFromEnv(t.Context(), func(k string) string {
-		if k == hooks.EnvSandbox {
-			return hooks.SandboxBwrap
-		}
-		return os.Getenv(k)
-	}); err != nil {
-		if os.Getenv("SLIPWAY_REQUIRE_BWRAP") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	requireWorkingBwrap(t)
 	stamp := fmt.Sprint(time.Now().UnixNano())
 	cloudToken, dnsSecret := "cloudtoken-sbx-"+stamp, "dnssecret-sbx-"+stamp
 	dir := t.TempDir()
