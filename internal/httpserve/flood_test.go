@@ -114,10 +114,11 @@ func waitAnswered(t *testing.T, clients []*slowClient, n int) (answered []httpse
 	return answered, pending
 }
 
-// The attack of issue 23, case 10: 64 unauthenticated connections from one address
-// each announce a body and trickle it a byte at a time. That address gets its
-// share and no more: connections over its share are closed at once, requests over
-// its share of bodies arriving are answered 429, and none of them holds a work
+// The attack of issue 23, case 10: connections from one address, past twice its
+// share, each announce a body and trickle it a byte at a time. That address gets
+// its share and no more: connections over twice its share are closed at once,
+// requests on connections over its share and requests over its share of bodies
+// arriving are answered 503 with Retry-After, and none of them holds a work
 // slot. A signed request from another address is served while the flood goes on;
 // the flood's requests that were let in are cut off at the read timeout with 408,
 // and none of the flood's requests ever reaches the handler.
@@ -126,26 +127,26 @@ func TestSlowFloodFromOneAddressLeavesRoomForASignedRequest(t *testing.T) {
 	h := &signedHandler{}
 	r := start(t, h, WithReadTimeout(readTimeout))
 
-	flood := make([]*slowClient, 64)
+	flood := make([]*slowClient, 2*DefaultMaxConnsPerClient+16)
 	for i := range flood {
 		flood[i] = startSlow(t, "127.0.0.2", r.addr, 200*time.Millisecond)
 	}
 	// Everything over the share is refused at once; what is left is held by the server.
 	refused, held := waitAnswered(t, flood, len(flood)-DefaultMaxPerClient)
-	closed, tooMany := 0, 0
+	closed, busy := 0, 0
 	for _, a := range refused {
 		switch a.Code {
 		case 0:
 			closed++
-		case http.StatusTooManyRequests:
-			tooMany++
+		case http.StatusServiceUnavailable:
+			busy++
 		default:
 			t.Errorf("a flood connection over its share was answered %d (%v)", a.Code, a.Err)
 		}
 	}
-	t.Logf("flood of %d from 127.0.0.2: %d connections closed at accept, %d answered 429, %d held reading", len(flood), closed, tooMany, len(held))
-	assert.Equal(t, len(flood)-DefaultMaxConnsPerClient, closed, "connections over the per-client share are closed at accept")
-	assert.Equal(t, DefaultMaxConnsPerClient-DefaultMaxPerClient, tooMany)
+	t.Logf("flood of %d from 127.0.0.2: %d connections closed at accept, %d answered 503, %d held reading", len(flood), closed, busy, len(held))
+	assert.Equal(t, len(flood)-2*DefaultMaxConnsPerClient, closed, "connections over twice the per-client share are closed at accept")
+	assert.Equal(t, 2*DefaultMaxConnsPerClient-DefaultMaxPerClient, busy)
 
 	body := []byte(`{"ref":"acme/web"}`)
 	code, got := postFrom(t, "127.0.0.3", r.addr, body, sign(body))
@@ -178,9 +179,9 @@ func TestSlowBodiesFromManyAddressesHoldNoWorkSlot(t *testing.T) {
 		for i := range clients {
 			clients[i] = startSlow(t, ip, r.addr, 200*time.Millisecond)
 		}
-		// The ninth is over the share: its 429 says the other eight are all reading.
+		// The ninth is over the share: its 503 says the other eight are all reading.
 		refused, waiting := waitAnswered(t, clients, 1)
-		require.Equal(t, http.StatusTooManyRequests, refused[0].Code, ip)
+		require.Equal(t, http.StatusServiceUnavailable, refused[0].Code, ip)
 		held = append(held, waiting...)
 	}
 	require.Len(t, held, 64)
@@ -198,14 +199,15 @@ func TestSlowBodiesFromManyAddressesHoldNoWorkSlot(t *testing.T) {
 	assert.Equal(t, int64(1), h.reached.Load())
 }
 
-// A client address holds at most its share of open connections; a connection over
-// it is closed at once, another address is not affected, and a closed connection
-// gives its place back.
+// A client address holds at most its share of open connections: a request on a
+// connection over it is answered 503 with Retry-After (never reset), one over
+// twice it is closed at once, another address is not affected, and a closed
+// connection gives its place back.
 func TestConnectionsPerClientAreCapped(t *testing.T) {
 	r := start(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }),
 		WithMaxConnsPerClient(2))
 	var conns []net.Conn
-	for range 2 {
+	for range 4 {
 		c, err := dialFrom("127.0.0.4", r.addr)
 		require.NoError(t, err)
 		t.Cleanup(func() { c.Close() })
@@ -216,20 +218,28 @@ func TestConnectionsPerClientAreCapped(t *testing.T) {
 	defer over.Close()
 	require.NoError(t, over.SetReadDeadline(time.Now().Add(time.Minute)))
 	_, err = over.Read(make([]byte, 1))
-	require.ErrorIs(t, err, io.EOF, "the third connection from one address is closed at once")
+	require.ErrorIs(t, err, io.EOF, "the fifth connection from one address, over twice its share, is closed at once")
 
 	code, got := postFrom(t, "127.0.0.5", r.addr, []byte("x"), "")
 	assert.Equal(t, http.StatusOK, code, "another address is served: %s", got)
 
-	// The two held connections still work.
-	_, err = io.WriteString(conns[0], "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(conns[0]), nil)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	get := func(c net.Conn) *http.Response {
+		t.Helper()
+		_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp
+	}
+	assert.Equal(t, http.StatusOK, get(conns[0]).StatusCode, "a connection within the share is served")
+	resp := get(conns[2])
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "a connection over the share is told to come back")
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
 
 	require.NoError(t, conns[1].Close())
+	require.NoError(t, conns[2].Close())
+	require.NoError(t, conns[3].Close())
 	require.Eventually(t, func() bool {
 		res := getFrom("127.0.0.4", r.addr)
 		return res.err == nil && res.code == http.StatusOK
@@ -297,17 +307,21 @@ func TestTallyCountsPerKey(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if tl.take("a", 8) {
+			if _, ok := tl.take("a", 8); ok {
 				took.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
 	assert.Equal(t, int64(8), took.Load())
-	assert.True(t, tl.take("b", 8), "another key has its own share")
+	held, ok := tl.take("b", 8)
+	assert.True(t, ok, "another key has its own share")
+	assert.Equal(t, 1, held)
 	tl.give("a")
 	assert.Equal(t, 7, tl.held("a"))
-	assert.True(t, tl.take("a", 8))
+	held, ok = tl.take("a", 8)
+	assert.True(t, ok)
+	assert.Equal(t, 8, held)
 }
 
 // admitting refuses a request without a well-formed X-Signature from its headers alone.

@@ -22,7 +22,8 @@ type Admitter interface {
 	Admit(r *http.Request) (code int, err error)
 }
 
-// limiter admits a request in two stages. While its body is still arriving it
+// limiter refuses a request on a connection over its client's share with 503, then
+// admits one in two stages. While its body is still arriving it
 // holds one of its client address's reading slots (at most perClient), never a
 // work slot: a flood of slow clients, from one address or many, leaves every work
 // slot to requests that have arrived whole. Once the body is read in full (at most
@@ -33,16 +34,19 @@ type limiter struct {
 	slots     chan struct{}
 	reading   *tally
 	perClient int
-	maxBody   int64
-	wait      time.Duration
-	log       *zap.Logger
-	busyLog   *zap.Logger // sampled: one line a second tells an operator a cap is hit
+	// perClientConns is only named in the refusal of a connection over it.
+	perClientConns int
+	maxBody        int64
+	wait           time.Duration
+	log            *zap.Logger
+	busyLog        *zap.Logger // sampled: one line a second tells an operator a cap is hit
 }
 
 func newLimiter(h http.Handler, c config) *limiter {
 	return &limiter{
 		h: h, slots: make(chan struct{}, c.maxConcurrent), reading: newTally(), perClient: c.perClientReading(),
-		maxBody: c.maxBody, wait: c.queueWait, log: c.log, busyLog: sampled(c.log),
+		perClientConns: c.maxConnsPerClient,
+		maxBody:        c.maxBody, wait: c.queueWait, log: c.log, busyLog: sampled(c.log),
 	}
 }
 
@@ -54,9 +58,15 @@ func sampled(log *zap.Logger) *zap.Logger {
 
 func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := clientKey(r.RemoteAddr)
-	if !l.reading.take(key, l.perClient) {
-		l.busyLog.Warn("client over its share: refusing with 429", zap.String("client", key), zap.Int("max_per_client", l.perClient))
-		refuse(w, http.StatusTooManyRequests, fmt.Sprintf(
+	if overShare(r) {
+		l.busyLog.Warn("client over its share of connections: refusing with 503", zap.String("client", key), zap.Int("max_conns_per_client", l.perClientConns))
+		refuse(w, http.StatusServiceUnavailable, fmt.Sprintf(
+			"too many connections from %s: the limit per client address is %d (--max-conns-per-client)", key, l.perClientConns))
+		return
+	}
+	if _, ok := l.reading.take(key, l.perClient); !ok {
+		l.busyLog.Warn("client over its share: refusing with 503", zap.String("client", key), zap.Int("max_per_client", l.perClient))
+		refuse(w, http.StatusServiceUnavailable, fmt.Sprintf(
 			"too many requests still arriving from %s: the limit per client address is %d (--max-per-client)", key, l.perClient))
 		return
 	}
@@ -141,13 +151,13 @@ func acquire(r *http.Request, slots chan struct{}, wait time.Duration) bool {
 }
 
 // refuse answers code with a JSON error and closes the connection (so net/http
-// does not first wait for the rest of a body); 429 and 503 say when to come back.
+// does not first wait for the rest of a body); a 503 says when to come back.
 func refuse(w http.ResponseWriter, code int, msg string) {
 	body, _ := json.Marshal(map[string]string{"error": msg})
 	h := w.Header()
 	h.Set("Connection", "close")
 	h.Set("Content-Type", "application/json")
-	if code == http.StatusServiceUnavailable || code == http.StatusTooManyRequests {
+	if code == http.StatusServiceUnavailable {
 		h.Set("Retry-After", "1")
 	}
 	w.WriteHeader(code)

@@ -18,11 +18,11 @@ const (
 	DefaultMaxConcurrent     = 64
 	DefaultQueueWait         = 100 * time.Millisecond
 	DefaultShutdownGrace     = 30 * time.Second
-	// DefaultMaxPerClient is a client address's share of requests still arriving: an
-	// eighth of the default work slots.
-	DefaultMaxPerClient = 8
-	// DefaultMaxConnsPerClient leaves room for a browser's six connections and a forge's bursts.
-	DefaultMaxConnsPerClient = 32
+	// DefaultMaxPerClient is a client address's share of requests still arriving: a
+	// forge's burst of 32 deliveries, half the default work slots.
+	DefaultMaxPerClient = 32
+	// DefaultMaxConnsPerClient fits a forge's burst of 32 while the last burst's connections close.
+	DefaultMaxConnsPerClient = 64
 	// DefaultMaxBodyBytes fits the largest body these servers take: a Temporal UI page of payloads.
 	DefaultMaxBodyBytes = 64 << 20
 )
@@ -123,8 +123,8 @@ func WithMaxConcurrent(n int) Option {
 }
 
 // WithMaxPerClient caps the requests one client address may have still arriving
-// (headers read, body not yet whole); more are answered 429 at once. IPv6 clients
-// count by their /64.
+// (headers read, body not yet whole); more are answered 503 with Retry-After at
+// once. IPv6 clients count by their /64.
 func WithMaxPerClient(n int) Option {
 	return func(c *config) error {
 		if n < 1 {
@@ -135,8 +135,9 @@ func WithMaxPerClient(n int) Option {
 	}
 }
 
-// WithMaxConnsPerClient caps the connections one client address may hold open;
-// a connection over it is closed as soon as it is accepted.
+// WithMaxConnsPerClient caps the connections one client address may hold open: a
+// request on a connection over it is answered 503 with Retry-After, and one over
+// twice it is closed as soon as it is accepted.
 func WithMaxConnsPerClient(n int) Option {
 	return func(c *config) error {
 		if n < 1 {

@@ -80,11 +80,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler) err
 		MaxHeaderBytes:    s.c.maxHeaderBytes,
 		TLSConfig:         s.tls,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       markOverShare,
 		ErrorLog:          errorLog,
 	}
 	refusedLog := sampled(log)
 	ln = &clientListener{Listener: ln, conns: newTally(), max: s.c.maxConnsPerClient, refuse: func(key string) {
-		refusedLog.Warn("client over its share of connections: closed a new one", zap.String("client", key), zap.Int("max_conns_per_client", s.c.maxConnsPerClient))
+		refusedLog.Warn("client over twice its share of connections: closed a new one", zap.String("client", key), zap.Int("max_conns_per_client", s.c.maxConnsPerClient))
 	}}
 	errc := make(chan error, 1)
 	go func() {
