@@ -8,10 +8,11 @@ import (
 )
 
 // ConfigDiff is the change the repo would get: the proposed config, or a
-// re-render of the committed one against the current stack (EDP's plan diff).
+// re-render of the committed one against the current stack (EDP's plan diff),
+// all read at the plan's pinned revision, as its terraform half reads them.
 func (a *Activities) ConfigDiff(ctx context.Context, in contract.DiffInput) (string, error) {
 	dir := in.Ref.Dir()
-	committed, err := a.Forge.ReadDir(ctx, "", dir)
+	committed, err := a.Forge.ReadDir(ctx, in.Revision, dir)
 	if err != nil {
 		return "", classify(err)
 	}
@@ -19,7 +20,7 @@ func (a *Activities) ConfigDiff(ctx context.Context, in contract.DiffInput) (str
 	if in.ConfigYAML == "" {
 		proposedYAML = committed[instanceFile]
 	}
-	proposed, err := a.render(ctx, in.Ref, proposedYAML)
+	proposed, err := a.render(ctx, in.Revision, in.Ref, proposedYAML)
 	if err != nil {
 		return "", err
 	}

@@ -24,9 +24,9 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInp
 	switch {
 	case in.Remove:
 	case in.ConfigYAML == "" && in.Rerender != "":
-		files, err = a.rerender(ctx, in.Ref, in.Rerender)
+		files, err = a.rerender(ctx, in.Ref, in.Rerender, "")
 	default:
-		files, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML))
+		files, err = a.render(ctx, "", in.Ref, []byte(in.ConfigYAML))
 	}
 	if err != nil {
 		return forge.MergeRequest{}, err

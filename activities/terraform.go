@@ -149,9 +149,9 @@ func (a *Activities) terraformFiles(ctx context.Context, in contract.TerraformIn
 	var err error
 	switch {
 	case in.ConfigYAML != "":
-		all, err = a.render(ctx, in.Ref, []byte(in.ConfigYAML))
+		all, err = a.render(ctx, in.Revision, in.Ref, []byte(in.ConfigYAML))
 	case in.Rerender:
-		all, err = a.rerender(ctx, in.Ref, in.Revision)
+		all, err = a.rerender(ctx, in.Ref, in.Revision, in.Revision)
 	default:
 		all, err = a.Forge.ReadDir(ctx, in.Revision, in.Ref.Dir())
 		err = classify(err)

@@ -92,20 +92,20 @@ func (a *Activities) committedInstance(ctx context.Context, rev string, ref cont
 	return inst, nil
 }
 
-// render produces the instance's directory for configYAML against the stack on main.
-func (a *Activities) render(ctx context.Context, ref contract.Ref, configYAML []byte) (map[string][]byte, error) {
+// render produces the instance's directory for configYAML against the stack at rev ("" = main).
+func (a *Activities) render(ctx context.Context, rev string, ref contract.Ref, configYAML []byte) (map[string][]byte, error) {
 	inst, err := config.ParseInstance(configYAML)
 	if err != nil {
 		return nil, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, "", inst.Stack)
+	stack, err := a.loadStack(ctx, rev, inst.Stack)
 	if err != nil {
 		return nil, err
 	}
 	if err := a.consumeOutputs(ctx, ref, stack, inst); err != nil {
 		return nil, err
 	}
-	outputs, err := a.renderedOutputs(ctx, "", ref, stack)
+	outputs, err := a.renderedOutputs(ctx, rev, ref, stack)
 	if err != nil {
 		return nil, err
 	}
@@ -116,9 +116,9 @@ func (a *Activities) render(ctx context.Context, ref contract.Ref, configYAML []
 	return files, nil
 }
 
-// rerender renders the instance file committed at rev against the stack on main: what a plain
-// deploy merges and what its plan and config diff show.
-func (a *Activities) rerender(ctx context.Context, ref contract.Ref, rev string) (map[string][]byte, error) {
+// rerender renders the instance file committed at rev against the stack at stackRev: main ("")
+// for what a plain deploy merges, rev itself for a plan, so both its halves read one revision.
+func (a *Activities) rerender(ctx context.Context, ref contract.Ref, rev, stackRev string) (map[string][]byte, error) {
 	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
 	if err != nil {
 		return nil, classify(err)
@@ -127,7 +127,7 @@ func (a *Activities) rerender(ctx context.Context, ref contract.Ref, rev string)
 	if !ok {
 		return nil, notFoundf("%s has no %s at %s", ref.Dir(), instanceFile, rev)
 	}
-	return a.render(ctx, ref, data)
+	return a.render(ctx, stackRev, ref, data)
 }
 
 const instanceFile = "instance.yaml"

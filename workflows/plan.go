@@ -23,7 +23,8 @@ func PlanPipeline(ctx workflow.Context, in contract.PipelineInput) (contract.Pip
 		},
 		func() error {
 			return p.run(contract.ConfigDiff, false, func(ctx workflow.Context) (string, error) {
-				in := contract.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML}
+				// The pinned revision: a push to main since must not make the halves disagree.
+				in := contract.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML, Revision: p.progress.Revision}
 				if err := quick(ctx, p.local, contract.ActConfigDiff, in).Get(ctx, &diff); err != nil {
 					return "", err
 				}

@@ -120,7 +120,8 @@ type TerraformInput struct {
 	ConfigYAML string `json:"configYAML,omitempty"`
 	Destroy    bool   `json:"destroy,omitempty"`
 	// Rerender, without ConfigYAML, plans the committed instance file at Revision rendered
-	// against the stack on main, as the config diff and a deploy's merge render it.
+	// against the stack at Revision (main's head when the plan pinned it), as the config diff renders it.
+	// ConfigYAML, too, is rendered against the stack at Revision.
 	Rerender bool `json:"rerender,omitempty"`
 	// Detail keeps each change's attributes in the plan's summary (bounded, sensitive values masked).
 	Detail bool `json:"detail,omitempty"`
@@ -253,6 +254,8 @@ type ClusterStatus struct {
 type DiffInput struct {
 	Ref        Ref    `json:"ref"`
 	ConfigYAML string `json:"configYAML,omitempty"`
+	// Revision is the plan's pinned revision, which its terraform half reads too; "" reads main's head.
+	Revision string `json:"revision,omitempty"`
 }
 
 // LeftoverInput asks what a failed operation left behind.
