@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -25,21 +26,24 @@ func (a *Activities) OpenMergeRequest(ctx context.Context, in contract.OpenMRInp
 	case in.Remove:
 	case in.ConfigYAML == "" && in.Rerender != "":
 		files, err = a.rerender(ctx, in.Ref, in.Rerender, "")
+	case in.Archive != "":
+		files, err = a.archived(ctx, in.Ref, in.Archive)
 	default:
 		files, err = a.render(ctx, "", in.Ref, []byte(in.ConfigYAML))
 	}
 	if err != nil {
 		return forge.MergeRequest{}, err
 	}
-	if in.ConfigYAML == "" && in.Rerender != "" {
-		// A plain deploy: when main already holds the render (the stack has not changed), there is
-		// nothing to open, and the forge is not asked (it may be down, with main read from a mirror).
-		held, err := a.Forge.ReadDir(ctx, in.Rerender, in.Ref.Dir())
+	if base := cmp.Or(in.Rerender, in.Archive); in.ConfigYAML == "" && base != "" {
+		// A plain deploy or an archive: when main already holds the files (the stack has not changed,
+		// the instance is marked archived already), there is nothing to open, and the forge is not
+		// asked (it may be down, with main read from a mirror).
+		held, err := a.Forge.ReadDir(ctx, base, in.Ref.Dir())
 		if err != nil {
 			return forge.MergeRequest{}, classify(err)
 		}
 		if len(changedFiles(files, held)) == 0 {
-			return forge.MergeRequest{Branch: branch, NoChanges: true, BaseSHA: in.Rerender}, nil
+			return forge.MergeRequest{Branch: branch, NoChanges: true, BaseSHA: base}, nil
 		}
 	}
 	mr, ok, err := a.Forge.Get(ctx, branch)

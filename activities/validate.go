@@ -14,6 +14,9 @@ import (
 // deploy, against the `initial` fields of the deployed config.
 func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInput) (contract.ValidateOutput, error) {
 	inst, err := config.ParseInstance([]byte(in.ConfigYAML))
+	if err == nil {
+		err = config.RefuseArchived(inst)
+	}
 	if err != nil {
 		return contract.ValidateOutput{}, invalidConfig(err)
 	}
@@ -114,6 +117,28 @@ func (a *Activities) render(ctx context.Context, rev string, ref contract.Ref, c
 		return nil, invalidConfig(err) // a template that does not render is bad input, not a blip
 	}
 	return files, nil
+}
+
+// archived is the instance's directory as committed at rev, its instance file marked archived.
+func (a *Activities) archived(ctx context.Context, ref contract.Ref, rev string) (map[string][]byte, error) {
+	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
+	if err != nil {
+		return nil, classify(err)
+	}
+	data, ok := files[instanceFile]
+	if !ok {
+		return nil, notFoundf("%s has no %s at %s", ref.Dir(), instanceFile, rev)
+	}
+	marked, err := config.MarkArchived(data)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	out := make(map[string][]byte, len(files))
+	for p, d := range files {
+		out[p] = d
+	}
+	out[instanceFile] = marked
+	return out, nil
 }
 
 // rerender renders the instance file committed at rev against the stack at stackRev: main ("")

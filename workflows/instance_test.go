@@ -40,9 +40,9 @@ func TestFullLifecycleVisitsEveryHappyTransition(t *testing.T) {
 		require.Equal(t, want[i], r.result.State, "request %d %s", i, r.name)
 	}
 	require.NoError(t, w.env.GetWorkflowError(), "deprovisioned instance closes")
-	// One MR per config change: create, update, deprovision.
-	require.Equal(t, 3, w.called(contract.ActOpenMR))
-	require.Equal(t, 3, w.called(contract.ActMergeMR))
+	// One MR per config change: create, update, each archive (archived: true), deprovision.
+	require.Equal(t, 5, w.called(contract.ActOpenMR))
+	require.Equal(t, 5, w.called(contract.ActMergeMR))
 	require.Equal(t, 4, w.called(contract.ActTerraformApply))
 	require.Equal(t, 2, w.called(contract.ActTerraformDestroy), "destroy and deprovision")
 	require.Equal(t, 4, w.called(contract.ActBootstrapSecrets), "every deploy makes sure its secrets exist")

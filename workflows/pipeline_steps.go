@@ -42,6 +42,12 @@ func (p *pipeline) rerenderMR() error {
 		Rerender: p.progress.Revision})
 }
 
+// archiveMR opens the archive's MR: the files at the pinned revision, the instance file marked archived.
+func (p *pipeline) archiveMR() error {
+	return p.openMRWith(contract.OpenMRInput{Ref: p.in.Ref, Operation: string(p.in.Operation), OpID: p.in.OpID,
+		Archive: p.progress.Revision})
+}
+
 func (p *pipeline) openMRWith(in contract.OpenMRInput) error {
 	return p.run(contract.OpenMR, true, func(ctx workflow.Context) (string, error) {
 		var mr forge.MergeRequest

@@ -58,6 +58,8 @@ const (
 	changeCancelRunning = "cancel-running"
 	// changePlanCurrentStack makes plan and a plain deploy render the committed instance file against the stack on main.
 	changePlanCurrentStack = "plan-current-stack"
+	// changeArchiveInGit makes an archive mark the instance file archived through its own MR.
+	changeArchiveInGit = "archive-in-git"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -168,6 +170,10 @@ var Changes = []Change{
 			workflow.DefaultVersion: {"drain-before-replace", "plan-current-stack", "plan-current-stack-local-create", "render-outputs"},
 		}},
 	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, Workflows: append([]string{instanceType}, pipelines...)},
+	{ID: changeArchiveInGit, Added: "2026-11-27", Max: 1, Workflows: []string{archiveType},
+		Pinned: map[workflow.Version][]string{
+			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1"},
+		}},
 }
 
 // ChangeByID returns the record of the change id.
@@ -288,4 +294,10 @@ func cancelsRunning(ctx workflow.Context) bool {
 // committed instance file against the stack on main (a deploy merges that render first).
 func rendersCurrentStack(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changePlanCurrentStack, workflow.DefaultVersion, 1) >= 1
+}
+
+// recordsArchive reports whether an archive marks the instance file archived: true through its
+// own MR once the app is gone, so the repository alone says which instances are archived.
+func recordsArchive(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeArchiveInGit, workflow.DefaultVersion, 1) >= 1
 }

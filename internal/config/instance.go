@@ -29,6 +29,9 @@ type Instance struct {
 	ControlPlane string `yaml:"controlPlane,omitempty" json:"controlPlane,omitempty"`
 	// Placement, when set, replaces the stack's: the clusters this instance's app goes to.
 	Placement Placement `yaml:"placement,omitempty" json:"placement,omitempty"`
+	// Archived is written by the archive's own MR (MarkArchived), so the repository alone says
+	// which instances are archived; a deploy's render drops it. A config people deploy may not set it.
+	Archived bool `yaml:"archived,omitempty" json:"archived,omitempty"`
 }
 
 // ParseInstance parses an instance file strictly: unknown or repeated keys are errors.
@@ -65,8 +68,10 @@ func ParseInstance(data []byte) (*Instance, error) {
 			inst.ControlPlane = parseControlPlane(kv.Value, &fe)
 		case "placement":
 			inst.Placement = parsePlacement(kv.Value, "placement", &fe)
+		case "archived":
+			inst.Archived = parseArchived(kv.Value, &fe)
 		default:
-			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement", kv.Line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement, archived", kv.Line)
 		}
 	}
 	if !hasStack {
@@ -207,6 +212,9 @@ func (i *Instance) Canonical() []byte {
 	}
 	if i.ControlPlane != "" {
 		root.Content = append(root.Content, scalar("controlPlane"), scalar(i.ControlPlane))
+	}
+	if i.Archived {
+		root.Content = append(root.Content, scalar(archivedKey), archivedTrue())
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

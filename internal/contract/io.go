@@ -89,6 +89,9 @@ type OpenMRInput struct {
 	// Rerender, without ConfigYAML, renders the instance file committed at this revision (one
 	// verifyRender checked) against the stack on main: a plain deploy takes the current stack.
 	Rerender string `json:"rerender,omitempty"`
+	// Archive, without ConfigYAML, is the archive's config change: the instance's files committed at
+	// this revision, its instance file marked archived: true (a deploy's render clears it).
+	Archive string `json:"archive,omitempty"`
 }
 
 // RevisionInput asks for the base head that holds the instance's config.
