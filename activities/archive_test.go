@@ -23,8 +23,8 @@ func TestArchiveIsRecordedInTheInstanceFileAndADeployClearsIt(t *testing.T) {
 	ctx := context.Background()
 	ref := contract.Ref{Tenant: "acme", Name: "web"}
 	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
-		"stacks/s/schema.yaml":            []byte("parameters:\n  - name: greeting\n    type: string\n    required: true\n"),
-		"stacks/s/terraform/main.tf.tmpl": []byte("# {{ .Params.greeting }}\n"),
+		"stacks/s/schema.yaml":             []byte("parameters:\n  - name: greeting\n    type: string\n    required: true\n"),
+		"stacks/s/terraform/main.tf.tmpl":  []byte("# {{ .Params.greeting }}\n"),
 		"instances/acme/web/instance.yaml": []byte("stack: s\nparameters:\n  greeting: hello\n"),
 	})
 	require.NoError(t, err)

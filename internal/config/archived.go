@@ -12,7 +12,9 @@ import (
 // archivedKey is the instance file's field that says the instance is archived.
 const archivedKey = "archived"
 
-func archivedTrue() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"} }
+func archivedTrue() *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}
+}
 
 func parseArchived(n *yaml.Node, fe *yamlfields.Errors) bool {
 	var b bool
