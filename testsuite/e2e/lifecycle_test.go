@@ -81,9 +81,14 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	require.Equal(t, lifecycle.Archived, e.Status("acme/web").State)
 	require.Len(t, e.Resources(web), len(infra), "archive keeps the infrastructure")
 	require.NotEmpty(t, testsuite.Git(t, repo, "ls-tree", "main", instanceDir+"/instance.yaml"), "archive keeps the config")
+	// The repository alone says the instance is archived (issue 39): the archive merged archived: true.
+	require.Contains(t, testsuite.Git(t, repo, "show", "main:"+instanceDir+"/instance.yaml"), "\narchived: true")
+	require.Equal(t, 3, testsuite.Merges(t, repo, instanceDir), "the archive's config change")
 
 	e.MustCLI(0, "deploy", "acme/web", "--wait")
 	require.Equal(t, lifecycle.Deployed, e.Status("acme/web").State)
+	require.NotContains(t, testsuite.Git(t, repo, "show", "main:"+instanceDir+"/instance.yaml"), "archived", "the deploy's render clears it")
+	require.Equal(t, 4, testsuite.Merges(t, repo, instanceDir))
 
 	e.MustCLI(0, "destroy", "acme/web", "--wait")
 	require.Equal(t, lifecycle.Destroyed, e.Status("acme/web").State)
@@ -93,9 +98,9 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	out = e.MustCLI(0, "deprovision", "acme/web", "--yes", "--wait")
 	require.Contains(t, out.Stdout, "acme/web is Deprovisioned")
 	require.Empty(t, testsuite.Git(t, repo, "ls-tree", "main", instanceDir), "the config is gone from main")
-	require.Equal(t, 3, testsuite.Merges(t, repo, instanceDir))
+	require.Equal(t, 5, testsuite.Merges(t, repo, instanceDir))
 	require.Empty(t, e.Resources(web))
-	require.Len(t, testsuite.Branches(t, repo, "slipway/acme/web/"), 3, "create, update, deprovision")
+	require.Len(t, testsuite.Branches(t, repo, "slipway/acme/web/"), 5, "create, update, archive, the deploy back, deprovision")
 	gone, err := e.Activities.Secrets.Get(t.Context(), web.Tenant, web.Name)
 	require.NoError(t, err)
 	require.Empty(t, gone, "deprovision deletes the secrets")
@@ -116,8 +121,8 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	// its MR branches never collide with the old life's.
 	e.MustCLI(0, "create", "acme/web", "-f", v1, "--wait")
 	require.Equal(t, lifecycle.ConfigurationCreated, e.Status("acme/web").State)
-	require.Len(t, testsuite.Branches(t, repo, "slipway/acme/web/"), 4)
-	require.Equal(t, 4, testsuite.Merges(t, repo, instanceDir))
+	require.Len(t, testsuite.Branches(t, repo, "slipway/acme/web/"), 6)
+	require.Equal(t, 6, testsuite.Merges(t, repo, instanceDir))
 }
 
 const payloadMarker = "hello-codec-marker"
