@@ -102,6 +102,8 @@ type entity struct {
 	observing, gating, approving lane
 	// stop cancels the running pipeline (cancel-running); nil when none runs.
 	stop workflow.CancelFunc
+	// teardown is a destroy or deprovision accepted in this run and not ended: no dependent is taken on.
+	teardown bool
 }
 
 func newEntity(ctx workflow.Context, in contract.InstanceInput) *entity {

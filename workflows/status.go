@@ -35,6 +35,9 @@ func (e *entity) status(req contract.StatusRequest) (contract.Status, error) {
 	if c := e.scheduledCondition(); c != nil {
 		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
 	}
+	if c := e.staleCondition(); c != nil {
+		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
+	}
 	st.Gates, st.Waiting = s.Gates, s.Waiting
 	if c := e.approvalCondition(); c != nil {
 		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)

@@ -58,6 +58,9 @@ const (
 	changeCancelRunning = "cancel-running"
 	// changePlanCurrentStack makes plan and a plain deploy render the committed instance file against the stack on main.
 	changePlanCurrentStack = "plan-current-stack"
+	// changeDependents has a dependent tell its dependencies when it stops depending on them, and an instance
+	// whose changed outputs could not be passed on mark those dependents DependencyStale and notify.
+	changeDependents = "dependents-registered"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -168,6 +171,7 @@ var Changes = []Change{
 			workflow.DefaultVersion: {"drain-before-replace", "plan-current-stack", "plan-current-stack-local-create", "render-outputs"},
 		}},
 	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, Workflows: append([]string{instanceType}, pipelines...)},
+	{ID: changeDependents, Added: "2026-11-27", Max: 1, Workflows: []string{instanceType}},
 }
 
 // ChangeByID returns the record of the change id.
@@ -288,4 +292,11 @@ func cancelsRunning(ctx workflow.Context) bool {
 // committed instance file against the stack on main (a deploy merges that render first).
 func rendersCurrentStack(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changePlanCurrentStack, workflow.DefaultVersion, 1) >= 1
+}
+
+// registersDependents reports whether this run tells its dependencies when it stops depending on
+// them, and marks its dependents stale when its changed outputs could not be passed on. It is
+// called only on those paths, so an instance without dependencies records nothing for it.
+func registersDependents(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeDependents, workflow.DefaultVersion, 1) >= 1
 }

@@ -50,6 +50,8 @@ type world struct {
 	// outputsMR, when set, is the merge RenderOutputs reports; outputs are its calls.
 	outputsMR *forge.MergeRequest
 	outputs   []contract.RenderOutputsInput
+	// applyOutputs are the terraform outputs TerraformApply reports.
+	applyOutputs map[string]string
 }
 
 func newWorld(t *testing.T) *world {
@@ -157,7 +159,7 @@ func (w *world) mock() {
 	e.OnActivity(contract.ActTerraformApply, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ contract.ApplyInput) (contract.InfraOutput, error) {
 			err := w.enter(contract.ActTerraformApply)
-			return contract.InfraOutput{Resources: []string{"terraform_data.app", "terraform_data.network"}, Serial: 1}, err
+			return contract.InfraOutput{Resources: []string{"terraform_data.app", "terraform_data.network"}, Serial: 1, Outputs: w.applyOutputs}, err
 		})
 	e.OnActivity(contract.ActTerraformDestroy, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ contract.TerraformInput) (contract.InfraOutput, error) {
