@@ -94,6 +94,7 @@ func TestTeardownIsRefusedWhileADependentIsRegistered(t *testing.T) {
 
 	require.Equal(t, "True", string(cond(reqs[2].status, lifecycle.CondReady).Status))
 	require.Equal(t, []string{contract.SignalGateCleared}, d.to(subnetWorkflow), "the Ready instance clears the dependent's gate")
+	require.Equal(t, []string{"acme/subnet"}, reqs[3].status.Dependents, "it holds its dependent")
 	requireRejected(t, refused.err, "acme/web: deprovision refused: instance(s) acme/subnet depend on it")
 	requireRejected(t, destroy.err, "acme/web: destroy refused: instance(s) acme/subnet depend on it")
 	require.NoError(t, deprovision.err, "once the dependent left")

@@ -124,7 +124,8 @@ func (e *entity) addDependent(w contract.ReadyWatch) {
 
 // dependentGone forgets a dependent that left.
 func (e *entity) dependentGone(g contract.DependentGone) {
-	e.s.Dependents = slices.DeleteFunc(e.s.Dependents, func(d string) bool { return d == g.Dependent })
+	// A copy: a status handed out earlier may share the slice.
+	e.s.Dependents = slices.DeleteFunc(slices.Clone(e.s.Dependents), func(d string) bool { return d == g.Dependent })
 }
 
 // refuseDependent tells a dependency watcher that this instance is torn down. The watch is kept:
@@ -194,7 +195,7 @@ func (e *entity) markStale(ctx workflow.Context, dependents []string, why string
 
 // dependencyStale keeps a dependency's mark (the latest per dependency), shown as DependencyStale.
 func (e *entity) dependencyStale(ctx workflow.Context, m contract.DependencyStale) {
-	e.s.Stale = slices.DeleteFunc(e.s.Stale, func(o contract.DependencyStale) bool { return o.Dependency == m.Dependency })
+	e.s.Stale = slices.DeleteFunc(slices.Clone(e.s.Stale), func(o contract.DependencyStale) bool { return o.Dependency == m.Dependency })
 	e.s.Stale = append(e.s.Stale, m)
 	if len(e.s.Stale) > maxStale {
 		e.s.Stale = e.s.Stale[len(e.s.Stale)-maxStale:]
@@ -208,7 +209,7 @@ func (e *entity) freshDependencies(op *contract.Operation) {
 	if op.Kind != lifecycle.OpProvision && op.Kind != lifecycle.OpDeploy {
 		return
 	}
-	e.s.Stale = slices.DeleteFunc(e.s.Stale, func(m contract.DependencyStale) bool { return m.At.Before(op.StartedAt) })
+	e.s.Stale = slices.DeleteFunc(slices.Clone(e.s.Stale), func(m contract.DependencyStale) bool { return m.At.Before(op.StartedAt) })
 }
 
 // staleCondition is DependencyStale=True while a mark stands; nil when none does.
