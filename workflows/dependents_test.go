@@ -174,3 +174,20 @@ func TestStaleMarkShowsUntilTheNextDeploy(t *testing.T) {
 	require.Contains(t, c.Message, "dependents busy, asked again: acme/web")
 	require.Empty(t, cond(after.status, contract.CondDependencyStale).Status, "the deploy took the outputs as they are")
 }
+
+// A dependent leaves a dependency its config stops naming, and all of them once deprovisioned.
+func TestDependentLeavesItsDependencies(t *testing.T) {
+	w := newWorld(t)
+	d := watchDependents(w)
+	w.dependsOn = []string{"acme/net", "acme/dns"}
+	provision := op(lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: webYAML})
+	provision.arm = func() { w.dependsOn = []string{"acme/dns"} }
+	w.run(contract.Settings{}, provision, op(lifecycle.OpDeploy, contract.OperationRequest{ConfigYAML: webYAML}),
+		op(lifecycle.OpDeprovision, contract.OperationRequest{Confirm: true}))
+
+	require.Equal(t, []string{contract.SignalDependentGone}, d.to("instance/acme/net"), "the deploy that dropped it")
+	require.Equal(t, []string{contract.SignalDependentGone}, d.to("instance/acme/dns"), "the deprovision")
+	for _, s := range d.signals {
+		require.Equal(t, contract.DependentGone{Dependent: "acme/web"}, s.arg)
+	}
+}

@@ -68,6 +68,7 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 		e.drainGateSignals(ctx)
 		switch {
 		case e.s.State.Final(), e.empty():
+			e.leaveDependencies(ctx, e.s.Dependencies) // deprovisioned, or its provision abandoned
 			return nil
 		case e.shouldContinueAsNew(ctx):
 			return workflow.NewContinueAsNewError(ctx, contract.InstanceWorkflowName, contract.InstanceInput{Ref: e.s.Ref, State: e.s, Settings: e.s.Settings})

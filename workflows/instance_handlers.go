@@ -366,9 +366,6 @@ func (e *entity) execute(ctx workflow.Context, op *contract.Operation) contract.
 	e.applySuccess(op)
 	e.setState(ctx, op.Kind.Done(op.From))
 	e.releaseNames(ctx)
-	if op.Kind == lifecycle.OpDeprovision {
-		e.leaveDependencies(ctx, e.s.Dependencies)
-	}
 	e.notifyDependents(ctx, op, outputsBefore)
 	e.tellRollout(ctx, op)
 	return e.result(op)

@@ -52,6 +52,8 @@ type world struct {
 	outputs   []contract.RenderOutputsInput
 	// applyOutputs are the terraform outputs TerraformApply reports.
 	applyOutputs map[string]string
+	// dependsOn are the dependencies ValidateConfig finds in the config.
+	dependsOn []string
 }
 
 func newWorld(t *testing.T) *world {
@@ -115,7 +117,7 @@ func (w *world) mock() {
 					"invalid instance config: parameters.bogus: unknown parameter", contract.ErrInvalidConfig, nil,
 					[]contract.FieldError{{Field: "parameters.bogus", Message: "unknown parameter"}})
 			}
-			return contract.ValidateOutput{Stack: "example"}, nil
+			return contract.ValidateOutput{Stack: "example", Dependencies: w.dependsOn}, nil
 		})
 	e.OnActivity(contract.ActOpenMR, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {
