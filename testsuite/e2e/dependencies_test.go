@@ -179,9 +179,8 @@ func TestInstanceDependencies(t *testing.T) {
 
 	// A deprovision of a network and the create of an app on it, sent at once: the network's
 	// workflow decides both in turn, so never both go through.
-	for _, net := range []string{"net2", "net3"} {
-		raceTeardownAndDependent(t, e, net)
-	}
+	raceTeardownAndDependent(t, e, "net2", false)
+	raceTeardownAndDependent(t, e, "net3", true) // the deprovision sent as the app's gate asks the network
 
 	// A cascade that cannot be delivered (the dependent's deploy failed, so it refuses one) marks
 	// the dependent DependencyStale, naming the network.
@@ -203,9 +202,10 @@ func TestInstanceDependencies(t *testing.T) {
 }
 
 // raceTeardownAndDependent deploys network deps/NET, then sends its deprovision and the create of
-// an app on it at the same time: either the deprovision is refused naming the app, which then
-// provisions, or it goes through and the app stays at its gate, told the network is torn down.
-func raceTeardownAndDependent(t *testing.T, e *testsuite.Env, net string) {
+// an app on it at the same time (or, createFirst, the deprovision once the create is accepted):
+// either the deprovision is refused naming the app, which then provisions, or it goes through and
+// the app stays at its gate, told the network is torn down.
+func raceTeardownAndDependent(t *testing.T, e *testsuite.Env, net string, createFirst bool) {
 	t.Helper()
 	e.MustCLI(0, "create", "deps/"+net, "-f", writeFile(t, "stack: network\n"), "--wait")
 	e.MustCLI(0, "deploy", "deps/"+net, "--wait")
@@ -214,8 +214,15 @@ func raceTeardownAndDependent(t *testing.T, e *testsuite.Env, net string) {
 	var teardown, create testsuite.Result
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); teardown = e.CLI("deprovision", "deps/"+net, "--yes", "--wait") }()
-	go func() { defer wg.Done(); create = e.CLI("create", app, "-f", appFile) }()
+	accepted := make(chan struct{})
+	go func() {
+		defer wg.Done()
+		if createFirst {
+			<-accepted
+		}
+		teardown = e.CLI("deprovision", "deps/"+net, "--yes", "--wait")
+	}()
+	go func() { defer wg.Done(); create = e.CLI("create", app, "-f", appFile); close(accepted) }()
 	wg.Wait()
 	require.Equal(t, 0, create.Code, "the create is accepted (it waits at its gate): %s", create.Stderr)
 	if teardown.Code != 0 {
