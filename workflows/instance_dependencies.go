@@ -109,7 +109,7 @@ func (e *entity) admitTeardown(op lifecycle.Operation) error {
 	if !tearsDown(op) || len(e.s.Dependents) == 0 {
 		return nil
 	}
-	return notAllowed("%s: %s refused: instance(s) %s depend on it (schema.dependencies); deprovision them, or point them elsewhere, first",
+	return notAllowed("%s: %s refused: instance(s) %s depend on it (schema.dependencies; it holds them as its dependents); deprovision them, or point them elsewhere, first",
 		e.s.Ref, op, strings.Join(e.s.Dependents, ", "))
 }
 
