@@ -22,7 +22,7 @@ import (
 // not torn down, and from then holds the dependent in its state (Dependents) and refuses a destroy
 // or deprovision while it does. Both are decided in the dependency's workflow, one after the
 // other, so a teardown and a dependent's deploy never both go through; the dependent leaves
-// (dependent-gone) when it is deprovisioned or stops naming the dependency.
+// (dependent-gone) when its run closes (deprovisioned, or emptied) or it stops naming the dependency.
 const (
 	notifyDependentsTimeout = 5 * time.Minute
 	maxTargetFailure        = 1024
