@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -215,6 +216,7 @@ func (a *Activities) NotifyDependents(ctx context.Context, in contract.NotifyDep
 			busy = append(busy, user.String())
 		case errors.As(err, &refused):
 			out.Refused = append(out.Refused, fmt.Sprintf("%s: %v", user, err))
+			out.Stale = append(out.Stale, user.String())
 		case err != nil:
 			return out, err
 		default:
@@ -224,7 +226,8 @@ func (a *Activities) NotifyDependents(ctx context.Context, in contract.NotifyDep
 	}
 	if len(busy) > 0 {
 		// The retry sends the others the same request IDs: Temporal returns what it did with them.
-		return out, fmt.Errorf("dependents busy, asked again: %s", strings.Join(busy, ", "))
+		// They are named in the details: those still busy at the last try are marked stale.
+		return out, temporal.NewApplicationError("dependents busy, asked again: "+strings.Join(busy, ", "), contract.ErrDependentsBusy, busy)
 	}
 	return out, nil
 }

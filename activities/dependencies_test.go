@@ -2,12 +2,17 @@ package activities
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/internal/identity"
 )
 
@@ -106,4 +111,49 @@ func TestNotifyDependentsSendsOnBehalfOfTheRequester(t *testing.T) {
 	_, err = a.NotifyDependents(t.Context(), in)
 	require.NoError(t, err)
 	require.Equal(t, []string{"alice", ""}, deps.asked)
+}
+
+// cascade is an Instances and Dependencies whose dependents refuse the deploy: busy ones as busy.
+type cascade struct {
+	Instances
+	Dependencies
+	users []contract.Ref
+	busy  map[string]bool
+}
+
+func (c *cascade) Users(context.Context, contract.Ref) ([]contract.Ref, error) { return c.users, nil }
+
+func (c *cascade) Deploy(_ context.Context, ref contract.Ref, _, _, _, _ string) error {
+	return &RefusedError{Err: fmt.Errorf("%s is DeploymentFailed", ref), Busy: c.busy[ref.String()]}
+}
+
+// A cascade the dependents refuse names them: those that refused are stale at once, those still
+// busy are in the error's details, so the dependency can mark them once its retries run out.
+func TestNotifyDependentsNamesTheDependentsItCouldNotReach(t *testing.T) {
+	schema := "parameters:\n  - {name: network, type: string, required: true}\n  - {name: subnet, type: string, default: \"\"}\n" +
+		"dependencies:\n  - {name: network, stack: network, instance: network, outputs: {subnet: subnet}, onChange: deploy}\n"
+	inst := "stack: app\nparameters:\n  network: net\n  subnet: 10.0.1.0/24\n"
+	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{"stacks/app/schema.yaml": []byte(schema),
+		"instances/acme/a/instance.yaml": []byte(inst), "instances/acme/b/instance.yaml": []byte(inst)})
+	require.NoError(t, err)
+	c := &cascade{users: []contract.Ref{{Tenant: "acme", Name: "a"}, {Tenant: "acme", Name: "b"}}, busy: map[string]bool{"acme/a": true}}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(&Activities{Forge: f, Instances: c, Dependencies: c})
+	in := contract.NotifyDependentsInput{Ref: contract.Ref{Tenant: "acme", Name: "net"}, Outputs: map[string]string{"subnet": "10.0.2.0/24"}}
+	_, err = env.ExecuteActivity(contract.ActNotifyDependents, in)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, contract.ErrDependentsBusy, app.Type())
+	var busy []string
+	require.NoError(t, app.Details(&busy))
+	require.Equal(t, []string{"acme/a"}, busy)
+
+	c.busy = nil
+	v, err := env.ExecuteActivity(contract.ActNotifyDependents, in)
+	require.NoError(t, err)
+	var out contract.NotifyDependentsOutput
+	require.NoError(t, v.Get(&out))
+	require.Equal(t, []string{"acme/a", "acme/b"}, out.Stale)
+	require.Contains(t, out.Refused[1], "acme/b is DeploymentFailed")
 }

@@ -68,6 +68,7 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 		e.drainGateSignals(ctx)
 		switch {
 		case e.s.State.Final(), e.empty():
+			e.leaveDependencies(ctx, e.s.Dependencies) // deprovisioned, or its provision abandoned
 			return nil
 		case e.shouldContinueAsNew(ctx):
 			return workflow.NewContinueAsNewError(ctx, contract.InstanceWorkflowName, contract.InstanceInput{Ref: e.s.Ref, State: e.s, Settings: e.s.Settings})
@@ -102,6 +103,8 @@ type entity struct {
 	observing, gating, approving lane
 	// stop cancels the running pipeline (cancel-running); nil when none runs.
 	stop workflow.CancelFunc
+	// teardown is a destroy or deprovision accepted in this run and not ended: no dependent is taken on.
+	teardown bool
 }
 
 func newEntity(ctx workflow.Context, in contract.InstanceInput) *entity {

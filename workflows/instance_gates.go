@@ -191,7 +191,8 @@ func (e *entity) watchReady(ctx workflow.Context, name string) {
 		return
 	}
 	tenant, n, _ := strings.Cut(target, "/")
-	w := contract.ReadyWatch{Workflow: contract.InstanceWorkflowID(e.s.Ref), Gate: name}
+	// A dependency's gate registers this instance as its dependent when it clears.
+	w := contract.ReadyWatch{Workflow: contract.InstanceWorkflowID(e.s.Ref), Gate: name, Dependency: slices.Contains(e.s.Dependencies, target)}
 	err := workflow.SignalExternalWorkflow(ctx, contract.InstanceWorkflowID(contract.Ref{Tenant: tenant, Name: n}), "", contract.SignalWatchReady, w).Get(ctx, nil)
 	if i := e.gate(name); i >= 0 {
 		e.s.Gates[i].Note = ""
@@ -232,6 +233,16 @@ func (e *entity) receiveGateSignals(ctx workflow.Context) {
 			c.Receive(ctx, &f)
 			e.targetFailed(ctx, f)
 		})
+		sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalDependentGone), func(c workflow.ReceiveChannel, more bool) {
+			var g contract.DependentGone
+			c.Receive(ctx, &g)
+			e.dependentGone(g)
+		})
+		sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalDependencyStale), func(c workflow.ReceiveChannel, more bool) {
+			var m contract.DependencyStale
+			c.Receive(ctx, &m)
+			e.dependencyStale(ctx, m)
+		})
 		sel.Select(ctx)
 	}
 }
@@ -249,9 +260,22 @@ func (e *entity) drainGateSignals(ctx workflow.Context) {
 	for workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed).ReceiveAsync(&f) {
 		e.targetFailed(ctx, f)
 	}
+	var g contract.DependentGone
+	for workflow.GetSignalChannel(ctx, contract.SignalDependentGone).ReceiveAsync(&g) {
+		e.dependentGone(g)
+	}
+	var m contract.DependencyStale
+	for workflow.GetSignalChannel(ctx, contract.SignalDependencyStale).ReceiveAsync(&m) {
+		e.dependencyStale(ctx, m)
+	}
 }
 
 func (e *entity) addWatch(ctx workflow.Context, w contract.ReadyWatch) {
+	// Only a dependent sent since dependents register sets Dependency: older histories never get here.
+	if w.Dependency && e.tearingDown() {
+		e.refuseDependent(ctx, w)
+		return
+	}
 	if e.condition(lifecycle.CondReady).Status == lifecycle.ConditionTrue {
 		e.clearWatch(ctx, w)
 		return
@@ -265,15 +289,23 @@ func (e *entity) addWatch(ctx workflow.Context, w contract.ReadyWatch) {
 }
 
 // tellReadyWatchers clears the gates waiting for this instance, now that it is Ready.
+// While it is torn down, its dependents' watches wait (it may be provisioned again).
 func (e *entity) tellReadyWatchers(ctx workflow.Context) {
 	watchers := e.s.ReadyWatchers
 	e.s.ReadyWatchers = nil
 	for _, w := range watchers {
+		if w.Dependency && e.tearingDown() {
+			e.s.ReadyWatchers = append(e.s.ReadyWatchers, w)
+			continue
+		}
 		e.clearWatch(ctx, w)
 	}
 }
 
 func (e *entity) clearWatch(ctx workflow.Context, w contract.ReadyWatch) {
+	if w.Dependency {
+		e.addDependent(w)
+	}
 	// A watcher that has closed meanwhile has nothing left to wait for.
 	_ = workflow.SignalExternalWorkflow(ctx, w.Workflow, "", contract.SignalGateCleared, contract.ReadyWatch{Workflow: contract.InstanceWorkflowID(e.s.Ref), Gate: w.Gate}).Get(ctx, nil)
 }

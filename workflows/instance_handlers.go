@@ -94,6 +94,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRe
 	if err != nil {
 		return notAllowed("%s", err)
 	}
+	if err := e.admitTeardown(op); err != nil {
+		return err
+	}
 	if req.Rollout != "" && len(e.s.Gates) > 0 {
 		// A rollout's deploy would wait at the gates and hold its whole batch.
 		return notAllowed("%s is gated (%s): the rollout skips it; remove the gates, then deploy it", e.s.Ref, e.gateNames())
@@ -213,6 +216,11 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	// Two updates accepted in one workflow task both passed their validators; only the first runs.
 	if err := e.admitOperation(kind, req); err != nil {
 		return contract.OperationResult{}, err
+	}
+	if tearsDown(kind) {
+		// From here no dependent is taken on: the teardown and a registration are decided in turn.
+		e.teardown = true
+		defer func() { e.teardown = false }()
 	}
 	if e.busy {
 		if err := e.preTerminate(ctx, kind, req); err != nil {

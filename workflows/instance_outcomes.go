@@ -16,6 +16,7 @@ import (
 // infrastructure and the Programmed/Running/Ready conditions, stamped with when they held.
 func (e *entity) applySuccess(op *contract.Operation) {
 	defer e.stampConditions(op.EndedAt)
+	e.freshDependencies(op)
 	p := op.Progress
 	if p.Stack != "" {
 		e.s.Stack = p.Stack

@@ -67,13 +67,16 @@ const (
 	inApproval
 	inRefused
 	inRelayedRefusal
+	inDependentGone
+	inDependencyStale
 	inboxSize
 )
 
 func (e *entity) openInbox(ctx workflow.Context) {
 	e.inbox = [inboxSize]workflow.ReceiveChannel{e.stepsChan, e.observeChan, e.watchChan, e.clearedChan,
 		workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed), workflow.GetSignalChannel(ctx, contract.SignalAwaitingApproval),
-		workflow.GetSignalChannel(ctx, attest.SignalRefused), workflow.GetSignalChannel(ctx, SignalRefusal)}
+		workflow.GetSignalChannel(ctx, attest.SignalRefused), workflow.GetSignalChannel(ctx, SignalRefusal),
+		workflow.GetSignalChannel(ctx, contract.SignalDependentGone), workflow.GetSignalChannel(ctx, contract.SignalDependencyStale)}
 }
 
 // signalled reports whether an inline run (lean version 2) has a signal to receive.
@@ -145,5 +148,13 @@ func (e *entity) receive(ctx workflow.Context, i int) {
 		c.Receive(ctx, &r)
 		e.audit(ctx, contract.AuditRecord{At: r.Refusal.At, Decision: AuditRefused, Request: "signal " + r.Refusal.Signal,
 			Workflow: r.Workflow, Reason: r.Refusal.Why})
+	case inDependentGone:
+		var g contract.DependentGone
+		c.Receive(ctx, &g)
+		e.dependentGone(g)
+	case inDependencyStale:
+		var m contract.DependencyStale
+		c.Receive(ctx, &m)
+		e.dependencyStale(ctx, m)
 	}
 }

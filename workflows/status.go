@@ -19,7 +19,7 @@ func (e *entity) status(req contract.StatusRequest) (contract.Status, error) {
 	st := contract.Status{
 		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
 		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision, Rollout: s.Rollout,
-		ControlPlane: s.ControlPlane, Outputs: s.Outputs, Dependencies: s.Dependencies,
+		ControlPlane: s.ControlPlane, Outputs: s.Outputs, Dependencies: s.Dependencies, Dependents: s.Dependents,
 		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
 	}
 	if e.busy {
@@ -33,6 +33,9 @@ func (e *entity) status(req contract.StatusRequest) (contract.Status, error) {
 		st.Drift = s.Drift
 	}
 	if c := e.scheduledCondition(); c != nil {
+		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
+	}
+	if c := e.staleCondition(); c != nil {
 		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
 	}
 	st.Gates, st.Waiting = s.Gates, s.Waiting

@@ -60,6 +60,9 @@ const (
 	changePlanCurrentStack = "plan-current-stack"
 	// changeArchiveInGit makes an archive mark the instance file archived through its own MR.
 	changeArchiveInGit = "archive-in-git"
+	// changeDependents has a dependent tell its dependencies when it stops depending on them, and an instance
+	// whose changed outputs could not be passed on mark those dependents DependencyStale and notify.
+	changeDependents = "dependents-registered"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -174,6 +177,7 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1"},
 		}},
+	{ID: changeDependents, Added: "2026-11-27", Max: 1, Workflows: []string{instanceType}},
 }
 
 // ChangeByID returns the record of the change id.
@@ -300,4 +304,11 @@ func rendersCurrentStack(ctx workflow.Context) bool {
 // own MR once the app is gone, so the repository alone says which instances are archived.
 func recordsArchive(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeArchiveInGit, workflow.DefaultVersion, 1) >= 1
+}
+
+// registersDependents reports whether this run tells its dependencies when it stops depending on
+// them, and marks its dependents stale when its changed outputs could not be passed on. It is
+// called only on those paths, so an instance without dependencies records nothing for it.
+func registersDependents(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeDependents, workflow.DefaultVersion, 1) >= 1
 }

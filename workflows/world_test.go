@@ -50,6 +50,10 @@ type world struct {
 	// outputsMR, when set, is the merge RenderOutputs reports; outputs are its calls.
 	outputsMR *forge.MergeRequest
 	outputs   []contract.RenderOutputsInput
+	// applyOutputs are the terraform outputs TerraformApply reports.
+	applyOutputs map[string]string
+	// dependsOn are the dependencies ValidateConfig finds in the config.
+	dependsOn []string
 }
 
 func newWorld(t *testing.T) *world {
@@ -113,7 +117,7 @@ func (w *world) mock() {
 					"invalid instance config: parameters.bogus: unknown parameter", contract.ErrInvalidConfig, nil,
 					[]contract.FieldError{{Field: "parameters.bogus", Message: "unknown parameter"}})
 			}
-			return contract.ValidateOutput{Stack: "example"}, nil
+			return contract.ValidateOutput{Stack: "example", Dependencies: w.dependsOn}, nil
 		})
 	e.OnActivity(contract.ActOpenMR, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {
@@ -157,7 +161,7 @@ func (w *world) mock() {
 	e.OnActivity(contract.ActTerraformApply, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ contract.ApplyInput) (contract.InfraOutput, error) {
 			err := w.enter(contract.ActTerraformApply)
-			return contract.InfraOutput{Resources: []string{"terraform_data.app", "terraform_data.network"}, Serial: 1}, err
+			return contract.InfraOutput{Resources: []string{"terraform_data.app", "terraform_data.network"}, Serial: 1, Outputs: w.applyOutputs}, err
 		})
 	e.OnActivity(contract.ActTerraformDestroy, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ contract.TerraformInput) (contract.InfraOutput, error) {

@@ -36,7 +36,8 @@ func (c *Client) Users(ctx context.Context, ref contract.Ref) ([]contract.Ref, e
 }
 
 // checkUnused refuses to destroy or deprovision an instance other instances depend on (Crossplane's
-// Usage), naming them: their next render could not read its outputs, nor their gate clear.
+// Usage), naming them: their next render could not read its outputs, nor their gate clear. It is
+// the fast, eventually consistent early error; the instance's own workflow decides (admitTeardown).
 func (c *Client) checkUnused(ctx context.Context, ref contract.Ref, op lifecycle.Operation) error {
 	if op != lifecycle.OpDestroy && op != lifecycle.OpDeprovision {
 		return nil

@@ -45,6 +45,10 @@ type GateRequest struct {
 type ReadyWatch struct {
 	Workflow string `json:"workflow"`
 	Gate     string `json:"gate"`
+	// Dependency: the watcher's stack depends on this instance (schema.dependencies), so the
+	// watch is its registration: the instance clears it only while it is not torn down, and holds
+	// the watcher among its dependents from then on.
+	Dependency bool `json:"dependency,omitempty"`
 }
 
 // Gate updates and signals.

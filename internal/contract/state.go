@@ -47,6 +47,8 @@ type InstanceState struct {
 	Waiting          *GateWait             `json:"waiting,omitempty"`       // the operation held at the gates
 	ReadyWatchers    []ReadyWatch          `json:"readyWatchers,omitempty"` // gated instances waiting for this one's Ready
 	Dependencies     []string              `json:"dependencies,omitempty"`  // the TENANT/NAMEs its stack's dependencies name
+	Dependents       []string              `json:"dependents,omitempty"`    // the TENANT/NAMEs registered as depending on it (their gate cleared)
+	Stale            []DependencyStale     `json:"stale,omitempty"`         // dependencies whose changed outputs it could not be sent
 	Approval         *ApprovalWait         `json:"approval,omitempty"`      // the plan an operation waits to have approved
 	ControlPlane     string                `json:"controlPlane,omitempty"`  // the worker pool that runs its pipelines
 	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last

@@ -61,6 +61,7 @@ type Status struct {
 	Infrastructure []string              `json:"infrastructure,omitempty"`
 	Outputs        map[string]string     `json:"outputs,omitempty"`      // terraform outputs after the last apply; sensitive ones "[sensitive]"
 	Dependencies   []string              `json:"dependencies,omitempty"` // the instances it depends on (schema.dependencies)
+	Dependents     []string              `json:"dependents,omitempty"`   // the instances registered as depending on it: they keep a teardown out
 	Decisions      []DecisionRecord      `json:"decisions,omitempty"`
 	Abandoned      []Leftover            `json:"abandonedLeftovers,omitempty"`
 	History        []OperationStatus     `json:"history,omitempty"`

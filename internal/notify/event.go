@@ -16,10 +16,11 @@ const (
 	KindDrifted          Kind = "Drifted"          // an instance's infrastructure drifted from its config
 	KindRolloutBatch     Kind = "RolloutBatch"     // a rollout batch ended
 	KindAwaitingApproval Kind = "AwaitingApproval" // an operation waits for an approval
+	KindDependencyStale  Kind = "DependencyStale"  // an instance's changed outputs could not be passed on to its dependents
 )
 
 // kinds is every Kind, in the order errors list them.
-var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval}
+var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval, KindDependencyStale}
 
 // Kinds returns every Kind.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,6 +70,12 @@ func TestInstanceDependencies(t *testing.T) {
 	files["stacks/evilapp/schema.yaml"] = []byte(strings.Replace(string(files["stacks/app/schema.yaml"]), "stack: network", "stack: evilnet", 1))
 	files["stacks/evilapp/terraform/main.tf.tmpl"] = files["stacks/app/terraform/main.tf.tmpl"]
 	files["stacks/evilapp/manifests/app.yaml.tmpl"] = files["stacks/app/manifests/app.yaml.tmpl"]
+	// fragileapp is the app stack with a parameter that makes its plan fail.
+	files["stacks/fragileapp/schema.yaml"] = []byte(strings.Replace(string(files["stacks/app/schema.yaml"]), "parameters:\n",
+		"parameters:\n  - {name: fail, type: bool, default: false}\n", 1))
+	files["stacks/fragileapp/terraform/main.tf.tmpl"] = []byte(string(files["stacks/app/terraform/main.tf.tmpl"]) +
+		"\nresource \"terraform_data\" \"fragile\" {\n  lifecycle {\n    precondition {\n      condition     = !{{ .Params.fail }}\n      error_message = \"the app was asked to fail\"\n    }\n  }\n}\n")
+	files["stacks/fragileapp/manifests/app.yaml.tmpl"] = files["stacks/app/manifests/app.yaml.tmpl"]
 	testsuite.PushFiles(t, e.GitOpsRepo, "add the network and app stacks", files)
 
 	// The app comes first: its dependency adds the gate instance:deps/net, and it waits there.
@@ -170,9 +177,72 @@ func TestInstanceDependencies(t *testing.T) {
 	e.MustCLI(0, "create", "deps/app3", "-f", writeFile(t, "stack: app\nparameters:\n  network: broken\n"))
 	require.Eventually(t, func() bool { return failedOn("deps/app3") }, 30*time.Second, 100*time.Millisecond)
 
+	// A deprovision of a network and the create of an app on it, sent at once: the network's
+	// workflow decides both in turn, so never both go through.
+	raceTeardownAndDependent(t, e, "net2", false)
+	raceTeardownAndDependent(t, e, "net3", true) // the deprovision sent as the app's gate asks the network
+
+	// A cascade that cannot be delivered (the dependent's deploy failed, so it refuses one) marks
+	// the dependent DependencyStale, naming the network.
+	e.MustCLI(0, "create", "deps/net4", "-f", writeFile(t, "stack: network\nparameters:\n  block: 4\n"), "--wait")
+	e.MustCLI(0, "deploy", "deps/net4", "--wait")
+	e.MustCLI(0, "create", "deps/fragile", "-f", writeFile(t, "stack: fragileapp\nparameters:\n  network: net4\n  fail: true\n"), "--wait")
+	e.MustCLI(1, "deploy", "deps/fragile", "--wait")
+	e.MustCLI(0, "deploy", "deps/net4", "-f", writeFile(t, "stack: network\nparameters:\n  block: 5\n"), "--wait")
+	require.Eventually(t, func() bool {
+		return conditionOf(e.Status("deps/fragile").Conditions, contract.CondDependencyStale).Status == lifecycle.ConditionTrue
+	}, time.Minute, 200*time.Millisecond)
+	stale := conditionOf(e.Status("deps/fragile").Conditions, contract.CondDependencyStale)
+	require.Contains(t, stale.Message, "outputs of deps/net4 changed")
+	require.Contains(t, stale.Message, "DeploymentFailed")
+
 	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "app"}), "instance-dependencies")
 	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "broken"}), "instance-dependencies-failed")
 	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(contract.Ref{Tenant: "deps", Name: "net"}), "instance-dependencies-outputs")
+}
+
+// raceTeardownAndDependent deploys network deps/NET, then sends its deprovision and the create of
+// an app on it at the same time (or, createFirst, the deprovision once the create is accepted):
+// either the deprovision is refused naming the app, which then provisions, or it goes through and
+// the app stays at its gate, told the network is torn down.
+func raceTeardownAndDependent(t *testing.T, e *testsuite.Env, net string, createFirst bool) {
+	t.Helper()
+	e.MustCLI(0, "create", "deps/"+net, "-f", writeFile(t, "stack: network\n"), "--wait")
+	e.MustCLI(0, "deploy", "deps/"+net, "--wait")
+	app := "deps/on-" + net
+	appFile := writeFile(t, "stack: app\nparameters:\n  network: "+net+"\n")
+	var teardown, create testsuite.Result
+	var wg sync.WaitGroup
+	wg.Add(2)
+	accepted := make(chan struct{})
+	go func() {
+		defer wg.Done()
+		if createFirst {
+			<-accepted
+		}
+		teardown = e.CLI("deprovision", "deps/"+net, "--yes", "--wait")
+	}()
+	go func() { defer wg.Done(); create = e.CLI("create", app, "-f", appFile); close(accepted) }()
+	wg.Wait()
+	require.Equal(t, 0, create.Code, "the create is accepted (it waits at its gate): %s", create.Stderr)
+	if teardown.Code != 0 {
+		require.Equal(t, 2, teardown.Code, teardown.Stderr)
+		require.Contains(t, teardown.Stderr, app, "the refusal names the dependent")
+		require.Eventually(t, func() bool { return e.Status(app).State == lifecycle.ConfigurationCreated }, time.Minute, 100*time.Millisecond)
+		t.Logf("%s: the dependent won; the deprovision was refused: %s", net, strings.TrimSpace(teardown.Stderr))
+		return
+	}
+	// The network is gone: the app never provisions; its gate says why.
+	require.Eventually(t, func() bool {
+		c := conditionOf(e.Status(app).Conditions, contract.CondScheduled)
+		g := e.Status(app).Gates
+		return strings.Contains(c.Message, "torn down") || (len(g) == 1 && strings.Contains(g[0].Note, "cannot be reached"))
+	}, time.Minute, 100*time.Millisecond)
+	time.Sleep(2 * time.Second)
+	st := e.Status(app)
+	require.Equal(t, lifecycle.NoConfiguration, st.State, "the app must not provision on a deprovisioned network")
+	require.NotNil(t, st.Waiting)
+	t.Logf("%s: the deprovision won; the dependent waits at its gate", net)
 }
 
 // exampleStacks are the files of examples/stacks/<name> as stacks/<name>/... in a GitOps repo.
