@@ -66,6 +66,7 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 		e.drainObservations(ctx)
 		e.gating.drain(ctx)
 		e.drainGateSignals(ctx)
+		e.retries.drain(ctx)
 		switch {
 		case e.s.State.Final(), e.empty():
 			return nil
@@ -99,7 +100,7 @@ type entity struct {
 	inline bool
 	inbox  [inboxSize]workflow.ReceiveChannel
 	// observing, gating and approving hold the signals receiveSignals took whose handlers wait.
-	observing, gating, approving lane
+	observing, gating, approving, retries lane
 	// stop cancels the running pipeline (cancel-running); nil when none runs.
 	stop workflow.CancelFunc
 }
@@ -194,6 +195,9 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	u.keyword(contract.SAAppObserved, fingerprint, observed)
 	u.boolean(contract.SAInstanceAwaitingApproval, e.s.Approval != nil)
 	u.keywordList(contract.SAInstanceDependencies, e.s.Dependencies)
+	if e.lean {
+		u.boolean(contract.SAInstanceRetrying, e.retryingNow() != nil) // no upsert unless it changes
+	}
 	defer e.showDetails(ctx)
 	if len(u.updates) > 0 {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, u.updates...); err != nil {

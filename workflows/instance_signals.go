@@ -67,13 +67,15 @@ const (
 	inApproval
 	inRefused
 	inRelayedRefusal
+	inRetrying
 	inboxSize
 )
 
 func (e *entity) openInbox(ctx workflow.Context) {
 	e.inbox = [inboxSize]workflow.ReceiveChannel{e.stepsChan, e.observeChan, e.watchChan, e.clearedChan,
 		workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed), workflow.GetSignalChannel(ctx, contract.SignalAwaitingApproval),
-		workflow.GetSignalChannel(ctx, attest.SignalRefused), workflow.GetSignalChannel(ctx, SignalRefusal)}
+		workflow.GetSignalChannel(ctx, attest.SignalRefused), workflow.GetSignalChannel(ctx, SignalRefusal),
+		workflow.GetSignalChannel(ctx, contract.SignalStepRetrying)}
 }
 
 // signalled reports whether an inline run (lean version 2) has a signal to receive.
@@ -113,6 +115,7 @@ func (e *entity) receive(ctx workflow.Context, i int) {
 		var ev contract.StepEvent
 		c.Receive(ctx, &ev)
 		e.applyStep(ev)
+		e.clearRetrying(ctx)
 		e.showDetails(ctx)
 	case inObserved:
 		var obs contract.Observation
@@ -145,5 +148,9 @@ func (e *entity) receive(ctx workflow.Context, i int) {
 		c.Receive(ctx, &r)
 		e.audit(ctx, contract.AuditRecord{At: r.Refusal.At, Decision: AuditRefused, Request: "signal " + r.Refusal.Signal,
 			Workflow: r.Workflow, Reason: r.Refusal.Why})
+	case inRetrying:
+		var r contract.StepRetry
+		c.Receive(ctx, &r)
+		e.retries.push(ctx, func(ctx workflow.Context) { e.stepRetrying(ctx, r) })
 	}
 }

@@ -28,6 +28,7 @@ func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*contract.St
 	}()
 	show := func() {
 		if st, qerr := c.query(ctx, h.Ref, contract.StatusRequest{}); qerr == nil {
+			c.withRetrying(ctx, st)
 			progress(st)
 		}
 	}

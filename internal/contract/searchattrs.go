@@ -26,6 +26,8 @@ var (
 	SAInstanceAwaitingApproval = temporal.NewSearchAttributeKeyBool("InstanceAwaitingApproval")
 	// SAInstanceDependencies are the TENANT/NAMEs the instance depends on: a dependency finds its users by it.
 	SAInstanceDependencies = temporal.NewSearchAttributeKeyKeywordList("InstanceDependencies")
+	// SAInstanceRetrying is true while a step of the running operation is Retrying (CondRetrying).
+	SAInstanceRetrying = temporal.NewSearchAttributeKeyBool("InstanceRetrying")
 )
 
 // SearchAttributes is the one declared list of slipway's search attributes with their types: workers
@@ -34,7 +36,7 @@ var (
 var SearchAttributes = []temporal.SearchAttributeKey{
 	SAInstanceState, SATenant, SAInstanceName, SAInstanceReady, SAAppObserved,
 	SAInstanceStack, SAInstanceOperation, SAInstanceRollout, SARolloutPhase, SAInstanceDrifted,
-	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies,
+	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies, SAInstanceRetrying,
 }
 
 // SearchAttributeTypes is SearchAttributes as name -> type, spelled as `temporal operator

@@ -16,10 +16,11 @@ const (
 	KindDrifted          Kind = "Drifted"          // an instance's infrastructure drifted from its config
 	KindRolloutBatch     Kind = "RolloutBatch"     // a rollout batch ended
 	KindAwaitingApproval Kind = "AwaitingApproval" // an operation waits for an approval
+	KindRetrying         Kind = "Retrying"         // a step failed attempt after attempt and is being retried
 )
 
 // kinds is every Kind, in the order errors list them.
-var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval}
+var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval, KindRetrying}
 
 // Kinds returns every Kind.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }

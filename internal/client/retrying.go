@@ -1,0 +1,77 @@
+package client
+
+import (
+	"context"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/contract"
+)
+
+// describeTimeout bounds the read of the pipeline's pending activity: status must answer without it.
+const describeTimeout = 5 * time.Second
+
+// RetryOf is the pending activity that is past its first attempt (the highest attempt when
+// several run), as a StepRetry; nil when every activity is on its first. fc decodes the last
+// failure, whose message the codec sealed.
+func RetryOf(pending []*workflowpb.PendingActivityInfo, fc converter.FailureConverter) *contract.StepRetry {
+	var pick *workflowpb.PendingActivityInfo
+	for _, pa := range pending {
+		if pa.GetAttempt() > 1 && (pick == nil || pa.GetAttempt() > pick.GetAttempt()) {
+			pick = pa
+		}
+	}
+	if pick == nil {
+		return nil
+	}
+	r := &contract.StepRetry{Activity: pick.GetActivityType().GetName(), ActivityID: pick.GetActivityId(),
+		Attempt: int(pick.GetAttempt()), Running: pick.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED}
+	if f := pick.GetLastFailure(); f != nil {
+		if fc == nil {
+			fc = temporal.GetDefaultFailureConverter()
+		}
+		r.LastError = fc.FailureToError(f).Error()
+	}
+	if t := pick.GetLastAttemptCompleteTime(); t != nil {
+		r.LastFailure = t.AsTime()
+	}
+	if t := pick.GetNextAttemptScheduleTime(); t != nil {
+		r.NextTry = t.AsTime()
+	}
+	if t := pick.GetLastHeartbeatTime(); t != nil && pick.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED {
+		r.LastHeartbeat = t.AsTime()
+	}
+	return r
+}
+
+// withRetrying puts the running step's retries into st (operation.retrying) from the pipeline's
+// pending activity, which Temporal keeps without a history event per attempt. What the instance
+// recorded at RetryingAfter stays when the pipeline cannot be read.
+func (c *Client) withRetrying(ctx context.Context, st *contract.Status) {
+	op := st.Operation
+	if op == nil || op.Result != contract.ResultRunning || op.Pipeline == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
+	defer cancel()
+	d, err := c.Temporal.DescribeWorkflowExecution(ctx, op.Pipeline, "")
+	if err != nil {
+		return
+	}
+	r := RetryOf(d.GetPendingActivities(), c.Failures)
+	if r == nil {
+		op.Retrying = nil // the step the instance heard of ended, or was reset to its first attempt
+		return
+	}
+	r.Step = op.Step
+	for _, s := range op.Steps {
+		if s.Name == op.Step && s.Status == contract.StepRunning {
+			r.Since = s.StartedAt
+		}
+	}
+	op.Retrying = r
+}
