@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -34,7 +35,7 @@ func RetryOf(pending []*workflowpb.PendingActivityInfo, fc converter.FailureConv
 		if fc == nil {
 			fc = temporal.GetDefaultFailureConverter()
 		}
-		r.LastError = fc.FailureToError(f).Error()
+		r.LastError = failureText(fc.FailureToError(f))
 	}
 	if t := pick.GetLastAttemptCompleteTime(); t != nil {
 		r.LastFailure = t.AsTime()
@@ -74,4 +75,18 @@ func (c *Client) withRetrying(ctx context.Context, st *contract.Status) {
 		}
 	}
 	op.Retrying = r
+}
+
+// failureText is what a step's error says, as the pipeline records it: an application error's
+// message without its type, a timeout by its kind (a step that stopped heartbeating, or hung).
+func failureText(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Message()
+	}
+	var toErr *temporal.TimeoutError
+	if errors.As(err, &toErr) {
+		return "timed out (" + toErr.TimeoutType().String() + ")"
+	}
+	return err.Error()
 }
