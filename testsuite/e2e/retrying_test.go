@@ -97,6 +97,20 @@ func TestRetryingStepIsVisibleAndRetryTriesNow(t *testing.T) {
 	require.Contains(t, ev.Message, "locked by another writer")
 	events := e.MustCLI(0, "events", "acme/stuck").Stdout
 	require.Contains(t, events, "Retrying: attempt 3: ")
+
+	// A permanent cause is not retried: a lock no remove takes away fails the step at once, into
+	// ProvisioningFailed with a leftover that names it, and nobody is told it is Retrying.
+	lock := filepath.Join(gitDir, "refs", "heads", "main.lock")
+	require.NoError(t, os.MkdirAll(filepath.Join(lock, "x"), 0o755))
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(lock, old, old))
+	e.MustCLI(1, "create", "acme/broken", "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
+	st = e.Status("acme/broken")
+	require.Equal(t, lifecycle.ProvisioningFailed, st.State)
+	require.True(t, slices.ContainsFunc(st.Failure.Leftovers, func(l contract.Leftover) bool { return l.Kind == "gitops-repo" }), "%+v", st.Failure)
+	require.Nil(t, st.Operation.Retrying)
+	require.Equal(t, []string{"Retrying acme/stuck"}, rc.kinds())
+	require.NoError(t, os.RemoveAll(lock))
 }
 
 // holdGitLock keeps path as a git lock a live writer holds (younger than the 10 s after which
