@@ -165,6 +165,9 @@ func (g *globals) printStatus(st *contract.Status) {
 			g.printf(" step %s", op.Step)
 		}
 		g.printf("\n")
+		if op.Stalled != "" {
+			g.printf("stalled: %s\n", op.Stalled)
+		}
 		g.printSteps(st, map[string]bool{})
 		printDataLoss(g, op.Plan)
 	}

@@ -3,14 +3,17 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
 // describeTimeout bounds the read of the pipeline's pending activity: status must answer without it.
@@ -63,6 +66,10 @@ func (c *Client) withRetrying(ctx context.Context, st *contract.Status) {
 	if err != nil {
 		return
 	}
+	if op.Stalled = Stalled(d, time.Now()); op.Stalled != "" {
+		st.Conditions = append(st.Conditions, lifecycle.Condition{Type: contract.CondRetrying, Status: lifecycle.ConditionTrue,
+			Reason: contract.ReasonNoWorker, Message: op.Stalled})
+	}
 	r := RetryOf(d.GetPendingActivities(), c.Failures)
 	if r == nil {
 		op.Retrying = nil // the step the instance heard of ended, or was reset to its first attempt
@@ -89,4 +96,39 @@ func failureText(err error) string {
 		return "timed out (" + toErr.TimeoutType().String() + ")"
 	}
 	return err.Error()
+}
+
+// stallAfter is how long a task may wait for a worker before status calls the operation stalled:
+// a polling worker takes one in milliseconds, a busy one within its slots' turnover.
+const stallAfter = 2 * time.Minute
+
+// Stalled says what of the pipeline d describes has waited longer than stallAfter for a worker
+// to take it ("" when nothing has): with no worker polling, nothing ends, heartbeats or fails,
+// so Temporal never retries and only the wait itself shows it. Read here, it costs no timer in
+// any workflow and no event in any history.
+func Stalled(d *workflowservice.DescribeWorkflowExecutionResponse, now time.Time) string {
+	queue := d.GetExecutionConfig().GetTaskQueue().GetName()
+	if wt := d.GetPendingWorkflowTask(); wt.GetState() == enumspb.PENDING_WORKFLOW_TASK_STATE_SCHEDULED {
+		if since := wt.GetOriginalScheduledTime().AsTime(); wt.GetOriginalScheduledTime() != nil && now.Sub(since) > stallAfter {
+			return fmt.Sprintf("no worker has taken the pipeline's workflow task on task queue %s since %s (%s): start or fix the workers",
+				queue, since.UTC().Format(time.RFC3339), now.Sub(since).Round(time.Second))
+		}
+	}
+	for _, pa := range d.GetPendingActivities() {
+		if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_SCHEDULED || pa.GetPaused() {
+			continue
+		}
+		since := pa.GetScheduledTime().AsTime()
+		if t := pa.GetNextAttemptScheduleTime(); t != nil {
+			since = t.AsTime() // a retry waits for its backoff first: that is not a stall
+		}
+		if q := pa.GetActivityOptions().GetTaskQueue().GetName(); q != "" {
+			queue = q // a control plane's pool runs it
+		}
+		if pa.GetScheduledTime() != nil && now.Sub(since) > stallAfter {
+			return fmt.Sprintf("no worker has taken %s (attempt %d) on task queue %s since %s (%s): start or fix the workers",
+				pa.GetActivityType().GetName(), pa.GetAttempt(), queue, since.UTC().Format(time.RFC3339), now.Sub(since).Round(time.Second))
+		}
+	}
+	return ""
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -53,4 +55,27 @@ func TestRetryOfTimedOutAttempt(t *testing.T) {
 	f := temporal.GetDefaultFailureConverter().ErrorToFailure(temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil))
 	r := RetryOf([]*workflowpb.PendingActivityInfo{{ActivityId: "9", Attempt: 2, LastFailure: f}}, nil)
 	require.Equal(t, "timed out (Heartbeat)", r.LastError)
+}
+
+// An operation whose task no worker takes never fails or retries: status calls it stalled once
+// the task has waited longer than a worker ever needs, never during a retry's backoff.
+func TestStalledWhenNoWorkerTakesATask(t *testing.T) {
+	now := time.Date(2026, 11, 27, 15, 0, 0, 0, time.UTC)
+	d := &workflowservice.DescribeWorkflowExecutionResponse{
+		ExecutionConfig: &workflowpb.WorkflowExecutionConfig{TaskQueue: &taskqueuepb.TaskQueue{Name: "slipway"}},
+		PendingActivities: []*workflowpb.PendingActivityInfo{{ActivityType: &commonpb.ActivityType{Name: contract.ActMergeMR},
+			Attempt: 1, State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, ScheduledTime: timestamppb.New(now.Add(-time.Minute))}},
+	}
+	require.Empty(t, Stalled(d, now), "a minute in the queue is not yet a stall")
+	require.Contains(t, Stalled(d, now.Add(2*time.Minute)), "no worker has taken MergeMergeRequest (attempt 1) on task queue slipway since 2026-11-27T14:59:00Z")
+
+	pa := d.PendingActivities[0]
+	pa.Attempt, pa.NextAttemptScheduleTime = 5, timestamppb.New(now.Add(time.Minute))
+	require.Empty(t, Stalled(d, now.Add(2*time.Minute)), "waiting for its backoff is not a stall")
+	pa.State = enumspb.PENDING_ACTIVITY_STATE_STARTED
+	require.Empty(t, Stalled(d, now.Add(time.Hour)), "a worker has it: a hung one times out and retries")
+
+	d.PendingWorkflowTask = &workflowpb.PendingWorkflowTaskInfo{State: enumspb.PENDING_WORKFLOW_TASK_STATE_SCHEDULED,
+		OriginalScheduledTime: timestamppb.New(now.Add(-5 * time.Minute))}
+	require.Contains(t, Stalled(d, now), "no worker has taken the pipeline's workflow task on task queue slipway")
 }

@@ -16,6 +16,10 @@ const RetryingAfter = 3
 // CondRetrying is the instance's condition while a step of its running operation is retried.
 const CondRetrying = "Retrying"
 
+// ReasonNoWorker is the Retrying condition's reason when status finds the operation stalled:
+// its pipeline has a task no worker took (Stalled).
+const ReasonNoWorker = "NoWorker"
+
 // StepRetry is a step whose activity failed and is being tried again, as Temporal's pending
 // activity records it: shown from the second attempt in status (operation.retrying), carried by
 // SignalStepRetrying at RetryingAfter.
