@@ -104,8 +104,10 @@ func (g *globals) printSteps(st *contract.Status, seen map[string]bool) {
 }
 
 // retryingLine says a step keeps failing: which, on which attempt, why, and when it tries next.
-func retryingLine(r *contract.StepRetry) string {
-	line := fmt.Sprintf("%-17s Retrying (attempt %d)", r.Step, r.Attempt)
+func retryingLine(r *contract.StepRetry) string { return fmt.Sprintf("%-17s %s", r.Step, retryingDetail(r)) }
+
+func retryingDetail(r *contract.StepRetry) string {
+	line := fmt.Sprintf("Retrying (attempt %d)", r.Attempt)
 	if !r.NextTry.IsZero() {
 		line += " next try " + r.NextTry.UTC().Format(time.RFC3339)
 	}

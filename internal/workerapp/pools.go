@@ -62,8 +62,9 @@ func PoolWorkers(c client.Client, base string, cfg Config, acts *activities.Acti
 	return ws, nil
 }
 
-// Interceptors are every worker's: the verifier of each start, update and signal it handles. A
-// worker without the attestation key would run anyone's requests, so it does not start.
+// Interceptors are every worker's: the verifier of each start, update and signal it handles, and
+// the notice of a step that keeps failing (retrying.go). A worker without the attestation key
+// would run anyone's requests, so it does not start.
 func Interceptors(cfg Config) ([]interceptor.WorkerInterceptor, error) {
 	k := cfg.Attest
 	if k == nil {
