@@ -104,7 +104,9 @@ func (g *globals) printSteps(st *contract.Status, seen map[string]bool) {
 }
 
 // retryingLine says a step keeps failing: which, on which attempt, why, and when it tries next.
-func retryingLine(r *contract.StepRetry) string { return fmt.Sprintf("%-17s %s", r.Step, retryingDetail(r)) }
+func retryingLine(r *contract.StepRetry) string {
+	return fmt.Sprintf("%-17s %s", r.Step, retryingDetail(r))
+}
 
 func retryingDetail(r *contract.StepRetry) string {
 	line := fmt.Sprintf("Retrying (attempt %d)", r.Attempt)
