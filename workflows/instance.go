@@ -196,6 +196,9 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	u.boolean(contract.SAInstanceAwaitingApproval, e.s.Approval != nil)
 	u.keywordList(contract.SAInstanceDependencies, e.s.Dependencies)
 	if e.lean {
+		if op := e.s.Current; op != nil && e.retryingNow() == nil {
+			op.Retrying = nil // its step or operation ended: nothing to carry on
+		}
 		u.boolean(contract.SAInstanceRetrying, e.retryingNow() != nil) // no upsert unless it changes
 	}
 	defer e.showDetails(ctx)

@@ -27,6 +27,7 @@ var (
 	// SAInstanceDependencies are the TENANT/NAMEs the instance depends on: a dependency finds its users by it.
 	SAInstanceDependencies = temporal.NewSearchAttributeKeyKeywordList("InstanceDependencies")
 	// SAInstanceRetrying is true while a step of the running operation is Retrying (CondRetrying).
+	// SQL visibility holds at most 3 Bool attributes: with this one, slipway uses all 3.
 	SAInstanceRetrying = temporal.NewSearchAttributeKeyBool("InstanceRetrying")
 )
 

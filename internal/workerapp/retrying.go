@@ -37,6 +37,9 @@ type retryNotice struct {
 	n *noticeRetries
 }
 
+// ExecuteActivity tells the instance before the attempt runs, so the signal is in the instance's
+// history before the step can end and the pipeline's next step signal follow it: a notice never
+// lands on the step after.
 func (r *retryNotice) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	if info := activity.GetInfo(ctx); info.Attempt == contract.RetryingAfter && !info.IsLocalActivity {
 		if instance, opID, ok := contract.PipelineOf(info.WorkflowExecution.ID); ok {
