@@ -103,13 +103,17 @@ func (g *globals) printSteps(st *contract.Status, seen map[string]bool) {
 	}
 }
 
-// retryingLine says a step keeps failing: which, on which attempt, why, and when it tries next.
+// retryingLine says a step keeps failing: which, on which attempt, since when, when it tries
+// next and why.
 func retryingLine(r *contract.StepRetry) string {
 	return fmt.Sprintf("%-17s %s", r.Step, retryingDetail(r))
 }
 
 func retryingDetail(r *contract.StepRetry) string {
 	line := fmt.Sprintf("Retrying (attempt %d)", r.Attempt)
+	if !r.Since.IsZero() {
+		line += " since " + r.Since.UTC().Format(time.RFC3339)
+	}
 	if !r.NextTry.IsZero() {
 		line += " next try " + r.NextTry.UTC().Format(time.RFC3339)
 	}
