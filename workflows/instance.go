@@ -66,6 +66,7 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 		e.drainObservations(ctx)
 		e.gating.drain(ctx)
 		e.drainGateSignals(ctx)
+		e.retries.drain(ctx)
 		switch {
 		case e.s.State.Final(), e.empty():
 			e.leaveDependencies(ctx, e.s.Dependencies) // deprovisioned, or its provision abandoned
@@ -100,7 +101,7 @@ type entity struct {
 	inline bool
 	inbox  [inboxSize]workflow.ReceiveChannel
 	// observing, gating and approving hold the signals receiveSignals took whose handlers wait.
-	observing, gating, approving lane
+	observing, gating, approving, retries lane
 	// stop cancels the running pipeline (cancel-running); nil when none runs.
 	stop workflow.CancelFunc
 	// teardown is a destroy or deprovision accepted in this run and not ended: no dependent is taken on.
@@ -197,6 +198,12 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	u.keyword(contract.SAAppObserved, fingerprint, observed)
 	u.boolean(contract.SAInstanceAwaitingApproval, e.s.Approval != nil)
 	u.keywordList(contract.SAInstanceDependencies, e.s.Dependencies)
+	if e.lean {
+		if op := e.s.Current; op != nil && e.retryingNow() == nil {
+			op.Retrying = nil // its step or operation ended: nothing to carry on
+		}
+		u.boolean(contract.SAInstanceRetrying, e.retryingNow() != nil) // no upsert unless it changes
+	}
 	defer e.showDetails(ctx)
 	if len(u.updates) > 0 {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, u.updates...); err != nil {

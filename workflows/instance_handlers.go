@@ -126,7 +126,10 @@ func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRe
 
 func (e *entity) admitDecision(d lifecycle.Decision, req contract.DecisionRequest) error {
 	if e.busy {
-		return notAllowed("%s is busy: %s; %s needs a failed operation", e.s.Ref, e.runningLine(), d)
+		if d == lifecycle.DecisionRetry && e.retryingNow() != nil && req.ForceUnlock == "" && !req.SkipHook && !req.AcceptRender {
+			return nil // its Retrying step is tried at once (retryNow)
+		}
+		return notAllowed("%s is busy: %s; %s needs a failed operation, or a step that is Retrying", e.s.Ref, e.runningLine(), d)
 	}
 	if !e.s.State.Failed() || e.s.Current == nil {
 		return notAllowed("%s: %s is only allowed in a <Step>Failed state; the instance is %s", e.s.Ref, d, e.s.State)

@@ -98,6 +98,9 @@ func (e *entity) decide(ctx workflow.Context, d lifecycle.Decision, req contract
 	if err := e.admitDecision(d, req); err != nil {
 		return contract.OperationResult{}, err
 	}
+	if r := e.retryingNow(); e.busy && r != nil {
+		return e.retryNow(ctx, r, req)
+	}
 	op := e.s.Current
 	rec := contract.DecisionRecord{Decision: d, OperationID: op.ID, Actor: req.Actor, Reason: req.Reason,
 		From: e.s.State, At: workflow.Now(ctx)}

@@ -69,6 +69,7 @@ const (
 	inRelayedRefusal
 	inDependentGone
 	inDependencyStale
+	inRetrying
 	inboxSize
 )
 
@@ -76,7 +77,8 @@ func (e *entity) openInbox(ctx workflow.Context) {
 	e.inbox = [inboxSize]workflow.ReceiveChannel{e.stepsChan, e.observeChan, e.watchChan, e.clearedChan,
 		workflow.GetSignalChannel(ctx, contract.SignalGateTargetFailed), workflow.GetSignalChannel(ctx, contract.SignalAwaitingApproval),
 		workflow.GetSignalChannel(ctx, attest.SignalRefused), workflow.GetSignalChannel(ctx, SignalRefusal),
-		workflow.GetSignalChannel(ctx, contract.SignalDependentGone), workflow.GetSignalChannel(ctx, contract.SignalDependencyStale)}
+		workflow.GetSignalChannel(ctx, contract.SignalDependentGone), workflow.GetSignalChannel(ctx, contract.SignalDependencyStale),
+		workflow.GetSignalChannel(ctx, contract.SignalStepRetrying)}
 }
 
 // signalled reports whether an inline run (lean version 2) has a signal to receive.
@@ -116,6 +118,7 @@ func (e *entity) receive(ctx workflow.Context, i int) {
 		var ev contract.StepEvent
 		c.Receive(ctx, &ev)
 		e.applyStep(ev)
+		e.clearRetrying(ctx)
 		e.showDetails(ctx)
 	case inObserved:
 		var obs contract.Observation
@@ -156,5 +159,9 @@ func (e *entity) receive(ctx workflow.Context, i int) {
 		var m contract.DependencyStale
 		c.Receive(ctx, &m)
 		e.dependencyStale(ctx, m)
+	case inRetrying:
+		var r contract.StepRetry
+		c.Receive(ctx, &r)
+		e.retries.push(ctx, func(ctx workflow.Context) { e.stepRetrying(ctx, r) })
 	}
 }

@@ -43,8 +43,12 @@ func (e *entity) status(req contract.StatusRequest) (contract.Status, error) {
 		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
 		st.Approval = s.Approval
 	}
+	if c := e.retryingCondition(); c != nil {
+		st.Conditions = append(append([]lifecycle.Condition(nil), st.Conditions...), *c)
+	}
 	if op := s.Current; op != nil {
 		st.Operation = operationStatus(*op, true)
+		st.Operation.Retrying = e.retryingNow()
 		if s.State.Failed() {
 			st.Failure = op.Failure
 		}

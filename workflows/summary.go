@@ -37,6 +37,9 @@ func (e *entity) details() string {
 		w := e.s.Approval
 		return fmt.Sprintf("%s: %s %s awaits approval by %s until %s (approvers see the plan with slipway status %s)",
 			e.s.State, op.Kind, op.ID, w.Awaited(), stamp(w.Deadline), e.s.Ref)
+	case e.retryingNow() != nil:
+		r := e.retryingNow()
+		return fmt.Sprintf("%s: %s %s Retrying step %s (attempt %d): %s", e.s.State, op.Kind, op.ID, r.Step, r.Attempt, r.LastError)
 	case op != nil && op.Result == contract.ResultRunning && op.Step != "":
 		return fmt.Sprintf("%s: %s %s at step %s (attempt %d)", e.s.State, op.Kind, op.ID, op.Step, op.Attempt)
 	case op != nil && op.Result == contract.ResultRunning:

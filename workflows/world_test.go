@@ -68,7 +68,10 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// failNext makes the next n calls of activity fail with a non-retryable error.
+// transient is the failure type that Temporal retries (a forge answering 500).
+const transient = "Unavailable"
+
+// failNext makes the next n calls of activity fail with a non-retryable error (failType transient: a retried one).
 func (w *world) failNext(activity string, n int) { w.fail[activity] = n }
 
 // rerenderMR counts the OpenMR calls of plain deploys, which open nothing while the stack is unchanged.
@@ -98,6 +101,9 @@ func (w *world) enter(name string) error {
 	w.mu.Unlock()
 	if typ == "" {
 		typ = contract.ErrTerraform
+	}
+	if n > 0 && typ == transient {
+		return temporal.NewApplicationError(name+" answered 500", typ)
 	}
 	if n > 0 {
 		return temporal.NewNonRetryableApplicationError(name+" exploded", typ, nil)

@@ -94,6 +94,33 @@ func (g *globals) printSteps(st *contract.Status, seen map[string]bool) {
 		}
 		g.printf("%s\n", line)
 	}
+	if r := st.Operation.Retrying; r != nil {
+		key := fmt.Sprintf("%s/retrying/%s/%d", st.Operation.ID, r.Step, r.Attempt)
+		if !seen[key] {
+			seen[key] = true
+			g.printf("  %s\n", retryingLine(r))
+		}
+	}
+}
+
+// retryingLine says a step keeps failing: which, on which attempt, since when, when it tries
+// next and why.
+func retryingLine(r *contract.StepRetry) string {
+	return fmt.Sprintf("%-17s %s", r.Step, retryingDetail(r))
+}
+
+func retryingDetail(r *contract.StepRetry) string {
+	line := fmt.Sprintf("Retrying (attempt %d)", r.Attempt)
+	if !r.Since.IsZero() {
+		line += " since " + r.Since.UTC().Format(time.RFC3339)
+	}
+	if !r.NextTry.IsZero() {
+		line += " next try " + r.NextTry.UTC().Format(time.RFC3339)
+	}
+	if r.LastError != "" {
+		line += "  " + r.LastError
+	}
+	return line + "  (slipway retry tries it now)"
 }
 
 func (g *globals) printResult(ref string, res contract.OperationResult) {

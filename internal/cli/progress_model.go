@@ -46,6 +46,9 @@ func (v *stepView) update(st *contract.Status) []int {
 	for _, s := range st.Operation.Steps {
 		r := stepRow{Op: st.Operation.ID, Name: s.Name, Attempt: s.Attempt, State: s.Status,
 			Started: s.StartedAt, Ended: s.EndedAt, Detail: s.Detail, Error: s.Error}
+		if rt := st.Operation.Retrying; rt != nil && rt.Step == s.Name && s.Status == contract.StepRunning {
+			r.Detail = retryingDetail(rt) // a step that keeps failing is not just running
+		}
 		i, ok := v.index[r.key()]
 		switch {
 		case !ok:

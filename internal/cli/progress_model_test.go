@@ -126,3 +126,20 @@ func TestLiveProgressEnvironment(t *testing.T) {
 	require.False(t, drawable(f))
 	require.IsType(t, &plainView{}, (&globals{streams: Streams{Out: f}}).progressView(false))
 }
+
+// A running step that keeps failing says so in its row, and the plain view prints it once per
+// attempt: Retrying, the attempt, the next try and the last error.
+func TestRetryingStepShowsInProgress(t *testing.T) {
+	st := stepSnapshot("op-1", 1, runningStep("merge-mr", 1, 0))
+	st.Operation.Retrying = &contract.StepRetry{Step: "merge-mr", Attempt: 3, LastError: "forge answered 500", Since: stepT0, NextTry: stepAt(7 * time.Second)}
+	var v stepView
+	require.Equal(t, []int{0}, v.update(st))
+	require.Equal(t, "Retrying (attempt 3) since 2026-01-02T03:04:05Z next try 2026-01-02T03:04:12Z  forge answered 500  (slipway retry tries it now)", v.rows[0].Detail)
+
+	var out bytes.Buffer
+	g := &globals{streams: Streams{Out: &out}}
+	seen := map[string]bool{}
+	g.printSteps(st, seen)
+	g.printSteps(st, seen)
+	require.Equal(t, "  merge-mr          running\n  merge-mr          Retrying (attempt 3) since 2026-01-02T03:04:05Z next try 2026-01-02T03:04:12Z  forge answered 500  (slipway retry tries it now)\n", out.String())
+}

@@ -64,7 +64,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.simpleOpCmd("archive", "Remove the app and its namespace; config and infrastructure stay"),
 		g.simpleOpCmd("destroy", "terraform destroy and remove the app; the config stays so it can be re-created"),
 		g.deprovisionCmd(), g.statusCmd(), g.listCmd(),
-		g.decisionCmd("retry", "Continue the failed operation from its failed step"),
+		g.decisionCmd("retry", "Continue the failed operation from its failed step, or try a Retrying step of the running one now"),
 		g.decisionCmd("resolve", "Say the leftovers were cleaned up by hand; go back to the last good state"),
 		g.decisionCmd("abandon", "Give up on the failed operation; leftovers stay on record"),
 		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(), g.watchCmd(),

@@ -165,6 +165,9 @@ func (g *globals) printStatus(st *contract.Status) {
 			g.printf(" step %s", op.Step)
 		}
 		g.printf("\n")
+		if op.Stalled != "" {
+			g.printf("stalled: %s\n", op.Stalled)
+		}
 		g.printSteps(st, map[string]bool{})
 		printDataLoss(g, op.Plan)
 	}
@@ -310,6 +313,7 @@ func (g *globals) listCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Drifted, "drifted", "", "only instances whose last drift check said True or False")
 	cmd.Flags().BoolVar(&f.Gated, "gated", false, "only instances with scheduling gates set")
 	cmd.Flags().BoolVar(&f.AwaitingApproval, "awaiting-approval", false, "only instances whose operation waits for its plan to be approved")
+	cmd.Flags().BoolVar(&f.Retrying, "retrying", false, "only instances whose running step keeps failing and is retried (Retrying)")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
 	cmd.Flags().BoolVar(&countsOnly, "counts", false, "with --stack: only the stack's ready, updated and total counts, overall and per tenant")
 	out = outputFlag(cmd)
@@ -346,7 +350,11 @@ func writeList(w io.Writer, items []client.ListItem) {
 		if it.Closed != nil {
 			closed = it.Closed.Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, dash(it.Stack), it.State, dash(it.Ready),
+		state := it.State
+		if it.Retrying {
+			state += " (Retrying)"
+		}
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, dash(it.Stack), state, dash(it.Ready),
 			dash(it.Drifted), dash(strings.TrimPrefix(it.Rollout, "rollout/")), it.Started.Format(time.DateTime), closed)
 	}
 	_ = tw.Flush()

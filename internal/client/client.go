@@ -35,6 +35,8 @@ type Client struct {
 	// Payloads decodes what history holds (the payload codec); nil for a wrapped client, which
 	// then cannot read an instance's event log.
 	Payloads converter.DataConverter
+	// Failures decodes the failures Temporal keeps (a retrying step's last error); nil: the SDK's default.
+	Failures converter.FailureConverter
 	// AuditLog is the durable audit log `slipway audit` reads beside histories; nil: histories only.
 	AuditLog AuditLog
 }
@@ -241,7 +243,7 @@ func Dial(ctx context.Context, taskQueue string, opts ...Option) (*Client, error
 		return nil, &UnavailableError{Address: o.HostPort, Err: err}
 	}
 	sc := New(c, taskQueue, o.Namespace)
-	sc.Payloads = o.DataConverter
+	sc.Payloads, sc.Failures = o.DataConverter, o.FailureConverter
 	return sc, nil
 }
 
@@ -257,7 +259,7 @@ func DialLazy(taskQueue string, opts ...Option) (*Client, error) {
 		return nil, &UnavailableError{Address: o.HostPort, Err: err}
 	}
 	sc := New(c, taskQueue, o.Namespace)
-	sc.Payloads = o.DataConverter // slipway server reads events and audit for people
+	sc.Payloads, sc.Failures = o.DataConverter, o.FailureConverter // slipway server reads events and audit for people
 	return sc, nil
 }
 

@@ -16,7 +16,7 @@ import (
 // readyValues are InstanceReady's values.
 var readyValues = []string{"True", "False", "Unknown"}
 
-// Fleet counts instances by state and Ready and the approvals waiting, with the same
+// Fleet counts instances by state and Ready, the approvals waiting and the steps Retrying, with the same
 // visibility queries as `slipway list` (one count each, so its cost does not grow with the
 // fleet), and reads the deployer observers' last sweep (the oldest, when there are several).
 func (c *Client) Fleet(ctx context.Context) (metrics.FleetCounts, error) {
@@ -40,6 +40,9 @@ func (c *Client) Fleet(ctx context.Context) (metrics.FleetCounts, error) {
 		return f, err
 	}
 	f.ApprovalsWaiting = n
+	if f.StepsRetrying, err = c.count(ctx, ListFilter{Retrying: true}.Query()); err != nil {
+		return f, err
+	}
 	// The counts stand even when an observer does not answer: its age is then just unknown.
 	f.LastSweep = c.lastSweep(ctx)
 	return f, nil

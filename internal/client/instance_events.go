@@ -302,6 +302,14 @@ func (r *eventReader) signal(e InstanceEvent, a *historypb.WorkflowExecutionSign
 		if w.Voids != "" {
 			e.Text += "; it voids an earlier approval: a plan made again needs its own"
 		}
+	case contract.SignalStepRetrying:
+		var sr contract.StepRetry
+		r.first(a.GetInput(), &sr)
+		e.Kind, e.Operation, e.Status = "step", sr.Operation, "Retrying"
+		e.Text = fmt.Sprintf("step %s Retrying: attempt %d", sr.Activity, sr.Attempt)
+		if sr.LastError != "" {
+			e.Text += ": " + sr.LastError
+		}
 	case contract.SignalGateCleared:
 		var w contract.ReadyWatch
 		r.first(a.GetInput(), &w)

@@ -23,10 +23,12 @@ type ListItem struct {
 	Drifted string `json:"drifted,omitempty"` // the last drift check: True or False
 	Gated   bool   `json:"gated,omitempty"`   // scheduling gates are set
 	// AwaitingApproval: an operation waits for its plan to be approved.
-	AwaitingApproval bool       `json:"awaitingApproval,omitempty"`
-	Running          bool       `json:"running"`
-	Started          time.Time  `json:"started"`          // this run of the entity workflow
-	Closed           *time.Time `json:"closed,omitempty"` // when the instance's workflow ended
+	AwaitingApproval bool `json:"awaitingApproval,omitempty"`
+	// Retrying: a step of the running operation keeps failing and is retried (CondRetrying).
+	Retrying bool       `json:"retrying,omitempty"`
+	Running  bool       `json:"running"`
+	Started  time.Time  `json:"started"`          // this run of the entity workflow
+	Closed   *time.Time `json:"closed,omitempty"` // when the instance's workflow ended
 }
 
 // ListFilter narrows List; empty fields match everything.
@@ -41,6 +43,8 @@ type ListFilter struct {
 	Gated bool
 	// AwaitingApproval lists only instances whose operation waits for approval.
 	AwaitingApproval bool
+	// Retrying lists only instances whose running step is Retrying.
+	Retrying bool
 	// All includes closed entities (Deprovisioned, or never provisioned).
 	All bool
 }
@@ -62,6 +66,9 @@ func (f ListFilter) Query() string {
 	}
 	if f.AwaitingApproval {
 		q = append(q, fmt.Sprintf("%s = true", contract.SAInstanceAwaitingApproval.GetName()))
+	}
+	if f.Retrying {
+		q = append(q, fmt.Sprintf("%s = true", contract.SAInstanceRetrying.GetName()))
 	}
 	if f.Drifted != "" {
 		q = append(q, fmt.Sprintf("%s = '%s'", contract.SAInstanceDrifted.GetName(), f.Drifted))
@@ -105,6 +112,9 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 			}
 			if p, ok := fields[contract.SAInstanceAwaitingApproval.GetName()]; ok {
 				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.AwaitingApproval)
+			}
+			if p, ok := fields[contract.SAInstanceRetrying.GetName()]; ok {
+				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.Retrying)
 			}
 			items = append(items, it)
 		}

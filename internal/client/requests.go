@@ -120,6 +120,7 @@ func (c *Client) Status(ctx context.Context, ref contract.Ref, req contract.Stat
 		return nil, err
 	}
 	c.freshen(ctx, st)
+	c.withRetrying(ctx, st)
 	c.withObjects(ctx, ref, st, req.Output)
 	return st, nil
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // Wait waits for h to end. With progress, it follows the instance's history by long poll and
-// reads the status only when a step event arrives, then once at the end: a waiting client costs
-// a query per step, never a query per tick, however long the operation runs.
+// reads the status (with the running step's retries, withRetrying) only when a step event or a
+// step's Retrying signal arrives, then once at the end: a waiting client costs a query and a
+// describe per step, never one per tick, however long the operation runs.
 func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*contract.Status)) (contract.OperationResult, error) {
 	if progress == nil {
 		return h.Get(ctx)
@@ -28,6 +29,7 @@ func (c *Client) Wait(ctx context.Context, h *Handle, progress func(*contract.St
 	}()
 	show := func() {
 		if st, qerr := c.query(ctx, h.Ref, contract.StatusRequest{}); qerr == nil {
+			c.withRetrying(ctx, st)
 			progress(st)
 		}
 	}

@@ -35,6 +35,7 @@ func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*con
 		if st, err = c.query(ctx, ref, contract.StatusRequest{}); err != nil {
 			return nil, err
 		}
+		c.withRetrying(ctx, st)
 		if !running(st) || st.Operation.ID != op {
 			if progress != nil {
 				progress(st)

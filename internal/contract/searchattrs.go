@@ -26,6 +26,9 @@ var (
 	SAInstanceAwaitingApproval = temporal.NewSearchAttributeKeyBool("InstanceAwaitingApproval")
 	// SAInstanceDependencies are the TENANT/NAMEs the instance depends on: a dependency finds its users by it.
 	SAInstanceDependencies = temporal.NewSearchAttributeKeyKeywordList("InstanceDependencies")
+	// SAInstanceRetrying is true while a step of the running operation is Retrying (CondRetrying).
+	// SQL visibility holds at most 3 Bool attributes: with this one, slipway uses all 3.
+	SAInstanceRetrying = temporal.NewSearchAttributeKeyBool("InstanceRetrying")
 )
 
 // SearchAttributes is the one declared list of slipway's search attributes with their types: workers
@@ -34,7 +37,7 @@ var (
 var SearchAttributes = []temporal.SearchAttributeKey{
 	SAInstanceState, SATenant, SAInstanceName, SAInstanceReady, SAAppObserved,
 	SAInstanceStack, SAInstanceOperation, SAInstanceRollout, SARolloutPhase, SAInstanceDrifted,
-	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies,
+	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies, SAInstanceRetrying,
 }
 
 // SearchAttributeTypes is SearchAttributes as name -> type, spelled as `temporal operator

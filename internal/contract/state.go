@@ -108,6 +108,8 @@ type Operation struct {
 	Recreate bool `json:"recreate,omitempty"`
 	// Cancel is who stopped it while it ran, and for what (cancel-running).
 	Cancel *CancelRecord `json:"cancel,omitempty"`
+	// Retrying is the step the worker reported retrying (SignalStepRetrying); it holds while that step runs.
+	Retrying *StepRetry `json:"retrying,omitempty"`
 }
 
 // StepRecord is one step of one attempt.
@@ -170,6 +172,8 @@ type DecisionRecord struct {
 	AcceptedRender string   `json:"acceptedRender,omitempty"`
 	AcceptedFiles  []string `json:"acceptedFiles,omitempty"`
 	AcceptedDiff   string   `json:"acceptedDiff,omitempty"`
+	// RetriedStep is the Retrying step a retry of the running operation had tried at once.
+	RetriedStep string `json:"retriedStep,omitempty"`
 	// Error says why the decision could not be carried out; the state then did not change.
 	Error string `json:"error,omitempty"`
 }

@@ -97,6 +97,12 @@ type OperationStatus struct {
 	Plan      *PlanSummary  `json:"plan,omitempty"`
 	Diff      string        `json:"diff,omitempty"`
 	Cancel    *CancelRecord `json:"cancel,omitempty"` // who stopped it while it ran (cancel-running)
+	// Retrying is the running step's activity from its second attempt on (the client reads it
+	// from the pipeline's pending activity; the instance records it at RetryingAfter).
+	Retrying *StepRetry `json:"retrying,omitempty"`
+	// Stalled says why the running operation has not moved: a task no worker took for longer
+	// than a worker ever needs (the client reads it from the pipeline; nothing is recorded).
+	Stalled string `json:"stalled,omitempty"`
 }
 
 // AppResources groups resources by app, then cluster (EMCO).

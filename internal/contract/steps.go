@@ -59,6 +59,7 @@ var AllActivities = []string{
 	ActWorkloadChanges,
 	ActNotifyDependents,
 	ActResourceStates,
+	ActRetryNow,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).

@@ -16,6 +16,7 @@ type FleetCounts struct {
 	States           map[string]int64 // lifecycle state -> instances
 	Ready            map[string]int64 // True/False/Unknown -> running instances
 	ApprovalsWaiting int64
+	StepsRetrying    int64     // instances whose running step is Retrying (InstanceRetrying)
 	LastSweep        time.Time // the deployer observer's last sweep; zero: none known
 }
 

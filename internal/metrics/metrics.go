@@ -37,6 +37,7 @@ const (
 	Instances          = "slipway_instances"                 // gauge {state}
 	InstancesReady     = "slipway_instances_ready"           // gauge {ready=True|False|Unknown}
 	ApprovalsWaiting   = "slipway_approvals_waiting"         // gauge
+	StepsRetrying      = "slipway_steps_retrying"            // gauge: instances whose running step is Retrying
 	ObserverSweepAge   = "slipway_observer_sweep_age"        // gauge, seconds
 	FleetRefreshErrors = "slipway_fleet_refresh_errors"      // counter
 	FleetRefreshed     = "slipway_fleet_refreshed_timestamp" // gauge, unix seconds of the last good refresh
@@ -46,7 +47,7 @@ const (
 // ExportedNames are the metric families slipway itself exposes, as Prometheus names them.
 var ExportedNames = []string{
 	OperationsStarted + "_total", OperationsFinished + "_total", StepDuration + "_seconds",
-	BuildInfo, WebhookDeliveries + "_total", Instances, InstancesReady, ApprovalsWaiting,
+	BuildInfo, WebhookDeliveries + "_total", Instances, InstancesReady, ApprovalsWaiting, StepsRetrying,
 	ObserverSweepAge + "_seconds", FleetRefreshErrors + "_total", FleetRefreshed, Ready,
 }
 
@@ -123,6 +124,10 @@ func (m *Metrics) instruments() error {
 	if err != nil {
 		return err
 	}
+	retrying, err := m.meter.Int64ObservableGauge(StepsRetrying, metric.WithDescription("instances whose running step keeps failing and is retried, Retrying (use max())"))
+	if err != nil {
+		return err
+	}
 	sweepAge, err := m.meter.Float64ObservableGauge(ObserverSweepAge, metric.WithUnit("s"), metric.WithDescription("seconds since the deployer observer's last sweep listed the apps"))
 	if err != nil {
 		return err
@@ -146,12 +151,13 @@ func (m *Metrics) instruments() error {
 			o.ObserveInt64(ready, n, metric.WithAttributes(attribute.String("ready", r)))
 		}
 		o.ObserveInt64(approvals, f.ApprovalsWaiting)
+		o.ObserveInt64(retrying, f.StepsRetrying)
 		if !f.LastSweep.IsZero() {
 			o.ObserveFloat64(sweepAge, time.Since(f.LastSweep).Seconds())
 		}
 		o.ObserveFloat64(refreshed, float64(f.At.UnixNano())/1e9)
 		return nil
-	}, instances, ready, approvals, sweepAge, refreshed)
+	}, instances, ready, approvals, retrying, sweepAge, refreshed)
 	return err
 }
 

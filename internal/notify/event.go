@@ -17,10 +17,11 @@ const (
 	KindRolloutBatch     Kind = "RolloutBatch"     // a rollout batch ended
 	KindAwaitingApproval Kind = "AwaitingApproval" // an operation waits for an approval
 	KindDependencyStale  Kind = "DependencyStale"  // an instance's changed outputs could not be passed on to its dependents
+	KindRetrying         Kind = "Retrying"         // a step failed attempt after attempt and is being retried
 )
 
 // kinds is every Kind, in the order errors list them.
-var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval, KindDependencyStale}
+var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval, KindDependencyStale, KindRetrying}
 
 // Kinds returns every Kind.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }

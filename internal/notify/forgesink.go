@@ -61,7 +61,7 @@ func statusContext(ev Event) string {
 	return "slipway"
 }
 
-// statusState: Ready is success, Failed failure, AwaitingApproval pending, Drifted error (the
+// statusState: Ready is success, Failed failure, AwaitingApproval and Retrying pending, Drifted error (the
 // commit is fine, what runs no longer matches it). A rollout batch fails when its state says
 // so ("...Failed") and succeeds otherwise.
 func statusState(ev Event) forge.StatusState {
@@ -70,7 +70,7 @@ func statusState(ev Event) forge.StatusState {
 		return forge.StatusSuccess
 	case KindFailed:
 		return forge.StatusFailure
-	case KindAwaitingApproval:
+	case KindAwaitingApproval, KindRetrying:
 		return forge.StatusPending
 	case KindDrifted:
 		return forge.StatusError

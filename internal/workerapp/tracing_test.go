@@ -10,8 +10,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/codec"
 )
 
-// Tracing off (the default), a worker has the attestation verifier only; on, the tracing
-// interceptor comes first, so even a refused request has its span.
+// Tracing off (the default), a worker has the attestation verifier and the retry notice; on, the
+// tracing interceptor comes first, so even a refused request has its span.
 func TestTracingInterceptorOnlyWhenOn(t *testing.T) {
 	line, err := codec.Generate("t")
 	require.NoError(t, err)
@@ -23,10 +23,11 @@ func TestTracingInterceptorOnlyWhenOn(t *testing.T) {
 	require.NoError(t, err)
 	off, err := Interceptors(Config{Keys: keys, Attest: ring})
 	require.NoError(t, err)
-	require.Len(t, off, 1)
+	require.Len(t, off, 2)
+	require.Contains(t, fmt.Sprintf("%T", off[1]), "noticeRetries", "every worker tells instances of their retrying steps")
 	on, err := Interceptors(Config{Keys: keys, Attest: ring, Tracing: true})
 	require.NoError(t, err)
-	require.Len(t, on, 2)
+	require.Len(t, on, 3)
 	require.Contains(t, fmt.Sprintf("%T", on[0]), "tracing", "the tracing interceptor is first")
 	require.Equal(t, fmt.Sprintf("%T", off[0]), fmt.Sprintf("%T", on[1]), "the verifier after it")
 }
