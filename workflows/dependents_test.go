@@ -108,9 +108,9 @@ func TestDependentIsNotTakenOnDuringATeardown(t *testing.T) {
 	d := watchDependents(w)
 	reqs := readyInstance(w, nil)
 	deprovision := op(lifecycle.OpDeprovision, contract.OperationRequest{Confirm: true})
-	// The dependent's watch comes while the infrastructure is being destroyed.
+	// The dependent's watch comes while the app is being removed, steps before the teardown ends.
 	w.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-		if info.ActivityType.Name == contract.ActTerraformDestroy {
+		if info.ActivityType.Name == contract.ActRemoveApp {
 			w.env.SignalWorkflow(contract.SignalWatchReady, subnetWatch)
 		}
 	})
