@@ -38,6 +38,9 @@ func (e *entity) admitGateAdd(req contract.GateRequest) error {
 	if err := gates.Check(req.Name); err != nil {
 		return notAllowed("%s: %v", e.s.Ref, err)
 	}
+	if err := gates.CheckTenant(e.s.Ref.Tenant, req.Name); err != nil {
+		return notAllowed("%s: %v", e.s.Ref, err)
+	}
 	if err := gates.CheckTimeout(req.Name, req.Timeout); err != nil {
 		return notAllowed("%s: %v", e.s.Ref, err)
 	}
