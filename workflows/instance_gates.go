@@ -357,6 +357,10 @@ func (e *entity) registerGates(ctx workflow.Context) error {
 				if err := h.admit(req); err != nil {
 					return nil, err
 				}
+				// The gate log names who asked as verified; what the request says is only a note.
+				if a, ok := verifiedActor(ctx); ok {
+					req.Actor = a.String()
+				}
 				h.apply(ctx, req)
 				return e.s.Gates, nil
 			},
