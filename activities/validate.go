@@ -7,6 +7,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/gates"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
@@ -31,6 +32,11 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 	if in.DeployedRevision != "" {
 		if previous, err = a.committedInstance(ctx, in.DeployedRevision, in.Ref); err != nil {
 			return contract.ValidateOutput{}, err
+		}
+	}
+	for i, g := range inst.SchedulingGates {
+		if err := gates.CheckTenant(in.Ref.Tenant, g.Name); err != nil {
+			return contract.ValidateOutput{}, invalidConfig(fieldError(fmt.Sprintf("schedulingGates[%d]", i), err.Error()))
 		}
 	}
 	targets, err := a.dependencyTargets(ctx, in.Ref, stack, inst)

@@ -38,6 +38,9 @@ func (e *entity) admitGateAdd(req contract.GateRequest) error {
 	if err := gates.Check(req.Name); err != nil {
 		return notAllowed("%s: %v", e.s.Ref, err)
 	}
+	if err := gates.CheckTenant(e.s.Ref.Tenant, req.Name); err != nil {
+		return notAllowed("%s: %v", e.s.Ref, err)
+	}
 	if err := gates.CheckTimeout(req.Name, req.Timeout); err != nil {
 		return notAllowed("%s: %v", e.s.Ref, err)
 	}
@@ -353,6 +356,10 @@ func (e *entity) registerGates(ctx workflow.Context) error {
 			func(ctx workflow.Context, req contract.GateRequest) ([]contract.Gate, error) {
 				if err := h.admit(req); err != nil {
 					return nil, err
+				}
+				// The gate log names who asked as verified; what the request says is only a note.
+				if a, ok := verifiedActor(ctx); ok {
+					req.Actor = a.String()
 				}
 				h.apply(ctx, req)
 				return e.s.Gates, nil

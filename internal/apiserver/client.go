@@ -248,7 +248,7 @@ func (c *Client) List(ctx context.Context, f client.ListFilter) ([]client.ListIt
 			q.Set(k, v)
 		}
 	}
-	for k, v := range map[string]bool{"gated": f.Gated, "awaitingApproval": f.AwaitingApproval, "all": f.All} {
+	for k, v := range map[string]bool{"gated": f.Gated, "awaitingApproval": f.AwaitingApproval, "retrying": f.Retrying, "all": f.All} {
 		if v {
 			q.Set(k, "true")
 		}

@@ -91,7 +91,7 @@ func (s *Server) readInstance(ctx context.Context, a identity.Actor, r *http.Req
 func listFilter(q url.Values) (client.ListFilter, error) {
 	f := client.ListFilter{Tenant: q.Get("tenant"), State: q.Get("state"), Ready: q.Get("ready"), Stack: q.Get("stack"), Drifted: q.Get("drifted")}
 	var err error
-	for name, dst := range map[string]*bool{"gated": &f.Gated, "awaitingApproval": &f.AwaitingApproval, "all": &f.All} {
+	for name, dst := range map[string]*bool{"gated": &f.Gated, "awaitingApproval": &f.AwaitingApproval, "retrying": &f.Retrying, "all": &f.All} {
 		if v := q.Get(name); v != "" {
 			if *dst, err = strconv.ParseBool(v); err != nil {
 				return f, badRequest("%s: %q is not true or false", name, v)

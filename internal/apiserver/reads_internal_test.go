@@ -2,6 +2,9 @@ package apiserver
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,4 +65,24 @@ func TestFleetReadsKeepOnlyReadableTenants(t *testing.T) {
 	}
 	require.Equal(t, []string{"acme", "other"}, planTenants(contract.RolloutPlan{Actions: []contract.RolloutAction{
 		{Ref: contract.Ref{Tenant: "other", Name: "a"}}, {Ref: contract.Ref{Tenant: "acme", Name: "b"}}, {Ref: contract.Ref{Tenant: "other", Name: "c"}}}}))
+}
+
+// `list --retrying` through the server lists only Retrying instances: the client sends the filter
+// and the server reads it (it was dropped on the way, so every readable instance came back).
+func TestListRetryingFilterReachesTheServer(t *testing.T) {
+	var got url.Values
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.Query()
+		_, _ = w.Write([]byte("[]"))
+	}))
+	defer srv.Close()
+	c, err := NewClient(srv.URL, func(context.Context) (string, error) { return "tok", nil })
+	require.NoError(t, err)
+	_, err = c.List(t.Context(), client.ListFilter{Tenant: "acme", Retrying: true})
+	require.NoError(t, err)
+	f, err := listFilter(got)
+	require.NoError(t, err)
+	require.True(t, f.Retrying, "query %v", got)
+	_, err = listFilter(url.Values{"retrying": {"yes"}})
+	require.ErrorContains(t, err, "retrying")
 }

@@ -301,6 +301,9 @@ func (s *Server) gate(ctx context.Context, a identity.Actor, r *http.Request) (i
 		if err := gates.Check(req.Name); err != nil {
 			return 0, nil, badRequest("name: %v", err)
 		}
+		if err := gates.CheckTenant(ref.Tenant, req.Name); err != nil {
+			return 0, nil, badRequest("name: %v", err)
+		}
 	}
 	var gs []contract.Gate
 	err = s.bounded(ctx, func(ctx context.Context) (err error) {

@@ -54,6 +54,16 @@ func Instance(name string) (ref string, ok bool) {
 	return arg, true
 }
 
+// CheckTenant refuses an instance gate, on an instance of tenant, that names another tenant's
+// instance: the target answers its watchers with its state and failures, which are its tenant's.
+func CheckTenant(tenant, name string) error {
+	ref, ok := Instance(name)
+	if target, _, _ := strings.Cut(ref, "/"); ok && target != tenant {
+		return fmt.Errorf("gate %q names an instance of tenant %s: an instance gate waits for an instance of its own tenant (tenant %s)", name, target, tenant)
+	}
+	return nil
+}
+
 // CheckTimeout refuses a negative timeout.
 func CheckTimeout(name string, d time.Duration) error {
 	if d < 0 {

@@ -27,3 +27,11 @@ func TestCheckAcceptsLabelsAndKnownKindsOnly(t *testing.T) {
 	require.False(t, ok)
 	require.Error(t, CheckTimeout("network", -1))
 }
+
+// An instance gate's target answers it with its state and failures: only its own tenant's.
+func TestCheckTenantRefusesAnotherTenantsInstance(t *testing.T) {
+	for _, ok := range []string{"network", "instance:acme/db"} {
+		require.NoError(t, CheckTenant("acme", ok), ok)
+	}
+	require.ErrorContains(t, CheckTenant("other", "instance:acme/db"), `gate "instance:acme/db" names an instance of tenant acme`)
+}
