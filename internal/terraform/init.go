@@ -140,6 +140,9 @@ func lockSum(dir string) string {
 	return sum
 }
 
+// emptyStateFile is the state createPGState pushes, removed once pushed.
+const emptyStateFile = scratchPrefix + "empty.tfstate"
+
 // createPGState writes an empty state for a pg workspace that has none. Until its row exists,
 // terraform's pg backend locks a workspace with the database-wide creation lock, so a first
 // apply would block every other workspace in the database for as long as it runs.
@@ -155,7 +158,7 @@ func (r *Runner) createPGState(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
-	empty := filepath.Join(r.Dir(ws), ".slipway-empty.tfstate")
+	empty := filepath.Join(r.Dir(ws), emptyStateFile)
 	state := fmt.Sprintf(`{"version":4,"terraform_version":"1.4.0","serial":0,"lineage":%q,"outputs":{},"resources":[]}`, uuid.NewString())
 	if err := os.WriteFile(empty, []byte(state), filePerm); err != nil {
 		return &CommandError{Command: "state push", Workspace: ws, Err: err}

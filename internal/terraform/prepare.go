@@ -215,7 +215,7 @@ func removeStale(ctx context.Context, ws Workspace, dir string, want map[string]
 		if topLevel && (rel == depLockFile || strings.HasSuffix(rel, planExt)) {
 			return nil
 		}
-		if strings.HasPrefix(d.Name(), tmpPrefix) || (topLevel && strings.HasPrefix(rel, depLockFile)) {
+		if strings.HasPrefix(d.Name(), tmpPrefix) || (topLevel && (strings.HasPrefix(rel, depLockFile) || rel == emptyStateFile)) {
 			if info, err := d.Info(); err == nil {
 				noteRepair(ctx, "terraform: removed "+rel+", a temporary file a killed writer left in the working directory",
 					"instance", ws.String(), "file", p, "age", time.Since(info.ModTime()).Round(time.Millisecond).String())
