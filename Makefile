@@ -64,6 +64,7 @@ test: deps
 ## 20 concurrent requests and a secrets grep, on the real dev server, git, terraform and PostgreSQL;
 ## prints the figures and fails when one is off target (CHAOS_ARGS adds flags, e.g. -v)
 chaos: deps temporal
+	@$(PHASE) "tools terraform-provider-time" $(TOOLS) terraform-provider-time >/dev/null
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" $(GO) run ./testsuite/chaos -lifecycles 200 -parallel 8 -fault-rate 0.3 $(CHAOS_ARGS)
 
 ## bench: one table on a real dev server: the Temporal floor, each pipeline against it, an update

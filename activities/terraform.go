@@ -229,12 +229,15 @@ func (a *Activities) ForceUnlock(ctx context.Context, in contract.UnlockInput) e
 }
 
 // withLockNote tells the runner which activity of which pipeline takes the state lock, so a
-// lock stranded by a lost worker names its holder.
+// lock stranded by a lost worker names its holder, and logs what the runner repaired of what a
+// killed worker left (its plugin cache, a temporary file).
 func withLockNote(ctx context.Context) context.Context {
 	if !activity.IsActivity(ctx) {
 		return ctx
 	}
 	info := activity.GetInfo(ctx)
+	logger := activity.GetLogger(ctx)
+	ctx = terraform.WithNotes(ctx, func(msg string, attrs ...any) { logger.Warn(msg, attrs...) })
 	return terraform.WithLockNote(ctx, terraform.LockNote{
 		Operation: fmt.Sprintf("%s, %s attempt %d", info.WorkflowExecution.ID, info.ActivityType.Name, info.Attempt),
 		Who:       "(slipway worker, task queue " + info.TaskQueue + ")",

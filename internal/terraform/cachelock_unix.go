@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -28,8 +30,14 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		return nil, err
 	}
 	busy := filepath.Join(dir, cacheBusyFile)
-	if _, err = os.Lstat(busy); err == nil {
-		err = emptyDir(dir, cacheLockFile)
+	var mark fs.FileInfo
+	if mark, err = os.Lstat(busy); err == nil {
+		var removed []string
+		if removed, err = emptyDir(dir, cacheLockFile, cacheBusyFile); err == nil {
+			age := time.Since(mark.ModTime()).Round(time.Millisecond)
+			noteRepair(ctx, "terraform: emptied the plugin cache: an init killed while it installed providers left "+cacheBusyFile,
+				"cache", dir, "mark", busy, "age", age.String(), "removed", strings.Join(removed, ","))
+		}
 	}
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		err = os.WriteFile(busy, nil, filePerm)
@@ -41,21 +49,23 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 	return func() { os.Remove(busy); unflock() }, nil
 }
 
-// emptyDir removes everything in dir but keep.
-func emptyDir(dir, keep string) error {
+// emptyDir removes everything in dir but keep, and names what it removed.
+func emptyDir(dir string, keep ...string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var removed []string
 	for _, e := range entries {
-		if e.Name() == keep {
+		if slices.Contains(keep, e.Name()) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return err
+			return removed, err
 		}
+		removed = append(removed, e.Name())
 	}
-	return nil
+	return removed, nil
 }
 
 // flockDir takes an exclusive flock in dir, waiting for it until ctx ends.

@@ -4,12 +4,18 @@ package terraform
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
 
 // An init killed while it wrote the plugin cache leaves its busy mark: the next holder empties
@@ -21,16 +27,21 @@ func TestThePluginCacheAKilledInitLeftIsEmptied(t *testing.T) {
 	require.NoError(t, os.MkdirAll(provider, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(provider, "terraform-provider-time"), []byte("whole"), 0o755))
 
+	var notes []string
+	ctx = WithNotes(ctx, func(msg string, attrs ...any) { notes = append(notes, fmt.Sprint(append([]any{msg}, attrs...)...)) })
 	unlock, err := lockDir(ctx, cache)
 	require.NoError(t, err)
 	assert.FileExists(t, filepath.Join(cache, cacheBusyFile), "marked while held")
 	unlock()
 	assert.NoFileExists(t, filepath.Join(cache, cacheBusyFile))
 	assert.DirExists(t, provider, "a finished init's cache is kept")
+	assert.Empty(t, notes, "nothing to repair")
 
 	// The holder dies mid-write: the kernel drops its flock, its mark stays.
 	require.NoError(t, os.WriteFile(filepath.Join(provider, "terraform-provider-time"), []byte("ha"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(cache, cacheBusyFile), nil, 0o600))
+	died := time.Now().Add(-41 * time.Second)
+	require.NoError(t, os.Chtimes(filepath.Join(cache, cacheBusyFile), died, died))
 	unlock, err = lockDir(ctx, cache)
 	require.NoError(t, err)
 	defer unlock()
@@ -41,4 +52,64 @@ func TestThePluginCacheAKilledInitLeftIsEmptied(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	assert.ElementsMatch(t, []string{cacheLockFile, cacheBusyFile}, names, "the half-written provider is gone")
+	require.Len(t, notes, 1, "the repair is recorded")
+	assert.Contains(t, notes[0], "emptied the plugin cache: an init killed while it installed providers left "+cacheBusyFile)
+	assert.Contains(t, notes[0], "age41")
+	assert.Contains(t, notes[0], "removedregistry.terraform.io")
+}
+
+// After a killed init, the next one empties the shared cache: the workspaces that linked their
+// providers from it are no longer initialised, so their next step inits again rather than fail
+// to plan; the temporary lock file terraform left in a working directory goes, and is noted.
+func TestWorkspacesLinkedToAnEmptiedCacheInitAgain(t *testing.T) {
+	m := timeMirror(t, "0.99.0")
+	r := newRunner(t, WithProviderMirror(m.Dir))
+	var mu sync.Mutex
+	var notes []string
+	ctx := WithNotes(context.Background(), func(msg string, attrs ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		notes = append(notes, fmt.Sprint(append([]any{msg}, attrs...)...))
+	})
+	pinned := func(v string) map[string][]byte {
+		return map[string][]byte{"main.tf": []byte(strings.Replace(string(timeConfig["main.tf"]),
+			`source = "hashicorp/time"`, `source = "hashicorp/time", version = "`+v+`"`, 1))}
+	}
+	ws, other := Workspace{Tenant: "acme", Name: "web"}, Workspace{Tenant: "acme", Name: "other"}
+	ready(t, r, ws, pinned(tfmirror.TimeVersion))
+	require.True(t, r.Initialized(ws))
+
+	// A worker killed inside an init: its cache mark and temporary files stay.
+	died := time.Now().Add(-41 * time.Second)
+	temps := []string{depLockFile + "2718281828", tmpPrefix + "31415", emptyStateFile}
+	for _, p := range []string{filepath.Join(r.pluginCache, cacheBusyFile), filepath.Join(r.Dir(ws), temps[0]),
+		filepath.Join(r.Dir(ws), temps[1]), filepath.Join(r.Dir(ws), temps[2])} {
+		require.NoError(t, os.WriteFile(p, []byte("half"), 0o600))
+		require.NoError(t, os.Chtimes(p, died, died))
+	}
+	// The next init (of another version, so the cache does not get this one back) repairs it.
+	require.NoError(t, r.Prepare(ctx, other, pinned("0.99.0")))
+	require.NoError(t, r.Init(ctx, other))
+	require.Len(t, notes, 1, "%q", notes)
+	assert.Contains(t, notes[0], "emptied the plugin cache")
+	assert.False(t, r.Initialized(ws), "its providers were linked from the emptied cache")
+
+	require.NoError(t, r.Prepare(ctx, ws, pinned(tfmirror.TimeVersion)))
+	require.Len(t, notes, 1+len(temps), "%q", notes)
+	for _, name := range temps {
+		found := false
+		for _, n := range notes[1:] {
+			if strings.Contains(n, "terraform: removed "+name+", a temporary file a killed writer left") {
+				found = true
+				assert.Contains(t, n, "instanceacme/web")
+				assert.Contains(t, n, "age41", n)
+			}
+		}
+		assert.True(t, found, "%s: %q", name, notes)
+		assert.NoFileExists(t, filepath.Join(r.Dir(ws), name))
+	}
+	require.NoError(t, r.Init(ctx, ws))
+	assert.True(t, r.Initialized(ws))
+	_, err := r.Plan(ctx, ws, "p", false)
+	require.NoError(t, err)
 }

@@ -3,6 +3,7 @@ package terraform
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,9 @@ func (r *Runner) Initialized(ws Workspace) bool {
 	if _, err := os.Stat(filepath.Join(dir, dataDir)); err != nil {
 		return false
 	}
+	if !providersLinked(dir) {
+		return false
+	}
 	if engine, _, err := r.engineOf(ws); err == nil { // else the command that follows reports the missing engine
 		got, _ := os.ReadFile(filepath.Join(dir, dataDir, engineMarker))
 		if strings.TrimSpace(string(got)) != engine.marker() {
@@ -107,6 +111,23 @@ func (r *Runner) Initialized(ws Workspace) bool {
 	return string(mark) == lockSum(dir)
 }
 
+// providersLinked reports whether every provider terraform linked into the working directory
+// is still there: the plugin cache it links to is emptied after a killed init (lockDir), and
+// terraform then refuses to plan until init installs them again.
+func providersLinked(dir string) bool {
+	ok := true
+	_ = filepath.WalkDir(filepath.Join(dir, dataDir, "providers"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type()&fs.ModeSymlink != 0 {
+			if _, err = os.Stat(p); err != nil {
+				ok = false
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	return ok
+}
+
 // initLockMark, in terraform's data dir, is the hash of the lock file the last init installed.
 const initLockMark = "slipway-lock.sha256"
 
@@ -118,6 +139,9 @@ func lockSum(dir string) string {
 	}
 	return sum
 }
+
+// emptyStateFile is the state createPGState pushes, removed once pushed.
+const emptyStateFile = scratchPrefix + "empty.tfstate"
 
 // createPGState writes an empty state for a pg workspace that has none. Until its row exists,
 // terraform's pg backend locks a workspace with the database-wide creation lock, so a first
@@ -134,7 +158,7 @@ func (r *Runner) createPGState(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
-	empty := filepath.Join(r.Dir(ws), ".slipway-empty.tfstate")
+	empty := filepath.Join(r.Dir(ws), emptyStateFile)
 	state := fmt.Sprintf(`{"version":4,"terraform_version":"1.4.0","serial":0,"lineage":%q,"outputs":{},"resources":[]}`, uuid.NewString())
 	if err := os.WriteFile(empty, []byte(state), filePerm); err != nil {
 		return &CommandError{Command: "state push", Workspace: ws, Err: err}

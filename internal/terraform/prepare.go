@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // BackendFile is the generated file that selects the state backend; callers may not supply it.
@@ -88,7 +89,7 @@ func (r *Runner) Prepare(ctx context.Context, ws Workspace, files map[string][]b
 		return fail(err)
 	}
 	// Stale entries go first so that a wanted file never collides with an old directory.
-	if err := removeStale(dir, want); err != nil {
+	if err := removeStale(ctx, ws, dir, want); err != nil {
 		return fail(err)
 	}
 	names := make([]string, 0, len(want))
@@ -186,8 +187,10 @@ func writeModeIfChanged(target string, data []byte, mode os.FileMode) error {
 	return os.Rename(tmp.Name(), target)
 }
 
-// removeStale deletes every file not in want (except kept ones) and then empty directories.
-func removeStale(dir string, want map[string][]byte) error {
+// removeStale deletes every file not in want (except kept ones) and then empty directories;
+// it notes each temporary file a writer killed with its worker left (slipway's, or terraform's
+// own of the lock file, which it renames into place).
+func removeStale(ctx context.Context, ws Workspace, dir string, want map[string][]byte) error {
 	var dirs []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -211,6 +214,12 @@ func removeStale(dir string, want map[string][]byte) error {
 		}
 		if topLevel && (rel == depLockFile || strings.HasSuffix(rel, planExt)) {
 			return nil
+		}
+		if strings.HasPrefix(d.Name(), tmpPrefix) || (topLevel && (strings.HasPrefix(rel, depLockFile) || rel == emptyStateFile)) {
+			if info, err := d.Info(); err == nil {
+				noteRepair(ctx, "terraform: removed "+rel+", a temporary file a killed writer left in the working directory",
+					"instance", ws.String(), "file", p, "age", time.Since(info.ModTime()).Round(time.Millisecond).String())
+			}
 		}
 		return os.Remove(p)
 	})

@@ -71,3 +71,11 @@ func (c Config) validate() error {
 	}
 	return nil
 }
+
+// points are the kill points the run visits.
+func (c Config) points() []KillPoint {
+	if c.KillPoints == nil {
+		return AllKillPoints(c.Deployer)
+	}
+	return c.KillPoints
+}

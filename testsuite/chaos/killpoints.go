@@ -21,7 +21,14 @@ const (
 	phaseAfter  = "after"
 	phaseMid    = "mid"
 	phaseGit    = "git" // inside git's update of main, while refs/heads/main.lock exists
+	// Inside terraform init (stackTime), while it holds the plugin cache: as it unpacks the
+	// provider into the cache, a part of it written; and as the lock file it writes appears.
+	phaseCache    = "cache"
+	phaseLockFile = "lockfile"
 )
+
+// needsProvider says the point lands inside a provider's install: its lifecycle uses stackTime.
+func (k KillPoint) needsProvider() bool { return k.Phase == phaseCache || k.Phase == phaseLockFile }
 
 func (k KillPoint) String() string {
 	return fmt.Sprintf("%s/%s/%s", lifecycleOps[k.Op-1].label, k.Activity, k.Phase)
@@ -56,7 +63,7 @@ func AllKillPoints(deployer string) []KillPoint {
 	add(opCreate, contract.ActOpenMR, b, a)
 	add(opCreate, contract.ActMergeMR, b, phaseGit, a)
 	add(opDeploy, contract.ActResolveRevision, a)
-	add(opDeploy, contract.ActTerraformInit, a)
+	add(opDeploy, contract.ActTerraformInit, phaseCache, phaseLockFile, a)
 	add(opDeploy, contract.ActTerraformPlan, a)
 	add(opDeploy, contract.ActTerraformApply, b, m, a)
 	add(opDeploy, contract.ActBootstrapSecrets, a)

@@ -23,21 +23,33 @@ const (
 var lifecycleOps = []struct {
 	label string
 	op    lifecycle.Operation
-	req   func() contract.OperationRequest
+	req   func(stack string) contract.OperationRequest
 }{
-	{"create", lifecycle.OpProvision, func() contract.OperationRequest { return contract.OperationRequest{ConfigYAML: configV1} }},
-	{"deploy", lifecycle.OpDeploy, func() contract.OperationRequest { return contract.OperationRequest{} }},
-	{"update", lifecycle.OpDeploy, func() contract.OperationRequest { return contract.OperationRequest{ConfigYAML: configV2} }},
-	{"archive", lifecycle.OpArchive, func() contract.OperationRequest { return contract.OperationRequest{} }},
-	{"deprovision", lifecycle.OpDeprovision, func() contract.OperationRequest { return contract.OperationRequest{Confirm: true} }},
+	{"create", lifecycle.OpProvision, func(s string) contract.OperationRequest {
+		return contract.OperationRequest{ConfigYAML: chaosConfig(s, 1)}
+	}},
+	{"deploy", lifecycle.OpDeploy, func(string) contract.OperationRequest { return contract.OperationRequest{} }},
+	{"update", lifecycle.OpDeploy, func(s string) contract.OperationRequest {
+		return contract.OperationRequest{ConfigYAML: chaosConfig(s, 2)}
+	}},
+	{"archive", lifecycle.OpArchive, func(string) contract.OperationRequest { return contract.OperationRequest{} }},
+	{"deprovision", lifecycle.OpDeprovision, func(string) contract.OperationRequest { return contract.OperationRequest{Confirm: true} }},
 }
 
 const (
-	configV1 = "stack: chaos\nparameters:\n  greeting: hello\n  replicas: 1\n"
-	configV2 = "stack: chaos\nparameters:\n  greeting: hello\n  replicas: 2\n"
+	stackChaos = "chaos"
+	// stackTime is the chaos stack plus the real provider hashicorp/time, which every worker
+	// installs from the run's packed mirror into its plugin cache: the init kill points need it.
+	stackTime = "chaostime"
 	// configChanges is how many operations of the lifecycle change the config: create, update, deprovision.
 	configChanges = 3
 )
+
+var configV1, configV2 = chaosConfig(stackChaos, 1), chaosConfig(stackChaos, 2)
+
+func chaosConfig(stack string, replicas int) string {
+	return fmt.Sprintf("stack: %s\nparameters:\n  greeting: hello\n  replicas: %d\n", stack, replicas)
+}
 
 // Outcome is what one lifecycle did.
 type Outcome struct {
@@ -47,13 +59,13 @@ type Outcome struct {
 	Secrets   map[string]string
 }
 
-// runLifecycle drives one instance through lifecycleOps and reports how far it got.
+// runLifecycle drives one instance of stack through lifecycleOps and reports how far it got.
 // afterOp, when set, runs after each successful operation (e.g. to read secrets).
-func runLifecycle(ctx context.Context, c *client.Client, ref contract.Ref, opTimeout time.Duration,
+func runLifecycle(ctx context.Context, c *client.Client, ref contract.Ref, stack string, opTimeout time.Duration,
 	afterOp func(i int)) Outcome {
 	out := Outcome{Ref: ref}
 	for i, o := range lifecycleOps {
-		req := o.req()
+		req := o.req(stack)
 		req.Actor = "chaos"
 		res, err := drive.SubmitAndWait(ctx, c, ref, o.op, req, fmt.Sprintf("chaos-%s-%d", ref, i+1), opTimeout)
 		if err != nil {

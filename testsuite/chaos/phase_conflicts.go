@@ -48,7 +48,7 @@ func (w *world) conflicts(ctx context.Context, rep *Report) error {
 	ref := contract.Ref{Tenant: "chaos", Name: "conflict"}
 	for i := 0; i < 2; i++ { // create, deploy
 		o := lifecycleOps[i]
-		res, err := drive.SubmitAndWait(ctx, c, ref, o.op, o.req(), fmt.Sprintf("conflict-setup-%d", i), w.cfg.OpTimeout)
+		res, err := drive.SubmitAndWait(ctx, c, ref, o.op, o.req(stackChaos), fmt.Sprintf("conflict-setup-%d", i), w.cfg.OpTimeout)
 		if err != nil || res.Result != contract.ResultSucceeded {
 			return fmt.Errorf("set up %s: %s %v %+v", ref, o.label, err, res.Failure)
 		}

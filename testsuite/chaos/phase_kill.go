@@ -27,10 +27,7 @@ type KillResult struct {
 // killPoints runs one lifecycle per kill point, each with its own worker process that
 // SIGKILLs itself at the point and is restarted at once without it.
 func (w *world) killPoints(ctx context.Context, rep *Report) error {
-	points := w.cfg.KillPoints
-	if points == nil {
-		points = AllKillPoints(w.cfg.Deployer)
-	}
+	points := w.cfg.points()
 	results := make([]KillResult, len(points))
 	sem := make(chan struct{}, w.cfg.KillParallel)
 	var wg sync.WaitGroup
@@ -54,6 +51,9 @@ func (w *world) killOne(ctx context.Context, i int, k KillPoint) KillResult {
 	res := KillResult{Point: k}
 	name := fmt.Sprintf("kill-%02d", i+1)
 	spec := workerSpec{name: name, taskQueue: "chaos-" + name, stateDir: filepath.Join(w.dir, "state", name)}
+	if k.needsProvider() {
+		spec.stack = stackTime
+	}
 	ref := contract.Ref{Tenant: "chaos", Name: name}
 	armed := spec
 	armed.env = []string{envKill + "=" + k.env(), envGitHang + "=" + filepath.Join(w.dir, "state", name+".git-hang")}
@@ -108,12 +108,19 @@ func (w *world) killOne(ctx context.Context, i int, k KillPoint) KillResult {
 		// The kill left main.lock: some worker's merge must have said it removed it.
 		res.Completed, res.Err = false, "no worker log says: "+gitLockRemoved
 	}
+	if k.needsProvider() && res.Completed && !strings.Contains(string(log), cacheEmptied) {
+		// The kill left the cache marked busy: the restarted worker's init must have said it emptied it.
+		res.Completed, res.Err = false, "the worker's log does not say: "+cacheEmptied
+	}
 	res.Took = time.Since(start)
 	return res
 }
 
 // gitLockRemoved is what a worker logs when it removes the main.lock a killed merge left.
 const gitLockRemoved = "removed stale git lock refs/heads/main.lock"
+
+// cacheEmptied is what a worker's init logs when it empties the plugin cache a killed init left.
+const cacheEmptied = "terraform: emptied the plugin cache"
 
 // anyLogHas reports whether a worker's log holds s.
 func (w *world) anyLogHas(s string) bool {

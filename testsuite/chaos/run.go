@@ -75,7 +75,7 @@ func (w *world) baseline(ctx context.Context) (Audit, error) {
 	}
 	defer p.Stop()
 	ref := contract.Ref{Tenant: "chaos", Name: "baseline"}
-	o := runLifecycle(ctx, c, ref, w.cfg.OpTimeout, nil)
+	o := runLifecycle(ctx, c, ref, stackChaos, w.cfg.OpTimeout, nil)
 	if !o.Completed {
 		return Audit{}, fmt.Errorf("the clean baseline lifecycle failed: %v", o.Failed)
 	}

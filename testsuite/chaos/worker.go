@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/logging"
+	"github.com/slipway-dev/slipway/internal/terraform"
 	"github.com/slipway-dev/slipway/internal/workerapp"
+	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
 
 // The driver re-runs its own binary as a worker; these variables configure it.
@@ -144,29 +147,10 @@ func (a *activityInterceptor) ExecuteActivity(ctx context.Context, in *intercept
 		// Arm the hook for this activity; die as soon as git waits in it holding main.lock.
 		hang := os.Getenv(envGitHang)
 		_ = os.WriteFile(hang+".armed", nil, 0o644)
-		done := make(chan struct{})
-		var dying atomic.Bool
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-				if _, err := os.Stat(hang); err == nil {
-					dying.Store(true)
-					die(*k)
-				}
-			}
-		}()
-		defer func() {
-			close(done)
-			if dying.Load() {
-				select {} // the merge failed as its git was killed: the worker follows
-			}
-			fmt.Fprintf(os.Stderr, "%s\t%s\n", missMarker, k) // the merge ended without the hook
-			die(*k)
-		}()
+		defer dieWhen(*k, func() bool { _, err := os.Stat(hang); return err == nil })()
+	}
+	if hit && k.needsProvider() {
+		defer dieWhen(*k, insideInit(k.Phase, info.WorkflowExecution.ID))()
 	}
 	var res any
 	var err error
@@ -180,6 +164,66 @@ func (a *activityInterceptor) ExecuteActivity(ctx context.Context, in *intercept
 		die(*k)
 	}
 	return res, err
+}
+
+// dieWhen kills the worker as soon as inside says the activity is at k; the func it returns,
+// deferred by the activity, kills it anyway (logging that k was missed) when it ended first.
+func dieWhen(k KillPoint, inside func() bool) (ended func()) {
+	var mu sync.Mutex
+	done, dying := false, false
+	go func() {
+		for at := false; !at; {
+			time.Sleep(time.Millisecond)
+			at = inside()
+			mu.Lock()
+			if done {
+				mu.Unlock()
+				return
+			}
+			dying = at
+			mu.Unlock()
+		}
+		die(k)
+	}()
+	return func() {
+		mu.Lock()
+		done = true
+		d := dying
+		mu.Unlock()
+		if d {
+			select {} // the step failed as its git or terraform was killed: the worker follows
+		}
+		fmt.Fprintf(os.Stderr, "%s\t%s\n", missMarker, k)
+		die(k)
+	}
+}
+
+// insideInit says whether the init of the workflow's instance is at the point: phaseCache,
+// the provider is in the plugin cache but not whole; phaseLockFile, terraform's lock file (or
+// its temporary file) is in the working directory.
+func insideInit(phase, workflowID string) func() bool {
+	stateDir := os.Getenv("SLIPWAY_STATE_DIR")
+	if phase == phaseLockFile {
+		parts := strings.Split(workflowID, "/") // instance/T/N/...
+		pattern := filepath.Join(stateDir, "work", parts[1], parts[2], terraform.LockFile+"*")
+		return func() bool { m, _ := filepath.Glob(pattern); return len(m) > 0 }
+	}
+	cache := os.Getenv(terraform.EnvPluginCache)
+	if cache == "" {
+		cache = filepath.Join(stateDir, "plugin-cache")
+	}
+	p := tfmirror.Time()
+	whole, err := os.Stat(p.Binary)
+	pattern := filepath.Join(cache, "*", p.Source, p.Version, "linux_amd64", "terraform-provider-time_v"+p.Version)
+	return func() bool {
+		m, _ := filepath.Glob(pattern)
+		for _, f := range m {
+			if st, serr := os.Stat(f); serr == nil && err == nil && st.Size() < whole.Size() {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // die is a crash of the worker's container: every process under the worker stops at once

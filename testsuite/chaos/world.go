@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/store"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
+	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
 
 // world is the real stack one chaos run shares: a dev server with a database file (so it
@@ -40,6 +42,7 @@ type world struct {
 	pg       *postgres.Server
 	pgConn   string
 	repo     string
+	mirror   string // the packed provider mirror every worker installs from; "" when no kill point needs it
 	temporal sdkclient.Client
 	auditor  auditor
 	keys     *codec.Keyring // the run's payload key; workers inherit it
@@ -88,6 +91,13 @@ func newWorld(ctx context.Context, cfg Config, dir string, out io.Writer) (_ *wo
 	w.repo = filepath.Join(dir, "gitops")
 	if err := seedRepo(w.repo); err != nil {
 		return nil, err
+	}
+	if cfg.Phases["killpoints"] && slices.ContainsFunc(cfg.points(), KillPoint.needsProvider) {
+		m, err := tfmirror.WritePacked(dir, tfmirror.Time())
+		if err != nil {
+			return nil, err
+		}
+		w.mirror = m.Dir
 	}
 	// The file exists from the start, so a sandboxed terraform can have it bound in.
 	if err := os.WriteFile(w.effectsPath(), nil, 0o644); err != nil {
@@ -175,8 +185,11 @@ func seedRepo(dir string) error {
 		"stacks/chaos/terraform/slow.tf.tmpl": []byte(slowTF)}
 	for p, d := range files {
 		seed["stacks/example/"+p] = d
-		seed["stacks/chaos/"+p] = d
+		seed["stacks/"+stackChaos+"/"+p] = d
+		seed["stacks/"+stackTime+"/"+p] = d
 	}
+	seed["stacks/"+stackTime+"/terraform/slow.tf.tmpl"] = []byte(slowTF)
+	seed["stacks/"+stackTime+"/terraform/time.tf.tmpl"] = []byte(timeTF)
 	// Chaos runs on the worker's terraform unless told otherwise (production on OpenTofu, the
 	// lifecycle e2e on both).
 	engine, err := testsuite.TestEngine("")
@@ -184,7 +197,9 @@ func seedRepo(dir string) error {
 		return err
 	}
 	if engine != "" {
-		seed["stacks/chaos/schema.yaml"] = testsuite.WithEngine(seed["stacks/chaos/schema.yaml"], engine)
+		for _, st := range []string{stackChaos, stackTime} {
+			seed["stacks/"+st+"/schema.yaml"] = testsuite.WithEngine(seed["stacks/"+st+"/schema.yaml"], engine)
+		}
 	}
 	if _, err = localgit.Init(dir, seed); err != nil {
 		return err
@@ -216,10 +231,21 @@ resource "terraform_data" "rollout" {
 }
 `
 
-// workerSpec is one worker process: its task queue, state dir and chaos settings.
+const timeTF = `# Chaos: the real provider hashicorp/time, which an init unpacks into the worker's plugin cache.
+terraform {
+  required_providers {
+    time = { source = "hashicorp/time" }
+  }
+}
+
+resource "time_static" "born" {}
+`
+
+// workerSpec is one worker process: its task queue, state dir and chaos settings, and the
+// stack its lifecycles use ("": the chaos stack).
 type workerSpec struct {
-	name, taskQueue, stateDir string
-	env                       []string
+	name, taskQueue, stateDir, stack string
+	env                              []string
 }
 
 func (w *world) startWorker(s workerSpec) (*proc.Process, error) {
@@ -234,6 +260,9 @@ func (w *world) startWorker(s workerSpec) (*proc.Process, error) {
 			"SLIPWAY_KUBECONFIG="+w.argo.Kubeconfig)
 	} else {
 		cmd.Env = append(cmd.Env, "SLIPWAY_DEPLOYER=none")
+	}
+	if w.mirror != "" {
+		cmd.Env = append(cmd.Env, "SLIPWAY_PROVIDER_MIRROR="+w.mirror)
 	}
 	cmd.Env = append(cmd.Env, s.env...)
 	return proc.Start(s.name, cmd, w.logPath(s.name))
@@ -259,7 +288,11 @@ func (w *world) startLane(spec workerSpec) (*proc.Process, *client.Client, error
 // lifecycle runs ref through lifecycleOps on spec's worker and, after the deploy, records
 // the secrets it bootstrapped for the secrets phase; afterOp (optional) runs after each op.
 func (w *world) lifecycle(ctx context.Context, c *client.Client, spec workerSpec, ref contract.Ref, afterOp func(op int)) Outcome {
-	return runLifecycle(ctx, c, ref, w.cfg.OpTimeout, func(op int) {
+	stack := spec.stack
+	if stack == "" {
+		stack = stackChaos
+	}
+	return runLifecycle(ctx, c, ref, stack, w.cfg.OpTimeout, func(op int) {
 		if op == opDeploy {
 			w.rememberSecrets(ctx, ref)
 		}

@@ -4,7 +4,11 @@
 package tfmirror
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,8 +59,18 @@ func Layout(t testing.TB, ps ...Provider) Mirror {
 	return m
 }
 
-// Write lays the mirror out in dir.
+// Write lays the mirror out in dir, unpacked: terraform links a provider from it.
 func Write(dir string, ps ...Provider) (Mirror, error) {
+	return write(dir, false, ps)
+}
+
+// WritePacked lays the mirror out in dir with each provider in its release zip, as the
+// registry serves it: terraform unpacks it into the plugin cache, as it does a download.
+func WritePacked(dir string, ps ...Provider) (Mirror, error) {
+	return write(dir, true, ps)
+}
+
+func write(dir string, packed bool, ps []Provider) (Mirror, error) {
 	m := Mirror{Dir: filepath.Join(dir, "mirror"), ConfigFile: filepath.Join(dir, "terraform.tfrc")}
 	var addrs []string
 	for _, p := range ps {
@@ -65,15 +79,24 @@ func Write(dir string, ps ...Provider) (Mirror, error) {
 			return Mirror{}, fmt.Errorf("provider %s %s: %w (build it with scripts/tools.sh terraform-provider-%s)",
 				p.Source, p.Version, err, filepath.Base(p.Source))
 		}
+		name := "terraform-provider-" + filepath.Base(p.Source) + "_v" + p.Version
+		if packed {
+			if bin, err = zipped(name, bin); err != nil {
+				return Mirror{}, err
+			}
+		}
 		// Under both registries' hosts: OpenTofu reads hashicorp/time as registry.opentofu.org/hashicorp/time.
 		for _, host := range hosts {
-			// The unpacked layout: <host>/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>.
-			target := filepath.Join(m.Dir, host, p.Source, p.Version, "linux_amd64")
+			// The unpacked layout: <host>/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>;
+			// the packed one: <host>/<namespace>/<type>/terraform-provider-<type>_<version>_<os>_<arch>.zip.
+			target, file := filepath.Join(m.Dir, host, p.Source, p.Version, "linux_amd64"), name
+			if packed {
+				target, file = filepath.Join(m.Dir, host, p.Source), "terraform-provider-"+filepath.Base(p.Source)+"_"+p.Version+"_linux_amd64.zip"
+			}
 			if err := os.MkdirAll(target, 0o755); err != nil {
 				return Mirror{}, err
 			}
-			name := "terraform-provider-" + filepath.Base(p.Source) + "_v" + p.Version
-			if err := os.WriteFile(filepath.Join(target, name), bin, 0o755); err != nil {
+			if err := os.WriteFile(filepath.Join(target, file), bin, 0o755); err != nil {
 				return Mirror{}, err
 			}
 			addrs = append(addrs, fmt.Sprintf("%q", host+"/"+p.Source))
@@ -94,4 +117,22 @@ func Write(dir string, ps ...Provider) (Mirror, error) {
 		return Mirror{}, err
 	}
 	return m, nil
+}
+
+// zipped is a release zip holding bin as name, compressed fast.
+func zipped(name string, bin []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
+	hdr := &zip.FileHeader{Name: name, Method: zip.Deflate}
+	hdr.SetMode(0o755)
+	f, err := zw.CreateHeader(hdr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(bin); err != nil {
+		return nil, err
+	}
+	err = zw.Close()
+	return buf.Bytes(), err
 }
