@@ -21,6 +21,7 @@ func TestSchemaPlacement(t *testing.T) {
 		{"placement: {clusters: []}", "schema.placement.clusters: must be a non-empty list"},
 		{"placement: {clusters: ['a b']}", `schema.placement.clusters: "a b" must be a cluster name`},
 		{"placement: {clusters: [edge, edge]}", `schema.placement.clusters: names "edge" twice`},
+		{"placement: {clusters: [Prod_EU, prod-eu]}", `schema.placement.clusters: names "Prod_EU" and "prod-eu", whose Applications would have the same name (<app>-prod-eu)`},
 		{"placement: {selector: {tier: edge}}", "schema.placement.selector.tier: unknown field"},
 		{"placement: {selector: {matchLabels: {}}}", "schema.placement.selector.matchLabels: must be a non-empty mapping"},
 		{"placement: {selector: {matchLabels: {'bad key!': x}}}", "schema.placement.selector.matchLabels.bad key!: must be a Kubernetes label key"},

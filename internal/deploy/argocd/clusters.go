@@ -18,6 +18,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/deploy/kubeapi"
+	"github.com/slipway-dev/slipway/internal/names"
 )
 
 // Cluster is one cluster ArgoCD knows, as GET /api/v1/clusters lists it: the labels are its
@@ -96,6 +97,15 @@ func (d *Deployer) Resolve(ctx context.Context, p deploy.Placement) ([]Cluster, 
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	// Each cluster's Application is named after it: two names that read alike would share one.
+	part := map[string]string{}
+	for _, c := range out {
+		if other, ok := part[names.ClusterPart(c.Name)]; ok {
+			return nil, &InvalidInputError{Field: field, Reason: fmt.Sprintf("picks clusters %q and %q, whose Applications would have the same name (<app>-%s): place on one of them",
+				other, c.Name, names.ClusterPart(c.Name))}
+		}
+		part[names.ClusterPart(c.Name)] = c.Name
+	}
 	return out, nil
 }
 
@@ -130,15 +140,10 @@ func clusterNames(cs []Cluster) string {
 }
 
 // PlacedName is the Application of app on cluster: the instance's app name and the cluster's,
-// cut and hashed to stay a label value (63) as ArgoCD's tracking label needs.
+// cut and hashed to stay a label value (63) as ArgoCD's tracking label needs. One placement never
+// picks two clusters with the same names.ClusterPart (config and Resolve refuse it).
 func PlacedName(application, cluster string) string {
-	name := application + "-" + strings.ToLower(cluster)
-	name = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
-			return r
-		}
-		return '-'
-	}, name)
+	name := names.ClusterPart(application + "-" + cluster)
 	if len(name) <= 63 {
 		return name
 	}
@@ -218,7 +223,13 @@ func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline t
 			errs = append(errs, fmt.Errorf("cluster %s: %w", p.cluster.Name, p.err))
 		}
 	}
-	return d.aggregate(app, parts), errors.Join(errs...)
+	st := d.aggregate(app, parts)
+	if len(errs) > 0 {
+		return st, errors.Join(errs...)
+	}
+	return d.unplace(ctx, app, st, func(cluster string) bool {
+		return slices.ContainsFunc(clusters, func(c Cluster) bool { return c.Name == cluster })
+	})
 }
 
 // pointAt moves the instance's Application on a cluster that is down to the revision, or makes
@@ -283,38 +294,93 @@ func instanceSelector(ref contract.Ref) string {
 	return LabelTenant + "=" + ref.Tenant + "," + LabelName + "=" + ref.Name
 }
 
-// removePlaced removes the instance's Applications placed on clusters (found by their labels),
-// each with its namespace on its cluster. The single-cluster app is removeOne's.
-func (d *Deployer) removePlaced(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
+// removePlaced removes the instance's Applications placed on clusters (found by their labels)
+// that keep does not keep (nil keeps none), each with its namespace on its cluster; drain, when
+// set, runs first on each. A cluster that does not answer, or whose removal fails, does not stop the
+// others: what is left is a *LeftOnClustersError, one entry per cluster. The single-cluster app is removeOne's.
+func (d *Deployer) removePlaced(ctx context.Context, app deploy.App, keep func(cluster string) bool, drain func(ctx context.Context, cluster string) error) error {
 	apps, err := d.c.ListApplications(ctx, instanceSelector(app.Ref))
 	if err != nil {
-		return contract.AppStatus{Deployer: d.Name()}, err
+		return err
 	}
 	var clusters []Cluster
+	left := &LeftOnClustersError{}
 	for _, a := range apps {
-		if !isPlaced(&a, app) {
+		if !isPlaced(&a, app) || keep != nil && keep(a.Spec.Destination.Name) {
 			continue
 		}
 		if clusters == nil {
 			if clusters, err = d.c.ListClusters(ctx); err != nil {
-				return contract.AppStatus{Deployer: d.Name()}, err
+				return err
 			}
 		}
 		c := Cluster{Name: a.Spec.Destination.Name}
 		if i := slices.IndexFunc(clusters, func(k Cluster) bool { return k.Name == c.Name }); i >= 0 {
 			c = clusters[i]
 		}
-		dd, sub, err := d.on(app, c)
-		if err != nil {
-			return contract.AppStatus{Deployer: d.Name()}, err
-		}
-		sub.Application = a.Metadata.Name
-		sub.Namespace = a.Spec.Destination.Namespace
-		if st, err := dd.removeOne(ctx, sub); err != nil {
-			return st, fmt.Errorf("cluster %s: %w", c.Name, err)
+		if err := d.removeFrom(ctx, app, a, c, drain); err != nil {
+			var down *unreachableError
+			left.Left = append(left.Left, LeftOnCluster{Cluster: c.Name, Application: a.Metadata.Name, Namespace: a.Spec.Destination.Namespace,
+				Unreachable: errors.As(err, &down), Err: err})
 		}
 	}
-	return contract.AppStatus{}, nil
+	if len(left.Left) > 0 {
+		return left
+	}
+	return nil
+}
+
+// removeFrom drains and removes the instance's Application a on its cluster c, with its namespace
+// there. A cluster that does not answer is left alone: ArgoCD could not delete what it made there.
+func (d *Deployer) removeFrom(ctx context.Context, app deploy.App, a Application, c Cluster, drain func(ctx context.Context, cluster string) error) error {
+	dd, sub, err := d.on(app, c)
+	if err != nil {
+		return err
+	}
+	if err := dd.reach(ctx); err != nil {
+		return &unreachableError{err}
+	}
+	if drain != nil {
+		if err := drain(ctx, c.Name); err != nil {
+			return fmt.Errorf("drain: %w", err)
+		}
+	}
+	sub.Application = a.Metadata.Name
+	sub.Namespace = a.Spec.Destination.Namespace
+	_, err = dd.removeOne(ctx, sub)
+	return err
+}
+
+// unreachableError is a cluster that did not answer.
+type unreachableError struct{ err error }
+
+func (e *unreachableError) Error() string { return "cluster unreachable: " + e.err.Error() }
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// unplace drains and removes the instance's Applications on the clusters its placement no longer
+// picks (keep says which it picks; nil: none, the app is back on one cluster), once the deploy
+// reached those it picks, as BOSH drains an AZ's instances before removing the AZ. A cluster
+// that does not answer keeps its app until a later deploy reaches it, as a deploy does not
+// fail on a cluster that is down; a drain or removal that fails fails the deploy.
+func (d *Deployer) unplace(ctx context.Context, app deploy.App, st contract.AppStatus, keep func(string) bool) (contract.AppStatus, error) {
+	err := d.removePlaced(ctx, app, keep, app.Drain)
+	var lc *LeftOnClustersError
+	if !errors.As(err, &lc) {
+		return st, err
+	}
+	failed := &LeftOnClustersError{}
+	for _, l := range lc.Left {
+		if !l.Unreachable {
+			failed.Left = append(failed.Left, l)
+			continue
+		}
+		msg := fmt.Sprintf("cluster %s left the placement but does not answer: its application %s stays there until a deploy reaches it", l.Cluster, l.Application)
+		st.Message = strings.TrimPrefix(st.Message+"; "+msg, "; ")
+	}
+	if len(failed.Left) > 0 {
+		return st, failed
+	}
+	return st, nil
 }
 
 // aggregate is one status for the app out of each cluster's: Synced and Healthy only when every
