@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/deploy/argocd"
+	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
 // DeployApp ensures the instance's app at the revision and waits for it until the
@@ -43,6 +46,7 @@ func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contr
 		}
 		maps.Copy(app.Secrets, outputs)
 	}
+	app.Drain = a.drainLeaving(in)
 	var st contract.AppStatus
 	err = withHeartbeat(ctx, "deploy app", func(ctx context.Context) error {
 		st, err = a.Deployer.Deploy(ctx, app, in.Deadline)
@@ -52,6 +56,21 @@ func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contr
 	// Whatever the cluster or ArgoCD echo back must not carry a secret into history.
 	r := newRedactor(app.Secrets)
 	return r.status(st), r.error(classify(err))
+}
+
+// drainLeaving runs the stack's drain hook (when it has one) before the app leaves a cluster its
+// placement no longer picks, inside the deploy's step: told the instance stays Deployed, its
+// instance on that cluster deleted. A drain that fails keeps the app there and fails the deploy.
+func (a *Activities) drainLeaving(in contract.AppInput) func(ctx context.Context, cluster string) error {
+	return func(ctx context.Context, cluster string) error {
+		reason := fmt.Sprintf("cluster %s leaves the placement of %s (deploy of revision %s)", cluster, in.Ref, in.Revision)
+		cur := contract.HookState{State: string(lifecycle.Deployed), App: "running", Data: "available", Operation: string(lifecycle.OpDeploy), Reason: reason,
+			Deployment: contract.HookDeploymentUpdated, Instance: contract.HookInstanceRunning, Disk: contract.HookDiskAttached}
+		next := cur
+		next.Instance, next.Disk, next.Clusters = contract.HookInstanceDeleted, contract.HookDiskDetached, []string{cluster}
+		_, err := a.RunHook(ctx, contract.HookInput{Ref: in.Ref, Hook: hooks.Drain, Revision: in.Revision, Current: cur, Next: next, Deadline: in.Deadline})
+		return err
+	}
 }
 
 // RemoveApp deletes the app and its namespace; config and infrastructure stay.
