@@ -22,30 +22,11 @@ func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contr
 		return contract.AppStatus{}, err
 	}
 	a = a.readingOnce() // the instance and its stack are read for the app, its placement and its outputs
-	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
+	app, err := a.deployable(ctx, in.Ref, in.Revision)
 	if err != nil {
 		return contract.AppStatus{}, err
 	}
 	app.Recreate = in.Recreate
-	if app.Placement, app.Sync, err = a.appSettings(ctx, in.Revision, instanceYAML); err != nil {
-		return contract.AppStatus{}, err
-	}
-	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
-		return contract.AppStatus{}, err
-	}
-	outputs, err := a.secretOutputs(ctx, in.Ref, in.Revision)
-	if err != nil {
-		return contract.AppStatus{}, err
-	}
-	if len(outputs) > 0 {
-		// The stack sends these outputs to the instance's Secret: keys apart from the bootstrapped
-		// secrets' (config refuses a name in both).
-		app.Secrets = maps.Clone(app.Secrets)
-		if app.Secrets == nil {
-			app.Secrets = map[string]string{}
-		}
-		maps.Copy(app.Secrets, outputs)
-	}
 	app.Drain = a.drainLeaving(in)
 	var st contract.AppStatus
 	err = withHeartbeat(ctx, "deploy app", func(ctx context.Context) error {
@@ -56,6 +37,35 @@ func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contr
 	// Whatever the cluster or ArgoCD echo back must not carry a secret into history.
 	r := newRedactor(app.Secrets)
 	return r.status(st), r.error(classify(err))
+}
+
+// deployable is the instance's app at rev as a deploy hands it to the deployer: its manifests,
+// placement, sync and secrets with the stack's secret outputs.
+func (a *Activities) deployable(ctx context.Context, ref contract.Ref, rev string) (deploy.App, error) {
+	app, instanceYAML, err := a.app(ctx, ref, rev)
+	if err != nil {
+		return app, err
+	}
+	if app.Placement, app.Sync, err = a.appSettings(ctx, rev, instanceYAML); err != nil {
+		return app, err
+	}
+	if app.Secrets, err = a.Secrets.Get(ctx, ref.Tenant, ref.Name); err != nil {
+		return app, err
+	}
+	outputs, err := a.secretOutputs(ctx, ref, rev)
+	if err != nil {
+		return app, err
+	}
+	if len(outputs) > 0 {
+		// The stack sends these outputs to the instance's Secret: keys apart from the bootstrapped
+		// secrets' (config refuses a name in both).
+		app.Secrets = maps.Clone(app.Secrets)
+		if app.Secrets == nil {
+			app.Secrets = map[string]string{}
+		}
+		maps.Copy(app.Secrets, outputs)
+	}
+	return app, nil
 }
 
 // drainLeaving runs the stack's drain hook (when it has one) before the app leaves a cluster its

@@ -157,6 +157,7 @@ type placed struct {
 	st          contract.AppStatus
 	err         error
 	unreachable error
+	behind      string // the revision its app awaits (LabelBehind)
 }
 
 // on is the deployer and app for cluster c: the app named for the cluster, at its name in ArgoCD,
@@ -240,18 +241,56 @@ func (d *Deployer) pointAt(ctx context.Context, app deploy.App) error {
 	if err != nil {
 		return err
 	}
+	want := d.desired(app)
+	want.Metadata.Labels[LabelBehind] = app.Revision
 	if cur == nil {
 		_, _, own := d.placement(app)
 		if _, err := d.admit(ctx, app); err != nil {
 			return err
 		}
-		return d.createApplication(ctx, d.desired(app), own)
+		return d.createApplication(ctx, want, own)
 	}
 	if !owns(cur, app) {
 		return notOwned(cur, app)
 	}
-	_, err = d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, d.desired(app))
+	_, err = d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, want)
 	return err
+}
+
+// CatchUp syncs the instance's Application on cluster that a deploy pointed at app.Revision
+// while the cluster was down (LabelBehind), now that the cluster answers: the namespace and
+// Secret there, then the sync, without waiting for it (the observer sees the outcome). It says
+// whether it started one: a cluster still down, or an app no longer behind at that revision (a
+// deploy moved it meanwhile), is left alone.
+func (d *Deployer) CatchUp(ctx context.Context, app deploy.App, cluster string) (bool, error) {
+	clusters, err := d.c.ListClusters(ctx)
+	if err != nil {
+		return false, err
+	}
+	c := Cluster{Name: cluster}
+	if i := slices.IndexFunc(clusters, func(k Cluster) bool { return k.Name == cluster }); i >= 0 {
+		c = clusters[i]
+	}
+	dd, sub, err := d.on(app, c)
+	if err != nil {
+		return false, err
+	}
+	if dd.reach(ctx) != nil {
+		return false, nil
+	}
+	cur, err := d.c.FindApplication(ctx, sub.Application)
+	if err != nil || cur == nil || !isPlaced(cur, app) || cur.Metadata.Labels[LabelBehind] != app.Revision ||
+		cur.Spec.Source == nil || !sameRevision(cur.Spec.Source.TargetRevision, app.Revision) {
+		return false, err
+	}
+	project, err := dd.place(ctx, sub, cur)
+	if err != nil {
+		return false, err
+	}
+	if err := dd.in(project).c.Sync(ctx, sub.Application, app.Revision, true); err != nil && !operationInProgress(err) {
+		return false, err
+	}
+	return true, nil
 }
 
 // statusPlaced reads the instance's Application on each cluster it is placed on, found by its labels.
@@ -272,7 +311,7 @@ func (d *Deployer) fromApps(app deploy.App, apps []Application) contract.AppStat
 	parts := make([]placed, 0, len(apps))
 	for i := range apps {
 		a := &apps[i]
-		p := placed{cluster: Cluster{Name: clusterName(a.Spec.Destination)}, st: d.appStatus(a, app)}
+		p := placed{cluster: Cluster{Name: clusterName(a.Spec.Destination)}, st: d.appStatus(a, app), behind: a.Metadata.Labels[LabelBehind]}
 		if msg := Unreachable(a); msg != "" {
 			p.unreachable = errors.New(msg)
 			p.st.Resources = retrying(slices.Clone(p.st.Resources), msg)
@@ -390,7 +429,7 @@ func (d *Deployer) aggregate(app deploy.App, parts []placed) contract.AppStatus 
 	var msgs []string
 	for _, p := range parts {
 		cs := contract.ClusterStatus{Cluster: p.cluster.Name, Application: p.st.Application, Reachable: p.unreachable == nil,
-			Sync: p.st.Sync, Health: p.st.Health, Message: p.st.Message}
+			Sync: p.st.Sync, Health: p.st.Health, Message: p.st.Message, Behind: p.behind}
 		if cs.Application == "" {
 			cs.Application = PlacedName(app.Application, p.cluster.Name)
 		}

@@ -131,3 +131,40 @@ func TestDeployUnplacesDrainedClusters(t *testing.T) {
 	_, ok = f.app("acme-web-edge")
 	require.True(t, ok)
 }
+
+// An app pointed at a revision while its cluster was down is marked behind; once the cluster
+// answers, CatchUp prepares it and syncs it at that revision, and the mark goes. An app a
+// deploy moved to another revision meanwhile is left alone.
+func TestCatchUpSyncsAnAppLeftBehind(t *testing.T) {
+	f := newFake(t)
+	f.clusters = []Cluster{{Name: "in-cluster", Server: DefaultDestination}, {Name: "edge", Server: "https://10.0.0.2:6443"}}
+	d := NewDeployer(f.client(t))
+	app := testApp()
+	app.Placement = deploy.Placement{Clusters: []string{"edge", "in-cluster"}}
+	dd, sub, err := d.on(app, f.clusters[1])
+	require.NoError(t, err)
+	require.NoError(t, dd.pointAt(context.Background(), sub))
+	a, ok := f.app("acme-web-edge")
+	require.True(t, ok)
+	require.Equal(t, testRev, a.Metadata.Labels[LabelBehind])
+	st, err := d.Status(context.Background(), app)
+	require.NoError(t, err)
+	require.Equal(t, testRev, st.Clusters[0].Behind, "status says the cluster awaits that revision")
+
+	other := app
+	other.Revision = "0000000000000000000000000000000000000000"
+	started, err := d.CatchUp(context.Background(), other, "edge")
+	require.NoError(t, err)
+	require.False(t, started, "not the revision it awaits")
+	require.Empty(t, f.syncs)
+
+	started, err = d.CatchUp(context.Background(), app, "edge")
+	require.NoError(t, err)
+	require.True(t, started)
+	require.Len(t, f.syncs, 1)
+	a, _ = f.app("acme-web-edge")
+	require.NotContains(t, a.Metadata.Labels, LabelBehind, "caught up: no longer behind")
+	started, err = d.CatchUp(context.Background(), app, "edge")
+	require.NoError(t, err)
+	require.False(t, started, "once is enough")
+}

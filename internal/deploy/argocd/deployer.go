@@ -17,6 +17,10 @@ const (
 	LabelName   = "slipway.dev/name"
 	// LabelCluster marks an Application as the instance's on one of several clusters it is placed on.
 	LabelCluster = "slipway.dev/cluster"
+	// LabelBehind marks a placed Application pointed at a revision while its cluster was down,
+	// not synced: its value is that revision, which the observer syncs once the cluster answers
+	// (CatchUp). A deploy that reaches the cluster takes it off.
+	LabelBehind = "slipway.dev/behind"
 	// Finalizer makes deleting the Application delete its resources first.
 	Finalizer = "resources-finalizer.argocd.argoproj.io"
 )
