@@ -241,8 +241,8 @@ func (d *Deployer) pointAt(ctx context.Context, app deploy.App) error {
 	if err != nil {
 		return err
 	}
+	d = &Deployer{c: d.c, kube: d.kube, kubeconfig: d.kubeconfig, placedOn: d.placedOn, behind: app.Revision}
 	want := d.desired(app)
-	want.Metadata.Labels[LabelBehind] = app.Revision
 	if cur == nil {
 		_, _, own := d.placement(app)
 		if _, err := d.admit(ctx, app); err != nil {
@@ -259,9 +259,11 @@ func (d *Deployer) pointAt(ctx context.Context, app deploy.App) error {
 
 // CatchUp syncs the instance's Application on cluster that a deploy pointed at app.Revision
 // while the cluster was down (LabelBehind), now that the cluster answers: the namespace and
-// Secret there, then the sync, without waiting for it (the observer sees the outcome). It says
-// whether it started one: a cluster still down, or an app no longer behind at that revision (a
-// deploy moved it meanwhile), is left alone.
+// Secret there, then the sync, without waiting for it. It says whether it started one. The
+// label stays until a later look finds the app Synced and Healthy at that revision, so a sync
+// that fails (ArgoCD still reconnecting) is started again at the next. A cluster still down,
+// an operation still running, or an app no longer behind at that revision (a deploy moved it
+// meanwhile) is left alone.
 func (d *Deployer) CatchUp(ctx context.Context, app deploy.App, cluster string) (bool, error) {
 	clusters, err := d.c.ListClusters(ctx)
 	if err != nil {
@@ -275,14 +277,20 @@ func (d *Deployer) CatchUp(ctx context.Context, app deploy.App, cluster string) 
 	if err != nil {
 		return false, err
 	}
+	cur, err := d.c.FindApplication(ctx, sub.Application)
+	if err != nil || cur == nil || !isPlaced(cur, app) || cur.Metadata.Labels[LabelBehind] != app.Revision ||
+		cur.Spec.Source == nil || !sameRevision(cur.Spec.Source.TargetRevision, app.Revision) || runningRevision(cur) != "" {
+		return false, err
+	}
 	if dd.reach(ctx) != nil {
 		return false, nil
 	}
-	cur, err := d.c.FindApplication(ctx, sub.Application)
-	if err != nil || cur == nil || !isPlaced(cur, app) || cur.Metadata.Labels[LabelBehind] != app.Revision ||
-		cur.Spec.Source == nil || !sameRevision(cur.Spec.Source.TargetRevision, app.Revision) {
+	if judge(cur, app.Revision) == done {
+		// Caught up: the app is no longer behind.
+		_, err := d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, dd.desired(sub))
 		return false, err
 	}
+	dd.behind = app.Revision
 	project, err := dd.place(ctx, sub, cur)
 	if err != nil {
 		return false, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -163,8 +164,15 @@ func TestCatchUpSyncsAnAppLeftBehind(t *testing.T) {
 	require.True(t, started)
 	require.Len(t, f.syncs, 1)
 	a, _ = f.app("acme-web-edge")
-	require.NotContains(t, a.Metadata.Labels, LabelBehind, "caught up: no longer behind")
-	started, err = d.CatchUp(context.Background(), app, "edge")
-	require.NoError(t, err)
-	require.False(t, started, "once is enough")
+	require.Equal(t, testRev, a.Metadata.Labels[LabelBehind], "behind until seen synced")
+	require.Eventually(t, func() bool {
+		_, gerr := d.c.inProject(a.Spec.Project).GetApplication(context.Background(), "acme-web-edge") // the fake's controller steps on each GET
+		require.NoError(t, gerr)
+		started, err = d.CatchUp(context.Background(), app, "edge")
+		require.NoError(t, err)
+		require.False(t, started, "one sync is running or done")
+		a, _ = f.app("acme-web-edge")
+		return a.Metadata.Labels[LabelBehind] == ""
+	}, 5*time.Second, 10*time.Millisecond, "caught up: no longer behind")
+	require.Len(t, f.syncs, 1)
 }
