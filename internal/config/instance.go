@@ -208,6 +208,9 @@ func (i *Instance) Canonical() []byte {
 	if i.ControlPlane != "" {
 		root.Content = append(root.Content, scalar("controlPlane"), scalar(i.ControlPlane))
 	}
+	if !i.Placement.IsZero() {
+		root.Content = append(root.Content, scalar("placement"), placementNode(i.Placement))
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)

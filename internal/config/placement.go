@@ -135,3 +135,23 @@ func parsePlacementSelector(n *yaml.Node, field string, fe *yamlfields.Errors) m
 	}
 	return out
 }
+
+// placementNode is p as the canonical instance file writes it: clusters in their order, labels sorted.
+func placementNode(p Placement) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	if len(p.Clusters) > 0 {
+		list := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, c := range p.Clusters {
+			list.Content = append(list.Content, scalar(c))
+		}
+		n.Content = append(n.Content, scalar("clusters"), list)
+	}
+	if len(p.Selector) > 0 {
+		labels := &yaml.Node{Kind: yaml.MappingNode}
+		for _, k := range sortedKeys(p.Selector) {
+			labels.Content = append(labels.Content, scalar(k), scalar(p.Selector[k]))
+		}
+		n.Content = append(n.Content, scalar("selector"), &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("matchLabels"), labels}})
+	}
+	return n
+}

@@ -42,3 +42,18 @@ func TestInstancePlacement(t *testing.T) {
 	_, err = ParseInstance([]byte("stack: example\nplacement: {clusters: x}\n"))
 	require.ErrorContains(t, err, "placement.clusters: must be a non-empty list")
 }
+
+// An instance's placement survives the canonical file the render commits: without it, the
+// instance's own placement never reached main and its app stayed where its stack put it.
+func TestInstancePlacementIsCanonical(t *testing.T) {
+	inst, err := ParseInstance([]byte("stack: example\nplacement:\n  selector: {matchLabels: {tier: edge, a: b}}\n  clusters: [in-cluster, Edge]\n"))
+	require.NoError(t, err)
+	out := inst.Canonical()
+	again, err := ParseInstance(out)
+	require.NoError(t, err, string(out))
+	require.Equal(t, inst.Placement, again.Placement, string(out))
+	require.Contains(t, string(out), "placement:\n  clusters: [in-cluster, Edge]\n  selector:\n    matchLabels:\n      a: b\n      tier: edge\n")
+	plain, err := ParseInstance([]byte("stack: example\n"))
+	require.NoError(t, err)
+	require.NotContains(t, string(plain.Canonical()), "placement", "nothing when unset")
+}

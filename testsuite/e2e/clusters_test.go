@@ -123,6 +123,7 @@ func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 	require.Empty(t, drainsOf(drains, "edge"), "no drain while the cluster stays placed")
 	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: spread\nplacement:\n  clusters: [in-cluster]\nparameters:\n  greeting: hello\n  replicas: 2\n"), "--wait")
 	drained := drainsOf(drains, "edge")
+	t.Logf("DEBUG hook calls %v; edge app %d; status %s", drains.paths, get(t, stack, appPath("wide-web-edge")), e.MustCLI(0, "status", ref, "--detail", "all").Stdout)
 	require.Len(t, drained, 1, "drained once, before its app went")
 	require.Equal(t, "deleted", drained[0]["instance"])
 	require.Equal(t, "Deployed", drained[0]["state"])
