@@ -121,9 +121,9 @@ func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 
 	// Out of the placement: edge is drained (told the cluster), then its Application and namespace go.
 	require.Empty(t, drainsOf(drains, "edge"), "no drain while the cluster stays placed")
+	mark := time.Now()
 	e.MustCLI(0, "deploy", ref, "-f", writeFile(t, "stack: spread\nplacement:\n  clusters: [in-cluster]\nparameters:\n  greeting: hello\n  replicas: 2\n"), "--wait")
 	drained := drainsOf(drains, "edge")
-	t.Logf("DEBUG hook calls %v; edge app %d; status %s", drains.paths, get(t, stack, appPath("wide-web-edge")), e.MustCLI(0, "status", ref, "--detail", "all").Stdout)
 	require.Len(t, drained, 1, "drained once, before its app went")
 	require.Equal(t, "deleted", drained[0]["instance"])
 	require.Equal(t, "Deployed", drained[0]["state"])
@@ -131,6 +131,8 @@ func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 	require.Equal(t, http.StatusOK, get(t, stack, appPath("wide-web-in-cluster")))
 	require.Eventually(t, func() bool { return get(t, onEdge, "/api/v1/namespaces/"+ns) == http.StatusNotFound }, time.Minute, time.Second)
 	require.Equal(t, "2", configMap(t, stack, ns)["replicas"])
+	t.Logf("un-placed edge (deploy, drain, removal): %s", time.Since(mark).Round(time.Millisecond))
+	mark = time.Now()
 
 	// A destroy with edge down removes late/web from in-cluster, fails naming edge, and records
 	// what it left there as that cluster's leftover; a retry once edge answers finishes.
@@ -149,8 +151,11 @@ func TestSeveralClustersDeployOneDownAndDestroy(t *testing.T) {
 	require.Equal(t, []string{"edge/late-web-edge"}, left, "one leftover, of the cluster that is down")
 	require.Equal(t, http.StatusNotFound, get(t, stack, appPath("late-web-in-cluster")), "the other cluster's app went")
 	require.Eventually(t, func() bool { return get(t, stack, "/api/v1/namespaces/late-web") == http.StatusNotFound }, time.Minute, time.Second)
+	t.Logf("destroy with edge down: %s", time.Since(mark).Round(time.Millisecond))
+	mark = time.Now()
 	require.NoError(t, edge.StartAPIServer(context.Background()))
 	e.MustCLI(0, "retry", "late/web", "--wait")
+	t.Logf("edge back, retry: %s", time.Since(mark).Round(time.Millisecond))
 	require.Equal(t, lifecycle.Destroyed, e.Status("late/web").State)
 	require.Equal(t, http.StatusNotFound, get(t, stack, appPath("late-web-edge")))
 
