@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/deploy/argocd"
+	"github.com/slipway-dev/slipway/internal/hooks"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
 // DeployApp ensures the instance's app at the revision and waits for it until the
@@ -19,20 +22,39 @@ func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contr
 		return contract.AppStatus{}, err
 	}
 	a = a.readingOnce() // the instance and its stack are read for the app, its placement and its outputs
-	app, instanceYAML, err := a.app(ctx, in.Ref, in.Revision)
+	app, err := a.deployable(ctx, in.Ref, in.Revision)
 	if err != nil {
 		return contract.AppStatus{}, err
 	}
 	app.Recreate = in.Recreate
-	if app.Placement, app.Sync, err = a.appSettings(ctx, in.Revision, instanceYAML); err != nil {
-		return contract.AppStatus{}, err
-	}
-	if app.Secrets, err = a.Secrets.Get(ctx, in.Ref.Tenant, in.Ref.Name); err != nil {
-		return contract.AppStatus{}, err
-	}
-	outputs, err := a.secretOutputs(ctx, in.Ref, in.Revision)
+	app.Drain = a.drainLeaving(in)
+	var st contract.AppStatus
+	err = withHeartbeat(ctx, "deploy app", func(ctx context.Context) error {
+		st, err = a.Deployer.Deploy(ctx, app, in.Deadline)
+		return err
+	})
+	st.Observer = a.observer(ctx)
+	// Whatever the cluster or ArgoCD echo back must not carry a secret into history.
+	r := newRedactor(app.Secrets)
+	return r.status(st), r.error(classify(err))
+}
+
+// deployable is the instance's app at rev as a deploy hands it to the deployer: its manifests,
+// placement, sync and secrets with the stack's secret outputs.
+func (a *Activities) deployable(ctx context.Context, ref contract.Ref, rev string) (deploy.App, error) {
+	app, instanceYAML, err := a.app(ctx, ref, rev)
 	if err != nil {
-		return contract.AppStatus{}, err
+		return app, err
+	}
+	if app.Placement, app.Sync, err = a.appSettings(ctx, rev, instanceYAML); err != nil {
+		return app, err
+	}
+	if app.Secrets, err = a.Secrets.Get(ctx, ref.Tenant, ref.Name); err != nil {
+		return app, err
+	}
+	outputs, err := a.secretOutputs(ctx, ref, rev)
+	if err != nil {
+		return app, err
 	}
 	if len(outputs) > 0 {
 		// The stack sends these outputs to the instance's Secret: keys apart from the bootstrapped
@@ -43,15 +65,22 @@ func (a *Activities) DeployApp(ctx context.Context, in contract.AppInput) (contr
 		}
 		maps.Copy(app.Secrets, outputs)
 	}
-	var st contract.AppStatus
-	err = withHeartbeat(ctx, "deploy app", func(ctx context.Context) error {
-		st, err = a.Deployer.Deploy(ctx, app, in.Deadline)
+	return app, nil
+}
+
+// drainLeaving runs the stack's drain hook (when it has one) before the app leaves a cluster its
+// placement no longer picks, inside the deploy's step: told the instance stays Deployed, its
+// instance on that cluster deleted. A drain that fails keeps the app there and fails the deploy.
+func (a *Activities) drainLeaving(in contract.AppInput) func(ctx context.Context, cluster string) error {
+	return func(ctx context.Context, cluster string) error {
+		reason := fmt.Sprintf("cluster %s leaves the placement of %s (deploy of revision %s)", cluster, in.Ref, in.Revision)
+		cur := contract.HookState{State: string(lifecycle.Deployed), App: "running", Data: "available", Operation: string(lifecycle.OpDeploy), Reason: reason,
+			Deployment: contract.HookDeploymentUpdated, Instance: contract.HookInstanceRunning, Disk: contract.HookDiskAttached}
+		next := cur
+		next.Instance, next.Disk, next.Clusters = contract.HookInstanceDeleted, contract.HookDiskDetached, []string{cluster}
+		_, err := a.RunHook(ctx, contract.HookInput{Ref: in.Ref, Hook: hooks.Drain, Revision: in.Revision, Current: cur, Next: next, Deadline: in.Deadline})
 		return err
-	})
-	st.Observer = a.observer(ctx)
-	// Whatever the cluster or ArgoCD echo back must not carry a secret into history.
-	r := newRedactor(app.Secrets)
-	return r.status(st), r.error(classify(err))
+	}
 }
 
 // RemoveApp deletes the app and its namespace; config and infrastructure stay.

@@ -89,7 +89,8 @@ var stepErrors = []struct {
 	{isA[*terraform.CommandError], contract.ErrTerraform},
 	{isA[*terraform.PlanMissingError], contract.ErrTerraform},
 	{isA[*argocd.SyncFailedError], contract.ErrDeployFailed},
-	{isA[*argocd.UnauthorizedError], contract.ErrDeployFailed}, // Auth, but the deploy is what failed
+	{isA[*argocd.LeftOnClustersError], contract.ErrDeployFailed}, // what is left is on record per cluster; retry once they answer
+	{isA[*argocd.UnauthorizedError], contract.ErrDeployFailed},   // Auth, but the deploy is what failed
 	{isA[*deploy.NotOwnedError], contract.ErrDeployFailed},
 	{isA[*argocd.TimeoutError], contract.ErrDeployTimeout},
 	{is(errkind.Auth), contract.ErrRefused},

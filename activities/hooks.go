@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -68,6 +69,10 @@ func (a *Activities) RunHook(ctx context.Context, in contract.HookInput) (contra
 	}
 	call := hooks.Call{Spec: spec, Tenant: in.Ref.Tenant, Name: in.Ref.Name, Operation: in.Current.Operation,
 		Current: in.Current, Next: in.Next, Outputs: outputs, Parameters: inst.Parameters, Deadline: in.Deadline}
+	if d := time.Now().Add(spec.Deadline); d.Before(call.Deadline) {
+		// A drain inside a longer step (a cluster leaving the placement) keeps the hook's own deadline.
+		call.Deadline = d
+	}
 	switch spec.Kind {
 	case hooks.KindExec:
 		if call.Script = files[spec.Exec]; call.Script == nil {

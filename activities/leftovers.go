@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
+	"github.com/slipway-dev/slipway/internal/deploy/argocd"
 	"github.com/slipway-dev/slipway/internal/forge"
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
@@ -23,7 +24,7 @@ func (a *Activities) CollectLeftovers(ctx context.Context, in contract.LeftoverI
 		case contract.TFApply, contract.TFDestroy:
 			out = append(out, a.partialState(ctx, in)...)
 		case contract.DeployApp, contract.RemoveApp:
-			out = append(out, a.halfSyncedApp(ctx, in.Ref)...)
+			out = append(out, a.halfSyncedApp(ctx, in.Ref, in.FailedStep == contract.RemoveApp)...)
 		case contract.OpenMR, contract.MergeMR:
 			out = append(out, a.unwritableRepo(ctx)...)
 		}
@@ -95,7 +96,7 @@ func (a *Activities) partialState(ctx context.Context, in contract.LeftoverInput
 		Cleanup: "retry re-plans from this state; or clean up with terraform in " + a.Terraform.Dir(workspace(ref))}}
 }
 
-func (a *Activities) halfSyncedApp(ctx context.Context, ref contract.Ref) []contract.Leftover {
+func (a *Activities) halfSyncedApp(ctx context.Context, ref contract.Ref, removing bool) []contract.Leftover {
 	app, _, err := a.app(ctx, ref, "")
 	if err != nil {
 		return []contract.Leftover{unknown("app", err)}
@@ -116,6 +117,22 @@ func (a *Activities) halfSyncedApp(ctx context.Context, ref contract.Ref) []cont
 	st = newRedactor(secrets).status(st)
 	if !st.Deployed {
 		return nil
+	}
+	if len(st.Clusters) > 0 {
+		// Placed on several clusters: what is left is named per cluster, each its own leftover.
+		var out []contract.Leftover
+		for _, c := range st.Clusters {
+			if !removing && c.Reachable && c.Sync == argocd.SyncSynced && c.Health == argocd.HealthHealthy {
+				continue // a deploy that failed elsewhere left nothing to do here
+			}
+			detail := fmt.Sprintf("%s application %s on cluster %s is %s/%s", st.Deployer, c.Application, c.Cluster, c.Sync, c.Health)
+			if c.Message != "" {
+				detail += ": " + c.Message
+			}
+			out = append(out, contract.Leftover{Kind: "app", ID: c.Cluster + "/" + c.Application, Detail: detail,
+				Cleanup: fmt.Sprintf("retry once cluster %s answers; or delete application %s and namespace %s there by hand", c.Cluster, c.Application, app.Namespace)})
+		}
+		return out
 	}
 	return []contract.Leftover{{Kind: "app", ID: app.Namespace,
 		Detail:  fmt.Sprintf("%s app is %s/%s: %s", st.Deployer, st.Sync, st.Health, st.Message),

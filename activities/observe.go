@@ -30,7 +30,8 @@ type WatchedInstance struct {
 
 // ObserveApps is one sweep of the deployer: one list call for every app, compared with what each
 // instance recorded, and a signal only to the instances whose app changed. Retrying it is safe:
-// an instance told twice records the same fingerprint.
+// an instance told twice records the same fingerprint. Its one write: an app a deploy left
+// behind on a cluster that was down is synced once the cluster answers (catchUp).
 func (a *Activities) ObserveApps(ctx context.Context, in contract.ObserveAppsInput) (contract.ObserveAppsOutput, error) {
 	out := contract.ObserveAppsOutput{At: time.Now().UTC()}
 	lister, ok := a.Deployer.(deploy.Lister)
@@ -59,6 +60,7 @@ func (a *Activities) ObserveApps(ctx context.Context, in contract.ObserveAppsInp
 			obs.Stale, obs.Fingerprint = true, observe.FingerprintStale
 		} else {
 			obs.App = apps[w.Ref.String()] // absent: Deployed false, the app is gone
+			out.CaughtUp += a.catchUp(ctx, w.Ref, obs.App)
 			obs.App.Deployer, obs.App.Observer = a.Deployer.Name(), in.Observer
 			obs.Fingerprint = observe.Fingerprint(obs.App)
 		}

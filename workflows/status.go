@@ -59,8 +59,9 @@ func (e *entity) status(req contract.StatusRequest) (contract.Status, error) {
 		return st, nil
 	}
 	if out == contract.OutputRsync {
-		// What was rendered, without what the cluster made of it: no counts, no logs.
-		st.RsyncStatus, st.ClusterStatus = nil, nil
+		// What was rendered and where rsync got with it (EMCO's table: rsync-status counts and each
+		// resource's), without what the cluster made of it: no cluster-status, no logs.
+		st.ClusterStatus = nil
 		st.Resources = contract.GroupResources(picked, out)
 		return st, nil
 	}

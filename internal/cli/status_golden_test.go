@@ -47,7 +47,7 @@ func emcoStatus(output string, req contract.StatusRequest) *contract.Status {
 		st.Resources = contract.GroupResources(picked, output)
 	}
 	if output == contract.OutputRsync {
-		st.RsyncStatus, st.ClusterStatus = nil, nil
+		st.ClusterStatus = nil
 	}
 	client.FillObjects(st, emcoStates, output)
 	return st
@@ -61,8 +61,9 @@ func printed(st *contract.Status) []byte {
 }
 
 // EMCO's four outputs, two clusters: summary counts both rsync-status and cluster-status;
-// all groups by app, then cluster; detail adds each live object; rsync the rendered ones,
-// without status. No Secret value is printed.
+// all groups by app, then cluster; detail adds each live object; rsync the rendered ones with
+// the rsync-status counts and each resource's rsync-status, without the cluster's status. No
+// Secret value is printed.
 func TestStatusEMCOGolden(t *testing.T) {
 	for _, out := range []string{contract.OutputSummary, contract.OutputAll, contract.OutputDetail, contract.OutputRsync} {
 		t.Run(out, func(t *testing.T) {
@@ -77,10 +78,13 @@ func TestStatusEMCOGolden(t *testing.T) {
 	require.Equal(t, map[string]int{"Applied": 3, "Retrying": 2, "Terminated": 1}, st.RsyncStatus)
 	require.Equal(t, map[string]int{"Present": 3, "Unknown": 2, "NotPresent": 1}, st.ClusterStatus)
 	rsync := emcoStatus(contract.OutputRsync, contract.StatusRequest{})
+	require.Equal(t, map[string]int{"Applied": 3, "Retrying": 2, "Terminated": 1}, rsync.RsyncStatus, "EMCO's rsync output keeps the counts")
+	require.Nil(t, rsync.ClusterStatus)
 	for _, cl := range rsync.Resources[0].Clusters {
 		for _, r := range cl.Resources {
 			require.Empty(t, r.Status, "rsync shows no status")
-			require.Empty(t, r.RsyncStatus+r.ClusterStatus, "rsync shows no status")
+			require.Empty(t, r.ClusterStatus, "nor the cluster's")
+			require.NotEmpty(t, r.RsyncStatus, "each resource's rsync-status")
 		}
 	}
 }

@@ -213,6 +213,9 @@ func (i *Instance) Canonical() []byte {
 	if i.ControlPlane != "" {
 		root.Content = append(root.Content, scalar("controlPlane"), scalar(i.ControlPlane))
 	}
+	if !i.Placement.IsZero() {
+		root.Content = append(root.Content, scalar("placement"), placementNode(i.Placement))
+	}
 	if i.Archived {
 		root.Content = append(root.Content, scalar(archivedKey), archivedTrue())
 	}

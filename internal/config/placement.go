@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/slipway-dev/slipway/internal/names"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
 )
 
@@ -80,6 +81,7 @@ func parsePlacedClusters(n *yaml.Node, field string, fe *yamlfields.Errors) []st
 		return nil
 	}
 	var out []string
+	part := map[string]string{} // names.ClusterPart → the cluster named with it
 	for _, c := range n.Content {
 		name := parseString(c, field, fe)
 		switch {
@@ -87,8 +89,13 @@ func parsePlacedClusters(n *yaml.Node, field string, fe *yamlfields.Errors) []st
 			fe.Add(field, "%q must be a cluster name registered in ArgoCD, e.g. in-cluster (line %d)", name, c.Line)
 		case slices.Contains(out, name):
 			fe.Add(field, "names %q twice (line %d)", name, c.Line)
+		case part[names.ClusterPart(name)] != "":
+			// The app's Application on each cluster is named after it: these two would share one.
+			fe.Add(field, "names %q and %q, whose Applications would have the same name (<app>-%s): name one of them (line %d)",
+				part[names.ClusterPart(name)], name, names.ClusterPart(name), c.Line)
 		default:
 			out = append(out, name)
+			part[names.ClusterPart(name)] = name
 		}
 	}
 	return out
@@ -127,4 +134,24 @@ func parsePlacementSelector(n *yaml.Node, field string, fe *yamlfields.Errors) m
 		fe.Add(field, "must have matchLabels (line %d)", n.Line)
 	}
 	return out
+}
+
+// placementNode is p as the canonical instance file writes it: clusters in their order, labels sorted.
+func placementNode(p Placement) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	if len(p.Clusters) > 0 {
+		list := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, c := range p.Clusters {
+			list.Content = append(list.Content, scalar(c))
+		}
+		n.Content = append(n.Content, scalar("clusters"), list)
+	}
+	if len(p.Selector) > 0 {
+		labels := &yaml.Node{Kind: yaml.MappingNode}
+		for _, k := range sortedKeys(p.Selector) {
+			labels.Content = append(labels.Content, scalar(k), scalar(p.Selector[k]))
+		}
+		n.Content = append(n.Content, scalar("selector"), &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("matchLabels"), labels}})
+	}
+	return n
 }

@@ -21,6 +21,7 @@ func TestSchemaPlacement(t *testing.T) {
 		{"placement: {clusters: []}", "schema.placement.clusters: must be a non-empty list"},
 		{"placement: {clusters: ['a b']}", `schema.placement.clusters: "a b" must be a cluster name`},
 		{"placement: {clusters: [edge, edge]}", `schema.placement.clusters: names "edge" twice`},
+		{"placement: {clusters: [Prod_EU, prod-eu]}", `schema.placement.clusters: names "Prod_EU" and "prod-eu", whose Applications would have the same name (<app>-prod-eu)`},
 		{"placement: {selector: {tier: edge}}", "schema.placement.selector.tier: unknown field"},
 		{"placement: {selector: {matchLabels: {}}}", "schema.placement.selector.matchLabels: must be a non-empty mapping"},
 		{"placement: {selector: {matchLabels: {'bad key!': x}}}", "schema.placement.selector.matchLabels.bad key!: must be a Kubernetes label key"},
@@ -40,4 +41,19 @@ func TestInstancePlacement(t *testing.T) {
 	require.ErrorContains(t, err, "extra: unknown field")
 	_, err = ParseInstance([]byte("stack: example\nplacement: {clusters: x}\n"))
 	require.ErrorContains(t, err, "placement.clusters: must be a non-empty list")
+}
+
+// An instance's placement survives the canonical file the render commits: without it, the
+// instance's own placement never reached main and its app stayed where its stack put it.
+func TestInstancePlacementIsCanonical(t *testing.T) {
+	inst, err := ParseInstance([]byte("stack: example\nplacement:\n  selector: {matchLabels: {tier: edge, a: b}}\n  clusters: [in-cluster, Edge]\n"))
+	require.NoError(t, err)
+	out := inst.Canonical()
+	again, err := ParseInstance(out)
+	require.NoError(t, err, string(out))
+	require.Equal(t, inst.Placement, again.Placement, string(out))
+	require.Contains(t, string(out), "placement:\n  clusters: [in-cluster, Edge]\n  selector:\n    matchLabels:\n      a: b\n      tier: edge\n")
+	plain, err := ParseInstance([]byte("stack: example\n"))
+	require.NoError(t, err)
+	require.NotContains(t, string(plain.Canonical()), "placement", "nothing when unset")
 }

@@ -58,6 +58,9 @@ type HookState struct {
 	// Replaced are the terraform resources a deploy replaces or deletes, and the workloads it
 	// recreates or deletes (Kind/name), that made it drain first.
 	Replaced []string `json:"replaced,omitempty"`
+	// Clusters are the clusters the app leaves, its placement no longer picking them: a deploy
+	// drains before it removes the app there (BOSH drains when removing AZs).
+	Clusters []string `json:"clusters,omitempty"`
 }
 
 // The values of HookState's Deployment, Instance and Disk (BOSH's next state).

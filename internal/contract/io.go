@@ -251,6 +251,9 @@ type ClusterStatus struct {
 	Sync      string `json:"sync,omitempty"`
 	Health    string `json:"health,omitempty"`
 	Message   string `json:"message,omitempty"`
+	// Behind is the revision the app there was pointed at while the cluster was down, not yet
+	// synced: the observer syncs it once the cluster answers, without a deploy.
+	Behind string `json:"behind,omitempty"`
 }
 
 // DiffInput asks what the repo would get for ConfigYAML (or a re-render of the committed config).

@@ -36,9 +36,10 @@ type ObserveAppsInput struct {
 // ObserveAppsOutput counts one sweep: the only things that cost workflow tasks are Signalled.
 type ObserveAppsOutput struct {
 	At        time.Time `json:"at"`
-	Apps      int       `json:"apps"`      // Applications the deployer listed
-	Instances int       `json:"instances"` // instances watched
-	Signalled int       `json:"signalled"` // instances whose app changed, told so
+	Apps      int       `json:"apps"`               // Applications the deployer listed
+	Instances int       `json:"instances"`          // instances watched
+	Signalled int       `json:"signalled"`          // instances whose app changed, told so
+	CaughtUp  int       `json:"caughtUp,omitempty"` // syncs started on clusters that came back (ClusterStatus.Behind)
 }
 
 // ObserveAppInput asks for one instance's app now (status --refresh).

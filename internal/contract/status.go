@@ -157,9 +157,9 @@ func FilterResources(all []Resource, req StatusRequest) []Resource {
 func GroupResources(rs []Resource, output string) []AppResources {
 	byApp := map[string]map[string][]ResourceView{}
 	for _, r := range rs {
-		v := ResourceView{GVK: GVK{r.Group, r.Version, r.Kind}, Name: r.Name, Namespace: r.Namespace}
+		v := ResourceView{GVK: GVK{r.Group, r.Version, r.Kind}, Name: r.Name, Namespace: r.Namespace, RsyncStatus: r.RsyncStatus}
 		if output != OutputRsync {
-			v.RsyncStatus, v.ClusterStatus = r.RsyncStatus, r.ClusterStatus
+			v.ClusterStatus = r.ClusterStatus // rsync leaves out what the cluster made of it
 		}
 		if output == OutputDetail {
 			v.Health, v.Message = r.Health, r.Message

@@ -32,6 +32,9 @@ type App struct {
 	Recreate bool
 	// Sync is the stack's sync: (automated sync, self-heal); nil leaves the deployer's app as it is.
 	Sync *Sync
+	// Drain runs the stack's drain hook before the app leaves a cluster its placement no longer
+	// picks; nil drains nothing. It runs on the worker, in the deploy's step.
+	Drain func(ctx context.Context, cluster string) error `json:"-"`
 }
 
 // Sync asks the deployer to keep the app in sync by itself between deploys.

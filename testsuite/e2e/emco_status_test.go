@@ -31,7 +31,8 @@ stringData:
   token: ` + emcoSecretValue + "\n"
 
 // EMCO's status on real ArgoCD: detail shows each resource's live metadata, spec and status
-// (a Secret masked), rsync the rendered objects without status, summary both counts; a stack's
+// (a Secret masked), rsync the rendered objects with their rsync-status and its counts but no
+// cluster status, summary both counts; a stack's
 // sync: makes ArgoCD put back a hand-made change (self-heal) while status still reports; list
 // --stack counts the fleet; archive leaves the resources Terminated.
 func TestEMCOStatusOnArgoCD(t *testing.T) {
@@ -88,7 +89,7 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 		require.Contains(t, text, "app web:\n  cluster in-cluster:\n")
 	})
 
-	t.Run("rsync shows the rendered objects without status", func(t *testing.T) {
+	t.Run("rsync shows the rendered objects and rsync-status without status", func(t *testing.T) {
 		out := e.MustCLI(0, "status", "emco/web", "--detail", "rsync", "-o", "json").Stdout
 		leak(out)
 		var st contract.Status
@@ -97,7 +98,10 @@ func TestEMCOStatusOnArgoCD(t *testing.T) {
 		require.Contains(t, compact(t, cm.Spec), `"greeting":"hello"`)
 		require.NotContains(t, compact(t, cm.Metadata), `"resourceVersion"`, "rendered, not live")
 		require.Empty(t, cm.Status)
-		require.Empty(t, cm.RsyncStatus+cm.ClusterStatus)
+		require.Empty(t, cm.ClusterStatus)
+		require.Equal(t, "Applied", cm.RsyncStatus, "EMCO's rsync output keeps each resource's rsync-status")
+		require.Positive(t, st.RsyncStatus["Applied"], "and the counts")
+		require.Empty(t, st.ClusterStatus)
 		require.Contains(t, compact(t, byKind(st)["Secret"].Spec), "[masked]")
 	})
 

@@ -18,6 +18,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/deploy/kubeapi"
+	"github.com/slipway-dev/slipway/internal/names"
 )
 
 // Cluster is one cluster ArgoCD knows, as GET /api/v1/clusters lists it: the labels are its
@@ -96,6 +97,15 @@ func (d *Deployer) Resolve(ctx context.Context, p deploy.Placement) ([]Cluster, 
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	// Each cluster's Application is named after it: two names that read alike would share one.
+	part := map[string]string{}
+	for _, c := range out {
+		if other, ok := part[names.ClusterPart(c.Name)]; ok {
+			return nil, &InvalidInputError{Field: field, Reason: fmt.Sprintf("picks clusters %q and %q, whose Applications would have the same name (<app>-%s): place on one of them",
+				other, c.Name, names.ClusterPart(c.Name))}
+		}
+		part[names.ClusterPart(c.Name)] = c.Name
+	}
 	return out, nil
 }
 
@@ -130,15 +140,10 @@ func clusterNames(cs []Cluster) string {
 }
 
 // PlacedName is the Application of app on cluster: the instance's app name and the cluster's,
-// cut and hashed to stay a label value (63) as ArgoCD's tracking label needs.
+// cut and hashed to stay a label value (63) as ArgoCD's tracking label needs. One placement never
+// picks two clusters with the same names.ClusterPart (config and Resolve refuse it).
 func PlacedName(application, cluster string) string {
-	name := application + "-" + strings.ToLower(cluster)
-	name = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
-			return r
-		}
-		return '-'
-	}, name)
+	name := names.ClusterPart(application + "-" + cluster)
 	if len(name) <= 63 {
 		return name
 	}
@@ -152,6 +157,7 @@ type placed struct {
 	st          contract.AppStatus
 	err         error
 	unreachable error
+	behind      string // the revision its app awaits (LabelBehind)
 }
 
 // on is the deployer and app for cluster c: the app named for the cluster, at its name in ArgoCD,
@@ -218,7 +224,13 @@ func (d *Deployer) deploySeveral(ctx context.Context, app deploy.App, deadline t
 			errs = append(errs, fmt.Errorf("cluster %s: %w", p.cluster.Name, p.err))
 		}
 	}
-	return d.aggregate(app, parts), errors.Join(errs...)
+	st := d.aggregate(app, parts)
+	if len(errs) > 0 {
+		return st, errors.Join(errs...)
+	}
+	return d.unplace(ctx, app, st, func(cluster string) bool {
+		return slices.ContainsFunc(clusters, func(c Cluster) bool { return c.Name == cluster })
+	})
 }
 
 // pointAt moves the instance's Application on a cluster that is down to the revision, or makes
@@ -229,18 +241,64 @@ func (d *Deployer) pointAt(ctx context.Context, app deploy.App) error {
 	if err != nil {
 		return err
 	}
+	d = &Deployer{c: d.c, kube: d.kube, kubeconfig: d.kubeconfig, placedOn: d.placedOn, behind: app.Revision}
+	want := d.desired(app)
 	if cur == nil {
 		_, _, own := d.placement(app)
 		if _, err := d.admit(ctx, app); err != nil {
 			return err
 		}
-		return d.createApplication(ctx, d.desired(app), own)
+		return d.createApplication(ctx, want, own)
 	}
 	if !owns(cur, app) {
 		return notOwned(cur, app)
 	}
-	_, err = d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, d.desired(app))
+	_, err = d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, want)
 	return err
+}
+
+// CatchUp syncs the instance's Application on cluster that a deploy pointed at app.Revision
+// while the cluster was down (LabelBehind), now that the cluster answers: the namespace and
+// Secret there, then the sync, without waiting for it. It says whether it started one. The
+// label stays until a later look finds the app Synced and Healthy at that revision, so a sync
+// that fails (ArgoCD still reconnecting) is started again at the next. A cluster still down,
+// an operation still running, or an app no longer behind at that revision (a deploy moved it
+// meanwhile) is left alone.
+func (d *Deployer) CatchUp(ctx context.Context, app deploy.App, cluster string) (bool, error) {
+	clusters, err := d.c.ListClusters(ctx)
+	if err != nil {
+		return false, err
+	}
+	c := Cluster{Name: cluster}
+	if i := slices.IndexFunc(clusters, func(k Cluster) bool { return k.Name == cluster }); i >= 0 {
+		c = clusters[i]
+	}
+	dd, sub, err := d.on(app, c)
+	if err != nil {
+		return false, err
+	}
+	cur, err := d.c.FindApplication(ctx, sub.Application)
+	if err != nil || cur == nil || !isPlaced(cur, app) || cur.Metadata.Labels[LabelBehind] != app.Revision ||
+		cur.Spec.Source == nil || !sameRevision(cur.Spec.Source.TargetRevision, app.Revision) || runningRevision(cur) != "" {
+		return false, err
+	}
+	if dd.reach(ctx) != nil {
+		return false, nil
+	}
+	if judge(cur, app.Revision) == done {
+		// Caught up: the app is no longer behind.
+		_, err := d.c.inProject(cur.Spec.Project).UpdateApplication(ctx, dd.desired(sub))
+		return false, err
+	}
+	dd.behind = app.Revision
+	project, err := dd.place(ctx, sub, cur)
+	if err != nil {
+		return false, err
+	}
+	if err := dd.in(project).c.Sync(ctx, sub.Application, app.Revision, true); err != nil && !operationInProgress(err) {
+		return false, err
+	}
+	return true, nil
 }
 
 // statusPlaced reads the instance's Application on each cluster it is placed on, found by its labels.
@@ -261,7 +319,7 @@ func (d *Deployer) fromApps(app deploy.App, apps []Application) contract.AppStat
 	parts := make([]placed, 0, len(apps))
 	for i := range apps {
 		a := &apps[i]
-		p := placed{cluster: Cluster{Name: clusterName(a.Spec.Destination)}, st: d.appStatus(a, app)}
+		p := placed{cluster: Cluster{Name: clusterName(a.Spec.Destination)}, st: d.appStatus(a, app), behind: a.Metadata.Labels[LabelBehind]}
 		if msg := Unreachable(a); msg != "" {
 			p.unreachable = errors.New(msg)
 			p.st.Resources = retrying(slices.Clone(p.st.Resources), msg)
@@ -283,38 +341,93 @@ func instanceSelector(ref contract.Ref) string {
 	return LabelTenant + "=" + ref.Tenant + "," + LabelName + "=" + ref.Name
 }
 
-// removePlaced removes the instance's Applications placed on clusters (found by their labels),
-// each with its namespace on its cluster. The single-cluster app is removeOne's.
-func (d *Deployer) removePlaced(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
+// removePlaced removes the instance's Applications placed on clusters (found by their labels)
+// that keep does not keep (nil keeps none), each with its namespace on its cluster; drain, when
+// set, runs first on each. A cluster that does not answer, or whose removal fails, does not stop the
+// others: what is left is a *LeftOnClustersError, one entry per cluster. The single-cluster app is removeOne's.
+func (d *Deployer) removePlaced(ctx context.Context, app deploy.App, keep func(cluster string) bool, drain func(ctx context.Context, cluster string) error) error {
 	apps, err := d.c.ListApplications(ctx, instanceSelector(app.Ref))
 	if err != nil {
-		return contract.AppStatus{Deployer: d.Name()}, err
+		return err
 	}
 	var clusters []Cluster
+	left := &LeftOnClustersError{}
 	for _, a := range apps {
-		if !isPlaced(&a, app) {
+		if !isPlaced(&a, app) || keep != nil && keep(a.Spec.Destination.Name) {
 			continue
 		}
 		if clusters == nil {
 			if clusters, err = d.c.ListClusters(ctx); err != nil {
-				return contract.AppStatus{Deployer: d.Name()}, err
+				return err
 			}
 		}
 		c := Cluster{Name: a.Spec.Destination.Name}
 		if i := slices.IndexFunc(clusters, func(k Cluster) bool { return k.Name == c.Name }); i >= 0 {
 			c = clusters[i]
 		}
-		dd, sub, err := d.on(app, c)
-		if err != nil {
-			return contract.AppStatus{Deployer: d.Name()}, err
-		}
-		sub.Application = a.Metadata.Name
-		sub.Namespace = a.Spec.Destination.Namespace
-		if st, err := dd.removeOne(ctx, sub); err != nil {
-			return st, fmt.Errorf("cluster %s: %w", c.Name, err)
+		if err := d.removeFrom(ctx, app, a, c, drain); err != nil {
+			var down *unreachableError
+			left.Left = append(left.Left, LeftOnCluster{Cluster: c.Name, Application: a.Metadata.Name, Namespace: a.Spec.Destination.Namespace,
+				Unreachable: errors.As(err, &down), Err: err})
 		}
 	}
-	return contract.AppStatus{}, nil
+	if len(left.Left) > 0 {
+		return left
+	}
+	return nil
+}
+
+// removeFrom drains and removes the instance's Application a on its cluster c, with its namespace
+// there. A cluster that does not answer is left alone: ArgoCD could not delete what it made there.
+func (d *Deployer) removeFrom(ctx context.Context, app deploy.App, a Application, c Cluster, drain func(ctx context.Context, cluster string) error) error {
+	dd, sub, err := d.on(app, c)
+	if err != nil {
+		return err
+	}
+	if err := dd.reach(ctx); err != nil {
+		return &unreachableError{err}
+	}
+	if drain != nil {
+		if err := drain(ctx, c.Name); err != nil {
+			return fmt.Errorf("drain: %w", err)
+		}
+	}
+	sub.Application = a.Metadata.Name
+	sub.Namespace = a.Spec.Destination.Namespace
+	_, err = dd.removeOne(ctx, sub)
+	return err
+}
+
+// unreachableError is a cluster that did not answer.
+type unreachableError struct{ err error }
+
+func (e *unreachableError) Error() string { return "cluster unreachable: " + e.err.Error() }
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// unplace drains and removes the instance's Applications on the clusters its placement no longer
+// picks (keep says which it picks; nil: none, the app is back on one cluster), once the deploy
+// reached those it picks, as BOSH drains an AZ's instances before removing the AZ. A cluster
+// that does not answer keeps its app until a later deploy reaches it, as a deploy does not
+// fail on a cluster that is down; a drain or removal that fails fails the deploy.
+func (d *Deployer) unplace(ctx context.Context, app deploy.App, st contract.AppStatus, keep func(string) bool) (contract.AppStatus, error) {
+	err := d.removePlaced(ctx, app, keep, app.Drain)
+	var lc *LeftOnClustersError
+	if !errors.As(err, &lc) {
+		return st, err
+	}
+	failed := &LeftOnClustersError{}
+	for _, l := range lc.Left {
+		if !l.Unreachable {
+			failed.Left = append(failed.Left, l)
+			continue
+		}
+		msg := fmt.Sprintf("cluster %s left the placement but does not answer: its application %s stays there until a deploy reaches it", l.Cluster, l.Application)
+		st.Message = strings.TrimPrefix(st.Message+"; "+msg, "; ")
+	}
+	if len(failed.Left) > 0 {
+		return st, failed
+	}
+	return st, nil
 }
 
 // aggregate is one status for the app out of each cluster's: Synced and Healthy only when every
@@ -324,7 +437,7 @@ func (d *Deployer) aggregate(app deploy.App, parts []placed) contract.AppStatus 
 	var msgs []string
 	for _, p := range parts {
 		cs := contract.ClusterStatus{Cluster: p.cluster.Name, Application: p.st.Application, Reachable: p.unreachable == nil,
-			Sync: p.st.Sync, Health: p.st.Health, Message: p.st.Message}
+			Sync: p.st.Sync, Health: p.st.Health, Message: p.st.Message, Behind: p.behind}
 		if cs.Application == "" {
 			cs.Application = PlacedName(app.Application, p.cluster.Name)
 		}

@@ -1,9 +1,11 @@
 package argocd
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -69,4 +71,108 @@ func TestIsPlacedNeedsNameAndDestination(t *testing.T) {
 	require.False(t, isPlaced(mk("someone-elses", "edge", "edge"), app), "another name")
 	require.False(t, isPlaced(mk(PlacedName(app.Application, "edge"), "prod", "edge"), app), "another destination")
 	require.False(t, isPlaced(mk(app.Application, "", ""), app), "the single-cluster app")
+}
+
+// A selector that picks two clusters whose Applications would share a name is refused, naming the field.
+func TestResolveRefusesClustersThatNameAlike(t *testing.T) {
+	f := newFake(t)
+	f.clusters = []Cluster{{Name: "Prod_EU", Labels: map[string]string{"tier": "prod"}}, {Name: "prod-eu", Labels: map[string]string{"tier": "prod"}}, {Name: "edge"}}
+	d := NewDeployer(f.client(t))
+	_, err := d.Resolve(context.Background(), deploy.Placement{Selector: map[string]string{"tier": "prod"}, Field: "placement"})
+	var bad *InvalidInputError
+	require.ErrorAs(t, err, &bad)
+	require.Equal(t, "placement", bad.Field)
+	require.Contains(t, bad.Reason, `"Prod_EU" and "prod-eu"`)
+	got, err := d.Resolve(context.Background(), deploy.Placement{Clusters: []string{"edge", "prod-eu"}})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+}
+
+// A cluster the placement no longer picks is drained, then its Application goes, after the deploy
+// reached the clusters it picks; going back to one cluster removes the rest.
+func TestDeployUnplacesDrainedClusters(t *testing.T) {
+	f := newFake(t)
+	f.clusters = []Cluster{{Name: "in-cluster", Server: DefaultDestination}, {Name: "edge", Server: "https://10.0.0.2:6443"}}
+	d := NewDeployer(f.client(t))
+	app := testApp()
+	app.Placement = deploy.Placement{Clusters: []string{"edge", "in-cluster"}}
+	var drained []string
+	app.Drain = func(_ context.Context, cluster string) error {
+		drained = append(drained, cluster)
+		return nil
+	}
+	_, err := d.Deploy(context.Background(), app, farDeadline())
+	require.NoError(t, err)
+	for _, name := range []string{"acme-web-edge", "acme-web-in-cluster"} {
+		_, ok := f.app(name)
+		require.True(t, ok, name)
+	}
+	require.Empty(t, drained, "nothing left the placement")
+
+	app.Placement.Clusters = []string{"in-cluster"}
+	st, err := d.Deploy(context.Background(), app, farDeadline())
+	require.NoError(t, err)
+	require.Equal(t, []string{"edge"}, drained)
+	_, ok := f.app("acme-web-edge")
+	require.False(t, ok, "the un-placed cluster's Application is gone")
+	_, ok = f.app("acme-web-in-cluster")
+	require.True(t, ok)
+	require.Len(t, st.Clusters, 1)
+
+	// A drain that fails keeps the app where it is and fails the deploy, naming the cluster.
+	app.Placement.Clusters = []string{"edge"}
+	_, err = d.Deploy(context.Background(), app, farDeadline())
+	require.NoError(t, err)
+	app.Placement = deploy.Placement{}
+	app.Drain = func(context.Context, string) error { return errors.New("drain refused") }
+	_, err = d.Deploy(context.Background(), app, farDeadline())
+	var left *LeftOnClustersError
+	require.ErrorAs(t, err, &left)
+	require.Contains(t, err.Error(), "cluster edge: application acme-web-edge left: drain: drain refused")
+	_, ok = f.app("acme-web-edge")
+	require.True(t, ok)
+}
+
+// An app pointed at a revision while its cluster was down is marked behind; once the cluster
+// answers, CatchUp prepares it and syncs it at that revision, and the mark goes. An app a
+// deploy moved to another revision meanwhile is left alone.
+func TestCatchUpSyncsAnAppLeftBehind(t *testing.T) {
+	f := newFake(t)
+	f.clusters = []Cluster{{Name: "in-cluster", Server: DefaultDestination}, {Name: "edge", Server: "https://10.0.0.2:6443"}}
+	d := NewDeployer(f.client(t))
+	app := testApp()
+	app.Placement = deploy.Placement{Clusters: []string{"edge", "in-cluster"}}
+	dd, sub, err := d.on(app, f.clusters[1])
+	require.NoError(t, err)
+	require.NoError(t, dd.pointAt(context.Background(), sub))
+	a, ok := f.app("acme-web-edge")
+	require.True(t, ok)
+	require.Equal(t, testRev, a.Metadata.Labels[LabelBehind])
+	st, err := d.Status(context.Background(), app)
+	require.NoError(t, err)
+	require.Equal(t, testRev, st.Clusters[0].Behind, "status says the cluster awaits that revision")
+
+	other := app
+	other.Revision = "0000000000000000000000000000000000000000"
+	started, err := d.CatchUp(context.Background(), other, "edge")
+	require.NoError(t, err)
+	require.False(t, started, "not the revision it awaits")
+	require.Empty(t, f.syncs)
+
+	started, err = d.CatchUp(context.Background(), app, "edge")
+	require.NoError(t, err)
+	require.True(t, started)
+	require.Len(t, f.syncs, 1)
+	a, _ = f.app("acme-web-edge")
+	require.Equal(t, testRev, a.Metadata.Labels[LabelBehind], "behind until seen synced")
+	require.Eventually(t, func() bool {
+		_, gerr := d.c.inProject(a.Spec.Project).GetApplication(context.Background(), "acme-web-edge") // the fake's controller steps on each GET
+		require.NoError(t, gerr)
+		started, err = d.CatchUp(context.Background(), app, "edge")
+		require.NoError(t, err)
+		require.False(t, started, "one sync is running or done")
+		a, _ = f.app("acme-web-edge")
+		return a.Metadata.Labels[LabelBehind] == ""
+	}, 5*time.Second, 10*time.Millisecond, "caught up: no longer behind")
+	require.Len(t, f.syncs, 1)
 }

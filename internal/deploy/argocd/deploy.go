@@ -18,12 +18,18 @@ import (
 // the sync Succeeded and the app is Synced+Healthy at that revision, or deadline passes.
 // Before anything changes it refuses an Application of that name that is not the instance's;
 // then it makes the namespace, the Secret and the project's destination, then the Application.
-// An app placed on several clusters gets one Application on each (deploySeveral).
+// An app placed on several clusters gets one Application on each (deploySeveral); its
+// Applications on clusters the placement no longer picks are drained and removed (unplace).
 func (d *Deployer) Deploy(ctx context.Context, app deploy.App, deadline time.Time) (contract.AppStatus, error) {
 	if app.Placement.Several() {
 		return d.deploySeveral(ctx, app, deadline)
 	}
-	return d.deployOne(ctx, app, deadline)
+	st, err := d.deployOne(ctx, app, deadline)
+	if err != nil {
+		return st, err
+	}
+	// Back on one cluster: the apps it was placed on before go.
+	return d.unplace(ctx, app, st, nil)
 }
 
 // deployOne deploys app's one Application on its one cluster.

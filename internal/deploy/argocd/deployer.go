@@ -17,6 +17,10 @@ const (
 	LabelName   = "slipway.dev/name"
 	// LabelCluster marks an Application as the instance's on one of several clusters it is placed on.
 	LabelCluster = "slipway.dev/cluster"
+	// LabelBehind marks a placed Application pointed at a revision while its cluster was down,
+	// not synced: its value is that revision, which the observer syncs once the cluster answers
+	// (CatchUp). A deploy that reaches the cluster takes it off.
+	LabelBehind = "slipway.dev/behind"
 	// Finalizer makes deleting the Application delete its resources first.
 	Finalizer = "resources-finalizer.argocd.argoproj.io"
 )
@@ -31,6 +35,8 @@ type Deployer struct {
 	kubeconfig string
 	// placedOn is the cluster this deployer's apps are placed on, one of several; "" otherwise.
 	placedOn string
+	// behind is the revision its app is pointed at but not synced to (LabelBehind); "" when synced.
+	behind string
 }
 
 var _ deploy.Deployer = (*Deployer)(nil)
@@ -56,7 +62,7 @@ func (d *Deployer) Name() string { return "argocd" }
 
 // in is d with per-app calls in project p.
 func (d *Deployer) in(p string) *Deployer {
-	return &Deployer{c: d.c.inProject(p), kube: d.kube, kubeconfig: d.kubeconfig, placedOn: d.placedOn}
+	return &Deployer{c: d.c.inProject(p), kube: d.kube, kubeconfig: d.kubeconfig, placedOn: d.placedOn, behind: d.behind}
 }
 
 // desired is the Application for app at its revision, in its project. It carries no
@@ -65,6 +71,9 @@ func (d *Deployer) in(p string) *Deployer {
 func (d *Deployer) desired(app deploy.App) Application {
 	project, dest, _ := d.placement(app)
 	labels := map[string]string{LabelTenant: app.Ref.Tenant, LabelName: app.Ref.Name}
+	if d.behind != "" {
+		labels[LabelBehind] = d.behind
+	}
 	if d.placedOn != "" {
 		labels[LabelCluster] = d.placedOn
 	}

@@ -193,3 +193,32 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// LeftOnClustersError is a removal that removed what it could and left the instance's app on
+// these clusters (down, or failing): each is a leftover of its own, removed by a retry once it answers.
+type LeftOnClustersError struct {
+	Left []LeftOnCluster
+}
+
+// LeftOnCluster is the app slipway could not remove from one cluster, and why.
+type LeftOnCluster struct {
+	Cluster, Application, Namespace string
+	Unreachable                     bool // the cluster did not answer, so nothing was tried there
+	Err                             error
+}
+
+func (e *LeftOnClustersError) Error() string {
+	parts := make([]string, 0, len(e.Left))
+	for _, l := range e.Left {
+		parts = append(parts, fmt.Sprintf("cluster %s: application %s left: %v", l.Cluster, l.Application, l.Err))
+	}
+	return "argocd: " + strings.Join(parts, "; ")
+}
+
+func (e *LeftOnClustersError) Unwrap() []error {
+	out := make([]error, 0, len(e.Left))
+	for _, l := range e.Left {
+		out = append(out, l.Err)
+	}
+	return out
+}

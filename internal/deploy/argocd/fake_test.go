@@ -39,6 +39,7 @@ type fakeArgoCD struct {
 	conflictsOnWrite int // how many POST /applications answer 409 before succeeding
 	staleProjects    int // how many POST /applications find the project's cached destinations behind
 	inProgressStatus int // status for "another operation is already in progress" (400 like v3.2, or 409)
+	clusters         []Cluster
 
 	// observations
 	calls          []string // "METHOD /path?query"
@@ -73,6 +74,9 @@ func newFake(t *testing.T) *fakeArgoCD {
 	mux.HandleFunc("POST /api/v1/applications/{name}/sync", f.authed(f.sync))
 	mux.HandleFunc("DELETE /api/v1/applications/{name}/operation", f.authed(f.terminate))
 	mux.HandleFunc("GET /api/v1/applications/{name}/resource-tree", f.authed(f.tree))
+	mux.HandleFunc("GET /api/v1/clusters", f.authed(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]any{"items": f.clusters})
+	}))
 	mux.HandleFunc("GET /api/v1/projects/{name}", f.authed(f.getProject))
 	mux.HandleFunc("POST /api/v1/projects", f.authed(f.createProject))
 	mux.HandleFunc("PUT /api/v1/projects/{name}", f.authed(f.updateProject))
@@ -222,7 +226,7 @@ func (f *fakeArgoCD) get(w http.ResponseWriter, r *http.Request) {
 }
 
 // list answers like argocd-server: projects and a label selector (here: keys that must
-// exist) narrow the list, and no match is "items": null.
+// exist, or key=value) narrow the list, and no match is "items": null.
 func (f *fakeArgoCD) list(w http.ResponseWriter, r *http.Request) {
 	projects := r.URL.Query()["projects"]
 	name := r.URL.Query().Get("name")
@@ -253,7 +257,8 @@ func (f *fakeArgoCD) list(w http.ResponseWriter, r *http.Request) {
 
 func hasLabels(labels map[string]string, keys []string) bool {
 	for _, k := range keys {
-		if _, ok := labels[k]; !ok {
+		k, v, eq := strings.Cut(k, "=")
+		if got, ok := labels[k]; !ok || eq && got != v {
 			return false
 		}
 	}

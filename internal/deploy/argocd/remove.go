@@ -15,16 +15,28 @@ const RemovedMessage = "application and its resources deleted"
 // Remove deletes the instance's Application with cascade and waits until it is gone (its
 // finalizer deletes the resources first), takes the namespace out of the tenant's project,
 // then deletes the namespace with the Secret in it. Gone already is success. An Application
-// or namespace that is not the instance's is never deleted: the step fails naming it.
+// or namespace that is not the instance's is never deleted: the step fails naming it. An app
+// placed on several clusters is removed from each that answers; the rest is a *LeftOnClustersError.
 func (d *Deployer) Remove(ctx context.Context, app deploy.App) (contract.AppStatus, error) {
 	if err := validate(app, false); err != nil {
 		return contract.AppStatus{Deployer: d.Name()}, err
 	}
-	// Whatever the placement is now, the apps on every cluster the instance was placed on go.
-	if st, err := d.removePlaced(ctx, app); err != nil {
-		return st, err
+	// Whatever the placement is now, the apps on every cluster the instance was placed on go; a
+	// cluster that does not answer is left and named, after the others have gone.
+	left := d.removePlaced(ctx, app, nil, nil)
+	var lc *LeftOnClustersError
+	if left != nil && !errors.As(left, &lc) {
+		return contract.AppStatus{Deployer: d.Name()}, left
 	}
-	return d.removeOne(ctx, app)
+	st, err := d.removeOne(ctx, app)
+	if err != nil {
+		return st, errors.Join(left, err)
+	}
+	if left != nil {
+		st.Deployed = true // not everywhere: what is left is on record as leftovers
+		st.Message = left.Error()
+	}
+	return st, left
 }
 
 // removeOne removes app's one Application, by its name, and its namespace on d's cluster.

@@ -107,6 +107,9 @@ func setOwnFields(obj map[string]any, want Application) {
 	for k, v := range want.Metadata.Labels {
 		labels[k] = v
 	}
+	if _, behind := want.Metadata.Labels[LabelBehind]; !behind {
+		delete(labels, LabelBehind) // this write brings the app to its revision: not behind
+	}
 	fin, _ := meta["finalizers"].([]any)
 	for _, f := range want.Metadata.Finalizers {
 		if !slices.Contains(fin, any(f)) {
