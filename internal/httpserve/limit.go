@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,16 +38,18 @@ type limiter struct {
 	// perClientConns is only named in the refusal of a connection over it.
 	perClientConns int
 	maxBody        int64
-	wait           time.Duration
-	log            *zap.Logger
-	busyLog        *zap.Logger // sampled: one line a second tells an operator a cap is hit
+	// budget bounds the body bytes held while they arrive, across every client address.
+	budget  *byteBudget
+	wait    time.Duration
+	log     *zap.Logger
+	busyLog *zap.Logger // sampled: one line a second tells an operator a cap is hit
 }
 
 func newLimiter(h http.Handler, c config) *limiter {
 	return &limiter{
 		h: h, slots: make(chan struct{}, c.maxConcurrent), reading: newTally(), perClient: c.perClientReading(),
 		perClientConns: c.maxConnsPerClient,
-		maxBody:        c.maxBody, wait: c.queueWait, log: c.log, busyLog: sampled(c.log),
+		maxBody:        c.maxBody, budget: &byteBudget{free: c.buffered()}, wait: c.queueWait, log: c.log, busyLog: sampled(c.log),
 	}
 }
 
@@ -77,7 +80,15 @@ func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	need := l.reservation(r)
+	if !l.budget.take(need) {
+		l.reading.give(key)
+		l.busyLog.Warn("bodies arriving fill the server's buffer: refusing with 503", zap.String("client", key), zap.Int64("need_bytes", need))
+		refuse(w, http.StatusServiceUnavailable, "server busy: the request bodies arriving fill its buffer; try again")
+		return
+	}
 	err := l.readBody(w, r)
+	l.budget.give(need)
 	l.reading.give(key)
 	if err != nil {
 		l.refuseBody(w, key, err)
@@ -105,8 +116,15 @@ func (l *limiter) readBody(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > l.maxBody {
 		return &http.MaxBytesError{Limit: l.maxBody}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.maxBody))
-	if err != nil {
+	var body []byte
+	var err error
+	if n := r.ContentLength; n > 0 {
+		// Exactly what was reserved: ReadAll's growing buffer would hold up to twice as much.
+		body = make([]byte, n)
+		if _, err = io.ReadFull(http.MaxBytesReader(w, r.Body, n), body); err != nil {
+			return err
+		}
+	} else if body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, l.maxBody)); err != nil {
 		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -127,6 +145,39 @@ func (l *limiter) refuseBody(w http.ResponseWriter, key string, err error) {
 		// The client hung up or sent a broken body: nobody reads the answer.
 		refuse(w, http.StatusBadRequest, "reading the request body: "+err.Error())
 	}
+}
+
+// reservation is what r's body may hold: its Content-Length, or the most any body may.
+func (l *limiter) reservation(r *http.Request) int64 {
+	if r.Body == nil || r.Body == http.NoBody {
+		return 0
+	}
+	if r.ContentLength >= 0 && r.ContentLength <= l.maxBody {
+		return r.ContentLength
+	}
+	return l.maxBody
+}
+
+// byteBudget is a count of bytes that may still be held; take never waits.
+type byteBudget struct {
+	mu   sync.Mutex
+	free int64
+}
+
+func (b *byteBudget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.free {
+		return false
+	}
+	b.free -= n
+	return true
+}
+
+func (b *byteBudget) give(n int64) {
+	b.mu.Lock()
+	b.free += n
+	b.mu.Unlock()
 }
 
 func acquire(r *http.Request, slots chan struct{}, wait time.Duration) bool {

@@ -25,6 +25,9 @@ const (
 	DefaultMaxConnsPerClient = 64
 	// DefaultMaxBodyBytes fits the largest body these servers take: a Temporal UI page of payloads.
 	DefaultMaxBodyBytes = 64 << 20
+	// DefaultMaxBufferedBytes bounds the bodies being read at once, across every client address:
+	// per-address shares alone let a peer with many addresses (an IPv6 /48) hold memory without bound.
+	DefaultMaxBufferedBytes = 64 << 20
 )
 
 // Option configures a Server.
@@ -37,6 +40,7 @@ type config struct {
 	maxPerClient                  int // 0: DefaultMaxPerClient, or max concurrent if smaller
 	maxConnsPerClient             int
 	maxBody                       int64
+	maxBuffered                   int64
 	queueWait                     time.Duration
 	grace                         time.Duration
 	certFile, keyFile             string
@@ -53,6 +57,7 @@ func defaults() config {
 		maxConcurrent:     DefaultMaxConcurrent,
 		maxConnsPerClient: DefaultMaxConnsPerClient,
 		maxBody:           DefaultMaxBodyBytes,
+		maxBuffered:       DefaultMaxBufferedBytes,
 		queueWait:         DefaultQueueWait,
 		grace:             DefaultShutdownGrace,
 		log:               zap.NewNop(),
@@ -158,6 +163,21 @@ func WithMaxBodyBytes(n int64) Option {
 		return nil
 	}
 }
+
+// WithMaxBufferedBytes bounds the request bodies held while they arrive, across all clients;
+// a request whose body would go over it is answered 503 with Retry-After before it is read.
+func WithMaxBufferedBytes(n int64) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return &OptionError{Option: "max buffered bytes", Reason: fmt.Sprintf("want at least 1, got %d", n)}
+		}
+		c.maxBuffered = n
+		return nil
+	}
+}
+
+// buffered is the budget of body bytes held at once: as set, but always room for one whole body.
+func (c config) buffered() int64 { return max(c.maxBuffered, c.maxBody) }
 
 // perClientReading is a client address's share: as set, or the default but never
 // more than the work slots.
