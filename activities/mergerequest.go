@@ -89,18 +89,39 @@ func (a *Activities) MergeMergeRequest(ctx context.Context, mr forge.MergeReques
 	if err := a.fence(ctx); err != nil {
 		return mr, err
 	}
-	merged, err := a.Forge.Merge(forgeNotes(ctx, "branch", mr.Branch), mr)
+	var repaired []string
+	merged, err := a.Forge.Merge(forgeNotes(ctx, "branch", mr.Branch, &repaired), mr)
+	merged.Repaired = repaired
 	return merged, classify(err)
 }
 
 // forgeNotes logs what the forge repaired on its own during the step (a stale git lock a killed
-// worker left), with what the step works on: the instance, or the MR's branch that names it.
-func forgeNotes(ctx context.Context, key, subject string) context.Context {
+// worker left), with what the step works on: the instance, or the MR's branch that names it;
+// into, when given, gets each repair in one line for the step's record.
+func forgeNotes(ctx context.Context, key, subject string, into ...*[]string) context.Context {
 	if !activity.IsActivity(ctx) {
 		return ctx
 	}
 	logger := activity.GetLogger(ctx)
 	return forge.WithNotes(ctx, func(msg string, attrs ...any) {
 		logger.Warn(msg, append([]any{key, subject}, attrs...)...)
+		for _, to := range into {
+			*to = append(*to, noteLine(msg, attrs))
+		}
 	})
+}
+
+// noteLine is a note with its attributes: "msg (k v, k v)".
+func noteLine(msg string, attrs []any) string {
+	var kv []string
+	for i := 0; i+1 < len(attrs); i += 2 {
+		// The repository's path is the worker's, not the user's; what the message says already, once.
+		if k, v := fmt.Sprint(attrs[i]), fmt.Sprint(attrs[i+1]); k != "repo" && !strings.Contains(msg, v) {
+			kv = append(kv, k+" "+v)
+		}
+	}
+	if len(kv) == 0 {
+		return msg
+	}
+	return msg + " (" + strings.Join(kv, ", ") + ")"
 }

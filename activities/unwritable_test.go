@@ -93,4 +93,7 @@ func TestAMergeStepLogsTheStaleLockItRemoved(t *testing.T) {
 	assert.Contains(t, logs.lines[0], "localgit: removed stale git lock refs/heads/main.lock left by a dead writer")
 	assert.Contains(t, logs.lines[0], "branch slipway/acme/web/deploy-1")
 	assert.Regexp(t, `age 1m0\.\d+s`, logs.lines[0])
+	// The step's record (status, events) names it too, not only the worker's log.
+	require.Len(t, merged.Repaired, 1)
+	assert.Regexp(t, `^localgit: removed stale git lock refs/heads/main.lock left by a dead writer \(age 1m0\.\d+s\)$`, merged.Repaired[0])
 }

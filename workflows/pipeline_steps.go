@@ -77,10 +77,17 @@ func (p *pipeline) mergeMR() error {
 		if err := workflow.ExecuteActivity(shortCtx(ctx), contract.ActMergeMR, *mr).Get(ctx, &merged); err != nil {
 			return "", err
 		}
+		// What the forge repaired on the way (a stale lock a killed worker left) goes in the step's record.
+		repaired := merged.Repaired
+		merged.Repaired = nil
 		p.progress.MR = &merged
 		p.progress.Revision = merged.MergeSHA
 		rec, err := p.recordRender(ctx, merged.HeadSHA, merged.MergeSHA)
-		return "merged as " + short(merged.MergeSHA) + rec, err
+		detail := "merged as " + short(merged.MergeSHA) + rec
+		if len(repaired) > 0 {
+			detail += "; " + strings.Join(repaired, "; ")
+		}
+		return detail, err
 	})
 }
 

@@ -39,6 +39,9 @@ type MergeRequest struct {
 	MergeSHA  string `json:"mergeSHA,omitempty"`
 	URL       string `json:"url,omitempty"`
 	NoChanges bool   `json:"noChanges,omitempty"` // the change equals the base: no branch, nothing to merge
+	// Repaired is what the forge repaired on its own in this call (a stale git lock a killed worker
+	// left, with its age), for the step's record; it is not part of the MR.
+	Repaired []string `json:"repaired,omitempty"`
 }
 
 // Forge is the GitOps repository as slipway uses it. Every method is idempotent.
