@@ -84,7 +84,10 @@ func TestAFreshLifecycleRecordsOneVersionMarkerPerRun(t *testing.T) {
 	for id, n := range markers {
 		assert.Equal(t, 1, n, "version markers of %s", id)
 	}
-	assert.LessOrEqual(t, total, 160, "history events of one provision+deploy")
+	t.Logf("%d history events", total)
+	// Signals that arrive during one workflow task share it, so the count moves by a few with timing
+	// (158 to 164 here; 215 before issue 40).
+	assert.LessOrEqual(t, total, 175, "history events of one provision+deploy")
 }
 
 // historyTree counts the events of one run and of the children it started, and each run's version markers.
