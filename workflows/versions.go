@@ -199,8 +199,8 @@ func ChangeByID(id string) (Change, bool) {
 
 // RunningOnQuery is the visibility query for the running workflows that may still take
 // branch v or an older one of c: those whose TemporalChangeVersion (the server's keyword list of
-// "<id>-<version>" a run recorded) holds no newer version, nor the verified-requests version c rides on. A run that has not reached the call yet
-// is listed too: it is not known to be past the branch.
+// "<id>-<version>" a run recorded) holds no newer version, nor a verified-requests version c rides on.
+// A run that has not reached the call yet is listed too: it is not known to be past the branch.
 func (c Change) RunningOnQuery(v workflow.Version) string {
 	var newer []string
 	for n := max(v+1, 1); n <= c.Max; n++ {
