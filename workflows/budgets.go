@@ -22,7 +22,7 @@ func (p *pipeline) budgeted(ctx workflow.Context) bool {
 		return false
 	}
 	if p.budgets == nil {
-		on := workflow.GetVersion(ctx, changeStackBudgets, workflow.DefaultVersion, 1) >= 1
+		on := rides(ctx) || workflow.GetVersion(ctx, changeStackBudgets, workflow.DefaultVersion, 1) >= 1
 		p.budgets = &on
 	}
 	return *p.budgets

@@ -134,7 +134,7 @@ func (e *entity) decideApproval(ctx workflow.Context, verb string, req contract.
 		return e.decideByPolicy(ctx, verb, req, actor, verified)
 	}
 	name := req.Actor
-	if verified && workflow.GetVersion(ctx, changeVerifiedApprover, workflow.DefaultVersion, 1) >= 1 {
+	if verified && (rides(ctx) || workflow.GetVersion(ctx, changeVerifiedApprover, workflow.DefaultVersion, 1) >= 1) {
 		name = actor.Name // not what the request says about itself
 	}
 	if err := e.admitApproval(verb, req, name); err != nil {

@@ -13,6 +13,9 @@ import (
 // so a parked instance is one coroutine. Each coroutine is a goroutine whose stack (4 KiB at the
 // least) and selector stay for as long as the workflow is cached, as does each upserted value.
 func leanWhenParked(ctx workflow.Context) workflow.Version {
+	if rides(ctx) {
+		return 2
+	}
 	return workflow.GetVersion(ctx, changeLeanParked, workflow.DefaultVersion, 2)
 }
 

@@ -33,6 +33,9 @@ type pipeline struct {
 	// verifies records what merges render and verifies the files before terraform or a hook runs;
 	// quietVerify runs that step like the local steps, without a start signal of its own.
 	verifies, quietVerify bool
+	// quietMerge runs a merge with nothing to merge like the local steps (rides): its record,
+	// a local activity at most, rides on the next step's start signal.
+	quietMerge bool
 	// policy asks the policy, with the plan, whether and by whom the operation must be approved.
 	policy bool
 	// budgets caches whether terraform steps get the stack's budgets (budgeted); nil until asked.
@@ -50,6 +53,7 @@ func newPipeline(ctx workflow.Context, in contract.PipelineInput) *pipeline {
 	p.local = runsShortStepsLocally(ctx)
 	p.controls = runsControls(ctx)
 	p.verifies, p.quietVerify = verifiesRenders(ctx)
+	p.quietMerge = rides(ctx)
 	p.policy = p.controls && approvesByPolicy(ctx)
 	workflow.Go(ctx, p.relayRefusals)
 	p.countStarted()
@@ -78,7 +82,7 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 		return nil
 	}
 	rec := contract.StepRecord{Name: name, Status: contract.StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(p.ctx)}
-	if p.local && p.batch && (localSteps[name] || (name == contract.VerifyRender && p.quietVerify)) {
+	if p.local && p.batch && (localSteps[name] || (name == contract.VerifyRender && p.quietVerify) || (name == contract.MergeMR && p.quietMerge && nothingToMerge(p.progress.MR))) {
 		// A local step ends within this workflow task: its start is news to no one, and its
 		// record rides on the next step's start signal.
 		workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))

@@ -62,6 +62,9 @@ func (p *pipeline) openMRWith(in contract.OpenMRInput) error {
 	})
 }
 
+// nothingToMerge is an MR that mergeMR only records (main already holds its render), or none.
+func nothingToMerge(mr *forge.MergeRequest) bool { return mr == nil || mr.NoChanges }
+
 func (p *pipeline) mergeMR() error {
 	return p.run(contract.MergeMR, true, func(ctx workflow.Context) (string, error) {
 		mr := p.progress.MR

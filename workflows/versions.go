@@ -79,7 +79,18 @@ type Change struct {
 	// Pinned names, for each version below Max, the committed histories (testsuite/histories/<dir>)
 	// whose runs took that branch: they stop replaying once the branch is deleted, and go with it.
 	Pinned map[workflow.Version][]string
+	// RidesOn is the version of verified-requests from which a run takes Max without asking
+	// GetVersion for this change (rides); 0: every run asks.
+	RidesOn workflow.Version
 }
+
+// ridingVersion is the version of verified-requests, the marker the attest interceptor records at the
+// top of every run, whose runs take the newest branch of every change with RidesOn set: a fresh run
+// records that one marker and upsert instead of one of each per change (issue 40, docs/performance.md).
+const ridingVersion = 4
+
+// rides reports whether this run took ridingVersion, so each change riding on it is at its newest branch.
+func rides(ctx workflow.Context) bool { return attest.RunVersion(ctx) >= ridingVersion }
 
 // The workflow types the changes name.
 const (
@@ -98,82 +109,82 @@ var pipelines = []string{provisionType, deployType, planType, archiveType, destr
 // Changes is every change ID the workflows pass to workflow.GetVersion, oldest first
 // (testsuite's TestVersionRegistry checks it against the code and the committed histories).
 var Changes = []Change{
-	{ID: changeSecrets, Added: "2026-11-22", Commit: "10f7949", Max: 1, Workflows: []string{deployType, deprovisionType},
+	{ID: changeSecrets, Added: "2026-11-22", Commit: "10f7949", Max: 1, RidesOn: ridingVersion, Workflows: []string{deployType, deprovisionType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"lifecycle-v0"},
 		}},
-	{ID: changePlanValidation, Added: "2026-11-22", Commit: "64676eb", Max: 1, Workflows: []string{instanceType},
+	{ID: changePlanValidation, Added: "2026-11-22", Commit: "64676eb", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"lifecycle-v0"},
 		}},
-	{ID: changeNames, Added: "2026-11-23", Commit: "03fb9c7", Max: 1, Workflows: []string{instanceType},
+	{ID: changeNames, Added: "2026-11-23", Commit: "03fb9c7", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1"},
 		}},
-	{ID: changeStalePlan, Added: "2026-11-23", Commit: "6a97fd4", Max: 1, Workflows: []string{deployType}},
-	{ID: changeStepSignals, Added: "2026-11-23", Commit: "838c10c", Max: 1, Workflows: pipelines,
+	{ID: changeStalePlan, Added: "2026-11-23", Commit: "6a97fd4", Max: 1, RidesOn: ridingVersion, Workflows: []string{deployType}},
+	{ID: changeStepSignals, Added: "2026-11-23", Commit: "838c10c", Max: 1, RidesOn: ridingVersion, Workflows: pipelines,
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1", "names", "observe"},
 		}},
-	{ID: changeLocalSteps, Added: "2026-11-23", Commit: "838c10c", Max: 1, Workflows: append([]string{instanceType}, pipelines...),
+	{ID: changeLocalSteps, Added: "2026-11-23", Commit: "838c10c", Max: 1, RidesOn: ridingVersion, Workflows: append([]string{instanceType}, pipelines...),
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"force-unlock", "lifecycle-v0", "lifecycle-v1", "names", "observe"},
 		}},
-	{ID: changeNotifications, Added: "2026-11-23", Commit: "6f7d6ab", Max: 1, Workflows: []string{instanceType},
+	{ID: changeNotifications, Added: "2026-11-23", Commit: "6f7d6ab", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"force-unlock", "observe"},
 		}},
-	{ID: changeControls, Added: "2026-11-24", Commit: "3926c77", Max: 1, Workflows: pipelines,
+	{ID: changeControls, Added: "2026-11-24", Commit: "3926c77", Max: 1, RidesOn: ridingVersion, Workflows: pipelines,
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"drift", "force-unlock", "gates", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe"},
 		}},
-	{ID: changeRenderProvenance, Added: "2026-11-24", Commit: "5a3f4e6", Max: 2, Workflows: pipelines,
+	{ID: changeRenderProvenance, Added: "2026-11-24", Commit: "5a3f4e6", Max: 2, RidesOn: ridingVersion, Workflows: pipelines,
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "controlplanes", "drift", "force-unlock", "gates", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe"},
 			1:                       {"render-provenance"},
 		}},
-	{ID: changeClaimRecorded, Added: "2026-11-24", Commit: "c6e3b79", Max: 2, Workflows: []string{instanceType},
+	{ID: changeClaimRecorded, Added: "2026-11-24", Commit: "c6e3b79", Max: 2, RidesOn: ridingVersion, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			1: {"legacy-names-claimed"},
 		}},
-	{ID: changeVerifiedRequests, Added: "2026-11-24", Commit: "3c1cff9", Max: 3, Workflows: nil,
+	{ID: changeVerifiedRequests, Added: "2026-11-24", Commit: "3c1cff9", Max: ridingVersion, Workflows: nil,
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "observer", "render-provenance", "render-provenance-v2", "rollout", "webhook-delivery"},
 			1:                       {"verified-requests"},
 			2:                       {"approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-inline", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets", "verified-requests-v2"},
 		}},
-	{ID: changePolicyApprovals, Added: "2026-11-24", Commit: "13d08a3", Max: 1, Workflows: pipelines,
+	{ID: changePolicyApprovals, Added: "2026-11-24", Commit: "13d08a3", Max: 1, RidesOn: ridingVersion, Workflows: pipelines,
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "controlplanes", "hooks", "legacy-names-claimed-v2", "render-provenance", "render-provenance-v2", "verified-requests", "verified-requests-v2"},
 		}},
-	{ID: changeVerifiedApprover, Added: "2026-11-24", Commit: "a1227f9", Max: 1, Workflows: []string{instanceType},
+	{ID: changeVerifiedApprover, Added: "2026-11-24", Commit: "a1227f9", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"verified-requests", "verified-requests-v2"},
 		}},
-	{ID: changeLeanParked, Added: "2026-11-24", Commit: "f4347e3", Max: 2, Workflows: []string{instanceType},
+	{ID: changeLeanParked, Added: "2026-11-24", Commit: "f4347e3", Max: 2, RidesOn: ridingVersion, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			1:                       {"approvals-signal-lanes", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets"},
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-stateful-replace", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "render-provenance", "render-provenance-v2", "verified-requests", "verified-requests-v2"},
 		}},
-	{ID: changeStackBudgets, Added: "2026-11-24", Commit: "938fe17", Max: 1, Workflows: pipelines},
-	{ID: changeRenderOutputs, Added: "2026-11-24", Commit: "b6362e7", Max: 1, Workflows: []string{deployType},
+	{ID: changeStackBudgets, Added: "2026-11-24", Commit: "938fe17", Max: 1, RidesOn: ridingVersion, Workflows: pipelines},
+	{ID: changeRenderOutputs, Added: "2026-11-24", Commit: "b6362e7", Max: 1, RidesOn: ridingVersion, Workflows: []string{deployType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals-policy", "approvals-signal-lanes", "approvals-stateful-replace", "gates-signal-lanes", "render-provenance", "render-provenance-v2", "stack-budgets", "verified-requests", "verified-requests-v2"},
 		}},
-	{ID: changeDrainBeforeReplace, Added: "2026-11-24", Commit: "78aa9cb", Max: 1, Workflows: []string{deployType},
+	{ID: changeDrainBeforeReplace, Added: "2026-11-24", Commit: "78aa9cb", Max: 1, RidesOn: ridingVersion, Workflows: []string{deployType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "controlplanes", "drift", "force-unlock", "gates", "gates-signal-lanes", "hooks", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "lifecycle", "lifecycle-v0", "lifecycle-v1", "notify", "observe", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "render-provenance", "render-provenance-v2", "stack-budgets", "verified-requests", "verified-requests-v2"},
 		}},
-	{ID: changePlanCurrentStack, Added: "2026-11-24", Commit: "c2dacfa", Max: 1, Workflows: []string{deployType, planType},
+	{ID: changePlanCurrentStack, Added: "2026-11-24", Commit: "c2dacfa", Max: 1, RidesOn: ridingVersion, Workflows: []string{deployType, planType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "controlplanes", "drain-before-replace", "drift", "force-unlock", "gates", "gates-signal-lanes", "hooks", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "notify", "observe", "render-outputs", "render-provenance", "render-provenance-v2", "stack-budgets"},
 		}},
-	{ID: changeInstanceDependencies, Added: "2026-11-24", Commit: "ba49260", Max: 1, Workflows: []string{instanceType},
+	{ID: changeInstanceDependencies, Added: "2026-11-24", Commit: "ba49260", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"drain-before-replace", "plan-current-stack", "plan-current-stack-local-create", "render-outputs"},
 		}},
-	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, Workflows: append([]string{instanceType}, pipelines...)},
-	{ID: changeArchiveInGit, Added: "2026-11-27", Max: 1, Workflows: []string{archiveType},
+	{ID: changeCancelRunning, Added: "2026-11-24", Commit: "ebf4554", Max: 1, RidesOn: ridingVersion, Workflows: append([]string{instanceType}, pipelines...)},
+	{ID: changeArchiveInGit, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{archiveType},
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1"},
 		}},
@@ -192,12 +203,18 @@ func ChangeByID(id string) (Change, bool) {
 
 // RunningOnQuery is the visibility query for the running workflows that may still take
 // branch v or an older one of c: those whose TemporalChangeVersion (the server's keyword list of
-// "<id>-<version>" a run recorded) holds no newer version. A run that has not reached the call yet
-// is listed too: it is not known to be past the branch.
+// "<id>-<version>" a run recorded) holds no newer version, nor a verified-requests version c rides on.
+// A run that has not reached the call yet is listed too: it is not known to be past the branch.
 func (c Change) RunningOnQuery(v workflow.Version) string {
 	var newer []string
 	for n := max(v+1, 1); n <= c.Max; n++ {
 		newer = append(newer, fmt.Sprintf("%q", fmt.Sprintf("%s-%d", c.ID, n)))
+	}
+	if c.RidesOn > 0 {
+		vr, _ := ChangeByID(changeVerifiedRequests)
+		for n := c.RidesOn; n <= vr.Max; n++ {
+			newer = append(newer, fmt.Sprintf("%q", fmt.Sprintf("%s-%d", vr.ID, n)))
+		}
 	}
 	q := `ExecutionStatus = "Running"`
 	if len(c.Workflows) > 0 {
@@ -213,53 +230,56 @@ func (c Change) RunningOnQuery(v workflow.Version) string {
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the
 // plan JSON) rather than the stack's approval rule alone.
 func approvesByPolicy(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changePolicyApprovals, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changePolicyApprovals, workflow.DefaultVersion, 1) >= 1
 }
 
 // withSecrets reports whether this pipeline run takes the secret steps.
 func withSecrets(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeSecrets, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeSecrets, workflow.DefaultVersion, 1) >= 1
 }
 
 // validatesPlans reports whether a plan with a config is validated up front.
 func validatesPlans(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changePlanValidation, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changePlanValidation, workflow.DefaultVersion, 1) >= 1
 }
 
 // replansStalePlans reports whether an apply whose plan went stale plans again and applies that.
 func replansStalePlans(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeStalePlan, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeStalePlan, workflow.DefaultVersion, 1) >= 1
 }
 
 // recordsNames reports whether this run records, claims and releases derived names.
 func recordsNames(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeNames, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeNames, workflow.DefaultVersion, 1) >= 1
 }
 
 // batchesStepSignals reports whether this pipeline holds ended steps for the next start signal.
 func batchesStepSignals(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeStepSignals, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeStepSignals, workflow.DefaultVersion, 1) >= 1
 }
 
 // runsShortStepsLocally reports whether validation, revision, diff and secret steps run as local activities.
 func runsShortStepsLocally(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeLocalSteps, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeLocalSteps, workflow.DefaultVersion, 1) >= 1
 }
 
 // notifies reports whether this run notifies the sinks of transitions.
 func notifies(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeNotifications, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeNotifications, workflow.DefaultVersion, 1) >= 1
 }
 
 // runsControls reports whether this pipeline runs approvals and lifecycle hooks.
 func runsControls(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeControls, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeControls, workflow.DefaultVersion, 1) >= 1
 }
 
 // verifiesRenders reports whether this pipeline records what its merge rendered and verifies the
 // instance's files against the record before terraform or a hook runs from them, and whether
 // that step signals its start (version 1) or lets it ride on the next step's (version 2).
 func verifiesRenders(ctx workflow.Context) (verifies, quietly bool) {
+	if rides(ctx) {
+		return true, true
+	}
 	v := workflow.GetVersion(ctx, changeRenderProvenance, workflow.DefaultVersion, 2)
 	return v >= 1, v >= 2
 }
@@ -269,41 +289,44 @@ func verifiesRenders(ctx workflow.Context) (verifies, quietly bool) {
 // (version 2: a parked instance's history stays as short as before, and the refs that could
 // derive an unclaimed legacy name are refused by names.LegacyShaped).
 func claimsRecordedNames(ctx workflow.Context) (claims, atStart bool) {
+	if rides(ctx) {
+		return true, false
+	}
 	v := workflow.GetVersion(ctx, changeClaimRecorded, workflow.DefaultVersion, 2)
 	return v >= 1, v == 1
 }
 
 // rendersOutputs reports whether a deploy renders its manifests' .Outputs after the apply.
 func rendersOutputs(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeRenderOutputs, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeRenderOutputs, workflow.DefaultVersion, 1) >= 1
 }
 
 // drainsBeforeReplace reports whether a deploy runs the drain hook before an apply that replaces
 // or deletes, and whether it honours a recreate.
 func drainsBeforeReplace(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeDrainBeforeReplace, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeDrainBeforeReplace, workflow.DefaultVersion, 1) >= 1
 }
 
 // tracksDependencies reports whether this run records dependencies and tells dependents of outputs and failures.
 func tracksDependencies(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeInstanceDependencies, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeInstanceDependencies, workflow.DefaultVersion, 1) >= 1
 }
 
 // cancelsRunning reports whether this run stops a running operation on cancel (and PreTerminate).
 func cancelsRunning(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeCancelRunning, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeCancelRunning, workflow.DefaultVersion, 1) >= 1
 }
 
 // rendersCurrentStack reports whether a plan's terraform half and a plain deploy render the
 // committed instance file against the stack on main (a deploy merges that render first).
 func rendersCurrentStack(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changePlanCurrentStack, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changePlanCurrentStack, workflow.DefaultVersion, 1) >= 1
 }
 
 // recordsArchive reports whether an archive marks the instance file archived: true through its
 // own MR once the app is gone, so the repository alone says which instances are archived.
 func recordsArchive(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeArchiveInGit, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeArchiveInGit, workflow.DefaultVersion, 1) >= 1
 }
 
 // registersDependents reports whether this run tells its dependencies when it stops depending on

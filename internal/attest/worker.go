@@ -168,8 +168,9 @@ func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteW
 	ctx = i.withQuerier(ctx)
 	// At the top of every run, so the marker is always the run's first command.
 	// Version 1 verifies requests; version 2 also has the workflow's Authorizer decide updates;
-	// version 3 is the run's own (RunVersion): its audit records go to the durable log.
-	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 3)
+	// version 3 is the run's own (RunVersion): its audit records go to the durable log;
+	// version 4 also takes the newest branch of the workflows' changes that ride on it, without a marker each.
+	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 4)
 	i.legacy, i.authorizes = v == workflow.DefaultVersion, v >= 2
 	i.version = v
 	ctx = workflow.WithValue(ctx, versionKey{}, v)

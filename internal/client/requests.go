@@ -73,9 +73,11 @@ func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Oper
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		StaticSummary:            contract.InstanceSummary(ref),
+		// Every attribute a fresh run has, so its first upsert finds nothing changed and records no event.
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			contract.SAInstanceState.ValueSet(string(lifecycle.NoConfiguration)),
-			contract.SATenant.ValueSet(ref.Tenant), contract.SAInstanceName.ValueSet(ref.Name)),
+			contract.SATenant.ValueSet(ref.Tenant), contract.SAInstanceName.ValueSet(ref.Name),
+			contract.SAInstanceReady.ValueSet(string(lifecycle.ConditionUnknown))),
 	}, contract.InstanceWorkflowName, contract.InstanceInput{Ref: ref})
 	// The SDK hides the start's arguments from interceptors: name them so the start is attested too.
 	ctx = attest.WithStart(ctx, contract.InstanceWorkflowID(ref), contract.InstanceWorkflowName, contract.InstanceInput{Ref: ref})
