@@ -188,7 +188,7 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1"},
 		}},
-	{ID: changeDependents, Added: "2026-11-27", Max: 1, Workflows: []string{instanceType}},
+	{ID: changeDependents, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 }
 
 // ChangeByID returns the record of the change id.
@@ -333,5 +333,5 @@ func recordsArchive(ctx workflow.Context) bool {
 // them, and marks its dependents stale when its changed outputs could not be passed on. It is
 // called only on those paths, so an instance without dependencies records nothing for it.
 func registersDependents(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeDependents, workflow.DefaultVersion, 1) >= 1
+	return rides(ctx) || workflow.GetVersion(ctx, changeDependents, workflow.DefaultVersion, 1) >= 1
 }
