@@ -127,13 +127,9 @@ func (a *Activities) render(ctx context.Context, rev string, ref contract.Ref, c
 
 // archived is the instance's directory as committed at rev, its instance file marked archived.
 func (a *Activities) archived(ctx context.Context, ref contract.Ref, rev string) (map[string][]byte, error) {
-	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
+	files, data, err := a.instanceDir(ctx, ref, rev)
 	if err != nil {
-		return nil, classify(err)
-	}
-	data, ok := files[instanceFile]
-	if !ok {
-		return nil, notFoundf("%s has no %s at %s", ref.Dir(), instanceFile, rev)
+		return nil, err
 	}
 	marked, err := config.MarkArchived(data)
 	if err != nil {
@@ -150,15 +146,24 @@ func (a *Activities) archived(ctx context.Context, ref contract.Ref, rev string)
 // rerender renders the instance file committed at rev against the stack at stackRev: main ("")
 // for what a plain deploy merges, rev itself for a plan, so both its halves read one revision.
 func (a *Activities) rerender(ctx context.Context, ref contract.Ref, rev, stackRev string) (map[string][]byte, error) {
+	_, data, err := a.instanceDir(ctx, ref, rev)
+	if err != nil {
+		return nil, err
+	}
+	return a.render(ctx, stackRev, ref, data)
+}
+
+// instanceDir is the instance's directory as committed at rev, and its instance file.
+func (a *Activities) instanceDir(ctx context.Context, ref contract.Ref, rev string) (map[string][]byte, []byte, error) {
 	files, err := a.Forge.ReadDir(ctx, rev, ref.Dir())
 	if err != nil {
-		return nil, classify(err)
+		return nil, nil, classify(err)
 	}
 	data, ok := files[instanceFile]
 	if !ok {
-		return nil, notFoundf("%s has no %s at %s", ref.Dir(), instanceFile, rev)
+		return nil, nil, notFoundf("%s has no %s at %s", ref.Dir(), instanceFile, rev)
 	}
-	return a.render(ctx, stackRev, ref, data)
+	return files, data, nil
 }
 
 const instanceFile = "instance.yaml"

@@ -195,19 +195,11 @@ func (p *pipeline) fail(err error) error {
 
 // errorMessage is the innermost application error's message: what the activity said.
 func errorMessage(err error) string {
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) {
-		return appErr.Message()
-	}
-	var toErr *temporal.TimeoutError
-	if errors.As(err, &toErr) {
-		return "timed out (" + toErr.TimeoutType().String() + ")"
-	}
 	var se *stepError
 	if errors.As(err, &se) {
-		return se.err.Error()
+		err = se.err
 	}
-	return err.Error()
+	return contract.ErrorText(err)
 }
 
 func errorType(err error) string {

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -38,7 +37,7 @@ func RetryOf(pending []*workflowpb.PendingActivityInfo, fc converter.FailureConv
 		if fc == nil {
 			fc = temporal.GetDefaultFailureConverter()
 		}
-		r.LastError = failureText(fc.FailureToError(f))
+		r.LastError = contract.ErrorText(fc.FailureToError(f))
 	}
 	if t := pick.GetLastAttemptCompleteTime(); t != nil {
 		r.LastFailure = t.AsTime()
@@ -82,20 +81,6 @@ func (c *Client) withRetrying(ctx context.Context, st *contract.Status) {
 		}
 	}
 	op.Retrying = r
-}
-
-// failureText is what a step's error says, as the pipeline records it: an application error's
-// message without its type, a timeout by its kind (a step that stopped heartbeating, or hung).
-func failureText(err error) string {
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) {
-		return appErr.Message()
-	}
-	var toErr *temporal.TimeoutError
-	if errors.As(err, &toErr) {
-		return "timed out (" + toErr.TimeoutType().String() + ")"
-	}
-	return err.Error()
 }
 
 // stallAfter is how long a task may wait for a worker before status calls the operation stalled:

@@ -1,7 +1,10 @@
 package contract
 
 import (
+	"errors"
 	"fmt"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/errkind"
 	"github.com/slipway-dev/slipway/internal/yamlfields"
@@ -53,3 +56,17 @@ func (e *RefError) Error() string {
 }
 
 func (e *RefError) Is(target error) bool { return target == errkind.Invalid }
+
+// ErrorText is what a step's error says, as its record shows it: the innermost application error's
+// message without its type, a timeout by its kind (a step that stopped heartbeating, or hung).
+func ErrorText(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Message()
+	}
+	var toErr *temporal.TimeoutError
+	if errors.As(err, &toErr) {
+		return "timed out (" + toErr.TimeoutType().String() + ")"
+	}
+	return err.Error()
+}
