@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -14,14 +15,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/fakegithub"
 )
 
 // A worker that acts as a GitHub App installation (no token) runs a lifecycle on the GitHub
-// fake: each call carries an installation token got with the app's JWT, and as each token is
+// fake, through a forge that answers its first merges 500 (shown as Retrying): each call carries an installation token got with the app's JWT, and as each token is
 // issued for less than the minute ghinstallation keeps in hand, every call fetches a new one.
 func TestGitHubAppRunsTheLifecycle(t *testing.T) {
 	fake := fakegithub.New(t)
@@ -34,7 +37,22 @@ func TestGitHubAppRunsTheLifecycle(t *testing.T) {
 			App: workerapp.GitHubApp{ID: fmt.Sprint(gh.ID), KeyFile: gh.KeyFile, InstallationID: fmt.Sprint(gh.InstallationID)}}
 	})
 	file := writeFile(t, "stack: example\nparameters:\n  greeting: hello\n")
-	e.MustCLI(0, "create", "acme/web", "-f", file, "--wait")
+	// The forge answers the first two merges 500: the step shows Retrying, with GitHub's answer,
+	// from its second attempt, and the third merges.
+	fake.FailNextMerges(http.StatusInternalServerError, http.StatusInternalServerError)
+	e.MustCLI(0, "create", "acme/web", "-f", file)
+	var retrying *contract.StepRetry
+	require.Eventually(t, func() bool {
+		if op := e.Status("acme/web").Operation; op != nil && op.Retrying != nil {
+			retrying = op.Retrying
+		}
+		return retrying != nil
+	}, 20*time.Second, 50*time.Millisecond, "the merge answered 500 never showed as retrying")
+	require.Equal(t, contract.MergeMR, retrying.Step)
+	require.GreaterOrEqual(t, retrying.Attempt, 2)
+	require.Contains(t, retrying.LastError, "500")
+	require.Eventually(t, func() bool { return e.Status("acme/web").State == lifecycle.ConfigurationCreated },
+		30*time.Second, 100*time.Millisecond, "the merge never went through once the forge answered")
 	e.MustCLI(0, "deploy", "acme/web", "--wait")
 	merges := fake.Calls("PUT /repos/{owner}/{repo}/pulls/{number}/merge")
 	e.MustCLI(0, "deprovision", "acme/web", "--yes", "--wait")
