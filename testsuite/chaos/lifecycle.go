@@ -41,8 +41,9 @@ const (
 	// stackTime is the chaos stack plus the real provider hashicorp/time, which every worker
 	// installs from the run's packed mirror into its plugin cache: the init kill points need it.
 	stackTime = "chaostime"
-	// configChanges is how many operations of the lifecycle change the config: create, update, deprovision.
-	configChanges = 3
+	// configChanges is how many operations of the lifecycle change the config: create, update,
+	// archive (it records archived: true in git), deprovision.
+	configChanges = 4
 )
 
 var configV1, configV2 = chaosConfig(stackChaos, 1), chaosConfig(stackChaos, 2)
