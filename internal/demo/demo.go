@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/slipway-dev/slipway/examples"
@@ -52,8 +53,8 @@ func Run(ctx context.Context, env *devenv.Env, out io.Writer) error {
 		{lifecycle.OpDeploy, contract.OperationRequest{}, lifecycle.Deployed, v.resources(true), "1"},
 		{lifecycle.OpPlan, contract.OperationRequest{}, lifecycle.Deployed, v.noChanges, "1"},
 		{lifecycle.OpDeploy, contract.OperationRequest{ConfigYAML: string(updated)}, lifecycle.Deployed, v.updated, "2"},
-		{lifecycle.OpArchive, contract.OperationRequest{}, lifecycle.Archived, v.resources(true), ""},
-		{lifecycle.OpDeploy, contract.OperationRequest{}, lifecycle.Deployed, v.resources(true), "2"},
+		{lifecycle.OpArchive, contract.OperationRequest{}, lifecycle.Archived, v.all(v.resources(true), v.merges(3)), ""},
+		{lifecycle.OpDeploy, contract.OperationRequest{}, lifecycle.Deployed, v.all(v.resources(true), v.merges(4)), "2"},
 		{lifecycle.OpDestroy, contract.OperationRequest{}, lifecycle.Destroyed, v.resources(false), ""},
 		{lifecycle.OpDeprovision, contract.OperationRequest{Confirm: true}, lifecycle.Deprovisioned, v.configGone, ""},
 	}
@@ -127,6 +128,21 @@ func (v *verifier) merges(want int) func(context.Context, contract.OperationResu
 	}
 }
 
+// all runs each check in turn and joins what they found; the first error ends it.
+func (v *verifier) all(checks ...func(context.Context, contract.OperationResult) (string, error)) func(context.Context, contract.OperationResult) (string, error) {
+	return func(ctx context.Context, res contract.OperationResult) (string, error) {
+		var found []string
+		for _, check := range checks {
+			s, err := check(ctx, res)
+			if err != nil {
+				return "", err
+			}
+			found = append(found, s)
+		}
+		return strings.Join(found, "; "), nil
+	}
+}
+
 func (v *verifier) resources(want bool) func(context.Context, contract.OperationResult) (string, error) {
 	return func(ctx context.Context, _ contract.OperationResult) (string, error) {
 		res, err := v.env.Activities.Terraform.Resources(ctx, terraform.Workspace{Tenant: Ref.Tenant, Name: Ref.Name, Schema: derived.Schema})
@@ -165,10 +181,10 @@ func (v *verifier) configGone(ctx context.Context, res contract.OperationResult)
 	if len(files) > 0 {
 		return "", fmt.Errorf("%s still holds %d file(s) on main", v.dir, len(files))
 	}
-	if _, err := v.merges(3)(ctx, res); err != nil {
+	if _, err := v.merges(5)(ctx, res); err != nil {
 		return "", err
 	}
-	return "config removed from main by merge 3; state empty", nil
+	return "config removed from main by merge 5; state empty", nil
 }
 
 // cluster checks the real kube-apiserver: the app's ConfigMap with the expected

@@ -93,6 +93,11 @@ func TestWorkspacesLinkedToAnEmptiedCacheInitAgain(t *testing.T) {
 	require.Len(t, notes, 1, "%q", notes)
 	assert.Contains(t, notes[0], "emptied the plugin cache")
 	assert.False(t, r.Initialized(ws), "its providers were linked from the emptied cache")
+	// A command that was already past that check when the cache went fails retryably, naming why.
+	_, err := r.Plan(ctx, ws, "p0", false)
+	var gone *ProvidersGoneError
+	require.ErrorAs(t, err, &gone)
+	assert.Equal(t, "plan", gone.Command)
 
 	require.NoError(t, r.Prepare(ctx, ws, pinned(tfmirror.TimeVersion)))
 	require.Len(t, notes, 1+len(temps), "%q", notes)
@@ -110,6 +115,6 @@ func TestWorkspacesLinkedToAnEmptiedCacheInitAgain(t *testing.T) {
 	}
 	require.NoError(t, r.Init(ctx, ws))
 	assert.True(t, r.Initialized(ws))
-	_, err := r.Plan(ctx, ws, "p", false)
+	_, err = r.Plan(ctx, ws, "p", false)
 	require.NoError(t, err)
 }

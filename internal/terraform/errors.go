@@ -105,6 +105,19 @@ func (e *StoreError) Error() string {
 
 func (e *StoreError) Unwrap() error { return e.Err }
 
+// ProvidersGoneError means a command failed because the providers its working directory linked
+// from the plugin cache went while it ran: another init emptied the cache a killed init left
+// (lockDir). It is not a failure of the change; the next attempt inits again, and goes on.
+type ProvidersGoneError struct {
+	Command   string
+	Workspace Workspace
+}
+
+func (e *ProvidersGoneError) Error() string {
+	return fmt.Sprintf("terraform %s for workspace %s: its providers were removed from the plugin cache while it ran (the cache a killed init left was emptied): it inits again on the next attempt",
+		e.Command, e.Workspace)
+}
+
 // StalePlanError means the state changed after the plan was made, so terraform refused it.
 type StalePlanError struct {
 	Workspace Workspace

@@ -64,6 +64,9 @@ func (c *call) fail(err error) error {
 	if strings.Contains(text, "Error acquiring the state lock") {
 		return c.lockedError(text)
 	}
+	if c.command != "init" && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !providersLinked(c.r.Dir(c.ws)) {
+		return &ProvidersGoneError{Command: c.command, Workspace: c.ws}
+	}
 	cause := err
 	var exitErr *exec.ExitError
 	// terraform-exec appends all of stderr to its error; keep just the exit status, Stderr has the tail.
