@@ -58,6 +58,9 @@ func (r *Report) OffTarget() []string {
 		check(fired == n, "kill points fired %d/%d", fired, n)
 		check(missed == 0, "mid-activity kills that missed: %d", missed)
 		check(completed == n, "kill-point lifecycles completed %d/%d", completed, n)
+		for _, k := range r.Kills {
+			check(k.Completed, "%s: %s", k.Point, k.Err) // the figure alone does not say why
+		}
 		check(mrs+merges+applies+serial+extra == 0, "kill points: duplicate MRs %d, merges %d, applies/destroys %d, serial jumps %d, operations %d",
 			mrs, merges, applies, serial, extra)
 		check(lost == 0, "kill points: lost records %d", lost)
@@ -103,6 +106,11 @@ func (r *Report) Print(out io.Writer) {
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", i+1, k.Point, fired, k.Restarts, yes(k.Completed),
 				k.Audit.MRs, k.Audit.Merges, k.Audit.Applies, k.Audit.Destroys, k.Audit.Serial, k.Audit.Lost, k.Took.Round(100*time.Millisecond))
+		}
+		for i, k := range r.Kills {
+			if k.Err != "" {
+				fmt.Fprintf(tw, "#%d %s:\t%s\n", i+1, k.Point, k.Err)
+			}
 		}
 		fired, _, completed, mrs, merges, applies, serial, lost, extra := r.killTotals()
 		fmt.Fprintf(tw, "\nkill points\t%d\ttarget ≥ 20\n", len(r.Kills))
