@@ -136,7 +136,7 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 	}
 	op, ok := lifecycle.ParseOperation(r.PathValue("op"))
 	if !ok {
-		return 0, nil, badRequest("operation %q: not one of create, deploy, plan, archive, destroy, deprovision", r.PathValue("op"))
+		return 0, nil, badRequest("op: %q is not one of create, deploy, plan, archive, destroy, deprovision", r.PathValue("op"))
 	}
 	var body OperationBody
 	if err := decode(r, &body); err != nil {
@@ -184,7 +184,7 @@ func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request
 	}
 	d, ok := lifecycle.ParseDecision(r.PathValue("decision"))
 	if !ok {
-		return 0, nil, badRequest("decision %q: not one of retry, resolve, abandon", r.PathValue("decision"))
+		return 0, nil, badRequest("decision: %q is not one of retry, resolve, abandon", r.PathValue("decision"))
 	}
 	var body DecisionBody
 	if err := decode(r, &body); err != nil {
@@ -251,7 +251,7 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 	}
 	verb := r.PathValue("verb")
 	if verb != contract.VerbApprove && verb != contract.VerbReject {
-		return 0, nil, badRequest("%q: not approve or reject", verb)
+		return 0, nil, badRequest("verb: %q is not approve or reject", verb)
 	}
 	var req contract.ApprovalRequest
 	if err := decode(r, &req); err != nil {
@@ -295,7 +295,7 @@ func (s *Server) gate(ctx context.Context, a identity.Actor, r *http.Request) (i
 	case "remove":
 		update = contract.UpdateGateRemove
 	default:
-		return 0, nil, badRequest("%q: not add or remove", r.PathValue("verb"))
+		return 0, nil, badRequest("verb: %q is not add or remove", r.PathValue("verb"))
 	}
 	if update != contract.UpdateCancel {
 		if err := gates.Check(req.Name); err != nil {
@@ -523,7 +523,7 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 	switch verb {
 	case contract.UpdateRolloutPause, contract.UpdateRolloutResume, contract.UpdateRolloutAbort:
 	default:
-		return 0, nil, badRequest("%q: not pause, resume or abort", verb)
+		return 0, nil, badRequest("verb: %q is not pause, resume or abort", verb)
 	}
 	var req contract.RolloutRequest
 	if err := decode(r, &req); err != nil {

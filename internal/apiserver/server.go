@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -125,13 +126,12 @@ func (s *Server) Admit(r *http.Request) (int, error) {
 // actor on, and a verification costs one signature check) and serves the request as the actor.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !slices.Contains(s.hosts, hostName(r.Host)) {
-		writeError(w, http.StatusForbidden, "", "host not allowed: this slipway server does not answer to "+r.Host)
+		writeProblem(w, problem(http.StatusForbidden, "", "host not allowed: this slipway server does not answer to "+r.Host, nil))
 		return
 	}
 	a, err := s.verify(r)
 	if err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="slipway"`)
-		writeError(w, http.StatusUnauthorized, kindUnauthenticated, err.Error())
+		writeProblem(w, problem(http.StatusUnauthorized, kindUnauthenticated, err.Error(), nil))
 		return
 	}
 	s.traced.ServeHTTP(w, r.WithContext(identity.With(r.Context(), a)))
@@ -179,6 +179,10 @@ func (s *Server) handle(pattern string, h handler) {
 func instanceRef(r *http.Request) (contract.Ref, error) {
 	ref, err := contract.ParseRef(r.PathValue("tenant") + "/" + r.PathValue("name"))
 	if err != nil {
+		var re *contract.RefError
+		if errors.As(err, &re) && re.Part != "" {
+			return contract.Ref{}, badRequest("%s: %v", re.Part, err)
+		}
 		return contract.Ref{}, badRequest("%v", err)
 	}
 	return contract.Ref{Tenant: ref.Tenant, Name: ref.Name}, nil
@@ -192,10 +196,10 @@ func decode(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return badRequest("request body: %v", err)
+		return badRequest("%s: %v", bodyField(err), err)
 	}
 	if dec.More() {
-		return badRequest("request body: more than one JSON value")
+		return badRequest("body: more than one JSON value")
 	}
 	return nil
 }
@@ -214,4 +218,18 @@ func hostName(h string) string {
 	}
 	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
 	return strings.ToLower(strings.TrimSuffix(h, "."))
+}
+
+// bodyField is the field a body's decode error names: the mistyped one, the unknown one, else the body.
+func bodyField(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return te.Field
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if u, err := strconv.Unquote(f); err == nil {
+			return u
+		}
+	}
+	return "body"
 }
