@@ -2,8 +2,8 @@ package apiserver
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
