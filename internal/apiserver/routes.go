@@ -82,6 +82,8 @@ func (s *Server) routes() {
 	s.handle("GET "+inst+"/secrets", s.secrets)
 	s.handle("GET "+inst+"/events", s.events)
 	s.handle("GET /v1/instances", s.list)
+	s.handle("GET /v1/stacks", s.stacks)
+	s.handle("GET /v1/stacks/{stack}/schema", s.stackSchema)
 	s.handle("GET /v1/stacks/{stack}/counts", s.stackCounts)
 	s.handle("GET /v1/deliveries", s.deliveries)
 	s.handle("GET /v1/audit", s.audit)
