@@ -117,4 +117,3 @@ func (s *Server) stackSchema(ctx context.Context, a identity.Actor, r *http.Requ
 	}
 	return http.StatusOK, sch.JSONSchema(stack, deployed), nil
 }
-
