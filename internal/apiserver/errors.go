@@ -27,6 +27,7 @@ const (
 	kindBadRequest      = "bad-request"       // 400: the request itself is malformed
 	kindUnavailable     = "unavailable"       // 503: Temporal cannot be reached
 	kindNoWorker        = "no-worker"         // 504: no worker accepted it in time
+	kindTooMany         = "too-many"          // 429: over a bound of live event streams
 	kindFailed          = "failed"            // 500: anything else
 )
 
@@ -100,6 +101,7 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) int {
 		br *BadRequestError
 		un *client.UnavailableError
 		nw *NoWorkerError
+		tm *TooManyError
 	)
 	code, kind, body := http.StatusInternalServerError, kindFailed, Problem{Detail: err.Error()}
 	switch {
@@ -131,6 +133,9 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) int {
 		code, kind = http.StatusServiceUnavailable, kindUnavailable
 	case errors.As(err, &nw):
 		code, kind = http.StatusGatewayTimeout, kindNoWorker
+	case errors.As(err, &tm):
+		code, kind = http.StatusTooManyRequests, kindTooMany
+		body.Errors = fieldOf(tm.Message)
 	case errors.Is(err, context.Canceled):
 		code = 499 // the client left; nobody reads this
 	}
@@ -182,6 +187,8 @@ func errorFromBody(code int, b Problem) error {
 		return &BadRequestError{Message: b.Detail}
 	case kindNoWorker:
 		return &NoWorkerError{Message: b.Detail}
+	case kindTooMany:
+		return &TooManyError{Message: b.Detail}
 	}
 	if b.Detail == "" {
 		b.Detail = http.StatusText(code)

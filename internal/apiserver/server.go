@@ -82,6 +82,8 @@ type Server struct {
 	log   *zap.Logger
 	// traced is mux continuing the caller's trace (the CLI's request span) in a server span.
 	traced http.Handler
+	// streams counts the live event streams, to bound them.
+	streams streams
 }
 
 // New checks o and builds the server.
@@ -165,9 +167,13 @@ func (s *Server) handle(pattern string, h handler) {
 		ctx := r.Context()
 		a, _ := identity.From(ctx) // ServeHTTP verified it
 		code, body, err := h(ctx, a, r)
-		if err != nil {
+		sw, streams := body.(streamer)
+		switch {
+		case err != nil:
 			code = s.writeErr(w, err)
-		} else {
+		case streams:
+			code = sw.stream(w, r)
+		default:
 			writeJSON(w, code, body)
 		}
 		s.log.Info("api request", zap.String("actor", a.String()), zap.String("method", r.Method),
