@@ -68,6 +68,7 @@ const maxWait = 20 * time.Second
 
 func (s *Server) routes() {
 	const inst = "/v1/instances/{tenant}/{name}"
+	s.handle("GET /v1/openapi.json", s.openAPI)
 	s.handle("GET /v1/whoami", func(_ context.Context, a identity.Actor, _ *http.Request) (int, any, error) {
 		return http.StatusOK, a, nil
 	})

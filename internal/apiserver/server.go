@@ -84,6 +84,8 @@ type Server struct {
 	traced http.Handler
 	// streams counts the live event streams, to bound them.
 	streams streams
+	// patterns are the routes served, as "METHOD /path", for the OpenAPI description's test.
+	patterns []string
 }
 
 // New checks o and builds the server.
@@ -162,6 +164,7 @@ func (s *Server) verify(r *http.Request) (identity.Actor, error) {
 type handler func(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error)
 
 func (s *Server) handle(pattern string, h handler) {
+	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ctx := r.Context()
