@@ -20,7 +20,7 @@ import (
 )
 
 type openAPIDoc struct {
-	OpenAPI string                                `json:"openapi"`
+	OpenAPI string                                 `json:"openapi"`
 	Paths   map[string]map[string]openAPIOperation `json:"paths"`
 }
 
