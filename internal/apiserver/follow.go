@@ -72,8 +72,9 @@ type streamer interface {
 }
 
 // eventStream is an instance's log as Server-Sent Events: each entry with its number as id
-// (what ?from= counts), from entry from on; it ends once an operation or decision that ends
-// after the stream began has its result, after streamLifetime, or when the client goes.
+// (what ?from= counts), from entry from on. It follows the operation running when it starts
+// and ends with its result ("ended"); with none running, it ends after the entries so far
+// ("idle"); else after streamLifetime ("lifetime"), or when the client goes.
 type eventStream struct {
 	s    *Server
 	ref  contract.Ref
@@ -119,6 +120,12 @@ func (e eventStream) stream(w http.ResponseWriter, r *http.Request) int {
 	if err := e.s.o.Client.InstanceEvents(ctx, e.ref, false, func(client.InstanceEvent) error { known++; return nil }); err != nil {
 		return e.s.writeErr(w, err)
 	}
+	// With no operation running, the stream is the entries so far: it follows an operation, not the instance.
+	st, err := e.s.o.Client.Status(ctx, e.ref, contract.StatusRequest{})
+	if err != nil {
+		return e.s.writeErr(w, err)
+	}
+	running := st.Operation != nil && st.Operation.Result == contract.ResultRunning
 	w.WriteHeader(http.StatusOK)
 	var mu sync.Mutex // the keep-alive and the entries write to one stream
 	write := func(s string) error {
@@ -151,7 +158,11 @@ func (e eventStream) stream(w http.ResponseWriter, r *http.Request) int {
 		}
 	}()
 	n, end := 0, "lifetime"
-	err := e.s.o.Client.InstanceEvents(ctx, e.ref, true, func(ev client.InstanceEvent) error {
+	if !running && e.from >= known {
+		_ = write("event: end\ndata: {\"reason\":\"idle\"}\n\n")
+		return http.StatusOK
+	}
+	err = e.s.o.Client.InstanceEvents(ctx, e.ref, true, func(ev client.InstanceEvent) error {
 		i := n
 		n++
 		if i < e.from {
@@ -164,8 +175,12 @@ func (e eventStream) stream(w http.ResponseWriter, r *http.Request) int {
 		if err := write(fmt.Sprintf("id: %d\ndata: %s\n\n", i, data)); err != nil {
 			return err
 		}
-		if i >= known && ends(ev) {
+		switch {
+		case running && i >= known && ends(ev):
 			end = "ended"
+			return client.ErrStopEvents
+		case !running && i == known-1:
+			end = "idle"
 			return client.ErrStopEvents
 		}
 		return nil
