@@ -63,7 +63,7 @@ func fieldOf(msg string) []contract.FieldError {
 	return []contract.FieldError{{Field: f, Message: rest}}
 }
 
-var fieldRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9]*(\.[a-zA-Z][a-zA-Z0-9]*|\[[0-9]+\])*$`)
+var fieldRE = regexp.MustCompile(`^[a-zA-Z][-a-zA-Z0-9]*(\.[a-zA-Z][a-zA-Z0-9]*|\[[0-9]+\])*$`)
 
 // BadRequestError: the API request itself is malformed (CLI exit 2). Nothing changed.
 type BadRequestError struct{ Message string }
