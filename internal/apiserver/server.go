@@ -68,6 +68,8 @@ type Options struct {
 	// AcceptTimeout bounds how long a request waits for a worker to accept it.
 	AcceptTimeout time.Duration
 	Logger        *zap.Logger
+	// UI serves the tenant's page at /ui/ with these sign-in settings; nil serves none.
+	UI *UI
 	// Audit records the server's own decisions in the durable audit log (every one but an allowed
 	// plain read); nil records them in the server's log only. A decision it cannot record is refused.
 	Audit func(ctx context.Context, e contract.AuditEntry) error
@@ -120,6 +122,9 @@ func (s *Server) Admit(r *http.Request) (int, error) {
 	if !slices.Contains(s.hosts, hostName(r.Host)) {
 		return http.StatusForbidden, fmt.Errorf("host not allowed: this slipway server does not answer to %s", r.Host)
 	}
+	if s.o.UI != nil && isUI(r) {
+		return 0, nil // the page holds nothing of anyone's; it signs in itself
+	}
 	if _, err := s.verify(r); err != nil {
 		return http.StatusUnauthorized, err
 	}
@@ -131,6 +136,10 @@ func (s *Server) Admit(r *http.Request) (int, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !slices.Contains(s.hosts, hostName(r.Host)) {
 		writeProblem(w, problem(http.StatusForbidden, "", "host not allowed: this slipway server does not answer to "+r.Host, nil))
+		return
+	}
+	if s.o.UI != nil && isUI(r) {
+		s.serveUI(w, r)
 		return
 	}
 	a, err := s.verify(r)
