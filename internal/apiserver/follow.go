@@ -95,15 +95,15 @@ func followFrom(r *http.Request, from int) (int, error) {
 	return n + 1, nil
 }
 
-// ends says whether an entry is the end of an operation or decision (its update's result).
-func ends(ev client.InstanceEvent) bool {
-	if ev.Kind != "result" {
-		return false
-	}
-	_, op := lifecycle.ParseOperation(ev.Operation)
-	_, d := lifecycle.ParseDecision(ev.Operation)
+// isOperation says whether an update is an operation or a decision, which run a pipeline.
+func isOperation(update string) bool {
+	_, op := lifecycle.ParseOperation(update)
+	_, d := lifecycle.ParseDecision(update)
 	return op || d
 }
+
+// ends says whether an entry is the end of an operation or decision (its update's result).
+func ends(ev client.InstanceEvent) bool { return ev.Kind == "result" && isOperation(ev.Operation) }
 
 func (e eventStream) stream(w http.ResponseWriter, r *http.Request) int {
 	defer e.s.streams.give(e.who)
@@ -115,17 +115,24 @@ func (e eventStream) stream(w http.ResponseWriter, r *http.Request) int {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
-	// The entries already there: an operation that ended among them is not the one followed.
-	known := 0
-	if err := e.s.o.Client.InstanceEvents(ctx, e.ref, false, func(client.InstanceEvent) error { known++; return nil }); err != nil {
-		return e.s.writeErr(w, err)
-	}
-	// With no operation running, the stream is the entries so far: it follows an operation, not the instance.
-	st, err := e.s.o.Client.Status(ctx, e.ref, contract.StatusRequest{})
+	// The entries already there: an operation that ended among them is not the one followed, and
+	// one requested after the last end runs (its request is in the log once it was accepted).
+	// With none running, the stream is the entries so far: it follows an operation, not the instance.
+	known, requested, ended := 0, -1, -1
+	err := e.s.o.Client.InstanceEvents(ctx, e.ref, false, func(ev client.InstanceEvent) error {
+		switch {
+		case ev.Kind == "requested" && isOperation(ev.Operation):
+			requested = known
+		case ends(ev):
+			ended = known
+		}
+		known++
+		return nil
+	})
 	if err != nil {
 		return e.s.writeErr(w, err)
 	}
-	running := st.Operation != nil && st.Operation.Result == contract.ResultRunning
+	running := requested > ended
 	w.WriteHeader(http.StatusOK)
 	var mu sync.Mutex // the keep-alive and the entries write to one stream
 	write := func(s string) error {
