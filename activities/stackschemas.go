@@ -7,13 +7,17 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/names"
 )
 
 // stackSchemas answers ValidateInput.Stacks: the stacks on main (only name, when given) and
 // their schema.yaml, read as the validate step reads them; a name with no stack gives none.
 func (a *Activities) stackSchemas(ctx context.Context, name string) (contract.ValidateOutput, error) {
 	dir := "stacks"
-	if name != "" {
+	switch {
+	case name != "" && !names.IsLabel(name):
+		return contract.ValidateOutput{}, nil // no stack has such a name, nor a path above stacks/
+	case name != "":
 		dir = config.StackDir(name)
 	}
 	files, err := a.Forge.ReadDir(ctx, "", dir)

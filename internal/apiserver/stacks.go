@@ -45,7 +45,7 @@ func (s *Server) usable(ctx context.Context, a identity.Actor, tenant, stack str
 	return ok, reason, nil
 }
 
-// stacks lists the stacks on main the actor may create instances of in ?tenant=, which they must may read.
+// stacks lists the stacks on main the actor may create instances of in ?tenant=, a tenant they may read.
 func (s *Server) stacks(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	tenant, err := stackTenant(r)
 	if err != nil {
