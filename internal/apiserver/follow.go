@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
@@ -74,12 +76,24 @@ type streamer interface {
 // eventStream is an instance's log as Server-Sent Events: each entry with its number as id
 // (what ?from= counts), from entry from on. It follows the operation running when it starts
 // and ends with its result ("ended"); with none running, it ends after the entries so far
-// ("idle"); else after streamLifetime ("lifetime"), or when the client goes.
+// ("idle"); else after streamLifetime or when the token expires ("lifetime"), or when the client goes.
 type eventStream struct {
 	s    *Server
 	ref  contract.Ref
 	from int
 	who  string
+	// until is when the person's token expires: a stream never outlives the sign-in it was decided on.
+	until time.Time
+}
+
+// tokenExpiry is when the request's bearer token (verified already) expires.
+func tokenExpiry(r *http.Request) time.Time {
+	raw, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	exp, err := identity.Expiry(strings.TrimSpace(raw))
+	if err != nil {
+		return time.Now() // verified tokens carry exp; one without ends the stream at once
+	}
+	return exp
 }
 
 // followFrom is where a stream starts: after Last-Event-ID when the client resumes, else ?from=.
@@ -107,7 +121,7 @@ func ends(ev client.InstanceEvent) bool { return ev.Kind == "result" && isOperat
 
 func (e eventStream) stream(w http.ResponseWriter, r *http.Request) int {
 	defer e.s.streams.give(e.who)
-	ctx, cancel := context.WithTimeout(r.Context(), streamLifetime)
+	ctx, cancel := context.WithDeadline(r.Context(), minTime(time.Now().Add(streamLifetime), e.until))
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }() // the keep-alive never writes once the handler returned
 	rc := http.NewResponseController(w)
@@ -201,4 +215,11 @@ func (e eventStream) stream(w http.ResponseWriter, r *http.Request) int {
 	// The last word names why it ends; the client reconnects with Last-Event-ID only when it wants more.
 	_ = write(fmt.Sprintf("event: end\ndata: {\"reason\":%q}\n\n", end))
 	return http.StatusOK
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

@@ -1,9 +1,11 @@
 package apiserver
 
 import (
+	"encoding/base64"
 	"errors"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -30,4 +32,15 @@ func TestStreamsAreBounded(t *testing.T) {
 	rec = httptest.NewRecorder()
 	(&Server{}).writeErr(rec, badRequest("Last-Event-ID: %q is not an entry number", "x"))
 	require.Contains(t, rec.Body.String(), `"field":"Last-Event-ID"`)
+}
+
+// A stream ends when the token it was decided on expires: its expiry is the token's exp, and a
+// token without one ends it at once.
+func TestStreamsEndWithTheirToken(t *testing.T) {
+	r := httptest.NewRequest("GET", "/v1/instances/acme/web/events?follow=1", nil)
+	payload := base64.RawURLEncoding.EncodeToString([]byte(`{"exp":1900000000}`))
+	r.Header.Set("Authorization", "Bearer e30."+payload+".sig")
+	require.Equal(t, time.Unix(1900000000, 0).UTC(), tokenExpiry(r))
+	r.Header.Set("Authorization", "Bearer not-a-jwt")
+	require.WithinDuration(t, time.Now(), tokenExpiry(r), time.Second)
 }

@@ -275,7 +275,7 @@ func (s *Server) events(ctx context.Context, a identity.Actor, r *http.Request) 
 			if err := s.streams.take(a.String()); err != nil {
 				return 0, nil, err
 			}
-			return http.StatusOK, eventStream{s: s, ref: ref, from: from, who: a.String()}, nil
+			return http.StatusOK, eventStream{s: s, ref: ref, from: from, who: a.String(), until: tokenExpiry(r)}, nil
 		}
 	}
 	out := []client.InstanceEvent{}
