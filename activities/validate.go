@@ -14,6 +14,9 @@ import (
 // ValidateConfig checks a config against its stack on main and, after the first
 // deploy, against the `initial` fields of the deployed config.
 func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInput) (contract.ValidateOutput, error) {
+	if in.Stacks {
+		return a.stackSchemas(ctx, in.Stack)
+	}
 	inst, err := config.ParseInstance([]byte(in.ConfigYAML))
 	if err == nil {
 		err = config.RefuseArchived(inst)

@@ -79,9 +79,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return &ServerUnavailableError{URL: c.BaseURL, Err: err}
 	}
 	if resp.StatusCode >= 300 {
-		var eb errorBody
+		var eb Problem
 		if json.Unmarshal(data, &eb) != nil {
-			eb.Error = strings.TrimSpace(string(data))
+			eb.Detail = strings.TrimSpace(string(data))
 		}
 		return errorFromBody(resp.StatusCode, eb)
 	}

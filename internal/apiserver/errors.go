@@ -2,9 +2,12 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strings"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -20,19 +23,47 @@ const (
 	kindRolloutNotFound = "rollout-not-found" // 404: no such rollout
 	kindRejected        = "rejected"          // 409: the state does not allow it
 	kindBusy            = "busy"              // 409: another operation runs
-	kindInvalidConfig   = "invalid-config"    // 422: the config is wrong (fields)
+	kindInvalidConfig   = "invalid-config"    // 400: the config is wrong (errors name the fields)
 	kindBadRequest      = "bad-request"       // 400: the request itself is malformed
 	kindUnavailable     = "unavailable"       // 503: Temporal cannot be reached
 	kindNoWorker        = "no-worker"         // 504: no worker accepted it in time
+	kindTooMany         = "too-many"          // 429: over a bound of live event streams
 	kindFailed          = "failed"            // 500: anything else
 )
 
-// errorBody is every error answer: {"error": message} as httpserve's own refusals, plus its kind.
-type errorBody struct {
-	Error  string                `json:"error"`
+// problemType is the RFC 9457 type of each kind: a URN, so it names the kind and points nowhere.
+const problemType = "urn:slipway:problem:"
+
+// Problem is every error answer, an RFC 9457 problem detail (application/problem+json): its
+// kind is also an extension member, and errors name the fields at fault.
+type Problem struct {
+	Type   string                `json:"type"`
+	Title  string                `json:"title"`
+	Status int                   `json:"status"`
+	Detail string                `json:"detail"`
 	Kind   string                `json:"kind,omitempty"`
-	Fields []contract.FieldError `json:"fields,omitempty"`
+	Errors []contract.FieldError `json:"errors,omitempty"`
 }
+
+// problem is the answer code gives, with its kind and the fields at fault.
+func problem(code int, kind, detail string, fields []contract.FieldError) Problem {
+	typ := "about:blank"
+	if kind != "" {
+		typ = problemType + kind
+	}
+	return Problem{Type: typ, Title: http.StatusText(code), Status: code, Detail: detail, Kind: kind, Errors: fields}
+}
+
+// fieldOf is the field a bad request names: every one starts "field: ...".
+func fieldOf(msg string) []contract.FieldError {
+	f, rest, ok := strings.Cut(msg, ": ")
+	if !ok || !fieldRE.MatchString(f) {
+		return nil
+	}
+	return []contract.FieldError{{Field: f, Message: rest}}
+}
+
+var fieldRE = regexp.MustCompile(`^[a-zA-Z][-a-zA-Z0-9]*(\.[a-zA-Z][a-zA-Z0-9]*|\[[0-9]+\])*$`)
 
 // BadRequestError: the API request itself is malformed (CLI exit 2). Nothing changed.
 type BadRequestError struct{ Message string }
@@ -70,79 +101,97 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) int {
 		br *BadRequestError
 		un *client.UnavailableError
 		nw *NoWorkerError
+		tm *TooManyError
 	)
-	code, kind, body := http.StatusInternalServerError, kindFailed, errorBody{Error: err.Error()}
+	code, kind, body := http.StatusInternalServerError, kindFailed, Problem{Detail: err.Error()}
 	switch {
 	case errors.As(err, &rf) && rf.Unauthenticated:
 		code, kind = http.StatusUnauthorized, kindUnauthenticated
-		body.Error = rf.Message
+		body.Detail = rf.Message
 	case errors.As(err, &rf):
 		code, kind = http.StatusForbidden, kindDenied
-		body.Error = rf.Message
+		body.Detail = rf.Message
 	case errors.As(err, &nf):
 		code, kind = http.StatusNotFound, kindNotFound
-		body.Error = nf.Instance
+		body.Detail = nf.Instance
 	case errors.As(err, &rn):
 		code, kind = http.StatusNotFound, kindRolloutNotFound
-		body.Error = rn.ID
+		body.Detail = rn.ID
 	case errors.As(err, &rj) && rj.Busy:
 		code, kind = http.StatusConflict, kindBusy
-		body.Error = rj.Message
+		body.Detail = rj.Message
 	case errors.As(err, &rj):
 		code, kind = http.StatusConflict, kindRejected
-		body.Error = rj.Message
+		body.Detail = rj.Message
 	case errors.As(err, &ic):
-		code, kind = http.StatusUnprocessableEntity, kindInvalidConfig
-		body.Error, body.Fields = ic.Message, ic.Fields
+		code, kind = http.StatusBadRequest, kindInvalidConfig
+		body.Detail, body.Errors = ic.Message, ic.Fields
 	case errors.As(err, &br):
 		code, kind = http.StatusBadRequest, kindBadRequest
+		body.Errors = fieldOf(br.Message)
 	case errors.As(err, &un):
 		code, kind = http.StatusServiceUnavailable, kindUnavailable
 	case errors.As(err, &nw):
 		code, kind = http.StatusGatewayTimeout, kindNoWorker
+	case errors.As(err, &tm):
+		code, kind = http.StatusTooManyRequests, kindTooMany
+		body.Errors = fieldOf(tm.Message)
 	case errors.Is(err, context.Canceled):
 		code = 499 // the client left; nobody reads this
 	}
-	body.Kind = kind
-	if code == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="slipway"`)
-	}
-	writeJSON(w, code, body)
+	writeProblem(w, problem(code, kind, body.Detail, body.Errors))
 	return code
 }
 
-func writeError(w http.ResponseWriter, code int, kind, msg string) {
-	writeJSON(w, code, errorBody{Error: msg, Kind: kind})
+// writeProblem is the one writer of every error answer, the handlers' and httpserve's refusals.
+func writeProblem(w http.ResponseWriter, p Problem) {
+	if p.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="slipway"`)
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// Refuse writes httpserve's own refusals (a foreign Host, no token, a body too large, busy) as problem details.
+func (s *Server) Refuse(w http.ResponseWriter, code int, msg string) {
+	var fields []contract.FieldError
+	if code == http.StatusRequestEntityTooLarge {
+		fields = []contract.FieldError{{Field: "body", Message: msg}}
+	}
+	writeProblem(w, problem(code, kindFor(code), msg, fields))
 }
 
 // errorFromBody turns an error answer back into the error the direct path gives.
-func errorFromBody(code int, b errorBody) error {
+func errorFromBody(code int, b Problem) error {
 	kind := b.Kind
 	if kind == "" {
-		kind = kindFor(code) // httpserve's own refusals carry no kind
+		kind = kindFor(code) // a proxy's answers carry no kind
 	}
 	switch kind {
 	case kindUnauthenticated:
-		return &client.RefusedError{Message: b.Error, Unauthenticated: true}
+		return &client.RefusedError{Message: b.Detail, Unauthenticated: true}
 	case kindDenied:
-		return &client.RefusedError{Message: b.Error}
+		return &client.RefusedError{Message: b.Detail}
 	case kindNotFound:
-		return &client.NotFoundError{Instance: b.Error}
+		return &client.NotFoundError{Instance: b.Detail}
 	case kindRolloutNotFound:
-		return &client.RolloutNotFoundError{ID: b.Error}
+		return &client.RolloutNotFoundError{ID: b.Detail}
 	case kindBusy:
-		return &client.RejectedError{Message: b.Error, Busy: true}
+		return &client.RejectedError{Message: b.Detail, Busy: true}
 	case kindRejected:
-		return &client.RejectedError{Message: b.Error}
+		return &client.RejectedError{Message: b.Detail}
 	case kindInvalidConfig:
-		return &client.InvalidConfigError{Message: b.Error, Fields: b.Fields}
+		return &client.InvalidConfigError{Message: b.Detail, Fields: b.Errors}
 	case kindBadRequest:
-		return &BadRequestError{Message: b.Error}
+		return &BadRequestError{Message: b.Detail}
 	case kindNoWorker:
-		return &NoWorkerError{Message: b.Error}
+		return &NoWorkerError{Message: b.Detail}
+	case kindTooMany:
+		return &TooManyError{Message: b.Detail}
 	}
-	if b.Error == "" {
-		b.Error = http.StatusText(code)
+	if b.Detail == "" {
+		b.Detail = http.StatusText(code)
 	}
-	return fmt.Errorf("slipway server answered %d: %s", code, b.Error)
+	return fmt.Errorf("slipway server answered %d: %s", code, b.Detail)
 }

@@ -30,7 +30,7 @@ func TestErrorsRoundTrip(t *testing.T) {
 		{&client.RolloutNotFoundError{ID: "r-1"}, http.StatusNotFound, false, true},
 		{&client.RejectedError{Message: "acme/web is busy", Busy: true}, http.StatusConflict, false, true},
 		{&client.RejectedError{Message: "acme/web: deploy not allowed in Destroyed"}, http.StatusConflict, false, true},
-		{&client.InvalidConfigError{Message: "bad", Fields: []contract.FieldError{{Field: "parameters.replicas", Message: "not an int"}}}, http.StatusUnprocessableEntity, false, true},
+		{&client.InvalidConfigError{Message: "bad", Fields: []contract.FieldError{{Field: "parameters.replicas", Message: "not an int"}}}, http.StatusBadRequest, false, true},
 		{badRequest("request body: unknown field"), http.StatusBadRequest, false, true},
 		{&NoWorkerError{Message: "no slipway worker accepted the request"}, http.StatusGatewayTimeout, false, false},
 		{errors.New("boom"), http.StatusInternalServerError, false, false},
@@ -38,8 +38,12 @@ func TestErrorsRoundTrip(t *testing.T) {
 		rec := httptest.NewRecorder()
 		require.Equal(t, tc.code, s.writeErr(rec, tc.err), "%T", tc.err)
 		require.Equal(t, tc.code, rec.Code)
-		var b errorBody
+		var b Problem
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &b))
+		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
+		require.Equal(t, tc.code, b.Status)
+		require.Equal(t, http.StatusText(tc.code), b.Title)
+		require.Equal(t, "urn:slipway:problem:"+b.Kind, b.Type)
 		back := errorFromBody(rec.Code, b)
 		require.Equal(t, tc.refused, client.IsRefused(back), "%T -> %v", tc.err, back)
 		require.Equal(t, tc.bad, IsBadRequest(back), "%T -> %v", tc.err, back)
@@ -48,6 +52,6 @@ func TestErrorsRoundTrip(t *testing.T) {
 		}
 	}
 	// httpserve's own refusals carry no kind: a 401 is still about the token, a 403 (a foreign Host) is no policy's.
-	require.True(t, client.IsRefused(errorFromBody(http.StatusUnauthorized, errorBody{Error: "not signed in"})))
-	require.False(t, client.IsRefused(errorFromBody(http.StatusForbidden, errorBody{Error: "host not allowed"})))
+	require.True(t, client.IsRefused(errorFromBody(http.StatusUnauthorized, Problem{Detail: "not signed in"})))
+	require.False(t, client.IsRefused(errorFromBody(http.StatusForbidden, Problem{Detail: "host not allowed"})))
 }

@@ -244,7 +244,8 @@ func (s *Server) deliveries(ctx context.Context, a identity.Actor, r *http.Reque
 }
 
 // events is `slipway events T/N`: the instance's log from entry ?from= on; with ?wait= it waits
-// (at most maxWait) for an entry when there is none yet, which is how the CLI follows it.
+// (at most maxWait) for an entry when there is none yet, which is how the CLI follows it; with
+// ?follow=1 it is a stream of Server-Sent Events (follow.go).
 func (s *Server) events(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	ref, err := s.readInstance(ctx, a, r)
 	if err != nil {
@@ -260,6 +261,21 @@ func (s *Server) events(ctx context.Context, a identity.Actor, r *http.Request) 
 	if v := q.Get("wait"); v != "" {
 		if wait, err = time.ParseDuration(v); err != nil || wait < 0 {
 			return 0, nil, badRequest("wait: %q is not a duration such as 20s", v)
+		}
+	}
+	if v := q.Get("follow"); v != "" {
+		follow, err := strconv.ParseBool(v)
+		if err != nil {
+			return 0, nil, badRequest("follow: %q is not true or false", v)
+		}
+		if follow {
+			if from, err = followFrom(r, from); err != nil {
+				return 0, nil, err
+			}
+			if err := s.streams.take(a.String()); err != nil {
+				return 0, nil, err
+			}
+			return http.StatusOK, eventStream{s: s, ref: ref, from: from, who: a.String(), until: tokenExpiry(r)}, nil
 		}
 	}
 	out := []client.InstanceEvent{}

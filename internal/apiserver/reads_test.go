@@ -75,7 +75,7 @@ func TestNamedReadsAreDecidedFirst(t *testing.T) {
 			a := callBody(t, r.method, url+r.path, tok.IDToken, `{}`)
 			require.Equal(t, http.StatusForbidden, a.code, "%s %s %s: %v", user, r.method, r.path, a.body)
 			require.Equal(t, "denied", a.body["kind"])
-			require.Contains(t, a.body["error"], user+" may not read instances of tenant acme")
+			require.Contains(t, a.body["detail"], user+" may not read instances of tenant acme")
 			got := c.take()
 			require.Len(t, got, 1, "%s %s", r.method, r.path)
 			require.Equal(t, apiserver.OpRead, got[0].Operation)
@@ -111,7 +111,7 @@ func TestDriftScopeRefusesFieldsPeopleMayNotSet(t *testing.T) {
 			a := callBody(t, http.MethodPost, url+tc.path, alice.IDToken, tc.body)
 			require.Equal(t, http.StatusBadRequest, a.code, a.body)
 			require.Equal(t, "bad-request", a.body["kind"])
-			require.True(t, strings.HasPrefix(a.body["error"].(string), tc.field), "%v names %q", a.body["error"], tc.field)
+			require.True(t, strings.HasPrefix(a.body["detail"].(string), tc.field), "%v names %q", a.body["detail"], tc.field)
 			require.Empty(t, c.take(), "refused before the policy is asked")
 		})
 	}

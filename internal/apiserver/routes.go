@@ -68,6 +68,7 @@ const maxWait = 20 * time.Second
 
 func (s *Server) routes() {
 	const inst = "/v1/instances/{tenant}/{name}"
+	s.handle("GET /v1/openapi.json", s.openAPI)
 	s.handle("GET /v1/whoami", func(_ context.Context, a identity.Actor, _ *http.Request) (int, any, error) {
 		return http.StatusOK, a, nil
 	})
@@ -82,6 +83,8 @@ func (s *Server) routes() {
 	s.handle("GET "+inst+"/secrets", s.secrets)
 	s.handle("GET "+inst+"/events", s.events)
 	s.handle("GET /v1/instances", s.list)
+	s.handle("GET /v1/stacks", s.stacks)
+	s.handle("GET /v1/stacks/{stack}/schema", s.stackSchema)
 	s.handle("GET /v1/stacks/{stack}/counts", s.stackCounts)
 	s.handle("GET /v1/deliveries", s.deliveries)
 	s.handle("GET /v1/audit", s.audit)
@@ -136,7 +139,7 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 	}
 	op, ok := lifecycle.ParseOperation(r.PathValue("op"))
 	if !ok {
-		return 0, nil, badRequest("operation %q: not one of create, deploy, plan, archive, destroy, deprovision", r.PathValue("op"))
+		return 0, nil, badRequest("op: %q is not one of create, deploy, plan, archive, destroy, deprovision", r.PathValue("op"))
 	}
 	var body OperationBody
 	if err := decode(r, &body); err != nil {
@@ -184,7 +187,7 @@ func (s *Server) decision(ctx context.Context, a identity.Actor, r *http.Request
 	}
 	d, ok := lifecycle.ParseDecision(r.PathValue("decision"))
 	if !ok {
-		return 0, nil, badRequest("decision %q: not one of retry, resolve, abandon", r.PathValue("decision"))
+		return 0, nil, badRequest("decision: %q is not one of retry, resolve, abandon", r.PathValue("decision"))
 	}
 	var body DecisionBody
 	if err := decode(r, &body); err != nil {
@@ -251,7 +254,7 @@ func (s *Server) approval(ctx context.Context, a identity.Actor, r *http.Request
 	}
 	verb := r.PathValue("verb")
 	if verb != contract.VerbApprove && verb != contract.VerbReject {
-		return 0, nil, badRequest("%q: not approve or reject", verb)
+		return 0, nil, badRequest("verb: %q is not approve or reject", verb)
 	}
 	var req contract.ApprovalRequest
 	if err := decode(r, &req); err != nil {
@@ -295,7 +298,7 @@ func (s *Server) gate(ctx context.Context, a identity.Actor, r *http.Request) (i
 	case "remove":
 		update = contract.UpdateGateRemove
 	default:
-		return 0, nil, badRequest("%q: not add or remove", r.PathValue("verb"))
+		return 0, nil, badRequest("verb: %q is not add or remove", r.PathValue("verb"))
 	}
 	if update != contract.UpdateCancel {
 		if err := gates.Check(req.Name); err != nil {
@@ -523,7 +526,7 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 	switch verb {
 	case contract.UpdateRolloutPause, contract.UpdateRolloutResume, contract.UpdateRolloutAbort:
 	default:
-		return 0, nil, badRequest("%q: not pause, resume or abort", verb)
+		return 0, nil, badRequest("verb: %q is not pause, resume or abort", verb)
 	}
 	var req contract.RolloutRequest
 	if err := decode(r, &req); err != nil {

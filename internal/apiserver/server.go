@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +68,8 @@ type Options struct {
 	// AcceptTimeout bounds how long a request waits for a worker to accept it.
 	AcceptTimeout time.Duration
 	Logger        *zap.Logger
+	// UI serves the tenant's page at /ui/ with these sign-in settings; nil serves none.
+	UI *UI
 	// Audit records the server's own decisions in the durable audit log (every one but an allowed
 	// plain read); nil records them in the server's log only. A decision it cannot record is refused.
 	Audit func(ctx context.Context, e contract.AuditEntry) error
@@ -81,6 +84,10 @@ type Server struct {
 	log   *zap.Logger
 	// traced is mux continuing the caller's trace (the CLI's request span) in a server span.
 	traced http.Handler
+	// streams counts the live event streams, to bound them.
+	streams streams
+	// patterns are the routes served, as "METHOD /path", for the OpenAPI description's test.
+	patterns []string
 }
 
 // New checks o and builds the server.
@@ -115,6 +122,9 @@ func (s *Server) Admit(r *http.Request) (int, error) {
 	if !slices.Contains(s.hosts, hostName(r.Host)) {
 		return http.StatusForbidden, fmt.Errorf("host not allowed: this slipway server does not answer to %s", r.Host)
 	}
+	if s.o.UI != nil && isUI(r) {
+		return 0, nil // the page holds nothing of anyone's; it signs in itself
+	}
 	if _, err := s.verify(r); err != nil {
 		return http.StatusUnauthorized, err
 	}
@@ -125,13 +135,16 @@ func (s *Server) Admit(r *http.Request) (int, error) {
 // actor on, and a verification costs one signature check) and serves the request as the actor.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !slices.Contains(s.hosts, hostName(r.Host)) {
-		writeError(w, http.StatusForbidden, "", "host not allowed: this slipway server does not answer to "+r.Host)
+		writeProblem(w, problem(http.StatusForbidden, "", "host not allowed: this slipway server does not answer to "+r.Host, nil))
+		return
+	}
+	if s.o.UI != nil && isUI(r) {
+		s.serveUI(w, r)
 		return
 	}
 	a, err := s.verify(r)
 	if err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="slipway"`)
-		writeError(w, http.StatusUnauthorized, kindUnauthenticated, err.Error())
+		writeProblem(w, problem(http.StatusUnauthorized, kindUnauthenticated, err.Error(), nil))
 		return
 	}
 	s.traced.ServeHTTP(w, r.WithContext(identity.With(r.Context(), a)))
@@ -160,14 +173,19 @@ func (s *Server) verify(r *http.Request) (identity.Actor, error) {
 type handler func(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error)
 
 func (s *Server) handle(pattern string, h handler) {
+	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ctx := r.Context()
 		a, _ := identity.From(ctx) // ServeHTTP verified it
 		code, body, err := h(ctx, a, r)
-		if err != nil {
+		sw, streams := body.(streamer)
+		switch {
+		case err != nil:
 			code = s.writeErr(w, err)
-		} else {
+		case streams:
+			code = sw.stream(w, r)
+		default:
 			writeJSON(w, code, body)
 		}
 		s.log.Info("api request", zap.String("actor", a.String()), zap.String("method", r.Method),
@@ -179,6 +197,10 @@ func (s *Server) handle(pattern string, h handler) {
 func instanceRef(r *http.Request) (contract.Ref, error) {
 	ref, err := contract.ParseRef(r.PathValue("tenant") + "/" + r.PathValue("name"))
 	if err != nil {
+		var re *contract.RefError
+		if errors.As(err, &re) && re.Part != "" {
+			return contract.Ref{}, badRequest("%s: %v", re.Part, err)
+		}
 		return contract.Ref{}, badRequest("%v", err)
 	}
 	return contract.Ref{Tenant: ref.Tenant, Name: ref.Name}, nil
@@ -192,10 +214,10 @@ func decode(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return badRequest("request body: %v", err)
+		return badRequest("%s: %v", bodyField(err), err)
 	}
 	if dec.More() {
-		return badRequest("request body: more than one JSON value")
+		return badRequest("body: more than one JSON value")
 	}
 	return nil
 }
@@ -214,4 +236,18 @@ func hostName(h string) string {
 	}
 	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
 	return strings.ToLower(strings.TrimSuffix(h, "."))
+}
+
+// bodyField is the field a body's decode error names: the mistyped one, the unknown one, else the body.
+func bodyField(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return te.Field
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if u, err := strconv.Unquote(f); err == nil {
+			return u
+		}
+	}
+	return "body"
 }

@@ -126,8 +126,8 @@ func TestServerVerifiesTheBearerToken(t *testing.T) {
 				}
 				a := call(t, method, url+path, tc.token, nil)
 				require.Equal(t, http.StatusUnauthorized, a.code, "%s %s: %v", method, path, a.body)
-				require.Contains(t, a.body["error"], tc.want)
-				require.Contains(t, a.body["error"], "not signed in")
+				require.Contains(t, a.body["detail"], tc.want)
+				require.Contains(t, a.body["detail"], "not signed in")
 			}
 		})
 	}
@@ -143,8 +143,8 @@ func TestServerVerifiesTheBearerToken(t *testing.T) {
 	time.Sleep(time.Until(exp.Add(1100 * time.Millisecond))) // waits for the clock, asserts on the answer
 	a = call(t, http.MethodGet, shortURL+"/v1/whoami", tok.IDToken, nil)
 	require.Equal(t, http.StatusUnauthorized, a.code)
-	require.Contains(t, a.body["error"], "expired")
-	require.Contains(t, a.body["error"], "slipway login")
+	require.Contains(t, a.body["detail"], "expired")
+	require.Contains(t, a.body["detail"], "slipway login")
 }
 
 // A request for a Host the server does not answer to (a DNS-rebinding page) is refused, token or not.
@@ -155,6 +155,6 @@ func TestServerRefusesAForeignHost(t *testing.T) {
 	require.NoError(t, err)
 	a := call(t, http.MethodGet, url+"/v1/whoami", alice.IDToken, map[string]string{"Host": "evil.example:80"})
 	require.Equal(t, http.StatusForbidden, a.code)
-	require.Contains(t, a.body["error"], "host not allowed")
+	require.Contains(t, a.body["detail"], "host not allowed")
 	require.Equal(t, http.StatusOK, call(t, http.MethodGet, url+"/v1/whoami", alice.IDToken, map[string]string{"Host": "localhost"}).code)
 }

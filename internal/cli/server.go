@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +41,9 @@ foreign one, is answered 401; a policy's deny 403 with its reason (the CLI exits
 It answers people's reads (status, events, plan, list, audit, drift list, rollout plan) with only
 the tenants the policy lets them read (operation "read"), reads secrets for the people the policy
 lets (operation "secrets") from the store the workers use (--store-pg-conn, else --state-dir),
-and answers GET /v1/whoami. It answers only to its own addresses in the Host header (and
+answers GET /v1/whoami and GET /v1/openapi.json (its API's description), and serves a tenant's
+page at /ui/ that signs in with the same provider (authorization code with PKCE; register
+<server>/ui/ as a redirect URI of the client). It answers only to its own addresses in the Host header (and
 localhost on loopback), the --listen host and the --allowed-host names. Beyond loopback it needs
 --tls-cert: bearer tokens never cross a network in plain text. The policy is SLIPWAY_POLICY_DIR's, else the embedded default, as the workers'.`,
 		Args: exactArgs(0, "no arguments"),
@@ -122,6 +125,8 @@ localhost on loopback), the --listen host and the --allowed-host names. Beyond l
 			}
 			api, err := apiserver.New(apiserver.Options{
 				Verifier: ver, Client: c, Hosts: allowed, AcceptTimeout: g.accept, Logger: zl,
+				// The tenant's page signs in as the CLI does: the same client, its scopes but offline access.
+				UI:        &apiserver.UI{Issuer: issuer, ClientID: clientID, Scopes: strings.TrimSpace(strings.ReplaceAll(envOr(envOIDCScopes, defaultOIDCScopes), "offline_access", ""))},
 				Authorize: apiserver.PolicyAuthorize(engine),
 				Audit: func(ctx context.Context, e contract.AuditEntry) error {
 					return appendServerAudit(ctx, auditLog, e)

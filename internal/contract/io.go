@@ -64,6 +64,16 @@ type ValidateInput struct {
 	ConfigYAML string `json:"configYAML"`
 	// DeployedRevision is the revision of the last deploy; its config fixes the `initial` fields.
 	DeployedRevision string `json:"deployedRevision,omitempty"`
+	// Stacks asks, instead of validating a config, for the stacks on main and their schema.yaml
+	// (Stack names one): what `slipway server` builds a portal's forms from.
+	Stacks bool   `json:"stacks,omitempty"`
+	Stack  string `json:"stack,omitempty"`
+}
+
+// StackSchema is a stack on main and its schema.yaml ("" when it has none).
+type StackSchema struct {
+	Name       string `json:"name"`
+	SchemaYAML string `json:"schemaYAML,omitempty"`
 }
 
 // ValidateOutput is a valid config's stack.
@@ -77,6 +87,8 @@ type ValidateOutput struct {
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Dependencies are the TENANT/NAMEs the stack's schema.dependencies name for this config.
 	Dependencies []string `json:"dependencies,omitempty"`
+	// StackSchemas answer Stacks, by name.
+	StackSchemas []StackSchema `json:"stackSchemas,omitempty"`
 }
 
 // OpenMRInput renders the instance (or removes it, for deprovision) and opens one MR.

@@ -23,6 +23,12 @@ type Admitter interface {
 	Admit(r *http.Request) (code int, err error)
 }
 
+// Refuser is a handler that writes the server's own refusals in its own error format (the
+// API's problem details); others get {"error": msg}.
+type Refuser interface {
+	Refuse(w http.ResponseWriter, code int, msg string)
+}
+
 // limiter refuses a request on a connection over its client's share with 503, then
 // admits one in two stages. While its body is still arriving it
 // holds one of its client address's reading slots (at most perClient), never a
@@ -63,20 +69,20 @@ func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := clientKey(r.RemoteAddr)
 	if overShare(r) {
 		l.busyLog.Warn("client over its share of connections: refusing with 503", zap.String("client", key), zap.Int("max_conns_per_client", l.perClientConns))
-		refuse(w, http.StatusServiceUnavailable, fmt.Sprintf(
+		l.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf(
 			"too many connections from %s: the limit per client address is %d (--max-conns-per-client)", key, l.perClientConns))
 		return
 	}
 	if _, ok := l.reading.take(key, l.perClient); !ok {
 		l.busyLog.Warn("client over its share: refusing with 503", zap.String("client", key), zap.Int("max_per_client", l.perClient))
-		refuse(w, http.StatusServiceUnavailable, fmt.Sprintf(
+		l.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf(
 			"too many requests still arriving from %s: the limit per client address is %d (--max-per-client)", key, l.perClient))
 		return
 	}
 	if a, ok := l.h.(Admitter); ok {
 		if code, err := a.Admit(r); err != nil {
 			l.reading.give(key)
-			refuse(w, code, err.Error())
+			l.refuse(w, code, err.Error())
 			return
 		}
 	}
@@ -84,7 +90,7 @@ func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !l.budget.take(need) {
 		l.reading.give(key)
 		l.busyLog.Warn("bodies arriving fill the server's buffer: refusing with 503", zap.String("client", key), zap.Int64("need_bytes", need))
-		refuse(w, http.StatusServiceUnavailable, "server busy: the request bodies arriving fill its buffer; try again")
+		l.refuse(w, http.StatusServiceUnavailable, "server busy: the request bodies arriving fill its buffer; try again")
 		return
 	}
 	err := l.readBody(w, r)
@@ -100,7 +106,7 @@ func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		inFlight, n := len(l.slots), cap(l.slots)
 		l.busyLog.Warn("server busy: refusing requests with 503", zap.Int("in_flight", inFlight), zap.Int("max_concurrent", n))
-		refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("server busy: %d requests in flight, the limit is %d (--max-concurrent)", inFlight, n))
+		l.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("server busy: %d requests in flight, the limit is %d (--max-concurrent)", inFlight, n))
 		return
 	}
 	defer func() { <-l.slots }()
@@ -137,13 +143,13 @@ func (l *limiter) refuseBody(w http.ResponseWriter, key string, err error) {
 	var ne net.Error
 	switch {
 	case errors.As(err, &tooBig):
-		refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", l.maxBody))
+		l.refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", l.maxBody))
 	case errors.As(err, &ne) && ne.Timeout():
 		l.busyLog.Info("request body not received within the read timeout: cut off", zap.String("client", key))
-		refuse(w, http.StatusRequestTimeout, "request body not received within the read timeout (--read-timeout)")
+		l.refuse(w, http.StatusRequestTimeout, "request body not received within the read timeout (--read-timeout)")
 	default:
 		// The client hung up or sent a broken body: nobody reads the answer.
-		refuse(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		l.refuse(w, http.StatusBadRequest, "reading the request body: "+err.Error())
 	}
 }
 
@@ -203,14 +209,18 @@ func acquire(r *http.Request, slots chan struct{}, wait time.Duration) bool {
 
 // refuse answers code with a JSON error and closes the connection (so net/http
 // does not first wait for the rest of a body); a 503 says when to come back.
-func refuse(w http.ResponseWriter, code int, msg string) {
-	body, _ := json.Marshal(map[string]string{"error": msg})
+func (l *limiter) refuse(w http.ResponseWriter, code int, msg string) {
 	h := w.Header()
 	h.Set("Connection", "close")
-	h.Set("Content-Type", "application/json")
 	if code == http.StatusServiceUnavailable {
 		h.Set("Retry-After", "1")
 	}
+	if rf, ok := l.h.(Refuser); ok {
+		rf.Refuse(w, code, msg)
+		return
+	}
+	body, _ := json.Marshal(map[string]string{"error": msg})
+	h.Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(append(body, '\n'))
 }

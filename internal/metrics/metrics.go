@@ -207,9 +207,22 @@ var Paths = []string{"/healthz", "/readyz", "/metrics"}
 func Front(mux, app http.Handler) http.Handler {
 	f := front{mux: mux, app: app}
 	if a, ok := app.(admitter); ok {
+		if rf, ok := app.(refuser); ok {
+			return refusingFront{admittingFront{front: f, admit: a}, rf}
+		}
 		return admittingFront{front: f, admit: a}
 	}
 	return f
+}
+
+// refuser is httpserve.Refuser: the app writes the server's refusals in its own error format.
+type refuser interface {
+	Refuse(w http.ResponseWriter, code int, msg string)
+}
+
+type refusingFront struct {
+	admittingFront
+	refuser
 }
 
 // admitter is httpserve.Admitter, named here so that the two packages stay apart.

@@ -28,6 +28,10 @@ const EnvRequire = "SLIPWAY_REQUIRE_OIDC"
 // EnvNode overrides the node binary (default: node on PATH).
 const EnvNode = "SLIPWAY_NODE"
 
+// UIRedirectURL is `slipway server`'s page (/ui/) on loopback, any port, as the CLI client's
+// second redirect: the page signs in as that client.
+const UIRedirectURL = "http://127.0.0.1/ui/"
+
 // CLIClientID is the public client `slipway login` uses (PKCE, device code, refresh tokens).
 const CLIClientID = "slipway-cli"
 
@@ -266,7 +270,7 @@ func (p *Provider) config(o Options) serverConfig {
 	}
 	c.Clients = append(c.Clients, map[string]any{
 		"client_id": CLIClientID, "client_name": "slipway CLI", "application_type": "native",
-		"token_endpoint_auth_method": "none", "redirect_uris": []string{p.RedirectURL},
+		"token_endpoint_auth_method": "none", "redirect_uris": []string{p.RedirectURL, UIRedirectURL},
 		"grant_types":    []string{"authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"},
 		"response_types": []string{"code"},
 	})

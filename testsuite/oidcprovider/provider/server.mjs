@@ -106,6 +106,9 @@ server.listen(config.port || 0, '127.0.0.1', () => {
     },
     interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
+    // A public client's page on loopback (slipway server's /ui/, any port) may call the token
+    // endpoint, as a production provider allows the page's configured web origin.
+    clientBasedCORS: (ctx, origin, client) => client.clientAuthMethod === 'none' && /^http:\/\/127\.0\.0\.1(:\d+)?$/.test(origin),
     renderError(ctx, out) {
       ctx.type = 'html';
       ctx.body = page('Error', `<p id="error">${escape(out.error)}: ${escape(out.error_description ?? '')}</p>`);
