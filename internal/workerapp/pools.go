@@ -81,7 +81,7 @@ func Interceptors(cfg Config) ([]interceptor.WorkerInterceptor, error) {
 		}
 		dc = codec.DataConverter(keys)
 	}
-	ics := []interceptor.WorkerInterceptor{attest.WorkerInterceptor(k, attest.WithPayloads(dc),
+	ics := []interceptor.WorkerInterceptor{&stepStarts{dc: dc}, attest.WorkerInterceptor(k, attest.WithPayloads(dc),
 		attest.ExemptScheduled(contract.DriftSweepWorkflowName)), &noticeRetries{failures: codec.FailureConverter(dc)}}
 	if cfg.Tracing {
 		// Outermost, so a refused request still has its span.
