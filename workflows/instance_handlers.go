@@ -324,6 +324,9 @@ func (e *entity) execute(ctx workflow.Context, op *contract.Operation) contract.
 		TaskQueue:             controlplane.TaskQueue(workflow.GetInfo(ctx).TaskQueueName, op.ControlPlane),
 		TypedSearchAttributes: pipelineSearchAttributes(e.s.Ref),
 		StaticSummary:         pipelineSummary(e.s.Ref, op),
+		// A person's request ahead of a rollout's, a rollout's ahead of a drift sweep's; the tenant is the
+		// fairness key. The steps inherit it (the SDK does not replay it: no version needed).
+		Priority: contract.TaskPriority(contract.OperationPriority(op.Rollout), e.s.Ref.Tenant),
 		// A cancel (cancel-running) waits for the pipeline's compensation to record where it stopped.
 		WaitForCancellation: true,
 	})

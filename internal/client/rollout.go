@@ -55,6 +55,7 @@ func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) er
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		StaticSummary:            RolloutSummary(spec),
 		TypedSearchAttributes:    temporal.NewSearchAttributes(sa...),
+		Priority:                 contract.TaskPriority(contract.PriorityRollout, spec.Tenant),
 	}, contract.RolloutWorkflowName, contract.RolloutInput{Spec: spec})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
