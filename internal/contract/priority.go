@@ -2,7 +2,6 @@ package contract
 
 import (
 	"fmt"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 )
@@ -38,13 +37,10 @@ func TaskPriority(key int, tenant string) temporal.Priority {
 	return temporal.Priority{PriorityKey: key, FairnessKey: tenant}
 }
 
-// OperationPriority is the priority of an operation's pipeline by who sent it: a drift sweep's
-// remediation, a rollout's operation, or (no sender workflow) a person's request.
-func OperationPriority(sender string) int {
-	switch {
-	case strings.HasPrefix(sender, DriftSweepIDPrefix):
-		return PriorityDrift
-	case sender != "":
+// OperationPriority is the priority of an operation's pipeline whose request set none, by who
+// sent it: a rollout's operation, or a person's request (a drift sweep's deploys set PriorityDrift).
+func OperationPriority(rollout string) int {
+	if rollout != "" {
 		return PriorityRollout
 	}
 	return PriorityPerson

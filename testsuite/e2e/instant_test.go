@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,7 +80,7 @@ func TestAFreshLifecycleRecordsOneVersionMarkerPerRun(t *testing.T) {
 		require.Equal(t, contract.ResultSucceeded, res.Result, "%s: %+v", s.op, res.Failure)
 	}
 	markers := map[string]int{} // workflow ID -> version markers
-	signals := map[string]int{} // "sent"/"received" -> step signals
+	signals := map[string]int{} // "sent"/"received" -> step signals; "pipeline priority K F" -> pipelines
 	total := historyTree(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "", markers, signals)
 	require.Len(t, markers, 3, "the instance, its provision and its deploy")
 	for id, n := range markers {
@@ -91,6 +92,8 @@ func TestAFreshLifecycleRecordsOneVersionMarkerPerRun(t *testing.T) {
 	assert.Zero(t, signals["sent"], "step signals the pipelines sent")
 	assert.GreaterOrEqual(t, signals["received"], 6, "step signals the instance received")
 	assert.NotContains(t, e.MustCLI(0, "events", ref.String()).Stdout, "refused")
+	// A person's requests: their pipelines go first, with the tenant as the fairness key.
+	assert.Equal(t, 2, signals["pipeline priority 1 instant"], "pipelines at a person's priority")
 	// Signals that arrive during one workflow task share it, so the count moves by a few with timing
 	// (135 here; 158 to 164 before the workers sent the start signals, 215 before issue 40).
 	assert.LessOrEqual(t, total, 140, "history events of one provision+deploy")
@@ -115,6 +118,9 @@ func historyTree(t *testing.T, c sdkclient.Client, id, run string, markers, sign
 		}
 		if ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.SignalStep {
 			signals["received"]++
+		}
+		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
+			signals[fmt.Sprintf("pipeline priority %d %s", a.GetPriority().GetPriorityKey(), a.GetPriority().GetFairnessKey())]++
 		}
 		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
 			n += historyTree(t, c, a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId(), markers, signals)

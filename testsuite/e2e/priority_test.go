@@ -72,7 +72,7 @@ func TestPriorityAndFairnessOrderQueuedWork(t *testing.T) {
 	t.Run("priority", func(t *testing.T) {
 		var jobs []job
 		for i := range 8 {
-			jobs = append(jobs, job{fmt.Sprintf("drift-%d", i), contract.OperationPriority(contract.DriftSweepIDPrefix + "nightly"), "a"})
+			jobs = append(jobs, job{fmt.Sprintf("drift-%d", i), contract.PriorityDrift, "a"})
 		}
 		for i := range 8 {
 			jobs = append(jobs, job{fmt.Sprintf("rollout-%d", i), contract.OperationPriority(contract.RolloutWorkflowID("r1")), "a"})
