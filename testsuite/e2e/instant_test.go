@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/testsuite"
 )
 
 // The bench measures orchestration over instant adapters; this shows every pipeline runs on them
@@ -97,6 +98,7 @@ func TestAFreshLifecycleRecordsOneVersionMarkerPerRun(t *testing.T) {
 	// Signals that arrive during one workflow task share it, so the count moves by a few with timing
 	// (135 here; 158 to 164 before the workers sent the start signals, 215 before issue 40).
 	assert.LessOrEqual(t, total, 140, "history events of one provision+deploy")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "worker-step-starts")
 }
 
 // historyTree counts the events of one run and of the children it started, each run's version
