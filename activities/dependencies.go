@@ -206,7 +206,7 @@ func (a *Activities) NotifyDependents(ctx context.Context, in contract.NotifyDep
 		actor := "slipway (outputs of " + in.Ref.String() + " changed)"
 		requestID := "dependency-" + key
 		if op == config.OnChangeDeploy {
-			err = a.Instances.Deploy(ctx, user, string(data), "", actor, requestID)
+			err = a.Instances.Deploy(ctx, user, string(data), "", actor, requestID, 0)
 		} else {
 			err = a.Dependencies.Plan(ctx, user, string(data), actor, requestID)
 		}

@@ -123,7 +123,7 @@ type cascade struct {
 
 func (c *cascade) Users(context.Context, contract.Ref) ([]contract.Ref, error) { return c.users, nil }
 
-func (c *cascade) Deploy(_ context.Context, ref contract.Ref, _, _, _, _ string) error {
+func (c *cascade) Deploy(_ context.Context, ref contract.Ref, _, _, _, _ string, _ int) error {
 	return &RefusedError{Err: fmt.Errorf("%s is DeploymentFailed", ref), Busy: c.busy[ref.String()]}
 }
 

@@ -148,7 +148,7 @@ func (a *Activities) DriftInstance(ctx context.Context, in contract.DriftInstanc
 	if in.Remediate != contract.RemediateDeploy {
 		return out, nil
 	}
-	switch err := a.Instances.Deploy(ctx, in.Ref, "", "", in.Sweep, in.Sweep+"/"+in.Ref.String()+"/deploy"); {
+	switch err := a.Instances.Deploy(ctx, in.Ref, "", "", in.Sweep, in.Sweep+"/"+in.Ref.String()+"/deploy", contract.PriorityDrift); {
 	case err == nil:
 		out.Outcome, out.Message = contract.DriftRemediated, "deploy sent (remediate: deploy)"
 	case errors.As(err, &refused):

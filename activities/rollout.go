@@ -28,7 +28,7 @@ type Instances interface {
 	Deployed(ctx context.Context, ref contract.Ref) (revision, ready string, err error)
 	// Deploy sends a deploy (configYAML "" deploys main's rendering as it is) and returns once it is accepted.
 	// A refusal is a *RefusedError; Busy says the instance runs another operation.
-	Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string) error
+	Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string, priority int) error
 	// Retry resumes the instance's failed operation; refusals as for Deploy.
 	Retry(ctx context.Context, ref contract.Ref, actor, requestID string) error
 	// CheckDrift has the instance run a drift check and waits for its verdict; refusals as for Deploy.
@@ -141,7 +141,7 @@ func (a *Activities) RolloutDeploy(ctx context.Context, in contract.RolloutDeplo
 		}
 		return contract.RolloutDeployOutput{Outcome: contract.DeployAtTarget, Message: contract.ReasonAtTarget, Ready: ready}, nil
 	}
-	err = a.Instances.Deploy(ctx, in.Ref, des.yaml, in.Rollout, actor, in.RequestID)
+	err = a.Instances.Deploy(ctx, in.Ref, des.yaml, in.Rollout, actor, in.RequestID, in.Spec.Priority)
 	var refused *RefusedError
 	if err != nil && !errors.As(err, &refused) {
 		return contract.RolloutDeployOutput{}, err // not an answer from the instance: retried

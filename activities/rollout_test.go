@@ -47,7 +47,7 @@ func (o *onBehalf) Retry(ctx context.Context, _ contract.Ref, _, _ string) error
 	return nil
 }
 
-func (o *onBehalf) Deploy(ctx context.Context, ref contract.Ref, _, _, _, requestID string) error {
+func (o *onBehalf) Deploy(ctx context.Context, ref contract.Ref, _, _, _, requestID string, _ int) error {
 	return o.Retry(ctx, ref, "", requestID)
 }
 

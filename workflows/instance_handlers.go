@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -100,6 +101,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRe
 	if req.Rollout != "" && len(e.s.Gates) > 0 {
 		// A rollout's deploy would wait at the gates and hold its whole batch.
 		return notAllowed("%s is gated (%s): the rollout skips it; remove the gates, then deploy it", e.s.Ref, e.gateNames())
+	}
+	if err := contract.CheckPriority("priority", req.Priority); err != nil {
+		return notAllowed("%s: %s", e.s.Ref, err)
 	}
 	if op == lifecycle.OpProvision && strings.TrimSpace(req.ConfigYAML) == "" {
 		return notAllowed("%s: provision needs the instance config (configYAML)", e.s.Ref)
@@ -273,7 +277,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	op := &contract.Operation{
 		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: contract.ResultRunning, ConfigYAML: req.ConfigYAML, Adopt: req.Adopt,
-		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, ControlPlane: pool,
+		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, Priority: req.Priority, ControlPlane: pool,
 		Recreate: req.Recreate,
 	}
 	if a, ok := verifiedActor(ctx); ok {
@@ -324,6 +328,9 @@ func (e *entity) execute(ctx workflow.Context, op *contract.Operation) contract.
 		TaskQueue:             controlplane.TaskQueue(workflow.GetInfo(ctx).TaskQueueName, op.ControlPlane),
 		TypedSearchAttributes: pipelineSearchAttributes(e.s.Ref),
 		StaticSummary:         pipelineSummary(e.s.Ref, op),
+		// A person's request ahead of a rollout's, a rollout's ahead of a drift sweep's; the tenant is the
+		// fairness key. The steps inherit it (the SDK does not replay it: no version needed).
+		Priority: contract.TaskPriority(cmp.Or(op.Priority, contract.OperationPriority(op.Rollout)), e.s.Ref.Tenant),
 		// A cancel (cancel-running) waits for the pipeline's compensation to record where it stopped.
 		WaitForCancellation: true,
 	})

@@ -36,6 +36,8 @@ type pipeline struct {
 	// quietMerge runs a merge with nothing to merge like the local steps (rides): its record,
 	// a local activity at most, rides on the next step's start signal.
 	quietMerge bool
+	// workerStarts has the worker of a step's first activity send the step's start signal (workerStarted).
+	workerStarts bool
 	// policy asks the policy, with the plan, whether and by whom the operation must be approved.
 	policy bool
 	// budgets caches whether terraform steps get the stack's budgets (budgeted); nil until asked.
@@ -54,6 +56,7 @@ func newPipeline(ctx workflow.Context, in contract.PipelineInput) *pipeline {
 	p.controls = runsControls(ctx)
 	p.verifies, p.quietVerify = verifiesRenders(ctx)
 	p.quietMerge = rides(ctx)
+	p.workerStarts = startsFromWorker(ctx)
 	p.policy = p.controls && approvesByPolicy(ctx)
 	workflow.Go(ctx, p.relayRefusals)
 	p.countStarted()
@@ -63,6 +66,11 @@ func newPipeline(ctx workflow.Context, in contract.PipelineInput) *pipeline {
 // localSteps are the steps that run as local activities (see quick).
 var localSteps = map[string]bool{contract.Validate: true, contract.ResolveRevision: true, contract.BootstrapSecrets: true,
 	contract.ForgetSecrets: true, contract.ConfigDiff: true}
+
+// workerStarted are the steps whose first command is a regular activity: its worker sends the
+// step's start signal (internal/workerapp's stepStarts), not the pipeline.
+var workerStarted = map[string]bool{contract.OpenMR: true, contract.MergeMR: true, contract.TFInit: true, contract.TFPlan: true,
+	contract.TFApply: true, contract.TFDestroy: true, contract.DeployApp: true, contract.RemoveApp: true}
 
 // stepError remembers which step failed.
 type stepError struct {
@@ -82,14 +90,21 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 		return nil
 	}
 	rec := contract.StepRecord{Name: name, Status: contract.StepRunning, Attempt: p.in.Attempt, StartedAt: workflow.Now(p.ctx)}
-	if p.local && p.batch && (localSteps[name] || (name == contract.VerifyRender && p.quietVerify) || (name == contract.MergeMR && p.quietMerge && nothingToMerge(p.progress.MR))) {
+	ctx, start := p.ctx, p.startOnWorker(rec)
+	if start != nil {
+		ctx = workflow.WithValue(ctx, contract.StepStartKey{}, start)
+	} else if p.local && p.batch && (localSteps[name] || (name == contract.VerifyRender && p.quietVerify) || (name == contract.MergeMR && p.quietMerge && nothingToMerge(p.progress.MR))) {
 		// A local step ends within this workflow task: its start is news to no one, and its
 		// record rides on the next step's start signal.
 		workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))
 	} else {
 		p.notify(rec)
 	}
-	detail, err := fn(p.ctx)
+	detail, err := fn(ctx)
+	if start != nil && !start.Taken {
+		// No activity carried the start: the steps it held ride on the next signal instead.
+		p.pending = append(start.Event.Ended, p.pending...)
+	}
 	rec.EndedAt = workflow.Now(p.ctx)
 	rec.Output, p.output = p.output, ""
 	if err != nil {
@@ -126,6 +141,18 @@ func (p *pipeline) notify(rec contract.StepRecord) {
 	_ = workflow.SignalExternalWorkflow(p.ctx, p.in.ParentID, "", contract.SignalStep,
 		contract.StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.pending})
 	p.pending = nil
+}
+
+// startOnWorker holds rec's start signal, and the ended steps waiting for one, for the step's
+// first activity to carry (contract.StepStart); nil where the pipeline signals itself.
+func (p *pipeline) startOnWorker(rec contract.StepRecord) *contract.StepStart {
+	if !p.workerStarts || !p.batch || !workerStarted[rec.Name] || p.in.ParentID == "" {
+		return nil
+	}
+	workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))
+	st := &contract.StepStart{Target: p.in.ParentID, Event: contract.StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.pending}}
+	p.pending = nil
+	return st
 }
 
 // result is the successful pipeline's outcome; every pipeline calls it once, at its end.

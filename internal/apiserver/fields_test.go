@@ -50,4 +50,21 @@ func TestServerRefusesFieldsOnlySlipwaySets(t *testing.T) {
 		require.Contains(t, string(b), `"kind":"bad-request"`, tc.path)
 		require.Contains(t, string(b), tc.field+": only slipway sets it", tc.path)
 	}
+	// A priority out of range is bad input naming its field, before anything is asked or sent.
+	for _, tc := range []struct{ path, body, want string }{
+		{"/v1/instances/acme/web/operations/deploy", `{"request":{"priority":9}}`, "request.priority: 9 is out of range"},
+		{"/v1/rollouts", `{"id":"r1","stack":"example","priority":-2}`, "priority: -2 is out of range"},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+tc.path, strings.NewReader(tc.body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+alice.IDToken)
+		req.ContentLength = int64(len(tc.body))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: %s", tc.path, b)
+		require.Contains(t, string(b), tc.want, tc.path)
+	}
 }

@@ -152,6 +152,8 @@ func (s *Server) operation(ctx context.Context, a identity.Actor, r *http.Reques
 		return 0, nil, badRequest("request.confirm: deprovision of %s is final; confirm it", ref)
 	case body.Request.DeployTimeout < 0:
 		return 0, nil, badRequest("request.deployTimeout: %s must not be negative", body.Request.DeployTimeout)
+	case contract.CheckPriority("request.priority", body.Request.Priority) != nil:
+		return 0, nil, badRequest("%s", contract.CheckPriority("request.priority", body.Request.Priority))
 	case body.Request.Rollout != "":
 		return 0, nil, componentOnly("request.rollout", "a rollout's deploys")
 	case body.Request.Adopt != "":
@@ -498,6 +500,9 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	}
 	if spec.ID == "" {
 		return 0, nil, badRequest("id: a rollout needs its ID")
+	}
+	if err := contract.CheckPriority("priority", spec.Priority); err != nil {
+		return 0, nil, badRequest("%s", err)
 	}
 	plan, err := s.o.Client.PlanRollout(ctx, spec)
 	if err != nil {

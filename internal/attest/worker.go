@@ -169,8 +169,9 @@ func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteW
 	// At the top of every run, so the marker is always the run's first command.
 	// Version 1 verifies requests; version 2 also has the workflow's Authorizer decide updates;
 	// version 3 is the run's own (RunVersion): its audit records go to the durable log;
-	// version 4 also takes the newest branch of the workflows' changes that ride on it, without a marker each.
-	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 4)
+	// version 4 also takes the newest branch of the workflows' changes that ride on it, without a marker each;
+	// version 5 has the worker of a pipeline step's first activity send the step's start signal.
+	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 5)
 	i.legacy, i.authorizes = v == workflow.DefaultVersion, v >= 2
 	i.version = v
 	ctx = workflow.WithValue(ctx, versionKey{}, v)

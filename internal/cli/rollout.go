@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -35,7 +36,7 @@ The rollout stops when --max-failures instances failed; resume retries them.`,
 type rolloutFlags struct {
 	stack, tenant, stackRev, batch, order, id string
 	set                                       []string
-	maxUnavailable, maxFailures               int
+	maxUnavailable, maxFailures, priority     int
 	pauseAfter                                bool
 }
 
@@ -50,6 +51,7 @@ func (f *rolloutFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.order, "order", contract.OrderName, "instance order: name, or ordinal (the number ending the name, as StatefulSet pods)")
 	fl.BoolVar(&f.pauseAfter, "pause-after-batch", false, "pause after each batch until `rollout resume`")
 	fl.IntVar(&f.maxFailures, "max-failures", 1, "stop once this many instances have failed")
+	fl.IntVar(&f.priority, "priority", contract.PriorityRollout, fmt.Sprintf("task queue priority of the rollout's deploys: 1 (first; a person's own requests) to %d (last; drift sweeps)", contract.PriorityLowest))
 }
 
 var labelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
@@ -57,7 +59,7 @@ var labelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 // spec checks every flag and names the bad one; nothing is sent before it passes.
 func (f *rolloutFlags) spec(g *globals) (contract.RolloutSpec, error) {
 	s := contract.RolloutSpec{ID: f.id, Stack: f.stack, Tenant: f.tenant, StackRev: f.stackRev, Order: f.order,
-		MaxUnavailable: f.maxUnavailable, MaxFailures: f.maxFailures, PauseAfter: f.pauseAfter, Actor: g.actor}
+		MaxUnavailable: f.maxUnavailable, MaxFailures: f.maxFailures, PauseAfter: f.pauseAfter, Actor: g.actor, Priority: f.priority}
 	switch {
 	case f.stack == "":
 		return s, usageErr("--stack: required (the stack whose instances to roll)")
@@ -75,6 +77,8 @@ func (f *rolloutFlags) spec(g *globals) (contract.RolloutSpec, error) {
 		return s, usageErr("--max-unavailable: must not be negative, got %d", f.maxUnavailable)
 	case f.maxFailures < 1:
 		return s, usageErr("--max-failures: must be at least 1, got %d", f.maxFailures)
+	case f.priority < 1 || f.priority > contract.PriorityLowest:
+		return s, usageErr("--priority %d: out of range: 1 (first) to %d (last)", f.priority, contract.PriorityLowest)
 	case f.id != "" && !labelRE.MatchString(f.id):
 		return s, usageErr("--id %q: must be a lowercase label (a-z, 0-9, -)", f.id)
 	}

@@ -46,8 +46,8 @@ func (c *Client) ScheduleDrift(ctx context.Context, id string, every time.Durati
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
 		Memo:    map[string]any{"scope": scope},
 		Action: &client.ScheduleWorkflowAction{
-			ID: "drift-sweep/" + id, Workflow: contract.DriftSweepWorkflowName, Args: []any{scope},
-			TaskQueue: c.TaskQueue, StaticSummary: DriftSummary(scope),
+			ID: contract.DriftSweepIDPrefix + id, Workflow: contract.DriftSweepWorkflowName, Args: []any{scope},
+			TaskQueue: c.TaskQueue, StaticSummary: DriftSummary(scope), Priority: contract.TaskPriority(contract.PriorityDrift, ""),
 		},
 	})
 	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
@@ -85,7 +85,9 @@ func (c *Client) Unschedule(ctx context.Context, id string) error {
 func (c *Client) SweepDrift(ctx context.Context, scope contract.DriftScope) (contract.DriftSweepResult, error) {
 	var res contract.DriftSweepResult
 	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: "drift-sweep/now-" + uuid.NewString(), TaskQueue: c.TaskQueue, StaticSummary: DriftSummary(scope),
+		ID: contract.DriftSweepIDPrefix + "now-" + uuid.NewString(), TaskQueue: c.TaskQueue, StaticSummary: DriftSummary(scope),
+		// Its checks go after people's and rollouts' work; so do the deploys it sends (OperationPriority).
+		Priority: contract.TaskPriority(contract.PriorityDrift, ""),
 	}, contract.DriftSweepWorkflowName, scope)
 	if err != nil {
 		return res, err

@@ -73,6 +73,8 @@ func (c *Client) Submit(ctx context.Context, ref contract.Ref, op lifecycle.Oper
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		StaticSummary:            contract.InstanceSummary(ref),
+		// An instance's own tasks are short and every operation, a person's too, waits on them.
+		Priority: contract.TaskPriority(contract.PriorityPerson, ref.Tenant),
 		// Every attribute a fresh run has, so its first upsert finds nothing changed and records no event.
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			contract.SAInstanceState.ValueSet(string(lifecycle.NoConfiguration)),

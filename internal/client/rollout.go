@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,7 @@ func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) er
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		StaticSummary:            RolloutSummary(spec),
 		TypedSearchAttributes:    temporal.NewSearchAttributes(sa...),
+		Priority:                 contract.TaskPriority(cmp.Or(spec.Priority, contract.PriorityRollout), spec.Tenant),
 	}, contract.RolloutWorkflowName, contract.RolloutInput{Spec: spec})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {

@@ -31,6 +31,9 @@ type OperationRequest struct {
 	// Adopt (provision only) is the main commit that already holds ConfigYAML, pushed there by
 	// the tenant (Grove's local create): the provision records it and opens no MR.
 	Adopt string `json:"adopt,omitempty"`
+	// Priority is the task queue priority of the operation's pipeline (1 first to PriorityLowest);
+	// 0: by who sent it (OperationPriority). A rollout's --priority and a drift sweep set it.
+	Priority int `json:"priority,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.

@@ -30,6 +30,8 @@ type RolloutSpec struct {
 	PauseAfter     bool   `json:"pauseAfterBatch,omitempty"`
 	MaxFailures    int    `json:"maxFailures"` // the rollout stops when this many instances failed
 	Actor          string `json:"actor,omitempty"`
+	// Priority is the task queue priority of the rollout and its deploys (0: PriorityRollout).
+	Priority int `json:"priority,omitempty"`
 }
 
 // Setting is one --set key=value; Value is YAML, so replicas=2 is a number.

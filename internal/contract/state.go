@@ -101,7 +101,8 @@ type Operation struct {
 	Diff        string        `json:"diff,omitempty"`
 	StartedAt   time.Time     `json:"startedAt"`
 	EndedAt     time.Time     `json:"endedAt,omitempty"`
-	Rollout     string        `json:"rollout,omitempty"` // the rollout workflow to tell when it ends
+	Rollout     string        `json:"rollout,omitempty"`  // the rollout workflow to tell when it ends
+	Priority    int           `json:"priority,omitempty"` // the request's task queue priority (0: by sender)
 	// ControlPlane is the worker pool its pipelines run on ("" for the entity's own task queue).
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Recreate: a deploy that replaces the app's workload objects in place (slipway recreate).

@@ -33,7 +33,7 @@ func TestWorkerRefusesToStartWithoutAttestationKey(t *testing.T) {
 	}
 	key, _ := attest.Generate()
 	t.Setenv(attest.EnvKey, key)
-	if ics, err := Interceptors(Config{Keys: keys}); err != nil || len(ics) != 2 {
+	if ics, err := Interceptors(Config{Keys: keys}); err != nil || len(ics) != 3 {
 		t.Fatalf("with SLIPWAY_ATTEST_KEY: %v, %d interceptors", err, len(ics))
 	}
 	t.Setenv(attest.EnvKey, "bm90IGEga2V5")

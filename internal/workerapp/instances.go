@@ -44,10 +44,10 @@ func (i instances) Deployed(ctx context.Context, ref contract.Ref) (string, stri
 	return st.Deployed, ready, nil
 }
 
-func (i instances) Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string) error {
+func (i instances) Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string, priority int) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
-	req := contract.OperationRequest{ConfigYAML: configYAML, Actor: actor, Rollout: rollout}
+	req := contract.OperationRequest{ConfigYAML: configYAML, Actor: actor, Rollout: rollout, Priority: priority}
 	_, err := i.c.Submit(ctx, ref, lifecycle.OpDeploy, req, requestID)
 	return refusal(err)
 }

@@ -62,8 +62,8 @@ func PoolWorkers(c client.Client, base string, cfg Config, acts *activities.Acti
 	return ws, nil
 }
 
-// Interceptors are every worker's: the verifier of each start, update and signal it handles, and
-// the notice of a step that keeps failing (retrying.go). A worker without the attestation key
+// Interceptors are every worker's: the verifier of each start, update and signal it handles, the
+// notice of a step that keeps failing (retrying.go) and the sender of step starts (stepstarts.go). A worker without the attestation key
 // would run anyone's requests, so it does not start.
 func Interceptors(cfg Config) ([]interceptor.WorkerInterceptor, error) {
 	k := cfg.Attest
@@ -82,7 +82,7 @@ func Interceptors(cfg Config) ([]interceptor.WorkerInterceptor, error) {
 		dc = codec.DataConverter(keys)
 	}
 	ics := []interceptor.WorkerInterceptor{attest.WorkerInterceptor(k, attest.WithPayloads(dc),
-		attest.ExemptScheduled(contract.DriftSweepWorkflowName)), &noticeRetries{failures: codec.FailureConverter(dc)}}
+		attest.ExemptScheduled(contract.DriftSweepWorkflowName)), &noticeRetries{failures: codec.FailureConverter(dc)}, &stepStarts{dc: dc}}
 	if cfg.Tracing {
 		// Outermost, so a refused request still has its span.
 		ics = append([]interceptor.WorkerInterceptor{tracing.WorkerInterceptor()}, ics...)

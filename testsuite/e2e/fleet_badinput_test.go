@@ -33,6 +33,7 @@ func TestFleetBadInputIsRefusedWithExitTwo(t *testing.T) {
 		{"wrong type", []string{"rollout", "plan", "--stack", "example", "--set", "replicas=two"}, "--set replicas: must be an int"},
 		{"bad order", []string{"rollout", "plan", "--stack", "example", "--set", "replicas=2", "--order", "random"}, "--order"},
 		{"max failures zero", []string{"rollout", "start", "--stack", "example", "--set", "replicas=2", "--max-failures", "0"}, "--max-failures"},
+		{"priority out of range", []string{"rollout", "start", "--stack", "example", "--set", "replicas=2", "--priority", "6"}, "--priority 6: out of range: 1 (first) to 5 (last)"},
 		{"unknown stack rev", []string{"rollout", "plan", "--stack", "example", "--stack-rev", "0123456789abcdef"}, "--stack-rev 0123456789abcdef"},
 		{"no such rollout", []string{"rollout", "resume", "ghost"}, "rollout ghost does not exist"},
 		{"schedule below the floor", []string{"drift", "schedule", "--every", "30s"}, "--every 30s: must be at least 5m0s"},

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/testsuite"
 )
 
 // The bench measures orchestration over instant adapters; this shows every pipeline runs on them
@@ -79,19 +81,29 @@ func TestAFreshLifecycleRecordsOneVersionMarkerPerRun(t *testing.T) {
 		require.Equal(t, contract.ResultSucceeded, res.Result, "%s: %+v", s.op, res.Failure)
 	}
 	markers := map[string]int{} // workflow ID -> version markers
-	total := historyTree(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "", markers)
+	signals := map[string]int{} // "sent"/"received" -> step signals; "pipeline priority K F" -> pipelines
+	total := historyTree(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "", markers, signals)
 	require.Len(t, markers, 3, "the instance, its provision and its deploy")
 	for id, n := range markers {
 		assert.Equal(t, 1, n, "version markers of %s", id)
 	}
-	t.Logf("%d history events", total)
+	t.Logf("%d history events; step signals: %v", total, signals)
+	// The workers of the steps' first activities send the start signals: the pipelines send none,
+	// and the instance accepts every one (a refused signal would be in its events).
+	assert.Zero(t, signals["sent"], "step signals the pipelines sent")
+	assert.GreaterOrEqual(t, signals["received"], 6, "step signals the instance received")
+	assert.NotContains(t, e.MustCLI(0, "events", ref.String()).Stdout, "refused")
+	// A person's requests: their pipelines go first, with the tenant as the fairness key.
+	assert.Equal(t, 2, signals["pipeline priority 1 instant"], "pipelines at a person's priority")
 	// Signals that arrive during one workflow task share it, so the count moves by a few with timing
-	// (158 to 164 here; 215 before issue 40).
-	assert.LessOrEqual(t, total, 175, "history events of one provision+deploy")
+	// (135 here; 158 to 164 before the workers sent the start signals, 215 before issue 40).
+	assert.LessOrEqual(t, total, 140, "history events of one provision+deploy")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "worker-step-starts")
 }
 
-// historyTree counts the events of one run and of the children it started, and each run's version markers.
-func historyTree(t *testing.T, c sdkclient.Client, id, run string, markers map[string]int) int {
+// historyTree counts the events of one run and of the children it started, each run's version
+// markers, and the step signals sent (by workflows) and received.
+func historyTree(t *testing.T, c sdkclient.Client, id, run string, markers, signals map[string]int) int {
 	t.Helper()
 	it := c.GetWorkflowHistory(context.Background(), id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	markers[id] += 0
@@ -103,8 +115,17 @@ func historyTree(t *testing.T, c sdkclient.Client, id, run string, markers map[s
 		if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "Version" {
 			markers[id]++
 		}
+		if ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes().GetSignalName() == contract.SignalStep {
+			signals["sent"]++
+		}
+		if ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.SignalStep {
+			signals["received"]++
+		}
+		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
+			signals[fmt.Sprintf("pipeline priority %d %s", a.GetPriority().GetPriorityKey(), a.GetPriority().GetFairnessKey())]++
+		}
 		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
-			n += historyTree(t, c, a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId(), markers)
+			n += historyTree(t, c, a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId(), markers, signals)
 		}
 	}
 	return n

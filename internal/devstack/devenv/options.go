@@ -34,6 +34,10 @@ var fastDynamicConfig = []string{
 	"history.transferProcessorMaxPollRPS=1000",
 	"matching.numTaskqueueReadPartitions=1",
 	"matching.numTaskqueueWritePartitions=1",
+	// Priority and fairness (contract.TaskPriority): a person's request ahead of a rollout's, tenants
+	// sharing the queue by weight. Temporal 1.29 has both behind these (docs/priority.md).
+	"matching.useNewMatcher=true",
+	"matching.enableFairness=true",
 }
 
 // searchAttributeTypes are the types `temporal server start-dev --search-attribute` accepts.

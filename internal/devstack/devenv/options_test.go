@@ -84,6 +84,7 @@ func TestArgsPinEveryPortAndUseFastSettings(t *testing.T) {
 		"--dynamic-config-value history.transferProcessorMaxPollRPS=1000",
 		"--dynamic-config-value matching.numTaskqueueReadPartitions=1",
 		"--dynamic-config-value matching.numTaskqueueWritePartitions=1",
+		"--dynamic-config-value matching.enableFairness=true",
 	} {
 		assert.Contains(t, line, want)
 	}

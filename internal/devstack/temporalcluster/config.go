@@ -34,6 +34,9 @@ var fastDynamicConfig = map[string]any{
 	"frontend.namespaceRPS.visibility": 100,
 	// A namespace created through one node is known to the others within a second.
 	"system.namespaceCacheRefreshInterval": "1s",
+	// Task queue priority and fairness (contract.TaskPriority, docs/priority.md).
+	"matching.useNewMatcher":  true,
+	"matching.enableFairness": true,
 }
 
 // serverConfig is the subset of the server's config (common/config.Config) a node sets,

@@ -172,6 +172,7 @@ func TestRenderDynamicConfig(t *testing.T) {
 			"matching.numTaskqueueReadPartitions":            1,
 			"matching.numTaskqueueWritePartitions":           1,
 			"system.forceSearchAttributesCacheRefreshOnRead": true,
+			"matching.enableFairness":                        true,
 		}},
 		{"extra keys override", map[string]any{"history.transferProcessorMaxPollRPS": 20, "limit.maxIDLength": 255},
 			map[string]any{"history.transferProcessorMaxPollRPS": 20, "limit.maxIDLength": 255, "matching.numTaskqueueReadPartitions": 1}},
