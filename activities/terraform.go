@@ -183,7 +183,7 @@ func stackOf(all map[string][]byte) string {
 	if err != nil {
 		return ""
 	}
-	return inst.Stack
+	return inst.StackName()
 }
 
 // terraformOnly picks the terraform/ files out of an instance directory.

@@ -21,7 +21,7 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 	if err != nil {
 		return contract.ValidateOutput{}, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, "", inst.Stack)
+	stack, rel, err := a.instanceStack(ctx, "", inst)
 	if err != nil {
 		return contract.ValidateOutput{}, err
 	}
@@ -55,7 +55,7 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 	if err := a.checkEngine(stack); err != nil {
 		return contract.ValidateOutput{}, err
 	}
-	return contract.ValidateOutput{Stack: inst.Stack, Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
+	return contract.ValidateOutput{Stack: inst.StackName(), Release: rel.Ref(), Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
 		ControlPlane: inst.ControlPlane, Dependencies: targets}, nil
 }
 
@@ -107,7 +107,7 @@ func (a *Activities) render(ctx context.Context, rev string, ref contract.Ref, c
 	if err != nil {
 		return nil, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, rev, inst.Stack)
+	stack, _, err := a.instanceStack(ctx, rev, inst)
 	if err != nil {
 		return nil, err
 	}

@@ -69,6 +69,8 @@ type ValidateInput struct {
 // ValidateOutput is a valid config's stack.
 type ValidateOutput struct {
 	Stack string `json:"stack"`
+	// Release is the release the config renders ("web@1.5.0", the search attribute InstanceRelease); "" for main's head.
+	Release string `json:"release,omitempty"`
 	// Gates are the config's schedulingGates.
 	Gates []gates.Spec `json:"gates,omitempty"`
 	// Controls are the config's approval rule and its stack's hooks.
@@ -106,6 +108,7 @@ type RevisionOutput struct {
 	Revision string `json:"revision"`
 	Exists   bool   `json:"exists"`
 	Stack    string `json:"stack,omitempty"`
+	Release  string `json:"release,omitempty"` // as ValidateOutput.Release
 	// Controls are the committed config's approval rule and its stack's hooks.
 	Controls *Controls `json:"controls,omitempty"`
 	// Via is the mirror that answered while the forge was down; "" when the forge did.

@@ -22,6 +22,7 @@ type InstanceState struct {
 	Ref              Ref                   `json:"ref"`
 	State            lifecycle.State       `json:"state"`
 	Stack            string                `json:"stack,omitempty"`
+	Release          string                `json:"release,omitempty"` // the release it renders ("web@1.5.0"); "" for main's head
 	Revision         string                `json:"revision,omitempty"`         // config revision on main, last merged or deployed
 	DeployedRevision string                `json:"deployedRevision,omitempty"` // revision of the last successful deploy
 	Deployer         string                `json:"deployer,omitempty"`
@@ -138,6 +139,7 @@ type Failure struct {
 type Progress struct {
 	Done     []string            `json:"done,omitempty"`
 	Stack    string              `json:"stack,omitempty"`
+	Release  string              `json:"release,omitempty"`
 	MR       *forge.MergeRequest `json:"mr,omitempty"`
 	Revision string              `json:"revision,omitempty"`
 	Plan     *PlanOutput         `json:"plan,omitempty"`
