@@ -22,7 +22,7 @@ type InstanceState struct {
 	Ref              Ref                   `json:"ref"`
 	State            lifecycle.State       `json:"state"`
 	Stack            string                `json:"stack,omitempty"`
-	Release          string                `json:"release,omitempty"` // the release it renders ("web@1.5.0"); "" for main's head
+	Release          string                `json:"release,omitempty"`          // the release it renders ("web@1.5.0"); "" for main's head
 	Revision         string                `json:"revision,omitempty"`         // config revision on main, last merged or deployed
 	DeployedRevision string                `json:"deployedRevision,omitempty"` // revision of the last successful deploy
 	Deployer         string                `json:"deployer,omitempty"`
