@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -92,4 +94,47 @@ func (a *Activities) loadRelease(ctx context.Context, rel contract.StackRelease)
 		return nil, invalidConfig(err)
 	}
 	return stack, nil
+}
+
+// repin is the instance file data pinned to release to of its own stack, which must exist at rev:
+// a bad one is bad input naming --to.
+func (a *Activities) repin(ctx context.Context, rev string, data []byte, to string) ([]byte, error) {
+	inst, err := config.ParseInstance(data)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	name := inst.StackName()
+	if other, release, ok := strings.Cut(to, "@"); ok {
+		if other != name {
+			return nil, invalidConfig(fieldError("--to", fmt.Sprintf("%q is a release of stack %s; the instance runs stack %s", to, other, name)))
+		}
+		to = release
+	}
+	r, err := a.readReleases(ctx, rev, name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Resolve("--to", to); err != nil {
+		return nil, invalidConfig(err)
+	}
+	inst.Stack = name + "@" + to
+	return inst.Canonical(), nil
+}
+
+// renderTo renders a plan's config (the proposed one, else the one committed at its revision)
+// pinned to in.To, against the releases file at that revision.
+func (a *Activities) renderTo(ctx context.Context, in contract.TerraformInput) (map[string][]byte, error) {
+	data := []byte(in.ConfigYAML)
+	if in.ConfigYAML == "" {
+		_, committed, err := a.instanceDir(ctx, in.Ref, in.Revision)
+		if err != nil {
+			return nil, err
+		}
+		data = committed
+	}
+	data, err := a.repin(ctx, in.Revision, data, in.To)
+	if err != nil {
+		return nil, err
+	}
+	return a.render(ctx, in.Revision, in.Ref, data)
 }

@@ -148,6 +148,8 @@ func (a *Activities) terraformFiles(ctx context.Context, in contract.TerraformIn
 	var all map[string][]byte
 	var err error
 	switch {
+	case in.To != "":
+		all, err = a.renderTo(ctx, in)
 	case in.ConfigYAML != "":
 		all, err = a.render(ctx, in.Revision, in.Ref, []byte(in.ConfigYAML))
 	case in.Rerender:

@@ -133,6 +133,8 @@ type TerraformInput struct {
 	Detail bool `json:"detail,omitempty"`
 	// Budget, when the stack sets one, is when the activity interrupts terraform itself.
 	Budget *Budget `json:"budget,omitempty"`
+	// To (a plan) renders the config pinned to this release of its stack (plan --to).
+	To string `json:"to,omitempty"`
 }
 
 // ResourceChange is one resource in a plan.
@@ -265,6 +267,8 @@ type DiffInput struct {
 	ConfigYAML string `json:"configYAML,omitempty"`
 	// Revision is the plan's pinned revision, which its terraform half reads too; "" reads main's head.
 	Revision string `json:"revision,omitempty"`
+	// To renders the config pinned to this release of its stack (plan --to).
+	To string `json:"to,omitempty"`
 }
 
 // LeftoverInput asks what a failed operation left behind.

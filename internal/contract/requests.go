@@ -31,6 +31,9 @@ type OperationRequest struct {
 	// Adopt (provision only) is the main commit that already holds ConfigYAML, pushed there by
 	// the tenant (Grove's local create): the provision records it and opens no MR.
 	Adopt string `json:"adopt,omitempty"`
+	// To (plan only) is a release or channel of the instance's stack: the plan renders the config
+	// pinned to it (slipway plan --to 1.5.0), from one render, and changes nothing.
+	To string `json:"to,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.
@@ -85,6 +88,8 @@ type PipelineInput struct {
 	Recreate bool `json:"recreate,omitempty"`
 	// Adopt is a provision's commit on main that holds the config already (OperationRequest.Adopt).
 	Adopt string `json:"adopt,omitempty"`
+	// To (plan only) previews the instance on another release of its stack (OperationRequest.To).
+	To string `json:"to,omitempty"`
 }
 
 // PipelineResult is a successful pipeline's outcome.

@@ -107,6 +107,8 @@ type Operation struct {
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Recreate: a deploy that replaces the app's workload objects in place (slipway recreate).
 	Recreate bool `json:"recreate,omitempty"`
+	// To is the release a plan previews (plan --to).
+	To string `json:"to,omitempty"`
 	// Cancel is who stopped it while it ran, and for what (cancel-running).
 	Cancel *CancelRecord `json:"cancel,omitempty"`
 	// Retrying is the step the worker reported retrying (SignalStepRetrying); it holds while that step runs.
