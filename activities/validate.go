@@ -14,6 +14,21 @@ import (
 // ValidateConfig checks a config against its stack on main and, after the first
 // deploy, against the `initial` fields of the deployed config.
 func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInput) (contract.ValidateOutput, error) {
+	if in.To != "" {
+		data := []byte(in.ConfigYAML)
+		if in.ConfigYAML == "" {
+			_, committed, err := a.instanceDir(ctx, in.Ref, "")
+			if err != nil {
+				return contract.ValidateOutput{}, err
+			}
+			data = committed
+		}
+		pinned, err := a.repin(ctx, "", data, in.To)
+		if err != nil {
+			return contract.ValidateOutput{}, err
+		}
+		in.ConfigYAML, in.To = string(pinned), ""
+	}
 	inst, err := config.ParseInstance([]byte(in.ConfigYAML))
 	if err == nil {
 		err = config.RefuseArchived(inst)

@@ -64,6 +64,8 @@ type ValidateInput struct {
 	ConfigYAML string `json:"configYAML"`
 	// DeployedRevision is the revision of the last deploy; its config fixes the `initial` fields.
 	DeployedRevision string `json:"deployedRevision,omitempty"`
+	// To checks the config (ConfigYAML, else the one on main) pinned to this release (plan --to).
+	To string `json:"to,omitempty"`
 }
 
 // ValidateOutput is a valid config's stack.
