@@ -23,7 +23,7 @@ func ParseStackRef(s string) (name, release string, err error) {
 		err = fieldErr("stack", "is required (got %q)", s)
 	case !names.IsLabel(name):
 		// The name becomes a path (stacks/<name>), so it must be a plain label.
-		err = fieldErr("stack", "%q: the stack name %s", s, names.LabelRule)
+		err = fieldErr("stack", "%q %s", name, names.LabelRule)
 	case pinned && !IsVersion(release) && !names.IsLabel(release):
 		err = fieldErr("stack", "%q: after @ comes a release version (1.5.0) or a channel name (stable), got %q", s, release)
 	}
