@@ -150,7 +150,7 @@ func (a *Activities) appSettings(ctx context.Context, rev string, instanceYAML [
 	if err != nil {
 		return deploy.Placement{}, nil, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, rev, inst.Stack)
+	stack, _, err := a.instanceStack(ctx, rev, inst)
 	if err != nil || stack.Schema == nil {
 		return deploy.Placement{}, nil, err
 	}

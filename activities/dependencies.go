@@ -193,7 +193,7 @@ func (a *Activities) NotifyDependents(ctx context.Context, in contract.NotifyDep
 			out.Refused = append(out.Refused, fmt.Sprintf("%s: its instance file does not parse: %v", user, err))
 			continue
 		}
-		stack, err := a.loadStack(ctx, "", inst.Stack)
+		stack, _, err := a.instanceStack(ctx, "", inst)
 		if err != nil {
 			out.Refused = append(out.Refused, fmt.Sprintf("%s: its stack does not load: %v", user, err))
 			continue

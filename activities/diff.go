@@ -20,6 +20,11 @@ func (a *Activities) ConfigDiff(ctx context.Context, in contract.DiffInput) (str
 	if in.ConfigYAML == "" {
 		proposedYAML = committed[instanceFile]
 	}
+	if in.To != "" {
+		if proposedYAML, err = a.repin(ctx, in.Revision, proposedYAML, in.To); err != nil {
+			return "", err
+		}
+	}
 	proposed, err := a.render(ctx, in.Revision, in.Ref, proposedYAML)
 	if err != nil {
 		return "", err

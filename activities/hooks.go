@@ -47,7 +47,7 @@ func (a *Activities) RunHook(ctx context.Context, in contract.HookInput) (contra
 	if err != nil {
 		return contract.HookOutput{}, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, in.Revision, inst.Stack)
+	stack, _, err := a.instanceStack(ctx, in.Revision, inst)
 	if err != nil {
 		return contract.HookOutput{}, err
 	}
@@ -88,7 +88,7 @@ func (a *Activities) RunHook(ctx context.Context, in contract.HookInput) (contra
 	if err != nil {
 		return contract.HookOutput{}, err
 	}
-	r := hooks.Runner{HTTP: a.HookHTTP, Env: append(hookEnv(a.StackEnv, inst.Stack), credEnv...), Files: credFiles, Sandbox: a.HookSandbox,
+	r := hooks.Runner{HTTP: a.HookHTTP, Env: append(hookEnv(a.StackEnv, inst.StackName()), credEnv...), Files: credFiles, Sandbox: a.HookSandbox,
 		Heartbeat: func(detail string) {
 			if activity.IsActivity(ctx) {
 				activity.RecordHeartbeat(ctx, detail)

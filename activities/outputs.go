@@ -35,7 +35,7 @@ func (a *Activities) secretOutputs(ctx context.Context, ref contract.Ref, rev st
 	if err != nil {
 		return nil, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, rev, inst.Stack)
+	stack, _, err := a.instanceStack(ctx, rev, inst)
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +62,8 @@ func (a *Activities) secretOutputs(ctx context.Context, ref contract.Ref, rev st
 	})
 	var missing *terraform.MissingOutputsError
 	if errors.As(err, &missing) {
-		return nil, temporal.NewNonRetryableApplicationError("stacks/"+inst.Stack+": schema.outputs.secret: "+err.Error(),
-			contract.ErrInvalidConfig, nil, []contract.FieldError{{Field: "stacks/" + inst.Stack + ": schema.outputs.secret", Message: err.Error()}})
+		return nil, temporal.NewNonRetryableApplicationError("stacks/"+inst.StackName()+": schema.outputs.secret: "+err.Error(),
+			contract.ErrInvalidConfig, nil, []contract.FieldError{{Field: "stacks/" + inst.StackName() + ": schema.outputs.secret", Message: err.Error()}})
 	}
 	if err != nil {
 		return nil, classify(err)
@@ -115,7 +115,7 @@ func (a *Activities) RenderOutputs(ctx context.Context, in contract.RenderOutput
 	if err != nil {
 		return contract.RenderOutputsOutput{}, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, in.Revision, inst.Stack)
+	stack, _, err := a.instanceStack(ctx, in.Revision, inst)
 	if err != nil {
 		return contract.RenderOutputsOutput{}, err
 	}

@@ -28,8 +28,9 @@ func (a *Activities) ResolveRevision(ctx context.Context, in contract.RevisionIn
 		}
 		return contract.RevisionOutput{Revision: head, Via: via}, nil
 	}
-	out := contract.RevisionOutput{Revision: head, Exists: true, Stack: inst.Stack, Via: via}
-	stack, err := a.loadStack(ctx, head, inst.Stack)
+	out := contract.RevisionOutput{Revision: head, Exists: true, Stack: inst.StackName(), Via: via}
+	stack, rel, err := a.instanceStack(ctx, head, inst)
+	out.Release = rel.Ref()
 	var appErr *temporal.ApplicationError
 	switch {
 	case err == nil:

@@ -259,7 +259,7 @@ func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref contract
 	if inst == nil {
 		return cur, des, fmt.Errorf("no config on main")
 	}
-	if inst.Stack != t.spec.Stack {
+	if inst.StackName() != t.spec.Stack {
 		return cur, des, fmt.Errorf("its config on main is of stack %s now", inst.Stack)
 	}
 	// The instance's own approval tightening and pool stay: a rollout changes parameters, not policy.

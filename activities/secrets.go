@@ -21,7 +21,7 @@ func (a *Activities) BootstrapSecrets(ctx context.Context, in contract.SecretsIn
 	if inst == nil {
 		return contract.SecretsOutput{}, notFoundf("no config for %s at %s", in.Ref, in.Revision)
 	}
-	stack, err := a.loadStack(ctx, in.Revision, inst.Stack)
+	stack, _, err := a.instanceStack(ctx, in.Revision, inst)
 	if err != nil {
 		return contract.SecretsOutput{}, err
 	}

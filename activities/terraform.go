@@ -148,6 +148,8 @@ func (a *Activities) terraformFiles(ctx context.Context, in contract.TerraformIn
 	var all map[string][]byte
 	var err error
 	switch {
+	case in.To != "":
+		all, err = a.renderTo(ctx, in)
 	case in.ConfigYAML != "":
 		all, err = a.render(ctx, in.Revision, in.Ref, []byte(in.ConfigYAML))
 	case in.Rerender:
@@ -183,7 +185,7 @@ func stackOf(all map[string][]byte) string {
 	if err != nil {
 		return ""
 	}
-	return inst.Stack
+	return inst.StackName()
 }
 
 // terraformOnly picks the terraform/ files out of an instance directory.

@@ -17,6 +17,21 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 	if in.Stacks {
 		return a.stackSchemas(ctx, in.Stack)
 	}
+	if in.To != "" {
+		data := []byte(in.ConfigYAML)
+		if in.ConfigYAML == "" {
+			_, committed, err := a.instanceDir(ctx, in.Ref, "")
+			if err != nil {
+				return contract.ValidateOutput{}, err
+			}
+			data = committed
+		}
+		pinned, err := a.repin(ctx, "", data, in.To)
+		if err != nil {
+			return contract.ValidateOutput{}, err
+		}
+		in.ConfigYAML, in.To = string(pinned), ""
+	}
 	inst, err := config.ParseInstance([]byte(in.ConfigYAML))
 	if err == nil {
 		err = config.RefuseArchived(inst)
@@ -24,7 +39,7 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 	if err != nil {
 		return contract.ValidateOutput{}, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, "", inst.Stack)
+	stack, rel, err := a.instanceStack(ctx, "", inst)
 	if err != nil {
 		return contract.ValidateOutput{}, err
 	}
@@ -58,7 +73,7 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 	if err := a.checkEngine(stack); err != nil {
 		return contract.ValidateOutput{}, err
 	}
-	return contract.ValidateOutput{Stack: inst.Stack, Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
+	return contract.ValidateOutput{Stack: inst.StackName(), Release: rel.Ref(), Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
 		ControlPlane: inst.ControlPlane, Dependencies: targets}, nil
 }
 
@@ -110,7 +125,7 @@ func (a *Activities) render(ctx context.Context, rev string, ref contract.Ref, c
 	if err != nil {
 		return nil, invalidConfig(err)
 	}
-	stack, err := a.loadStack(ctx, rev, inst.Stack)
+	stack, _, err := a.instanceStack(ctx, rev, inst)
 	if err != nil {
 		return nil, err
 	}

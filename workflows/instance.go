@@ -173,6 +173,7 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	}
 	u.keyword(contract.SAInstanceState, string(e.s.State), true)
 	u.keyword(contract.SAInstanceStack, e.s.Stack, e.s.Stack != "")
+	u.keywordList(contract.SAInstanceRelease, releaseList(e.s.Release))
 	var operation string
 	if e.s.Current != nil {
 		operation = string(e.s.Current.Kind)

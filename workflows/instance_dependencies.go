@@ -37,6 +37,14 @@ type TargetFailure struct {
 }
 
 // keywordList sets k to v, or unsets it when v is empty; runs from before it never set one.
+// releaseList is InstanceRelease's value: the release, or nothing (unset) for main's head.
+func releaseList(release string) []string {
+	if release == "" {
+		return nil
+	}
+	return []string{release}
+}
+
 func (u *saUpdates) keywordList(k temporal.SearchAttributeKeyKeywordList, v []string) {
 	set := len(v) > 0
 	if u.lean {

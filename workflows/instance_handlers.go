@@ -278,7 +278,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: contract.ResultRunning, ConfigYAML: req.ConfigYAML, Adopt: req.Adopt,
 		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, Priority: req.Priority, ControlPlane: pool,
-		Recreate: req.Recreate,
+		Recreate: req.Recreate, To: req.To,
 	}
 	if a, ok := verifiedActor(ctx); ok {
 		op.Requester = &a
@@ -318,7 +318,7 @@ func (e *entity) execute(ctx workflow.Context, op *contract.Operation) contract.
 		Ref: e.s.Ref, Operation: op.Kind, OpID: op.ID, Attempt: op.Attempt,
 		ParentID: workflow.GetInfo(ctx).WorkflowExecution.ID, ConfigYAML: op.ConfigYAML,
 		DeployedRevision: e.s.DeployedRevision, Settings: e.s.Settings, Resume: op.Progress, From: op.From, Render: e.s.Render,
-		Requester: op.Requester, Stack: e.s.Stack, Recreate: op.Recreate, Adopt: op.Adopt,
+		Requester: op.Requester, Stack: e.s.Stack, Recreate: op.Recreate, Adopt: op.Adopt, To: op.To,
 	}
 	if op.Timeout > 0 {
 		in.Settings.DeployTimeout = op.Timeout

@@ -20,6 +20,9 @@ func (e *entity) applySuccess(op *contract.Operation) {
 	p := op.Progress
 	if p.Stack != "" {
 		e.s.Stack = p.Stack
+		if op.Kind != lifecycle.OpPlan { // a plan --to previews a release the instance does not run
+			e.s.Release = p.Release
+		}
 	}
 	if op.ConfigYAML != "" && (op.Kind == lifecycle.OpProvision || op.Kind == lifecycle.OpDeploy) {
 		e.s.ControlPlane = op.ControlPlane // the pool the committed config names from now on

@@ -22,7 +22,7 @@ func (p *pipeline) validate() error {
 		if err := quick(ctx, p.local, contract.ActValidateConfig, in).Get(ctx, &out); err != nil {
 			return "", err
 		}
-		p.progress.Stack = out.Stack
+		p.progress.Stack, p.progress.Release = out.Stack, out.Release
 		if out.Controls != nil {
 			p.progress.Controls = out.Controls
 		}
@@ -106,7 +106,7 @@ func (p *pipeline) resolveRevision(mustExist bool) error {
 		p.progress.Revision = out.Revision
 		p.usesOutputs = out.UsesOutputs
 		if out.Stack != "" {
-			p.progress.Stack = out.Stack
+			p.progress.Stack, p.progress.Release = out.Stack, out.Release
 		}
 		if out.Controls != nil {
 			p.progress.Controls = out.Controls

@@ -24,7 +24,7 @@ func PlanPipeline(ctx workflow.Context, in contract.PipelineInput) (contract.Pip
 		func() error {
 			return p.run(contract.ConfigDiff, false, func(ctx workflow.Context) (string, error) {
 				// The pinned revision: a push to main since must not make the halves disagree.
-				in := contract.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML, Revision: p.progress.Revision}
+				in := contract.DiffInput{Ref: p.in.Ref, ConfigYAML: p.in.ConfigYAML, Revision: p.progress.Revision, To: p.in.To}
 				if err := quick(ctx, p.local, contract.ActConfigDiff, in).Get(ctx, &diff); err != nil {
 					return "", err
 				}
@@ -36,7 +36,7 @@ func PlanPipeline(ctx workflow.Context, in contract.PipelineInput) (contract.Pip
 		},
 		func() error {
 			in := p.tfInput(false)
-			in.ConfigYAML = p.in.ConfigYAML
+			in.ConfigYAML, in.To = p.in.ConfigYAML, p.in.To
 			// The terraform half plans the render the config diff shows: the committed file (verified
 			// above) against the stack on main, and says what each change sets.
 			in.Rerender, in.Detail = current && in.ConfigYAML == "", current

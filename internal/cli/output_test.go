@@ -35,7 +35,7 @@ var goldenStatus = &contract.Status{
 }
 
 var goldenList = []client.ListItem{
-	{Tenant: "acme", Name: "shop", State: "Deployed", Ready: "True", Stack: "example", Running: true, Started: goldenTime("2026-03-01T09:00:00Z")},
+	{Tenant: "acme", Name: "shop", State: "Deployed", Ready: "True", Stack: "example", Release: "example@1.4.0", Running: true, Started: goldenTime("2026-03-01T09:00:00Z")},
 	{Tenant: "beta", Name: "old", State: "Deprovisioned", Started: goldenTime("2026-02-01T08:00:00Z"), Closed: new(goldenTime("2026-02-02T08:00:00Z"))},
 }
 

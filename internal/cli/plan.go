@@ -9,15 +9,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
 func (g *globals) planCmd() *cobra.Command {
-	var file string
+	var file, to string
 	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "plan TENANT/NAME [-f FILE]",
+		Use:   "plan TENANT/NAME [-f FILE] [--to RELEASE]",
 		Short: "Dry run: the attribute-level terraform plan and the config diff the repo would get, from one render; changes nothing",
 		Args:  exactArgs(1, "TENANT/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -25,7 +26,15 @@ func (g *globals) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := contract.OperationRequest{Actor: g.actor}
+			req := contract.OperationRequest{Actor: g.actor, To: to}
+			if probe := to; to != "" {
+				if !strings.Contains(to, "@") {
+					probe = "stack@" + to
+				}
+				if _, r, err := config.ParseStackRef(probe); err != nil || r == "" {
+					return usageErr("--to %q: a release version (1.5.0), a channel (stable), or STACK@ one of them", to)
+				}
+			}
 			if file != "" {
 				if req.ConfigYAML, err = readConfig(file); err != nil {
 					return err
@@ -45,6 +54,7 @@ func (g *globals) planCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "plan a changed instance file instead of the committed one")
+	cmd.Flags().StringVar(&to, "to", "", "preview the instance on this release (or channel) of its stack: its config diff and terraform plan")
 	out = outputFlag(cmd)
 	return cmd
 }

@@ -70,7 +70,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(), g.watchCmd(),
 		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
 		g.serverCmd(), g.auditCmd(), g.policyCmd(),
-		g.recreateCmd(), g.newRunCmd(),
+		g.recreateCmd(), g.newRunCmd(), g.stackCmd(),
 	)
 	root.AddCommand(g.loginCmd(), g.logoutCmd(), g.whoamiCmd(), g.versionCmd())
 	return root

@@ -344,7 +344,7 @@ func writeStackCounts(w io.Writer, counts []client.StackCount) {
 // writeList prints the instances as a table.
 func writeList(w io.Writer, items []client.ListItem) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "INSTANCE\tSTACK\tSTATE\tREADY\tDRIFTED\tROLLOUT\tSTARTED\tCLOSED")
+	fmt.Fprintln(tw, "INSTANCE\tSTACK\tRELEASE\tSTATE\tREADY\tDRIFTED\tROLLOUT\tSTARTED\tCLOSED")
 	for _, it := range items {
 		closed := "-"
 		if it.Closed != nil {
@@ -354,7 +354,7 @@ func writeList(w io.Writer, items []client.ListItem) {
 		if it.Retrying {
 			state += " (Retrying)"
 		}
-		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, dash(it.Stack), state, dash(it.Ready),
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Tenant, it.Name, dash(it.Stack), dash(releaseOf(it.Release)), state, dash(it.Ready),
 			dash(it.Drifted), dash(strings.TrimPrefix(it.Rollout, "rollout/")), it.Started.Format(time.DateTime), closed)
 	}
 	_ = tw.Flush()

@@ -1,8 +1,10 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,9 +45,33 @@ func (c *Client) Fleet(ctx context.Context) (metrics.FleetCounts, error) {
 	if f.StepsRetrying, err = c.count(ctx, ListFilter{Retrying: true}.Query()); err != nil {
 		return f, err
 	}
+	if f.Releases, err = c.releaseCounts(ctx); err != nil {
+		return f, err
+	}
 	// The counts stand even when an observer does not answer: its age is then just unknown.
 	f.LastSweep = c.lastSweep(ctx)
 	return f, nil
+}
+
+// releaseCounts counts running instances per stack, release and Ready. Visibility cannot group by
+// a custom attribute, so this one lists the running instances (a page per 1,000 of them).
+func (c *Client) releaseCounts(ctx context.Context) (map[metrics.ReleaseKey]int64, error) {
+	items, err := c.List(ctx, ListFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[metrics.ReleaseKey]int64{}
+	for _, it := range items {
+		if it.Stack == "" {
+			continue
+		}
+		k := metrics.ReleaseKey{Stack: it.Stack, Release: "head", Ready: cmp.Or(it.Ready, "Unknown")}
+		if _, v, ok := strings.Cut(it.Release, "@"); ok {
+			k.Release = v
+		}
+		out[k]++
+	}
+	return out, nil
 }
 
 func (c *Client) count(ctx context.Context, query string) (int64, error) {

@@ -19,6 +19,7 @@ type ListItem struct {
 	State   string `json:"state"`
 	Ready   string `json:"ready,omitempty"` // the Ready condition as last observed: True, False or Unknown
 	Stack   string `json:"stack,omitempty"`
+	Release string `json:"release,omitempty"` // the stack release it runs ("web@1.5.0"); "" on main's head
 	Rollout string `json:"rollout,omitempty"` // the rollout that last deployed it
 	Drifted string `json:"drifted,omitempty"` // the last drift check: True or False
 	Gated   bool   `json:"gated,omitempty"`   // scheduling gates are set
@@ -105,6 +106,12 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 				contract.SAInstanceRollout.GetName(): &it.Rollout, contract.SAInstanceDrifted.GetName(): &it.Drifted} {
 				if p, ok := fields[key]; ok {
 					_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
+				}
+			}
+			if p, ok := fields[contract.SAInstanceRelease.GetName()]; ok {
+				var r []string
+				if converter.GetDefaultDataConverter().FromPayload(p, &r) == nil && len(r) > 0 {
+					it.Release = r[0]
 				}
 			}
 			if p, ok := fields[contract.SAInstanceGated.GetName()]; ok {

@@ -29,10 +29,10 @@ func (c *Client) Precheck(ctx context.Context, ref contract.Ref, op lifecycle.Op
 		}
 		deployed = st.Deployed
 	}
-	if req.ConfigYAML != "" {
+	if req.ConfigYAML != "" || req.To != "" {
 		// Refused before the update is accepted, so a bad config records nothing; the validate activity
 		// run here is the pipeline's validate step's, which stays the authority at run time.
-		in := contract.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed}
+		in := contract.ValidateInput{Ref: ref, ConfigYAML: req.ConfigYAML, DeployedRevision: deployed, To: req.To}
 		if _, err := c.Validate(ctx, in); err != nil {
 			return nil, err
 		}

@@ -151,14 +151,12 @@ func parseControlPlane(n *yaml.Node, fe *yamlfields.Errors) string {
 
 func parseStackName(n *yaml.Node, fe *yamlfields.Errors) string {
 	s, ok := yamlfields.String(n)
-	switch {
-	case !ok:
+	if !ok {
 		fe.Add("stack", "must be a string, got %s (line %d)", nodeKind(n), n.Line)
-	case s == "":
-		fe.Add("stack", "is required (line %d)", n.Line)
-	case !names.IsLabel(s):
-		// The name becomes a path (stacks/<name>), so it must be a plain label.
-		fe.Add("stack", "%q %s (line %d)", s, names.LabelRule, n.Line)
+		return s
+	}
+	if _, _, err := ParseStackRef(s); err != nil {
+		fe.Add("stack", "%s (line %d)", err.(*ValidationError).Errors[0].Message, n.Line)
 	}
 	return s
 }

@@ -21,7 +21,7 @@ func Validate(stack *Stack, inst *Instance, previous *Instance) (map[string]any,
 		inst = &Instance{}
 	}
 	var fe yamlfields.Errors
-	if inst.Stack != stack.Name {
+	if inst.StackName() != stack.Name {
 		fe.Add("stack", "is %q, but the stack given is %q", inst.Stack, stack.Name)
 	}
 	resolved := resolve(stack.Schema, inst.Parameters, &fe)
@@ -70,7 +70,8 @@ func resolve(s *Schema, given map[string]any, fe *yamlfields.Errors) map[string]
 // checkInitial compares `initial` parameters with the previous config. A parameter the
 // previous config cannot resolve (added to the stack since) is fixed by this deploy instead.
 func checkInitial(s *Schema, previous, inst *Instance, resolved map[string]any, fe *yamlfields.Errors) {
-	if previous.Stack != "" && inst.Stack != previous.Stack {
+	// The release may change (a re-pin); the stack may not.
+	if previous.Stack != "" && inst.StackName() != previous.StackName() {
 		fe.Add("stack", "cannot change after the first deploy (was %q, now %q)", previous.Stack, inst.Stack)
 	}
 	for _, p := range s.Parameters {

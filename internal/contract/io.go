@@ -68,6 +68,8 @@ type ValidateInput struct {
 	// (Stack names one): what `slipway server` builds a portal's forms from.
 	Stacks bool   `json:"stacks,omitempty"`
 	Stack  string `json:"stack,omitempty"`
+	// To checks the config (ConfigYAML, else the one on main) pinned to this release (plan --to).
+	To string `json:"to,omitempty"`
 }
 
 // StackSchema is a stack on main and its schema.yaml ("" when it has none).
@@ -79,6 +81,8 @@ type StackSchema struct {
 // ValidateOutput is a valid config's stack.
 type ValidateOutput struct {
 	Stack string `json:"stack"`
+	// Release is the release the config renders ("web@1.5.0", the search attribute InstanceRelease); "" for main's head.
+	Release string `json:"release,omitempty"`
 	// Gates are the config's schedulingGates.
 	Gates []gates.Spec `json:"gates,omitempty"`
 	// Controls are the config's approval rule and its stack's hooks.
@@ -118,6 +122,7 @@ type RevisionOutput struct {
 	Revision string `json:"revision"`
 	Exists   bool   `json:"exists"`
 	Stack    string `json:"stack,omitempty"`
+	Release  string `json:"release,omitempty"` // as ValidateOutput.Release
 	// Controls are the committed config's approval rule and its stack's hooks.
 	Controls *Controls `json:"controls,omitempty"`
 	// Via is the mirror that answered while the forge was down; "" when the forge did.
@@ -142,6 +147,8 @@ type TerraformInput struct {
 	Detail bool `json:"detail,omitempty"`
 	// Budget, when the stack sets one, is when the activity interrupts terraform itself.
 	Budget *Budget `json:"budget,omitempty"`
+	// To (a plan) renders the config pinned to this release of its stack (plan --to).
+	To string `json:"to,omitempty"`
 }
 
 // ResourceChange is one resource in a plan.
@@ -274,6 +281,8 @@ type DiffInput struct {
 	ConfigYAML string `json:"configYAML,omitempty"`
 	// Revision is the plan's pinned revision, which its terraform half reads too; "" reads main's head.
 	Revision string `json:"revision,omitempty"`
+	// To renders the config pinned to this release of its stack (plan --to).
+	To string `json:"to,omitempty"`
 }
 
 // LeftoverInput asks what a failed operation left behind.

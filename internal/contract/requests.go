@@ -34,6 +34,9 @@ type OperationRequest struct {
 	// Priority is the task queue priority of the operation's pipeline (1 first to PriorityLowest);
 	// 0: by who sent it (OperationPriority). A rollout's --priority and a drift sweep set it.
 	Priority int `json:"priority,omitempty"`
+	// To (plan only) is a release or channel of the instance's stack: the plan renders the config
+	// pinned to it (slipway plan --to 1.5.0), from one render, and changes nothing.
+	To string `json:"to,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.
@@ -88,6 +91,8 @@ type PipelineInput struct {
 	Recreate bool `json:"recreate,omitempty"`
 	// Adopt is a provision's commit on main that holds the config already (OperationRequest.Adopt).
 	Adopt string `json:"adopt,omitempty"`
+	// To (plan only) previews the instance on another release of its stack (OperationRequest.To).
+	To string `json:"to,omitempty"`
 }
 
 // PipelineResult is a successful pipeline's outcome.

@@ -29,6 +29,10 @@ var (
 	// SAInstanceRetrying is true while a step of the running operation is Retrying (CondRetrying).
 	// SQL visibility holds at most 3 Bool attributes: with this one, slipway uses all 3.
 	SAInstanceRetrying = temporal.NewSearchAttributeKeyBool("InstanceRetrying")
+	// SAInstanceRelease is the stack release the instance runs ("web@1.5.0"; unset on main's head).
+	// A KeywordList of one value, since the 10 Keyword slots of SQL visibility are taken: the UI's
+	// InstanceRelease = 'web@1.5.0' filters on it all the same.
+	SAInstanceRelease = temporal.NewSearchAttributeKeyKeywordList("InstanceRelease")
 )
 
 // SearchAttributes is the one declared list of slipway's search attributes with their types: workers
@@ -37,7 +41,7 @@ var (
 var SearchAttributes = []temporal.SearchAttributeKey{
 	SAInstanceState, SATenant, SAInstanceName, SAInstanceReady, SAAppObserved,
 	SAInstanceStack, SAInstanceOperation, SAInstanceRollout, SARolloutPhase, SAInstanceDrifted,
-	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies, SAInstanceRetrying,
+	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies, SAInstanceRetrying, SAInstanceRelease,
 }
 
 // SearchAttributeTypes is SearchAttributes as name -> type, spelled as `temporal operator

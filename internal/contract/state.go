@@ -22,6 +22,7 @@ type InstanceState struct {
 	Ref              Ref                   `json:"ref"`
 	State            lifecycle.State       `json:"state"`
 	Stack            string                `json:"stack,omitempty"`
+	Release          string                `json:"release,omitempty"`          // the release it renders ("web@1.5.0"); "" for main's head
 	Revision         string                `json:"revision,omitempty"`         // config revision on main, last merged or deployed
 	DeployedRevision string                `json:"deployedRevision,omitempty"` // revision of the last successful deploy
 	Deployer         string                `json:"deployer,omitempty"`
@@ -107,6 +108,8 @@ type Operation struct {
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Recreate: a deploy that replaces the app's workload objects in place (slipway recreate).
 	Recreate bool `json:"recreate,omitempty"`
+	// To is the release a plan previews (plan --to).
+	To string `json:"to,omitempty"`
 	// Cancel is who stopped it while it ran, and for what (cancel-running).
 	Cancel *CancelRecord `json:"cancel,omitempty"`
 	// Retrying is the step the worker reported retrying (SignalStepRetrying); it holds while that step runs.
@@ -139,6 +142,7 @@ type Failure struct {
 type Progress struct {
 	Done     []string            `json:"done,omitempty"`
 	Stack    string              `json:"stack,omitempty"`
+	Release  string              `json:"release,omitempty"`
 	MR       *forge.MergeRequest `json:"mr,omitempty"`
 	Revision string              `json:"revision,omitempty"`
 	Plan     *PlanOutput         `json:"plan,omitempty"`

@@ -60,6 +60,7 @@ var AllActivities = []string{
 	ActNotifyDependents,
 	ActResourceStates,
 	ActRetryNow,
+	ActStack,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).

@@ -16,9 +16,14 @@ type FleetCounts struct {
 	States           map[string]int64 // lifecycle state -> instances
 	Ready            map[string]int64 // True/False/Unknown -> running instances
 	ApprovalsWaiting int64
-	StepsRetrying    int64     // instances whose running step is Retrying (InstanceRetrying)
-	LastSweep        time.Time // the deployer observer's last sweep; zero: none known
+	StepsRetrying    int64                // instances whose running step is Retrying (InstanceRetrying)
+	Releases         map[ReleaseKey]int64 // running instances per stack, release and Ready (the skew)
+	LastSweep        time.Time            // the deployer observer's last sweep; zero: none known
 }
+
+// ReleaseKey labels slipway_stack_release_instances: Release is the version ("1.5.0"), or "head"
+// for an instance that renders main's head.
+type ReleaseKey struct{ Stack, Release, Ready string }
 
 // FleetSource counts the fleet; internal/workerapp builds it on Temporal's visibility.
 type FleetSource func(ctx context.Context) (FleetCounts, error)

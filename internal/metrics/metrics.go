@@ -38,6 +38,7 @@ const (
 	InstancesReady     = "slipway_instances_ready"           // gauge {ready=True|False|Unknown}
 	ApprovalsWaiting   = "slipway_approvals_waiting"         // gauge
 	StepsRetrying      = "slipway_steps_retrying"            // gauge: instances whose running step is Retrying
+	StackReleases      = "slipway_stack_release_instances"   // gauge {stack, release, ready}: the skew
 	ObserverSweepAge   = "slipway_observer_sweep_age"        // gauge, seconds
 	FleetRefreshErrors = "slipway_fleet_refresh_errors"      // counter
 	FleetRefreshed     = "slipway_fleet_refreshed_timestamp" // gauge, unix seconds of the last good refresh
@@ -47,7 +48,7 @@ const (
 // ExportedNames are the metric families slipway itself exposes, as Prometheus names them.
 var ExportedNames = []string{
 	OperationsStarted + "_total", OperationsFinished + "_total", StepDuration + "_seconds",
-	BuildInfo, WebhookDeliveries + "_total", Instances, InstancesReady, ApprovalsWaiting, StepsRetrying,
+	BuildInfo, WebhookDeliveries + "_total", Instances, InstancesReady, ApprovalsWaiting, StepsRetrying, StackReleases,
 	ObserverSweepAge + "_seconds", FleetRefreshErrors + "_total", FleetRefreshed, Ready,
 }
 
@@ -128,6 +129,10 @@ func (m *Metrics) instruments() error {
 	if err != nil {
 		return err
 	}
+	releases, err := m.meter.Int64ObservableGauge(StackReleases, metric.WithDescription("running instances per stack release and Ready (visibility; use max())"))
+	if err != nil {
+		return err
+	}
 	sweepAge, err := m.meter.Float64ObservableGauge(ObserverSweepAge, metric.WithUnit("s"), metric.WithDescription("seconds since the deployer observer's last sweep listed the apps"))
 	if err != nil {
 		return err
@@ -150,6 +155,10 @@ func (m *Metrics) instruments() error {
 		for r, n := range f.Ready {
 			o.ObserveInt64(ready, n, metric.WithAttributes(attribute.String("ready", r)))
 		}
+		for k, n := range f.Releases {
+			o.ObserveInt64(releases, n, metric.WithAttributes(attribute.String("stack", k.Stack), attribute.String("release", k.Release),
+				attribute.String("ready", k.Ready)))
+		}
 		o.ObserveInt64(approvals, f.ApprovalsWaiting)
 		o.ObserveInt64(retrying, f.StepsRetrying)
 		if !f.LastSweep.IsZero() {
@@ -157,7 +166,7 @@ func (m *Metrics) instruments() error {
 		}
 		o.ObserveFloat64(refreshed, float64(f.At.UnixNano())/1e9)
 		return nil
-	}, instances, ready, approvals, retrying, sweepAge, refreshed)
+	}, instances, ready, releases, approvals, retrying, sweepAge, refreshed)
 	return err
 }
 

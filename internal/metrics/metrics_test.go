@@ -26,7 +26,7 @@ func exercise(t *testing.T, m *Metrics) {
 	m.WebhookDelivery("gitea", "refused")
 	m.refreshErrors.Add(context.Background(), 1)
 	m.SetFleet(FleetCounts{At: time.Now(), States: map[string]int64{"Deployed": 3}, Ready: map[string]int64{"True": 2, "False": 1},
-		ApprovalsWaiting: 1, LastSweep: time.Now().Add(-time.Minute)})
+		ApprovalsWaiting: 1, LastSweep: time.Now().Add(-time.Minute), Releases: map[ReleaseKey]int64{{Stack: "example", Release: "1.5.0", Ready: "True"}: 2}})
 }
 
 // exposed lists the metric family names the registry gathers.
@@ -73,6 +73,7 @@ func TestEveryInstrumentIsExposedUnderItsPrometheusName(t *testing.T) {
 	require.Contains(t, body, `slipway_instances{state="Deployed"} 3`)
 	require.Contains(t, body, `slipway_operations_finished_total{kind="deploy",outcome="succeeded",stack="example"} 1`)
 	require.Contains(t, body, `slipway_step_duration_seconds_bucket{op="deploy",outcome="done",step="TerraformApply",le="5"} 1`)
+	require.Contains(t, body, `slipway_stack_release_instances{ready="True",release="1.5.0",stack="example"} 2`)
 	require.Contains(t, body, `slipway_ready 1`)
 	require.Contains(t, body, `slipway_build_info{commit=`)
 

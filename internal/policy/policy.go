@@ -38,11 +38,12 @@ var Operations = []string{
 	"new-run", // an operator moving an idle instance to a new run (retiring a workflow version)
 	"secrets", // slipway server reading an instance's secrets for a person
 	"read",    // slipway server reading an instance, or what a fleet read shows of a tenant ("*": every tenant)
+	"stack",   // a platform decision about a stack's releases: cut one, point a channel (tenant "*")
 }
 
 // FleetOperations may name no instance: their tenant and name are empty (or "*") when they span
 // the fleet or a tenant.
-var FleetOperations = []string{"rollout", "drift"}
+var FleetOperations = []string{"rollout", "drift", "stack"}
 
 // Input is what a policy decides on.
 type Input struct {

@@ -185,6 +185,15 @@ test_fleet_rollout_is_the_platforms if {
 	contains(e.reason, "across every tenant")
 }
 
+# Cutting a stack release or moving a channel changes what every tenant's instances may run.
+test_stack_release_is_the_platforms if {
+	d := slipway.decision with input as object.union(fleet(carol, "stack"), {"tenant": "*", "name": "web"})
+	d.allow
+	e := slipway.decision with input as object.union(fleet(alice, "stack"), {"tenant": "*", "name": "web"})
+	not e.allow
+	contains(e.reason, "alice may not stack across every tenant")
+}
+
 test_tenant_rollout_by_its_member if {
 	d := slipway.decision with input as object.union(fleet(alice, "rollout"), {"tenant": "acme"})
 	d.allow

@@ -1,0 +1,140 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
+)
+
+// readReleases reads a stack's releases file at rev ("" = main); a stack without one has no releases.
+func (a *Activities) readReleases(ctx context.Context, rev, stack string) (*config.Releases, error) {
+	files, err := a.Forge.ReadDir(ctx, rev, config.ReleasesDir(stack))
+	if err != nil {
+		return nil, classify(err)
+	}
+	r, err := config.ParseReleases(stack, files[config.ReleasesFile])
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	return r, nil
+}
+
+// resolveRelease resolves a version or a channel of stack, on main, to its release. An unknown
+// one is bad input naming it and listing the known ones.
+func (a *Activities) resolveRelease(ctx context.Context, stack, release string) (contract.StackRelease, error) {
+	return a.resolveReleaseAt(ctx, "", stack, release)
+}
+
+func (a *Activities) resolveReleaseAt(ctx context.Context, rev, stack, release string) (contract.StackRelease, error) {
+	r, err := a.readReleases(ctx, rev, stack)
+	if err != nil {
+		return contract.StackRelease{}, err
+	}
+	rel, err := r.Resolve("stack", release)
+	if err != nil {
+		return contract.StackRelease{}, invalidConfig(err)
+	}
+	return rel, nil
+}
+
+// instanceRelease is the release inst renders, as the releases file at rev says: the one it pins,
+// else its stack's default channel's; a release with no commit (unpinned, or a channel on head)
+// is the stack at rev itself.
+func (a *Activities) instanceRelease(ctx context.Context, rev string, inst *config.Instance) (contract.StackRelease, error) {
+	name := inst.StackName()
+	r, err := a.readReleases(ctx, rev, name)
+	if err != nil {
+		return contract.StackRelease{}, err
+	}
+	release := inst.Release()
+	if release == "" {
+		release = r.Default
+	}
+	if release == "" {
+		return contract.StackRelease{Stack: name}, nil
+	}
+	rel, err := r.Resolve("stack", release)
+	if err != nil {
+		return contract.StackRelease{}, invalidConfig(err)
+	}
+	return rel, nil
+}
+
+// instanceStack loads the stack inst renders at rev: its release's files at the commit the release
+// was cut from (checked against the tree hash recorded then), or the stack at rev when unpinned.
+// Every render and every read of the stack an operation makes goes through it, so a pinned
+// instance never picks up what was merged into stacks/<name>/ since its release.
+func (a *Activities) instanceStack(ctx context.Context, rev string, inst *config.Instance) (*config.Stack, contract.StackRelease, error) {
+	rel, err := a.instanceRelease(ctx, rev, inst)
+	if err != nil {
+		return nil, rel, err
+	}
+	if rel.Commit == "" {
+		st, err := a.loadStack(ctx, rev, inst.StackName())
+		return st, rel, err
+	}
+	st, err := a.loadRelease(ctx, rel)
+	return st, rel, err
+}
+
+// loadRelease reads and checks a release's files.
+func (a *Activities) loadRelease(ctx context.Context, rel contract.StackRelease) (*config.Stack, error) {
+	files, err := a.Forge.ReadDir(ctx, rel.Commit, config.StackDir(rel.Stack))
+	if err != nil {
+		return nil, classify(err)
+	}
+	if err := config.VerifyRelease(rel, files); err != nil {
+		return nil, invalidConfig(err)
+	}
+	stack, err := config.LoadStack(rel.Stack, files)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	return stack, nil
+}
+
+// repin is the instance file data pinned to release to of its own stack, which must exist at rev:
+// a bad one is bad input naming --to.
+func (a *Activities) repin(ctx context.Context, rev string, data []byte, to string) ([]byte, error) {
+	inst, err := config.ParseInstance(data)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	name := inst.StackName()
+	if other, release, ok := strings.Cut(to, "@"); ok {
+		if other != name {
+			return nil, invalidConfig(fieldError("--to", fmt.Sprintf("%q is a release of stack %s; the instance runs stack %s", to, other, name)))
+		}
+		to = release
+	}
+	r, err := a.readReleases(ctx, rev, name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Resolve("--to", to); err != nil {
+		return nil, invalidConfig(err)
+	}
+	inst.Stack = name + "@" + to
+	return inst.Canonical(), nil
+}
+
+// renderTo renders a plan's config (the proposed one, else the one committed at its revision)
+// pinned to in.To, against the releases file at that revision.
+func (a *Activities) renderTo(ctx context.Context, in contract.TerraformInput) (map[string][]byte, error) {
+	data := []byte(in.ConfigYAML)
+	if in.ConfigYAML == "" {
+		_, committed, err := a.instanceDir(ctx, in.Ref, in.Revision)
+		if err != nil {
+			return nil, err
+		}
+		data = committed
+	}
+	data, err := a.repin(ctx, in.Revision, data, in.To)
+	if err != nil {
+		return nil, err
+	}
+	return a.render(ctx, in.Revision, in.Ref, data)
+}
