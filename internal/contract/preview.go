@@ -1,6 +1,10 @@
 package contract
 
-import "time"
+import (
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/identity"
+)
 
 // Stack preview: the workflow, its activities and query.
 const (
@@ -24,6 +28,8 @@ type PreviewSpec struct {
 	// Concurrency bounds the plans at once (0: the default; at most MaxDriftConcurrency).
 	Concurrency int    `json:"concurrency,omitempty"`
 	Actor       string `json:"actor,omitempty"`
+	// Requester is the person the plans run for (who started the preview). Only slipway sets it.
+	Requester *identity.Actor `json:"requester,omitempty"`
 }
 
 // PlanEntry is one resource change of a plan's fingerprint: its address without instance keys,

@@ -90,6 +90,17 @@ func (i instances) CheckDrift(ctx context.Context, ref contract.Ref, actor, requ
 	return out, refusal(err)
 }
 
+func (i instances) PlanConfig(ctx context.Context, ref contract.Ref, configYAML, actor, requestID string) (contract.OperationResult, error) {
+	actx, cancel := context.WithTimeout(ctx, acceptWait)
+	defer cancel()
+	h, err := i.c.Submit(actx, ref, lifecycle.OpPlan, contract.OperationRequest{ConfigYAML: configYAML, Actor: actor}, requestID)
+	if err != nil {
+		return contract.OperationResult{}, refusal(err)
+	}
+	res, err := h.Get(ctx)
+	return res, refusal(err)
+}
+
 // innermost is the message of the deepest application error: what the activity said.
 func innermost(err *temporal.ApplicationError) string {
 	msg := err.Message()

@@ -248,6 +248,7 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: contract.RolloutWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.RolloutPlanWorkflow, workflow.RegisterOptions{Name: contract.RolloutPlanWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: contract.DriftSweepWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.StackPreviewWorkflow, workflow.RegisterOptions{Name: contract.StackPreviewWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: contract.NotifyWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.ControlPlaneWorkflow, workflow.RegisterOptions{Name: contract.ControlPlaneWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.ResourceStatesWorkflow, workflow.RegisterOptions{Name: contract.ResourceStatesWorkflowName})
