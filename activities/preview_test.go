@@ -1,0 +1,74 @@
+package activities
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/forge/localgit"
+)
+
+// planner is an Instances whose instances plan what they are sent, or are busy.
+type planner struct {
+	Instances
+	busy map[string]bool
+	sent map[string]string
+}
+
+func (p *planner) PlanConfig(_ context.Context, ref contract.Ref, configYAML, _, _ string) (contract.OperationResult, error) {
+	if p.busy[ref.Name] {
+		return contract.OperationResult{}, &RefusedError{Err: assert.AnError, Busy: true}
+	}
+	p.sent[ref.String()] = configYAML
+	plan := contract.PlanSummary{Add: 1, Destroy: 1, Resources: []contract.ResourceChange{{Address: "aws_db_instance.main[0]", Type: "aws_db_instance", Actions: []string{"create", "delete"}}}}
+	return contract.OperationResult{Result: "succeeded", Plan: &plan, Diff: "--- a\n+++ b\n"}, nil
+}
+
+// An instance plans its file with only the stack: line re-pinned, its comments kept; the plan's
+// fingerprint flags the stack's stateful resource; one at the release, or busy, is reported.
+func TestPreviewInstancePlansTheRepinnedFile(t *testing.T) {
+	ctx := context.Background()
+	inst := "# acme's database\nstack: web@1.4.0  # pinned\nparameters:\n  greeting: hi\n"
+	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"stacks/web/schema.yaml":            []byte("parameters:\n  - {name: greeting, type: string, default: hi}\nstateful: [aws_db_instance]\n"),
+		"instances/acme/db/instance.yaml":   []byte(inst),
+		"instances/acme/new/instance.yaml":  []byte("stack: web@1.5.0\n"),
+		"instances/acme/busy/instance.yaml": []byte("stack: web\n"),
+	})
+	require.NoError(t, err)
+	p := &planner{busy: map[string]bool{"busy": true}, sent: map[string]string{}}
+	a := &Activities{Forge: f, Instances: p}
+	spec := contract.PreviewSpec{ID: "p", Stack: "web", To: "1.5.0"}
+	preview := func(name string) contract.PreviewInstance {
+		out, err := a.PreviewInstance(ctx, contract.PreviewInstanceInput{Spec: spec, Ref: contract.Ref{Tenant: "acme", Name: name}, Preview: "stack-preview/p"})
+		require.NoError(t, err)
+		return out
+	}
+	db := preview("db")
+	require.Equal(t, contract.PreviewPlanned, db.Outcome, db.Message)
+	assert.Equal(t, "1.4.0", db.From)
+	assert.Equal(t, "# acme's database\nstack: web@1.5.0  # pinned\nparameters:\n  greeting: hi\n", p.sent["acme/db"])
+	assert.Equal(t, "replace aws_db_instance.main (stateful!)", db.Fingerprint.Summary)
+	assert.Equal(t, []string{"aws_db_instance.main"}, db.Fingerprint.Stateful)
+
+	assert.Equal(t, contract.PreviewSkipped, preview("new").Outcome, "runs 1.5.0 already")
+	assert.Equal(t, contract.PreviewBusy, preview("busy").Outcome)
+	assert.Equal(t, contract.PreviewSkipped, preview("gone").Outcome, "no config on main")
+}
+
+// A sample takes the tenants in turn, so a small sample still sees each of them.
+func TestPreviewSampleSpreadsOverTenants(t *testing.T) {
+	var all []contract.PreviewInstance
+	var cands []int
+	for i, ref := range []string{"a/1", "a/2", "a/3", "a/4", "b/1", "c/1", "c/2"} {
+		r, _ := contract.ParseRef(ref)
+		all = append(all, contract.PreviewInstance{Ref: r})
+		cands = append(cands, i)
+	}
+	assert.Equal(t, map[int]bool{0: true, 4: true, 5: true, 1: true}, sample(all, cands, 4))
+	assert.Len(t, sample(all, cands, 0), 7, "no sample: all")
+}
