@@ -33,6 +33,8 @@ type Instances interface {
 	Retry(ctx context.Context, ref contract.Ref, actor, requestID string) error
 	// CheckDrift has the instance run a drift check and waits for its verdict; refusals as for Deploy.
 	CheckDrift(ctx context.Context, ref contract.Ref, actor, requestID string) (contract.DriftOutput, error)
+	// Ready is the instance's Ready condition as its status shows it (live from the deployer's health).
+	Ready(ctx context.Context, ref contract.Ref) (lifecycle.Condition, error)
 	// PlanConfig has the instance plan configYAML (a dry run, `slipway plan -f`) and waits for it; refusals as for Deploy.
 	PlanConfig(ctx context.Context, ref contract.Ref, configYAML, actor, requestID string) (contract.OperationResult, error)
 }

@@ -44,6 +44,19 @@ func (i instances) Deployed(ctx context.Context, ref contract.Ref) (string, stri
 	return st.Deployed, ready, nil
 }
 
+func (i instances) Ready(ctx context.Context, ref contract.Ref) (lifecycle.Condition, error) {
+	st, err := i.c.Status(ctx, ref, contract.StatusRequest{})
+	if err != nil {
+		return lifecycle.Condition{}, err
+	}
+	for _, c := range st.Conditions {
+		if c.Type == lifecycle.CondReady {
+			return c, nil
+		}
+	}
+	return lifecycle.Condition{Type: lifecycle.CondReady, Status: lifecycle.ConditionUnknown}, nil
+}
+
 func (i instances) Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
