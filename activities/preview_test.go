@@ -72,3 +72,66 @@ func TestPreviewSampleSpreadsOverTenants(t *testing.T) {
 	assert.Equal(t, map[int]bool{0: true, 4: true, 5: true, 1: true}, sample(all, cands, 4))
 	assert.Len(t, sample(all, cands, 0), 7, "no sample: all")
 }
+
+// A rollout to a release re-pins each instance's stack: line; one that runs a newer release is
+// refused, naming --to and --allow-downgrade, unless downgrades are allowed; an undo's pins move
+// each instance to its own release and skip the ones the undone rollout did not change.
+func TestRolloutToAReleaseRepinsAndRefusesADowngrade(t *testing.T) {
+	ctx := context.Background()
+	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"stacks/web/schema.yaml":            []byte("parameters:\n  - {name: greeting, type: string, default: hi}\n"),
+		"instances/acme/web/instance.yaml":  []byte("stack: web@1.4.0\n"),
+		"instances/beta/web/instance.yaml":  []byte("stack: web@1.10.0\n"),
+		"instances/gamma/web/instance.yaml": []byte("stack: web@1.5.0\n"),
+	})
+	require.NoError(t, err)
+	a := &Activities{Forge: f}
+	head, err := f.Head(ctx)
+	require.NoError(t, err)
+	// The action list as PlanRollout makes it, outside an activity.
+	planRollout := func(ctx context.Context, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
+		var plan contract.RolloutPlan
+		tgt, err := a.rolloutTarget(ctx, spec, head)
+		if err != nil {
+			return plan, err
+		}
+		for _, r := range []string{"acme/web", "beta/web", "gamma/web"} {
+			ref, _ := contract.ParseRef(r)
+			act, err := a.rolloutAction(ctx, tgt, contract.ListedInstance{Ref: ref, State: "Deployed", Ready: "True"})
+			if err != nil {
+				return plan, err
+			}
+			plan.Actions = append(plan.Actions, act)
+		}
+		return plan, nil
+	}
+	_, err = planRollout(ctx, contract.RolloutSpec{Stack: "web", To: "1.5.0"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--to 1.5.0: older than the release beta/web runs (1.10.0); add --allow-downgrade")
+
+	plan, err := planRollout(ctx, contract.RolloutSpec{Stack: "web", To: "1.5.0", AllowDowngrade: true})
+	require.NoError(t, err)
+	require.Len(t, plan.Actions, 3)
+	assert.Equal(t, contract.ActionUpdate, plan.Actions[0].Action)
+	assert.Equal(t, "stack=web@1.4.0", plan.Actions[0].Current)
+	assert.Equal(t, "stack=web@1.5.0", plan.Actions[0].Desired)
+	assert.Equal(t, contract.ActionUpdate, plan.Actions[1].Action, "the allowed downgrade")
+	assert.Equal(t, contract.ReasonAtTarget, plan.Actions[2].Reason)
+
+	undo := contract.RolloutSpec{Stack: "web", Pins: map[string]string{"acme/web": "1.3.0"}, Undoes: "r-1", AllowDowngrade: true}
+	plan, err = planRollout(ctx, undo)
+	require.NoError(t, err)
+	assert.Equal(t, "stack=web@1.3.0", plan.Actions[0].Desired)
+	assert.Equal(t, "rollout r-1 did not change it", plan.Actions[1].Reason)
+	assert.Equal(t, contract.ActionSkip, plan.Actions[1].Action)
+}
+
+func TestOlderRelease(t *testing.T) {
+	for _, c := range []struct {
+		a, b  string
+		older bool
+	}{{"1.4.0", "1.5.0", true}, {"1.9.0", "1.10.0", true}, {"1.10.0", "1.9.0", false}, {"1.5.0", "1.5.0", false},
+		{"1.5.0-rc.1", "1.5.0", true}, {"1.5.0", "1.5.0-rc.1", false}, {"1.5", "1.5.1", true}, {"2.0.0", "1.99.99", false}} {
+		assert.Equal(t, c.older, olderRelease(c.a, c.b), "%s older than %s", c.a, c.b)
+	}
+}

@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"github.com/slipway-dev/slipway/internal/identity"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,20 @@ type RolloutSpec struct {
 	Canary int `json:"canary,omitempty"`
 	// Watch is how long each wave's instances must stay Ready before the next wave starts (0: no watch).
 	Watch time.Duration `json:"watch,omitempty"`
+}
+
+// PinShow is a re-pin as the action list shows it, and an undo reads it back: stack=web@1.4.0.
+func PinShow(stack, release string) string {
+	if release == "" {
+		return "stack=" + stack
+	}
+	return "stack=" + stack + "@" + release
+}
+
+// PinnedRelease reads the release back from PinShow ("" for an instance that ran main's head).
+func PinnedRelease(show string) string {
+	_, rel, _ := strings.Cut(strings.TrimPrefix(show, "stack="), "@")
+	return rel
 }
 
 // ActWatchWave waits until a wave's instances are Ready, then watches them stay Ready.
