@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -27,4 +29,37 @@ func TestGoldenStackPreview(t *testing.T) {
 	var out bytes.Buffer
 	writePreview(&out, res)
 	golden(t, "stack-preview.txt", out.Bytes())
+}
+
+// An undo re-pins the instances the rollout changed to the release each ran before, with the
+// rollout's waves; a rollout still running, one of parameters, or one that changed nothing is refused.
+func TestUndoSpec(t *testing.T) {
+	inst := func(name, status, cur, des string) contract.RolloutInstance {
+		return contract.RolloutInstance{RolloutAction: contract.RolloutAction{Ref: ref("acme", name), Current: cur, Desired: des}, Status: status}
+	}
+	st := &contract.RolloutStatus{RolloutState: contract.RolloutState{Phase: contract.PhaseCompleted,
+		Spec: contract.RolloutSpec{ID: "r-1", Stack: "web", To: "1.5.0", Canary: 1, BatchSize: 2, MaxFailures: 1},
+		Instances: []contract.RolloutInstance{
+			inst("a", contract.RolloutUpdated, "stack=web@1.4.0", "stack=web@1.5.0"),
+			inst("b", contract.RolloutFailed, "stack=web@1.3.0", "stack=web@1.5.0"),
+			inst("c", contract.RolloutAtTarget, "stack=web@1.5.0", "stack=web@1.5.0"),
+			inst("d", contract.RolloutPending, "stack=web@1.4.0", "stack=web@1.5.0"),
+			inst("e", contract.RolloutUpdated, "stack=web", "stack=web@1.5.0"),
+		}}}
+	spec, err := undoSpec(st, "r-2", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"acme/a": "1.4.0", "acme/b": "1.3.0"}
+	if fmt.Sprint(spec.Pins) != fmt.Sprint(want) || spec.To != "" || !spec.AllowDowngrade || spec.Undoes != "r-1" || spec.Canary != 1 || spec.ID != "r-2" {
+		t.Fatalf("undo spec: %+v", spec)
+	}
+	st.Phase = contract.PhaseRunning
+	if _, err := undoSpec(st, "r-2", "ann"); err == nil || !strings.Contains(err.Error(), "abort it first") {
+		t.Fatalf("a running rollout: %v", err)
+	}
+	st.Phase, st.Spec.To = contract.PhaseCompleted, ""
+	if _, err := undoSpec(st, "r-2", "ann"); err == nil || !strings.Contains(err.Error(), "changed parameters") {
+		t.Fatalf("a parameter rollout: %v", err)
+	}
 }
