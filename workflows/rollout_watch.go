@@ -62,9 +62,12 @@ func (r *rollout) watchWave(ctx workflow.Context) error {
 		return nil
 	}
 	if r.s.Phase == contract.PhaseRunning {
+		who := out.Reason
+		if out.Ref.Name != "" {
+			who = out.Ref.String() + " " + out.Reason
+		}
 		r.s.Phase = contract.PhasePaused
-		r.s.Reason = fmt.Sprintf("wave %d: %s %s; resume to go on, abort, or undo it (slipway rollout undo %s)",
-			r.s.Batch, out.Ref, out.Reason, r.s.Spec.ID)
+		r.s.Reason = fmt.Sprintf("wave %d: %s; resume to go on, abort, or undo it (slipway rollout undo %s)", r.s.Batch, who, r.s.Spec.ID)
 	}
 	r.show(ctx)
 	return nil

@@ -15,6 +15,8 @@ import (
 // plan never overlaps one (a busy instance is reported busy, not waited for). It changes nothing;
 // its result, the groups and every instance's plan, is kept with its history.
 func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (contract.PreviewResult, error) {
+	// The plans run for whoever started it, never for a requester its input names.
+	spec.Requester = nil
 	if a, ok := attest.Verified(ctx); ok {
 		spec.Requester = onBehalfOf(&a)
 	}
