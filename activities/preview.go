@@ -15,7 +15,7 @@ import (
 )
 
 // maxPreviewDiff bounds one instance's manifest diff in the preview's history.
-const maxPreviewDiff = 8 << 10
+const maxPreviewDiff = 4 << 10
 
 // ListPreview lists the instances a preview plans, in order, after checking that the release
 // exists: the ones it cannot plan (failed, archived, not deployed, out of the sample) come skipped.
@@ -170,7 +170,13 @@ func (a *Activities) PreviewInstance(ctx context.Context, in contract.PreviewIns
 		stateful = stack.Schema.Stateful
 	}
 	fp := planprint.Of(*res.Plan, stateful)
-	out.Outcome, out.Fingerprint, out.Plan, out.Diff = contract.PreviewPlanned, &fp, res.Plan, res.Diff
+	// The values stay out of the preview's history: the fingerprint names the changed attributes.
+	plan := *res.Plan
+	plan.Resources = slices.Clone(plan.Resources)
+	for i := range plan.Resources {
+		plan.Resources[i].Attributes = nil
+	}
+	out.Outcome, out.Fingerprint, out.Plan, out.Diff = contract.PreviewPlanned, &fp, &plan, res.Diff
 	if len(out.Diff) > maxPreviewDiff {
 		out.Diff = out.Diff[:maxPreviewDiff] + fmt.Sprintf("\n… (%d more bytes)\n", len(res.Diff)-maxPreviewDiff)
 	}

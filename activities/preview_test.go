@@ -24,7 +24,8 @@ func (p *planner) PlanConfig(_ context.Context, ref contract.Ref, configYAML, _,
 		return contract.OperationResult{}, &RefusedError{Err: assert.AnError, Busy: true}
 	}
 	p.sent[ref.String()] = configYAML
-	plan := contract.PlanSummary{Add: 1, Destroy: 1, Resources: []contract.ResourceChange{{Address: "aws_db_instance.main[0]", Type: "aws_db_instance", Actions: []string{"create", "delete"}}}}
+	plan := contract.PlanSummary{Add: 1, Destroy: 1, Resources: []contract.ResourceChange{{Address: "aws_db_instance.main[0]", Type: "aws_db_instance", Actions: []string{"create", "delete"},
+		Attributes: []contract.AttributeChange{{Path: "engine", Before: `"postgres"`, After: `"aurora"`}}}}}
 	return contract.OperationResult{Result: "succeeded", Plan: &plan, Diff: "--- a\n+++ b\n"}, nil
 }
 
@@ -54,6 +55,8 @@ func TestPreviewInstancePlansTheRepinnedFile(t *testing.T) {
 	assert.Equal(t, "# acme's database\nstack: web@1.5.0  # pinned\nparameters:\n  greeting: hi\n", p.sent["acme/db"])
 	assert.Equal(t, "replace aws_db_instance.main (stateful!)", db.Fingerprint.Summary)
 	assert.Equal(t, []string{"aws_db_instance.main"}, db.Fingerprint.Stateful)
+	assert.Equal(t, []string{"engine"}, db.Fingerprint.Entries[0].Attributes)
+	assert.Nil(t, db.Plan.Resources[0].Attributes, "no values in the preview's history")
 
 	assert.Equal(t, contract.PreviewSkipped, preview("new").Outcome, "runs 1.5.0 already")
 	assert.Equal(t, contract.PreviewBusy, preview("busy").Outcome)

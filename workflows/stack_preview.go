@@ -63,6 +63,16 @@ func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (cont
 		return res, err
 	}
 	res.Done, res.EndedAt, res.Groups = true, workflow.Now(ctx), groupPreview(res.Instances)
+	// The result keeps each group's first diff only, so a fleet's preview stays one bounded payload.
+	seen := map[string]bool{}
+	for i := range res.Instances {
+		if fp := res.Instances[i].Fingerprint; fp != nil {
+			if seen[fp.Hash] {
+				res.Instances[i].Diff = ""
+			}
+			seen[fp.Hash] = true
+		}
+	}
 	return res, nil
 }
 

@@ -44,7 +44,7 @@ func TestStackPreviewGroupsInstancesByPlanFingerprint(t *testing.T) {
 		mu.Unlock()
 		time.Sleep(5 * time.Millisecond)
 		defer func() { mu.Lock(); running--; mu.Unlock() }()
-		out := contract.PreviewInstance{Ref: in.Ref, From: "1.4.0", Outcome: contract.PreviewPlanned}
+		out := contract.PreviewInstance{Ref: in.Ref, From: "1.4.0", Outcome: contract.PreviewPlanned, Diff: "--- a\n+++ b\n"}
 		plan := update
 		switch in.Ref.Name {
 		case "web-3":
@@ -73,6 +73,14 @@ func TestStackPreviewGroupsInstancesByPlanFingerprint(t *testing.T) {
 	assert.Equal(t, []string{"aws_db_instance.main"}, res.Groups[1].Stateful)
 	assert.Equal(t, contract.PreviewBusy, res.Instances[3].Outcome)
 	assert.Equal(t, contract.PreviewSkipped, res.Instances[7].Outcome)
+
+	diffs := 0
+	for _, p := range res.Instances {
+		if p.Diff != "" {
+			diffs++
+		}
+	}
+	assert.Equal(t, 2, diffs, "one diff per group stays in the result")
 
 	q, err := env.QueryWorkflow(contract.QueryPreview)
 	require.NoError(t, err)

@@ -74,8 +74,10 @@ type PreviewInstance struct {
 	Outcome     string           `json:"outcome"`
 	Message     string           `json:"message,omitempty"`
 	Fingerprint *PlanFingerprint `json:"fingerprint,omitempty"`
-	Plan        *PlanSummary     `json:"plan,omitempty"`
-	Diff        string           `json:"diff,omitempty"` // the rendered files' diff
+	// Plan is the plan's summary without attribute values (the fingerprint names the attributes).
+	Plan *PlanSummary `json:"plan,omitempty"`
+	// Diff is the rendered files' diff, bounded; a finished preview keeps it for each group's first instance.
+	Diff string `json:"diff,omitempty"`
 }
 
 // PreviewGroup is the instances whose plans share one fingerprint.
