@@ -33,6 +33,10 @@ type Instances interface {
 	Retry(ctx context.Context, ref contract.Ref, actor, requestID string) error
 	// CheckDrift has the instance run a drift check and waits for its verdict; refusals as for Deploy.
 	CheckDrift(ctx context.Context, ref contract.Ref, actor, requestID string) (contract.DriftOutput, error)
+	// Ready is the instance's Ready condition as its status shows it (live from the deployer's health).
+	Ready(ctx context.Context, ref contract.Ref) (lifecycle.Condition, error)
+	// PlanConfig has the instance plan configYAML (a dry run, `slipway plan -f`) and waits for it; refusals as for Deploy.
+	PlanConfig(ctx context.Context, ref contract.Ref, configYAML, actor, requestID string) (contract.OperationResult, error)
 }
 
 // PlanRollout computes a rollout's action list in rollout order: every instance of the stack in
@@ -86,6 +90,10 @@ func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li con
 		return act, nil
 	}
 	cur, des, err := a.compare(ctx, t, li.Ref)
+	var down *downgradeError
+	if errors.As(err, &down) {
+		return act, notAllowedf("%s", down) // refused before anything starts
+	}
 	if err != nil {
 		act.Reason = errorText(err)
 		return act, nil
@@ -211,6 +219,9 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 	if err := t.checkSet(); err != nil {
 		return nil, err
 	}
+	if err := a.checkReleases(ctx, spec); err != nil {
+		return nil, err
+	}
 	if spec.StackRev != "" {
 		at, err := a.stackTree(ctx, t, spec.StackRev)
 		if err != nil {
@@ -252,6 +263,9 @@ func (t *rolloutTarget) checkSet() error {
 
 // compare reads the instance's config on main and what the rollout makes of it.
 func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref contract.Ref) (cur, des configView, err error) {
+	if t.spec.To != "" || len(t.spec.Pins) > 0 {
+		return a.comparePin(ctx, t, ref)
+	}
 	inst, err := a.committedInstance(ctx, t.head, ref)
 	if err != nil {
 		return cur, des, err

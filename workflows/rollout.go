@@ -45,6 +45,12 @@ func RolloutWorkflow(ctx workflow.Context, in contract.RolloutInput) (contract.R
 		if r.s.Phase == contract.PhaseAborted {
 			break
 		}
+		if err := r.watchWave(ctx); err != nil {
+			return r.status(ctx), err
+		}
+		if r.s.Phase == contract.PhaseAborted {
+			break
+		}
 		r.endBatch(ctx)
 		if err := workflow.Await(ctx, func() bool { return r.s.Phase == contract.PhaseRunning || r.s.Phase == contract.PhaseAborted }); err != nil {
 			return r.status(ctx), err

@@ -16,20 +16,30 @@ func AssignBatches(spec contract.RolloutSpec, actions []contract.RolloutAction) 
 			n++
 		}
 	}
-	size := batchSize(spec, n)
-	i := 0
+	// A canary wave comes first (when smaller than the whole); the batches follow it.
+	canary := spec.Canary
+	if canary >= n {
+		canary = 0
+	}
+	size := batchSize(spec, n-canary)
+	i, last := 0, 0
 	for k := range actions {
 		if actions[k].Action != contract.ActionUpdate {
 			actions[k].Batch = 0
 			continue
 		}
-		actions[k].Batch = i/size + 1
+		switch {
+		case i < canary:
+			actions[k].Batch = 1
+		case canary > 0:
+			actions[k].Batch = (i-canary)/size + 2
+		default:
+			actions[k].Batch = i/size + 1
+		}
+		last = actions[k].Batch
 		i++
 	}
-	if n == 0 {
-		return 0
-	}
-	return (n-1)/size + 1
+	return last
 }
 
 // batchSize is --batch N, or P% of n rounded up, never below one.

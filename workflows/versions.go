@@ -64,6 +64,8 @@ const (
 	// changeDependents has a dependent tell its dependencies when it stops depending on them, and an instance
 	// whose changed outputs could not be passed on mark those dependents DependencyStale and notify.
 	changeDependents = "dependents-registered"
+	// changeRolloutWatch watches each wave of a rollout with a watch time (--watch) before the next starts.
+	changeRolloutWatch = "rollout-watch"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -112,6 +114,7 @@ const (
 	archiveType     = "ArchivePipeline"
 	destroyType     = "DestroyPipeline"
 	deprovisionType = "DeprovisionPipeline"
+	rolloutType     = "RolloutWorkflow"
 )
 
 // pipelines are the operations' workflow types (PipelineName).
@@ -201,6 +204,7 @@ var Changes = []Change{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1"},
 		}},
 	{ID: changeDependents, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
+	{ID: changeRolloutWatch, Added: "2026-11-27", Max: 1, Workflows: []string{rolloutType}},
 }
 
 // ChangeByID returns the record of the change id.
@@ -346,4 +350,10 @@ func recordsArchive(ctx workflow.Context) bool {
 // called only on those paths, so an instance without dependencies records nothing for it.
 func registersDependents(ctx workflow.Context) bool {
 	return rides(ctx) || workflow.GetVersion(ctx, changeDependents, workflow.DefaultVersion, 1) >= 1
+}
+
+// watchesWaves reports whether this run watches a wave's health before the next; only a rollout
+// with --watch asks, so the others record nothing for it.
+func watchesWaves(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeRolloutWatch, workflow.DefaultVersion, 1) >= 1
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -28,16 +29,18 @@ The rollout stops when --max-failures instances failed; resume retries them.`,
 	cmd.AddCommand(g.rolloutPlanCmd(), g.rolloutStartCmd(), g.rolloutStatusCmd(), g.rolloutListCmd(),
 		g.rolloutControlCmd(contract.UpdateRolloutPause, "Stop starting deploys; those in flight finish"),
 		g.rolloutControlCmd(contract.UpdateRolloutResume, "Go on; after a stop, the failed instances are retried first"),
-		g.rolloutControlCmd(contract.UpdateRolloutAbort, "End the rollout; deploys in flight finish on their instances"))
+		g.rolloutControlCmd(contract.UpdateRolloutAbort, "End the rollout; deploys in flight finish on their instances"),
+		g.rolloutUndoCmd())
 	return cmd
 }
 
 // rolloutFlags are the flags plan and start share.
 type rolloutFlags struct {
-	stack, tenant, stackRev, batch, order, id string
-	set                                       []string
-	maxUnavailable, maxFailures, priority     int
-	pauseAfter                                bool
+	stack, tenant, stackRev, batch, order, id, to string
+	set                                           []string
+	maxUnavailable, maxFailures, priority, canary int
+	pauseAfter, allowDowngrade                    bool
+	watch                                         time.Duration
 }
 
 func (f *rolloutFlags) add(cmd *cobra.Command) {
@@ -52,6 +55,10 @@ func (f *rolloutFlags) add(cmd *cobra.Command) {
 	fl.BoolVar(&f.pauseAfter, "pause-after-batch", false, "pause after each batch until `rollout resume`")
 	fl.IntVar(&f.maxFailures, "max-failures", 1, "stop once this many instances have failed")
 	fl.IntVar(&f.priority, "priority", contract.PriorityRollout, fmt.Sprintf("task queue priority of the rollout's deploys: 1 (first; a person's own requests) to %d (last; drift sweeps)", contract.PriorityLowest))
+	fl.StringVar(&f.to, "to", "", "re-pin every instance to this release of the stack (stack: S@RELEASE) and deploy it")
+	fl.BoolVar(&f.allowDowngrade, "allow-downgrade", false, "let --to be older than an instance's release (a rollback)")
+	fl.IntVar(&f.canary, "canary", 0, "a first wave of this many instances before the batches")
+	fl.DurationVar(&f.watch, "watch", 0, "after each wave, wait until its instances are Ready and watch them this long; one turning un-Ready pauses the rollout")
 }
 
 var labelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
@@ -59,7 +66,8 @@ var labelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 // spec checks every flag and names the bad one; nothing is sent before it passes.
 func (f *rolloutFlags) spec(g *globals) (contract.RolloutSpec, error) {
 	s := contract.RolloutSpec{ID: f.id, Stack: f.stack, Tenant: f.tenant, StackRev: f.stackRev, Order: f.order,
-		MaxUnavailable: f.maxUnavailable, MaxFailures: f.maxFailures, PauseAfter: f.pauseAfter, Actor: g.actor, Priority: f.priority}
+		MaxUnavailable: f.maxUnavailable, MaxFailures: f.maxFailures, PauseAfter: f.pauseAfter, Actor: g.actor, Priority: f.priority,
+		To: f.to, AllowDowngrade: f.allowDowngrade, Canary: f.canary, Watch: f.watch}
 	switch {
 	case f.stack == "":
 		return s, usageErr("--stack: required (the stack whose instances to roll)")
@@ -67,8 +75,16 @@ func (f *rolloutFlags) spec(g *globals) (contract.RolloutSpec, error) {
 		return s, usageErr("--stack %q: must be a lowercase label (a-z, 0-9, -)", f.stack)
 	case f.tenant != "" && !labelRE.MatchString(f.tenant):
 		return s, usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", f.tenant)
-	case len(f.set) == 0 && f.stackRev == "":
-		return s, usageErr("--set key=value or --stack-rev REV: say what to roll out")
+	case len(f.set) == 0 && f.stackRev == "" && f.to == "":
+		return s, usageErr("--set key=value, --stack-rev REV or --to RELEASE: say what to roll out")
+	case f.to != "" && (len(f.set) > 0 || f.stackRev != ""):
+		return s, usageErr("--to %s: a re-pin rolls out a release alone; roll --set or --stack-rev out separately", f.to)
+	case f.to != "" && !releaseRE.MatchString(f.to):
+		return s, usageErr("--to %q: must name a release, e.g. 1.5.0", f.to)
+	case f.canary < 0:
+		return s, usageErr("--canary: must not be negative, got %d", f.canary)
+	case f.watch < 0:
+		return s, usageErr("--watch: must not be negative, got %s", f.watch)
 	case f.stackRev != "" && !regexp.MustCompile(`^[0-9a-f]{4,64}$`).MatchString(f.stackRev):
 		return s, usageErr("--stack-rev %q: must be a commit SHA (hex)", f.stackRev)
 	case f.order != contract.OrderName && f.order != contract.OrderOrdinal:

@@ -18,7 +18,7 @@ import (
 func (g *globals) stackCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stack",
-		Short: "Stack releases: cut one, list them, point a channel, see which instances run which (release, releases, channel, status)",
+		Short: "Stack releases: cut one, list them, point a channel, see which instances run which, preview an upgrade across the fleet (release, releases, channel, status, preview)",
 		Long: `A stack release is an immutable version of stacks/<name>/: the commit it was cut from and the hash
 of its files then, kept in the GitOps repository (releases/<name>/releases.yaml). An instance pins
 one in its file (stack: web@1.5.0, or a channel: web@stable) and every render of it uses that
@@ -26,7 +26,7 @@ release's files, never main's head. Cutting a release and pointing a channel are
 decisions: the policy decides them (operation "stack", every tenant) and the audit log keeps them.
 See docs/releases.md.`,
 	}
-	cmd.AddCommand(g.stackReleaseCmd(), g.stackReleasesCmd(), g.stackChannelCmd(), g.stackStatusCmd())
+	cmd.AddCommand(g.stackReleaseCmd(), g.stackReleasesCmd(), g.stackChannelCmd(), g.stackStatusCmd(), g.stackPreviewCmd())
 	return cmd
 }
 

@@ -74,6 +74,12 @@ func RolloutSummary(spec contract.RolloutSpec) string {
 	if spec.StackRev != "" {
 		what = append(what, "stack@"+spec.StackRev)
 	}
+	if spec.To != "" {
+		what = append(what, "release "+spec.To)
+	}
+	if spec.Undoes != "" {
+		what = append(what, fmt.Sprintf("undo of %s (%d instance(s))", spec.Undoes, len(spec.Pins)))
+	}
 	scope := spec.Stack
 	if spec.Tenant != "" {
 		scope += " in tenant " + spec.Tenant

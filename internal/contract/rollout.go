@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"github.com/slipway-dev/slipway/internal/identity"
+	"strings"
 	"time"
 )
 
@@ -32,6 +33,52 @@ type RolloutSpec struct {
 	Actor          string `json:"actor,omitempty"`
 	// Priority is the task queue priority of the rollout and its deploys (0: PriorityRollout).
 	Priority int `json:"priority,omitempty"`
+	// To re-pins every instance to this release of the stack (stack: web@To) and deploys it.
+	To string `json:"to,omitempty"`
+	// Pins re-pins each instance (TENANT/NAME) to its own release: an undo's "the release each ran before".
+	Pins map[string]string `json:"pins,omitempty"`
+	// Undoes is the rollout an undo reverts.
+	Undoes string `json:"undoes,omitempty"`
+	// AllowDowngrade lets To (or Pins) be older than an instance's release.
+	AllowDowngrade bool `json:"allowDowngrade,omitempty"`
+	// Canary is the size of the first wave; the batches follow it.
+	Canary int `json:"canary,omitempty"`
+	// Watch is how long each wave's instances must stay Ready before the next wave starts (0: no watch).
+	Watch time.Duration `json:"watch,omitempty"`
+}
+
+// PinShow is a re-pin as the action list shows it, and an undo reads it back: stack=web@1.4.0.
+func PinShow(stack, release string) string {
+	if release == "" {
+		return "stack=" + stack
+	}
+	return "stack=" + stack + "@" + release
+}
+
+// PinnedRelease reads the release back from PinShow ("" for an instance that ran main's head).
+func PinnedRelease(show string) string {
+	_, rel, _ := strings.Cut(strings.TrimPrefix(show, "stack="), "@")
+	return rel
+}
+
+// ActWatchWave waits until a wave's instances are Ready, then watches them stay Ready.
+const ActWatchWave = "WatchWave"
+
+// WatchWaveInput is one wave's watch.
+type WatchWaveInput struct {
+	Rollout string        `json:"rollout"`
+	Refs    []Ref         `json:"refs"`
+	Watch   time.Duration `json:"watch"`
+	// ReadyWait bounds the wait for every instance to turn Ready before the watch starts.
+	ReadyWait time.Duration `json:"readyWait"`
+	Poll      time.Duration `json:"poll"`
+}
+
+// WatchWaveOutput says whether the wave stayed healthy, and if not, which instance and why.
+type WatchWaveOutput struct {
+	Healthy bool   `json:"healthy"`
+	Ref     Ref    `json:"ref,omitzero"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Setting is one --set key=value; Value is YAML, so replicas=2 is a number.

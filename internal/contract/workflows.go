@@ -11,11 +11,13 @@ const DefaultTaskQueue = "slipway"
 
 // Workflow type names, stable across refactors because histories name them.
 const (
-	InstanceWorkflowName     = "InstanceWorkflow"
-	ValidateWorkflowName     = "ValidateConfigWorkflow"
-	RolloutWorkflowName      = "RolloutWorkflow"
-	RolloutPlanWorkflowName  = "RolloutPlanWorkflow"
-	DriftSweepWorkflowName   = "DriftSweepWorkflow"
+	InstanceWorkflowName    = "InstanceWorkflow"
+	ValidateWorkflowName    = "ValidateConfigWorkflow"
+	RolloutWorkflowName     = "RolloutWorkflow"
+	RolloutPlanWorkflowName = "RolloutPlanWorkflow"
+	DriftSweepWorkflowName  = "DriftSweepWorkflow"
+	// StackPreviewWorkflowName plans a stack release's move across the fleet (slipway stack preview).
+	StackPreviewWorkflowName = "StackPreviewWorkflow"
 	ControlPlaneWorkflowName = "ControlPlaneWorkflow"
 	// DeliveryBatchWorkflowName is the workflow type of a batch of deliveries recorded together.
 	DeliveryBatchWorkflowName = "WebhookDeliveryBatchWorkflow"

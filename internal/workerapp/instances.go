@@ -44,6 +44,19 @@ func (i instances) Deployed(ctx context.Context, ref contract.Ref) (string, stri
 	return st.Deployed, ready, nil
 }
 
+func (i instances) Ready(ctx context.Context, ref contract.Ref) (lifecycle.Condition, error) {
+	st, err := i.c.Status(ctx, ref, contract.StatusRequest{})
+	if err != nil {
+		return lifecycle.Condition{}, err
+	}
+	for _, c := range st.Conditions {
+		if c.Type == lifecycle.CondReady {
+			return c, nil
+		}
+	}
+	return lifecycle.Condition{Type: lifecycle.CondReady, Status: lifecycle.ConditionUnknown}, nil
+}
+
 func (i instances) Deploy(ctx context.Context, ref contract.Ref, configYAML, rollout, actor, requestID string, priority int) error {
 	ctx, cancel := context.WithTimeout(ctx, acceptWait)
 	defer cancel()
@@ -88,6 +101,17 @@ func (i instances) CheckDrift(ctx context.Context, ref contract.Ref, actor, requ
 		return out, &activities.RefusedError{Err: fmt.Errorf("the drift check failed: %s", innermost(failed))}
 	}
 	return out, refusal(err)
+}
+
+func (i instances) PlanConfig(ctx context.Context, ref contract.Ref, configYAML, actor, requestID string) (contract.OperationResult, error) {
+	actx, cancel := context.WithTimeout(ctx, acceptWait)
+	defer cancel()
+	h, err := i.c.Submit(actx, ref, lifecycle.OpPlan, contract.OperationRequest{ConfigYAML: configYAML, Actor: actor}, requestID)
+	if err != nil {
+		return contract.OperationResult{}, refusal(err)
+	}
+	res, err := h.Get(ctx)
+	return res, refusal(err)
 }
 
 // innermost is the message of the deepest application error: what the activity said.

@@ -249,6 +249,7 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.RolloutPlanWorkflow, workflow.RegisterOptions{Name: contract.RolloutPlanWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: contract.DriftSweepWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.StackWorkflow, workflow.RegisterOptions{Name: contract.StackWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.StackPreviewWorkflow, workflow.RegisterOptions{Name: contract.StackPreviewWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.NotifyWorkflow, workflow.RegisterOptions{Name: contract.NotifyWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.ControlPlaneWorkflow, workflow.RegisterOptions{Name: contract.ControlPlaneWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.ResourceStatesWorkflow, workflow.RegisterOptions{Name: contract.ResourceStatesWorkflowName})

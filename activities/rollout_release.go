@@ -1,0 +1,112 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/slipway-dev/slipway/internal/contract"
+)
+
+// checkReleases refuses a rollout to a release the stack does not have, naming --to.
+func (a *Activities) checkReleases(ctx context.Context, spec contract.RolloutSpec) error {
+	rels := []string{spec.To}
+	if spec.To == "" {
+		rels = nil
+		for _, r := range spec.Pins {
+			if !slices.Contains(rels, r) {
+				rels = append(rels, r)
+			}
+		}
+		slices.Sort(rels)
+	}
+	for _, r := range rels {
+		if _, err := a.resolveRelease(ctx, spec.Stack, r); err != nil {
+			return notAllowedf("--to %s: %s", r, errorText(err))
+		}
+	}
+	return nil
+}
+
+// downgradeError is a re-pin to a release older than the one the instance runs, without --allow-downgrade.
+type downgradeError struct {
+	ref      contract.Ref
+	from, to string
+}
+
+func (e *downgradeError) Error() string {
+	return fmt.Sprintf("--to %s: older than the release %s runs (%s); add --allow-downgrade to move it back", e.to, e.ref, e.from)
+}
+
+// comparePin is compare for a re-pin: the instance's file as it is, and with its stack: line
+// naming the release (--to, or its own from an undo's pins).
+func (a *Activities) comparePin(ctx context.Context, t *rolloutTarget, ref contract.Ref) (cur, des configView, err error) {
+	files, err := a.Forge.ReadDir(ctx, t.head, ref.Dir())
+	if err != nil {
+		return cur, des, classify(err)
+	}
+	file, ok := files[instanceFile]
+	if !ok {
+		return cur, des, errors.New("no config on main")
+	}
+	to := t.spec.To
+	if to == "" {
+		if to = t.spec.Pins[ref.String()]; to == "" {
+			return cur, des, fmt.Errorf("rollout %s did not change it", t.spec.Undoes)
+		}
+	}
+	next, from, err := repin(file, t.spec.Stack, to)
+	if err != nil {
+		return cur, des, err
+	}
+	if from != "" && from != to && !t.spec.AllowDowngrade && olderRelease(to, from) {
+		return cur, des, &downgradeError{ref: ref, from: from, to: to}
+	}
+	cur.show, des.show = contract.PinShow(t.spec.Stack, from), contract.PinShow(t.spec.Stack, to)
+	des.yaml = string(next)
+	return cur, des, nil
+}
+
+// olderRelease compares dotted versions part by part, numerically where both parts are numbers
+// (1.10.0 is newer than 1.9.0); a pre-release (1.5.0-rc.1) is older than its release.
+func olderRelease(a, b string) bool {
+	av, apre, _ := strings.Cut(a, "-")
+	bv, bpre, _ := strings.Cut(b, "-")
+	if c := compareDotted(av, bv); c != 0 {
+		return c < 0
+	}
+	switch {
+	case apre == bpre:
+		return false
+	case apre == "":
+		return false
+	case bpre == "":
+		return true
+	}
+	return compareDotted(apre, bpre) < 0
+}
+
+func compareDotted(a, b string) int {
+	ap, bp := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range max(len(ap), len(bp)) {
+		x, y := "0", "0"
+		if i < len(ap) {
+			x = ap[i]
+		}
+		if i < len(bp) {
+			y = bp[i]
+		}
+		xn, xerr := strconv.Atoi(x)
+		yn, yerr := strconv.Atoi(y)
+		switch {
+		case xerr == nil && yerr == nil && xn != yn:
+			return xn - yn
+		case (xerr != nil || yerr != nil) && x != y:
+			return strings.Compare(x, y)
+		}
+	}
+	return 0
+}

@@ -1,0 +1,100 @@
+package contract
+
+import (
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/identity"
+)
+
+// Stack preview: the workflow, its activities and query.
+const (
+	ActListPreview     = "ListPreview"
+	ActPreviewInstance = "PreviewInstance"
+	// QueryPreview answers a running or finished preview's progress and groups.
+	QueryPreview = "preview"
+)
+
+// PreviewWorkflowID is the workflow of a stack preview.
+func PreviewWorkflowID(id string) string { return "stack-preview/" + id }
+
+// PreviewSpec is what a fleet preview plans: every instance of Stack (in Tenant) moved to release To.
+type PreviewSpec struct {
+	ID     string `json:"id"`
+	Stack  string `json:"stack"`
+	To     string `json:"to"` // the release, "1.5.0"
+	Tenant string `json:"tenant,omitempty"`
+	// Sample plans only this many instances (0: all), spread over the scope's tenants.
+	Sample int `json:"sample,omitempty"`
+	// Concurrency bounds the plans at once (0: the default; at most MaxDriftConcurrency).
+	Concurrency int    `json:"concurrency,omitempty"`
+	Actor       string `json:"actor,omitempty"`
+	// Requester is the person the plans run for (who started the preview). Only slipway sets it.
+	Requester *identity.Actor `json:"requester,omitempty"`
+}
+
+// PlanEntry is one resource change of a plan's fingerprint: its address without instance keys,
+// the action, and the names of the top-level attributes it changes.
+type PlanEntry struct {
+	Resource   string   `json:"resource"`
+	Action     string   `json:"action"` // create | update | replace | delete | forget
+	Attributes []string `json:"attributes,omitempty"`
+	// Stateful marks a resource the stack declares stateful: that the plan deletes or replaces.
+	Stateful bool `json:"stateful,omitempty"`
+}
+
+// PlanFingerprint is a plan's shape: the same for every instance whose plan does the same kind
+// of thing to the same resources, whatever the values.
+type PlanFingerprint struct {
+	Hash    string      `json:"hash"`    // 12 hex digits of the sorted entries' SHA-256
+	Summary string      `json:"summary"` // one line: "update aws_db_parameter_group.main (2 attributes); replace aws_db_instance.main"
+	Entries []PlanEntry `json:"entries,omitempty"`
+	// Stateful lists the stateful resources it deletes or replaces: a rollback cannot bring back their data.
+	Stateful []string `json:"stateful,omitempty"`
+}
+
+// Outcomes of one instance in a preview.
+const (
+	PreviewPlanned = "planned"
+	PreviewBusy    = "busy"
+	PreviewSkipped = "skipped" // not deployed, failed, archived, at the release already, or not in the sample
+	PreviewFailed  = "failed"  // the plan ran and failed, or was refused
+)
+
+// PreviewInstanceInput plans one instance's move to the release.
+type PreviewInstanceInput struct {
+	Spec    PreviewSpec `json:"spec"`
+	Ref     Ref         `json:"ref"`
+	Preview string      `json:"preview"` // the preview's workflow ID: the request ID's base
+}
+
+// PreviewInstance is one instance's preview: its release now, and the plan and manifest diff of the new one.
+type PreviewInstance struct {
+	Ref         Ref              `json:"ref"`
+	From        string           `json:"from,omitempty"` // the release it runs ("" for main's head)
+	Outcome     string           `json:"outcome"`
+	Message     string           `json:"message,omitempty"`
+	Fingerprint *PlanFingerprint `json:"fingerprint,omitempty"`
+	// Plan is the plan's summary without attribute values (the fingerprint names the attributes).
+	Plan *PlanSummary `json:"plan,omitempty"`
+	// Diff is the rendered files' diff, bounded; a finished preview keeps it for each group's first instance.
+	Diff string `json:"diff,omitempty"`
+}
+
+// PreviewGroup is the instances whose plans share one fingerprint.
+type PreviewGroup struct {
+	PlanFingerprint
+	Instances []Ref `json:"instances"`
+}
+
+// PreviewResult is a preview's record: every instance's outcome and the planned ones grouped by
+// fingerprint, the largest group first. It is the workflow's result, kept as long as its history.
+type PreviewResult struct {
+	Spec      PreviewSpec       `json:"spec"`
+	Done      bool              `json:"done"`
+	Planned   int               `json:"planned"`
+	Total     int               `json:"total"`
+	Groups    []PreviewGroup    `json:"groups"`
+	Instances []PreviewInstance `json:"instances"`
+	StartedAt time.Time         `json:"startedAt"`
+	EndedAt   time.Time         `json:"endedAt,omitzero"`
+}
