@@ -46,7 +46,7 @@ demo: deps temporal argocd-stack build
 dev: deps temporal argocd-stack build
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" bin/slipway dev
 
-## test: vet, workflowcheck, then every test against real components
+## test: vet, workflowcheck, then every test against real components (screenshots in artifacts/)
 test: deps
 	@start=$$SECONDS; \
 	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server helm terraform-provider-time tofu >/dev/null; \
@@ -54,7 +54,7 @@ test: deps
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
 	figures=$$(mktemp -d); status=0; \
-	SLIPWAY_TEMPORAL="$(TEMPORAL)" SLIPWAY_FIGURES_DIR="$$figures" $(PHASE) "go test" $(GO) test -count=1 -timeout 40m ./... || status=$$?; \
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" SLIPWAY_FIGURES_DIR="$$figures" SLIPWAY_ARTIFACTS_DIR="$${SLIPWAY_ARTIFACTS_DIR:-$(CURDIR)/artifacts}" $(PHASE) "go test" $(GO) test -count=1 -timeout 40m ./... || status=$$?; \
 	for f in "$$figures"/*; do if [[ -f "$$f" ]]; then echo "== figures: $$(basename "$$f")" >&2; cat "$$f" >&2; fi; done; \
 	rm -rf "$$figures"; \
 	echo "== make test total: $$((SECONDS - start))s" >&2; \
