@@ -56,7 +56,7 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 		return contract.ValidateOutput{}, err
 	}
 	return contract.ValidateOutput{Stack: inst.Stack, Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
-		ControlPlane: inst.ControlPlane, Dependencies: targets}, nil
+		ControlPlane: inst.ControlPlane, Dependencies: targets, Protected: config.ProtectedBy(stack, inst)}, nil
 }
 
 // controls are the approval rule and hooks in force for inst: the stack's, tightened by the instance's.

@@ -29,6 +29,8 @@ func policyOperation(update string) string {
 		return "drift"
 	case contract.UpdateNewRun:
 		return contract.UpdateNewRun
+	case contract.UpdateProtect, contract.UpdateUnprotect:
+		return update
 	case contract.UpdateRetry, contract.UpdateResolve, contract.UpdateAbandon:
 		return update
 	}
@@ -72,6 +74,9 @@ func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update st
 		return temporal.NewNonRetryableApplicationError("denied by policy "+shortHash(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
 	}
 	rec.Decision = contract.AuditAllowed
+	if req, ok := firstArg[contract.ProtectRequest](args); ok && req.Reason != "" {
+		rec.Reason += "; why: " + req.Reason // the audit says why the protection changed
+	}
 	e.audit(ctx, rec)
 	return nil
 }

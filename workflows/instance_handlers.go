@@ -53,6 +53,9 @@ func (e *entity) register(ctx workflow.Context) error {
 	if err := e.registerApprovals(ctx); err != nil {
 		return err
 	}
+	if err := e.registerProtection(ctx); err != nil {
+		return err
+	}
 	for _, op := range lifecycle.AllOperations {
 		op := op
 		err := workflow.SetUpdateHandlerWithOptions(ctx, string(op),
@@ -95,6 +98,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRe
 		return notAllowed("%s", err)
 	}
 	if err := e.admitTeardown(op); err != nil {
+		return err
+	}
+	if err := e.admitProtected(op); err != nil {
 		return err
 	}
 	if req.Rollout != "" && len(e.s.Gates) > 0 {
@@ -255,6 +261,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	}
 	if req.ConfigYAML != "" {
 		e.recordDependencies(ctx, kind, valid)
+		e.recordProtection(ctx, kind, req, valid)
 	}
 	if kind == lifecycle.OpProvision || kind == lifecycle.OpDeploy {
 		if res, held := e.gated(ctx, kind, req, valid.Gates); held {

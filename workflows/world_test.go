@@ -123,7 +123,11 @@ func (w *world) mock() {
 					"invalid instance config: parameters.bogus: unknown parameter", contract.ErrInvalidConfig, nil,
 					[]contract.FieldError{{Field: "parameters.bogus", Message: "unknown parameter"}})
 			}
-			return contract.ValidateOutput{Stack: "example", Dependencies: w.dependsOn}, nil
+			out := contract.ValidateOutput{Stack: "example", Dependencies: w.dependsOn}
+			if strings.Contains(in.ConfigYAML, "protected: true") {
+				out.Protected = "file"
+			}
+			return out, nil
 		})
 	e.OnActivity(contract.ActOpenMR, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {

@@ -168,6 +168,12 @@ func (c *Client) Gate(ctx context.Context, ref contract.Ref, update string, req 
 	return out, c.do(ctx, http.MethodPost, path, req, &out)
 }
 
+// Protect sends protect or unprotect (POST .../protect, .../unprotect).
+func (c *Client) Protect(ctx context.Context, ref contract.Ref, update string, req contract.ProtectRequest) (*contract.Protection, error) {
+	var out *contract.Protection
+	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/"+update, req, &out)
+}
+
 // Status reads the instance's status as the signed-in person may see it.
 func (c *Client) Status(ctx context.Context, ref contract.Ref, req contract.StatusRequest) (*contract.Status, error) {
 	q := url.Values{}

@@ -125,6 +125,10 @@ func (g *globals) printStatus(st *contract.Status) {
 	if len(st.Dependencies) > 0 {
 		g.printf("dependencies: %s (it waits for each to be Ready and takes their outputs)\n", strings.Join(st.Dependencies, ", "))
 	}
+	if p := st.Protection; p != nil {
+		g.printf("protected: since %s, by %s (%s); destroy and deprovision are refused until slipway unprotect\n",
+			p.At.UTC().Format(time.RFC3339), p.Actor, p.Reason)
+	}
 	if len(st.Gates) > 0 || st.Waiting != nil {
 		writeGates(g.streams.Out, st, time.Now())
 	}

@@ -32,6 +32,8 @@ type Instance struct {
 	// Archived is written by the archive's own MR (MarkArchived), so the repository alone says
 	// which instances are archived; a deploy's render drops it. A config people deploy may not set it.
 	Archived bool `yaml:"archived,omitempty" json:"archived,omitempty"`
+	// Protected refuses destroy and deprovision until a platform admin unprotects the instance.
+	Protected bool `yaml:"protected,omitempty" json:"protected,omitempty"`
 }
 
 // ParseInstance parses an instance file strictly: unknown or repeated keys are errors.
@@ -70,8 +72,10 @@ func ParseInstance(data []byte) (*Instance, error) {
 			inst.Placement = parsePlacement(kv.Value, "placement", &fe)
 		case "archived":
 			inst.Archived = parseArchived(kv.Value, &fe)
+		case "protected":
+			inst.Protected = parseBool(kv.Value, "protected", &fe)
 		default:
-			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement, archived", kv.Line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement, archived, protected", kv.Line)
 		}
 	}
 	if !hasStack {
@@ -215,6 +219,9 @@ func (i *Instance) Canonical() []byte {
 	}
 	if !i.Placement.IsZero() {
 		root.Content = append(root.Content, scalar("placement"), placementNode(i.Placement))
+	}
+	if i.Protected {
+		root.Content = append(root.Content, scalar("protected"), archivedTrue())
 	}
 	if i.Archived {
 		root.Content = append(root.Content, scalar(archivedKey), archivedTrue())

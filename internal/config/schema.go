@@ -80,6 +80,8 @@ type Schema struct {
 	Dependencies []Dependency
 	// Sync is sync:, ArgoCD's automated sync and self-heal on the instance's app (sync.go); nil says nothing.
 	Sync *Sync
+	// Protected protects every instance of the stack from destroy and deprovision (protected.go).
+	Protected bool
 }
 
 // Param finds a parameter by name.
@@ -152,8 +154,10 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Dependencies = parseDependencies(kv.Value, field, fe)
 		case "sync":
 			s.Sync = parseSync(kv.Value, field, fe)
+		case "protected":
+			s.Protected = parseBool(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, placement, engine, engineVersion, timeouts, credentials, outputs, dependencies, sync", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, placement, engine, engineVersion, timeouts, credentials, outputs, dependencies, sync, protected", kv.Line)
 		}
 	}
 	checkOutputs(s, fe)

@@ -77,6 +77,8 @@ type ValidateOutput struct {
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Dependencies are the TENANT/NAMEs the stack's schema.dependencies name for this config.
 	Dependencies []string `json:"dependencies,omitempty"`
+	// Protected is why the config protects the instance from deletion (file or stack); "" when not.
+	Protected string `json:"protected,omitempty"`
 }
 
 // OpenMRInput renders the instance (or removes it, for deprovision) and opens one MR.

@@ -55,6 +55,7 @@ type InstanceState struct {
 	NamesClaimed     bool                  `json:"namesClaimed,omitempty"`  // Ref.Names are claimed (internal/nameclaim)
 	Render           *Render               `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
 	Audit            []AuditRecord         `json:"audit,omitempty"`         // decisions about requests, newest last (bounded)
+	Protection       *Protection           `json:"protection,omitempty"`    // destroy and deprovision are refused while set
 	Settings         Settings              `json:"settings"`
 }
 

@@ -35,7 +35,8 @@ var Operations = []string{
 	"retry", "resolve", "abandon",
 	"approve", "reject",
 	"gate", "cancel", "rollout", "drift", "refresh",
-	"new-run", // an operator moving an idle instance to a new run (retiring a workflow version)
+	"new-run",              // an operator moving an idle instance to a new run (retiring a workflow version)
+	"protect", "unprotect", // deletion protection: set it, or lift it (the default: platform admins only)
 	"secrets", // slipway server reading an instance's secrets for a person
 	"read",    // slipway server reading an instance, or what a fleet read shows of a tenant ("*": every tenant)
 }

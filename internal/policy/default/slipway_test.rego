@@ -327,3 +327,12 @@ test_dev_key_holder_resolves_own_operation if {
 	d := slipway.decision with input as failed_destroy(root, {"skipHook": true}, root)
 	d.allow
 }
+
+test_member_protects_but_only_an_admin_unprotects if {
+	slipway.decision.allow with input as req(alice, "protect")
+	d := slipway.decision with input as req(alice, "unprotect")
+	not d.allow
+	contains(d.reason, "unprotect needs platform-admins: alice is not a member")
+	slipway.decision.allow with input as req(carol, "unprotect")
+	not slipway.decision.allow with input as req(worker, "unprotect")
+}
