@@ -12,6 +12,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/observe"
+	"github.com/slipway-dev/slipway/internal/windows"
 )
 
 // InstanceWorkflow is the entity workflow of one instance (ID instance/<tenant>/<name>).
@@ -106,6 +107,8 @@ type entity struct {
 	stop workflow.CancelFunc
 	// teardown is a destroy or deprovision accepted in this run and not ended: no dependent is taken on.
 	teardown bool
+	// windowOf is where each accepted operation stood in the change windows, by update ID (authorize).
+	windowOf map[string]*windows.Status
 }
 
 func newEntity(ctx workflow.Context, in contract.InstanceInput) *entity {
@@ -198,6 +201,7 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	u.keyword(contract.SAAppObserved, fingerprint, observed)
 	u.boolean(contract.SAInstanceAwaitingApproval, e.s.Approval != nil)
 	u.keywordList(contract.SAInstanceDependencies, e.s.Dependencies)
+	u.windowOpens(workflow.GetTypedSearchAttributes(ctx), e.s.Waiting)
 	if e.lean {
 		if op := e.s.Current; op != nil && e.retryingNow() == nil {
 			op.Retrying = nil // its step or operation ended: nothing to carry on

@@ -113,6 +113,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRe
 	if op == lifecycle.OpDeprovision && !req.Confirm {
 		return notAllowed("%s: deprovision is final: it destroys the infrastructure and removes the config; confirm it (confirm: true, CLI --yes)", e.s.Ref)
 	}
+	if err := e.admitOverrideWindow(op, req); err != nil {
+		return err
+	}
 	if req.DeployTimeout < 0 {
 		return notAllowed("%s: deployTimeout must not be negative", e.s.Ref)
 	}
@@ -198,6 +201,9 @@ func (e *entity) admitForceUnlock(d lifecycle.Decision, req contract.DecisionReq
 func (e *entity) admission() lifecycle.Admission {
 	a := lifecycle.Admission{Ref: e.s.Ref.String(), State: e.s.State, CanStop: e.canStop()}
 	switch {
+	case e.busy && e.s.Waiting != nil && e.s.Waiting.Window != nil:
+		a.Holder = &lifecycle.Holder{What: fmt.Sprintf("%s since %s", e.holding, stamp(e.s.Waiting.Since)),
+			Remedy: "wait for the window, or slipway cancel " + a.Ref + " (a platform admin may send it again with --override-window --reason)"}
 	case e.busy && e.s.Waiting != nil:
 		a.Holder = lifecycle.GateHolder(a.Ref, e.s.Waiting.Operation, e.gateNames(), e.s.Waiting.Since)
 	case e.busy:
@@ -226,6 +232,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	if err := e.admitOperation(kind, req); err != nil {
 		return contract.OperationResult{}, err
 	}
+	window := e.takeWindow(ctx)
 	if tearsDown(kind) {
 		// From here no dependent is taken on: the teardown and a registration are decided in turn.
 		e.teardown = true
@@ -267,6 +274,9 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 		if res, held := e.gated(ctx, kind, req, valid.Gates); held {
 			return res, nil
 		}
+	}
+	if res, held := e.held(ctx, kind, req, e.awaitWindow(ctx, kind, req, window)); held {
+		return res, nil
 	}
 	if kind == lifecycle.OpProvision {
 		if err := e.claimNames(ctx); err != nil {

@@ -31,6 +31,9 @@ type OperationRequest struct {
 	// Adopt (provision only) is the main commit that already holds ConfigYAML, pushed there by
 	// the tenant (Grove's local create): the provision records it and opens no MR.
 	Adopt string `json:"adopt,omitempty"`
+	// OverrideWindow starts the operation now, outside its change windows (with Reason; the policy
+	// decides who may: platform admins by default).
+	OverrideWindow bool `json:"overrideWindow,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.

@@ -29,6 +29,9 @@ var (
 	// SAInstanceRetrying is true while a step of the running operation is Retrying (CondRetrying).
 	// SQL visibility holds at most 3 Bool attributes: with this one, slipway uses all 3.
 	SAInstanceRetrying = temporal.NewSearchAttributeKeyBool("InstanceRetrying")
+	// SAInstanceWindowOpensAt is set while an operation waits for a change window: when it opens.
+	// A Datetime: the Keyword and Bool slots of SQL visibility are all used.
+	SAInstanceWindowOpensAt = temporal.NewSearchAttributeKeyTime("InstanceWindowOpensAt")
 )
 
 // SearchAttributes is the one declared list of slipway's search attributes with their types: workers
@@ -38,6 +41,7 @@ var SearchAttributes = []temporal.SearchAttributeKey{
 	SAInstanceState, SATenant, SAInstanceName, SAInstanceReady, SAAppObserved,
 	SAInstanceStack, SAInstanceOperation, SAInstanceRollout, SARolloutPhase, SAInstanceDrifted,
 	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies, SAInstanceRetrying,
+	SAInstanceWindowOpensAt,
 }
 
 // SearchAttributeTypes is SearchAttributes as name -> type, spelled as `temporal operator

@@ -56,14 +56,14 @@ func TestWindowsSayWhetherAndWhenAnOperationMayStart(t *testing.T) {
 
 func TestBadWindowsNameTheField(t *testing.T) {
 	for raw, want := range map[string]string{
-		`[{"name": "x", "start": "0 25 * * *", "duration": "1h"}]`:                        "data.slipway.windows[0] (x).start",
-		`[{"name": "x", "start": "@every 1h", "duration": "1h"}]`:                         "data.slipway.windows[0] (x).start",
+		`[{"name": "x", "start": "0 25 * * *", "duration": "1h"}]`:                         "data.slipway.windows[0] (x).start",
+		`[{"name": "x", "start": "@every 1h", "duration": "1h"}]`:                          "data.slipway.windows[0] (x).start",
 		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "timeZone": "Mars/Base"}]`: "data.slipway.windows[0] (x).timeZone",
 		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "timeZone": "Local"}]`:     "data.slipway.windows[0] (x).timeZone",
-		`[{"name": "x", "start": "0 9 * * *", "duration": "0s"}]`:                         "data.slipway.windows[0] (x).duration",
-		`[{"name": "x", "kind": "maybe", "start": "0 9 * * *", "duration": "1h"}]`:        "data.slipway.windows[0] (x).kind",
-		`[{"start": "0 9 * * *", "duration": "1h"}]`:                                      "data.slipway.windows[0].name",
-		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "when": 1}]`:              "data.slipway.windows[0].when",
+		`[{"name": "x", "start": "0 9 * * *", "duration": "0s"}]`:                          "data.slipway.windows[0] (x).duration",
+		`[{"name": "x", "kind": "maybe", "start": "0 9 * * *", "duration": "1h"}]`:         "data.slipway.windows[0] (x).kind",
+		`[{"start": "0 9 * * *", "duration": "1h"}]`:                                       "data.slipway.windows[0].name",
+		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "when": 1}]`:               "data.slipway.windows[0].when",
 		`{"name": "x"}`: "data.slipway.windows",
 	} {
 		var v any

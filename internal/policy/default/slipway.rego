@@ -128,6 +128,14 @@ deny contains msg if {
 	msg := sprintf("%s is a slipway component: only a platform admin may unprotect", [actor_name])
 }
 
+# --- change windows: starting an operation outside them is the platform's call
+
+deny contains msg if {
+	object.get(request, "overrideWindow", false) == true
+	not platform_admin
+	msg := sprintf("--override-window needs platform-admins: %s is not a member", [actor_name])
+}
+
 # --- decisions that override a check slipway made
 
 # The decision arguments (input.request) that override a check slipway made or the record of
