@@ -30,8 +30,11 @@ func (e *windowError) Error() string { return e.err.Error() }
 
 // keepWindow records where the update being authorized stands in the windows.
 func (e *entity) keepWindow(ctx workflow.Context, d policy.Decision) {
+	if d.Windows == nil {
+		return
+	}
 	u := workflow.GetCurrentUpdateInfo(ctx)
-	if d.Windows == nil || u == nil {
+	if u == nil {
 		return
 	}
 	if e.windowOf == nil {
@@ -42,8 +45,11 @@ func (e *entity) keepWindow(ctx workflow.Context, d policy.Decision) {
 
 // takeWindow is where the operation ctx handles stood in the windows when it was authorized.
 func (e *entity) takeWindow(ctx workflow.Context) *windows.Status {
+	if len(e.windowOf) == 0 {
+		return nil
+	}
 	u := workflow.GetCurrentUpdateInfo(ctx)
-	if u == nil || e.windowOf == nil {
+	if u == nil {
 		return nil
 	}
 	st := e.windowOf[u.ID]
