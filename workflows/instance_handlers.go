@@ -202,8 +202,7 @@ func (e *entity) admission() lifecycle.Admission {
 	a := lifecycle.Admission{Ref: e.s.Ref.String(), State: e.s.State, CanStop: e.canStop()}
 	switch {
 	case e.busy && e.s.Waiting != nil && e.s.Waiting.Window != nil:
-		a.Holder = &lifecycle.Holder{What: fmt.Sprintf("%s since %s", e.holding, stamp(e.s.Waiting.Since)),
-			Remedy: "wait for the window, or slipway cancel " + a.Ref + " (a platform admin may send it again with --override-window --reason)"}
+		a.Holder = lifecycle.WindowHolder(a.Ref, e.s.Waiting.Operation, *e.s.Waiting.Window, e.s.Waiting.Since)
 	case e.busy && e.s.Waiting != nil:
 		a.Holder = lifecycle.GateHolder(a.Ref, e.s.Waiting.Operation, e.gateNames(), e.s.Waiting.Since)
 	case e.busy:
