@@ -22,7 +22,9 @@ func TestProtectedInstanceRefusesDestroyFromTheCLIAndAWebhook(t *testing.T) {
 	webhookPushers(t, "bob")
 	fake := fakegithub.New(t)
 	fake.AddRepo("acme", "gitops", "main")
-	commit := func(msg string, files map[string][]byte) string { return fake.CommitFiles("acme", "gitops", "main", msg, files) }
+	commit := func(msg string, files map[string][]byte) string {
+		return fake.CommitFiles("acme", "gitops", "main", msg, files)
+	}
 	commit("the example stack", seedExample(t))
 	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) {
 		o.Forge = workerapp.Forge{Kind: "github", URL: fake.URL, Repo: "acme/gitops", Token: fake.Token}
