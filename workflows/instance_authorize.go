@@ -29,7 +29,7 @@ func policyOperation(update string) string {
 		return "drift"
 	case contract.UpdateNewRun:
 		return contract.UpdateNewRun
-	case contract.UpdateProtect, contract.UpdateUnprotect:
+	case contract.UpdateProtect, contract.UpdateUnprotect, contract.UpdateExtend:
 		return update
 	case contract.UpdateRetry, contract.UpdateResolve, contract.UpdateAbandon:
 		return update

@@ -33,14 +33,11 @@ func (e *entity) keepWindow(ctx workflow.Context, d policy.Decision) {
 	if d.Windows == nil {
 		return
 	}
-	u := workflow.GetCurrentUpdateInfo(ctx)
-	if u == nil {
-		return
-	}
+	id := requestID(ctx)
 	if e.windowOf == nil {
 		e.windowOf = map[string]*windows.Status{}
 	}
-	e.windowOf[u.ID] = d.Windows
+	e.windowOf[id] = d.Windows
 }
 
 // takeWindow is where the operation ctx handles stood in the windows when it was authorized.
@@ -48,13 +45,21 @@ func (e *entity) takeWindow(ctx workflow.Context) *windows.Status {
 	if len(e.windowOf) == 0 {
 		return nil
 	}
-	u := workflow.GetCurrentUpdateInfo(ctx)
-	if u == nil {
-		return nil
-	}
-	st := e.windowOf[u.ID]
-	delete(e.windowOf, u.ID)
+	id := requestID(ctx)
+	st := e.windowOf[id]
+	delete(e.windowOf, id)
 	return st
+}
+
+// requestID is the update ctx handles; "" for an operation the workflow starts itself (expiry).
+func requestID(ctx workflow.Context) string {
+	if _, ok := onBehalf(ctx); ok {
+		return ""
+	}
+	if u := workflow.GetCurrentUpdateInfo(ctx); u != nil {
+		return u.ID
+	}
+	return ""
 }
 
 // admitOverrideWindow: an override says why (the policy decides who: platform admins by default).
@@ -142,6 +147,21 @@ func (u *saUpdates) windowOpens(cur temporal.SearchAttributes, w *contract.GateW
 	case w != nil && w.Window != nil:
 		if !had || !old.Equal(*w.Window) {
 			u.updates = append(u.updates, k.ValueSet(*w.Window))
+		}
+	case had:
+		u.updates = append(u.updates, k.ValueUnset())
+	}
+}
+
+// expiresAt sets InstanceExpiresAt while the instance has an expiry; like windowOpens, runs of
+// instances that never expire never upsert it.
+func (u *saUpdates) expiresAt(cur temporal.SearchAttributes, x *contract.Expiry) {
+	k := contract.SAInstanceExpiresAt
+	old, had := cur.GetTime(k)
+	switch {
+	case x != nil:
+		if !had || !old.Equal(x.At) {
+			u.updates = append(u.updates, k.ValueSet(x.At))
 		}
 	case had:
 		u.updates = append(u.updates, k.ValueUnset())

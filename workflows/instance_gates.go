@@ -391,7 +391,7 @@ func (e *entity) held(ctx workflow.Context, kind lifecycle.Operation, req contra
 	var timeout *gateTimeoutError
 	var window *windowError
 	e.s.Seq++
-	op := &contract.Operation{ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
+	op := &contract.Operation{ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: requestID(ctx),
 		Actor: req.Actor, From: e.s.State, Attempt: 1, ConfigYAML: req.ConfigYAML, StartedAt: now, EndedAt: now, Rollout: req.Rollout}
 	e.pushCurrent(op)
 	switch {

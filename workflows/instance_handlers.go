@@ -56,6 +56,9 @@ func (e *entity) register(ctx workflow.Context) error {
 	if err := e.registerProtection(ctx); err != nil {
 		return err
 	}
+	if err := e.registerExpiry(ctx); err != nil {
+		return err
+	}
 	for _, op := range lifecycle.AllOperations {
 		op := op
 		err := workflow.SetUpdateHandlerWithOptions(ctx, string(op),
@@ -268,6 +271,9 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	if req.ConfigYAML != "" {
 		e.recordDependencies(ctx, kind, valid)
 		e.recordProtection(ctx, kind, req, valid)
+		if err := e.recordExpiry(ctx, kind, req, valid); err != nil {
+			return contract.OperationResult{}, err
+		}
 	}
 	if kind == lifecycle.OpProvision || kind == lifecycle.OpDeploy {
 		if res, held := e.gated(ctx, kind, req, valid.Gates); held {
@@ -287,7 +293,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	e.s.Seq++
 	e.opsInRun++
 	op := &contract.Operation{
-		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
+		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: requestID(ctx),
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: contract.ResultRunning, ConfigYAML: req.ConfigYAML, Adopt: req.Adopt,
 		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, ControlPlane: pool,
 		Recreate: req.Recreate,

@@ -42,6 +42,9 @@ func (e *entity) admitProtected(op lifecycle.Operation) error {
 }
 
 func (e *entity) admitProtect(req contract.ProtectRequest) error {
+	if x := e.s.Expiry; x != nil {
+		return notAllowed("%s expires at %s: an expiring instance cannot be protected; deploy a config without expires first", e.s.Ref, stamp(x.At))
+	}
 	if e.s.Protection != nil {
 		return notAllowed("%s is already protected (since %s, by %s)", e.s.Ref, e.s.Protection.At.UTC().Format("2006-01-02T15:04:05Z"), e.s.Protection.Actor)
 	}

@@ -63,6 +63,8 @@ const (
 	// changeDependents has a dependent tell its dependencies when it stops depending on them, and an instance
 	// whose changed outputs could not be passed on mark those dependents DependencyStale and notify.
 	changeDependents = "dependents-registered"
+	// changeExpiry runs an instance's expiry: warnings, then its stack's action at the end, as who set it.
+	changeExpiry = "instance-expiry"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -189,6 +191,7 @@ var Changes = []Change{
 			workflow.DefaultVersion: {"approvals", "approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "hooks", "lifecycle", "lifecycle-v0", "lifecycle-v1"},
 		}},
 	{ID: changeDependents, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
+	{ID: changeExpiry, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 }
 
 // ChangeByID returns the record of the change id.
@@ -334,4 +337,10 @@ func recordsArchive(ctx workflow.Context) bool {
 // called only on those paths, so an instance without dependencies records nothing for it.
 func registersDependents(ctx workflow.Context) bool {
 	return rides(ctx) || workflow.GetVersion(ctx, changeDependents, workflow.DefaultVersion, 1) >= 1
+}
+
+// runsExpiry reports whether this run keeps an instance's expiry. It is called only for an
+// instance whose config sets one, so an instance without records nothing for it.
+func runsExpiry(ctx workflow.Context) bool {
+	return rides(ctx) || workflow.GetVersion(ctx, changeExpiry, workflow.DefaultVersion, 1) >= 1
 }

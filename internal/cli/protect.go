@@ -2,6 +2,7 @@ package cli
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -65,5 +66,50 @@ func (g *globals) protectionCmd(update, short, long string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why; recorded with the actor in the audit log")
+	return cmd
+}
+
+func (g *globals) extendCmd() *cobra.Command {
+	var by time.Duration
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "extend TENANT/NAME --by DURATION",
+		Short: "Move an instance's expiry on, within its stack's maximum (schema.expiry.max)",
+		Long: `extend moves the end of an instance whose config sets expires (or expiresAt) on by --by. The new end
+may be no more than the stack's expiry.max from now (exit 2 otherwise, naming the maximum). The
+warnings are sent again before the new end. Who may is the policy's (operation extend); the
+expiry's action then runs as the person who extended it last.`,
+		Args: exactArgs(1, "TENANT/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if by <= 0 {
+				return usageErr("--by: a positive duration such as 48h is required")
+			}
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			req := contract.ExtendRequest{By: by, Actor: g.actor, Reason: reason}
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			var x *contract.Expiry
+			if api != nil {
+				x, err = api.Extend(cmd.Context(), ref, req)
+			} else {
+				err = g.withSignedClient(cmd, func(c *client.Client) error {
+					x, err = c.Extend(cmd.Context(), ref, req)
+					return err
+				})
+			}
+			if err != nil {
+				return err
+			}
+			g.printf("%s: expires at %s, then %s\n", ref, x.At.UTC().Format(time.RFC3339), x.Action)
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&by, "by", 0, "how much later it ends, such as 48h")
+	cmd.Flags().StringVar(&reason, "reason", "", "why; recorded with the actor")
 	return cmd
 }

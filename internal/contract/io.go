@@ -79,6 +79,8 @@ type ValidateOutput struct {
 	Dependencies []string `json:"dependencies,omitempty"`
 	// Protected is why the config protects the instance from deletion (file or stack); "" when not.
 	Protected string `json:"protected,omitempty"`
+	// Expiry is when the config says the instance ends, and how; nil when it does not.
+	Expiry *ExpiryPlan `json:"expiry,omitempty"`
 }
 
 // OpenMRInput renders the instance (or removes it, for deprovision) and opens one MR.

@@ -32,6 +32,8 @@ var (
 	// SAInstanceWindowOpensAt is set while an operation waits for a change window: when it opens.
 	// A Datetime: the Keyword and Bool slots of SQL visibility are all used.
 	SAInstanceWindowOpensAt = temporal.NewSearchAttributeKeyTime("InstanceWindowOpensAt")
+	// SAInstanceExpiresAt is when the instance expires, while it has an expiry (list --expiring).
+	SAInstanceExpiresAt = temporal.NewSearchAttributeKeyTime("InstanceExpiresAt")
 )
 
 // SearchAttributes is the one declared list of slipway's search attributes with their types: workers
@@ -41,7 +43,7 @@ var SearchAttributes = []temporal.SearchAttributeKey{
 	SAInstanceState, SATenant, SAInstanceName, SAInstanceReady, SAAppObserved,
 	SAInstanceStack, SAInstanceOperation, SAInstanceRollout, SARolloutPhase, SAInstanceDrifted,
 	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies, SAInstanceRetrying,
-	SAInstanceWindowOpensAt,
+	SAInstanceWindowOpensAt, SAInstanceExpiresAt,
 }
 
 // SearchAttributeTypes is SearchAttributes as name -> type, spelled as `temporal operator

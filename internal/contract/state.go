@@ -56,6 +56,7 @@ type InstanceState struct {
 	Render           *Render               `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
 	Audit            []AuditRecord         `json:"audit,omitempty"`         // decisions about requests, newest last (bounded)
 	Protection       *Protection           `json:"protection,omitempty"`    // destroy and deprovision are refused while set
+	Expiry           *Expiry               `json:"expiry,omitempty"`        // when the instance ends, and how
 	Settings         Settings              `json:"settings"`
 }
 

@@ -38,6 +38,7 @@ var Operations = []string{
 	"gate", "cancel", "rollout", "drift", "refresh",
 	"new-run",              // an operator moving an idle instance to a new run (retiring a workflow version)
 	"protect", "unprotect", // deletion protection: set it, or lift it (the default: platform admins only)
+	"extend",  // moving an instance's expiry on
 	"secrets", // slipway server reading an instance's secrets for a person
 	"read",    // slipway server reading an instance, or what a fleet read shows of a tenant ("*": every tenant)
 }
