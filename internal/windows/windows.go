@@ -55,8 +55,12 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 // maxDuration bounds a window: a week covers any weekly rhythm.
 const maxDuration = 7 * 24 * time.Hour
 
-// horizon is how far Next looks ahead.
-const horizon = 366 * 24 * time.Hour
+// horizon is how far Next looks ahead, and maxSteps how many window edges it walks at most (a
+// window every minute would otherwise take half a million steps to say it never opens).
+const (
+	horizon  = 366 * 24 * time.Hour
+	maxSteps = 10000
+)
 
 var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
@@ -165,7 +169,7 @@ func (s Set) At(now time.Time) Status {
 	}
 	// The next time it opens is a boundary: a window's start or end. Walk them in order.
 	t := now
-	for t.Sub(now) < horizon {
+	for steps := 0; t.Sub(now) < horizon && steps < maxSteps; steps++ {
 		next := t.Add(horizon)
 		for _, w := range s {
 			if in, edge := w.activeAt(t); in {
