@@ -3,6 +3,8 @@ package activities
 import (
 	"context"
 	"errors"
+	"slices"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -11,21 +13,32 @@ import (
 	"github.com/slipway-dev/slipway/internal/policy"
 )
 
+// windowed are the operations change windows hold when they are requested (not at their
+// approval step): those that change an instance. Plans, drift checks and reads never wait.
+var windowed = []string{"provision", "deploy", "archive", "destroy", "deprovision"}
+
 // Authorize asks the policy whether in.Actor may do in.Operation, and whether a person must
 // approve first. Workflows run it as a local activity, so the decision (and the policy's hash)
 // is recorded in history and replays. Bad input and a policy that cannot decide are
 // non-retryable: the same input gets the same answer.
 func (a *Activities) Authorize(ctx context.Context, in policy.Input) (policy.Decision, error) {
-	if err := a.fill(ctx, &in); err != nil {
-		return policy.Decision{}, err
-	}
 	e := a.Policy
 	if e == nil {
 		// A worker built without one (tests, benchmarks) gets the platform's default, never no policy.
 		e = policy.Default()
 	}
+	if in.Fill == nil && slices.Contains(windowed, in.Operation) {
+		if ws := e.Windows().For(in.Tenant, in.Stack.Name); len(ws) > 0 {
+			st := ws.At(time.Now())
+			in.Windows = &st
+		}
+	}
+	if err := a.fill(ctx, &in); err != nil {
+		return policy.Decision{}, err
+	}
 	d, err := e.Decide(ctx, in)
 	if err == nil {
+		d.Windows = in.Windows
 		return d, nil
 	}
 	var (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -64,6 +65,10 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 	if _, err := config.Validate(stack, inst, previous); err != nil {
 		return contract.ValidateOutput{}, invalidConfig(err)
 	}
+	exp, err := config.ExpiryOf(stack, inst, time.Now())
+	if err != nil {
+		return contract.ValidateOutput{}, invalidConfig(err)
+	}
 	if err := a.checkCredentials(stack, in.Ref); err != nil {
 		return contract.ValidateOutput{}, err
 	}
@@ -74,7 +79,14 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 		return contract.ValidateOutput{}, err
 	}
 	return contract.ValidateOutput{Stack: inst.StackName(), Release: rel.Ref(), Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
-		ControlPlane: inst.ControlPlane, Dependencies: targets}, nil
+		ControlPlane: inst.ControlPlane, Dependencies: targets, Protected: config.ProtectedBy(stack, inst), Expiry: expiryPlan(exp)}, nil
+}
+
+func expiryPlan(x *config.ExpirySpec) *contract.ExpiryPlan {
+	if x == nil {
+		return nil
+	}
+	return &contract.ExpiryPlan{At: x.At, Action: x.Action, Warn: x.Warn, Max: x.Max}
 }
 
 // controls are the approval rule and hooks in force for inst: the stack's, tightened by the instance's.

@@ -12,6 +12,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/internal/logging"
 	"github.com/slipway-dev/slipway/internal/observe"
+	"github.com/slipway-dev/slipway/internal/windows"
 )
 
 // InstanceWorkflow is the entity workflow of one instance (ID instance/<tenant>/<name>).
@@ -29,6 +30,9 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 	}
 	e.recordLegacyNames(ctx)
 	e.upsertSearchAttributes(ctx)
+	if e.s.Expiry != nil {
+		e.startExpiry(ctx) // carried over from the run before
+	}
 	switch {
 	case lean >= 2:
 		e.inline = true
@@ -44,7 +48,7 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 	}
 	for {
 		if err := workflow.Await(ctx, func() bool {
-			return e.signalled() || (!e.busy && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx)))
+			return e.signalled() || (!e.busy && !e.acting && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx)))
 		}); err != nil {
 			return err
 		}
@@ -58,7 +62,7 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 		if e.receiveSignal(ctx) {
 			continue
 		}
-		if e.busy {
+		if e.busy || e.acting {
 			continue
 		}
 		e.drainSteps()
@@ -106,6 +110,13 @@ type entity struct {
 	stop workflow.CancelFunc
 	// teardown is a destroy or deprovision accepted in this run and not ended: no dependent is taken on.
 	teardown bool
+	// windowOf is where each accepted operation stood in the change windows, by update ID (authorize).
+	windowOf map[string]*windows.Status
+	// expiryChanged counts changes to the expiry, so its timer wakes on each; expiring says it runs.
+	expiryChanged int
+	expiring      bool
+	// acting is an operation the workflow starts itself (expiry) between its decision and its start.
+	acting bool
 }
 
 func newEntity(ctx workflow.Context, in contract.InstanceInput) *entity {
@@ -199,6 +210,8 @@ func (e *entity) upsertSearchAttributes(ctx workflow.Context) {
 	u.keyword(contract.SAAppObserved, fingerprint, observed)
 	u.boolean(contract.SAInstanceAwaitingApproval, e.s.Approval != nil)
 	u.keywordList(contract.SAInstanceDependencies, e.s.Dependencies)
+	u.windowOpens(workflow.GetTypedSearchAttributes(ctx), e.s.Waiting)
+	u.expiresAt(workflow.GetTypedSearchAttributes(ctx), e.s.Expiry)
 	if e.lean {
 		if op := e.s.Current; op != nil && e.retryingNow() == nil {
 			op.Retrying = nil // its step or operation ended: nothing to carry on

@@ -29,6 +29,8 @@ func policyOperation(update string) string {
 		return "drift"
 	case contract.UpdateNewRun:
 		return contract.UpdateNewRun
+	case contract.UpdateProtect, contract.UpdateUnprotect, contract.UpdateExtend:
+		return update
 	case contract.UpdateRetry, contract.UpdateResolve, contract.UpdateAbandon:
 		return update
 	}
@@ -43,21 +45,10 @@ func policyOperation(update string) string {
 // The policy sees the whole request: its arguments, the instance it touches, and the operation a
 // decision acts on with who asked for it.
 func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update string, args []any) error {
-	op := policyOperation(update)
-	if op == "" {
+	if policyOperation(update) == "" {
 		return nil
 	}
-	in := policy.Input{Actor: actor, Operation: op, Tenant: e.s.Ref.Tenant, Name: e.s.Ref.Name,
-		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}, Request: requestArg(args),
-		Instances: []string{e.s.Ref.String()}, Current: policyOperationOf(e.s.Current)}
-	if o, ok := lifecycle.ParseOperation(update); ok && o != lifecycle.OpPlan {
-		in.NextState = string(o.Done(e.s.State))
-	}
-	if d, ok := lifecycle.ParseDecision(update); ok {
-		if req, ok := firstArg[contract.DecisionRequest](args); ok {
-			in.NextState = string(e.decisionLeadsTo(d, req))
-		}
-	}
+	in := e.policyInput(actor, update, args)
 	rec := contract.AuditRecord{At: workflow.Now(ctx), Request: "update " + update, Actor: &actor}
 	var d policy.Decision
 	if err := quick(ctx, true, "Authorize", in).Get(ctx, &d); err != nil {
@@ -72,8 +63,31 @@ func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update st
 		return temporal.NewNonRetryableApplicationError("denied by policy "+shortHash(d.PolicyHash)+": "+d.Reason, ErrPolicyDenied, nil)
 	}
 	rec.Decision = contract.AuditAllowed
+	e.keepWindow(ctx, d)
+	if req, ok := firstArg[contract.ProtectRequest](args); ok && req.Reason != "" {
+		rec.Reason += "; why: " + req.Reason // the audit says why the protection changed
+	}
+	if req, ok := firstArg[contract.OperationRequest](args); ok && req.OverrideWindow {
+		rec.Reason += "; overrides the change windows: " + req.Reason
+	}
 	e.audit(ctx, rec)
 	return nil
+}
+
+// policyInput is the policy's input for update with args, sent by actor.
+func (e *entity) policyInput(actor identity.Actor, update string, args []any) policy.Input {
+	in := policy.Input{Actor: actor, Operation: policyOperation(update), Tenant: e.s.Ref.Tenant, Name: e.s.Ref.Name,
+		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}, Request: requestArg(args),
+		Instances: []string{e.s.Ref.String()}, Current: policyOperationOf(e.s.Current)}
+	if o, ok := lifecycle.ParseOperation(update); ok && o != lifecycle.OpPlan {
+		in.NextState = string(o.Done(e.s.State))
+	}
+	if d, ok := lifecycle.ParseDecision(update); ok {
+		if req, ok := firstArg[contract.DecisionRequest](args); ok {
+			in.NextState = string(e.decisionLeadsTo(d, req))
+		}
+	}
+	return in
 }
 
 // decisionLeadsTo is where a decision on the current operation leads (as decide takes it): a

@@ -315,6 +315,9 @@ func (e *entity) clearWatch(ctx workflow.Context, w contract.ReadyWatch) {
 
 // scheduledCondition is Scheduled=False while gates are set; nil when there are none.
 func (e *entity) scheduledCondition() *lifecycle.Condition {
+	if c := e.windowCondition(); c != nil {
+		return c
+	}
 	if len(e.s.Gates) == 0 {
 		return nil
 	}
@@ -375,14 +378,20 @@ func (e *entity) registerGates(ctx workflow.Context) error {
 // gated holds kind at the gates. held says the operation ended there: cancelled (nothing was
 // done, the state is as it was) or timed out (a <Op>Failed with no leftovers).
 func (e *entity) gated(ctx workflow.Context, kind lifecycle.Operation, req contract.OperationRequest, fromFile []gates.Spec) (contract.OperationResult, bool) {
-	err := e.awaitGates(ctx, kind, req.Actor, fromFile)
+	return e.held(ctx, kind, req, e.awaitGates(ctx, kind, req.Actor, fromFile))
+}
+
+// held ends kind when its wait (at the gates or for a change window) ended with err; false when
+// err is nil and the operation goes on.
+func (e *entity) held(ctx workflow.Context, kind lifecycle.Operation, req contract.OperationRequest, err error) (contract.OperationResult, bool) {
 	if err == nil {
 		return contract.OperationResult{}, false
 	}
 	now := workflow.Now(ctx)
 	var timeout *gateTimeoutError
+	var window *windowError
 	e.s.Seq++
-	op := &contract.Operation{ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
+	op := &contract.Operation{ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: requestID(ctx),
 		Actor: req.Actor, From: e.s.State, Attempt: 1, ConfigYAML: req.ConfigYAML, StartedAt: now, EndedAt: now, Rollout: req.Rollout}
 	e.pushCurrent(op)
 	switch {
@@ -398,6 +407,11 @@ func (e *entity) gated(ctx workflow.Context, kind lifecycle.Operation, req contr
 			Error: fmt.Sprintf("%s did not start: gate(s) %s did not clear in time; nothing was changed", kind, strings.Join(timedOut, ", "))}
 		e.setState(ctx, kind.Failed(op.From))
 		e.notify(ctx, notify.KindFailed, fmt.Sprintf("%s of %s failed at its scheduling gates: %s", kind, e.s.Ref, op.Failure.Error), nil)
+		e.tellRollout(ctx, op)
+	case errors.As(err, &window):
+		op.Result = contract.ResultFailed
+		op.Failure = &contract.Failure{Step: "change-window", Type: "OutsideChangeWindow", Leftovers: []contract.Leftover{}, At: now,
+			Error: fmt.Sprintf("%s did not start: %s; nothing was changed", kind, errorMessage(window.err))}
 		e.tellRollout(ctx, op)
 	default:
 		op.Result = contract.ResultFailed

@@ -54,6 +54,12 @@ func (e *entity) register(ctx workflow.Context) error {
 	if err := e.registerApprovals(ctx); err != nil {
 		return err
 	}
+	if err := e.registerProtection(ctx); err != nil {
+		return err
+	}
+	if err := e.registerExpiry(ctx); err != nil {
+		return err
+	}
 	for _, op := range lifecycle.AllOperations {
 		op := op
 		err := workflow.SetUpdateHandlerWithOptions(ctx, string(op),
@@ -98,6 +104,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRe
 	if err := e.admitTeardown(op); err != nil {
 		return err
 	}
+	if err := e.admitProtected(op); err != nil {
+		return err
+	}
 	if req.Rollout != "" && len(e.s.Gates) > 0 {
 		// A rollout's deploy would wait at the gates and hold its whole batch.
 		return notAllowed("%s is gated (%s): the rollout skips it; remove the gates, then deploy it", e.s.Ref, e.gateNames())
@@ -110,6 +119,9 @@ func (e *entity) admitOperation(op lifecycle.Operation, req contract.OperationRe
 	}
 	if op == lifecycle.OpDeprovision && !req.Confirm {
 		return notAllowed("%s: deprovision is final: it destroys the infrastructure and removes the config; confirm it (confirm: true, CLI --yes)", e.s.Ref)
+	}
+	if err := e.admitOverrideWindow(op, req); err != nil {
+		return err
 	}
 	if req.DeployTimeout < 0 {
 		return notAllowed("%s: deployTimeout must not be negative", e.s.Ref)
@@ -196,6 +208,8 @@ func (e *entity) admitForceUnlock(d lifecycle.Decision, req contract.DecisionReq
 func (e *entity) admission() lifecycle.Admission {
 	a := lifecycle.Admission{Ref: e.s.Ref.String(), State: e.s.State, CanStop: e.canStop()}
 	switch {
+	case e.busy && e.s.Waiting != nil && e.s.Waiting.Window != nil:
+		a.Holder = lifecycle.WindowHolder(a.Ref, e.s.Waiting.Operation, *e.s.Waiting.Window, e.s.Waiting.Since)
 	case e.busy && e.s.Waiting != nil:
 		a.Holder = lifecycle.GateHolder(a.Ref, e.s.Waiting.Operation, e.gateNames(), e.s.Waiting.Since)
 	case e.busy:
@@ -224,6 +238,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	if err := e.admitOperation(kind, req); err != nil {
 		return contract.OperationResult{}, err
 	}
+	window := e.takeWindow(ctx)
 	if tearsDown(kind) {
 		// From here no dependent is taken on: the teardown and a registration are decided in turn.
 		e.teardown = true
@@ -259,11 +274,18 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	}
 	if req.ConfigYAML != "" {
 		e.recordDependencies(ctx, kind, valid)
+		e.recordProtection(ctx, kind, req, valid)
+		if err := e.recordExpiry(ctx, kind, req, valid); err != nil {
+			return contract.OperationResult{}, err
+		}
 	}
 	if kind == lifecycle.OpProvision || kind == lifecycle.OpDeploy {
 		if res, held := e.gated(ctx, kind, req, valid.Gates); held {
 			return res, nil
 		}
+	}
+	if res, held := e.held(ctx, kind, req, e.awaitWindow(ctx, kind, req, window)); held {
+		return res, nil
 	}
 	if kind == lifecycle.OpProvision {
 		if err := e.claimNames(ctx); err != nil {
@@ -275,7 +297,7 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	e.s.Seq++
 	e.opsInRun++
 	op := &contract.Operation{
-		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: workflow.GetCurrentUpdateInfo(ctx).ID,
+		ID: fmt.Sprintf("%d-%s", e.s.Seq, e.s.Epoch), Kind: kind, RequestID: requestID(ctx),
 		Actor: req.Actor, From: e.s.State, Attempt: 1, Result: contract.ResultRunning, ConfigYAML: req.ConfigYAML, Adopt: req.Adopt,
 		Timeout: req.DeployTimeout, StartedAt: workflow.Now(ctx), Rollout: req.Rollout, Priority: req.Priority, ControlPlane: pool,
 		Recreate: req.Recreate, To: req.To,

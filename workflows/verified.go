@@ -8,7 +8,13 @@ import (
 )
 
 // verifiedActor is the verified actor of the update (or start) being handled.
-func verifiedActor(ctx workflow.Context) (identity.Actor, bool) { return attest.Verified(ctx) }
+// An operation the workflow starts itself for a person (expiry, onBehalf) is theirs.
+func verifiedActor(ctx workflow.Context) (identity.Actor, bool) {
+	if a, ok := onBehalf(ctx); ok {
+		return a, true
+	}
+	return attest.Verified(ctx)
+}
 
 // onBehalfOf is the actor a request slipway sends because a has asked is sent for: a itself,
 // or nil (the worker's own) when a is one of slipway's components or unknown.

@@ -66,6 +66,8 @@ const (
 	changeDependents = "dependents-registered"
 	// changeRolloutWatch watches each wave of a rollout with a watch time (--watch) before the next starts.
 	changeRolloutWatch = "rollout-watch"
+	// changeExpiry runs an instance's expiry: warnings, then its stack's action at the end, as who set it.
+	changeExpiry = "instance-expiry"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -205,6 +207,7 @@ var Changes = []Change{
 		}},
 	{ID: changeDependents, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 	{ID: changeRolloutWatch, Added: "2026-11-27", Max: 1, Workflows: []string{rolloutType}},
+	{ID: changeExpiry, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 }
 
 // ChangeByID returns the record of the change id.
@@ -356,4 +359,10 @@ func registersDependents(ctx workflow.Context) bool {
 // with --watch asks, so the others record nothing for it.
 func watchesWaves(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeRolloutWatch, workflow.DefaultVersion, 1) >= 1
+}
+
+// runsExpiry reports whether this run keeps an instance's expiry. It is called only for an
+// instance whose config sets one, so an instance without records nothing for it.
+func runsExpiry(ctx workflow.Context) bool {
+	return rides(ctx) || workflow.GetVersion(ctx, changeExpiry, workflow.DefaultVersion, 1) >= 1
 }

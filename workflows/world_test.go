@@ -123,7 +123,15 @@ func (w *world) mock() {
 					"invalid instance config: parameters.bogus: unknown parameter", contract.ErrInvalidConfig, nil,
 					[]contract.FieldError{{Field: "parameters.bogus", Message: "unknown parameter"}})
 			}
-			return contract.ValidateOutput{Stack: "example", Dependencies: w.dependsOn}, nil
+			out := contract.ValidateOutput{Stack: "example", Dependencies: w.dependsOn}
+			if strings.Contains(in.ConfigYAML, "protected: true") {
+				out.Protected = "file"
+			}
+			if strings.Contains(in.ConfigYAML, "expires: 72h") {
+				out.Expiry = &contract.ExpiryPlan{At: w.env.Now().Add(72 * time.Hour), Action: "archive",
+					Warn: []time.Duration{24 * time.Hour, time.Hour}, Max: 168 * time.Hour}
+			}
+			return out, nil
 		})
 	e.OnActivity(contract.ActOpenMR, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.OpenMRInput) (forge.MergeRequest, error) {
@@ -287,7 +295,7 @@ func (w *world) mock() {
 type request struct {
 	name   string
 	arg    any
-	at     time.Duration // send this long after the previous request was sent (0: after it ended)
+	at     time.Duration // send this long after the previous request ended
 	result contract.OperationResult
 	status contract.Status // the result of a refresh
 	err    error           // rejection or update error
@@ -318,6 +326,12 @@ func (w *world) run(settings contract.Settings, reqs ...*request) {
 			return
 		}
 		r := reqs[i]
+		if r.at > 0 {
+			d := r.at
+			r.at = 0
+			w.env.RegisterDelayedCallback(next, d)
+			return
+		}
 		i++
 		w.env.UpdateWorkflow(r.name, fmt.Sprintf("req-%d", i), &testsuite.TestUpdateCallback{
 			OnAccept: func() {

@@ -11,7 +11,7 @@ addr="${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS must be set}"
 # yes/no attributes are Bool.
 specs="InstanceState:Keyword Tenant:Keyword InstanceName:Keyword InstanceReady:Keyword AppObserved:Keyword
 InstanceStack:Keyword InstanceOperation:Keyword InstanceRollout:Keyword RolloutPhase:Keyword InstanceDrifted:Keyword
-InstanceGated:Bool InstanceAwaitingApproval:Bool InstanceDependencies:KeywordList InstanceRetrying:Bool InstanceRelease:KeywordList"
+InstanceGated:Bool InstanceAwaitingApproval:Bool InstanceDependencies:KeywordList InstanceRetrying:Bool InstanceRelease:KeywordList InstanceWindowOpensAt:Datetime InstanceExpiresAt:Datetime"
 listed="$(temporal operator search-attribute list --address "$addr" --namespace "$ns")"
 for spec in $specs; do
 	name="${spec%%:*}"

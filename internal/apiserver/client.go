@@ -168,6 +168,18 @@ func (c *Client) Gate(ctx context.Context, ref contract.Ref, update string, req 
 	return out, c.do(ctx, http.MethodPost, path, req, &out)
 }
 
+// Protect sends protect or unprotect (POST .../protect, .../unprotect).
+func (c *Client) Protect(ctx context.Context, ref contract.Ref, update string, req contract.ProtectRequest) (*contract.Protection, error) {
+	var out *contract.Protection
+	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/"+update, req, &out)
+}
+
+// Extend sends extend (POST .../extend).
+func (c *Client) Extend(ctx context.Context, ref contract.Ref, req contract.ExtendRequest) (*contract.Expiry, error) {
+	var out *contract.Expiry
+	return out, c.do(ctx, http.MethodPost, instPath(ref)+"/extend", req, &out)
+}
+
 // Status reads the instance's status as the signed-in person may see it.
 func (c *Client) Status(ctx context.Context, ref contract.Ref, req contract.StatusRequest) (*contract.Status, error) {
 	q := url.Values{}
@@ -252,6 +264,9 @@ func (c *Client) List(ctx context.Context, f client.ListFilter) ([]client.ListIt
 		if v {
 			q.Set(k, "true")
 		}
+	}
+	if !f.ExpiringBefore.IsZero() {
+		q.Set("expiringBefore", f.ExpiringBefore.UTC().Format(time.RFC3339))
 	}
 	var out []client.ListItem
 	return out, c.do(ctx, http.MethodGet, "/v1/instances?"+q.Encode(), nil, &out)

@@ -98,6 +98,11 @@ func listFilter(q url.Values) (client.ListFilter, error) {
 			}
 		}
 	}
+	if v := q.Get("expiringBefore"); v != "" {
+		if f.ExpiringBefore, err = time.Parse(time.RFC3339, v); err != nil {
+			return f, badRequest("expiringBefore: %q is not an RFC 3339 time", v)
+		}
+	}
 	_, stateOK := lifecycle.ParseState(f.State)
 	switch {
 	case f.Tenant != "" && !names.IsLabel(f.Tenant):

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
@@ -78,6 +79,9 @@ func (s *Server) routes() {
 	s.handle("POST "+inst+"/approvals/{verb}", s.approval)
 	s.handle("POST "+inst+"/gates/{verb}", s.gate)
 	s.handle("POST "+inst+"/cancel", s.gate)
+	s.handle("POST "+inst+"/protect", s.protect)
+	s.handle("POST "+inst+"/unprotect", s.protect)
+	s.handle("POST "+inst+"/extend", s.extend)
 	s.handle("GET "+inst+"/status", s.status)
 	s.handle("POST "+inst+"/refresh", s.refresh)
 	s.handle("GET "+inst+"/secrets", s.secrets)
@@ -322,6 +326,55 @@ func (s *Server) gate(ctx context.Context, a identity.Actor, r *http.Request) (i
 		gs = []contract.Gate{}
 	}
 	return http.StatusOK, gs, nil
+}
+
+// protect serves protect and unprotect; the instance's workflow asks the policy who may.
+func (s *Server) protect(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := s.readInstance(ctx, a, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	var req contract.ProtectRequest
+	if err := decode(r, &req); err != nil {
+		return 0, nil, err
+	}
+	update := contract.UpdateProtect
+	if strings.HasSuffix(r.URL.Path, "/unprotect") {
+		update = contract.UpdateUnprotect
+	}
+	var p *contract.Protection
+	err = s.bounded(ctx, func(ctx context.Context) (err error) {
+		p, err = s.o.Client.Protect(ctx, ref, update, req)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, p, nil
+}
+
+// extend serves extend; the instance's workflow asks the policy who may, and keeps the maximum.
+func (s *Server) extend(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	ref, err := s.readInstance(ctx, a, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	var req contract.ExtendRequest
+	if err := decode(r, &req); err != nil {
+		return 0, nil, err
+	}
+	if req.By <= 0 {
+		return 0, nil, badRequest("by: must be a positive duration")
+	}
+	var x *contract.Expiry
+	err = s.bounded(ctx, func(ctx context.Context) (err error) {
+		x, err = s.o.Client.Extend(ctx, ref, req)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, x, nil
 }
 
 // status is the status query sent with the person's attestation, for those who may read the

@@ -136,7 +136,13 @@ func gateNames(gs []contract.Gate) string { return client.GateNames(gs) }
 
 // writeGates prints the gates and how long an operation has waited at them.
 func writeGates(w io.Writer, st *contract.Status, now time.Time) {
-	if wt := st.Waiting; wt != nil {
+	if wt := st.Waiting; wt != nil && wt.Window != nil {
+		fmt.Fprintf(w, "%s waiting for the change window opening at %s (since %s; slipway cancel %s ends it)\n", wt.Operation,
+			wt.Window.UTC().Format(time.RFC3339), wt.Since.UTC().Format(time.RFC3339), st.Name)
+		if len(st.Gates) == 0 {
+			return
+		}
+	} else if wt != nil {
 		fmt.Fprintf(w, "%s waiting since %s (%s)\n", wt.Operation, wt.Since.UTC().Format(time.RFC3339), now.Sub(wt.Since).Round(time.Second))
 	}
 	if len(st.Gates) == 0 {

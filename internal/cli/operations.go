@@ -16,6 +16,7 @@ import (
 func (g *globals) createCmd() *cobra.Command {
 	var file string
 	var wait bool
+	var ow windowOverride
 	cmd := &cobra.Command{
 		Use:   "create TENANT/NAME -f FILE",
 		Short: "Provision an instance: validate its config, render it into the GitOps repo through one MR, merge it",
@@ -32,9 +33,14 @@ func (g *globals) createCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.submit(cmd.Context(), ref, lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: yaml}, wait)
+			req := contract.OperationRequest{ConfigYAML: yaml}
+			if err := ow.apply(&req); err != nil {
+				return err
+			}
+			return g.submit(cmd.Context(), ref, lifecycle.OpProvision, req, wait)
 		},
 	}
+	ow.flags(cmd)
 	cmd.Flags().StringVarP(&file, "file", "f", "", "instance file (YAML: stack and parameters)")
 	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
 	return cmd
@@ -44,6 +50,7 @@ func (g *globals) deployCmd() *cobra.Command {
 	var file string
 	var wait bool
 	var timeout time.Duration
+	var ow windowOverride
 	cmd := &cobra.Command{
 		Use:   "deploy TENANT/NAME [-f FILE]",
 		Short: "First deploy or update; with -f the changed config is validated and merged through its own MR first",
@@ -62,9 +69,13 @@ func (g *globals) deployCmd() *cobra.Command {
 					return err
 				}
 			}
+			if err := ow.apply(&req); err != nil {
+				return err
+			}
 			return g.submit(cmd.Context(), ref, lifecycle.OpDeploy, req, wait)
 		},
 	}
+	ow.flags(cmd)
 	cmd.Flags().StringVarP(&file, "file", "f", "", "changed instance file")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "deadline for the app to become Synced+Healthy (default: the instance's, 10m)")
 	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
@@ -73,6 +84,7 @@ func (g *globals) deployCmd() *cobra.Command {
 
 func (g *globals) simpleOpCmd(name, short string) *cobra.Command {
 	var wait bool
+	var ow windowOverride
 	op, _ := lifecycle.ParseOperation(name)
 	cmd := &cobra.Command{
 		Use:   name + " TENANT/NAME",
@@ -83,15 +95,21 @@ func (g *globals) simpleOpCmd(name, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.submit(cmd.Context(), ref, op, contract.OperationRequest{}, wait)
+			var req contract.OperationRequest
+			if err := ow.apply(&req); err != nil {
+				return err
+			}
+			return g.submit(cmd.Context(), ref, op, req, wait)
 		},
 	}
+	ow.flags(cmd)
 	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
 	return cmd
 }
 
 func (g *globals) deprovisionCmd() *cobra.Command {
 	var yes, wait bool
+	var ow windowOverride
 	cmd := &cobra.Command{
 		Use:   "deprovision TENANT/NAME --yes",
 		Short: "Destroy everything and remove the config through an MR. Final.",
@@ -104,9 +122,14 @@ func (g *globals) deprovisionCmd() *cobra.Command {
 			if !yes {
 				return usageErr("--yes: deprovision of %s is final (infrastructure destroyed, config removed); confirm with --yes", ref)
 			}
-			return g.submit(cmd.Context(), ref, lifecycle.OpDeprovision, contract.OperationRequest{Confirm: true}, wait)
+			req := contract.OperationRequest{Confirm: true}
+			if err := ow.apply(&req); err != nil {
+				return err
+			}
+			return g.submit(cmd.Context(), ref, lifecycle.OpDeprovision, req, wait)
 		},
 	}
+	ow.flags(cmd)
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm: deprovision cannot be undone")
 	cmd.Flags().BoolVar(&wait, "wait", false, "show live step progress and end with the final state")
 	return cmd

@@ -68,7 +68,7 @@ func NewRoot(s Streams) *cobra.Command {
 		g.decisionCmd("resolve", "Say the leftovers were cleaned up by hand; go back to the last good state"),
 		g.decisionCmd("abandon", "Give up on the failed operation; leftovers stay on record"),
 		g.devCmd(), g.demoCmd(), g.webhookCmd(), g.eventsCmd(), g.watchCmd(),
-		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.stackCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
+		g.secretsCmd(), g.codecCmd(), g.codecServerCmd(), g.rolloutCmd(), g.stackCmd(), g.driftCmd(), g.notifyCmd(), g.gateCmd(), g.cancelCmd(), g.protectCmd(), g.unprotectCmd(), g.extendCmd(), g.windowsCmd(), g.approveCmd(), g.rejectCmd(), g.controlPlanesCmd(),
 		g.serverCmd(), g.auditCmd(), g.policyCmd(),
 		g.recreateCmd(), g.newRunCmd(), g.stackCmd(),
 	)

@@ -125,6 +125,14 @@ func (g *globals) printStatus(st *contract.Status) {
 	if len(st.Dependencies) > 0 {
 		g.printf("dependencies: %s (it waits for each to be Ready and takes their outputs)\n", strings.Join(st.Dependencies, ", "))
 	}
+	if x := st.Expiry; x != nil {
+		g.printf("expires: %s (in %s): then %s, as %s; slipway extend %s --by DURATION moves it\n",
+			x.At.UTC().Format(time.RFC3339), time.Until(x.At).Round(time.Second), x.Action, x.Actor, st.Name)
+	}
+	if p := st.Protection; p != nil {
+		g.printf("protected: since %s, by %s (%s); destroy and deprovision are refused until slipway unprotect\n",
+			p.At.UTC().Format(time.RFC3339), p.Actor, p.Reason)
+	}
 	if len(st.Gates) > 0 || st.Waiting != nil {
 		writeGates(g.streams.Out, st, time.Now())
 	}
@@ -249,6 +257,7 @@ func (g *globals) listCmd() *cobra.Command {
 	var f client.ListFilter
 	var out *outputFormat
 	var countsOnly bool
+	var expiring time.Duration
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List instances (the same search-attribute query works in the Temporal UI)",
@@ -270,6 +279,12 @@ func (g *globals) listCmd() *cobra.Command {
 			}
 			if f.Drifted != "" && f.Drifted != "True" && f.Drifted != "False" {
 				return usageErr("--drifted: %q is not one of True, False", f.Drifted)
+			}
+			if expiring < 0 {
+				return usageErr("--expiring: %s must not be negative", expiring)
+			}
+			if expiring > 0 {
+				f.ExpiringBefore = time.Now().Add(expiring)
 			}
 			if countsOnly && f.Stack == "" {
 				return usageErr("--counts: needs --stack (the stack whose instances to count)")
@@ -314,6 +329,7 @@ func (g *globals) listCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&f.Gated, "gated", false, "only instances with scheduling gates set")
 	cmd.Flags().BoolVar(&f.AwaitingApproval, "awaiting-approval", false, "only instances whose operation waits for its plan to be approved")
 	cmd.Flags().BoolVar(&f.Retrying, "retrying", false, "only instances whose running step keeps failing and is retried (Retrying)")
+	cmd.Flags().DurationVar(&expiring, "expiring", 0, "only instances whose expiry ends within this long, such as 48h")
 	cmd.Flags().BoolVar(&f.All, "all", false, "include closed instances (deprovisioned or never provisioned)")
 	cmd.Flags().BoolVar(&countsOnly, "counts", false, "with --stack: only the stack's ready, updated and total counts, overall and per tenant")
 	out = outputFlag(cmd)

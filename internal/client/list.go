@@ -46,6 +46,8 @@ type ListFilter struct {
 	AwaitingApproval bool
 	// Retrying lists only instances whose running step is Retrying.
 	Retrying bool
+	// ExpiringBefore, when set, lists only instances whose expiry ends before it.
+	ExpiringBefore time.Time
 	// All includes closed entities (Deprovisioned, or never provisioned).
 	All bool
 }
@@ -70,6 +72,9 @@ func (f ListFilter) Query() string {
 	}
 	if f.Retrying {
 		q = append(q, fmt.Sprintf("%s = true", contract.SAInstanceRetrying.GetName()))
+	}
+	if !f.ExpiringBefore.IsZero() {
+		q = append(q, fmt.Sprintf("%s < '%s'", contract.SAInstanceExpiresAt.GetName(), f.ExpiringBefore.UTC().Format(time.RFC3339)))
 	}
 	if f.Drifted != "" {
 		q = append(q, fmt.Sprintf("%s = '%s'", contract.SAInstanceDrifted.GetName(), f.Drifted))

@@ -47,7 +47,9 @@ func (c *Client) Precheck(ctx context.Context, ref contract.Ref, op lifecycle.Op
 // a running operation (one starting, one being stopped), which the workflow's validator sees.
 func admit(ref contract.Ref, st *contract.Status, op lifecycle.Operation, req contract.OperationRequest) error {
 	a := lifecycle.Admission{Ref: ref.String(), State: st.State, CanStop: st.State.Cancellable()}
-	if w := st.Waiting; w != nil {
+	if w := st.Waiting; w != nil && w.Window != nil {
+		a.Holder = lifecycle.WindowHolder(a.Ref, w.Operation, *w.Window, w.Since)
+	} else if w != nil {
 		a.Holder = lifecycle.GateHolder(a.Ref, w.Operation, GateNames(st.Gates), w.Since)
 	}
 	err := lifecycle.Admit(a, op)

@@ -16,13 +16,7 @@ func archivedTrue() *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}
 }
 
-func parseArchived(n *yaml.Node, fe *yamlfields.Errors) bool {
-	var b bool
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
-		fe.Add(archivedKey, "must be true or false, got %s (line %d)", nodeKind(n), n.Line)
-	}
-	return b
-}
+func parseArchived(n *yaml.Node, fe *yamlfields.Errors) bool { return parseBool(n, archivedKey, fe) }
 
 // MarkArchived is the instance file data with archived: true (Grove's archive is an update with
 // an automated config change): every other field, and the file's comments, stay as committed.

@@ -32,6 +32,12 @@ type Instance struct {
 	// Archived is written by the archive's own MR (MarkArchived), so the repository alone says
 	// which instances are archived; a deploy's render drops it. A config people deploy may not set it.
 	Archived bool `yaml:"archived,omitempty" json:"archived,omitempty"`
+	// Protected refuses destroy and deprovision until a platform admin unprotects the instance.
+	Protected bool `yaml:"protected,omitempty" json:"protected,omitempty"`
+	// Expires (a duration from when a provision or deploy of this config is accepted) or ExpiresAt
+	// ends the instance then: its stack's expiry.action (expiry.go).
+	Expires   time.Duration `yaml:"expires,omitempty" json:"expires,omitempty"`
+	ExpiresAt time.Time     `yaml:"expiresAt,omitempty" json:"expiresAt,omitempty"`
 }
 
 // ParseInstance parses an instance file strictly: unknown or repeated keys are errors.
@@ -70,8 +76,14 @@ func ParseInstance(data []byte) (*Instance, error) {
 			inst.Placement = parsePlacement(kv.Value, "placement", &fe)
 		case "archived":
 			inst.Archived = parseArchived(kv.Value, &fe)
+		case "protected":
+			inst.Protected = parseBool(kv.Value, "protected", &fe)
+		case "expires":
+			inst.Expires = parseExpiresAfter(kv.Value, &fe)
+		case "expiresAt":
+			inst.ExpiresAt = parseExpiresAt(kv.Value, &fe)
 		default:
-			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement, archived", kv.Line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement, archived, protected, expires, expiresAt", kv.Line)
 		}
 	}
 	if !hasStack {
@@ -213,6 +225,15 @@ func (i *Instance) Canonical() []byte {
 	}
 	if !i.Placement.IsZero() {
 		root.Content = append(root.Content, scalar("placement"), placementNode(i.Placement))
+	}
+	if i.Protected {
+		root.Content = append(root.Content, scalar("protected"), archivedTrue())
+	}
+	if i.Expires > 0 {
+		root.Content = append(root.Content, scalar("expires"), scalar(i.Expires.String()))
+	}
+	if !i.ExpiresAt.IsZero() {
+		root.Content = append(root.Content, scalar("expiresAt"), scalar(i.ExpiresAt.UTC().Format(time.RFC3339)))
 	}
 	if i.Archived {
 		root.Content = append(root.Content, scalar(archivedKey), archivedTrue())

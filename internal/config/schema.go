@@ -80,6 +80,10 @@ type Schema struct {
 	Dependencies []Dependency
 	// Sync is sync:, ArgoCD's automated sync and self-heal on the instance's app (sync.go); nil says nothing.
 	Sync *Sync
+	// Protected protects every instance of the stack from destroy and deprovision (protected.go).
+	Protected bool
+	// Expiry bounds and requires its instances' expires (expiry.go); nil: no maximum, archive at the end.
+	Expiry *Expiry
 }
 
 // Param finds a parameter by name.
@@ -152,8 +156,12 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Dependencies = parseDependencies(kv.Value, field, fe)
 		case "sync":
 			s.Sync = parseSync(kv.Value, field, fe)
+		case "protected":
+			s.Protected = parseBool(kv.Value, field, fe)
+		case "expiry":
+			s.Expiry = parseExpiry(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, placement, engine, engineVersion, timeouts, credentials, outputs, dependencies, sync", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, placement, engine, engineVersion, timeouts, credentials, outputs, dependencies, sync, protected, expiry", kv.Line)
 		}
 	}
 	checkOutputs(s, fe)

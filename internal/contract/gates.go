@@ -31,6 +31,8 @@ type GateWait struct {
 	Operation lifecycle.Operation `json:"operation"`
 	Actor     string              `json:"actor,omitempty"`
 	Since     time.Time           `json:"since"`
+	// Window, when set, is the opening of the change window the operation waits for (not the gates).
+	Window *time.Time `json:"window,omitempty"`
 }
 
 // GateRequest is the argument of gate-add, gate-remove and cancel.

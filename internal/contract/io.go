@@ -91,6 +91,10 @@ type ValidateOutput struct {
 	ControlPlane string `json:"controlPlane,omitempty"`
 	// Dependencies are the TENANT/NAMEs the stack's schema.dependencies name for this config.
 	Dependencies []string `json:"dependencies,omitempty"`
+	// Protected is why the config protects the instance from deletion (file or stack); "" when not.
+	Protected string `json:"protected,omitempty"`
+	// Expiry is when the config says the instance ends, and how; nil when it does not.
+	Expiry *ExpiryPlan `json:"expiry,omitempty"`
 	// StackSchemas answer Stacks, by name.
 	StackSchemas []StackSchema `json:"stackSchemas,omitempty"`
 }

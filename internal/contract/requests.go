@@ -37,6 +37,9 @@ type OperationRequest struct {
 	// To (plan only) is a release or channel of the instance's stack: the plan renders the config
 	// pinned to it (slipway plan --to 1.5.0), from one render, and changes nothing.
 	To string `json:"to,omitempty"`
+	// OverrideWindow starts the operation now, outside its change windows (with Reason; the policy
+	// decides who may: platform admins by default).
+	OverrideWindow bool `json:"overrideWindow,omitempty"`
 }
 
 // DecisionRequest is the argument of retry, resolve and abandon.

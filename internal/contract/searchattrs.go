@@ -33,6 +33,11 @@ var (
 	// A KeywordList of one value, since the 10 Keyword slots of SQL visibility are taken: the UI's
 	// InstanceRelease = 'web@1.5.0' filters on it all the same.
 	SAInstanceRelease = temporal.NewSearchAttributeKeyKeywordList("InstanceRelease")
+	// SAInstanceWindowOpensAt is set while an operation waits for a change window: when it opens.
+	// A Datetime: the Keyword and Bool slots of SQL visibility are all used.
+	SAInstanceWindowOpensAt = temporal.NewSearchAttributeKeyTime("InstanceWindowOpensAt")
+	// SAInstanceExpiresAt is when the instance expires, while it has an expiry (list --expiring).
+	SAInstanceExpiresAt = temporal.NewSearchAttributeKeyTime("InstanceExpiresAt")
 )
 
 // SearchAttributes is the one declared list of slipway's search attributes with their types: workers
@@ -42,6 +47,7 @@ var SearchAttributes = []temporal.SearchAttributeKey{
 	SAInstanceState, SATenant, SAInstanceName, SAInstanceReady, SAAppObserved,
 	SAInstanceStack, SAInstanceOperation, SAInstanceRollout, SARolloutPhase, SAInstanceDrifted,
 	SAInstanceGated, SAInstanceAwaitingApproval, SAInstanceDependencies, SAInstanceRetrying, SAInstanceRelease,
+	SAInstanceWindowOpensAt, SAInstanceExpiresAt,
 }
 
 // SearchAttributeTypes is SearchAttributes as name -> type, spelled as `temporal operator

@@ -56,6 +56,8 @@ type InstanceState struct {
 	NamesClaimed     bool                  `json:"namesClaimed,omitempty"`  // Ref.Names are claimed (internal/nameclaim)
 	Render           *Render               `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
 	Audit            []AuditRecord         `json:"audit,omitempty"`         // decisions about requests, newest last (bounded)
+	Protection       *Protection           `json:"protection,omitempty"`    // destroy and deprovision are refused while set
+	Expiry           *Expiry               `json:"expiry,omitempty"`        // when the instance ends, and how
 	Settings         Settings              `json:"settings"`
 }
 

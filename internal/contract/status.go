@@ -62,6 +62,8 @@ type Status struct {
 	Outputs        map[string]string     `json:"outputs,omitempty"`      // terraform outputs after the last apply; sensitive ones "[sensitive]"
 	Dependencies   []string              `json:"dependencies,omitempty"` // the instances it depends on (schema.dependencies)
 	Dependents     []string              `json:"dependents,omitempty"`   // the instances registered as depending on it: they keep a teardown out
+	Protection     *Protection           `json:"protection,omitempty"`   // protected from deletion: destroy and deprovision are refused
+	Expiry         *Expiry               `json:"expiry,omitempty"`       // when the instance ends, and how
 	Decisions      []DecisionRecord      `json:"decisions,omitempty"`
 	Abandoned      []Leftover            `json:"abandonedLeftovers,omitempty"`
 	History        []OperationStatus     `json:"history,omitempty"`

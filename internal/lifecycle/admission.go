@@ -28,6 +28,15 @@ func GateHolder(ref string, op Operation, gates string, since time.Time) *Holder
 	}
 }
 
+// WindowHolder is an operation waiting for its change window, which opens at opens.
+func WindowHolder(ref string, op Operation, opens, since time.Time) *Holder {
+	return &Holder{
+		What: fmt.Sprintf("%s waiting for the change window opening at %s since %s", op, opens.UTC().Format(time.RFC3339),
+			since.UTC().Format(time.RFC3339)),
+		Remedy: "wait for it, or slipway cancel " + ref + " (a platform admin may send it again with --override-window --reason)",
+	}
+}
+
 // BusyError says another operation holds the instance: the same request may succeed when it ends.
 type BusyError struct {
 	Ref       string

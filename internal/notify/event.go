@@ -18,10 +18,11 @@ const (
 	KindAwaitingApproval Kind = "AwaitingApproval" // an operation waits for an approval
 	KindDependencyStale  Kind = "DependencyStale"  // an instance's changed outputs could not be passed on to its dependents
 	KindRetrying         Kind = "Retrying"         // a step failed attempt after attempt and is being retried
+	KindExpiring         Kind = "Expiring"         // an instance's expiry is near (one of its stack's warn points)
 )
 
 // kinds is every Kind, in the order errors list them.
-var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval, KindDependencyStale, KindRetrying}
+var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval, KindDependencyStale, KindRetrying, KindExpiring}
 
 // Kinds returns every Kind.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }

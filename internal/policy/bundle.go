@@ -16,6 +16,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"gopkg.in/yaml.v3"
+
+	"github.com/slipway-dev/slipway/internal/windows"
 )
 
 // dataFiles are the names a bundle's data files may have, as in OPA bundles: one at the root
@@ -29,7 +31,8 @@ type bundle struct {
 	hash     string
 	modules  map[string]*ast.Module // by display name, tests included (as parsed)
 	data     map[string]any
-	groups   []string // data.slipway.groups: the groups (or "prefix*" patterns) a policy may name
+	groups   []string    // data.slipway.groups: the groups (or "prefix*" patterns) a policy may name
+	windows  windows.Set // data.slipway.windows: the platform's change windows
 	compiler *ast.Compiler
 }
 
@@ -104,6 +107,10 @@ func readBundle(fsys fs.FS, root string) (*bundle, error) {
 		return nil, &LoadError{Problems: []string{root + ": " + err.Error()}}
 	}
 	b.groups = groups
+	sl, _ := b.data["slipway"].(map[string]any)
+	if b.windows, err = windows.Parse(sl["windows"]); err != nil {
+		return nil, &LoadError{Problems: []string{root + ": " + err.Error()}}
+	}
 	return b, nil
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/approval"
 	"github.com/slipway-dev/slipway/internal/identity"
+	"github.com/slipway-dev/slipway/internal/windows"
 )
 
 // EnvDir names the operator's policy directory; unset, the embedded default bundle decides.
@@ -35,7 +36,9 @@ var Operations = []string{
 	"retry", "resolve", "abandon",
 	"approve", "reject",
 	"gate", "cancel", "rollout", "drift", "refresh",
-	"new-run", // an operator moving an idle instance to a new run (retiring a workflow version)
+	"new-run",              // an operator moving an idle instance to a new run (retiring a workflow version)
+	"protect", "unprotect", // deletion protection: set it, or lift it (the default: platform admins only)
+	"extend",  // moving an instance's expiry on
 	"secrets", // slipway server reading an instance's secrets for a person
 	"read",    // slipway server reading an instance, or what a fleet read shows of a tenant ("*": every tenant)
 	"stack",   // a platform decision about a stack's releases: cut one, point a channel (tenant "*")
@@ -65,6 +68,10 @@ type Input struct {
 	Instances []string `json:"instances,omitempty"`
 	// Current is the operation a retry, resolve or abandon decides on.
 	Current *Operation `json:"current,omitempty"`
+	// Windows is where the instance stands in the platform's change windows now (data.slipway.windows):
+	// the windows it is inside, whether a state-changing operation may start, and the next opening.
+	// Set by the worker for the operations windows hold, when a window covers the instance.
+	Windows *windows.Status `json:"windows,omitempty"`
 	// Fill names what the worker reads into the input before the policy decides (Authorize),
 	// so it never travels in workflow history; the policy never sees it.
 	Fill *Fill `json:"fill,omitempty"`
@@ -120,6 +127,8 @@ type Decision struct {
 	Reason     string       `json:"reason,omitempty"`   // why denied (or why approval is needed)
 	Approval   *Requirement `json:"approval,omitempty"` // non-nil: allowed once approved
 	PolicyHash string       `json:"policyHash"`         // sha256 of the policy files, sorted by path
+	// Windows is the input's windows: an operation outside them is held until the next opening.
+	Windows *windows.Status `json:"windows,omitempty"`
 }
 
 // Engine evaluates one loaded bundle; it is safe for concurrent use.
@@ -204,6 +213,9 @@ func loadFS(fsys fs.FS, root string) (*Engine, error) {
 
 // Hash is the sha256 of the bundle's files (path and content, sorted by path), hex.
 func (e *Engine) Hash() string { return e.b.hash }
+
+// Windows are the platform's change windows (data.slipway.windows).
+func (e *Engine) Windows() windows.Set { return e.b.windows }
 
 // Source is where the bundle came from: its directory, or "default".
 func (e *Engine) Source() string { return e.b.root }

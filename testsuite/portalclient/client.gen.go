@@ -306,6 +306,24 @@ type DriftScope struct {
 	Tenant   *string `json:"tenant,omitempty"`
 }
 
+// Expiry when the instance ends, what happens then, and who set it
+type Expiry struct {
+	Actor                *string                 `json:"actor,omitempty"`
+	SetAt                *time.Time              `json:"setAt,omitempty"`
+	SetBy                *map[string]interface{} `json:"setBy,omitempty"`
+	Warned               *int                    `json:"warned,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// ExtendRequest defines model for ExtendRequest.
+type ExtendRequest struct {
+	Actor *string `json:"actor,omitempty"`
+
+	// By how far to move the expiry on, in nanoseconds (a Go time.Duration)
+	By     int     `json:"by"`
+	Reason *string `json:"reason,omitempty"`
+}
+
 // FieldError defines model for FieldError.
 type FieldError struct {
 	Field   string `json:"field"`
@@ -442,6 +460,25 @@ type Problem struct {
 
 // ProblemKind defines model for Problem.Kind.
 type ProblemKind string
+
+// ProtectRequest defines model for ProtectRequest.
+type ProtectRequest struct {
+	// Actor a note; the verified actor is recorded
+	Actor *string `json:"actor,omitempty"`
+
+	// Reason why (required to unprotect)
+	Reason *string `json:"reason,omitempty"`
+}
+
+// Protection defines model for Protection.
+type Protection struct {
+	Actor  *string   `json:"actor,omitempty"`
+	At     time.Time `json:"at"`
+	Reason *string   `json:"reason,omitempty"`
+
+	// Source file, stack or cli
+	Source string `json:"source"`
+}
 
 // RequestState defines model for RequestState.
 type RequestState struct {
@@ -652,11 +689,20 @@ type CancelJSONRequestBody = GateRequest
 // SubmitDecisionJSONRequestBody defines body for SubmitDecision for application/json ContentType.
 type SubmitDecisionJSONRequestBody = DecisionBody
 
+// ExtendJSONRequestBody defines body for Extend for application/json ContentType.
+type ExtendJSONRequestBody = ExtendRequest
+
 // GateJSONRequestBody defines body for Gate for application/json ContentType.
 type GateJSONRequestBody = GateRequest
 
 // SubmitOperationJSONRequestBody defines body for SubmitOperation for application/json ContentType.
 type SubmitOperationJSONRequestBody = OperationBody
+
+// ProtectJSONRequestBody defines body for Protect for application/json ContentType.
+type ProtectJSONRequestBody = ProtectRequest
+
+// UnprotectJSONRequestBody defines body for Unprotect for application/json ContentType.
+type UnprotectJSONRequestBody = ProtectRequest
 
 // StartRolloutJSONRequestBody defines body for StartRollout for application/json ContentType.
 type StartRolloutJSONRequestBody = RolloutSpec
@@ -666,6 +712,119 @@ type PlanRolloutJSONRequestBody = RolloutSpec
 
 // ControlRolloutJSONRequestBody defines body for ControlRollout for application/json ContentType.
 type ControlRolloutJSONRequestBody = RolloutRequest
+
+// Getter for additional properties for Expiry. Returns the specified
+// element and whether it was found
+func (a Expiry) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for Expiry
+func (a *Expiry) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for Expiry to handle AdditionalProperties
+func (a *Expiry) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["actor"]; found {
+		err = json.Unmarshal(raw, &a.Actor)
+		if err != nil {
+			return fmt.Errorf("error reading 'actor': %w", err)
+		}
+		delete(object, "actor")
+	}
+
+	if raw, found := object["setAt"]; found {
+		err = json.Unmarshal(raw, &a.SetAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'setAt': %w", err)
+		}
+		delete(object, "setAt")
+	}
+
+	if raw, found := object["setBy"]; found {
+		err = json.Unmarshal(raw, &a.SetBy)
+		if err != nil {
+			return fmt.Errorf("error reading 'setBy': %w", err)
+		}
+		delete(object, "setBy")
+	}
+
+	if raw, found := object["warned"]; found {
+		err = json.Unmarshal(raw, &a.Warned)
+		if err != nil {
+			return fmt.Errorf("error reading 'warned': %w", err)
+		}
+		delete(object, "warned")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for Expiry to handle AdditionalProperties
+func (a Expiry) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Actor != nil {
+		object["actor"], err = json.Marshal(a.Actor)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'actor': %w", err)
+		}
+	}
+
+	if a.SetAt != nil {
+		object["setAt"], err = json.Marshal(a.SetAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'setAt': %w", err)
+		}
+	}
+
+	if a.SetBy != nil {
+		object["setBy"], err = json.Marshal(a.SetBy)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'setBy': %w", err)
+		}
+	}
+
+	if a.Warned != nil {
+		object["warned"], err = json.Marshal(a.Warned)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'warned': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -841,6 +1000,20 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/instances/{tenant}/{name}/events (the `GetEvents` operationId).
 	GetEvents(ctx context.Context, tenant string, name string, params *GetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ExtendWithBody Move the instance's expiry on, within its stack's maximum
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/extend (the `Extend` operationId).
+	ExtendWithBody(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Extend Move the instance's expiry on, within its stack's maximum
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/extend (the `Extend` operationId).
+	Extend(ctx context.Context, tenant string, name string, body ExtendJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GateWithBody Add or remove a scheduling gate
 	//
 	// Takes any type of body and a specified content type.
@@ -869,6 +1042,20 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/instances/{tenant}/{name}/operations/{op} (the `SubmitOperation` operationId).
 	SubmitOperation(ctx context.Context, tenant string, name string, op SubmitOperationParamsOp, body SubmitOperationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ProtectWithBody Protect the instance from destroy and deprovision (docs/time.md)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/protect (the `Protect` operationId).
+	ProtectWithBody(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Protect Protect the instance from destroy and deprovision (docs/time.md)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/protect (the `Protect` operationId).
+	Protect(ctx context.Context, tenant string, name string, body ProtectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Refresh Observe the app now and answer with the status
 	//
 	// Corresponds with POST /v1/instances/{tenant}/{name}/refresh (the `Refresh` operationId).
@@ -888,6 +1075,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/instances/{tenant}/{name}/status (the `GetStatus` operationId).
 	GetStatus(ctx context.Context, tenant string, name string, params *GetStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UnprotectWithBody Lift deletion protection: a platform admin, with a reason, audited
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/unprotect (the `Unprotect` operationId).
+	UnprotectWithBody(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Unprotect Lift deletion protection: a platform admin, with a reason, audited
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/unprotect (the `Unprotect` operationId).
+	Unprotect(ctx context.Context, tenant string, name string, body UnprotectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPI This description
 	//
@@ -1217,6 +1418,40 @@ func (c *Client) GetEvents(ctx context.Context, tenant string, name string, para
 	return c.Client.Do(req)
 }
 
+// ExtendWithBody Move the instance's expiry on, within its stack's maximum
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/extend (the `Extend` operationId).
+func (c *Client) ExtendWithBody(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtendRequestWithBody(c.Server, tenant, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Extend Move the instance's expiry on, within its stack's maximum
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/extend (the `Extend` operationId).
+func (c *Client) Extend(ctx context.Context, tenant string, name string, body ExtendJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtendRequest(c.Server, tenant, name, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GateWithBody Add or remove a scheduling gate
 //
 // Takes any type of body and a specified content type.
@@ -1285,6 +1520,40 @@ func (c *Client) SubmitOperation(ctx context.Context, tenant string, name string
 	return c.Client.Do(req)
 }
 
+// ProtectWithBody Protect the instance from destroy and deprovision (docs/time.md)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/protect (the `Protect` operationId).
+func (c *Client) ProtectWithBody(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewProtectRequestWithBody(c.Server, tenant, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Protect Protect the instance from destroy and deprovision (docs/time.md)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/protect (the `Protect` operationId).
+func (c *Client) Protect(ctx context.Context, tenant string, name string, body ProtectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewProtectRequest(c.Server, tenant, name, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Refresh Observe the app now and answer with the status
 //
 // Corresponds with POST /v1/instances/{tenant}/{name}/refresh (the `Refresh` operationId).
@@ -1335,6 +1604,40 @@ func (c *Client) GetSecrets(ctx context.Context, tenant string, name string, req
 // Corresponds with GET /v1/instances/{tenant}/{name}/status (the `GetStatus` operationId).
 func (c *Client) GetStatus(ctx context.Context, tenant string, name string, params *GetStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetStatusRequest(c.Server, tenant, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UnprotectWithBody Lift deletion protection: a platform admin, with a reason, audited
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/unprotect (the `Unprotect` operationId).
+func (c *Client) UnprotectWithBody(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnprotectRequestWithBody(c.Server, tenant, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Unprotect Lift deletion protection: a platform admin, with a reason, audited
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/unprotect (the `Unprotect` operationId).
+func (c *Client) Unprotect(ctx context.Context, tenant string, name string, body UnprotectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnprotectRequest(c.Server, tenant, name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2255,6 +2558,60 @@ func NewGetEventsRequest(server string, tenant string, name string, params *GetE
 	return req, nil
 }
 
+// NewExtendRequest calls the generic Extend builder with application/json body
+func NewExtendRequest(server string, tenant string, name string, body ExtendJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewExtendRequestWithBody(server, tenant, name, "application/json", bodyReader)
+}
+
+// NewExtendRequestWithBody constructs an http.Request for the Extend method, with any body, and a specified content type
+func NewExtendRequestWithBody(server string, tenant string, name string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "tenant", tenant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/instances/%s/%s/extend", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGateRequest calls the generic Gate builder with application/json body
 func NewGateRequest(server string, tenant string, name string, verb GateParamsVerb, body GateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2358,6 +2715,60 @@ func NewSubmitOperationRequestWithBody(server string, tenant string, name string
 	}
 
 	operationPath := fmt.Sprintf("/v1/instances/%s/%s/operations/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewProtectRequest calls the generic Protect builder with application/json body
+func NewProtectRequest(server string, tenant string, name string, body ProtectJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewProtectRequestWithBody(server, tenant, name, "application/json", bodyReader)
+}
+
+// NewProtectRequestWithBody constructs an http.Request for the Protect method, with any body, and a specified content type
+func NewProtectRequestWithBody(server string, tenant string, name string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "tenant", tenant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/instances/%s/%s/protect", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -2634,6 +3045,60 @@ func NewGetStatusRequest(server string, tenant string, name string, params *GetS
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewUnprotectRequest calls the generic Unprotect builder with application/json body
+func NewUnprotectRequest(server string, tenant string, name string, body UnprotectJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUnprotectRequestWithBody(server, tenant, name, "application/json", bodyReader)
+}
+
+// NewUnprotectRequestWithBody constructs an http.Request for the Unprotect method, with any body, and a specified content type
+func NewUnprotectRequestWithBody(server string, tenant string, name string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "tenant", tenant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/instances/%s/%s/unprotect", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -3162,6 +3627,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/instances/{tenant}/{name}/events (the `GetEvents` operationId).
 	GetEventsWithResponse(ctx context.Context, tenant string, name string, params *GetEventsParams, reqEditors ...RequestEditorFn) (*GetEventsResponse, error)
 
+	// ExtendWithBodyWithResponse Move the instance's expiry on, within its stack's maximum
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/extend (the `Extend` operationId).
+	ExtendWithBodyWithResponse(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtendResponse, error)
+
+	// ExtendWithResponse Move the instance's expiry on, within its stack's maximum
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/extend (the `Extend` operationId).
+	ExtendWithResponse(ctx context.Context, tenant string, name string, body ExtendJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtendResponse, error)
+
 	// GateWithBodyWithResponse Add or remove a scheduling gate
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -3190,6 +3669,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/instances/{tenant}/{name}/operations/{op} (the `SubmitOperation` operationId).
 	SubmitOperationWithResponse(ctx context.Context, tenant string, name string, op SubmitOperationParamsOp, body SubmitOperationJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitOperationResponse, error)
 
+	// ProtectWithBodyWithResponse Protect the instance from destroy and deprovision (docs/time.md)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/protect (the `Protect` operationId).
+	ProtectWithBodyWithResponse(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ProtectResponse, error)
+
+	// ProtectWithResponse Protect the instance from destroy and deprovision (docs/time.md)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/protect (the `Protect` operationId).
+	ProtectWithResponse(ctx context.Context, tenant string, name string, body ProtectJSONRequestBody, reqEditors ...RequestEditorFn) (*ProtectResponse, error)
+
 	// RefreshWithResponse Observe the app now and answer with the status
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -3217,6 +3710,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/instances/{tenant}/{name}/status (the `GetStatus` operationId).
 	GetStatusWithResponse(ctx context.Context, tenant string, name string, params *GetStatusParams, reqEditors ...RequestEditorFn) (*GetStatusResponse, error)
+
+	// UnprotectWithBodyWithResponse Lift deletion protection: a platform admin, with a reason, audited
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/unprotect (the `Unprotect` operationId).
+	UnprotectWithBodyWithResponse(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnprotectResponse, error)
+
+	// UnprotectWithResponse Lift deletion protection: a platform admin, with a reason, audited
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/instances/{tenant}/{name}/unprotect (the `Unprotect` operationId).
+	UnprotectWithResponse(ctx context.Context, tenant string, name string, body UnprotectJSONRequestBody, reqEditors ...RequestEditorFn) (*UnprotectResponse, error)
 
 	// GetOpenAPIWithResponse This description
 	//
@@ -3828,6 +4335,54 @@ func (r GetEventsResponse) ContentType() string {
 	return ""
 }
 
+type ExtendResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Expiry
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExtendResponse) GetJSON200() *Expiry {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ExtendResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ExtendResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExtendResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExtendResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExtendResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3918,6 +4473,54 @@ func (r SubmitOperationResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SubmitOperationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ProtectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Protection
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ProtectResponse) GetJSON200() *Protection {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ProtectResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ProtectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ProtectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ProtectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ProtectResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4110,6 +4713,54 @@ func (r GetStatusResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UnprotectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Protection
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UnprotectResponse) GetJSON200() *Protection {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UnprotectResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UnprotectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UnprotectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UnprotectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UnprotectResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4708,6 +5359,32 @@ func (c *ClientWithResponses) GetEventsWithResponse(ctx context.Context, tenant 
 	return ParseGetEventsResponse(rsp)
 }
 
+// ExtendWithBodyWithResponse Move the instance's expiry on, within its stack's maximum
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/extend (the `Extend` operationId).
+func (c *ClientWithResponses) ExtendWithBodyWithResponse(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtendResponse, error) {
+	rsp, err := c.ExtendWithBody(ctx, tenant, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExtendResponse(rsp)
+}
+
+// ExtendWithResponse Move the instance's expiry on, within its stack's maximum
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/extend (the `Extend` operationId).
+func (c *ClientWithResponses) ExtendWithResponse(ctx context.Context, tenant string, name string, body ExtendJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtendResponse, error) {
+	rsp, err := c.Extend(ctx, tenant, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExtendResponse(rsp)
+}
+
 // GateWithBodyWithResponse Add or remove a scheduling gate
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -4760,6 +5437,32 @@ func (c *ClientWithResponses) SubmitOperationWithResponse(ctx context.Context, t
 	return ParseSubmitOperationResponse(rsp)
 }
 
+// ProtectWithBodyWithResponse Protect the instance from destroy and deprovision (docs/time.md)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/protect (the `Protect` operationId).
+func (c *ClientWithResponses) ProtectWithBodyWithResponse(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ProtectResponse, error) {
+	rsp, err := c.ProtectWithBody(ctx, tenant, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseProtectResponse(rsp)
+}
+
+// ProtectWithResponse Protect the instance from destroy and deprovision (docs/time.md)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/protect (the `Protect` operationId).
+func (c *ClientWithResponses) ProtectWithResponse(ctx context.Context, tenant string, name string, body ProtectJSONRequestBody, reqEditors ...RequestEditorFn) (*ProtectResponse, error) {
+	rsp, err := c.Protect(ctx, tenant, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseProtectResponse(rsp)
+}
+
 // RefreshWithResponse Observe the app now and answer with the status
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4810,6 +5513,32 @@ func (c *ClientWithResponses) GetStatusWithResponse(ctx context.Context, tenant 
 		return nil, err
 	}
 	return ParseGetStatusResponse(rsp)
+}
+
+// UnprotectWithBodyWithResponse Lift deletion protection: a platform admin, with a reason, audited
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/unprotect (the `Unprotect` operationId).
+func (c *ClientWithResponses) UnprotectWithBodyWithResponse(ctx context.Context, tenant string, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnprotectResponse, error) {
+	rsp, err := c.UnprotectWithBody(ctx, tenant, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUnprotectResponse(rsp)
+}
+
+// UnprotectWithResponse Lift deletion protection: a platform admin, with a reason, audited
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/instances/{tenant}/{name}/unprotect (the `Unprotect` operationId).
+func (c *ClientWithResponses) UnprotectWithResponse(ctx context.Context, tenant string, name string, body UnprotectJSONRequestBody, reqEditors ...RequestEditorFn) (*UnprotectResponse, error) {
+	rsp, err := c.Unprotect(ctx, tenant, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUnprotectResponse(rsp)
 }
 
 // GetOpenAPIWithResponse This description
@@ -5323,6 +6052,39 @@ func ParseGetEventsResponse(rsp *http.Response) (*GetEventsResponse, error) {
 	return response, nil
 }
 
+// ParseExtendResponse parses an HTTP response from a ExtendWithResponse call
+func ParseExtendResponse(rsp *http.Response) (*ExtendResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExtendResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Expiry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGateResponse parses an HTTP response from a GateWithResponse call
 func ParseGateResponse(rsp *http.Response) (*GateResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5376,6 +6138,39 @@ func ParseSubmitOperationResponse(rsp *http.Response) (*SubmitOperationResponse,
 			return nil, err
 		}
 		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseProtectResponse parses an HTTP response from a ProtectWithResponse call
+func ParseProtectResponse(rsp *http.Response) (*ProtectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ProtectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Protection
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem
@@ -5504,6 +6299,39 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Status
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUnprotectResponse parses an HTTP response from a UnprotectWithResponse call
+func ParseUnprotectResponse(rsp *http.Response) (*UnprotectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UnprotectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Protection
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -114,6 +114,28 @@ else := sprintf("%s is a member of tenant %s", [actor_name, input.tenant]) if {
 
 else := sprintf("%s is slipway's own component", [actor_name]) if service
 
+# --- deletion protection: lifting it is the platform's, never a tenant's nor a component's
+
+deny contains msg if {
+	input.operation == "unprotect"
+	not platform_admin
+	msg := sprintf("unprotect needs platform-admins: %s is not a member", [actor_name])
+}
+
+deny contains msg if {
+	input.operation == "unprotect"
+	service
+	msg := sprintf("%s is a slipway component: only a platform admin may unprotect", [actor_name])
+}
+
+# --- change windows: starting an operation outside them is the platform's call
+
+deny contains msg if {
+	object.get(request, "overrideWindow", false) == true
+	not platform_admin
+	msg := sprintf("--override-window needs platform-admins: %s is not a member", [actor_name])
+}
+
 # --- decisions that override a check slipway made
 
 # The decision arguments (input.request) that override a check slipway made or the record of

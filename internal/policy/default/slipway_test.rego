@@ -336,3 +336,21 @@ test_dev_key_holder_resolves_own_operation if {
 	d := slipway.decision with input as failed_destroy(root, {"skipHook": true}, root)
 	d.allow
 }
+
+test_member_protects_but_only_an_admin_unprotects if {
+	slipway.decision.allow with input as req(alice, "protect")
+	d := slipway.decision with input as req(alice, "unprotect")
+	not d.allow
+	contains(d.reason, "unprotect needs platform-admins: alice is not a member")
+	slipway.decision.allow with input as req(carol, "unprotect")
+	not slipway.decision.allow with input as req(worker, "unprotect")
+}
+
+test_only_an_admin_overrides_the_windows if {
+	r := object.union(req(alice, "deploy"), {"request": {"overrideWindow": true, "reason": "hotfix"}})
+	d := slipway.decision with input as r
+	not d.allow
+	contains(d.reason, "--override-window needs platform-admins: alice is not a member")
+	slipway.decision.allow with input as object.union(r, {"actor": carol})
+	slipway.decision.allow with input as req(alice, "deploy")
+}
