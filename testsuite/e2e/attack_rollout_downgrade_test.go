@@ -33,4 +33,8 @@ func TestAttackRolloutDowngradeRefusalNamesNoOtherTenant(t *testing.T) {
 			assert.NotContains(t, body, "1.1.0", "%s %s (%d) names the release acme runs: %s", who, path, code, body)
 		}
 	}
+	// alice, who reads acme, is told which instance and why.
+	code, body := httpAs(t, http.MethodPost, w.url+"/v1/rollouts/plan", w.alice, `{"stack":"example","tenant":"acme","to":"1.0.0","maxFailures":1}`)
+	assert.Equal(t, http.StatusConflict, code, body)
+	assert.Contains(t, body, "older than the release acme/web runs (1.1.0)")
 }
