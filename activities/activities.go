@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/deploy"
@@ -66,6 +67,10 @@ type Activities struct {
 	Runs Runs
 	// Dependencies reads the instances stacks depend on and finds their users; set from the worker's client.
 	Dependencies Dependencies
+	// Seals signs the stacks' releases files slipway writes and checks them on every read (the
+	// files are on main, where a tenant's commit can write): the attestation key ring. The worker
+	// always sets it; nil (unit tests) checks nothing.
+	Seals *attest.Keyring
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

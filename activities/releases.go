@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -15,11 +16,24 @@ func (a *Activities) readReleases(ctx context.Context, rev, stack string) (*conf
 	if err != nil {
 		return nil, classify(err)
 	}
-	r, err := config.ParseReleases(stack, files[config.ReleasesFile])
+	data := files[config.ReleasesFile]
+	r, err := config.ParseReleases(stack, data)
 	if err != nil {
 		return nil, invalidConfig(err)
 	}
+	if len(bytes.TrimSpace(data)) > 0 && a.Seals != nil && !a.Seals.Sealed(r.Seal, r.Sealed()) {
+		return nil, invalidConfig(fieldError(config.ReleasesDir(stack)+"/"+config.ReleasesFile,
+			"not written by slipway: its seal does not verify. Releases are cut and channels moved only by `slipway stack release` and `slipway stack channel`; restore the file as slipway's last MR merged it"))
+	}
 	return r, nil
+}
+
+// seal signs r as slipway's before it is written.
+func (a *Activities) seal(r *config.Releases) {
+	r.Seal = ""
+	if a.Seals != nil {
+		r.Seal = a.Seals.Seal(r.Sealed())
+	}
 }
 
 // resolveRelease resolves a version or a channel of stack, on main, to its release. An unknown

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge"
@@ -24,7 +25,11 @@ func TestInstanceStackLoadsThePinnedRelease(t *testing.T) {
 		"stacks/s/terraform/main.tf.tmpl": []byte("# v1\n"),
 	})
 	require.NoError(t, err)
-	a := &Activities{Forge: f}
+	key, err := attest.Generate()
+	require.NoError(t, err)
+	seals, err := attest.Parse("test", key)
+	require.NoError(t, err)
+	a := &Activities{Forge: f, Seals: seals}
 	pushes := 0
 	push := func(dir string, files map[string][]byte) {
 		t.Helper()
@@ -105,7 +110,19 @@ func TestInstanceStackLoadsThePinnedRelease(t *testing.T) {
 	r, err := a.readReleases(ctx, "", "s")
 	require.NoError(t, err)
 	r.Releases[0].Tree = config.TreeHash(stackFiles("rewritten"))
+	a.seal(r)
 	push(config.ReleasesDir("s"), map[string][]byte{config.ReleasesFile: r.Encode()})
 	_, _, err = a.instanceStack(ctx, "", &config.Instance{Stack: "s@1.0.0"})
 	require.ErrorContains(t, err, "release s@1.0.0: the files of stacks/s at")
+
+	// A releases file slipway did not write (its seal kept, a channel moved; or no seal) is refused,
+	// naming the file, by every read: a render, a cut, a channel move.
+	r.Channels["stable"] = "1.1.0"
+	push(config.ReleasesDir("s"), map[string][]byte{config.ReleasesFile: r.Encode()})
+	_, _, err = a.instanceStack(ctx, "", &config.Instance{Stack: "s@stable"})
+	require.ErrorContains(t, err, "releases/s/releases.yaml: not written by slipway")
+	r.Seal = ""
+	push(config.ReleasesDir("s"), map[string][]byte{config.ReleasesFile: r.Encode()})
+	_, err = stack(contract.StackRequest{Op: contract.StackOpChannel, Channel: "stable", Version: "1.0.0", ID: "after"})
+	require.ErrorContains(t, err, "releases/s/releases.yaml: not written by slipway")
 }

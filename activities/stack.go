@@ -50,6 +50,7 @@ func (a *Activities) Stack(ctx context.Context, req contract.StackRequest) (cont
 	default:
 		return contract.StackResult{}, invalidConfig(fieldError("op", fmt.Sprintf("%q is not a stack request (release, channel, releases)", req.Op)))
 	}
+	a.seal(r)
 	mr, err := a.Forge.Open(forgeNotes(ctx, "stack", req.Stack), forge.Change{
 		Branch: branch, Title: title, Body: fmt.Sprintf("%s, by %s, through slipway.\n\n%s", title, req.CutBy, req.Notes),
 		Dir: config.ReleasesDir(req.Stack), Files: map[string][]byte{config.ReleasesFile: r.Encode()},

@@ -36,13 +36,17 @@ type streams struct {
 	per map[string]int
 }
 
-// take reserves a stream for the person, or says why not.
-func (st *streams) take(who string) error {
+// streamKey is who a stream counts against: the provider's immutable subject, not the name
+// (preferred_username), which a person may change to someone else's to use up their streams.
+func streamKey(a identity.Actor) string { return a.Issuer + "\x00" + a.Subject }
+
+// take reserves a stream for the person (key, named name), or says why not.
+func (st *streams) take(who, name string) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	switch {
 	case st.per[who] >= maxStreamsPerPerson:
-		return &TooManyError{Message: fmt.Sprintf("follow: %s already follows %d event streams, the most a person may", who, maxStreamsPerPerson)}
+		return &TooManyError{Message: fmt.Sprintf("follow: %s already follows %d event streams, the most a person may", name, maxStreamsPerPerson)}
 	case st.all >= maxStreams:
 		return &TooManyError{Message: fmt.Sprintf("follow: this server already serves %d event streams, the most it serves at once; try again", maxStreams)}
 	}

@@ -277,10 +277,10 @@ func (s *Server) events(ctx context.Context, a identity.Actor, r *http.Request) 
 			if from, err = followFrom(r, from); err != nil {
 				return 0, nil, err
 			}
-			if err := s.streams.take(a.String()); err != nil {
+			if err := s.streams.take(streamKey(a), a.String()); err != nil {
 				return 0, nil, err
 			}
-			return http.StatusOK, eventStream{s: s, ref: ref, from: from, who: a.String(), until: tokenExpiry(r)}, nil
+			return http.StatusOK, eventStream{s: s, ref: ref, from: from, who: streamKey(a), until: tokenExpiry(r)}, nil
 		}
 	}
 	out := []client.InstanceEvent{}

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -537,7 +538,7 @@ func (s *Server) rolloutPlan(ctx context.Context, a identity.Actor, r *http.Requ
 	if err := decode(r, &spec); err != nil {
 		return 0, nil, err
 	}
-	plan, err := s.o.Client.PlanRollout(ctx, spec)
+	plan, err := s.planRollout(ctx, a, spec)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -557,7 +558,7 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	if err := contract.CheckPriority("priority", spec.Priority); err != nil {
 		return 0, nil, badRequest("%s", err)
 	}
-	plan, err := s.o.Client.PlanRollout(ctx, spec)
+	plan, err := s.planRollout(ctx, a, spec)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -608,6 +609,25 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 // quietRead is a read whose allowed decisions are not audited (status polls would flood the log);
 // its refusals are.
 func quietRead(op string) bool { return op == OpRead }
+
+// planRollout plans spec for a. A plan's refusal (a downgrade) names the instance and its
+// release, so a person who may not read the plan's whole scope (every tenant, or another's) is
+// told only that it was refused: the plan's actions are kept to their tenants, and so is this.
+func (s *Server) planRollout(ctx context.Context, a identity.Actor, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
+	plan, err := s.o.Client.PlanRollout(ctx, spec)
+	var rej *client.RejectedError
+	if !errors.As(err, &rej) {
+		return plan, err
+	}
+	ok, rerr := s.readable(ctx, a).Tenant(cmp.Or(spec.Tenant, "*"))
+	switch {
+	case rerr != nil:
+		return plan, rerr
+	case !ok:
+		return plan, &client.RejectedError{Message: "the plan is refused for an instance of a tenant you may not read; name your tenant (--tenant) to see why"}
+	}
+	return plan, err
+}
 
 // planTenants are the tenants of a rollout plan's instances, sorted.
 func planTenants(p contract.RolloutPlan) []string {

@@ -32,6 +32,9 @@ type Releases struct {
 	Default  string                  `yaml:"default,omitempty"`
 	Releases []contract.StackRelease `yaml:"releases"`
 	Channels map[string]string       `yaml:"channels,omitempty"`
+	// Seal is slipway's MAC of the rest of the file (attest.Keyring.Seal over Sealed): the file is
+	// on main, where a tenant's commit can write too, so only a sealed file is slipway's.
+	Seal string `yaml:"seal,omitempty"`
 }
 
 // ParseReleases reads a stack's releases file strictly; empty data is a stack with no releases.
@@ -62,6 +65,14 @@ func (r *Releases) Encode() []byte {
 	_ = enc.Encode(r) // a struct of strings and times always encodes
 	_ = enc.Close()
 	return buf.Bytes()
+}
+
+// Sealed is what Seal covers: the file's bytes without its seal, after a fixed prefix that keeps
+// the MAC from meaning anything else under the same key.
+func (r *Releases) Sealed() []byte {
+	c := *r
+	c.Seal = ""
+	return append([]byte("slipway releases file\n"), c.Encode()...)
 }
 
 // Find is the release of that version.

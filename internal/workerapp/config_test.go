@@ -5,12 +5,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/attest"
 )
 
 func validConfig(t *testing.T) {
 	t.Setenv("SLIPWAY_GITOPS_REPO", "/tmp/gitops")
 	t.Setenv("SLIPWAY_STATE_DIR", "/tmp/state")
 	t.Setenv("SLIPWAY_DEPLOYER", "none")
+	key, err := attest.Generate()
+	require.NoError(t, err)
+	t.Setenv(attest.EnvKey, key) // the activities seal the releases files with it
 }
 
 func TestStickyCacheDefaultsAndIsReadFromTheEnvironment(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/deploy"
@@ -115,7 +116,13 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &activities.Activities{Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
+	seals := cfg.Attest
+	if seals == nil {
+		if seals, err = attest.Load(); err != nil {
+			return nil, fmt.Errorf("refusing to start: the worker seals and checks the stacks' releases files with the attestation key: %w", err)
+		}
+	}
+	return &activities.Activities{Seals: seals, Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
 		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
 		ProviderMirror: tf.MirrorDir(), Audit: auditLog, Claims: claims}, nil
 }
