@@ -56,7 +56,8 @@ func (a *Activities) stackFacts(ctx context.Context, rev, stack string) (stackFa
 			return f, nil
 		}
 	}
-	s, err := a.loadStack(ctx, rev, stack)
+	// stack is the instance file's stack: field, so a pinned instance's facts are its release's.
+	s, _, err := a.instanceStack(ctx, rev, &config.Instance{Stack: stack})
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.NonRetryable() {
 		// Then the credentials this workspace recorded hold, and the default budgets.

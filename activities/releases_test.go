@@ -80,6 +80,15 @@ func TestInstanceStackLoadsThePinnedRelease(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "s@1.0.0", rel.Ref(), "InstanceRelease shows the release a channel resolves to")
 
+	// What a terraform step takes of the stack (credentials, budgets) is the pinned release's too.
+	push("stacks/s", map[string][]byte{"schema.yaml": []byte("parameters: []\ncredentials: [cloud]\n"), "terraform/main.tf.tmpl": []byte("# v4\n")})
+	facts, err := a.stackFacts(ctx, "", stackOf(map[string][]byte{instanceFile: []byte("stack: s@1.0.0\n")}))
+	require.NoError(t, err)
+	require.Empty(t, facts.credentials, "1.0.0 names no credential; main's head does")
+	facts, err = a.stackFacts(ctx, "", "s")
+	require.NoError(t, err)
+	require.Equal(t, []string{"cloud"}, facts.credentials, "the default channel is on head")
+
 	// Bad input, each naming its field.
 	for _, c := range []struct {
 		req  contract.StackRequest

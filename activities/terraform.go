@@ -126,7 +126,8 @@ func (a *Activities) prepare(ctx context.Context, in contract.TerraformInput, fo
 // them for the commands that follow. rev, the revision the files are at, keys the recorded lock file.
 func (a *Activities) prepareFiles(ctx context.Context, ref contract.Ref, all map[string][]byte, rev string, creds []string, files map[string][]byte, forceInit bool) error {
 	ws := workspace(ref)
-	ws.Stack, ws.Revision, ws.Credentials = stackOf(all), rev, creds
+	stack, _, _ := strings.Cut(stackOf(all), "@") // the bare name picks the worker variables and engine
+	ws.Stack, ws.Revision, ws.Credentials = stack, rev, creds
 	engine, err := engineOf(all)
 	if err != nil {
 		return err
@@ -185,7 +186,7 @@ func stackOf(all map[string][]byte) string {
 	if err != nil {
 		return ""
 	}
-	return inst.StackName()
+	return inst.Stack // with its pin: the facts of a pinned instance are its release's
 }
 
 // terraformOnly picks the terraform/ files out of an instance directory.
