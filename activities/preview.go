@@ -132,11 +132,8 @@ func (a *Activities) PreviewInstance(ctx context.Context, in contract.PreviewIns
 		out.Outcome, out.Message = contract.PreviewSkipped, "runs "+from+" already"
 		return out, nil
 	}
-	rel, err := a.resolveRelease(ctx, in.Spec.Stack, in.Spec.To)
-	if err != nil {
-		return out, err
-	}
-	stack, err := a.loadStack(ctx, rel.Commit, in.Spec.Stack)
+	// The release's files, checked against the hash recorded at its cut, as every render reads them.
+	stack, _, err := a.instanceStack(ctx, "", &config.Instance{Stack: in.Spec.Stack + "@" + in.Spec.To})
 	if err != nil {
 		return out, err
 	}
