@@ -30,7 +30,7 @@ The rollout stops when --max-failures instances failed; resume retries them.`,
 		g.rolloutControlCmd(contract.UpdateRolloutPause, "Stop starting deploys; those in flight finish"),
 		g.rolloutControlCmd(contract.UpdateRolloutResume, "Go on; after a stop, the failed instances are retried first"),
 		g.rolloutControlCmd(contract.UpdateRolloutAbort, "End the rollout; deploys in flight finish on their instances"),
-		g.rolloutUndoCmd())
+		g.rolloutUndoCmd(), g.rolloutApproveCmd())
 	return cmd
 }
 
