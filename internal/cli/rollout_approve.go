@@ -17,12 +17,24 @@ func (g *globals) rolloutApproveCmd() *cobra.Command {
 		Args:  exactArgs(1, "the rollout ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := contract.RolloutApproveRequest{Fingerprint: fp, Actor: g.actor, Reason: reason}
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			if api != nil {
+				st, err := api.ControlRollout(cmd.Context(), args[0], contract.UpdateRolloutApprove, req)
+				if err != nil {
+					return err
+				}
+				g.printf("rollout %s: plan shape %s approved; %s\n", args[0], fp, rolloutLine(st))
+				return nil
+			}
 			return g.withSignedClient(cmd, func(c *client.Client) error {
 				st, err := c.ControlRollout(cmd.Context(), args[0], contract.UpdateRolloutApprove, req)
 				if err != nil {
 					return err
 				}
-				g.printf("rollout %s: plan shape %s approved by %s; %s\n", args[0], fp, g.actor, rolloutLine(st))
+				g.printf("rollout %s: plan shape %s approved; %s\n", args[0], fp, rolloutLine(st))
 				return nil
 			})
 		},
