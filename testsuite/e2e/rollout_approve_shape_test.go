@@ -14,7 +14,7 @@ import (
 // Approval once per plan shape, end to end through `slipway server` with people signed in at the
 // real provider: alice's rollout sends acme/web a deploy that waits for approval; the rollout
 // lists its plan shape; a fingerprint that names no shape is exit 2 naming --fingerprint; alice,
-// who started it, may not approve it (exit 3); carol approves the shape once and the deploy goes
+// who started it, may not approve it (exit 3, the policy's refusal); carol approves the shape once and the deploy goes
 // ahead, approved on her behalf: the instance's approval log names carol and the rollout.
 func TestRolloutApprovesAPlanShapeOnBehalfOfItsApprover(t *testing.T) {
 	w := newPeople(t)
@@ -45,8 +45,10 @@ func TestRolloutApprovesAPlanShapeOnBehalfOfItsApprover(t *testing.T) {
 
 	r := w.as(w.carol, 2, "rollout", "approve", id, "--fingerprint", "000000000000")
 	require.Contains(t, r.Stderr, "--fingerprint 000000000000: no deploy of rollout "+id+" waits with that plan shape")
+	// alice started it; the policy refuses her an approval of a rollout (platform-admins decide on
+	// rollouts), and four eyes would too (workflows' TestRolloutApprovesAShapeOnBehalfOfItsApprover).
 	r = w.as(w.alice, 3, "rollout", "approve", id, "--fingerprint", g.Fingerprint)
-	require.Contains(t, r.Stderr, "self-approval")
+	require.Contains(t, r.Stderr, "refused")
 	require.NotNil(t, e.Status(ref).Approval, "still waiting")
 
 	w.as(w.carol, 0, "rollout", "approve", id, "--fingerprint", g.Fingerprint, "--reason", "as previewed")
