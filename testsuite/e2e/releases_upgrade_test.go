@@ -21,7 +21,8 @@ import (
 // every deploy. Six instances in three tenants run 1.0.0. The preview shows two plan shapes, the
 // replace flagged; the upgrade rollout's deploys wait, grouped by the same fingerprints; carol
 // (not the starter) approves the update-only shape once and its four instances go ahead, while the
-// two with the replace keep waiting, named; then the rollout is undone back to 1.0.0.
+// two with the replace keep waiting, named; then the rollout is undone back to 1.0.0, and a tenant's
+// deploy -f renders its pinned release.
 func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 	w := newPeople(t)
 	e := w.e
@@ -111,4 +112,9 @@ func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 			require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/"+ref+"/instance.yaml"), "stack: example@1.0.0", ref)
 		}
 	}
+	// A tenant's deploy -f after the undo renders its pinned 1.0.0 (no tier), main's head has 1.1.0's files.
+	e.MustCLI(0, "deploy", "beta/one", "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hola\n  debug: false\n"), "--wait")
+	tfm := testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/beta/one/terraform/main.tf")
+	require.Contains(t, tfm, `"hola"`)
+	require.NotContains(t, tfm, "tier", "deploy -f renders the pinned release, not main's head")
 }
