@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.temporal.io/sdk/temporal"
@@ -102,7 +103,7 @@ func (r *rollout) receiveApprovalWaits(ctx workflow.Context) {
 			r.s.Groups = append(r.s.Groups, contract.RolloutGroup{Fingerprint: fp.Hash, Summary: fp.Summary, Stateful: fp.Stateful})
 			g = &r.s.Groups[len(r.s.Groups)-1]
 		}
-		if ref := w.Ref.String(); !containsString(g.Refs, ref) {
+		if ref := w.Ref.String(); !slices.Contains(g.Refs, ref) {
 			g.Refs = append(g.Refs, ref)
 		}
 		in.Awaiting = &contract.RolloutAwaiting{OpID: w.OpID, Fingerprint: fp.Hash, Hash: w.Hash}
@@ -143,13 +144,4 @@ func (r *rollout) group(fp string) *contract.RolloutGroup {
 		}
 	}
 	return nil
-}
-
-func containsString(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
