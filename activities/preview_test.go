@@ -43,6 +43,7 @@ func TestPreviewInstancePlansTheRepinnedFile(t *testing.T) {
 	require.NoError(t, err)
 	p := &planner{busy: map[string]bool{"busy": true}, sent: map[string]string{}}
 	a := &Activities{Forge: f, Instances: p}
+	cutReleases(t, a, "web", "1.4.0", "1.5.0")
 	spec := contract.PreviewSpec{ID: "p", Stack: "web", To: "1.5.0"}
 	preview := func(name string) contract.PreviewInstance {
 		out, err := a.PreviewInstance(ctx, contract.PreviewInstanceInput{Spec: spec, Ref: contract.Ref{Tenant: "acme", Name: name}, Preview: "stack-preview/p"})
@@ -89,6 +90,7 @@ func TestRolloutToAReleaseRepinsAndRefusesADowngrade(t *testing.T) {
 	})
 	require.NoError(t, err)
 	a := &Activities{Forge: f}
+	cutReleases(t, a, "web", "1.3.0", "1.4.0", "1.5.0", "1.10.0")
 	head, err := f.Head(ctx)
 	require.NoError(t, err)
 	// The action list as PlanRollout makes it, outside an activity.
@@ -127,6 +129,15 @@ func TestRolloutToAReleaseRepinsAndRefusesADowngrade(t *testing.T) {
 	assert.Equal(t, "stack=web@1.3.0", plan.Actions[0].Desired)
 	assert.Equal(t, "rollout r-1 did not change it", plan.Actions[1].Reason)
 	assert.Equal(t, contract.ActionSkip, plan.Actions[1].Action)
+}
+
+// cutReleases records releases of stack as `slipway stack release` does, each from main's head.
+func cutReleases(t *testing.T, a *Activities, stack string, versions ...string) {
+	t.Helper()
+	for _, v := range versions {
+		_, err := a.Stack(context.Background(), contract.StackRequest{Op: contract.StackOpRelease, Stack: stack, Version: v, CutBy: "carol", ID: "cut-" + v})
+		require.NoError(t, err, v)
+	}
 }
 
 func TestOlderRelease(t *testing.T) {

@@ -37,6 +37,8 @@ type Instances interface {
 	Ready(ctx context.Context, ref contract.Ref) (lifecycle.Condition, error)
 	// PlanConfig has the instance plan configYAML (a dry run, `slipway plan -f`) and waits for it; refusals as for Deploy.
 	PlanConfig(ctx context.Context, ref contract.Ref, configYAML, actor, requestID string) (contract.OperationResult, error)
+	// Approve approves the instance's waiting plan as the actor in ctx; refusals as for Deploy.
+	Approve(ctx context.Context, ref contract.Ref, req contract.ApprovalRequest, requestID string) error
 }
 
 // PlanRollout computes a rollout's action list in rollout order: every instance of the stack in
@@ -67,7 +69,27 @@ func (a *Activities) PlanRollout(ctx context.Context, spec contract.RolloutSpec)
 		}
 		plan.Actions = append(plan.Actions, act)
 	}
-	return plan, nil
+	plan.Stateful, err = a.rolloutStateful(ctx, t)
+	return plan, err
+}
+
+// rolloutStateful is the stateful: list of the stack the rollout deploys (the release's, under --to),
+// so the plans its deploys wait with fingerprint as the preview's did.
+func (a *Activities) rolloutStateful(ctx context.Context, t *rolloutTarget) ([]string, error) {
+	stack := t.stack
+	if t.spec.To != "" {
+		rel, err := a.resolveRelease(ctx, t.spec.Stack, t.spec.To)
+		if err != nil {
+			return nil, err
+		}
+		if stack, err = a.loadStack(ctx, rel.Commit, t.spec.Stack); err != nil {
+			return nil, err
+		}
+	}
+	if stack.Schema == nil {
+		return nil, nil
+	}
+	return stack.Schema.Stateful, nil
 }
 
 // rolloutAction is one instance's line of the action list.

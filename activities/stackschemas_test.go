@@ -37,3 +37,23 @@ func TestStackSchemasReadMain(t *testing.T) {
 		require.Empty(t, none.StackSchemas, name)
 	}
 }
+
+// The stacks list their releases from the releases files on main, oldest first, for all stacks
+// and for one; a stack without releases lists none.
+func TestStackSchemasListTheReleasesCut(t *testing.T) {
+	schema := "parameters: []\n"
+	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"stacks/web/schema.yaml": []byte(schema),
+		"stacks/db/schema.yaml":  []byte(schema),
+	})
+	require.NoError(t, err)
+	a := &Activities{Forge: f}
+	cutReleases(t, a, "web", "1.0.0", "1.1.0")
+	ctx := context.Background()
+	all, err := a.ValidateConfig(ctx, contract.ValidateInput{Stacks: true})
+	require.NoError(t, err)
+	require.Equal(t, []contract.StackSchema{{Name: "db", SchemaYAML: schema}, {Name: "web", SchemaYAML: schema, Releases: []string{"1.0.0", "1.1.0"}}}, all.StackSchemas)
+	one, err := a.ValidateConfig(ctx, contract.ValidateInput{Stacks: true, Stack: "web"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"1.0.0", "1.1.0"}, one.StackSchemas[0].Releases)
+}

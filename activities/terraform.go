@@ -247,8 +247,9 @@ func withLockNote(ctx context.Context) context.Context {
 	})
 }
 
-// planOutput is the plan's summary; with detail, each change's attributes (the plan command's
-// answer: a deploy's history keeps actions only).
+// planOutput is the plan's summary; with detail, each change's attributes with their values (the
+// plan command's answer); without, their names only, no values: a deploy's plan then has the shape
+// a preview fingerprinted, so a rollout can approve it once per shape (internal/planprint).
 func planOutput(p *terraform.Plan, detail bool) contract.PlanOutput {
 	// The name, not this host's path: the apply may run on another worker.
 	out := contract.PlanOutput{File: filepath.Base(p.File), SHA256: p.SHA256, Summary: contract.PlanSummary{
@@ -256,10 +257,12 @@ func planOutput(p *terraform.Plan, detail bool) contract.PlanOutput {
 	}}
 	for _, rc := range p.Summary.Resources {
 		c := contract.ResourceChange{Address: rc.Address, Type: rc.Type, Name: rc.Name, Actions: rc.Actions}
-		if detail {
-			for _, a := range rc.Attributes {
-				c.Attributes = append(c.Attributes, contract.AttributeChange{Path: a.Path, Before: a.Before, After: a.After, Sensitive: a.Sensitive})
+		for _, a := range rc.Attributes {
+			ac := contract.AttributeChange{Path: a.Path, Sensitive: a.Sensitive}
+			if detail {
+				ac.Before, ac.After = a.Before, a.After
 			}
+			c.Attributes = append(c.Attributes, ac)
 		}
 		out.Summary.Resources = append(out.Summary.Resources, c)
 	}

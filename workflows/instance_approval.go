@@ -299,6 +299,27 @@ func (e *entity) awaitApproval(ctx workflow.Context, w contract.ApprovalWait) {
 	// Sinks reach people who may not approve: they learn who must, not the plan or its hash.
 	e.notify(ctx, notify.KindAwaitingApproval, fmt.Sprintf("%s of %s awaits approval by %s until %s: approvers see the plan with slipway status %s",
 		op.Kind, e.s.Ref, w.Awaited(), stamp(w.Deadline), e.s.Ref), nil)
+	e.tellRolloutAwaiting(ctx, op, w)
+}
+
+// tellRolloutAwaiting tells the rollout that sent this deploy that it waits, with its plan's shape
+// (no values), so an approval of that shape once can approve it.
+func (e *entity) tellRolloutAwaiting(ctx workflow.Context, op *contract.Operation, w contract.ApprovalWait) {
+	if op.Rollout == "" || w.Plan == nil || !tellsRolloutOfApprovals(ctx) {
+		return
+	}
+	plan := *w.Plan
+	plan.Resources = slices.Clone(plan.Resources)
+	for i := range plan.Resources {
+		attrs := make([]contract.AttributeChange, len(plan.Resources[i].Attributes))
+		for j, a := range plan.Resources[i].Attributes {
+			attrs[j] = contract.AttributeChange{Path: a.Path}
+		}
+		plan.Resources[i].Attributes = attrs
+	}
+	aw := contract.RolloutApprovalWait{Ref: e.s.Ref, OpID: op.ID, Hash: w.Hash, Plan: plan}
+	// A rollout that ended meanwhile has nothing to approve: the wait stays the instance's own.
+	_ = workflow.SignalExternalWorkflow(ctx, op.Rollout, "", contract.SignalRolloutApproval, aw).Get(ctx, nil)
 }
 
 // endUnapproved applies a pipeline that ended at its approval: back where it started, nothing applied.

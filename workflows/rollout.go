@@ -29,6 +29,7 @@ func RolloutWorkflow(ctx workflow.Context, in contract.RolloutInput) (contract.R
 		return contract.RolloutStatus{}, err
 	}
 	workflow.Go(ctx, r.receiveDone)
+	workflow.Go(ctx, r.receiveApprovalWaits)
 	if in.State == nil {
 		if err := r.plan(ctx, in.Spec); err != nil {
 			return contract.RolloutStatus{}, err
@@ -94,7 +95,7 @@ func (r *rollout) plan(ctx workflow.Context, spec contract.RolloutSpec) error {
 	if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActPlanRollout, spec).Get(ctx, &plan); err != nil {
 		return err
 	}
-	r.s = contract.RolloutState{Spec: spec, Phase: contract.PhaseRunning, Head: plan.Head, Batch: 1, StartedAt: workflow.Now(ctx)}
+	r.s = contract.RolloutState{Spec: spec, Phase: contract.PhaseRunning, Head: plan.Head, Batch: 1, StartedAt: workflow.Now(ctx), Stateful: plan.Stateful}
 	r.s.Batches = AssignBatches(spec, plan.Actions)
 	for _, a := range plan.Actions {
 		in := contract.RolloutInstance{RolloutAction: a, Status: contract.RolloutPending}
@@ -193,7 +194,7 @@ func (r *rollout) receiveDone(ctx workflow.Context) {
 		if in == nil || (in.Status != contract.RolloutStarting && in.Status != contract.RolloutRunning) {
 			continue
 		}
-		in.Ready = d.Ready
+		in.Ready, in.Awaiting = d.Ready, nil
 		if d.Result == contract.ResultSucceeded {
 			in.Status, in.Error = contract.RolloutUpdated, ""
 			r.inFlight--
@@ -237,7 +238,17 @@ func (r *rollout) endBatch(ctx workflow.Context) {
 
 func (r *rollout) status(ctx workflow.Context) contract.RolloutStatus {
 	ready, updated, total := r.s.Counts()
-	return contract.RolloutStatus{RolloutState: r.s, ID: contract.RolloutWorkflowID(r.s.Spec.ID), InFlight: r.inFlight,
+	st := r.s
+	// The waiting plans' hashes are for approvers: a status reader sees shapes, not hashes.
+	st.Instances = append([]contract.RolloutInstance(nil), r.s.Instances...)
+	for i := range st.Instances {
+		if a := st.Instances[i].Awaiting; a != nil {
+			c := *a
+			c.Hash = ""
+			st.Instances[i].Awaiting = &c
+		}
+	}
+	return contract.RolloutStatus{RolloutState: st, ID: contract.RolloutWorkflowID(r.s.Spec.ID), InFlight: r.inFlight,
 		Ready: ready, Updated: updated, Total: total}
 }
 

@@ -36,7 +36,7 @@ func (r *rollout) register(ctx workflow.Context) error {
 			return err
 		}
 	}
-	return nil
+	return r.registerApprove(ctx)
 }
 
 func (r *rollout) admitPause() error {

@@ -68,6 +68,9 @@ const (
 	changeRolloutWatch = "rollout-watch"
 	// changeExpiry runs an instance's expiry: warnings, then its stack's action at the end, as who set it.
 	changeExpiry = "instance-expiry"
+	// changeRolloutApproval has an instance tell the rollout that sent its deploy that the deploy waits
+	// for approval, with the plan, so the rollout can approve it once per plan shape.
+	changeRolloutApproval = "rollout-approval"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -208,6 +211,7 @@ var Changes = []Change{
 	{ID: changeDependents, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 	{ID: changeRolloutWatch, Added: "2026-11-27", Max: 1, Workflows: []string{rolloutType}},
 	{ID: changeExpiry, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
+	{ID: changeRolloutApproval, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 }
 
 // ChangeByID returns the record of the change id.
@@ -353,6 +357,12 @@ func recordsArchive(ctx workflow.Context) bool {
 // called only on those paths, so an instance without dependencies records nothing for it.
 func registersDependents(ctx workflow.Context) bool {
 	return rides(ctx) || workflow.GetVersion(ctx, changeDependents, workflow.DefaultVersion, 1) >= 1
+}
+
+// tellsRolloutOfApprovals reports whether a deploy a rollout sent tells it when it waits for approval;
+// only such deploys ask, so lifecycles without a rollout record nothing for it.
+func tellsRolloutOfApprovals(ctx workflow.Context) bool {
+	return rides(ctx) || workflow.GetVersion(ctx, changeRolloutApproval, workflow.DefaultVersion, 1) >= 1
 }
 
 // watchesWaves reports whether this run watches a wave's health before the next; only a rollout

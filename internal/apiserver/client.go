@@ -232,8 +232,8 @@ func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) (c
 	return out.Plan, c.do(ctx, http.MethodPost, "/v1/rollouts", spec, &out)
 }
 
-// ControlRollout pauses, resumes or aborts a rollout.
-func (c *Client) ControlRollout(ctx context.Context, id, update string, req contract.RolloutRequest) (*contract.RolloutStatus, error) {
+// ControlRollout pauses, resumes or aborts a rollout (a RolloutRequest), or approves a plan shape of it (a RolloutApproveRequest).
+func (c *Client) ControlRollout(ctx context.Context, id, update string, req any) (*contract.RolloutStatus, error) {
 	var out contract.RolloutStatus
 	return &out, c.do(ctx, http.MethodPost, "/v1/rollouts/"+url.PathEscape(id)+"/"+url.PathEscape(update), req, &out)
 }

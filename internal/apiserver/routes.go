@@ -582,14 +582,22 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 
 func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	verb := r.PathValue("verb")
+	var req any
 	switch verb {
 	case contract.UpdateRolloutPause, contract.UpdateRolloutResume, contract.UpdateRolloutAbort:
+		var rr contract.RolloutRequest
+		if err := decode(r, &rr); err != nil {
+			return 0, nil, err
+		}
+		req = rr
+	case contract.UpdateRolloutApprove:
+		var ar contract.RolloutApproveRequest
+		if err := decode(r, &ar); err != nil {
+			return 0, nil, err
+		}
+		req = ar
 	default:
-		return 0, nil, badRequest("verb: %q is not pause, resume or abort", verb)
-	}
-	var req contract.RolloutRequest
-	if err := decode(r, &req); err != nil {
-		return 0, nil, err
+		return 0, nil, badRequest("verb: %q is not pause, resume, abort or %s", verb, contract.UpdateRolloutApprove)
 	}
 	id := r.PathValue("id")
 	cur, err := s.o.Client.RolloutStatus(ctx, id)

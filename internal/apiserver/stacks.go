@@ -21,7 +21,7 @@ type StackItem struct {
 	Description string `json:"description,omitempty"`
 	// Schema is the path of its parameters' JSON Schema.
 	Schema string `json:"schema"`
-	// Releases are the stack's releases, once stacks have them; empty until then.
+	// Releases are the versions cut of the stack (its releases file on main), oldest first; empty without releases.
 	Releases []string `json:"releases"`
 }
 
@@ -72,7 +72,7 @@ func (s *Server) stacks(ctx context.Context, a identity.Actor, r *http.Request) 
 			s.log.Warn("a stack's schema.yaml does not parse: not listed", zap.String("stack", st.Name), zap.Error(err))
 			continue
 		}
-		out = append(out, StackItem{Name: st.Name, Description: sch.Description, Schema: "/v1/stacks/" + st.Name + "/schema", Releases: []string{}})
+		out = append(out, StackItem{Name: st.Name, Description: sch.Description, Schema: "/v1/stacks/" + st.Name + "/schema", Releases: append([]string{}, st.Releases...)})
 	}
 	return http.StatusOK, out, nil
 }

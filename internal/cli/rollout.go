@@ -18,7 +18,7 @@ import (
 func (g *globals) rolloutCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout",
-		Short: "Roll a change out to a stack's instances in batches (plan, start, status, pause, resume, abort, list)",
+		Short: "Roll a change out to a stack's instances in batches (plan, start, status, pause, resume, abort, list, undo, approve)",
 		Long: `A rollout deploys a change (--set key=value on every instance's config, or --stack-rev REV: the
 stack as main holds it at REV) to every Deployed instance of a stack, batch after batch, as a
 StatefulSet rolls pods. It first computes the action list: each instance with its current and
@@ -30,7 +30,7 @@ The rollout stops when --max-failures instances failed; resume retries them.`,
 		g.rolloutControlCmd(contract.UpdateRolloutPause, "Stop starting deploys; those in flight finish"),
 		g.rolloutControlCmd(contract.UpdateRolloutResume, "Go on; after a stop, the failed instances are retried first"),
 		g.rolloutControlCmd(contract.UpdateRolloutAbort, "End the rollout; deploys in flight finish on their instances"),
-		g.rolloutUndoCmd())
+		g.rolloutUndoCmd(), g.rolloutApproveCmd())
 	return cmd
 }
 

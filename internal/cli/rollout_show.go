@@ -66,9 +66,28 @@ func writeRolloutStatus(out io.Writer, st *contract.RolloutStatus) {
 		if in.Error != "" {
 			note = in.Error
 		}
+		if a := in.Awaiting; a != nil && !a.Approved {
+			note = "awaits approval of plan shape " + a.Fingerprint + "; " + note
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", batch, in.Ref, in.Status, dash(in.Ready), dash(in.Desired), dash(note))
 	}
 	_ = tw.Flush()
+	writeRolloutGroups(out, st)
+}
+
+// writeRolloutGroups lists the plan shapes the rollout's deploys waited with, and which are approved.
+func writeRolloutGroups(out io.Writer, st *contract.RolloutStatus) {
+	if len(st.Groups) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "plan shapes waiting for approval (slipway rollout approve "+st.Spec.ID+" --fingerprint F):")
+	for _, g := range st.Groups {
+		state := "waiting"
+		if g.ApprovedBy != nil {
+			state = "approved by " + g.ApprovedBy.Name
+		}
+		fmt.Fprintf(out, "  %s  %d instance(s): %s  [%s]\n", g.Fingerprint, len(g.Refs), g.Summary, state)
+	}
 }
 
 // rolloutLine is the rollout's phase, batch and ready/updated/total.

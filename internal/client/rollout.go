@@ -100,8 +100,8 @@ func (c *Client) RolloutStatus(ctx context.Context, id string) (*contract.Rollou
 	return &st, nil
 }
 
-// ControlRollout sends pause, resume or abort and returns the rollout's status after it.
-func (c *Client) ControlRollout(ctx context.Context, id, update string, req contract.RolloutRequest) (*contract.RolloutStatus, error) {
+// ControlRollout sends pause, resume, abort or approve-fingerprint and returns the rollout's status after it.
+func (c *Client) ControlRollout(ctx context.Context, id, update string, req any) (*contract.RolloutStatus, error) {
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: contract.RolloutWorkflowID(id), UpdateName: update, UpdateID: uuid.NewString(),
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,

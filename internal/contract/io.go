@@ -76,6 +76,8 @@ type ValidateInput struct {
 type StackSchema struct {
 	Name       string `json:"name"`
 	SchemaYAML string `json:"schemaYAML,omitempty"`
+	// Releases are the versions cut of the stack (its releases file on main), oldest first.
+	Releases []string `json:"releases,omitempty"`
 }
 
 // ValidateOutput is a valid config's stack.

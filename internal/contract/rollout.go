@@ -117,6 +117,8 @@ type RolloutPlan struct {
 	Stack   string          `json:"stack"`
 	Head    string          `json:"head"` // main when the list was made
 	Actions []RolloutAction `json:"actions"`
+	// Stateful is the target stack's stateful: list, so plans fingerprint as the preview's do.
+	Stateful []string `json:"stateful,omitempty"`
 }
 
 // Touches are the instances (TENANT/NAME) the plan deploys: every action but a skip.
@@ -214,6 +216,9 @@ type RolloutState struct {
 	EndedAt   time.Time     `json:"endedAt,omitzero"`
 	// Requester is the verified actor who started the rollout; its deploys are sent on their behalf.
 	Requester *identity.Actor `json:"requester,omitempty"`
+	// Stateful is the target stack's stateful: list; Groups are the plan shapes that waited for approval.
+	Stateful []string       `json:"stateful,omitempty"`
+	Groups   []RolloutGroup `json:"groups,omitempty"`
 }
 
 // RolloutInstance is one instance's place and progress in the rollout.
@@ -223,6 +228,8 @@ type RolloutInstance struct {
 	Error  string `json:"error,omitempty"`
 	Tries  int    `json:"tries,omitempty"`
 	Retry  bool   `json:"retry,omitempty"` // resume retries its failed deploy
+	// Awaiting is its deploy's wait for approval, with its plan's fingerprint.
+	Awaiting *RolloutAwaiting `json:"awaiting,omitempty"`
 }
 
 // BatchRecord is ready/updated/total and the failures when a batch ended.

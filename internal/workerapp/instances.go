@@ -114,6 +114,11 @@ func (i instances) PlanConfig(ctx context.Context, ref contract.Ref, configYAML,
 	return res, refusal(err)
 }
 
+func (i instances) Approve(ctx context.Context, ref contract.Ref, req contract.ApprovalRequest, requestID string) error {
+	_, err := i.c.Approval(ctx, ref, contract.VerbApprove, req, requestID)
+	return refusal(err)
+}
+
 // innermost is the message of the deepest application error: what the activity said.
 func innermost(err *temporal.ApplicationError) string {
 	msg := err.Message()
