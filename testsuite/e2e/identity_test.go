@@ -1,48 +1,21 @@
 package e2e
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/cli"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
 )
 
-// startServer runs `slipway server` (the real command, in process) for e against the provider p
-// and returns its URL; it stops with the test.
 func startServer(t *testing.T, e *testsuite.Env, p *oidcprovider.Provider) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	var errb strings.Builder
-	done := make(chan int, 1)
-	go func() {
-		defer pw.Close()
-		done <- cli.Main(ctx, []string{"--task-queue", e.TaskQueue, "server", "--listen", "127.0.0.1:0",
-			"--issuer", p.Issuer, "--client-id", p.ClientID, "--state-dir", e.StateDir, "--shutdown-grace", "5s"},
-			cli.Streams{In: strings.NewReader(""), Out: pw, Err: &errb})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		require.Equal(t, 0, <-done, "slipway server: %s", errb.String())
-	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	require.NoError(t, err, "slipway server printed no address: %s", errb.String())
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	url, _, ok := strings.Cut(strings.TrimPrefix(line, "slipway server on "), " ")
-	require.True(t, ok, line)
-	return url
+	return e.StartAPIServer(t, p.Issuer, p.ClientID)
 }
 
 // signIn signs user in through the provider's real login and consent pages.
