@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/slipway-dev/slipway/internal/capacity"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/deploy"
@@ -66,6 +67,10 @@ type Activities struct {
 	Runs Runs
 	// Dependencies reads the instances stacks depend on and finds their users; set from the worker's client.
 	Dependencies Dependencies
+	// Budgets are the platform's capacity budgets (SLIPWAY_CAPACITY_FILE).
+	Budgets capacity.Budgets
+	// Semaphores hold the budgets' slots; set from the worker's client.
+	Semaphores Semaphores
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

@@ -66,6 +66,8 @@ const (
 	changeDependents = "dependents-registered"
 	// changeRolloutWatch watches each wave of a rollout with a watch time (--watch) before the next starts.
 	changeRolloutWatch = "rollout-watch"
+	// changeCapacity has terraform apply and destroy wait for a slot of the capacity budget the stack names.
+	changeCapacity = "capacity-budgets"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -205,6 +207,7 @@ var Changes = []Change{
 		}},
 	{ID: changeDependents, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 	{ID: changeRolloutWatch, Added: "2026-11-27", Max: 1, Workflows: []string{rolloutType}},
+	{ID: changeCapacity, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: pipelines},
 }
 
 // ChangeByID returns the record of the change id.
@@ -356,4 +359,10 @@ func registersDependents(ctx workflow.Context) bool {
 // with --watch asks, so the others record nothing for it.
 func watchesWaves(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeRolloutWatch, workflow.DefaultVersion, 1) >= 1
+}
+
+// drawsCapacity reports whether a terraform apply or destroy waits for a slot of the stack's
+// capacity budget; only a stack that names one asks, so the others record nothing for it.
+func drawsCapacity(ctx workflow.Context) bool {
+	return rides(ctx) || workflow.GetVersion(ctx, changeCapacity, workflow.DefaultVersion, 1) >= 1
 }
