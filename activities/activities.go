@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/capacity"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/deploy"
@@ -71,6 +72,10 @@ type Activities struct {
 	// files are on main, where a tenant's commit can write): the attestation key ring. The worker
 	// always sets it; nil (unit tests) checks nothing.
 	Seals *attest.Keyring
+	// Budgets are the platform's capacity budgets (SLIPWAY_CAPACITY_FILE).
+	Budgets capacity.Budgets
+	// Semaphores hold the budgets' slots; set from the worker's client.
+	Semaphores Semaphores
 }
 
 // Terraform runs terraform in one working directory per instance: internal/terraform's Runner,

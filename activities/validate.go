@@ -72,6 +72,9 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 	if err := a.checkCredentials(stack, in.Ref); err != nil {
 		return contract.ValidateOutput{}, err
 	}
+	if err := a.checkCapacity(stack); err != nil {
+		return contract.ValidateOutput{}, err
+	}
 	if err := a.checkPlacement(ctx, stack, inst); err != nil {
 		return contract.ValidateOutput{}, err
 	}
@@ -97,6 +100,7 @@ func controls(stack *config.Stack, inst *config.Instance) *contract.Controls {
 		c.Stateful = stack.Schema.Stateful
 		c.Hooks = hookNames(stack.Schema)
 		c.Budgets = budgets(stack.Schema.Timeouts)
+		c.Capacity = capacityOf(stack.Schema.Capacity)
 	}
 	return c
 }

@@ -293,7 +293,12 @@ func (p *pipeline) applyDestroyPlan(in contract.TerraformInput) error {
 		var out contract.InfraOutput
 		// Applying a destroy plan is the destroy: it runs under the destroy budget.
 		actx, budget := p.tfCtx(ctx, "destroy")
-		err := workflow.ExecuteActivity(actx, contract.ActTerraformApply, contract.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
+		release, err := p.drawCapacity(ctx, contract.TFDestroy, "destroy")
+		if err != nil {
+			return "", err
+		}
+		defer release()
+		err = workflow.ExecuteActivity(actx, contract.ActTerraformApply, contract.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 		note := ""
 		if err != nil && errorType(err) == contract.ErrStalePlan {
 			pctx, pbudget := p.tfCtx(ctx, "plan")

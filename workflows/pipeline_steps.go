@@ -175,7 +175,12 @@ func (p *pipeline) applyPlan() error {
 		var out contract.InfraOutput
 		actx, budget := p.tfCtx(ctx, "apply")
 		pctx, pbudget := p.tfCtx(ctx, "plan")
-		err := workflow.ExecuteActivity(actx, contract.ActTerraformApply,
+		release, err := p.drawCapacity(ctx, contract.TFApply, "apply")
+		if err != nil {
+			return "", err
+		}
+		defer release()
+		err = workflow.ExecuteActivity(actx, contract.ActTerraformApply,
 			contract.ApplyInput{Ref: p.in.Ref, Plan: *plan, Budget: budget}).Get(ctx, &out)
 		note := ""
 		if err != nil && errorType(err) == contract.ErrStalePlan && replansStalePlans(ctx) {
@@ -215,6 +220,11 @@ func (p *pipeline) destroyInfra() error {
 		var out contract.InfraOutput
 		actx, budget := p.tfCtx(ctx, "destroy")
 		in.Budget = budget
+		release, err := p.drawCapacity(ctx, contract.TFDestroy, "destroy")
+		if err != nil {
+			return "", err
+		}
+		defer release()
 		if err := workflow.ExecuteActivity(actx, contract.ActTerraformDestroy, in).Get(ctx, &out); err != nil {
 			return "", err
 		}

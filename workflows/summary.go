@@ -41,7 +41,11 @@ func (e *entity) details() string {
 		r := e.retryingNow()
 		return fmt.Sprintf("%s: %s %s Retrying step %s (attempt %d): %s", e.s.State, op.Kind, op.ID, r.Step, r.Attempt, r.LastError)
 	case op != nil && op.Result == contract.ResultRunning && op.Step != "":
-		return fmt.Sprintf("%s: %s %s at step %s (attempt %d)", e.s.State, op.Kind, op.ID, op.Step, op.Attempt)
+		line := fmt.Sprintf("%s: %s %s at step %s (attempt %d)", e.s.State, op.Kind, op.ID, op.Step, op.Attempt)
+		if n := len(op.Steps); n > 0 && op.Steps[n-1].Status == contract.StepRunning && op.Steps[n-1].Detail != "" {
+			line += ": " + op.Steps[n-1].Detail // such as waiting for a capacity budget
+		}
+		return line
 	case op != nil && op.Result == contract.ResultRunning:
 		return fmt.Sprintf("%s: %s %s starting (attempt %d)", e.s.State, op.Kind, op.ID, op.Attempt)
 	case e.s.State.Failed() && op != nil && op.Failure != nil:

@@ -71,6 +71,8 @@ const (
 	// changeRolloutApproval has an instance tell the rollout that sent its deploy that the deploy waits
 	// for approval, with the plan, so the rollout can approve it once per plan shape.
 	changeRolloutApproval = "rollout-approval"
+	// changeCapacity has terraform apply and destroy wait for a slot of the capacity budget the stack names.
+	changeCapacity = "capacity-budgets"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -212,6 +214,7 @@ var Changes = []Change{
 	{ID: changeRolloutWatch, Added: "2026-11-27", Max: 1, Workflows: []string{rolloutType}},
 	{ID: changeExpiry, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 	{ID: changeRolloutApproval, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
+	{ID: changeCapacity, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: pipelines},
 }
 
 // ChangeByID returns the record of the change id.
@@ -375,4 +378,10 @@ func watchesWaves(ctx workflow.Context) bool {
 // instance whose config sets one, so an instance without records nothing for it.
 func runsExpiry(ctx workflow.Context) bool {
 	return rides(ctx) || workflow.GetVersion(ctx, changeExpiry, workflow.DefaultVersion, 1) >= 1
+}
+
+// drawsCapacity reports whether a terraform apply or destroy waits for a slot of the stack's
+// capacity budget; only a stack that names one asks, so the others record nothing for it.
+func drawsCapacity(ctx workflow.Context) bool {
+	return rides(ctx) || workflow.GetVersion(ctx, changeCapacity, workflow.DefaultVersion, 1) >= 1
 }

@@ -54,6 +54,16 @@ type world struct {
 	applyOutputs map[string]string
 	// dependsOn are the dependencies ValidateConfig finds in the config.
 	dependsOn []string
+	// capacity, when set, is the stack's schema.capacity ValidateConfig and ResolveRevision report.
+	capacity *contract.Capacity
+}
+
+// controls are the stack's controls the validation reports: nil unless the stack names a capacity.
+func (w *world) controls() *contract.Controls {
+	if w.capacity == nil {
+		return nil
+	}
+	return &contract.Controls{Capacity: w.capacity}
 }
 
 func newWorld(t *testing.T) *world {
@@ -123,7 +133,7 @@ func (w *world) mock() {
 					"invalid instance config: parameters.bogus: unknown parameter", contract.ErrInvalidConfig, nil,
 					[]contract.FieldError{{Field: "parameters.bogus", Message: "unknown parameter"}})
 			}
-			out := contract.ValidateOutput{Stack: "example", Dependencies: w.dependsOn}
+			out := contract.ValidateOutput{Stack: "example", Dependencies: w.dependsOn, Controls: w.controls()}
 			if strings.Contains(in.ConfigYAML, "protected: true") {
 				out.Protected = "file"
 			}
@@ -162,7 +172,7 @@ func (w *world) mock() {
 		func(_ context.Context, _ contract.RevisionInput) (contract.RevisionOutput, error) {
 			err := w.enter(contract.ActResolveRevision)
 			return contract.RevisionOutput{Revision: fmt.Sprintf("rev-%d", w.called(contract.ActMergeMR)), Exists: true, Stack: "example",
-				UsesOutputs: w.outputsMR != nil}, err
+				UsesOutputs: w.outputsMR != nil, Controls: w.controls()}, err
 		})
 	e.OnActivity(contract.ActTerraformInit, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ contract.TerraformInput) error { return w.enter(contract.ActTerraformInit) })

@@ -70,6 +70,8 @@ type Schema struct {
 	Placement Placement
 	// Timeouts are the budgets of its terraform steps; zero ones take DefaultBudget.
 	Timeouts Timeouts
+	// Capacity names the capacity budgets its terraform steps draw on (capacity.go).
+	Capacity Capacity
 	// Credentials name what its terraform and hooks need; the operator maps each to a source.
 	Credentials []string
 	// Engine is engine: and engineVersion:, the binary that runs the stack's terraform (engine.go).
@@ -118,7 +120,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		return s
 	}
 	if root.Kind != yaml.MappingNode {
-		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, credentials, outputs, dependencies (line %d)", root.Line)
+		fe.Add("schema", "must be a mapping with keys description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, engine, engineVersion, timeouts, capacity, credentials, outputs, dependencies (line %d)", root.Line)
 		return nil
 	}
 	for _, kv := range pairs(root, "schema.", fe) {
@@ -148,6 +150,8 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 			s.Engine.Version = parseEngineVersion(kv.Value, field, fe)
 		case "timeouts":
 			s.Timeouts = parseTimeouts(kv.Value, fe)
+		case "capacity":
+			s.Capacity = parseCapacity(kv.Value, fe)
 		case "credentials":
 			s.Credentials = parseCredentials(kv.Value, fe)
 		case "outputs":
@@ -161,7 +165,7 @@ func parseSchema(data []byte, fe *yamlfields.Errors) *Schema {
 		case "expiry":
 			s.Expiry = parseExpiry(kv.Value, field, fe)
 		default:
-			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, placement, engine, engineVersion, timeouts, credentials, outputs, dependencies, sync, protected, expiry", kv.Line)
+			fe.Add(field, "unknown field (line %d); allowed: description, parameters, secrets, approval, controlPlanes, stateful, hooks, argocd, placement, engine, engineVersion, timeouts, capacity, credentials, outputs, dependencies, sync, protected, expiry", kv.Line)
 		}
 	}
 	checkOutputs(s, fe)

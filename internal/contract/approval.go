@@ -107,6 +107,8 @@ type Controls struct {
 	Hooks    []HookInfo `json:"hooks,omitempty"`
 	// Budgets are the stack's terraform budgets (schema.timeouts); nil keeps the defaults.
 	Budgets *Budgets `json:"budgets,omitempty"`
+	// Capacity names the capacity budgets its terraform steps draw on (schema.capacity); nil draws on none.
+	Capacity *Capacity `json:"capacity,omitempty"`
 }
 
 // HookInfo is a hook the stack declares: its name (drain, post-deploy), kind and deadline.

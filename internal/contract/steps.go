@@ -61,6 +61,7 @@ var AllActivities = []string{
 	ActResourceStates,
 	ActRetryNow,
 	ActStack,
+	ActCapacityAcquire, ActCapacityClosed,
 }
 
 // Steps and activities of the lifecycle controls (approvals and hooks).

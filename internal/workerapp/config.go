@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/capacity"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/controlplane"
@@ -87,6 +88,9 @@ type Config struct {
 	// for stacks; a source that is the worker's own stops the worker.
 	Credentials    credentials.Map
 	credentialsErr error
+	// Budgets (SLIPWAY_CAPACITY_FILE) are the platform's capacity budgets stacks draw on.
+	Budgets    capacity.Budgets
+	budgetsErr error
 	// HookSandbox confines exec hooks; nil picks it from SLIPWAY_HOOK_SANDBOX (hooks.SandboxFromEnv).
 	HookSandbox *hooks.Sandbox
 	// TerraformSandbox confines terraform; nil picks it from SLIPWAY_TERRAFORM_SANDBOX (TerraformSandboxFromEnv).
@@ -143,6 +147,7 @@ func FromEnv() Config {
 	}
 	cfg.StackEnv, cfg.stackEnvErr = stackenv.FromEnv()
 	cfg.Credentials, cfg.credentialsErr = credentials.FromEnv()
+	cfg.Budgets, cfg.budgetsErr = capacity.FromEnv()
 	cfg.Kubeconfig, cfg.ReservedNames = os.Getenv(kubeapi.EnvKubeconfig), os.Getenv(names.EnvReserved)
 	if v := os.Getenv("SLIPWAY_OBSERVE_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -226,6 +231,8 @@ func (c Config) Validate() error {
 		return c.stackEnvErr
 	case c.credentialsErr != nil:
 		return c.credentialsErr
+	case c.budgetsErr != nil:
+		return c.budgetsErr
 	case c.terraformStopGrace() > MaxTerraformStopGrace:
 		return fmt.Errorf("%s: %s is too long: a terraform step whose stack budget (schema.timeouts) runs out gets %s past it to stop, and an interrupted terraform may take %s; use at most %s",
 			EnvTerraformStopGrace, c.terraformStopGrace(), workflows.BudgetMargin, stopTakes(c.terraformStopGrace()), MaxTerraformStopGrace)

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/capacity"
 	slipclient "github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
@@ -22,6 +23,7 @@ const acceptWait = 90 * time.Second
 func Attach(acts *activities.Activities, c client.Client, taskQueue string) {
 	acts.Requests = requests{c: slipclient.New(c, taskQueue, "")}
 	acts.Names = nameclaim.New(c, taskQueue)
+	acts.Semaphores = capacity.NewSemaphores(c, taskQueue)
 	acts.Fleet = fleet{c: c}
 	acts.Instances = instances{c: slipclient.New(c, taskQueue, "")}
 	acts.ControlPlanes = pools{c: c}

@@ -123,7 +123,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		}
 	}
 	return &activities.Activities{Seals: seals, Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
-		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
+		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, Budgets: cfg.Budgets, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
 		ProviderMirror: tf.MirrorDir(), Audit: auditLog, Claims: claims}, nil
 }
 
@@ -251,6 +251,7 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.DeliveryWorkflow, workflow.RegisterOptions{Name: contract.DeliveryWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.DeliveryBatchWorkflow, workflow.RegisterOptions{Name: contract.DeliveryBatchWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.NameClaimWorkflow, workflow.RegisterOptions{Name: contract.NameClaimWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.CapacityWorkflow, workflow.RegisterOptions{Name: contract.CapacityWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.DeployerObserverWorkflow, workflow.RegisterOptions{Name: contract.ObserverWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.RolloutWorkflow, workflow.RegisterOptions{Name: contract.RolloutWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.RolloutPlanWorkflow, workflow.RegisterOptions{Name: contract.RolloutPlanWorkflowName})

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/activities"
+	"github.com/slipway-dev/slipway/internal/capacity"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -167,6 +168,10 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
+	budgets, err := capacity.FromEnv()
+	if err != nil {
+		return nil, err
+	}
 	// bwrap by default, as a production worker; without it a dev machine still runs terraform, saying so.
 	if e.TerraformSandbox, err = workerapp.TerraformSandboxFromEnv(ctx, os.Getenv, true); err != nil {
 		return nil, err
@@ -174,7 +179,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 	if !e.TerraformSandbox.Secure() {
 		o.Logger.Warn(e.TerraformSandbox.String())
 	}
-	cfg := workerapp.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow, Credentials: creds,
+	cfg := workerapp.Config{TaskQueue: o.TaskQueue, GitOpsRepo: e.GitOpsRepo, StateDir: o.StateDir, StackEnv: allow, Credentials: creds, Budgets: budgets,
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
 		Attest: attestKeys, Payloads: codec.DataConverter(keys),
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile,
