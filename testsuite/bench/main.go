@@ -128,8 +128,11 @@ func (o *options) parse(rows, lifecycles, idle, sticky, clusterWorkers string) e
 	if o.metrics < 1 {
 		return &flagError{"metrics", fmt.Sprint(o.metrics), "must be at least 1"}
 	}
-	if o.preview < 1 || o.releaseRollout < 1 {
-		return &flagError{"preview/-release-rollout", fmt.Sprint(o.preview, o.releaseRollout), "must be at least 1"}
+	if o.want("preview") && o.preview < 1 {
+		return &flagError{"preview", fmt.Sprint(o.preview), "must be at least 1"}
+	}
+	if o.want("release-rollout") && o.releaseRollout < 1 {
+		return &flagError{"release-rollout", fmt.Sprint(o.releaseRollout), "must be at least 1"}
 	}
 	if o.rollout < 1 {
 		return &flagError{"rollout", fmt.Sprint(o.rollout), "must be at least 1"}
