@@ -4,7 +4,7 @@
 // lifecycles at several sizes, what parked instances cost, and a rollout to a fleet. `make bench`
 // runs it; the raw figures go to bench/results/ as JSON.
 //
-//	go run ./testsuite/bench [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000]
+//	go run ./testsuite/bench [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,release-rollout -preview 1000 -release-rollout 1000]
 package main
 
 import (
@@ -27,6 +27,9 @@ import (
 
 var allRows = []string{"floor", "pipelines", "update", "provider", "throughput", "idle", "cluster", "rollout", "metrics"}
 
+// extraRows run only when -rows names them: each takes minutes at its default size.
+var extraRows = []string{"preview", "release-rollout"}
+
 type options struct {
 	rows       []string
 	steps      int   // steps per floor workflow
@@ -45,6 +48,8 @@ type options struct {
 	rollout int
 	// metrics is the fleet size of the metrics row
 	metrics int
+	// preview and releaseRollout are the fleet sizes of the preview and release-rollout rows
+	preview, releaseRollout int
 }
 
 func main() {
@@ -59,7 +64,9 @@ func main() {
 	var telemetry string
 	flag.StringVar(&telemetry, "telemetry", "", "worker role: serve /metrics here and count the fleet every second (the metrics row)")
 	flag.IntVar(&o.metrics, "metrics", 1000, "instances the metrics row parks before it measures the scrape and the fleet counts")
-	flag.StringVar(&rows, "rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ","))
+	flag.StringVar(&rows, "rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ",")+", and (only when named) "+strings.Join(extraRows, ","))
+	flag.IntVar(&o.preview, "preview", 1000, "instances on release 1.0.0 the preview row previews release 1.1.0 of")
+	flag.IntVar(&o.releaseRollout, "release-rollout", 1000, "instances on release 1.0.0 the release-rollout row rolls out to release 1.1.0, a canary of 10 then batches of 10%")
 	flag.IntVar(&o.steps, "steps", 20, "activity steps per floor workflow")
 	flag.IntVar(&o.runs, "runs", 10, "runs per floor and pipeline row, and update deploys on real terraform")
 	flag.StringVar(&lifecycles, "lifecycles", "10,100,1000", "concurrent provision+deploy lifecycles, one row each")
@@ -97,8 +104,8 @@ func (e *flagError) Error() string { return fmt.Sprintf("-%s %q: %s", e.flag, e.
 
 func (o *options) parse(rows, lifecycles, idle, sticky, clusterWorkers string) error {
 	for _, r := range strings.Split(rows, ",") {
-		if !slices.Contains(allRows, r) {
-			return &flagError{"rows", r, "not one of " + strings.Join(allRows, ",")}
+		if !slices.Contains(allRows, r) && !slices.Contains(extraRows, r) {
+			return &flagError{"rows", r, "not one of " + strings.Join(append(slices.Clone(allRows), extraRows...), ",")}
 		}
 		o.rows = append(o.rows, r)
 	}
@@ -120,6 +127,12 @@ func (o *options) parse(rows, lifecycles, idle, sticky, clusterWorkers string) e
 	}
 	if o.metrics < 1 {
 		return &flagError{"metrics", fmt.Sprint(o.metrics), "must be at least 1"}
+	}
+	if o.want("preview") && o.preview < 1 {
+		return &flagError{"preview", fmt.Sprint(o.preview), "must be at least 1"}
+	}
+	if o.want("release-rollout") && o.releaseRollout < 1 {
+		return &flagError{"release-rollout", fmt.Sprint(o.releaseRollout), "must be at least 1"}
 	}
 	if o.rollout < 1 {
 		return &flagError{"rollout", fmt.Sprint(o.rollout), "must be at least 1"}

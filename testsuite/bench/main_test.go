@@ -37,6 +37,20 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 	assert.False(t, o.want("update"))
 }
 
+func TestReleaseRowsRunOnlyWhenNamed(t *testing.T) {
+	assert.NotContains(t, allRows, "preview", "the default -rows")
+	assert.NotContains(t, allRows, "release-rollout", "the default -rows")
+	var o options
+	o.steps, o.runs, o.workerSticky, o.rollout, o.metrics, o.preview, o.releaseRollout = 1, 1, 1, 1, 1, 1000, 0
+	var fe *flagError
+	require.ErrorAs(t, o.parse("preview,release-rollout", "10", "10", "10", "1"), &fe)
+	assert.Equal(t, "release-rollout", fe.flag)
+	o = options{steps: 1, runs: 1, workerSticky: 1, rollout: 1, metrics: 1, preview: 1000, releaseRollout: 1000}
+	require.NoError(t, o.parse("preview,release-rollout", "10", "10", "10", "1"))
+	assert.True(t, o.want("preview"))
+	assert.True(t, o.want("release-rollout"))
+}
+
 func TestGrowthSaysWhenCostPerLifecycleGrows(t *testing.T) {
 	small := row{Figures: map[string]float64{"lifecycles": 10, "wallS": 1, "workerCpuMsPerLifecycle": 50, "serverCpuMsPerLifecycle": 200}}
 	flat := row{Figures: map[string]float64{"lifecycles": 1000, "wallS": 110, "workerCpuMsPerLifecycle": 55, "serverCpuMsPerLifecycle": 210}}

@@ -49,6 +49,7 @@ type fleet struct {
 	server   []int
 	database int // the PostgreSQL postmaster; 0 for the dev server, whose SQLite is in its process
 	temporal sdkclient.Client
+	config   string // the instances' config ("": instanceConfig(1))
 }
 
 type lifecycles struct {
@@ -95,7 +96,11 @@ func (f fleet) runRefs(ctx context.Context, refs []contract.Ref) (lifecycles, er
 			defer wg.Done()
 			c, ref := f.clients[i%len(f.clients)], refs[i]
 			t0 := time.Now()
-			if _, errs[i] = submit(ctx, c, ref, lifecycle.OpProvision, instanceConfig(1)); errs[i] != nil {
+			config := f.config
+			if config == "" {
+				config = instanceConfig(1)
+			}
+			if _, errs[i] = submit(ctx, c, ref, lifecycle.OpProvision, config); errs[i] != nil {
 				return
 			}
 			_, errs[i] = submit(ctx, c, ref, lifecycle.OpDeploy, "")
