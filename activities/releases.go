@@ -12,7 +12,7 @@ import (
 
 // readReleases reads a stack's releases file at rev ("" = main); a stack without one has no releases.
 func (a *Activities) readReleases(ctx context.Context, rev, stack string) (*config.Releases, error) {
-	files, err := a.Forge.ReadDir(ctx, rev, config.ReleasesDir(stack))
+	files, err := a.readSharedDir(ctx, rev, config.ReleasesDir(stack))
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -96,7 +96,7 @@ func (a *Activities) instanceStack(ctx context.Context, rev string, inst *config
 
 // loadRelease reads and checks a release's files.
 func (a *Activities) loadRelease(ctx context.Context, rel contract.StackRelease) (*config.Stack, error) {
-	files, err := a.Forge.ReadDir(ctx, rel.Commit, config.StackDir(rel.Stack))
+	files, err := a.readSharedDir(ctx, rel.Commit, config.StackDir(rel.Stack))
 	if err != nil {
 		return nil, classify(err)
 	}

@@ -107,7 +107,7 @@ func controls(stack *config.Stack, inst *config.Instance) *contract.Controls {
 
 // loadStack reads stacks/<name>/ at rev ("" = main).
 func (a *Activities) loadStack(ctx context.Context, rev, name string) (*config.Stack, error) {
-	files, err := a.Forge.ReadDir(ctx, rev, config.StackDir(name))
+	files, err := a.readSharedDir(ctx, rev, config.StackDir(name))
 	if err != nil {
 		return nil, classify(err)
 	}

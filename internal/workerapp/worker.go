@@ -214,8 +214,7 @@ func NewWorker(c client.Client, cfg Config) (Workers, error) {
 		return nil, err
 	}
 	Attach(acts, c, cfg.TaskQueue)
-	// The cache is shared by every worker in the process and sized before the first one starts.
-	worker.SetStickyWorkflowCacheSize(cfg.stickyCache())
+	SizeCache(cfg.stickyCache())
 	ws, err := PoolWorkers(c, cfg.TaskQueue, cfg, acts)
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func runWorker(address, taskQueue, profileDir string, sticky int, telemetry stri
 		serveMemStats(filepath.Join(profileDir, "mem-"+taskQueue))
 	}
 	if sticky > 0 {
-		worker.SetStickyWorkflowCacheSize(sticky)
+		workerapp.SizeCache(sticky) // as slipway-worker sizes it
 	}
 	copts := []client.Option{client.WithHostPort(address)}
 	var m *metrics.Metrics

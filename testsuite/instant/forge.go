@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/slipway-dev/slipway/internal/forge"
 )
@@ -26,6 +27,7 @@ type Forge struct {
 	mrs     map[string]*forge.MergeRequest
 	changes map[string]forge.Change // branch -> the change its MR proposes
 	order   []string                // branches in the order their MRs were opened
+	url     string                  // one per repository: readers may keep what a commit holds by URL and SHA
 }
 
 type dirVersion struct {
@@ -38,7 +40,8 @@ var _ forge.Forge = (*Forge)(nil)
 // NewForge returns a repository whose first commit holds seed, keyed by repo-relative path.
 func NewForge(seed map[string][]byte) *Forge {
 	f := &Forge{commits: map[string]uint64{}, dirs: map[string][]dirVersion{},
-		mrs: map[string]*forge.MergeRequest{}, changes: map[string]forge.Change{}}
+		mrs: map[string]*forge.MergeRequest{}, changes: map[string]forge.Change{},
+		url: fmt.Sprintf("instant://gitops/%d", forges.Add(1))}
 	f.head = f.commitLocked(nil)
 	for path, data := range seed {
 		dir, name := splitDir(path)
@@ -63,7 +66,10 @@ func splitDir(path string) (dir, rest string) {
 }
 
 func (f *Forge) Name() string    { return "instant" }
-func (f *Forge) RepoURL() string { return "instant://gitops" }
+func (f *Forge) RepoURL() string { return f.url }
+
+// forges numbers the repositories of a process.
+var forges atomic.Uint64
 
 func (f *Forge) Head(context.Context) (string, error) {
 	f.mu.Lock()

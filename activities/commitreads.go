@@ -1,0 +1,46 @@
+package activities
+
+import (
+	"context"
+	"regexp"
+	"sync"
+)
+
+// commitReads keeps the stack and releases directories read at a commit: what a commit holds
+// never changes, and each step of an operation reads the same few (its stack, its releases file),
+// so a step and its retries ask the forge once. Instance directories are not kept (one per instance).
+var commitReads = struct {
+	sync.Mutex
+	m map[string]map[string][]byte
+}{m: map[string]map[string][]byte{}}
+
+// maxCommitReads bounds the cache; it starts over when full (stack directories are small).
+const maxCommitReads = 512
+
+var commitSHA = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
+// readSharedDir is Forge.ReadDir of a directory many instances share (a stack, its releases), kept
+// when rev is a commit SHA. Callers must not change the map they get.
+func (a *Activities) readSharedDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
+	if !commitSHA.MatchString(rev) {
+		return a.Forge.ReadDir(ctx, rev, dir)
+	}
+	key := a.Forge.RepoURL() + "\x00" + rev + "\x00" + dir
+	commitReads.Lock()
+	files, ok := commitReads.m[key]
+	commitReads.Unlock()
+	if ok {
+		return files, nil
+	}
+	files, err := a.Forge.ReadDir(ctx, rev, dir)
+	if err != nil {
+		return nil, err
+	}
+	commitReads.Lock()
+	if len(commitReads.m) >= maxCommitReads {
+		commitReads.m = map[string]map[string][]byte{}
+	}
+	commitReads.m[key] = files
+	commitReads.Unlock()
+	return files, nil
+}
