@@ -30,7 +30,7 @@ func Of(s contract.PlanSummary, stateful []string) contract.PlanFingerprint {
 	fp := contract.PlanFingerprint{Entries: entries}
 	h := sha256.New()
 	for _, e := range entries {
-		fmt.Fprintf(h, "%s\n", key(e))
+		h.Write([]byte(key(e) + "\n")) // not fmt.Fprintf: workflows call this, and workflowcheck takes a writer for I/O
 		if e.Stateful && !slices.Contains(fp.Stateful, e.Resource) {
 			fp.Stateful = append(fp.Stateful, e.Resource)
 		}
