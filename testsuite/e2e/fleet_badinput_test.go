@@ -28,7 +28,7 @@ func TestFleetBadInputIsRefusedWithExitTwo(t *testing.T) {
 		{"unknown stack on start", []string{"rollout", "start", "--stack", "nope", "--set", "replicas=2"}, "--stack nope"},
 		{"batch zero", []string{"rollout", "start", "--stack", "example", "--set", "replicas=2", "--batch", "0"}, `--batch "0"`},
 		{"batch over 100%", []string{"rollout", "plan", "--stack", "example", "--set", "replicas=2", "--batch", "150%"}, "--batch"},
-		{"nothing to roll", []string{"rollout", "plan", "--stack", "example"}, "--set key=value or --stack-rev REV"},
+		{"nothing to roll", []string{"rollout", "plan", "--stack", "example"}, "--set key=value, --stack-rev REV or --to RELEASE"},
 		{"unknown parameter", []string{"rollout", "plan", "--stack", "example", "--set", "colour=red"}, `--set colour: stack example has no parameter "colour"`},
 		{"wrong type", []string{"rollout", "plan", "--stack", "example", "--set", "replicas=two"}, "--set replicas: must be an int"},
 		{"bad order", []string{"rollout", "plan", "--stack", "example", "--set", "replicas=2", "--order", "random"}, "--order"},

@@ -148,14 +148,14 @@ func requireEncrypted(t *testing.T, e *testsuite.Env) {
 	require.Empty(t, plain, "payloads stored in plaintext")
 	t.Logf("encrypted payloads by holder: %v", encrypted)
 	for _, holder := range []string{
-		"WorkflowExecutionStartedEventAttributes",                 // workflow and child inputs as started
-		"StartChildWorkflowExecutionInitiatedEventAttributes",     // child inputs
-		"ActivityTaskScheduledEventAttributes",                    // activity inputs
-		"ActivityTaskCompletedEventAttributes",                    // activity results
-		"WorkflowExecutionCompletedEventAttributes",               // pipeline results
-		"ChildWorkflowExecutionCompletedEventAttributes",          // child results
-		"SignalExternalWorkflowExecutionInitiatedEventAttributes", // signals a pipeline sends
-		"WorkflowExecutionSignaledEventAttributes",                // signals the entity receives
+		"WorkflowExecutionStartedEventAttributes",             // workflow and child inputs as started
+		"StartChildWorkflowExecutionInitiatedEventAttributes", // child inputs
+		"ActivityTaskScheduledEventAttributes",                // activity inputs
+		"ActivityTaskCompletedEventAttributes",                // activity results
+		"WorkflowExecutionCompletedEventAttributes",           // pipeline results
+		"ChildWorkflowExecutionCompletedEventAttributes",      // child results
+		"Header", // a step's start, which its first activity's worker sends to the instance
+		"WorkflowExecutionSignaledEventAttributes", // signals the entity receives
 		"Input",   // update arguments
 		"Outcome", // update results
 	} {
