@@ -54,7 +54,7 @@ func TestThePluginCacheAKilledInitLeftIsEmptied(t *testing.T) {
 	assert.ElementsMatch(t, []string{cacheLockFile, cacheBusyFile}, names, "the half-written provider is gone")
 	require.Len(t, notes, 1, "the repair is recorded")
 	assert.Contains(t, notes[0], "emptied the plugin cache: an init killed while it installed providers left "+cacheBusyFile)
-	assert.Contains(t, notes[0], "age41")
+	assert.Regexp(t, `age4[1-9]`, notes[0], "its age, at least the 41s it was set back")
 	assert.Contains(t, notes[0], "removedregistry.terraform.io")
 }
 
@@ -107,7 +107,7 @@ func TestWorkspacesLinkedToAnEmptiedCacheInitAgain(t *testing.T) {
 			if strings.Contains(n, "terraform: removed "+name+", a temporary file a killed writer left") {
 				found = true
 				assert.Contains(t, n, "instanceacme/web")
-				assert.Contains(t, n, "age41", n)
+				assert.Regexp(t, `age4[1-9]`, n, "its age, at least the 41s it was set back (more on a loaded machine)")
 			}
 		}
 		assert.True(t, found, "%s: %q", name, notes)
