@@ -52,7 +52,8 @@ func TestUIDecodesPayloadsAndListsInstancesByState(t *testing.T) {
 	instanceID := "instance/" + ref
 
 	// 1. The workflow list, filtered by a search attribute, shows the instance.
-	p.waitFor(listPath(`InstanceState="Deployed"`), 2*time.Second, time.Minute,
+	// Two minutes: the UI's first load on a loaded CI machine (CI saw the page still empty after one).
+	p.waitFor(listPath(`InstanceState="Deployed"`), 2*time.Second, 2*time.Minute,
 		"instance "+instanceID+" in the list of Deployed instances",
 		func(text string) bool { return strings.Contains(text, instanceID) })
 	p.screenshot("1-list-deployed")
