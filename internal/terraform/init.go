@@ -57,7 +57,17 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 			return &CommandError{Command: "init", Workspace: ws, Err: err}
 		}
 	}
+	// Without a checksum for a package the cache holds, terraform reinstalls it there, removed or
+	// truncated under other workspaces' running plans: it links the cached one instead.
+	c.env[envCacheMayBreakLock] = "true"
 	err = run(mode == lockReadonly)
+	if err != nil && cachedPackageMismatch(c.stderr.String()) && c.env["TF_PLUGIN_CACHE_DIR"] != "" {
+		// The lock file's checksums are not the cached package's (one written on another
+		// platform): a private copy is installed and verified, the shared one left as it is.
+		delete(c.env, "TF_PLUGIN_CACHE_DIR")
+		c.stderr.Reset()
+		err = run(mode == lockReadonly)
+	}
 	rev, record := strings.CutPrefix(mode, lockRecord)
 	if record && err != nil && strings.Contains(c.stderr.String(), "does not match configured version constraint") {
 		// The seed's versions are ones this revision's constraints exclude: choose afresh, and record that.
@@ -126,6 +136,15 @@ func providersLinked(dir string) bool {
 		return nil
 	})
 	return ok
+}
+
+// envCacheMayBreakLock lets init link a cached provider its lock file has no checksum for.
+const envCacheMayBreakLock = "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE"
+
+// cachedPackageMismatch reports terraform's refusal of a cached package the lock file's
+// checksums do not match (its lines wrapped at any word).
+func cachedPackageMismatch(stderr string) bool {
+	return strings.Contains(strings.Join(strings.Fields(stderr), " "), "from the shared cache directory")
 }
 
 // initLockMark, in terraform's data dir, is the hash of the lock file the last init installed.

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -509,4 +510,91 @@ func TestChangedLockFileNeedsInitAgain(t *testing.T) {
 	assert.True(t, r.Initialized(ws))
 	_, err = r.Plan(ctx, ws, "p", false)
 	require.NoError(t, err)
+}
+
+// cachedPackage is the inode and modification time of the cache's entry for hashicorp/time:
+// the link to the mirror's directory (unpacked), or the unzipped binary (packed).
+func cachedPackage(t *testing.T, cache string, packed bool) string {
+	t.Helper()
+	p := filepath.Join(cache, "registry.terraform.io/hashicorp/time", tfmirror.TimeVersion, "linux_amd64")
+	if packed {
+		p = filepath.Join(p, "terraform-provider-time_v"+tfmirror.TimeVersion)
+	}
+	fi, err := os.Lstat(p)
+	require.NoError(t, err)
+	return fmt.Sprintf("inode %d, modified %s", fi.Sys().(*syscall.Stat_t).Ino, fi.ModTime().Format(time.RFC3339Nano))
+}
+
+// A first init with no lock file links the provider the cache holds and leaves it in place:
+// terraform reinstalled it (a removed link, or a binary truncated and rewritten) under every
+// other workspace's running plan, which then failed with "no such file or directory".
+func TestFirstInitLeavesTheCachedPackageInPlace(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unpacked mirror", true: "packed mirror"}[packed], func(t *testing.T) {
+			p := tfmirror.Time()
+			if _, err := os.Stat(p.Binary); err != nil {
+				timeMirror(t) // skips, or fails under CI, naming the build
+			}
+			m, err := tfmirror.Write(t.TempDir(), p)
+			if packed {
+				m, err = tfmirror.WritePacked(t.TempDir(), p)
+			}
+			require.NoError(t, err)
+			cache := filepath.Join(t.TempDir(), "cache")
+			r := newRunner(t, WithProviderMirror(m.Dir), WithPluginCache(cache))
+			ready(t, r, Workspace{Tenant: "acme", Name: "first"}, timeConfig)
+			before := cachedPackage(t, cache, packed)
+			time.Sleep(10 * time.Millisecond) // a rewrite would show in the modification time
+			for _, name := range []string{"second", "third"} {
+				ws := Workspace{Tenant: "acme", Name: name}
+				ready(t, r, ws, timeConfig)
+				assert.Equal(t, before, cachedPackage(t, cache, packed), "%s's init left the cached package as it was", name)
+				link, err := os.Readlink(filepath.Join(r.Dir(ws), ".terraform/providers/registry.terraform.io/hashicorp/time", tfmirror.TimeVersion, "linux_amd64"))
+				require.NoError(t, err)
+				assert.True(t, strings.HasPrefix(link, cache), "%s links the cached package: %s", name, link)
+				assert.Equal(t, tfmirror.TimeVersion, lockedVersion(t, r, ws))
+			}
+		})
+	}
+}
+
+// A stack's lock file whose checksums are not the cached package's (the mirror's package was
+// rebuilt since the cache took it) installs a private copy verified against the mirror, and the
+// shared cache is not rewritten under the other workspaces' running commands.
+func TestLockFileNotMatchingTheCacheInstallsAPrivateCopy(t *testing.T) {
+	p := tfmirror.Time()
+	if _, err := os.Stat(p.Binary); err != nil {
+		timeMirror(t)
+	}
+	old, err := tfmirror.WritePacked(t.TempDir(), p)
+	require.NoError(t, err)
+	cache := filepath.Join(t.TempDir(), "cache")
+	ctx := context.Background()
+	ready(t, newRunner(t, WithProviderMirror(old.Dir), WithPluginCache(cache)), Workspace{Tenant: "acme", Name: "first"}, timeConfig)
+	before := cachedPackage(t, cache, true)
+
+	// The rebuilt package (trailing bytes do not stop an ELF binary) and a lock file made from it.
+	bin, err := os.ReadFile(p.Binary)
+	require.NoError(t, err)
+	p.Binary = filepath.Join(t.TempDir(), "terraform-provider-time")
+	require.NoError(t, os.WriteFile(p.Binary, append(bin, "rebuilt"...), 0o755))
+	rebuilt, err := tfmirror.WritePacked(t.TempDir(), p)
+	require.NoError(t, err)
+	elsewhere := newRunner(t, WithProviderMirror(rebuilt.Dir), WithPluginCache(filepath.Join(t.TempDir(), "cache")))
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ready(t, elsewhere, ws, timeConfig)
+	lock, err := os.ReadFile(filepath.Join(elsewhere.Dir(ws), depLockFile))
+	require.NoError(t, err)
+
+	time.Sleep(10 * time.Millisecond) // a rewrite would show in the modification time
+	r := newRunner(t, WithProviderMirror(rebuilt.Dir), WithPluginCache(cache))
+	require.NoError(t, r.Prepare(ctx, ws, map[string][]byte{"main.tf": timeConfig["main.tf"], depLockFile: lock}))
+	require.NoError(t, r.Init(ctx, ws))
+	assert.Equal(t, before, cachedPackage(t, cache, true), "the cached package was not rewritten")
+	fi, err := os.Lstat(filepath.Join(r.Dir(ws), ".terraform/providers/registry.terraform.io/hashicorp/time", p.Version, "linux_amd64"))
+	require.NoError(t, err)
+	assert.True(t, fi.IsDir(), "a private copy, not a link into the cache")
+	plan, err := r.Plan(ctx, ws, "p", false)
+	require.NoError(t, err)
+	assert.Equal(t, 1, plan.Summary.Add)
 }
