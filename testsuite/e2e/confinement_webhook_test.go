@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/examples"
@@ -262,7 +263,13 @@ func (f forgeHook) pushEvent(repo, user, sha, author, email, message string) []b
 	return body
 }
 
+// deliveryRuns suffixes a test's delivery IDs with one of its own: the package's tests share a
+// dev server, where a delivery ID is recorded once, so a second test's "create-1" was a duplicate.
+var deliveryRuns sync.Map
+
 func (f forgeHook) send(delivery string, body []byte) (int, webhook.Response) {
+	run, _ := deliveryRuns.LoadOrStore(f.t, uuid.NewString()[:8])
+	delivery += "-" + run.(string)
 	req, err := http.NewRequest(http.MethodPost, f.url, bytes.NewReader(body))
 	require.NoError(f.t, err)
 	req.Header.Set("Content-Type", "application/json")
