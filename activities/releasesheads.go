@@ -31,7 +31,7 @@ func (a *Activities) fresh(ctx context.Context, rev string, r *config.Releases) 
 	if a.Heads == nil {
 		return nil
 	}
-	key := rev + "\x00" + r.Stack + "\x00" + r.Seal
+	key := a.Forge.RepoURL() + "\x00" + rev + "\x00" + r.Stack + "\x00" + r.Seal
 	if commitSHA.MatchString(rev) {
 		freshReleases.Lock()
 		ok := freshReleases.m[key]
