@@ -74,6 +74,7 @@ func TestReplayedReleasesFileIsRefused(t *testing.T) {
 	res, err := a.Stack(ctx, contract.StackRequest{Op: contract.StackOpChannel, Stack: "s", Channel: "stable", Version: "head", ID: "move"})
 	require.NoError(t, err)
 	require.Equal(t, "head", res.Channels["stable"])
+	require.Equal(t, 1, res.Generation, "the first write after the upgrade is generation 1")
 	_, err = a.readReleases(ctx, newerAt, "s")
 	require.NoError(t, err, "the commit an attempt pinned before the channel moved still resolves")
 

@@ -100,5 +100,5 @@ func (a *Activities) cutRelease(ctx context.Context, r *config.Releases, req con
 }
 
 func stackResult(r *config.Releases, merge string) contract.StackResult {
-	return contract.StackResult{Stack: r.Stack, Releases: r.Releases, Channels: r.Channels, Default: r.Default, MergeSHA: merge}
+	return contract.StackResult{Stack: r.Stack, Releases: r.Releases, Channels: r.Channels, Default: r.Default, Generation: r.Generation, MergeSHA: merge}
 }
