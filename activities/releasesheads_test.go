@@ -65,7 +65,7 @@ func TestReplayedReleasesFileIsRefused(t *testing.T) {
 	require.Equal(t, "head", r.Channels["dev"])
 
 	const file = "releases/s/releases.yaml: replayed"
-	replayAt := push(older)
+	push(older)
 	_, err = a.readReleases(ctx, "", "s")
 	require.ErrorContains(t, err, file)
 	require.ErrorContains(t, err, "generation 0, but not the generation 0 slipway wrote")
@@ -78,7 +78,7 @@ func TestReplayedReleasesFileIsRefused(t *testing.T) {
 	_, err = a.readReleases(ctx, newerAt, "s")
 	require.NoError(t, err, "the commit an attempt pinned before the channel moved still resolves")
 
-	replayAt = push(&newer)
+	replayAt := push(&newer)
 	for _, rev := range []string{"", replayAt} {
 		_, _, err = a.instanceStack(ctx, rev, &config.Instance{Stack: "s@stable"})
 		require.ErrorContains(t, err, file, "rev %q", rev)
