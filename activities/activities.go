@@ -72,6 +72,9 @@ type Activities struct {
 	// files are on main, where a tenant's commit can write): the attestation key ring. The worker
 	// always sets it; nil (unit tests) checks nothing.
 	Seals *attest.Keyring
+	// Heads records each stack's newest releases file (generation and seal) where only slipway
+	// writes, so a read refuses an earlier sealed file restored on main; nil checks nothing.
+	Heads ReleasesHeads
 	// Budgets are the platform's capacity budgets (SLIPWAY_CAPACITY_FILE).
 	Budgets capacity.Budgets
 	// Semaphores hold the budgets' slots; set from the worker's client.

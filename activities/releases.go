@@ -25,12 +25,18 @@ func (a *Activities) readReleases(ctx context.Context, rev, stack string) (*conf
 		return nil, invalidConfig(fieldError(config.ReleasesDir(stack)+"/"+config.ReleasesFile,
 			"not written by slipway: its seal does not verify. Releases are cut and channels moved only by `slipway stack release` and `slipway stack channel`; restore the file as slipway's last MR merged it"))
 	}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := a.fresh(ctx, rev, r); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
-// seal signs r as slipway's before it is written.
+// seal signs r as slipway's next write of it before it is written.
 func (a *Activities) seal(r *config.Releases) {
 	r.Seal = ""
+	r.Generation++
 	if a.Seals != nil {
 		r.Seal = a.Seals.Seal(r.Sealed())
 	}

@@ -61,6 +61,10 @@ func (a *Activities) Stack(ctx context.Context, req contract.StackRequest) (cont
 	if err != nil {
 		return contract.StackResult{}, classify(err)
 	}
+	// Read back as merged: the read records it as the stack's head before anyone can restore an older one.
+	if r, err = a.readReleases(ctx, mr.MergeSHA, req.Stack); err != nil {
+		return contract.StackResult{}, err
+	}
 	return stackResult(r, mr.MergeSHA), nil
 }
 
@@ -96,5 +100,5 @@ func (a *Activities) cutRelease(ctx context.Context, r *config.Releases, req con
 }
 
 func stackResult(r *config.Releases, merge string) contract.StackResult {
-	return contract.StackResult{Stack: r.Stack, Releases: r.Releases, Channels: r.Channels, Default: r.Default, MergeSHA: merge}
+	return contract.StackResult{Stack: r.Stack, Releases: r.Releases, Channels: r.Channels, Default: r.Default, Generation: r.Generation, MergeSHA: merge}
 }

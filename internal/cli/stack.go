@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -160,7 +161,7 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 			if tenant != "" && !labelRE.MatchString(tenant) {
 				return usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", tenant)
 			}
-			return g.withReader(cmd, func(c reader) error {
+			if err := g.withReader(cmd, func(c reader) error {
 				items, err := c.List(cmd.Context(), client.ListFilter{Stack: args[0], Tenant: tenant})
 				if err != nil {
 					return err
@@ -170,12 +171,29 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 					counts = []client.ReleaseCount{}
 				}
 				return g.output(out, counts, func(w io.Writer) { writeReleaseCounts(w, counts) })
-			})
+			}); err != nil {
+				return err
+			}
+			return g.releasesFileRefused(cmd, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&tenant, "tenant", "", "only this tenant's instances")
 	out = outputFlag(cmd)
 	return cmd
+}
+
+// releasesFileRefused is the refusal of the stack's releases file (a seal that does not verify, an
+// earlier file restored on main): every render of the stack fails on it, so the skew says so
+// (exit 2, naming the file). Any other answer (not allowed to read every tenant, no file) adds nothing.
+func (g *globals) releasesFileRefused(cmd *cobra.Command, stack string) error {
+	if api, err := g.api(); err != nil || api != nil {
+		return nil // the stack commands talk to Temporal directly
+	}
+	var bad *client.InvalidConfigError
+	if _, err := g.stackRequest(cmd, contract.StackRequest{Op: contract.StackOpReleases, Stack: stack}); errors.As(err, &bad) {
+		return err
+	}
+	return nil
 }
 
 func writeReleaseCounts(w io.Writer, counts []client.ReleaseCount) {

@@ -28,10 +28,14 @@ func ReleasesDir(name string) string { return "releases/" + name }
 // Releases is a stack's releases file: every release cut (oldest first, never edited), the
 // channels (name → version, or head) and the channel its unpinned instances render.
 type Releases struct {
-	Stack    string                  `yaml:"stack"`
-	Default  string                  `yaml:"default,omitempty"`
-	Releases []contract.StackRelease `yaml:"releases"`
-	Channels map[string]string       `yaml:"channels,omitempty"`
+	Stack   string `yaml:"stack"`
+	Default string `yaml:"default,omitempty"`
+	// Generation counts slipway's writes of the file (0: a file written before it was counted).
+	// The seal covers it, and the worker records the newest it saw where only slipway writes, so a
+	// sealed file restored from the file's history is told apart from slipway's latest.
+	Generation int                     `yaml:"generation,omitempty"`
+	Releases   []contract.StackRelease `yaml:"releases"`
+	Channels   map[string]string       `yaml:"channels,omitempty"`
 	// Seal is slipway's MAC of the rest of the file (attest.Keyring.Seal over Sealed): the file is
 	// on main, where a tenant's commit can write too, so only a sealed file is slipway's.
 	Seal string `yaml:"seal,omitempty"`

@@ -59,6 +59,8 @@ type StackResult struct {
 	Releases []StackRelease    `json:"releases"`
 	Channels map[string]string `json:"channels,omitempty"`
 	Default  string            `json:"default,omitempty"`
-	MergeSHA string            `json:"mergeSHA,omitempty"`
-	Migrated []string          `json:"migrated,omitempty"` // migrate: the instances pinned
+	// Generation counts slipway's writes of the releases file; a read refuses an earlier one restored on main.
+	Generation int      `json:"generation,omitempty"`
+	MergeSHA   string   `json:"mergeSHA,omitempty"`
+	Migrated   []string `json:"migrated,omitempty"` // migrate: the instances pinned
 }

@@ -60,7 +60,7 @@ var schema = []string{
 		tenant text NOT NULL, name text NOT NULL, revision text NOT NULL, lock bytea NOT NULL,
 		created timestamptz NOT NULL DEFAULT clock_timestamp(),
 		PRIMARY KEY (tenant, name, revision))`,
-	auditSchema, auditIndex, claimsSchema,
+	auditSchema, auditIndex, claimsSchema, releasesHeadsSchema,
 }
 
 // OpenPG connects to PostgreSQL and creates the store's tables when missing.

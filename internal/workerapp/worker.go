@@ -80,9 +80,11 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	var secretStore activities.SecretStore = secrets.NewStore(legacySecrets(cfg))
 	var auditLog activities.AuditLog
 	var claims activities.RequestClaims
+	var heads activities.ReleasesHeads
 	if cfg.StateDir != "" {
 		auditLog = &store.AuditFile{Path: filepath.Join(cfg.StateDir, store.AuditFileName)}
 		claims = store.ClaimDir(filepath.Join(cfg.StateDir, store.ClaimsDirName))
+		heads = store.HeadDir(filepath.Join(cfg.StateDir, store.HeadsDirName))
 	}
 	if cfg.StorePGConn != "" {
 		shared, err := openStore(cfg)
@@ -90,7 +92,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 			return nil, err
 		}
 		opts = append(opts, terraform.WithPlanStore(shared))
-		secretStore, auditLog, claims = shared, shared, shared
+		secretStore, auditLog, claims, heads = shared, shared, shared, shared
 	}
 	tf, err := terraform.New(cfg.StateDir, opts...)
 	if err != nil {
@@ -124,7 +126,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	}
 	return &activities.Activities{Seals: seals, Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
 		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, Budgets: cfg.Budgets, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
-		ProviderMirror: tf.MirrorDir(), Audit: auditLog, Claims: claims}, nil
+		ProviderMirror: tf.MirrorDir(), Audit: auditLog, Claims: claims, Heads: heads}, nil
 }
 
 // hookSandbox is cfg's confinement of exec hooks, or the one SLIPWAY_HOOK_SANDBOX picks; a
