@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 )
@@ -146,6 +147,6 @@ func TestOlderRelease(t *testing.T) {
 		older bool
 	}{{"1.4.0", "1.5.0", true}, {"1.9.0", "1.10.0", true}, {"1.10.0", "1.9.0", false}, {"1.5.0", "1.5.0", false},
 		{"1.5.0-rc.1", "1.5.0", true}, {"1.5.0", "1.5.0-rc.1", false}, {"1.5", "1.5.1", true}, {"2.0.0", "1.99.99", false}} {
-		assert.Equal(t, c.older, olderRelease(c.a, c.b), "%s older than %s", c.a, c.b)
+		assert.Equal(t, c.older, config.OlderVersion(c.a, c.b), "%s older than %s", c.a, c.b)
 	}
 }
