@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/policy"
+	"github.com/slipway-dev/slipway/testsuite"
+)
+
+// An upgrade deadline on the real dev server: tenant dl may change only in a window opening at the
+// top of the hour three hours on. A deadline before that opening is refused at once naming the
+// instance below --min, nothing recorded; one after it is recorded in the releases file with its
+// wave at the opening, and stack status shows one behind and that projected finish. A deadline in
+// the past, or a --min that is not a release, is refused (exit 2) naming the flag.
+func TestStackDeadlinePlansWavesInsideTheWindows(t *testing.T) {
+	opens := time.Now().UTC().Truncate(time.Hour).Add(3 * time.Hour)
+	dir := windowPolicy(t, []map[string]any{{"name": "dl-nightly", "start": opens.Format("4 15 * * *"), "duration": "1h",
+		"tenants": []string{"dl"}, "stacks": []string{"example"}}})
+	t.Setenv(policy.EnvDir, "") // the worker holds nothing: the creates below run now; the CLI plans with --dir
+	e := testsuite.NewEnv(t)
+	e.MustCLI(0, "stack", "release", "example", "1.0.0", "--notes", "first")
+	e.MustCLI(0, "stack", "release", "example", "1.1.0", "--notes", "second")
+	e.MustCLI(0, "create", "dl/old", "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "create", "dl/new", "-f", writeFile(t, "stack: example@1.1.0\nparameters:\n  greeting: hello\n"), "--wait")
+	require.Eventually(t, func() bool {
+		var counts []client.ReleaseCount
+		return json.Unmarshal([]byte(e.MustCLI(0, "stack", "status", "example", "--tenant", "dl", "-o", "json").Stdout), &counts) == nil && len(counts) == 2
+	}, 20*time.Second, 200*time.Millisecond, "visibility lists both instances")
+
+	out := e.MustCLI(2, "stack", "deadline", "example", "--min", "1.1.0", "--by", "2020-01-15", "--dir", dir)
+	require.Contains(t, out.Stderr, "--by 2020-01-15T00:00:00Z: is not in the future")
+	out = e.MustCLI(2, "stack", "deadline", "example", "--min", "9.9.9", "--by", "2099-01-15", "--dir", dir)
+	require.Contains(t, out.Stderr, "--min 9.9.9: not a release of stack example")
+
+	out = e.MustCLI(1, "stack", "deadline", "example", "--min", "1.1.0", "--by", opens.Add(-time.Hour).Format(time.RFC3339), "--dir", dir)
+	require.Contains(t, out.Stderr, "cannot be met inside the change windows")
+	require.Contains(t, out.Stderr, "dl/old")
+	require.NotContains(t, out.Stderr, "dl/new", "dl/new runs 1.1.0 already")
+	require.NotContains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:releases/example/releases.yaml"), "deadlines:", "nothing recorded")
+
+	by := opens.Add(48 * time.Hour)
+	out = e.MustCLI(0, "stack", "deadline", "example", "--min", "1.1.0", "--by", by.Format(time.RFC3339), "--dir", dir)
+	require.Regexp(t, opens.Format(time.RFC3339)+`\s+dl\s+dl/old\n`, out.Stdout)
+	file := testsuite.Git(t, e.GitOpsRepo, "show", "main:releases/example/releases.yaml")
+	require.Contains(t, file, "deadlines:")
+	require.Contains(t, file, "min: 1.1.0")
+	require.Contains(t, file, "- dl/old")
+
+	out = e.MustCLI(0, "stack", "status", "example", "--tenant", "dl", "--dir", dir)
+	require.Contains(t, out.Stdout, "deadline 1.1.0 by "+by.Format(time.RFC3339)+": 1 behind; projected finish "+opens.Format(time.RFC3339)+" (last wave opens then); on track")
+}
