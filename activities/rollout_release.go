@@ -54,6 +54,9 @@ func (a *Activities) comparePin(ctx context.Context, t *rolloutTarget, ref contr
 	to := t.spec.To
 	if to == "" {
 		if to = t.spec.Pins[ref.String()]; to == "" {
+			if t.spec.Undoes == "" { // a deadline's wave pins only its own instances
+				return cur, des, fmt.Errorf("not in this wave of %d instance(s)", len(t.spec.Pins))
+			}
 			return cur, des, fmt.Errorf("rollout %s did not change it", t.spec.Undoes)
 		}
 	}
@@ -68,4 +71,3 @@ func (a *Activities) comparePin(ctx context.Context, t *rolloutTarget, ref contr
 	des.yaml = string(next)
 	return cur, des, nil
 }
-

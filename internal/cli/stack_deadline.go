@@ -84,10 +84,14 @@ slipway's MR, a platform decision like a channel move. stack status shows the pr
 				if err != nil {
 					return err
 				}
+				ids, err := g.startWaves(cmd, c, stack, res.MergeSHA, d)
+				if err != nil {
+					return err
+				}
 				return g.output(out, d, func(w io.Writer) {
 					fmt.Fprintf(w, "deadline: every %s instance on %s or newer by %s (merged %s); %d behind, in %d wave(s):\n",
 						stack, minVersion, deadline.Format(time.RFC3339), shortSHA(res.MergeSHA), len(behind), len(d.Waves))
-					writeWaves(w, d.Waves)
+					writeWaves(w, d.Waves, ids)
 				})
 			})
 		},
@@ -125,11 +129,34 @@ func behindOf(items []client.ListItem, minVersion string) []string {
 	return out
 }
 
-func writeWaves(w io.Writer, waves []contract.DeadlineWave) {
+// startWaves starts each wave as a rollout re-pinning its instances to the minimum (an undo's
+// per-instance pins: instances already newer are never moved back), held by Temporal until the
+// wave's opening. The IDs name the recording merge, so setting a deadline again starts new ones.
+func (g *globals) startWaves(cmd *cobra.Command, c *client.Client, stack, merge string, d contract.StackDeadline) ([]string, error) {
+	var ids []string
+	for i, wv := range d.Waves {
+		spec := contract.RolloutSpec{ID: fmt.Sprintf("deadline-%.8s-%d", merge, i+1), Stack: stack, Tenant: wv.Tenant,
+			Pins: map[string]string{}, BatchSize: len(wv.Instances), Order: contract.OrderName, MaxFailures: 1, Actor: g.actor}
+		for _, ref := range wv.Instances {
+			spec.Pins[ref] = d.Min
+		}
+		if err := c.StartRolloutAt(cmd.Context(), spec, wv.At); err != nil {
+			return ids, fmt.Errorf("deadline recorded, but wave %d did not start (start it with slipway rollout start --stack %s --tenant %s --to %s): %w", i+1, stack, wv.Tenant, d.Min, err)
+		}
+		ids = append(ids, spec.ID)
+	}
+	return ids, nil
+}
+
+func writeWaves(w io.Writer, waves []contract.DeadlineWave, rollouts []string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WAVE\tOPENS\tTENANT\tINSTANCES")
+	fmt.Fprintln(tw, "WAVE\tOPENS\tTENANT\tINSTANCES\tROLLOUT")
 	for i, wv := range waves {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, wv.At.Format(time.RFC3339), wv.Tenant, strings.Join(wv.Instances, ", "))
+		id := "-"
+		if i < len(rollouts) {
+			id = rollouts[i]
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, wv.At.Format(time.RFC3339), wv.Tenant, strings.Join(wv.Instances, ", "), id)
 	}
 	_ = tw.Flush()
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,10 +14,11 @@ import (
 )
 
 // An upgrade deadline on the real dev server: tenant dl may change only in a window opening at the
-// top of the hour three hours on. A deadline before that opening is refused at once naming the
-// instance below --min, nothing recorded; one after it is recorded in the releases file with its
-// wave at the opening, and stack status shows one behind and that projected finish. A deadline in
-// the past, or a --min that is not a release, is refused (exit 2) naming the flag.
+// top of the hour three hours on; no window covers tenant dlnow. A deadline before that opening is
+// refused at once naming the instance below --min, nothing recorded; one after it is recorded in
+// the releases file with dl's wave at the opening, held by Temporal as a delayed rollout, while
+// dlnow's wave starts at once and re-pins it; stack status shows dl one behind and that projected
+// finish. A deadline in the past, or a --min that is not a release, is refused (exit 2) naming the flag.
 func TestStackDeadlinePlansWavesInsideTheWindows(t *testing.T) {
 	opens := time.Now().UTC().Truncate(time.Hour).Add(3 * time.Hour)
 	dir := windowPolicy(t, []map[string]any{{"name": "dl-nightly", "start": opens.Format("4 15 * * *"), "duration": "1h",
@@ -27,10 +29,13 @@ func TestStackDeadlinePlansWavesInsideTheWindows(t *testing.T) {
 	e.MustCLI(0, "stack", "release", "example", "1.1.0", "--notes", "second")
 	e.MustCLI(0, "create", "dl/old", "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "create", "dl/new", "-f", writeFile(t, "stack: example@1.1.0\nparameters:\n  greeting: hello\n"), "--wait")
-	require.Eventually(t, func() bool {
+	e.MustCLI(0, "create", "dlnow/web", "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "deploy", "dlnow/web", "--wait")
+	counted := func(tenant string, n int) bool {
 		var counts []client.ReleaseCount
-		return json.Unmarshal([]byte(e.MustCLI(0, "stack", "status", "example", "--tenant", "dl", "-o", "json").Stdout), &counts) == nil && len(counts) == 2
-	}, 20*time.Second, 200*time.Millisecond, "visibility lists both instances")
+		return json.Unmarshal([]byte(e.MustCLI(0, "stack", "status", "example", "--tenant", tenant, "-o", "json").Stdout), &counts) == nil && len(counts) == n
+	}
+	require.Eventually(t, func() bool { return counted("dl", 2) && counted("dlnow", 1) }, 20*time.Second, 200*time.Millisecond, "visibility lists the instances")
 
 	out := e.MustCLI(2, "stack", "deadline", "example", "--min", "1.1.0", "--by", "2020-01-15", "--dir", dir)
 	require.Contains(t, out.Stderr, "--by 2020-01-15T00:00:00Z: is not in the future")
@@ -45,7 +50,14 @@ func TestStackDeadlinePlansWavesInsideTheWindows(t *testing.T) {
 
 	by := opens.Add(48 * time.Hour)
 	out = e.MustCLI(0, "stack", "deadline", "example", "--min", "1.1.0", "--by", by.Format(time.RFC3339), "--dir", dir)
-	require.Regexp(t, opens.Format(time.RFC3339)+`\s+dl\s+dl/old\n`, out.Stdout)
+	require.Regexp(t, opens.Format(time.RFC3339)+`\s+dl\s+dl/old\s+deadline-\w+-2\n`, out.Stdout)
+	require.Regexp(t, `\s+dlnow\s+dlnow/web\s+deadline-\w+-1\n`, out.Stdout)
+	// dl's wave is a rollout Temporal holds until the opening; dlnow's ran now and re-pinned it.
+	require.Regexp(t, `deadline-\w+-2\s+example\s+Running`, e.MustCLI(0, "rollout", "list").Stdout)
+	require.Eventually(t, func() bool {
+		return strings.Contains(testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/dlnow/web/instance.yaml"), "stack: example@1.1.0")
+	}, 2*time.Minute, 500*time.Millisecond, "dlnow's wave re-pins it")
+	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/dl/old/instance.yaml"), "stack: example@1.0.0", "dl waits for its window")
 	file := testsuite.Git(t, e.GitOpsRepo, "show", "main:releases/example/releases.yaml")
 	require.Contains(t, file, "deadlines:")
 	require.Contains(t, file, "min: 1.1.0")
