@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 )
@@ -138,15 +137,5 @@ func cutReleases(t *testing.T, a *Activities, stack string, versions ...string) 
 	for _, v := range versions {
 		_, err := a.Stack(context.Background(), contract.StackRequest{Op: contract.StackOpRelease, Stack: stack, Version: v, CutBy: "carol", ID: "cut-" + v})
 		require.NoError(t, err, v)
-	}
-}
-
-func TestOlderRelease(t *testing.T) {
-	for _, c := range []struct {
-		a, b  string
-		older bool
-	}{{"1.4.0", "1.5.0", true}, {"1.9.0", "1.10.0", true}, {"1.10.0", "1.9.0", false}, {"1.5.0", "1.5.0", false},
-		{"1.5.0-rc.1", "1.5.0", true}, {"1.5.0", "1.5.0-rc.1", false}, {"1.5", "1.5.1", true}, {"2.0.0", "1.99.99", false}} {
-		assert.Equal(t, c.older, config.OlderVersion(c.a, c.b), "%s older than %s", c.a, c.b)
 	}
 }
