@@ -135,7 +135,7 @@ func behindOf(items []client.ListItem, minVersion string) []string {
 func (g *globals) startWaves(cmd *cobra.Command, c *client.Client, stack, merge string, d contract.StackDeadline) ([]string, error) {
 	var ids []string
 	for i, wv := range d.Waves {
-		spec := contract.RolloutSpec{ID: fmt.Sprintf("deadline-%.8s-%d", merge, i+1), Stack: stack, Tenant: wv.Tenant,
+		spec := contract.RolloutSpec{ID: contract.DeadlineWaveRollout(merge, i+1), Stack: stack, Tenant: wv.Tenant,
 			Pins: map[string]string{}, BatchSize: len(wv.Instances), Order: contract.OrderName, MaxFailures: 1, Actor: g.actor}
 		for _, ref := range wv.Instances {
 			spec.Pins[ref] = d.Min

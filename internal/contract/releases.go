@@ -1,6 +1,9 @@
 package contract
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // StackRelease is one cut of a stack: an immutable version of stacks/<stack>/, the commit it was
 // cut from and the hash of that directory's files then (config.TreeHash), which every render of
@@ -44,6 +47,11 @@ type StackDeadline struct {
 	SetBy string         `json:"setBy,omitempty" yaml:"setBy,omitempty"`
 	SetAt time.Time      `json:"setAt,omitempty" yaml:"setAt,omitempty"`
 	Waves []DeadlineWave `json:"waves,omitempty" yaml:"waves,omitempty"`
+}
+
+// DeadlineWaveRollout is the ID of the rollout that runs wave n (from 1) of the deadline merged at merge.
+func DeadlineWaveRollout(merge string, n int) string {
+	return fmt.Sprintf("deadline-%.8s-%d", merge, n)
 }
 
 // DeadlineWave is one planned wave: instances (TENANT/NAME) of one tenant, from a window opening.

@@ -2,6 +2,10 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/client"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/testsuite"
 )
@@ -18,13 +24,20 @@ import (
 // refused at once naming the instance below --min, nothing recorded; one after it is recorded in
 // the releases file with dl's wave at the opening, held by Temporal as a delayed rollout, while
 // dlnow's wave starts at once and re-pins it; stack status shows dl one behind and that projected
-// finish. A deadline in the past, or a --min that is not a release, is refused (exit 2) naming the flag.
+// finish; dl's webhook sink got the signed UpgradePlanned notification naming dl/old and the opening.
+// A deadline in the past, or a --min that is not a release, is refused (exit 2) naming the flag.
 func TestStackDeadlinePlansWavesInsideTheWindows(t *testing.T) {
 	opens := time.Now().UTC().Truncate(time.Hour).Add(3 * time.Hour)
 	dir := windowPolicy(t, []map[string]any{{"name": "dl-nightly", "start": opens.Format("4 15 * * *"), "duration": "1h",
 		"tenants": []string{"dl"}, "stacks": []string{"example"}}})
 	t.Setenv(policy.EnvDir, "") // the worker holds nothing: the creates below run now; the CLI plans with --dir
-	e := testsuite.NewEnv(t)
+	rc := &receiver{secret: []byte("deadline-hook-secret")}
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	t.Setenv("SLIPWAY_E2E_HOOK_SECRET", string(rc.secret))
+	hooks := filepath.Join(t.TempDir(), "notify.yaml")
+	require.NoError(t, os.WriteFile(hooks, []byte(fmt.Sprintf("sinks:\n  - name: dl\n    kind: webhook\n    url: %s/hook\n    secretEnv: SLIPWAY_E2E_HOOK_SECRET\n    events: [UpgradePlanned]\n    tenants: [dl]\n", srv.URL)), 0o600))
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NotifyFile = hooks })
 	e.MustCLI(0, "stack", "release", "example", "1.0.0", "--notes", "first")
 	e.MustCLI(0, "stack", "release", "example", "1.1.0", "--notes", "second")
 	e.MustCLI(0, "create", "dl/old", "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hello\n"), "--wait")
@@ -62,6 +75,24 @@ func TestStackDeadlinePlansWavesInsideTheWindows(t *testing.T) {
 	require.Contains(t, file, "deadlines:")
 	require.Contains(t, file, "min: 1.1.0")
 	require.Contains(t, file, "- dl/old")
+
+	// dl's tenant hears of its wave ahead of the opening, signed; dlnow's is not sent to dl's sink.
+	require.Eventually(t, func() bool {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		for _, ev := range rc.got {
+			if ev.Kind == notify.KindUpgradePlanned && ev.Tenant == "dl" && strings.Contains(ev.Message, "dl/old: upgrade to example@1.1.0 planned in the change window opening at "+opens.Format(time.RFC3339)) {
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 200*time.Millisecond, "the UpgradePlanned notification")
+	rc.mu.Lock()
+	for _, ev := range rc.got {
+		require.NotEqual(t, "dlnow", ev.Tenant)
+	}
+	require.Empty(t, rc.refused)
+	rc.mu.Unlock()
 
 	out = e.MustCLI(0, "stack", "status", "example", "--tenant", "dl", "--dir", dir)
 	require.Contains(t, out.Stdout, "deadline 1.1.0 by "+by.Format(time.RFC3339)+": 1 behind; projected finish "+opens.Format(time.RFC3339)+" (last wave opens then); on track")
