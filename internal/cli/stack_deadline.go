@@ -60,6 +60,9 @@ slipway's MR, a platform decision like a channel move. stack status shows the pr
 				if err != nil {
 					return err
 				}
+				if len(rels.Releases) == 0 {
+					return usageErr("STACK %q: has no releases, so no deadline (an unknown stack has none; slipway stack release %s VERSION cuts one)", stack, stack)
+				}
 				if _, ok := (&config.Releases{Stack: stack, Releases: rels.Releases}).Find(minVersion); !ok {
 					return usageErr("--min %s: not a release of stack %s (slipway stack releases %s lists them)", minVersion, stack, stack)
 				}

@@ -54,6 +54,8 @@ func TestStackDeadlinePlansWavesInsideTheWindows(t *testing.T) {
 	require.Contains(t, out.Stderr, "--by 2020-01-15T00:00:00Z: is not in the future")
 	out = e.MustCLI(2, "stack", "deadline", "example", "--min", "9.9.9", "--by", "2099-01-15", "--dir", dir)
 	require.Contains(t, out.Stderr, "--min 9.9.9: not a release of stack example")
+	out = e.MustCLI(2, "stack", "deadline", "nosuch", "--min", "1.1.0", "--by", "2099-01-15", "--dir", dir)
+	require.Contains(t, out.Stderr, `STACK "nosuch": has no releases`)
 
 	out = e.MustCLI(1, "stack", "deadline", "example", "--min", "1.1.0", "--by", opens.Add(-time.Hour).Format(time.RFC3339), "--dir", dir)
 	require.Contains(t, out.Stderr, "cannot be met inside the change windows")
