@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
@@ -55,6 +54,9 @@ func (a *Activities) comparePin(ctx context.Context, t *rolloutTarget, ref contr
 	to := t.spec.To
 	if to == "" {
 		if to = t.spec.Pins[ref.String()]; to == "" {
+			if t.spec.Undoes == "" { // a deadline's wave pins only its own instances
+				return cur, des, fmt.Errorf("not in this wave of %d instance(s)", len(t.spec.Pins))
+			}
 			return cur, des, fmt.Errorf("rollout %s did not change it", t.spec.Undoes)
 		}
 	}
@@ -62,51 +64,10 @@ func (a *Activities) comparePin(ctx context.Context, t *rolloutTarget, ref contr
 	if err != nil {
 		return cur, des, err
 	}
-	if from != "" && from != to && !t.spec.AllowDowngrade && olderRelease(to, from) {
+	if from != "" && from != to && !t.spec.AllowDowngrade && config.OlderVersion(to, from) {
 		return cur, des, &downgradeError{ref: ref, from: from, to: to}
 	}
 	cur.show, des.show = contract.PinShow(t.spec.Stack, from), contract.PinShow(t.spec.Stack, to)
 	des.yaml = string(next)
 	return cur, des, nil
-}
-
-// olderRelease compares dotted versions part by part, numerically where both parts are numbers
-// (1.10.0 is newer than 1.9.0); a pre-release (1.5.0-rc.1) is older than its release.
-func olderRelease(a, b string) bool {
-	av, apre, _ := strings.Cut(a, "-")
-	bv, bpre, _ := strings.Cut(b, "-")
-	if c := compareDotted(av, bv); c != 0 {
-		return c < 0
-	}
-	switch {
-	case apre == bpre:
-		return false
-	case apre == "":
-		return false
-	case bpre == "":
-		return true
-	}
-	return compareDotted(apre, bpre) < 0
-}
-
-func compareDotted(a, b string) int {
-	ap, bp := strings.Split(a, "."), strings.Split(b, ".")
-	for i := range max(len(ap), len(bp)) {
-		x, y := "0", "0"
-		if i < len(ap) {
-			x = ap[i]
-		}
-		if i < len(bp) {
-			y = bp[i]
-		}
-		xn, xerr := strconv.Atoi(x)
-		yn, yerr := strconv.Atoi(y)
-		switch {
-		case xerr == nil && yerr == nil && xn != yn:
-			return xn - yn
-		case (xerr != nil || yerr != nil) && x != y:
-			return strings.Compare(x, y)
-		}
-	}
-	return 0
 }

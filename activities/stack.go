@@ -47,8 +47,18 @@ func (a *Activities) Stack(ctx context.Context, req contract.StackRequest) (cont
 			return contract.StackResult{}, invalidConfig(err)
 		}
 		title = fmt.Sprintf("slipway: channel %s of %s is %s", req.Channel, req.Stack, req.Version)
+	case contract.StackOpDeadline:
+		if req.Deadline == nil {
+			return contract.StackResult{}, invalidConfig(fieldError("deadline", "is required"))
+		}
+		d := *req.Deadline
+		d.SetBy, d.SetAt = req.CutBy, time.Now().UTC().Truncate(time.Second)
+		if err := r.SetDeadline(d, time.Now()); err != nil {
+			return contract.StackResult{}, invalidConfig(err)
+		}
+		title = fmt.Sprintf("slipway: every %s instance on %s or newer by %s", req.Stack, d.Min, d.By.Format(time.RFC3339))
 	default:
-		return contract.StackResult{}, invalidConfig(fieldError("op", fmt.Sprintf("%q is not a stack request (release, channel, releases)", req.Op)))
+		return contract.StackResult{}, invalidConfig(fieldError("op", fmt.Sprintf("%q is not a stack request (release, channel, deadline, releases)", req.Op)))
 	}
 	a.seal(r)
 	mr, err := a.Forge.Open(forgeNotes(ctx, "stack", req.Stack), forge.Change{
@@ -100,5 +110,5 @@ func (a *Activities) cutRelease(ctx context.Context, r *config.Releases, req con
 }
 
 func stackResult(r *config.Releases, merge string) contract.StackResult {
-	return contract.StackResult{Stack: r.Stack, Releases: r.Releases, Channels: r.Channels, Default: r.Default, Generation: r.Generation, MergeSHA: merge}
+	return contract.StackResult{Stack: r.Stack, Releases: r.Releases, Channels: r.Channels, Default: r.Default, Generation: r.Generation, MergeSHA: merge, Deadlines: r.Deadlines}
 }

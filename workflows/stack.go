@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/attest"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/notify"
 	"github.com/slipway-dev/slipway/internal/policy"
 )
 
@@ -44,7 +47,25 @@ func StackWorkflow(ctx workflow.Context, req contract.StackRequest) (contract.St
 	}
 	var out contract.StackResult
 	err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActStack, req).Get(ctx, &out)
+	if err == nil && req.Op == contract.StackOpDeadline && req.Deadline != nil {
+		notifyWaves(ctx, req.Stack, out.MergeSHA, *req.Deadline)
+	}
 	return out, err
+}
+
+// notifyWaves tells each wave's tenant, through the sinks, which of its instances move to the
+// deadline's release and at which window opening, ahead of it. Only a deadline (an op that did
+// not exist before) reaches it, so the histories of the other stack requests replay unchanged.
+func notifyWaves(ctx workflow.Context, stack, merge string, d contract.StackDeadline) {
+	for i, w := range d.Waves {
+		id := contract.DeadlineWaveRollout(merge, i+1)
+		startNotify(ctx, notify.Event{ID: "stack/" + stack + "/" + id, Kind: notify.KindUpgradePlanned, Tenant: w.Tenant, Rollout: id,
+			Message: fmt.Sprintf("%s: upgrade to %s@%s planned in the change window opening at %s (rollout %s), before the deadline %s",
+				strings.Join(w.Instances, ", "), stack, d.Min, w.At.Format(time.RFC3339), id, d.By.Format(time.RFC3339)),
+			Details: map[string]string{"release": stack + "@" + d.Min, "opens": w.At.Format(time.RFC3339), "deadline": d.By.Format(time.RFC3339),
+				"instances": strings.Join(w.Instances, ",")},
+			At: workflow.Now(ctx)})
+	}
 }
 
 // stackAudit writes a stack decision to the durable audit log (under tenant "*"); history keeps it too.

@@ -19,7 +19,7 @@ func (g *globals) notifyCmd() *cobra.Command {
 		Long: `A sinks file lists where notifications go: a webhook signed with HMAC-SHA256 (secretEnv names the
 variable holding the key), a Slack-compatible incoming webhook, or the forge (commit status and
 MR comment). URLs must be https, except on loopback. Each sink may narrow tenants and events
-(Failed, Ready, Drifted, RolloutBatch, AwaitingApproval, DependencyStale, Retrying, Expiring).`,
+(Failed, Ready, Drifted, RolloutBatch, AwaitingApproval, DependencyStale, Retrying, Expiring, UpgradePlanned).`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := notify.Load(args[0], os.Getenv)

@@ -14,12 +14,13 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/windows"
 )
 
 func (g *globals) stackCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stack",
-		Short: "Stack releases: cut one, list them, point a channel, see which instances run which, preview an upgrade across the fleet (release, releases, channel, status, preview)",
+		Short: "Stack releases: cut one, list them, point a channel, see which instances run which, preview an upgrade across the fleet, set an upgrade deadline (release, releases, channel, status, preview, deadline)",
 		Long: `A stack release is an immutable version of stacks/<name>/: the commit it was cut from and the hash
 of its files then, kept in the GitOps repository (releases/<name>/releases.yaml). An instance pins
 one in its file (stack: web@1.5.0, or a channel: web@stable) and every render of it uses that
@@ -27,7 +28,7 @@ release's files, never main's head. Cutting a release and pointing a channel are
 decisions: the policy decides them (operation "stack", every tenant) and the audit log keeps them.
 See docs/releases.md.`,
 	}
-	cmd.AddCommand(g.stackReleaseCmd(), g.stackReleasesCmd(), g.stackChannelCmd(), g.stackStatusCmd(), g.stackPreviewCmd())
+	cmd.AddCommand(g.stackReleaseCmd(), g.stackReleasesCmd(), g.stackChannelCmd(), g.stackStatusCmd(), g.stackPreviewCmd(), g.stackDeadlineCmd())
 	return cmd
 }
 
@@ -148,11 +149,11 @@ func (g *globals) stackChannelCmd() *cobra.Command {
 }
 
 func (g *globals) stackStatusCmd() *cobra.Command {
-	var tenant string
+	var tenant, dir string
 	var out *outputFormat
 	cmd := &cobra.Command{
-		Use:   "status STACK [--tenant T]",
-		Short: "How many instances run each release of a stack, Ready and not, per tenant (the skew)",
+		Use:   "status STACK [--tenant T] [--dir DIR]",
+		Short: "How many instances run each release of a stack, Ready and not, per tenant (the skew), and each upgrade deadline's progress",
 		Args:  exactArgs(1, "the stack"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !labelRE.MatchString(args[0]) {
@@ -170,7 +171,15 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 				if counts == nil {
 					counts = []client.ReleaseCount{}
 				}
-				return g.output(out, counts, func(w io.Writer) { writeReleaseCounts(w, counts) })
+				var deadlines []contract.StackDeadline
+				var ws windows.Set
+				if out.value == formatText { // -o json keeps its shape: the counts; stack releases has the deadlines
+					deadlines, ws = g.stackDeadlines(cmd, args[0], dir)
+				}
+				return g.output(out, counts, func(w io.Writer) {
+					writeReleaseCounts(w, counts)
+					writeDeadlines(w, args[0], deadlines, items, ws, time.Now())
+				})
 			}); err != nil {
 				return err
 			}
@@ -178,6 +187,7 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&tenant, "tenant", "", "only this tenant's instances")
+	policyDirFlag(cmd, &dir)
 	out = outputFlag(cmd)
 	return cmd
 }

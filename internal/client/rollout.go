@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	commonpb "go.temporal.io/api/common/v1"
@@ -45,6 +46,12 @@ func (c *Client) PlanRollout(ctx context.Context, spec contract.RolloutSpec) (co
 
 // StartRollout starts the rollout workflow rollout/<spec.ID>; an ID in use is refused.
 func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) error {
+	return c.StartRolloutAt(ctx, spec, time.Time{})
+}
+
+// StartRolloutAt starts it at a later time: Temporal holds the start (StartDelay) until then,
+// durably, and the rollout is listed from now on.
+func (c *Client) StartRolloutAt(ctx context.Context, spec contract.RolloutSpec, at time.Time) error {
 	sa := []temporal.SearchAttributeUpdate{contract.SAInstanceStack.ValueSet(spec.Stack),
 		contract.SARolloutPhase.ValueSet(contract.PhaseRunning)}
 	if spec.Tenant != "" {
@@ -57,6 +64,7 @@ func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) er
 		StaticSummary:            RolloutSummary(spec),
 		TypedSearchAttributes:    temporal.NewSearchAttributes(sa...),
 		Priority:                 contract.TaskPriority(cmp.Or(spec.Priority, contract.PriorityRollout), spec.Tenant),
+		StartDelay:               max(time.Until(at), 0),
 	}, contract.RolloutWorkflowName, contract.RolloutInput{Spec: spec})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
@@ -79,6 +87,8 @@ func RolloutSummary(spec contract.RolloutSpec) string {
 	}
 	if spec.Undoes != "" {
 		what = append(what, fmt.Sprintf("undo of %s (%d instance(s))", spec.Undoes, len(spec.Pins)))
+	} else if len(spec.Pins) > 0 {
+		what = append(what, fmt.Sprintf("re-pin of %d instance(s)", len(spec.Pins)))
 	}
 	scope := spec.Stack
 	if spec.Tenant != "" {

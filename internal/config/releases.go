@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -36,6 +37,8 @@ type Releases struct {
 	Generation int                     `yaml:"generation,omitempty"`
 	Releases   []contract.StackRelease `yaml:"releases"`
 	Channels   map[string]string       `yaml:"channels,omitempty"`
+	// Deadlines are the upgrade deadlines set (slipway stack deadline), one per minimum release.
+	Deadlines []contract.StackDeadline `yaml:"deadlines,omitempty"`
 	// Seal is slipway's MAC of the rest of the file (attest.Keyring.Seal over Sealed): the file is
 	// on main, where a tenant's commit can write too, so only a sealed file is slipway's.
 	Seal string `yaml:"seal,omitempty"`
@@ -153,6 +156,20 @@ func (r *Releases) SetChannel(channel, version string, makeDefault bool) error {
 	if makeDefault {
 		r.Default = channel
 	}
+	return nil
+}
+
+// SetDeadline records an upgrade deadline: Min must be a release of the stack and By after now. A
+// deadline for the same Min replaces the earlier one.
+func (r *Releases) SetDeadline(d contract.StackDeadline, now time.Time) error {
+	if _, ok := r.Find(d.Min); !ok {
+		return fieldErr("--min", "unknown release %s@%s; %s", r.Stack, d.Min, r.known())
+	}
+	if !d.By.After(now) {
+		return fieldErr("--by", "%s is not in the future", d.By.Format(time.RFC3339))
+	}
+	r.Deadlines = slices.DeleteFunc(r.Deadlines, func(o contract.StackDeadline) bool { return o.Min == d.Min })
+	r.Deadlines = append(r.Deadlines, d)
 	return nil
 }
 

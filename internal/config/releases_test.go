@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/slipway-dev/slipway/internal/contract"
 )
@@ -152,5 +153,40 @@ func TestTreeHashRefusesChangedReleaseFiles(t *testing.T) {
 		if err := VerifyRelease(rel, changed); err == nil || !strings.Contains(err.Error(), "release web@1.0.0") {
 			t.Errorf("%s: %v; want a refusal naming the release", name, err)
 		}
+	}
+}
+
+// A deadline names a release of the stack and a time after now (else the flag is named), replaces
+// the one for the same release, and survives the file's encoding.
+func TestReleasesFileKeepsDeadlines(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	r, _ := ParseReleases("web", nil)
+	if err := r.Add(contract.StackRelease{Version: "1.5.0", Commit: strings.Repeat("a", 40), Tree: "sha256:x"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		d     contract.StackDeadline
+		field string
+	}{
+		{contract.StackDeadline{Min: "1.6.0", By: now.Add(time.Hour)}, "--min"},
+		{contract.StackDeadline{Min: "1.5.0", By: now}, "--by"},
+	} {
+		var ve *ValidationError
+		if err := r.SetDeadline(c.d, now); !errors.As(err, &ve) || ve.Errors[0].Field != c.field {
+			t.Errorf("SetDeadline(%+v) = %v; want a %s error", c.d, err, c.field)
+		}
+	}
+	wave := contract.DeadlineWave{At: now.Add(10 * time.Hour), Tenant: "acme", Instances: []string{"acme/db"}}
+	for _, by := range []time.Time{now.Add(24 * time.Hour), now.Add(48 * time.Hour)} {
+		if err := r.SetDeadline(contract.StackDeadline{Min: "1.5.0", By: by, Waves: []contract.DeadlineWave{wave}}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	back, err := ParseReleases("web", r.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Deadlines) != 1 || !back.Deadlines[0].By.Equal(now.Add(48*time.Hour)) || back.Deadlines[0].Waves[0].Instances[0] != "acme/db" {
+		t.Fatalf("deadlines after a round trip: %+v", back.Deadlines)
 	}
 }

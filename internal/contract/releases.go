@@ -1,6 +1,9 @@
 package contract
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // StackRelease is one cut of a stack: an immutable version of stacks/<stack>/, the commit it was
 // cut from and the hash of that directory's files then (config.TreeHash), which every render of
@@ -33,7 +36,30 @@ const (
 	StackOpChannel  = "channel"  // point a channel at a release
 	StackOpReleases = "releases" // list the releases and channels (a read)
 	StackOpMigrate  = "migrate"  // pin the stack's unpinned instances to a release, changing only their stack: line
+	StackOpDeadline = "deadline" // record an upgrade deadline and its planned waves
 )
+
+// StackDeadline is an upgrade deadline: every instance of the stack on Min or newer by By, in the
+// waves planned inside their change windows when it was set (docs/time.md#upgrade-deadlines).
+type StackDeadline struct {
+	Min   string         `json:"min" yaml:"min"`
+	By    time.Time      `json:"by" yaml:"by"`
+	SetBy string         `json:"setBy,omitempty" yaml:"setBy,omitempty"`
+	SetAt time.Time      `json:"setAt,omitempty" yaml:"setAt,omitempty"`
+	Waves []DeadlineWave `json:"waves,omitempty" yaml:"waves,omitempty"`
+}
+
+// DeadlineWaveRollout is the ID of the rollout that runs wave n (from 1) of the deadline merged at merge.
+func DeadlineWaveRollout(merge string, n int) string {
+	return fmt.Sprintf("deadline-%.8s-%d", merge, n)
+}
+
+// DeadlineWave is one planned wave: instances (TENANT/NAME) of one tenant, from a window opening.
+type DeadlineWave struct {
+	At        time.Time `json:"at" yaml:"at"`
+	Tenant    string    `json:"tenant" yaml:"tenant"`
+	Instances []string  `json:"instances" yaml:"instances"`
+}
 
 // ActStack is the activity that does a StackRequest.
 const ActStack = "Stack"
@@ -46,6 +72,8 @@ type StackRequest struct {
 	From    string `json:"from,omitempty"`    // release: the revision to cut from ("" = main's head)
 	Notes   string `json:"notes,omitempty"`
 	Channel string `json:"channel,omitempty"`
+	// Deadline is the deadline to record (deadline: Min, By and the planned waves).
+	Deadline *StackDeadline `json:"deadline,omitempty"`
 	// Default makes the channel the one unpinned instances of the stack render.
 	Default bool `json:"default,omitempty"`
 	// CutBy is the verified actor (set by the workflow, never by the caller).
@@ -63,4 +91,6 @@ type StackResult struct {
 	Generation int      `json:"generation,omitempty"`
 	MergeSHA   string   `json:"mergeSHA,omitempty"`
 	Migrated   []string `json:"migrated,omitempty"` // migrate: the instances pinned
+	// Deadlines are the stack's upgrade deadlines, one per minimum release.
+	Deadlines []StackDeadline `json:"deadlines,omitempty"`
 }

@@ -146,7 +146,7 @@ sinks:
 		{"duplicate name", "sinks:\n  - {name: a, kind: forge}\n  - {name: b, kind: forge}\n  - {name: a, kind: forge}\n",
 			"sinks[2].name", `sinks[2].name: "a" is already the name of sinks[0]; names must be unique`},
 		{"unknown event kind", "sinks:\n  - {name: a, kind: forge, events: [Ready, Exploded]}\n",
-			"sinks[0].events[1]", `sinks[0].events[1]: unknown value "Exploded"; allowed: Failed, Ready, Drifted, RolloutBatch, AwaitingApproval, DependencyStale, Retrying, Expiring`},
+			"sinks[0].events[1]", `sinks[0].events[1]: unknown value "Exploded"; allowed: Failed, Ready, Drifted, RolloutBatch, AwaitingApproval, DependencyStale, Retrying, Expiring, UpgradePlanned`},
 		{"repeated event", "sinks:\n  - {name: a, kind: forge, events: [Ready, Ready]}\n", "sinks[0].events[1]", `sinks[0].events[1]: "Ready" is listed twice`},
 		{"events not a list", "sinks:\n  - {name: a, kind: forge, events: Ready}\n", "sinks[0].events", "sinks[0].events: must be a list of event kinds, got a string (line 2)"},
 		{"bad tenant", "sinks:\n  - {name: a, kind: forge, tenants: [acme, Acme]}\n", "sinks[0].tenants[1]", `sinks[0].tenants[1]: "Acme" must be a DNS-1123 label…`},

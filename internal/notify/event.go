@@ -19,10 +19,11 @@ const (
 	KindDependencyStale  Kind = "DependencyStale"  // an instance's changed outputs could not be passed on to its dependents
 	KindRetrying         Kind = "Retrying"         // a step failed attempt after attempt and is being retried
 	KindExpiring         Kind = "Expiring"         // an instance's expiry is near (one of its stack's warn points)
+	KindUpgradePlanned   Kind = "UpgradePlanned"   // an upgrade deadline planned a tenant's instances into a wave at a window opening
 )
 
 // kinds is every Kind, in the order errors list them.
-var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval, KindDependencyStale, KindRetrying, KindExpiring}
+var kinds = []Kind{KindFailed, KindReady, KindDrifted, KindRolloutBatch, KindAwaitingApproval, KindDependencyStale, KindRetrying, KindExpiring, KindUpgradePlanned}
 
 // Kinds returns every Kind.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }

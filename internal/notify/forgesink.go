@@ -70,7 +70,7 @@ func statusState(ev Event) forge.StatusState {
 		return forge.StatusSuccess
 	case KindFailed:
 		return forge.StatusFailure
-	case KindAwaitingApproval, KindRetrying:
+	case KindAwaitingApproval, KindRetrying, KindUpgradePlanned:
 		return forge.StatusPending
 	case KindDrifted:
 		return forge.StatusError

@@ -170,26 +170,27 @@ func (s Set) At(now time.Time) Status {
 	// The next time it opens is a boundary: a window's start or end. Walk them in order.
 	t := now
 	for steps := 0; t.Sub(now) < horizon && steps < maxSteps; steps++ {
-		next := t.Add(horizon)
-		for _, w := range s {
-			if in, edge := w.activeAt(t); in {
-				if edge.Before(next) {
-					next = edge
-				}
-			} else if edge.Before(next) {
-				next = edge
-			}
-		}
-		if !next.After(t) {
-			next = t.Add(time.Minute)
-		}
-		t = next
+		t = s.nextEdge(t)
 		if s.open(t, nil) {
 			st.Next = t.UTC()
 			return st
 		}
 	}
 	return st
+}
+
+// nextEdge is the first window start or end after t.
+func (s Set) nextEdge(t time.Time) time.Time {
+	next := t.Add(horizon)
+	for _, w := range s {
+		if _, edge := w.activeAt(t); edge.Before(next) {
+			next = edge
+		}
+	}
+	if !next.After(t) {
+		next = t.Add(time.Minute)
+	}
+	return next
 }
 
 // open reports whether an operation may start at t, and lists the windows t is inside.
