@@ -80,7 +80,7 @@ func (g *globals) stackReleaseCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&notes, "notes", "", "the release notes (required)")
-	cmd.Flags().StringVar(&from, "from", "", "the full commit SHA to cut from (default: main's head)")
+	cmd.Flags().StringVar(&from, "from", "", "the full commit SHA on main's history to cut from (default: main's head)")
 	out = outputFlag(cmd)
 	return cmd
 }
