@@ -332,13 +332,15 @@ func (c *Client) InstanceEvents(ctx context.Context, ref contract.Ref, follow bo
 	}
 }
 
-// StackRequest cuts a release or points a channel (req.Op), as the person: the server asks the policy first.
+// StackRequest cuts a release, points a channel or reads the releases (req.Op), as the person: the server asks the policy first.
 func (c *Client) StackRequest(ctx context.Context, req contract.StackRequest) (contract.StackResult, error) {
 	var out contract.StackResult
 	base := "/v1/stacks/" + url.PathEscape(req.Stack)
 	switch req.Op {
 	case contract.StackOpRelease:
 		return out, c.do(ctx, http.MethodPost, base+"/releases", ReleaseBody{Version: req.Version, Notes: req.Notes, From: req.From, ID: req.ID}, &out)
+	case contract.StackOpReleases:
+		return out, c.do(ctx, http.MethodGet, base+"/releases", nil, &out)
 	case contract.StackOpChannel:
 		return out, c.do(ctx, http.MethodPost, base+"/channels/"+url.PathEscape(req.Channel), ChannelBody{Version: req.Version, Default: req.Default, ID: req.ID}, &out)
 	}

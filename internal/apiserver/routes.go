@@ -101,6 +101,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/rollouts", s.rolloutStart)
 	s.handle("POST /v1/rollouts/{id}/{verb}", s.rolloutControl)
 	s.handle("POST /v1/rollouts/{id}/undo", s.rolloutUndo)
+	s.handle("GET /v1/stacks/{stack}/releases", s.stackReleases)
 	s.handle("POST /v1/stacks/{stack}/releases", s.stackRelease)
 	s.handle("POST /v1/stacks/{stack}/channels/{channel}", s.stackChannel)
 	s.handle("POST /v1/stacks/{stack}/previews", s.stackPreview)

@@ -64,6 +64,23 @@ func (s *Server) stackWrite(ctx context.Context, a identity.Actor, req contract.
 	return http.StatusOK, res, nil
 }
 
+// stackReleases reads a stack's releases and channels for a person who may read every tenant
+// (as the StackWorkflow decides a read: operation read, tenant "*").
+func (s *Server) stackReleases(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	stack, err := pathStack(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := s.authorize(ctx, Check{Actor: a, Operation: OpRead, Name: stack}); err != nil {
+		return 0, nil, err
+	}
+	res, err := s.o.Client.StackRequest(ctx, contract.StackRequest{Op: contract.StackOpReleases, Stack: stack})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, res, nil
+}
+
 func (s *Server) stackRelease(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	stack, err := pathStack(r)
 	if err != nil {

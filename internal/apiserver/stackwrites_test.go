@@ -10,11 +10,11 @@ import (
 	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
 )
 
-// Cutting a release, pointing a channel, previewing a stack across every tenant and undoing a
+// Reading a stack's releases, cutting a release, pointing a channel, previewing a stack across every tenant and undoing a
 // rollout are each a decision of the default policy on the signed-in person: alice, a member of
 // tenant acme, is refused with 403 naming why, and nothing reaches Temporal (the server's client
-// points at a closed port). The stack writes are decided as the StackWorkflow decides them:
-// operation stack, every tenant, the stack as the name.
+// points at a closed port). The stack requests are decided as the StackWorkflow decides them:
+// operation stack (read for the releases' read), every tenant, the stack as the name.
 func TestStackWritesAreDecidedOnThePerson(t *testing.T) {
 	p := oidcprovider.Start(t, oidcprovider.Options{})
 	var c checks
@@ -22,13 +22,18 @@ func TestStackWritesAreDecidedOnThePerson(t *testing.T) {
 	alice, err := p.SignIn(t.Context(), "alice", oidcprovider.Password("alice"))
 	require.NoError(t, err)
 	for _, tc := range []struct{ path, body, op, tenant, name string }{
+		{"/v1/stacks/web/releases", "", "read", "", "web"},
 		{"/v1/stacks/web/releases", `{"version":"1.2.0","notes":"faster"}`, "stack", "", "web"},
 		{"/v1/stacks/web/releases", `{"version":"1.2.0","notes":"faster","from":"0123456789abcdef0123456789abcdef01234567"}`, "stack", "", "web"},
 		{"/v1/stacks/web/channels/stable", `{"version":"1.2.0","default":true}`, "stack", "", "web"},
 		{"/v1/stacks/web/channels/dev", `{"version":"head"}`, "stack", "", "web"},
 		{"/v1/stacks/web/previews", `{"id":"p-1","to":"1.2.0"}`, "plan", "", ""},
 	} {
-		a := callBody(t, http.MethodPost, url+tc.path, alice.IDToken, tc.body)
+		method := http.MethodPost
+		if tc.body == "" {
+			method = http.MethodGet // the releases' read
+		}
+		a := callBody(t, method, url+tc.path, alice.IDToken, tc.body)
 		require.Equal(t, http.StatusForbidden, a.code, "%s: %v", tc.path, a.body)
 		require.Equal(t, "denied", a.body["kind"], tc.path)
 		require.Contains(t, a.body["detail"], "alice may not", tc.path)

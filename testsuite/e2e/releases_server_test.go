@@ -14,9 +14,9 @@ import (
 	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
 )
 
-// Through `slipway server`, cutting a release, pointing a channel, previewing a stack and undoing
-// a rollout are the direct commands' own: carol (a platform admin) cuts and points, recorded as
-// the one who cut; alice (a tenant member) is refused by the policy (exit 3); a --from whose
+// Through `slipway server`, cutting a release, reading them, pointing a channel, previewing a stack
+// and undoing a rollout are the direct commands' own: carol (a platform admin) cuts, reads and
+// points, recorded as the one who cut; alice (a tenant member) is refused by the policy (exit 3); a --from whose
 // stack files main never merged is refused naming --from (exit 2), through the server and not.
 func TestStackReleasesThroughTheServer(t *testing.T) {
 	p := oidcprovider.Start(t, oidcprovider.Options{})
@@ -33,7 +33,8 @@ func TestStackReleasesThroughTheServer(t *testing.T) {
 	require.Contains(t, r.Stderr, "denied by policy: alice may not")
 	require.Contains(t, as(carol, 0, "stack", "release", "example", "1.0.0", "--notes", "first").Stdout, "release example@1.0.0 cut from")
 	var res contract.StackResult
-	require.NoError(t, json.Unmarshal([]byte(e.MustCLI(0, "stack", "releases", "example", "-o", "json").Stdout), &res))
+	as(alice, 3, "stack", "releases", "example")
+	require.NoError(t, json.Unmarshal([]byte(as(carol, 0, "stack", "releases", "example", "-o", "json").Stdout), &res))
 	require.Len(t, res.Releases, 1)
 	require.Contains(t, res.Releases[0].CutBy, "carol", "the workflow records the signed-in person")
 

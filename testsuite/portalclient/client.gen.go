@@ -1276,6 +1276,11 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/stacks/{stack}/previews/{id} (the `GetPreview` operationId).
 	GetPreview(ctx context.Context, stack string, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetStackReleases The stack's releases, oldest first, and its channels (a read of every tenant: platform admins by default)
+	//
+	// Corresponds with GET /v1/stacks/{stack}/releases (the `GetStackReleases` operationId).
+	GetStackReleases(ctx context.Context, stack string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CutReleaseWithBody Cut a release of the stack (a platform decision: operation stack, every tenant)
 	//
 	// Takes any type of body and a specified content type.
@@ -2045,6 +2050,21 @@ func (c *Client) StartPreview(ctx context.Context, stack string, body StartPrevi
 // Corresponds with GET /v1/stacks/{stack}/previews/{id} (the `GetPreview` operationId).
 func (c *Client) GetPreview(ctx context.Context, stack string, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPreviewRequest(c.Server, stack, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStackReleases The stack's releases, oldest first, and its channels (a read of every tenant: platform admins by default)
+//
+// Corresponds with GET /v1/stacks/{stack}/releases (the `GetStackReleases` operationId).
+func (c *Client) GetStackReleases(ctx context.Context, stack string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStackReleasesRequest(c.Server, stack)
 	if err != nil {
 		return nil, err
 	}
@@ -3858,6 +3878,40 @@ func NewGetPreviewRequest(server string, stack string, id string) (*http.Request
 	return req, nil
 }
 
+// NewGetStackReleasesRequest constructs an http.Request for the GetStackReleases method
+func NewGetStackReleasesRequest(server string, stack string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "stack", stack, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stacks/%s/releases", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCutReleaseRequest calls the generic CutRelease builder with application/json body
 func NewCutReleaseRequest(server string, stack string, body CutReleaseJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4366,6 +4420,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/stacks/{stack}/previews/{id} (the `GetPreview` operationId).
 	GetPreviewWithResponse(ctx context.Context, stack string, id string, reqEditors ...RequestEditorFn) (*GetPreviewResponse, error)
+
+	// GetStackReleasesWithResponse The stack's releases, oldest first, and its channels (a read of every tenant: platform admins by default)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/stacks/{stack}/releases (the `GetStackReleases` operationId).
+	GetStackReleasesWithResponse(ctx context.Context, stack string, reqEditors ...RequestEditorFn) (*GetStackReleasesResponse, error)
 
 	// CutReleaseWithBodyWithResponse Cut a release of the stack (a platform decision: operation stack, every tenant)
 	//
@@ -5840,6 +5901,54 @@ func (r GetPreviewResponse) ContentType() string {
 	return ""
 }
 
+type GetStackReleasesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StackResult
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStackReleasesResponse) GetJSON200() *StackResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetStackReleasesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStackReleasesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStackReleasesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStackReleasesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStackReleasesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type CutReleaseResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6580,6 +6689,19 @@ func (c *ClientWithResponses) GetPreviewWithResponse(ctx context.Context, stack 
 		return nil, err
 	}
 	return ParseGetPreviewResponse(rsp)
+}
+
+// GetStackReleasesWithResponse The stack's releases, oldest first, and its channels (a read of every tenant: platform admins by default)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/stacks/{stack}/releases (the `GetStackReleases` operationId).
+func (c *ClientWithResponses) GetStackReleasesWithResponse(ctx context.Context, stack string, reqEditors ...RequestEditorFn) (*GetStackReleasesResponse, error) {
+	rsp, err := c.GetStackReleases(ctx, stack, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStackReleasesResponse(rsp)
 }
 
 // CutReleaseWithBodyWithResponse Cut a release of the stack (a platform decision: operation stack, every tenant)
@@ -7612,6 +7734,39 @@ func ParseGetPreviewResponse(rsp *http.Response) (*GetPreviewResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetStackReleasesResponse parses an HTTP response from a GetStackReleasesWithResponse call
+func ParseGetStackReleasesResponse(rsp *http.Response) (*GetStackReleasesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStackReleasesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StackResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
