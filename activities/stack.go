@@ -78,21 +78,41 @@ func (a *Activities) Stack(ctx context.Context, req contract.StackRequest) (cont
 	return stackResult(r, mr.MergeSHA), nil
 }
 
+// onMain refuses a --from whose stack files main never held: a commit reachable from it and not
+// from main's head changed the stack (an unmerged branch's, never reviewed into main). A forge
+// that cannot list commits (forge.History) is not asked.
+func (a *Activities) onMain(ctx context.Context, head, commit, stack string) error {
+	h, ok := forge.As[forge.History](a.Forge)
+	if !ok {
+		return nil
+	}
+	off, err := h.Commits(ctx, head, commit, config.StackDir(stack))
+	if err != nil {
+		return classify(err)
+	}
+	if len(off) > 0 {
+		return invalidConfig(fieldError("--from", fmt.Sprintf("%s is not on main's history: %s changed %s/ on a branch main has not merged", commit, off[0].SHA, config.StackDir(stack))))
+	}
+	return nil
+}
+
 // cutRelease adds req's release to r: the stack at req.From (main's head when empty) must load,
 // and its files' hash is recorded, so a render can tell when they are not the ones cut.
 func (a *Activities) cutRelease(ctx context.Context, r *config.Releases, req contract.StackRequest) error {
 	if !config.IsVersion(req.Version) {
 		return invalidConfig(fieldError("version", fmt.Sprintf("%q is not a release version MAJOR.MINOR.PATCH (semver, e.g. 1.5.0)", req.Version)))
 	}
+	head, err := a.Forge.Head(ctx)
+	if err != nil {
+		return classify(err)
+	}
 	commit := req.From
 	if commit == "" {
-		head, err := a.Forge.Head(ctx)
-		if err != nil {
-			return classify(err)
-		}
 		commit = head
 	} else if !commitRE.MatchString(commit) {
 		return invalidConfig(fieldError("--from", fmt.Sprintf("%q: a release is cut from a full commit SHA, never a branch or tag that moves", commit)))
+	} else if err := a.onMain(ctx, head, commit, req.Stack); err != nil {
+		return err
 	}
 	files, err := a.Forge.ReadDir(ctx, commit, config.StackDir(req.Stack))
 	if err != nil {

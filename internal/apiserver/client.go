@@ -331,3 +331,35 @@ func (c *Client) InstanceEvents(ctx context.Context, ref contract.Ref, follow bo
 		from += len(evs)
 	}
 }
+
+// StackRequest cuts a release, points a channel or reads the releases (req.Op), as the person: the server asks the policy first.
+func (c *Client) StackRequest(ctx context.Context, req contract.StackRequest) (contract.StackResult, error) {
+	var out contract.StackResult
+	base := "/v1/stacks/" + url.PathEscape(req.Stack)
+	switch req.Op {
+	case contract.StackOpRelease:
+		return out, c.do(ctx, http.MethodPost, base+"/releases", ReleaseBody{Version: req.Version, Notes: req.Notes, From: req.From, ID: req.ID}, &out)
+	case contract.StackOpReleases:
+		return out, c.do(ctx, http.MethodGet, base+"/releases", nil, &out)
+	case contract.StackOpChannel:
+		return out, c.do(ctx, http.MethodPost, base+"/channels/"+url.PathEscape(req.Channel), ChannelBody{Version: req.Version, Default: req.Default, ID: req.ID}, &out)
+	}
+	return out, fmt.Errorf("stack %s through slipway server: not served yet; talk to Temporal directly", req.Op)
+}
+
+// StartPreview starts a fleet preview of spec.Stack.
+func (c *Client) StartPreview(ctx context.Context, spec contract.PreviewSpec) error {
+	return c.do(ctx, http.MethodPost, "/v1/stacks/"+url.PathEscape(spec.Stack)+"/previews", spec, nil)
+}
+
+// Preview is a preview's result so far.
+func (c *Client) Preview(ctx context.Context, stack, id string) (contract.PreviewResult, error) {
+	var out contract.PreviewResult
+	return out, c.do(ctx, http.MethodGet, "/v1/stacks/"+url.PathEscape(stack)+"/previews/"+url.PathEscape(id), nil, &out)
+}
+
+// UndoRollout starts rollout id, which undoes rollout undone; it returns the spec and plan it started.
+func (c *Client) UndoRollout(ctx context.Context, undone, id string) (RolloutStarted, error) {
+	var out RolloutStarted
+	return out, c.do(ctx, http.MethodPost, "/v1/rollouts/"+url.PathEscape(undone)+"/undo", UndoBody{ID: id}, &out)
+}

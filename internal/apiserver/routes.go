@@ -100,6 +100,12 @@ func (s *Server) routes() {
 	s.handle("POST /v1/rollouts/plan", s.rolloutPlan)
 	s.handle("POST /v1/rollouts", s.rolloutStart)
 	s.handle("POST /v1/rollouts/{id}/{verb}", s.rolloutControl)
+	s.handle("POST /v1/rollouts/{id}/undo", s.rolloutUndo)
+	s.handle("GET /v1/stacks/{stack}/releases", s.stackReleases)
+	s.handle("POST /v1/stacks/{stack}/releases", s.stackRelease)
+	s.handle("POST /v1/stacks/{stack}/channels/{channel}", s.stackChannel)
+	s.handle("POST /v1/stacks/{stack}/previews", s.stackPreview)
+	s.handle("GET /v1/stacks/{stack}/previews/{id}", s.previewShow)
 }
 
 // accepting bounds how long a request waits for a worker to accept it.
@@ -558,6 +564,11 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	if err := contract.CheckPriority("priority", spec.Priority); err != nil {
 		return 0, nil, badRequest("%s", err)
 	}
+	return s.startRollout(ctx, a, spec)
+}
+
+// startRollout plans spec (so bad input starts nothing), asks the policy, then starts it.
+func (s *Server) startRollout(ctx context.Context, a identity.Actor, spec contract.RolloutSpec) (int, any, error) {
 	plan, err := s.planRollout(ctx, a, spec)
 	if err != nil {
 		return 0, nil, err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -28,12 +27,27 @@ back data a stateful resource lost when the release deleted or replaced it (docs
 			} else if !labelRE.MatchString(id) {
 				return usageErr("--id %q: must be a lowercase label (a-z, 0-9, -)", id)
 			}
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			if api != nil {
+				started, err := api.UndoRollout(cmd.Context(), args[0], id)
+				if err != nil {
+					return err
+				}
+				g.printf("rollout %s started (workflow %s), undoing %s: %s\n", id, contract.RolloutWorkflowID(id), args[0], rolloutPlanLine(started.Spec, started.Plan))
+				if !wait {
+					return nil
+				}
+				return g.withClient(cmd, func(c *client.Client) error { return g.followRollout(cmd, c, id) })
+			}
 			return g.withSignedClient(cmd, func(c *client.Client) error {
 				st, err := c.RolloutStatus(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
-				spec, err := undoSpec(st, id, g.actor)
+				spec, err := client.UndoSpec(st, id, g.actor)
 				if err != nil {
 					return err
 				}
@@ -55,28 +69,4 @@ back data a stateful resource lost when the release deleted or replaced it (docs
 	cmd.Flags().StringVar(&id, "id", "", "the undoing rollout's ID (default: r-<random>)")
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the undo until it completes, stops or is aborted")
 	return cmd
-}
-
-// undoSpec is the rollout that re-pins each instance st deployed to the release it ran before.
-func undoSpec(st *contract.RolloutStatus, id, actor string) (contract.RolloutSpec, error) {
-	undone := st.Spec.ID
-	switch {
-	case !slices.Contains([]string{contract.PhaseCompleted, contract.PhaseStopped, contract.PhaseAborted}, st.Phase):
-		return contract.RolloutSpec{}, usageErr("ID %s: the rollout is %s; abort it first (slipway rollout abort %s), then undo it", undone, st.Phase, undone)
-	case st.Spec.To == "" && len(st.Spec.Pins) == 0:
-		return contract.RolloutSpec{}, usageErr("ID %s: it changed parameters, not releases; roll the old values out with rollout start --set", undone)
-	}
-	pins := map[string]string{}
-	for _, in := range st.Instances {
-		changed := in.Status == contract.RolloutUpdated || in.Status == contract.RolloutFailed || in.Status == contract.RolloutRunning
-		if rel := contract.PinnedRelease(in.Current); changed && rel != "" && in.Current != in.Desired {
-			pins[in.Ref.String()] = rel
-		}
-	}
-	if len(pins) == 0 {
-		return contract.RolloutSpec{}, usageErr("ID %s: it re-pinned no instance from a release, so there is nothing to undo", undone)
-	}
-	spec := st.Spec
-	spec.ID, spec.Actor, spec.To, spec.Pins, spec.Undoes, spec.AllowDowngrade = id, actor, "", pins, undone, true
-	return spec, nil
 }

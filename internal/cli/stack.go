@@ -32,18 +32,19 @@ See docs/releases.md.`,
 	return cmd
 }
 
-// stackRequest sends req to Temporal (signed: the policy decides on the verified actor).
+// stackRequest sends req through slipway server with --server, else to Temporal (signed): the
+// policy decides on the verified actor either way.
 func (g *globals) stackRequest(cmd *cobra.Command, req contract.StackRequest) (contract.StackResult, error) {
 	var res contract.StackResult
-	if api, err := g.api(); err != nil {
-		return res, err
-	} else if api != nil {
-		return res, usageErr("--server: the stack commands talk to Temporal directly (not through slipway server yet)")
-	}
 	if !labelRE.MatchString(req.Stack) {
 		return res, usageErr("STACK %q: must be a lowercase label (a-z, 0-9, -)", req.Stack)
 	}
 	req.ID = g.requestID
+	if api, err := g.api(); err != nil {
+		return res, err
+	} else if api != nil {
+		return api.StackRequest(cmd.Context(), req)
+	}
 	err := g.withSignedClient(cmd, func(c *client.Client) error {
 		var err error
 		res, err = c.StackRequest(cmd.Context(), req)
@@ -77,7 +78,7 @@ func (g *globals) stackReleaseCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&notes, "notes", "", "the release notes (required)")
-	cmd.Flags().StringVar(&from, "from", "", "the full commit SHA to cut from (default: main's head)")
+	cmd.Flags().StringVar(&from, "from", "", "the full commit SHA on main's history to cut from (default: main's head)")
 	out = outputFlag(cmd)
 	return cmd
 }
@@ -197,7 +198,7 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 // (exit 2, naming the file). Any other answer (not allowed to read every tenant, no file) adds nothing.
 func (g *globals) releasesFileRefused(cmd *cobra.Command, stack string) error {
 	if api, err := g.api(); err != nil || api != nil {
-		return nil // the stack commands talk to Temporal directly
+		return nil // through the server, each tenant member's status would be a refusal in the audit log
 	}
 	var bad *client.InvalidConfigError
 	if _, err := g.stackRequest(cmd, contract.StackRequest{Op: contract.StackOpReleases, Stack: stack}); errors.As(err, &bad) {

@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/slipway-dev/slipway/internal/apiserver"
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 )
@@ -49,6 +52,24 @@ stack-preview/ID; its result is kept (slipway stack preview show ID).`,
 			case !labelRE.MatchString(spec.ID):
 				return usageErr("--id %q: must be a lowercase label (a-z, 0-9, -)", spec.ID)
 			}
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			if api != nil {
+				if err := api.StartPreview(cmd.Context(), spec); err != nil {
+					return err
+				}
+				if noWait {
+					g.printf("preview %s started (workflow %s); see it with slipway stack preview show %s --stack %s\n", spec.ID, contract.PreviewWorkflowID(spec.ID), spec.ID, spec.Stack)
+					return nil
+				}
+				res, err := g.waitPreview(cmd.Context(), api, spec.Stack, spec.ID)
+				if err != nil {
+					return err
+				}
+				return g.output(out, res, func(w io.Writer) { writePreview(w, res) })
+			}
 			return g.withSignedClient(cmd, func(c *client.Client) error {
 				if err := c.StartPreview(cmd.Context(), spec); err != nil {
 					return err
@@ -78,13 +99,43 @@ stack-preview/ID; its result is kept (slipway stack preview show ID).`,
 	return cmd
 }
 
+// waitPreview asks the server how far preview id got until it is done.
+func (g *globals) waitPreview(ctx context.Context, api *apiserver.Client, stack, id string) (contract.PreviewResult, error) {
+	for {
+		res, err := api.Preview(ctx, stack, id)
+		if err != nil || res.Done {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
 func (g *globals) stackPreviewShowCmd() *cobra.Command {
 	var out *outputFormat
+	var stack string
 	cmd := &cobra.Command{
-		Use:   "show ID",
+		Use:   "show ID [--stack S]",
 		Short: "A preview's groups, running or ended (-o json: every instance's plan)",
 		Args:  exactArgs(1, "the preview ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			if api != nil {
+				if !labelRE.MatchString(stack) {
+					return usageErr("--stack %q: with --server, name the preview's stack (a lowercase label)", stack)
+				}
+				res, err := api.Preview(cmd.Context(), stack, args[0])
+				if err != nil {
+					return err
+				}
+				return g.output(out, res, func(w io.Writer) { writePreview(w, res) })
+			}
 			return g.withClient(cmd, func(c *client.Client) error {
 				res, err := c.Preview(cmd.Context(), args[0], false)
 				if err != nil {
@@ -94,6 +145,7 @@ func (g *globals) stackPreviewShowCmd() *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringVar(&stack, "stack", "", "the preview's stack (needed with --server)")
 	out = outputFlag(cmd)
 	return cmd
 }

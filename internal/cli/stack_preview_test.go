@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
@@ -46,7 +47,7 @@ func TestUndoSpec(t *testing.T) {
 			inst("d", contract.RolloutPending, "stack=web@1.4.0", "stack=web@1.5.0"),
 			inst("e", contract.RolloutUpdated, "stack=web", "stack=web@1.5.0"),
 		}}}
-	spec, err := undoSpec(st, "r-2", "ann")
+	spec, err := client.UndoSpec(st, "r-2", "ann")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,11 @@ func TestUndoSpec(t *testing.T) {
 		t.Fatalf("undo spec: %+v", spec)
 	}
 	st.Phase = contract.PhaseRunning
-	if _, err := undoSpec(st, "r-2", "ann"); err == nil || !strings.Contains(err.Error(), "abort it first") {
+	if _, err := client.UndoSpec(st, "r-2", "ann"); err == nil || !strings.Contains(err.Error(), "abort it first") {
 		t.Fatalf("a running rollout: %v", err)
 	}
 	st.Phase, st.Spec.To = contract.PhaseCompleted, ""
-	if _, err := undoSpec(st, "r-2", "ann"); err == nil || !strings.Contains(err.Error(), "changed parameters") {
+	if _, err := client.UndoSpec(st, "r-2", "ann"); err == nil || !strings.Contains(err.Error(), "changed parameters") {
 		t.Fatalf("a parameter rollout: %v", err)
 	}
 }

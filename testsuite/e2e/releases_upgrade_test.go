@@ -21,7 +21,8 @@ import (
 // every deploy. Six instances in three tenants run 1.0.0. The preview shows two plan shapes, the
 // replace flagged; the upgrade rollout's deploys wait, grouped by the same fingerprints; carol
 // (not the starter) approves the update-only shape once and its four instances go ahead, while the
-// two with the replace keep waiting, named; then the rollout is undone back to 1.0.0, and a tenant's
+// two with the replace keep waiting, named; then the rollout is undone back to 1.0.0 (through
+// slipway server, as the preview: alice, a tenant member, is refused the undo), and a tenant's
 // deploy -f renders its pinned release.
 func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 	w := newPeople(t)
@@ -59,7 +60,7 @@ func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return strings.Count(e.MustCLI(0, "list", "--stack", "example").Stdout, "1.0.0") == 6
 	}, time.Minute, 200*time.Millisecond, "visibility lists the six on 1.0.0")
-	out := e.MustCLI(0, "stack", "preview", "example", "--to", "1.1.0", "-o", "json")
+	out := w.as(w.carol, 0, "stack", "preview", "example", "--to", "1.1.0", "-o", "json") // through slipway server
 	var pv contract.PreviewResult
 	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &pv), out.Stdout)
 	require.Len(t, pv.Groups, 2, "two plan shapes: %+v; %+v", pv.Groups, pv.Instances)
@@ -106,7 +107,9 @@ func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 	require.Contains(t, text, "[approved by carol]")
 
 	e.MustCLI(0, "rollout", "abort", "up", "--reason", "the database replace needs a plan of its own")
-	e.MustCLI(0, "rollout", "undo", "up", "--id", "down", "--wait")
+	r := w.as(w.alice, 3, "rollout", "undo", "up", "--id", "down")
+	require.Contains(t, r.Stderr, "denied by policy: alice may not", "an undo across every tenant is a platform admin's")
+	w.as(w.carol, 0, "rollout", "undo", "up", "--id", "down", "--wait")
 	for _, ref := range refs {
 		if !debug[ref] {
 			require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/"+ref+"/instance.yaml"), "stack: example@1.0.0", ref)

@@ -181,15 +181,18 @@ func (e GetStatusParamsOutput) Valid() bool {
 
 // Defines values for ControlRolloutParamsVerb.
 const (
-	Abort  ControlRolloutParamsVerb = "abort"
-	Pause  ControlRolloutParamsVerb = "pause"
-	Resume ControlRolloutParamsVerb = "resume"
+	Abort              ControlRolloutParamsVerb = "abort"
+	ApproveFingerprint ControlRolloutParamsVerb = "approve-fingerprint"
+	Pause              ControlRolloutParamsVerb = "pause"
+	Resume             ControlRolloutParamsVerb = "resume"
 )
 
 // Valid indicates whether the value is a known member of the ControlRolloutParamsVerb enum.
 func (e ControlRolloutParamsVerb) Valid() bool {
 	switch e {
 	case Abort:
+		return true
+	case ApproveFingerprint:
 		return true
 	case Pause:
 		return true
@@ -255,6 +258,18 @@ type ApprovalWait struct {
 	// What the plan summary an approver reads
 	What string `json:"what"`
 	Why  string `json:"why"`
+}
+
+// ChannelBody defines model for ChannelBody.
+type ChannelBody struct {
+	// Default make it the channel unpinned instances of the stack render
+	Default *bool `json:"default,omitempty"`
+
+	// Id the request's ID, a lowercase label: names the MR's branch
+	Id *string `json:"id,omitempty"`
+
+	// Version a release's version, or head (main's head)
+	Version string `json:"version"`
 }
 
 // Condition defines model for Condition.
@@ -446,6 +461,30 @@ type OperationStatus struct {
 	Steps     *[]StepRecord `json:"steps,omitempty"`
 }
 
+// PreviewSpec defines model for PreviewSpec.
+type PreviewSpec struct {
+	// Actor a note; the plans run for the signed-in person
+	Actor *string `json:"actor,omitempty"`
+
+	// Concurrency plans at once, 1 to 64 (0: the default)
+	Concurrency *int `json:"concurrency,omitempty"`
+
+	// Id the preview's ID, a lowercase label (workflow stack-preview/ID)
+	Id string `json:"id"`
+
+	// Sample plan only this many instances (0: all)
+	Sample *int `json:"sample,omitempty"`
+
+	// Stack the path's stack, or left out
+	Stack *string `json:"stack,omitempty"`
+
+	// Tenant only this tenant's instances (left out: every tenant)
+	Tenant *string `json:"tenant,omitempty"`
+
+	// To the release to preview, e.g. 1.5.0
+	To string `json:"to"`
+}
+
 // Problem An RFC 9457 problem detail: every error answer, as application/problem+json. errors name the fields at fault.
 type Problem struct {
 	Detail string        `json:"detail"`
@@ -480,6 +519,21 @@ type Protection struct {
 	Source string `json:"source"`
 }
 
+// ReleaseBody defines model for ReleaseBody.
+type ReleaseBody struct {
+	// From the full commit SHA on main's history to cut from (default: main's head)
+	From *string `json:"from,omitempty"`
+
+	// Id the request's ID, a lowercase label: names the MR's branch
+	Id *string `json:"id,omitempty"`
+
+	// Notes what changed (required)
+	Notes string `json:"notes"`
+
+	// Version the new release, MAJOR.MINOR.PATCH
+	Version string `json:"version"`
+}
+
 // RequestState defines model for RequestState.
 type RequestState struct {
 	Done   bool             `json:"done"`
@@ -489,7 +543,7 @@ type RequestState struct {
 	Status *Status `json:"status,omitempty"`
 }
 
-// RolloutRequest defines model for RolloutRequest.
+// RolloutRequest pause, resume, abort: {actor, reason}; approve-fingerprint: {fingerprint, actor, reason}
 type RolloutRequest map[string]interface{}
 
 // RolloutSpec A rollout's spec (slipway rollout).
@@ -506,11 +560,21 @@ type StackItem struct {
 	Description *string `json:"description,omitempty"`
 	Name        string  `json:"name"`
 
-	// Releases the stack's releases, once stacks have them; empty until then
+	// Releases the versions cut of the stack (its releases file on main), oldest first; empty for a stack without releases
 	Releases []string `json:"releases"`
 
 	// Schema the path of its parameters' JSON Schema
 	Schema string `json:"schema"`
+}
+
+// StackResult the stack's releases and channels after the request, and the merge commit that recorded it
+type StackResult struct {
+	Channels   *map[string]string       `json:"channels,omitempty"`
+	Default    *string                  `json:"default,omitempty"`
+	Generation *int                     `json:"generation,omitempty"`
+	MergeSHA   *string                  `json:"mergeSHA,omitempty"`
+	Releases   []map[string]interface{} `json:"releases"`
+	Stack      string                   `json:"stack"`
 }
 
 // Status An instance's status; more fields than described here are answered (output=all, detail).
@@ -543,6 +607,12 @@ type StepRecord struct {
 	Output    *string    `json:"output,omitempty"`
 	StartedAt *time.Time `json:"startedAt,omitempty"`
 	Status    string     `json:"status"`
+}
+
+// UndoBody defines model for UndoBody.
+type UndoBody struct {
+	// Id the undoing rollout's ID, a lowercase label
+	Id string `json:"id"`
 }
 
 // ListAuditParams defines parameters for ListAudit.
@@ -710,8 +780,20 @@ type StartRolloutJSONRequestBody = RolloutSpec
 // PlanRolloutJSONRequestBody defines body for PlanRollout for application/json ContentType.
 type PlanRolloutJSONRequestBody = RolloutSpec
 
+// UndoRolloutJSONRequestBody defines body for UndoRollout for application/json ContentType.
+type UndoRolloutJSONRequestBody = UndoBody
+
 // ControlRolloutJSONRequestBody defines body for ControlRollout for application/json ContentType.
 type ControlRolloutJSONRequestBody = RolloutRequest
+
+// PointChannelJSONRequestBody defines body for PointChannel for application/json ContentType.
+type PointChannelJSONRequestBody = ChannelBody
+
+// StartPreviewJSONRequestBody defines body for StartPreview for application/json ContentType.
+type StartPreviewJSONRequestBody = PreviewSpec
+
+// CutReleaseJSONRequestBody defines body for CutRelease for application/json ContentType.
+type CutReleaseJSONRequestBody = ReleaseBody
 
 // Getter for additional properties for Expiry. Returns the specified
 // element and whether it was found
@@ -1123,14 +1205,28 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/rollouts/plan (the `PlanRollout` operationId).
 	PlanRollout(ctx context.Context, body PlanRolloutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ControlRolloutWithBody Pause, resume or abort a rollout
+	// UndoRolloutWithBody Start a rollout that re-pins what rollout id deployed to the releases its instances ran before (planned and decided as startRollout)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/rollouts/{id}/undo (the `UndoRollout` operationId).
+	UndoRolloutWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UndoRollout Start a rollout that re-pins what rollout id deployed to the releases its instances ran before (planned and decided as startRollout)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/rollouts/{id}/undo (the `UndoRollout` operationId).
+	UndoRollout(ctx context.Context, id string, body UndoRolloutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ControlRolloutWithBody Pause, resume or abort a rollout, or approve one plan shape of it (approve-fingerprint)
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/rollouts/{id}/{verb} (the `ControlRollout` operationId).
 	ControlRolloutWithBody(ctx context.Context, id string, verb ControlRolloutParamsVerb, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ControlRollout Pause, resume or abort a rollout
+	// ControlRollout Pause, resume or abort a rollout, or approve one plan shape of it (approve-fingerprint)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1142,10 +1238,62 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/stacks (the `ListStacks` operationId).
 	ListStacks(ctx context.Context, params *ListStacksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PointChannelWithBody Point a channel of the stack at a release (a platform decision: operation stack, every tenant)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/stacks/{stack}/channels/{channel} (the `PointChannel` operationId).
+	PointChannelWithBody(ctx context.Context, stack string, channel string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PointChannel Point a channel of the stack at a release (a platform decision: operation stack, every tenant)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/stacks/{stack}/channels/{channel} (the `PointChannel` operationId).
+	PointChannel(ctx context.Context, stack string, channel string, body PointChannelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetStackCounts Instances of the stack per state, per tenant the person may read
 	//
 	// Corresponds with GET /v1/stacks/{stack}/counts (the `GetStackCounts` operationId).
 	GetStackCounts(ctx context.Context, stack string, params *GetStackCountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartPreviewWithBody Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/stacks/{stack}/previews (the `StartPreview` operationId).
+	StartPreviewWithBody(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartPreview Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/stacks/{stack}/previews (the `StartPreview` operationId).
+	StartPreview(ctx context.Context, stack string, body StartPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPreview A preview's groups and instances so far (done once every plan ended)
+	//
+	// Corresponds with GET /v1/stacks/{stack}/previews/{id} (the `GetPreview` operationId).
+	GetPreview(ctx context.Context, stack string, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStackReleases The stack's releases, oldest first, and its channels (a read of every tenant: platform admins by default)
+	//
+	// Corresponds with GET /v1/stacks/{stack}/releases (the `GetStackReleases` operationId).
+	GetStackReleases(ctx context.Context, stack string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CutReleaseWithBody Cut a release of the stack (a platform decision: operation stack, every tenant)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/stacks/{stack}/releases (the `CutRelease` operationId).
+	CutReleaseWithBody(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CutRelease Cut a release of the stack (a platform decision: operation stack, every tenant)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/stacks/{stack}/releases (the `CutRelease` operationId).
+	CutRelease(ctx context.Context, stack string, body CutReleaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetStackSchema The stack's parameters as JSON Schema 2020-12, for a form
 	//
@@ -1731,7 +1879,41 @@ func (c *Client) PlanRollout(ctx context.Context, body PlanRolloutJSONRequestBod
 	return c.Client.Do(req)
 }
 
-// ControlRolloutWithBody Pause, resume or abort a rollout
+// UndoRolloutWithBody Start a rollout that re-pins what rollout id deployed to the releases its instances ran before (planned and decided as startRollout)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/rollouts/{id}/undo (the `UndoRollout` operationId).
+func (c *Client) UndoRolloutWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUndoRolloutRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UndoRollout Start a rollout that re-pins what rollout id deployed to the releases its instances ran before (planned and decided as startRollout)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/rollouts/{id}/undo (the `UndoRollout` operationId).
+func (c *Client) UndoRollout(ctx context.Context, id string, body UndoRolloutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUndoRolloutRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ControlRolloutWithBody Pause, resume or abort a rollout, or approve one plan shape of it (approve-fingerprint)
 //
 // Takes any type of body and a specified content type.
 //
@@ -1748,7 +1930,7 @@ func (c *Client) ControlRolloutWithBody(ctx context.Context, id string, verb Con
 	return c.Client.Do(req)
 }
 
-// ControlRollout Pause, resume or abort a rollout
+// ControlRollout Pause, resume or abort a rollout, or approve one plan shape of it (approve-fingerprint)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1780,11 +1962,143 @@ func (c *Client) ListStacks(ctx context.Context, params *ListStacksParams, reqEd
 	return c.Client.Do(req)
 }
 
+// PointChannelWithBody Point a channel of the stack at a release (a platform decision: operation stack, every tenant)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/stacks/{stack}/channels/{channel} (the `PointChannel` operationId).
+func (c *Client) PointChannelWithBody(ctx context.Context, stack string, channel string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPointChannelRequestWithBody(c.Server, stack, channel, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PointChannel Point a channel of the stack at a release (a platform decision: operation stack, every tenant)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/stacks/{stack}/channels/{channel} (the `PointChannel` operationId).
+func (c *Client) PointChannel(ctx context.Context, stack string, channel string, body PointChannelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPointChannelRequest(c.Server, stack, channel, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetStackCounts Instances of the stack per state, per tenant the person may read
 //
 // Corresponds with GET /v1/stacks/{stack}/counts (the `GetStackCounts` operationId).
 func (c *Client) GetStackCounts(ctx context.Context, stack string, params *GetStackCountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetStackCountsRequest(c.Server, stack, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartPreviewWithBody Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/stacks/{stack}/previews (the `StartPreview` operationId).
+func (c *Client) StartPreviewWithBody(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartPreviewRequestWithBody(c.Server, stack, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartPreview Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/stacks/{stack}/previews (the `StartPreview` operationId).
+func (c *Client) StartPreview(ctx context.Context, stack string, body StartPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartPreviewRequest(c.Server, stack, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPreview A preview's groups and instances so far (done once every plan ended)
+//
+// Corresponds with GET /v1/stacks/{stack}/previews/{id} (the `GetPreview` operationId).
+func (c *Client) GetPreview(ctx context.Context, stack string, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPreviewRequest(c.Server, stack, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStackReleases The stack's releases, oldest first, and its channels (a read of every tenant: platform admins by default)
+//
+// Corresponds with GET /v1/stacks/{stack}/releases (the `GetStackReleases` operationId).
+func (c *Client) GetStackReleases(ctx context.Context, stack string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStackReleasesRequest(c.Server, stack)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CutReleaseWithBody Cut a release of the stack (a platform decision: operation stack, every tenant)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/stacks/{stack}/releases (the `CutRelease` operationId).
+func (c *Client) CutReleaseWithBody(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCutReleaseRequestWithBody(c.Server, stack, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CutRelease Cut a release of the stack (a platform decision: operation stack, every tenant)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/stacks/{stack}/releases (the `CutRelease` operationId).
+func (c *Client) CutRelease(ctx context.Context, stack string, body CutReleaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCutReleaseRequest(c.Server, stack, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3210,6 +3524,53 @@ func NewPlanRolloutRequestWithBody(server string, contentType string, body io.Re
 	return req, nil
 }
 
+// NewUndoRolloutRequest calls the generic UndoRollout builder with application/json body
+func NewUndoRolloutRequest(server string, id string, body UndoRolloutJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUndoRolloutRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUndoRolloutRequestWithBody constructs an http.Request for the UndoRollout method, with any body, and a specified content type
+func NewUndoRolloutRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/rollouts/%s/undo", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewControlRolloutRequest calls the generic ControlRollout builder with application/json body
 func NewControlRolloutRequest(server string, id string, verb ControlRolloutParamsVerb, body ControlRolloutJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3314,6 +3675,60 @@ func NewListStacksRequest(server string, params *ListStacksParams) (*http.Reques
 	return req, nil
 }
 
+// NewPointChannelRequest calls the generic PointChannel builder with application/json body
+func NewPointChannelRequest(server string, stack string, channel string, body PointChannelJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPointChannelRequestWithBody(server, stack, channel, "application/json", bodyReader)
+}
+
+// NewPointChannelRequestWithBody constructs an http.Request for the PointChannel method, with any body, and a specified content type
+func NewPointChannelRequestWithBody(server string, stack string, channel string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "stack", stack, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "channel", channel, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stacks/%s/channels/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetStackCountsRequest constructs an http.Request for the GetStackCounts method
 func NewGetStackCountsRequest(server string, stack string, params *GetStackCountsParams) (*http.Request, error) {
 	var err error
@@ -3371,6 +3786,175 @@ func NewGetStackCountsRequest(server string, stack string, params *GetStackCount
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewStartPreviewRequest calls the generic StartPreview builder with application/json body
+func NewStartPreviewRequest(server string, stack string, body StartPreviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewStartPreviewRequestWithBody(server, stack, "application/json", bodyReader)
+}
+
+// NewStartPreviewRequestWithBody constructs an http.Request for the StartPreview method, with any body, and a specified content type
+func NewStartPreviewRequestWithBody(server string, stack string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "stack", stack, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stacks/%s/previews", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetPreviewRequest constructs an http.Request for the GetPreview method
+func NewGetPreviewRequest(server string, stack string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "stack", stack, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stacks/%s/previews/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetStackReleasesRequest constructs an http.Request for the GetStackReleases method
+func NewGetStackReleasesRequest(server string, stack string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "stack", stack, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stacks/%s/releases", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCutReleaseRequest calls the generic CutRelease builder with application/json body
+func NewCutReleaseRequest(server string, stack string, body CutReleaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCutReleaseRequestWithBody(server, stack, "application/json", bodyReader)
+}
+
+// NewCutReleaseRequestWithBody constructs an http.Request for the CutRelease method, with any body, and a specified content type
+func NewCutReleaseRequestWithBody(server string, stack string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "stack", stack, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stacks/%s/releases", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -3760,14 +4344,28 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/rollouts/plan (the `PlanRollout` operationId).
 	PlanRolloutWithResponse(ctx context.Context, body PlanRolloutJSONRequestBody, reqEditors ...RequestEditorFn) (*PlanRolloutResponse, error)
 
-	// ControlRolloutWithBodyWithResponse Pause, resume or abort a rollout
+	// UndoRolloutWithBodyWithResponse Start a rollout that re-pins what rollout id deployed to the releases its instances ran before (planned and decided as startRollout)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/rollouts/{id}/undo (the `UndoRollout` operationId).
+	UndoRolloutWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UndoRolloutResponse, error)
+
+	// UndoRolloutWithResponse Start a rollout that re-pins what rollout id deployed to the releases its instances ran before (planned and decided as startRollout)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/rollouts/{id}/undo (the `UndoRollout` operationId).
+	UndoRolloutWithResponse(ctx context.Context, id string, body UndoRolloutJSONRequestBody, reqEditors ...RequestEditorFn) (*UndoRolloutResponse, error)
+
+	// ControlRolloutWithBodyWithResponse Pause, resume or abort a rollout, or approve one plan shape of it (approve-fingerprint)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/rollouts/{id}/{verb} (the `ControlRollout` operationId).
 	ControlRolloutWithBodyWithResponse(ctx context.Context, id string, verb ControlRolloutParamsVerb, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ControlRolloutResponse, error)
 
-	// ControlRolloutWithResponse Pause, resume or abort a rollout
+	// ControlRolloutWithResponse Pause, resume or abort a rollout, or approve one plan shape of it (approve-fingerprint)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3781,12 +4379,68 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/stacks (the `ListStacks` operationId).
 	ListStacksWithResponse(ctx context.Context, params *ListStacksParams, reqEditors ...RequestEditorFn) (*ListStacksResponse, error)
 
+	// PointChannelWithBodyWithResponse Point a channel of the stack at a release (a platform decision: operation stack, every tenant)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stacks/{stack}/channels/{channel} (the `PointChannel` operationId).
+	PointChannelWithBodyWithResponse(ctx context.Context, stack string, channel string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PointChannelResponse, error)
+
+	// PointChannelWithResponse Point a channel of the stack at a release (a platform decision: operation stack, every tenant)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stacks/{stack}/channels/{channel} (the `PointChannel` operationId).
+	PointChannelWithResponse(ctx context.Context, stack string, channel string, body PointChannelJSONRequestBody, reqEditors ...RequestEditorFn) (*PointChannelResponse, error)
+
 	// GetStackCountsWithResponse Instances of the stack per state, per tenant the person may read
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/stacks/{stack}/counts (the `GetStackCounts` operationId).
 	GetStackCountsWithResponse(ctx context.Context, stack string, params *GetStackCountsParams, reqEditors ...RequestEditorFn) (*GetStackCountsResponse, error)
+
+	// StartPreviewWithBodyWithResponse Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stacks/{stack}/previews (the `StartPreview` operationId).
+	StartPreviewWithBodyWithResponse(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartPreviewResponse, error)
+
+	// StartPreviewWithResponse Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stacks/{stack}/previews (the `StartPreview` operationId).
+	StartPreviewWithResponse(ctx context.Context, stack string, body StartPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*StartPreviewResponse, error)
+
+	// GetPreviewWithResponse A preview's groups and instances so far (done once every plan ended)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/stacks/{stack}/previews/{id} (the `GetPreview` operationId).
+	GetPreviewWithResponse(ctx context.Context, stack string, id string, reqEditors ...RequestEditorFn) (*GetPreviewResponse, error)
+
+	// GetStackReleasesWithResponse The stack's releases, oldest first, and its channels (a read of every tenant: platform admins by default)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/stacks/{stack}/releases (the `GetStackReleases` operationId).
+	GetStackReleasesWithResponse(ctx context.Context, stack string, reqEditors ...RequestEditorFn) (*GetStackReleasesResponse, error)
+
+	// CutReleaseWithBodyWithResponse Cut a release of the stack (a platform decision: operation stack, every tenant)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stacks/{stack}/releases (the `CutRelease` operationId).
+	CutReleaseWithBodyWithResponse(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CutReleaseResponse, error)
+
+	// CutReleaseWithResponse Cut a release of the stack (a platform decision: operation stack, every tenant)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stacks/{stack}/releases (the `CutRelease` operationId).
+	CutReleaseWithResponse(ctx context.Context, stack string, body CutReleaseJSONRequestBody, reqEditors ...RequestEditorFn) (*CutReleaseResponse, error)
 
 	// GetStackSchemaWithResponse The stack's parameters as JSON Schema 2020-12, for a form
 	//
@@ -4911,6 +5565,54 @@ func (r PlanRolloutResponse) ContentType() string {
 	return ""
 }
 
+type UndoRolloutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *map[string]interface{}
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r UndoRolloutResponse) GetJSON201() *map[string]interface{} {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UndoRolloutResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UndoRolloutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UndoRolloutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UndoRolloutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UndoRolloutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ControlRolloutResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5007,6 +5709,54 @@ func (r ListStacksResponse) ContentType() string {
 	return ""
 }
 
+type PointChannelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StackResult
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PointChannelResponse) GetJSON200() *StackResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PointChannelResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PointChannelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PointChannelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PointChannelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PointChannelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetStackCountsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5049,6 +5799,198 @@ func (r GetStackCountsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetStackCountsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type StartPreviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *PreviewSpec
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r StartPreviewResponse) GetJSON201() *PreviewSpec {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r StartPreviewResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r StartPreviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartPreviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartPreviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartPreviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPreviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *map[string]interface{}
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPreviewResponse) GetJSON200() *map[string]interface{} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetPreviewResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPreviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPreviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPreviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPreviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetStackReleasesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StackResult
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStackReleasesResponse) GetJSON200() *StackResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetStackReleasesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStackReleasesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStackReleasesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStackReleasesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStackReleasesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CutReleaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StackResult
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CutReleaseResponse) GetJSON200() *StackResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CutReleaseResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CutReleaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CutReleaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CutReleaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CutReleaseResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5606,7 +6548,33 @@ func (c *ClientWithResponses) PlanRolloutWithResponse(ctx context.Context, body 
 	return ParsePlanRolloutResponse(rsp)
 }
 
-// ControlRolloutWithBodyWithResponse Pause, resume or abort a rollout
+// UndoRolloutWithBodyWithResponse Start a rollout that re-pins what rollout id deployed to the releases its instances ran before (planned and decided as startRollout)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/rollouts/{id}/undo (the `UndoRollout` operationId).
+func (c *ClientWithResponses) UndoRolloutWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UndoRolloutResponse, error) {
+	rsp, err := c.UndoRolloutWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUndoRolloutResponse(rsp)
+}
+
+// UndoRolloutWithResponse Start a rollout that re-pins what rollout id deployed to the releases its instances ran before (planned and decided as startRollout)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/rollouts/{id}/undo (the `UndoRollout` operationId).
+func (c *ClientWithResponses) UndoRolloutWithResponse(ctx context.Context, id string, body UndoRolloutJSONRequestBody, reqEditors ...RequestEditorFn) (*UndoRolloutResponse, error) {
+	rsp, err := c.UndoRollout(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUndoRolloutResponse(rsp)
+}
+
+// ControlRolloutWithBodyWithResponse Pause, resume or abort a rollout, or approve one plan shape of it (approve-fingerprint)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5619,7 +6587,7 @@ func (c *ClientWithResponses) ControlRolloutWithBodyWithResponse(ctx context.Con
 	return ParseControlRolloutResponse(rsp)
 }
 
-// ControlRolloutWithResponse Pause, resume or abort a rollout
+// ControlRolloutWithResponse Pause, resume or abort a rollout, or approve one plan shape of it (approve-fingerprint)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5645,6 +6613,32 @@ func (c *ClientWithResponses) ListStacksWithResponse(ctx context.Context, params
 	return ParseListStacksResponse(rsp)
 }
 
+// PointChannelWithBodyWithResponse Point a channel of the stack at a release (a platform decision: operation stack, every tenant)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stacks/{stack}/channels/{channel} (the `PointChannel` operationId).
+func (c *ClientWithResponses) PointChannelWithBodyWithResponse(ctx context.Context, stack string, channel string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PointChannelResponse, error) {
+	rsp, err := c.PointChannelWithBody(ctx, stack, channel, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePointChannelResponse(rsp)
+}
+
+// PointChannelWithResponse Point a channel of the stack at a release (a platform decision: operation stack, every tenant)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stacks/{stack}/channels/{channel} (the `PointChannel` operationId).
+func (c *ClientWithResponses) PointChannelWithResponse(ctx context.Context, stack string, channel string, body PointChannelJSONRequestBody, reqEditors ...RequestEditorFn) (*PointChannelResponse, error) {
+	rsp, err := c.PointChannel(ctx, stack, channel, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePointChannelResponse(rsp)
+}
+
 // GetStackCountsWithResponse Instances of the stack per state, per tenant the person may read
 //
 // Returns a wrapper object for the known response body format(s).
@@ -5656,6 +6650,84 @@ func (c *ClientWithResponses) GetStackCountsWithResponse(ctx context.Context, st
 		return nil, err
 	}
 	return ParseGetStackCountsResponse(rsp)
+}
+
+// StartPreviewWithBodyWithResponse Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stacks/{stack}/previews (the `StartPreview` operationId).
+func (c *ClientWithResponses) StartPreviewWithBodyWithResponse(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartPreviewResponse, error) {
+	rsp, err := c.StartPreviewWithBody(ctx, stack, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartPreviewResponse(rsp)
+}
+
+// StartPreviewWithResponse Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stacks/{stack}/previews (the `StartPreview` operationId).
+func (c *ClientWithResponses) StartPreviewWithResponse(ctx context.Context, stack string, body StartPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*StartPreviewResponse, error) {
+	rsp, err := c.StartPreview(ctx, stack, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartPreviewResponse(rsp)
+}
+
+// GetPreviewWithResponse A preview's groups and instances so far (done once every plan ended)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/stacks/{stack}/previews/{id} (the `GetPreview` operationId).
+func (c *ClientWithResponses) GetPreviewWithResponse(ctx context.Context, stack string, id string, reqEditors ...RequestEditorFn) (*GetPreviewResponse, error) {
+	rsp, err := c.GetPreview(ctx, stack, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPreviewResponse(rsp)
+}
+
+// GetStackReleasesWithResponse The stack's releases, oldest first, and its channels (a read of every tenant: platform admins by default)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/stacks/{stack}/releases (the `GetStackReleases` operationId).
+func (c *ClientWithResponses) GetStackReleasesWithResponse(ctx context.Context, stack string, reqEditors ...RequestEditorFn) (*GetStackReleasesResponse, error) {
+	rsp, err := c.GetStackReleases(ctx, stack, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStackReleasesResponse(rsp)
+}
+
+// CutReleaseWithBodyWithResponse Cut a release of the stack (a platform decision: operation stack, every tenant)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stacks/{stack}/releases (the `CutRelease` operationId).
+func (c *ClientWithResponses) CutReleaseWithBodyWithResponse(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CutReleaseResponse, error) {
+	rsp, err := c.CutReleaseWithBody(ctx, stack, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCutReleaseResponse(rsp)
+}
+
+// CutReleaseWithResponse Cut a release of the stack (a platform decision: operation stack, every tenant)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stacks/{stack}/releases (the `CutRelease` operationId).
+func (c *ClientWithResponses) CutReleaseWithResponse(ctx context.Context, stack string, body CutReleaseJSONRequestBody, reqEditors ...RequestEditorFn) (*CutReleaseResponse, error) {
+	rsp, err := c.CutRelease(ctx, stack, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCutReleaseResponse(rsp)
 }
 
 // GetStackSchemaWithResponse The stack's parameters as JSON Schema 2020-12, for a form
@@ -6448,6 +7520,39 @@ func ParsePlanRolloutResponse(rsp *http.Response) (*PlanRolloutResponse, error) 
 	return response, nil
 }
 
+// ParseUndoRolloutResponse parses an HTTP response from a UndoRolloutWithResponse call
+func ParseUndoRolloutResponse(rsp *http.Response) (*UndoRolloutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UndoRolloutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseControlRolloutResponse parses an HTTP response from a ControlRolloutWithResponse call
 func ParseControlRolloutResponse(rsp *http.Response) (*ControlRolloutResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6514,6 +7619,39 @@ func ParseListStacksResponse(rsp *http.Response) (*ListStacksResponse, error) {
 	return response, nil
 }
 
+// ParsePointChannelResponse parses an HTTP response from a PointChannelWithResponse call
+func ParsePointChannelResponse(rsp *http.Response) (*PointChannelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PointChannelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StackResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetStackCountsResponse parses an HTTP response from a GetStackCountsWithResponse call
 func ParseGetStackCountsResponse(rsp *http.Response) (*GetStackCountsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6530,6 +7668,138 @@ func ParseGetStackCountsResponse(rsp *http.Response) (*GetStackCountsResponse, e
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest StackCounts
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseStartPreviewResponse parses an HTTP response from a StartPreviewWithResponse call
+func ParseStartPreviewResponse(rsp *http.Response) (*StartPreviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartPreviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest PreviewSpec
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetPreviewResponse parses an HTTP response from a GetPreviewWithResponse call
+func ParseGetPreviewResponse(rsp *http.Response) (*GetPreviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPreviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetStackReleasesResponse parses an HTTP response from a GetStackReleasesWithResponse call
+func ParseGetStackReleasesResponse(rsp *http.Response) (*GetStackReleasesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStackReleasesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StackResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCutReleaseResponse parses an HTTP response from a CutReleaseWithResponse call
+func ParseCutReleaseResponse(rsp *http.Response) (*CutReleaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CutReleaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StackResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
