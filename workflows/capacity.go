@@ -26,6 +26,12 @@ func CapacityWorkflow(ctx workflow.Context, st contract.CapacityState) error {
 	if err := workflow.SetUpdateHandler(ctx, contract.UpdateCapacityAcquire, s.acquire); err != nil {
 		return err
 	}
+	// Counts only: a query is answered to anyone, and the holders are other tenants' pipelines.
+	if err := workflow.SetQueryHandler(ctx, contract.QueryCapacity, func() (contract.CapacityPlace, error) {
+		return contract.CapacityPlace{InUse: len(s.st.Holders), Slots: s.st.Slots, Ahead: len(s.st.Queue)}, nil
+	}); err != nil {
+		return err
+	}
 	release := workflow.GetSignalChannel(ctx, contract.SignalCapacityRelease)
 	for {
 		sel := workflow.NewSelector(ctx)

@@ -15,6 +15,8 @@ const (
 	SignalCapacityRelease = "capacity-release"
 	// SignalCapacityGranted tells a queued holder its slot is granted; it carries the budget's name.
 	SignalCapacityGranted = "capacity-granted"
+	// QueryCapacity answers the budget's use now: a CapacityPlace with Ahead the number queued.
+	QueryCapacity = "capacity"
 )
 
 // CapacityWorkflowID is the budget's semaphore: one workflow per budget, shared by every worker.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +11,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/internal/capacity"
+	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
@@ -129,4 +135,59 @@ func containsArg(args []string, a string) bool {
 		}
 	}
 	return false
+}
+
+// A budget of 1: the worker running a's apply, which holds the slot, is killed (SIGKILL) while b
+// waits behind it. The pipeline, not the worker, holds the slot: a's apply is retried on the
+// other worker once its heartbeat times out, b gets the slot when a's step ends, both end
+// Deployed, and nothing holds or waits for the budget after.
+func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
+	useTimeMirror(t)
+	budgets := filepath.Join(t.TempDir(), "capacity.yaml")
+	require.NoError(t, os.WriteFile(budgets, []byte("budgets:\n  - {name: e2e-kill, slots: 1}\n"), 0o644))
+	t.Setenv(capacity.Var, budgets)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
+	testsuite.PushFiles(t, e.GitOpsRepo, "add the capped stack", map[string][]byte{
+		"stacks/capped/schema.yaml": []byte(brokenSchema + "capacity: {apply: e2e-kill}\n"),
+		// The greeting is the apply's sleep: a's long enough to be killed in, b's short.
+		"stacks/capped/terraform/main.tf.tmpl":  []byte(strings.Replace(fmt.Sprintf(cappedTF, tfmirror.TimeVersion), `"4s"`, "{{ quote .Params.greeting }}", 1)),
+		"stacks/capped/manifests/app.yaml.tmpl": []byte(brokenManifest),
+	})
+	first := startWorkerProcess(t, e, "")
+	for ref, sleep := range map[string]string{"kill/a": "10s", "kill/b": "1s"} {
+		e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: capped\nparameters:\n  greeting: "+sleep+"\n"), "--wait")
+	}
+	e.MustCLI(0, "deploy", "kill/a")
+	waitFor(t, "a's apply", func() bool {
+		require.NoError(t, first.Exited(), proc.LogTail(first.LogPath))
+		return applyDirs(e.StateDir) == 1
+	})
+	e.MustCLI(0, "deploy", "kill/b")
+	waitFor(t, "b to wait for the slot", func() bool {
+		for _, s := range e.Status("kill/b").Operation.Steps {
+			if s.Detail == "waiting for budget e2e-kill (1/1 in use, 0 ahead)" {
+				return true
+			}
+		}
+		return false
+	})
+	require.Equal(t, 1, applyDirs(e.StateDir), "a still applies, b waits")
+
+	second := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
+	require.NoError(t, workerapp.Register(second, e.Activities))
+	require.NoError(t, second.Start())
+	defer second.Stop()
+	killed := time.Now()
+	require.NoError(t, first.Kill())
+	for _, ref := range []string{"kill/a", "kill/b"} {
+		waitFor(t, ref+" Deployed", func() bool { return e.Status(ref).State == lifecycle.Deployed })
+	}
+	t.Logf("both deployed %s after the kill", time.Since(killed).Round(time.Second))
+	require.Equal(t, 2, applyAttempts(t, e, e.Status("kill/a").Operation.Pipeline), "a's killed apply, then its retry on the other worker")
+
+	v, err := e.Client.Temporal.QueryWorkflow(context.Background(), contract.CapacityWorkflowID("e2e-kill"), "", contract.QueryCapacity)
+	require.NoError(t, err)
+	var use contract.CapacityPlace
+	require.NoError(t, v.Get(&use))
+	require.Equal(t, contract.CapacityPlace{Slots: 1}, use, "no slot held, nothing queued")
 }
