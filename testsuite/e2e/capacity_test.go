@@ -140,7 +140,8 @@ func containsArg(args []string, a string) bool {
 // A budget of 1: the worker running a's apply, which holds the slot, is killed (SIGKILL) while b
 // waits behind it. The pipeline, not the worker, holds the slot: a's apply is retried on the
 // other worker once its heartbeat times out, b gets the slot when a's step ends, both end
-// Deployed, and nothing holds or waits for the budget after.
+// Deployed, and nothing holds or waits for the budget after. Meanwhile a release, an acquire and
+// a grant sent without slipway's attestation are refused and move nothing.
 func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
 	useTimeMirror(t)
 	budgets := filepath.Join(t.TempDir(), "capacity.yaml")
@@ -179,15 +180,42 @@ func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
 	defer second.Stop()
 	killed := time.Now()
 	require.NoError(t, first.Kill())
+
+	// While a's step waits for its heartbeat to time out, a Temporal client without slipway's key
+	// (the real temporal CLI) tries to free a's slot, to take one, and to tell b it has one: each
+	// is refused, and the budget still has a holding and b waiting.
+	bin, budget := temporalBin(t), contract.CapacityWorkflowID("e2e-kill")
+	pa, pb := e.Status("kill/a").Operation.Pipeline, e.Status("kill/b").Operation.Pipeline
+	out, err := unattested(t, bin, "workflow", "signal", "--workflow-id", budget, "--name", contract.SignalCapacityRelease, "--input", `"`+pa+`"`)
+	require.NoError(t, err, out)
+	out, err = unattested(t, bin, "workflow", "update", "execute", "--workflow-id", budget, "--name", contract.UpdateCapacityAcquire,
+		"--input", `{"budget":"e2e-kill","holder":{"workflowID":"mallory","runID":"x","priority":1}}`)
+	require.Error(t, err, "a forged acquire must fail: %s", out)
+	require.Contains(t, out, "Encoded failure (type: Unauthenticated")
+	out, err = unattested(t, bin, "workflow", "signal", "--workflow-id", pb, "--name", contract.SignalCapacityGranted, "--input", `"e2e-kill"`)
+	require.NoError(t, err, out)
+	var events string
+	require.Eventually(t, func() bool {
+		events = e.MustCLI(0, "events", "kill/b").Stdout
+		return strings.Contains(events, "signal "+contract.SignalCapacityGranted+" refused (sent to "+pb+")")
+	}, 20*time.Second, 100*time.Millisecond, "events:\n%s", events)
+	require.Equal(t, contract.CapacityPlace{InUse: 1, Slots: 1, Ahead: 1}, capacityUse(t, e, "e2e-kill"), "a holds, b waits")
+	require.Zero(t, applyDirs(e.StateDir), "a's apply died with its worker; b's has not started")
+	require.Less(t, time.Since(killed), 25*time.Second, "all of it before a's heartbeat timed out")
 	for _, ref := range []string{"kill/a", "kill/b"} {
 		waitFor(t, ref+" Deployed", func() bool { return e.Status(ref).State == lifecycle.Deployed })
 	}
 	t.Logf("both deployed %s after the kill", time.Since(killed).Round(time.Second))
 	require.Equal(t, 2, applyAttempts(t, e, e.Status("kill/a").Operation.Pipeline), "a's killed apply, then its retry on the other worker")
 
-	v, err := e.Client.Temporal.QueryWorkflow(context.Background(), contract.CapacityWorkflowID("e2e-kill"), "", contract.QueryCapacity)
+	require.Equal(t, contract.CapacityPlace{Slots: 1}, capacityUse(t, e, "e2e-kill"), "no slot held, nothing queued")
+}
+
+// capacityUse is the budget's semaphore's answer to the capacity query.
+func capacityUse(t *testing.T, e *testsuite.Env, budget string) (use contract.CapacityPlace) {
+	t.Helper()
+	v, err := e.Client.Temporal.QueryWorkflow(context.Background(), contract.CapacityWorkflowID(budget), "", contract.QueryCapacity)
 	require.NoError(t, err)
-	var use contract.CapacityPlace
 	require.NoError(t, v.Get(&use))
-	require.Equal(t, contract.CapacityPlace{Slots: 1}, use, "no slot held, nothing queued")
+	return use
 }
