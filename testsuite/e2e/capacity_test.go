@@ -155,7 +155,7 @@ func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
 		"stacks/capped/manifests/app.yaml.tmpl": []byte(brokenManifest),
 	})
 	first := startWorkerProcess(t, e, "")
-	for ref, sleep := range map[string]string{"kill/a": "10s", "kill/b": "1s"} {
+	for ref, sleep := range map[string]string{"kill/a": "10s", "kill/b": "1s", "kill/c": "1s"} {
 		e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: capped\nparameters:\n  greeting: "+sleep+"\n"), "--wait")
 	}
 	e.MustCLI(0, "deploy", "kill/a")
@@ -164,15 +164,10 @@ func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
 		return applyDirs(e.StateDir) == 1
 	})
 	e.MustCLI(0, "deploy", "kill/b")
-	waitFor(t, "b to wait for the slot", func() bool {
-		for _, s := range e.Status("kill/b").Operation.Steps {
-			if s.Detail == "waiting for budget e2e-kill (1/1 in use, 0 ahead)" {
-				return true
-			}
-		}
-		return false
-	})
-	require.Equal(t, 1, applyDirs(e.StateDir), "a still applies, b waits")
+	waitFor(t, "b to wait for the slot", func() bool { return showsDetail(e, "kill/b", "waiting for budget e2e-kill (1/1 in use, 0 ahead)") })
+	e.MustCLI(0, "deploy", "kill/c")
+	waitFor(t, "c to wait behind b", func() bool { return showsDetail(e, "kill/c", "waiting for budget e2e-kill (1/1 in use, 1 ahead)") })
+	require.Equal(t, 1, applyDirs(e.StateDir), "a still applies, b and c wait")
 
 	second := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
 	require.NoError(t, workerapp.Register(second, e.Activities))
@@ -199,22 +194,35 @@ func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
 		events = e.MustCLI(0, "events", "kill/b").Stdout
 		return strings.Contains(events, "signal "+contract.SignalCapacityGranted+" refused (sent to "+pb+")")
 	}, 20*time.Second, 100*time.Millisecond, "events:\n%s", events)
-	require.Equal(t, contract.CapacityPlace{InUse: 1, Slots: 1, Ahead: 1}, capacityUse(t, e, "e2e-kill"), "a holds, b waits")
+	require.Equal(t, contract.CapacityPlace{InUse: 1, Slots: 1, Ahead: 2}, capacityUse(t, e, "e2e-kill"), "a holds, b and c wait")
 	require.Zero(t, applyDirs(e.StateDir), "a's apply died with its worker; b's has not started")
 	require.Less(t, time.Since(killed), 25*time.Second, "all of it before a's heartbeat timed out")
-	for _, ref := range []string{"kill/a", "kill/b"} {
+
+	// When a's retried step ends and b applies, c's status says it is next, without a step event of its own.
+	waitFor(t, "c to be next", func() bool { return showsDetail(e, "kill/c", "waiting for budget e2e-kill (1/1 in use, 0 ahead)") })
+	for _, ref := range []string{"kill/a", "kill/b", "kill/c"} {
 		waitFor(t, ref+" Deployed", func() bool { return e.Status(ref).State == lifecycle.Deployed })
 	}
-	t.Logf("both deployed %s after the kill", time.Since(killed).Round(time.Second))
+	t.Logf("all deployed %s after the kill", time.Since(killed).Round(time.Second))
 	require.Equal(t, 2, applyAttempts(t, e, e.Status("kill/a").Operation.Pipeline), "a's killed apply, then its retry on the other worker")
 
 	require.Equal(t, contract.CapacityPlace{Slots: 1}, capacityUse(t, e, "e2e-kill"), "no slot held, nothing queued")
 }
 
+// showsDetail reports whether a step of ref's operation shows detail.
+func showsDetail(e *testsuite.Env, ref, detail string) bool {
+	for _, s := range e.Status(ref).Operation.Steps {
+		if s.Detail == detail {
+			return true
+		}
+	}
+	return false
+}
+
 // capacityUse is the budget's semaphore's answer to the capacity query.
 func capacityUse(t *testing.T, e *testsuite.Env, budget string) (use contract.CapacityPlace) {
 	t.Helper()
-	v, err := e.Client.Temporal.QueryWorkflow(context.Background(), contract.CapacityWorkflowID(budget), "", contract.QueryCapacity)
+	v, err := e.Client.Temporal.QueryWorkflow(context.Background(), contract.CapacityWorkflowID(budget), "", contract.QueryCapacity, "")
 	require.NoError(t, err)
 	require.NoError(t, v.Get(&use))
 	return use
