@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"time"
 
@@ -24,6 +23,16 @@ const capacityHistory = 4000
 func CapacityWorkflow(ctx workflow.Context, st contract.CapacityState) error {
 	s := &semaphore{st: st, wake: workflow.NewBufferedChannel(ctx, 1)}
 	if err := workflow.SetUpdateHandler(ctx, contract.UpdateCapacityAcquire, s.acquire); err != nil {
+		return err
+	}
+	// A place or counts only: a query is answered to anyone, and the holders are other tenants' pipelines.
+	// Status reads a waiting step's place through it, so the queue moving costs no event.
+	if err := workflow.SetQueryHandler(ctx, contract.QueryCapacity, func(id string) (contract.CapacityPlace, error) {
+		if id != "" {
+			return s.place(id), nil
+		}
+		return contract.CapacityPlace{InUse: len(s.st.Holders), Slots: s.st.Slots, Ahead: len(s.st.Queue)}, nil
+	}); err != nil {
 		return err
 	}
 	release := workflow.GetSignalChannel(ctx, contract.SignalCapacityRelease)
@@ -148,9 +157,4 @@ func (s *semaphore) reap(ctx workflow.Context) {
 		workflow.GetLogger(ctx).Info("slot taken back from a closed pipeline", "budget", s.st.Budget, "holder", id)
 		s.release(ctx, id)
 	}
-}
-
-// waitingLine is what status, watch and the UI show while a step waits for a slot.
-func waitingLine(budget string, p contract.CapacityPlace) string {
-	return fmt.Sprintf("waiting for budget %s (%d/%d in use, %d ahead)", budget, p.InUse, p.Slots, p.Ahead)
 }

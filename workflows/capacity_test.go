@@ -191,3 +191,26 @@ func TestCapacityIsNeverExceeded(t *testing.T) {
 	require.Len(t, b.order, n)
 	require.Equal(t, 3, b.most)
 }
+
+// The capacity query answers a waiter's place as the queue moves, and the budget's counts for "".
+func TestCapacityQueryAnswersThePlaceNow(t *testing.T) {
+	b := newBudgetSim(t, 1)
+	for i, id := range []string{"a", "b", "c"} {
+		b.acquire(time.Duration(i+1)*time.Second, id, 0)
+	}
+	query := func(id string) (p contract.CapacityPlace) {
+		v, err := b.env.QueryWorkflow(contract.QueryCapacity, id)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&p))
+		return p
+	}
+	var before, after, use, held contract.CapacityPlace
+	b.env.RegisterDelayedCallback(func() { before, use = query("c"), query("") }, 4*time.Second)
+	b.release(5*time.Second, "a")
+	b.env.RegisterDelayedCallback(func() { after, held = query("c"), query("b") }, 6*time.Second)
+	b.run(time.Minute)
+	require.Equal(t, contract.CapacityPlace{InUse: 1, Slots: 1, Ahead: 1}, before)
+	require.Equal(t, contract.CapacityPlace{InUse: 1, Slots: 1, Ahead: 2}, use, "counts: one in use, two waiting")
+	require.Equal(t, contract.CapacityPlace{InUse: 1, Slots: 1, Ahead: 0}, after, "c is next once a released")
+	require.True(t, held.Granted)
+}

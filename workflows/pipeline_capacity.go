@@ -56,7 +56,7 @@ func (p *pipeline) drawCapacity(ctx workflow.Context, step, op string) (release 
 	if place.Granted {
 		return release, nil
 	}
-	line := waitingLine(budget, place)
+	line := contract.CapacityWaiting(budget, place)
 	since := workflow.Now(ctx)
 	p.notify(contract.StepRecord{Name: step, Status: contract.StepRunning, Attempt: p.in.Attempt, StartedAt: since, Detail: line})
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("%s %s: step %s %s", p.in.Operation, p.in.Ref, step, line))

@@ -125,6 +125,7 @@ func (c *Client) Status(ctx context.Context, ref contract.Ref, req contract.Stat
 	}
 	c.freshen(ctx, st)
 	c.withRetrying(ctx, st)
+	c.withWaiting(ctx, st)
 	c.withObjects(ctx, ref, st, req.Output)
 	return st, nil
 }

@@ -19,6 +19,7 @@ func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*con
 	if !running(st) {
 		return st, nil
 	}
+	c.withWaiting(ctx, st)
 	op := st.Operation.ID
 	followCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -28,7 +29,16 @@ func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*con
 		if progress != nil {
 			progress(st)
 		}
-		_, followed := <-events
+		followed := true
+		if waiting(st) {
+			// The queue moving records no event: a step waiting for a budget re-reads its place.
+			select {
+			case _, followed = <-events:
+			case <-time.After(waitRefresh):
+			}
+		} else {
+			_, followed = <-events
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -36,6 +46,7 @@ func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*con
 			return nil, err
 		}
 		c.withRetrying(ctx, st)
+		c.withWaiting(ctx, st)
 		if !running(st) || st.Operation.ID != op {
 			if progress != nil {
 				progress(st)
@@ -55,6 +66,9 @@ func (c *Client) Watch(ctx context.Context, ref contract.Ref, progress func(*con
 		}
 	}
 }
+
+// waitRefresh is how often watch re-reads the place of a step waiting for a capacity budget.
+const waitRefresh = 2 * time.Second
 
 func running(st *contract.Status) bool {
 	return st.Operation != nil && st.Operation.Result == contract.ResultRunning

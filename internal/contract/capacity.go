@@ -1,6 +1,10 @@
 package contract
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // CapacityWorkflowName is the semaphore of one capacity budget (docs/capacity.md).
 const CapacityWorkflowName = "CapacityWorkflow"
@@ -15,6 +19,9 @@ const (
 	SignalCapacityRelease = "capacity-release"
 	// SignalCapacityGranted tells a queued holder its slot is granted; it carries the budget's name.
 	SignalCapacityGranted = "capacity-granted"
+	// QueryCapacity answers a holder's place now (its argument is the holder's workflow ID), or
+	// with "" the budget's use: a CapacityPlace with Ahead the number queued.
+	QueryCapacity = "capacity"
 )
 
 // CapacityWorkflowID is the budget's semaphore: one workflow per budget, shared by every worker.
@@ -60,4 +67,22 @@ type CapacityState struct {
 	Seq     int64            `json:"seq,omitempty"`
 	// Check is how often the semaphore looks for holders whose pipelines closed without releasing (0: a minute).
 	Check time.Duration `json:"check,omitempty"`
+}
+
+// CapacityWaiting is the step's detail while it waits for a slot of budget, as status, watch
+// and the UI show it.
+func CapacityWaiting(budget string, p CapacityPlace) string {
+	return fmt.Sprintf("%s%s (%d/%d in use, %d ahead)", capacityWaiting, budget, p.InUse, p.Slots, p.Ahead)
+}
+
+const capacityWaiting = "waiting for budget "
+
+// CapacityWaitingFor is the budget a step's detail says it waits for; ok is false for any other detail.
+func CapacityWaitingFor(detail string) (budget string, ok bool) {
+	rest, ok := strings.CutPrefix(detail, capacityWaiting)
+	if !ok {
+		return "", false
+	}
+	budget, _, ok = strings.Cut(rest, " (")
+	return budget, ok
 }

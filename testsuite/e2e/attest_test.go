@@ -26,8 +26,7 @@ import (
 // start of a destroy pipeline are refused; `slipway events` shows each refusal; the approval
 // then given through slipway still works.
 func TestUnattestedRequestsChangeNothing(t *testing.T) {
-	bin, err := devenv.FindTemporal()
-	require.NoError(t, err)
+	bin := temporalBin(t)
 	e := testsuite.NewEnv(t)
 	testsuite.PushFiles(t, e.GitOpsRepo, "a guarded stack", guardedStack("guarded", "approval: {policy: always, approvers: [alice]}\n", nil))
 	const ref = "attk/web"
@@ -40,15 +39,11 @@ func TestUnattestedRequestsChangeNothing(t *testing.T) {
 	before := asAlice()
 	instance := "instance/" + ref
 
-	var out string
-	temporalCLI := func(args ...string) (string, error) {
-		full := append(args, "--address", testsuite.Address(t), "--namespace", "default")
-		// The caller has no slipway key: nothing of the test process's environment reaches it.
-		cmd := exec.Command(bin, full...)
-		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	var (
+		out string
+		err error
+	)
+	temporalCLI := func(args ...string) (string, error) { return unattested(t, bin, args...) }
 	// The approval signal the pipeline waits for, as mallory would send it from the Temporal UI.
 	out, err = temporalCLI("workflow", "signal", "--workflow-id", w.Pipeline, "--name", contract.SignalApprovalDecision,
 		"--input", `{"verb":"approve","hash":"`+w.Hash+`","actor":"alice","at":"`+time.Now().UTC().Format(time.RFC3339)+`"}`)
@@ -119,4 +114,21 @@ func TestUnattestedRequestsChangeNothing(t *testing.T) {
 		return st.State == lifecycle.Deployed && st.Operation.Result == contract.ResultSucceeded
 	}, 2*time.Minute, 100*time.Millisecond)
 	testsuite.RecordHistories(t, e.Client.Temporal, instance, "verified-requests-v2")
+}
+
+func temporalBin(t *testing.T) string {
+	t.Helper()
+	bin, err := devenv.FindTemporal()
+	require.NoError(t, err)
+	return bin
+}
+
+// unattested runs the real temporal CLI against the test's server as a caller without slipway's
+// key: nothing of the test process's environment reaches it.
+func unattested(t *testing.T, bin string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(bin, append(args, "--address", testsuite.Address(t), "--namespace", "default")...)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +11,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/slipway-dev/slipway/internal/capacity"
+	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/devstack/devenv"
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
@@ -129,4 +135,95 @@ func containsArg(args []string, a string) bool {
 		}
 	}
 	return false
+}
+
+// A budget of 1: the worker running a's apply, which holds the slot, is killed (SIGKILL) while b
+// waits behind it. The pipeline, not the worker, holds the slot: a's apply is retried on the
+// other worker once its heartbeat times out, b gets the slot when a's step ends, both end
+// Deployed, and nothing holds or waits for the budget after. Meanwhile a release, an acquire and
+// a grant sent without slipway's attestation are refused and move nothing.
+func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
+	useTimeMirror(t)
+	budgets := filepath.Join(t.TempDir(), "capacity.yaml")
+	require.NoError(t, os.WriteFile(budgets, []byte("budgets:\n  - {name: e2e-kill, slots: 1}\n"), 0o644))
+	t.Setenv(capacity.Var, budgets)
+	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
+	testsuite.PushFiles(t, e.GitOpsRepo, "add the capped stack", map[string][]byte{
+		"stacks/capped/schema.yaml": []byte(brokenSchema + "capacity: {apply: e2e-kill}\n"),
+		// The greeting is the apply's sleep: a's long enough to be killed in, b's short.
+		"stacks/capped/terraform/main.tf.tmpl":  []byte(strings.Replace(fmt.Sprintf(cappedTF, tfmirror.TimeVersion), `"4s"`, "{{ quote .Params.greeting }}", 1)),
+		"stacks/capped/manifests/app.yaml.tmpl": []byte(brokenManifest),
+	})
+	first := startWorkerProcess(t, e, "")
+	for ref, sleep := range map[string]string{"kill/a": "10s", "kill/b": "1s", "kill/c": "1s"} {
+		e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: capped\nparameters:\n  greeting: "+sleep+"\n"), "--wait")
+	}
+	e.MustCLI(0, "deploy", "kill/a")
+	waitFor(t, "a's apply", func() bool {
+		require.NoError(t, first.Exited(), proc.LogTail(first.LogPath))
+		return applyDirs(e.StateDir) == 1
+	})
+	e.MustCLI(0, "deploy", "kill/b")
+	waitFor(t, "b to wait for the slot", func() bool { return showsDetail(e, "kill/b", "waiting for budget e2e-kill (1/1 in use, 0 ahead)") })
+	e.MustCLI(0, "deploy", "kill/c")
+	waitFor(t, "c to wait behind b", func() bool { return showsDetail(e, "kill/c", "waiting for budget e2e-kill (1/1 in use, 1 ahead)") })
+	require.Equal(t, 1, applyDirs(e.StateDir), "a still applies, b and c wait")
+
+	second := worker.New(e.Client.Temporal, e.TaskQueue, worker.Options{Interceptors: e.Interceptors})
+	require.NoError(t, workerapp.Register(second, e.Activities))
+	require.NoError(t, second.Start())
+	defer second.Stop()
+	killed := time.Now()
+	require.NoError(t, first.Kill())
+
+	// While a's step waits for its heartbeat to time out, a Temporal client without slipway's key
+	// (the real temporal CLI) tries to free a's slot, to take one, and to tell b it has one: each
+	// is refused, and the budget still has a holding and b waiting.
+	bin, budget := temporalBin(t), contract.CapacityWorkflowID("e2e-kill")
+	pa, pb := e.Status("kill/a").Operation.Pipeline, e.Status("kill/b").Operation.Pipeline
+	out, err := unattested(t, bin, "workflow", "signal", "--workflow-id", budget, "--name", contract.SignalCapacityRelease, "--input", `"`+pa+`"`)
+	require.NoError(t, err, out)
+	out, err = unattested(t, bin, "workflow", "update", "execute", "--workflow-id", budget, "--name", contract.UpdateCapacityAcquire,
+		"--input", `{"budget":"e2e-kill","holder":{"workflowID":"mallory","runID":"x","priority":1}}`)
+	require.Error(t, err, "a forged acquire must fail: %s", out)
+	require.Contains(t, out, "Encoded failure (type: Unauthenticated")
+	out, err = unattested(t, bin, "workflow", "signal", "--workflow-id", pb, "--name", contract.SignalCapacityGranted, "--input", `"e2e-kill"`)
+	require.NoError(t, err, out)
+	var events string
+	require.Eventually(t, func() bool {
+		events = e.MustCLI(0, "events", "kill/b").Stdout
+		return strings.Contains(events, "signal "+contract.SignalCapacityGranted+" refused (sent to "+pb+")")
+	}, 20*time.Second, 100*time.Millisecond, "events:\n%s", events)
+	require.Equal(t, contract.CapacityPlace{InUse: 1, Slots: 1, Ahead: 2}, capacityUse(t, e, "e2e-kill"), "a holds, b and c wait")
+	require.Zero(t, applyDirs(e.StateDir), "a's apply died with its worker; b's has not started")
+	require.Less(t, time.Since(killed), 25*time.Second, "all of it before a's heartbeat timed out")
+
+	// When a's retried step ends and b applies, c's status says it is next, without a step event of its own.
+	waitFor(t, "c to be next", func() bool { return showsDetail(e, "kill/c", "waiting for budget e2e-kill (1/1 in use, 0 ahead)") })
+	for _, ref := range []string{"kill/a", "kill/b", "kill/c"} {
+		waitFor(t, ref+" Deployed", func() bool { return e.Status(ref).State == lifecycle.Deployed })
+	}
+	t.Logf("all deployed %s after the kill", time.Since(killed).Round(time.Second))
+	require.Equal(t, 2, applyAttempts(t, e, e.Status("kill/a").Operation.Pipeline), "a's killed apply, then its retry on the other worker")
+
+	require.Equal(t, contract.CapacityPlace{Slots: 1}, capacityUse(t, e, "e2e-kill"), "no slot held, nothing queued")
+}
+
+// showsDetail reports whether a step of ref's operation shows detail.
+func showsDetail(e *testsuite.Env, ref, detail string) bool {
+	for _, s := range e.Status(ref).Operation.Steps {
+		if s.Detail == detail {
+			return true
+		}
+	}
+	return false
+}
+
+// capacityUse is the budget's semaphore's answer to the capacity query.
+func capacityUse(t *testing.T, e *testsuite.Env, budget string) (use contract.CapacityPlace) {
+	t.Helper()
+	v, err := e.Client.Temporal.QueryWorkflow(context.Background(), contract.CapacityWorkflowID(budget), "", contract.QueryCapacity, "")
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&use))
+	return use
 }
