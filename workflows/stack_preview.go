@@ -10,27 +10,55 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
+// previewBatch is how many instances one run of a preview plans before it continues as new
+// (about 5 history events and one bounded plan each): a 10,000-instance preview stays well under
+// the server's history limits. A var so a test can make it small.
+var previewBatch = 1000
+
 // StackPreviewWorkflow plans every instance of a stack in scope on a new release, a few at a
 // time, and groups them by plan fingerprint. Each instance plans as an operation of its own, so a
-// plan never overlaps one (a busy instance is reported busy, not waited for). It changes nothing;
-// its result, the groups and every instance's plan, is kept with its history.
+// plan never overlaps one (a busy instance is reported busy, not waited for). It changes nothing.
+// Every previewBatch instances it continues as new, carrying only the groups and what is left.
 func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (contract.PreviewResult, error) {
-	// The plans run for whoever started it, never for a requester its input names.
-	spec.Requester = nil
-	if a, ok := attest.Verified(ctx); ok {
-		spec.Requester = onBehalfOf(&a)
+	continues := workflow.GetVersion(ctx, changePreviewContinue, workflow.DefaultVersion, 1) >= 1
+	carry := spec.Carry
+	spec.Carry = nil
+	if workflow.GetInfo(ctx).ContinuedExecutionRunID == "" {
+		carry = nil // only its own previous run hands it progress
 	}
+	var pending []contract.Ref
 	res := contract.PreviewResult{Spec: spec, StartedAt: workflow.Now(ctx)}
+	if carry != nil {
+		res, pending = carry.Result, carry.Pending
+	} else {
+		// The plans run for whoever started it, never for a requester its input names.
+		res.Spec.Requester = nil
+		if a, ok := attest.Verified(ctx); ok {
+			res.Spec.Requester = onBehalfOf(&a)
+		}
+	}
+	spec = res.Spec
 	err := workflow.SetQueryHandler(ctx, contract.QueryPreview, func() (contract.PreviewResult, error) {
 		out := res
-		out.Groups = groupPreview(res.Instances)
+		out.Groups = sortGroups(res.Groups)
 		return out, nil
 	})
 	if err != nil {
 		return res, err
 	}
-	if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListPreview, spec).Get(ctx, &res.Instances); err != nil {
-		return res, err
+	if carry == nil {
+		var listed []contract.PreviewInstance
+		if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListPreview, spec).Get(ctx, &listed); err != nil {
+			return res, err
+		}
+		for _, p := range listed {
+			if p.Outcome != "" {
+				res.Instances = append(res.Instances, p) // skipped when listed
+				continue
+			}
+			pending = append(pending, p.Ref)
+		}
+		res.Total = len(pending)
 	}
 	limit := spec.Concurrency
 	if limit <= 0 {
@@ -38,61 +66,63 @@ func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (cont
 	}
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	inFlight := 0
-	for i := range res.Instances {
-		if res.Instances[i].Outcome != "" {
-			continue // skipped when listed
-		}
-		res.Total++
+	for i, ref := range pending {
 		if err := workflow.Await(ctx, func() bool { return inFlight < limit }); err != nil {
 			return res, err
+		}
+		if continues && i > 0 && (i >= previewBatch || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
+			if err := workflow.Await(ctx, func() bool { return inFlight == 0 }); err != nil {
+				return res, err
+			}
+			spec.Carry = &contract.PreviewCarry{Result: res, Pending: pending[i:]}
+			return contract.PreviewResult{}, workflow.NewContinueAsNewError(ctx, contract.StackPreviewWorkflowName, spec)
 		}
 		inFlight++
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer func() { inFlight-- }()
-			ref := res.Instances[i].Ref
+			var p contract.PreviewInstance
 			in := contract.PreviewInstanceInput{Spec: spec, Ref: ref, Preview: id}
-			if err := workflow.ExecuteActivity(driftCtx(ctx), contract.ActPreviewInstance, in).Get(ctx, &res.Instances[i]); err != nil {
-				res.Instances[i] = contract.PreviewInstance{Ref: ref, Outcome: contract.PreviewFailed, Message: errorMessage(err)}
+			if err := workflow.ExecuteActivity(driftCtx(ctx), contract.ActPreviewInstance, in).Get(ctx, &p); err != nil {
+				p = contract.PreviewInstance{Ref: ref, Outcome: contract.PreviewFailed, Message: errorMessage(err)}
 			}
-			if res.Instances[i].Outcome == contract.PreviewPlanned {
-				res.Planned++
-			}
+			addPreview(&res, p)
 		})
 	}
 	if err := workflow.Await(ctx, func() bool { return inFlight == 0 }); err != nil {
 		return res, err
 	}
-	res.Done, res.EndedAt, res.Groups = true, workflow.Now(ctx), groupPreview(res.Instances)
-	// The result keeps each group's first diff only, so a fleet's preview stays one bounded payload.
-	seen := map[string]bool{}
-	for i := range res.Instances {
-		if fp := res.Instances[i].Fingerprint; fp != nil {
-			if seen[fp.Hash] {
-				res.Instances[i].Diff = ""
-			}
-			seen[fp.Hash] = true
-		}
-	}
+	res.Done, res.EndedAt, res.Groups = true, workflow.Now(ctx), sortGroups(res.Groups)
 	return res, nil
 }
 
-// groupPreview groups the planned instances by fingerprint, the largest group first (then by hash).
-func groupPreview(all []contract.PreviewInstance) []contract.PreviewGroup {
-	var groups []contract.PreviewGroup
-	for _, p := range all {
-		if p.Fingerprint == nil {
-			continue
-		}
-		i := slices.IndexFunc(groups, func(g contract.PreviewGroup) bool { return g.Hash == p.Fingerprint.Hash })
-		if i < 0 {
-			groups = append(groups, contract.PreviewGroup{PlanFingerprint: *p.Fingerprint})
-			i = len(groups) - 1
-		}
-		groups[i].Instances = append(groups[i].Instances, p.Ref)
+// addPreview folds one instance's outcome into the record: a planned one counts in its
+// fingerprint's group (named there if among the first PreviewSample by name, and kept with its
+// plan and diff if the group's first); any other is kept.
+func addPreview(res *contract.PreviewResult, p contract.PreviewInstance) {
+	if p.Outcome != contract.PreviewPlanned || p.Fingerprint == nil {
+		res.Instances = append(res.Instances, p)
+		return
 	}
+	res.Planned++
+	i := slices.IndexFunc(res.Groups, func(g contract.PreviewGroup) bool { return g.Hash == p.Fingerprint.Hash })
+	if i < 0 {
+		res.Groups = append(res.Groups, contract.PreviewGroup{PlanFingerprint: *p.Fingerprint})
+		res.Instances = append(res.Instances, p)
+		i = len(res.Groups) - 1
+	}
+	g := &res.Groups[i]
+	g.Count++
+	g.Instances = append(g.Instances, p.Ref)
+	slices.SortFunc(g.Instances, func(a, b contract.Ref) int { return strings.Compare(a.String(), b.String()) })
+	g.Instances = slices.Clip(g.Instances[:min(len(g.Instances), contract.PreviewSample)])
+}
+
+// sortGroups returns the groups largest first (then by hash).
+func sortGroups(groups []contract.PreviewGroup) []contract.PreviewGroup {
+	groups = slices.Clone(groups)
 	slices.SortStableFunc(groups, func(a, b contract.PreviewGroup) int {
-		if len(a.Instances) != len(b.Instances) {
-			return len(b.Instances) - len(a.Instances)
+		if a.Count != b.Count {
+			return b.Count - a.Count
 		}
 		return strings.Compare(a.Hash, b.Hash)
 	})

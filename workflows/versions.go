@@ -73,6 +73,8 @@ const (
 	changeRolloutApproval = "rollout-approval"
 	// changeCapacity has terraform apply and destroy wait for a slot of the capacity budget the stack names.
 	changeCapacity = "capacity-budgets"
+	// changePreviewContinue has a stack preview continue as new every previewBatch instances, carrying only its groups.
+	changePreviewContinue = "preview-continue-as-new"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -122,6 +124,7 @@ const (
 	destroyType     = "DestroyPipeline"
 	deprovisionType = "DeprovisionPipeline"
 	rolloutType     = "RolloutWorkflow"
+	previewType     = "StackPreviewWorkflow"
 )
 
 // pipelines are the operations' workflow types (PipelineName).
@@ -215,6 +218,7 @@ var Changes = []Change{
 	{ID: changeExpiry, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 	{ID: changeRolloutApproval, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 	{ID: changeCapacity, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: pipelines},
+	{ID: changePreviewContinue, Added: "2026-11-27", Max: 1, Workflows: []string{previewType}},
 }
 
 // ChangeByID returns the record of the change id.

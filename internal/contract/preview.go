@@ -30,6 +30,15 @@ type PreviewSpec struct {
 	Actor       string `json:"actor,omitempty"`
 	// Requester is the person the plans run for (who started the preview). Only slipway sets it.
 	Requester *identity.Actor `json:"requester,omitempty"`
+	// Carry is the progress a preview's run hands the next when it continues as new. Only slipway sets it.
+	Carry *PreviewCarry `json:"carry,omitempty"`
+}
+
+// PreviewCarry is what a preview carries into its next run: its record so far (the groups, not
+// every planned instance) and the instances still to plan.
+type PreviewCarry struct {
+	Result  PreviewResult `json:"result"`
+	Pending []Ref         `json:"pending"`
 }
 
 // PlanEntry is one resource change of a plan's fingerprint: its address without instance keys,
@@ -80,14 +89,20 @@ type PreviewInstance struct {
 	Diff string `json:"diff,omitempty"`
 }
 
-// PreviewGroup is the instances whose plans share one fingerprint.
+// PreviewGroup is the instances whose plans share one fingerprint: how many, and a sample of them.
 type PreviewGroup struct {
 	PlanFingerprint
+	Count int `json:"count"`
+	// Instances are the group's first PreviewSample instances by name: a fleet's groups stay bounded.
 	Instances []Ref `json:"instances"`
 }
 
-// PreviewResult is a preview's record: every instance's outcome and the planned ones grouped by
-// fingerprint, the largest group first. It is the workflow's result, kept as long as its history.
+// PreviewSample bounds the instances a preview group names.
+const PreviewSample = 20
+
+// PreviewResult is a preview's record: the planned instances grouped by fingerprint, the largest
+// group first, and the outcome of each instance not planned plus each group's first planned one
+// (with its plan and diff). It is the workflow's result, kept as long as its history.
 type PreviewResult struct {
 	Spec      PreviewSpec       `json:"spec"`
 	Done      bool              `json:"done"`
