@@ -158,10 +158,13 @@ func writePreview(w io.Writer, res contract.PreviewResult) {
 	}
 	fmt.Fprintf(w, "preview %s of stack %s → %s (%s): %d of %d instances planned\n", res.Spec.ID, res.Spec.Stack, res.Spec.To, state, res.Planned, res.Total)
 	for _, gr := range res.Groups {
-		fmt.Fprintf(w, "%d instance(s): %s   [fingerprint %s]\n", len(gr.Instances), gr.Summary, gr.Hash)
-		refs := make([]string, 0, len(gr.Instances))
+		fmt.Fprintf(w, "%d instance(s): %s   [fingerprint %s]\n", gr.Count, gr.Summary, gr.Hash)
+		refs := make([]string, 0, len(gr.Instances)+1)
 		for _, r := range gr.Instances {
 			refs = append(refs, r.String())
+		}
+		if more := gr.Count - len(gr.Instances); more > 0 {
+			refs = append(refs, fmt.Sprintf("… and %d more", more))
 		}
 		fmt.Fprintf(w, "    %s\n", strings.Join(refs, ", "))
 		if len(gr.Stateful) > 0 {

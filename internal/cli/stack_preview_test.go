@@ -10,14 +10,14 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// A preview's groups, largest first, the stateful one flagged, then the instances not planned.
+// A preview's groups, largest first, with their counts and samples, the stateful one flagged, then the instances not planned.
 func TestGoldenStackPreview(t *testing.T) {
 	upd := contract.PlanFingerprint{Hash: "3f2a9c0b1d4e", Summary: "update aws_db_parameter_group.main (2 attributes)"}
 	rep := contract.PlanFingerprint{Hash: "9b8e7d6c5a41", Summary: "replace aws_db_instance.main (stateful!)", Stateful: []string{"aws_db_instance.main"}}
-	res := contract.PreviewResult{Spec: contract.PreviewSpec{ID: "p-1", Stack: "web", To: "1.5.0"}, Done: true, Planned: 3, Total: 5,
+	res := contract.PreviewResult{Spec: contract.PreviewSpec{ID: "p-1", Stack: "web", To: "1.5.0"}, Done: true, Planned: 43, Total: 45,
 		Groups: []contract.PreviewGroup{
-			{PlanFingerprint: upd, Instances: []contract.Ref{ref("acme", "web"), ref("beta", "web")}},
-			{PlanFingerprint: rep, Instances: []contract.Ref{ref("gamma", "web")}},
+			{PlanFingerprint: upd, Count: 42, Instances: []contract.Ref{ref("acme", "web"), ref("beta", "web")}},
+			{PlanFingerprint: rep, Count: 1, Instances: []contract.Ref{ref("gamma", "web")}},
 		},
 		Instances: []contract.PreviewInstance{
 			{Ref: ref("acme", "web"), Outcome: contract.PreviewPlanned, Fingerprint: &upd},
