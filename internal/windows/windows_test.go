@@ -67,8 +67,8 @@ func TestBadWindowsNameTheField(t *testing.T) {
 		`{"name": "x"}`: "data.slipway.windows",
 		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "labels": {"tier": "gold gold"}}]`: "data.slipway.windows[0] (x).labels.tier",
 		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "labels": {"-tier": "gold"}}]`:     "data.slipway.windows[0] (x).labels.-tier",
-		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "labels": {"tier": 1}}]`:          "data.slipway.windows[0] (x).labels.tier",
-		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "labels": ["tier"]}]`:             "data.slipway.windows[0] (x).labels",
+		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "labels": {"tier": 1}}]`:           "data.slipway.windows[0] (x).labels.tier",
+		`[{"name": "x", "start": "0 9 * * *", "duration": "1h", "labels": ["tier"]}]`:              "data.slipway.windows[0] (x).labels",
 	} {
 		var v any
 		require.NoError(t, json.Unmarshal([]byte(raw), &v))
