@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Instance labels are checked as Kubernetes label keys and values, name the field when wrong,
@@ -27,4 +29,15 @@ func TestInstanceLabelsAreCheckedAndKept(t *testing.T) {
 		_, err := ParseInstance([]byte("stack: web\n" + file))
 		require.ErrorContains(t, err, want, file)
 	}
+}
+
+// The instance file a render commits keeps the labels: rollouts and later operations read them from main.
+func TestRenderKeepsTheLabels(t *testing.T) {
+	st := testStack(t, renderFiles)
+	inst := &Instance{Stack: "demo", Parameters: map[string]any{"greeting": "hi", "size": 2, "replicas": 3}, Labels: map[string]string{"tier": "gold"}}
+	out, err := Render(contract.Ref{Tenant: "acme", Name: "web"}, "acme-web", st, inst)
+	require.NoError(t, err)
+	back, err := ParseInstance(out[InstanceFile])
+	require.NoError(t, err)
+	require.Equal(t, inst.Labels, back.Labels)
 }
