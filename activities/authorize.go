@@ -2,8 +2,10 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -28,7 +30,8 @@ func (a *Activities) Authorize(ctx context.Context, in policy.Input) (policy.Dec
 		e = policy.Default()
 	}
 	if in.Fill == nil && slices.Contains(windowed, in.Operation) {
-		if ws := e.Windows().For(in.Tenant, in.Stack.Name); len(ws) > 0 {
+		stack, labels := windowScope(in)
+		if ws := e.Windows().For(in.Tenant, stack, labels); len(ws) > 0 {
 			st := ws.At(time.Now())
 			in.Windows = &st
 		}
@@ -102,4 +105,19 @@ func (a *Activities) fill(ctx context.Context, in *policy.Input) error {
 	}
 	in.ConfigDiff = config.Diff(before, after)
 	return nil
+}
+
+// windowScope is the stack and labels the windows are chosen by: those of the config a provision
+// or deploy brings (a first provision's instance has no stack yet), else the instance's.
+func windowScope(in policy.Input) (string, map[string]string) {
+	var req struct {
+		ConfigYAML string `json:"configYAML"`
+	}
+	if raw, err := json.Marshal(in.Request); err == nil && json.Unmarshal(raw, &req) == nil && req.ConfigYAML != "" {
+		if inst, err := config.ParseInstance([]byte(req.ConfigYAML)); err == nil {
+			stack, _, _ := strings.Cut(inst.Stack, "@")
+			return stack, inst.Labels
+		}
+	}
+	return in.Stack.Name, in.Labels
 }

@@ -298,8 +298,10 @@ func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref contract
 	if inst.StackName() != t.spec.Stack {
 		return cur, des, fmt.Errorf("its config on main is of stack %s now", inst.Stack)
 	}
-	// The instance's own approval tightening and pool stay: a rollout changes parameters, not policy.
-	next := &config.Instance{Stack: inst.Stack, Parameters: maps.Clone(inst.Parameters), Approval: inst.Approval, ControlPlane: inst.ControlPlane}
+	// The instance's own approval tightening, pool and labels stay: a rollout changes parameters, not
+	// policy (its labels choose the change windows that hold this deploy).
+	next := &config.Instance{Stack: inst.Stack, Parameters: maps.Clone(inst.Parameters), Approval: inst.Approval, ControlPlane: inst.ControlPlane,
+		Labels: inst.Labels}
 	maps.Copy(next.Parameters, t.set)
 	before, err := config.Validate(t.stack, inst, nil)
 	if err != nil {

@@ -14,11 +14,11 @@ import (
 )
 
 // A rollout changes an instance's parameters, never its policy: the approval it tightened and
-// the pool it names stay in the config the rollout deploys.
+// the pool it names and its labels (which choose its change windows) stay in the config the rollout deploys.
 func TestRolloutKeepsTheInstancePolicy(t *testing.T) {
 	ctx := context.Background()
 	schema := "parameters:\n  - {name: greeting, type: string, required: true}\napproval: destructive\ncontrolPlanes: [observability]\n"
-	inst := "stack: web\nparameters:\n  greeting: hi\napproval: {policy: always}\ncontrolPlane: observability\n"
+	inst := "stack: web\nparameters:\n  greeting: hi\napproval: {policy: always}\ncontrolPlane: observability\nlabels: {tier: gold}\n"
 	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
 		"stacks/web/schema.yaml": []byte(schema), "instances/acme/web/instance.yaml": []byte(inst)})
 	require.NoError(t, err)
@@ -33,6 +33,7 @@ func TestRolloutKeepsTheInstancePolicy(t *testing.T) {
 	assert.Contains(t, des.yaml, "greeting: hello")
 	assert.Contains(t, des.yaml, "approval:\n  policy: always\n")
 	assert.Contains(t, des.yaml, "controlPlane: observability\n")
+	assert.Contains(t, des.yaml, "labels:\n  tier: gold\n")
 }
 
 // onBehalf is an Instances that records whom each request is sent for.

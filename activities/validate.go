@@ -82,7 +82,7 @@ func (a *Activities) ValidateConfig(ctx context.Context, in contract.ValidateInp
 		return contract.ValidateOutput{}, err
 	}
 	return contract.ValidateOutput{Stack: inst.StackName(), Release: rel.Ref(), Gates: dependencyGates(inst.SchedulingGates, targets), Controls: controls(stack, inst),
-		ControlPlane: inst.ControlPlane, Dependencies: targets, Protected: config.ProtectedBy(stack, inst), Expiry: expiryPlan(exp)}, nil
+		ControlPlane: inst.ControlPlane, Dependencies: targets, Protected: config.ProtectedBy(stack, inst), Expiry: expiryPlan(exp), Labels: inst.Labels}, nil
 }
 
 func expiryPlan(x *config.ExpirySpec) *contract.ExpiryPlan {

@@ -77,7 +77,7 @@ func (e *entity) authorize(ctx workflow.Context, actor identity.Actor, update st
 // policyInput is the policy's input for update with args, sent by actor.
 func (e *entity) policyInput(actor identity.Actor, update string, args []any) policy.Input {
 	in := policy.Input{Actor: actor, Operation: policyOperation(update), Tenant: e.s.Ref.Tenant, Name: e.s.Ref.Name,
-		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}, Request: requestArg(args),
+		State: string(e.s.State), Stack: policy.Stack{Name: e.s.Stack}, Labels: e.s.Labels, Request: requestArg(args),
 		Instances: []string{e.s.Ref.String()}, Current: policyOperationOf(e.s.Current)}
 	if o, ok := lifecycle.ParseOperation(update); ok && o != lifecycle.OpPlan {
 		in.NextState = string(o.Done(e.s.State))

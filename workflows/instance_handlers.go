@@ -275,6 +275,9 @@ func (e *entity) operate(ctx workflow.Context, kind lifecycle.Operation, req con
 	if req.ConfigYAML != "" {
 		e.recordDependencies(ctx, kind, valid)
 		e.recordProtection(ctx, kind, req, valid)
+		if kind == lifecycle.OpProvision || kind == lifecycle.OpDeploy {
+			e.s.Labels = valid.Labels // state only, no command: change windows select by them from now on
+		}
 		if err := e.recordExpiry(ctx, kind, req, valid); err != nil {
 			return contract.OperationResult{}, err
 		}

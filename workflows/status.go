@@ -20,7 +20,7 @@ func (e *entity) status(req contract.StatusRequest) (contract.Status, error) {
 		Name: s.Ref.String(), Tenant: s.Ref.Tenant, Instance: s.Ref.Name, Stack: s.Stack, State: s.State,
 		Allowed: lifecycle.Allowed(s.State), Deployer: s.Deployer, Revision: s.Revision, Deployed: s.DeployedRevision, Rollout: s.Rollout,
 		ControlPlane: s.ControlPlane, Outputs: s.Outputs, Dependencies: s.Dependencies, Dependents: s.Dependents,
-		Protection: s.Protection, Expiry: s.Expiry,
+		Protection: s.Protection, Expiry: s.Expiry, Labels: s.Labels,
 		Conditions: s.Conditions, RsyncStatus: map[string]int{}, Names: s.Ref.Names, Observed: s.Observed,
 	}
 	if e.busy {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/labels"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
@@ -128,6 +129,9 @@ func (g *globals) printStatus(st *contract.Status) {
 	if x := st.Expiry; x != nil {
 		g.printf("expires: %s (in %s): then %s, as %s; slipway extend %s --by DURATION moves it\n",
 			x.At.UTC().Format(time.RFC3339), time.Until(x.At).Round(time.Second), x.Action, x.Actor, st.Name)
+	}
+	if len(st.Labels) > 0 {
+		g.printf("labels: %s\n", labels.String(st.Labels))
 	}
 	if p := st.Protection; p != nil {
 		g.printf("protected: since %s, by %s (%s); destroy and deprovision are refused until slipway unprotect\n",

@@ -26,6 +26,23 @@ func TestWindowsListsTheBundlesWindowsAndRefusesBadOnes(t *testing.T) {
 	require.Equal(t, ExitOK, code)
 	require.Contains(t, out, "no change window covers tenant other, stack web")
 
+	// A label-scoped window covers only instances carrying its labels.
+	write(`[{"name": "gold", "start": "0 9 * * *", "duration": "1h", "tenants": ["acme"], "labels": {"tier": "gold"}}]`)
+	code, out, errs = run(t, "windows", "--tenant", "acme", "--label", "tier=gold", "--label", "region=eu", "--dir", dir)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "tier=gold")
+	require.Contains(t, out, "tenant acme, labels region=eu, tier=gold: ")
+	code, out, _ = run(t, "windows", "--tenant", "acme", "--label", "tier=silver", "--dir", dir)
+	require.Equal(t, ExitOK, code)
+	require.Contains(t, out, "no change window covers tenant acme, labels tier=silver")
+	code, _, errs = run(t, "windows", "--label", "tier", "--dir", dir)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, `--label "tier": must be KEY=VALUE`)
+	write(`[{"name": "gold", "start": "0 9 * * *", "duration": "1h", "labels": {"tier": "gold gold"}}]`)
+	code, _, errs = run(t, "policy", "check", "--dir", dir)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, `data.slipway.windows[0] (gold).labels.tier: "gold gold" must be`)
+
 	write(`[{"name": "bad", "start": "0 25 * * *", "duration": "1h"}]`)
 	code, _, errs = run(t, "windows", "--dir", dir)
 	require.Equal(t, ExitUsage, code)

@@ -38,6 +38,8 @@ type Instance struct {
 	// ends the instance then: its stack's expiry.action (expiry.go).
 	Expires   time.Duration `yaml:"expires,omitempty" json:"expires,omitempty"`
 	ExpiresAt time.Time     `yaml:"expiresAt,omitempty" json:"expiresAt,omitempty"`
+	// Labels (tier: gold) select the instance for change windows (data.slipway.windows[].labels).
+	Labels map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
 }
 
 // ParseInstance parses an instance file strictly: unknown or repeated keys are errors.
@@ -82,8 +84,10 @@ func ParseInstance(data []byte) (*Instance, error) {
 			inst.Expires = parseExpiresAfter(kv.Value, &fe)
 		case "expiresAt":
 			inst.ExpiresAt = parseExpiresAt(kv.Value, &fe)
+		case "labels":
+			inst.Labels = parseLabels(kv.Value, &fe)
 		default:
-			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement, archived, protected, expires, expiresAt", kv.Line)
+			fe.Add(kv.Key, "unknown field (line %d); allowed: stack, parameters, schedulingGates, approval, controlPlane, placement, archived, protected, expires, expiresAt, labels", kv.Line)
 		}
 	}
 	if !hasStack {
@@ -234,6 +238,13 @@ func (i *Instance) Canonical() []byte {
 	}
 	if !i.ExpiresAt.IsZero() {
 		root.Content = append(root.Content, scalar("expiresAt"), scalar(i.ExpiresAt.UTC().Format(time.RFC3339)))
+	}
+	if len(i.Labels) > 0 {
+		m := &yaml.Node{Kind: yaml.MappingNode}
+		for _, k := range sortedKeys(i.Labels) {
+			m.Content = append(m.Content, scalar(k), scalar(i.Labels[k]))
+		}
+		root.Content = append(root.Content, scalar("labels"), m)
 	}
 	if i.Archived {
 		root.Content = append(root.Content, scalar(archivedKey), archivedTrue())

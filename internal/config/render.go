@@ -50,7 +50,8 @@ func RenderWithOutputs(ref contract.Ref, namespace string, stack *Stack, inst *I
 	data := TemplateData{Tenant: ref.Tenant, Name: ref.Name, Namespace: namespace, Stack: stack.Name, Params: params}
 	out := map[string][]byte{
 		// The controls an instance file sets stay with it: every later operation reads them from main.
-		InstanceFile: (&Instance{Stack: inst.Stack, Parameters: params, Approval: inst.Approval, ControlPlane: inst.ControlPlane, Placement: inst.Placement}).Canonical(),
+		InstanceFile: (&Instance{Stack: inst.Stack, Parameters: params, Approval: inst.Approval, ControlPlane: inst.ControlPlane, Placement: inst.Placement,
+			Labels: inst.Labels}).Canonical(),
 	}
 	if e := stack.Schema.Engine; !e.IsZero() {
 		out[EngineFile] = []byte(e.String() + "\n")

@@ -97,6 +97,8 @@ type ValidateOutput struct {
 	Protected string `json:"protected,omitempty"`
 	// Expiry is when the config says the instance ends, and how; nil when it does not.
 	Expiry *ExpiryPlan `json:"expiry,omitempty"`
+	// Labels are the config's labels, which change windows select instances by.
+	Labels map[string]string `json:"labels,omitempty"`
 	// StackSchemas answer Stacks, by name.
 	StackSchemas []StackSchema `json:"stackSchemas,omitempty"`
 }

@@ -58,6 +58,7 @@ type InstanceState struct {
 	Audit            []AuditRecord         `json:"audit,omitempty"`         // decisions about requests, newest last (bounded)
 	Protection       *Protection           `json:"protection,omitempty"`    // destroy and deprovision are refused while set
 	Expiry           *Expiry               `json:"expiry,omitempty"`        // when the instance ends, and how
+	Labels           map[string]string     `json:"labels,omitempty"`        // the labels of the last accepted config (change windows select by them)
 	Settings         Settings              `json:"settings"`
 }
 

@@ -64,6 +64,7 @@ type Status struct {
 	Dependents     []string              `json:"dependents,omitempty"`   // the instances registered as depending on it: they keep a teardown out
 	Protection     *Protection           `json:"protection,omitempty"`   // protected from deletion: destroy and deprovision are refused
 	Expiry         *Expiry               `json:"expiry,omitempty"`       // when the instance ends, and how
+	Labels         map[string]string     `json:"labels,omitempty"`       // the instance file's labels (change windows select by them)
 	Decisions      []DecisionRecord      `json:"decisions,omitempty"`
 	Abandoned      []Leftover            `json:"abandonedLeftovers,omitempty"`
 	History        []OperationStatus     `json:"history,omitempty"`

@@ -50,16 +50,19 @@ var FleetOperations = []string{"rollout", "drift", "stack"}
 
 // Input is what a policy decides on.
 type Input struct {
-	Actor      identity.Actor  `json:"actor"`
-	Operation  string          `json:"operation"` // one of Operations
-	Tenant     string          `json:"tenant"`
-	Name       string          `json:"name"`
-	State      string          `json:"state"`                // the instance's state now
-	NextState  string          `json:"nextState,omitempty"`  // where the operation leads
-	ConfigDiff string          `json:"configDiff,omitempty"` // unified diff of the instance file, when it changes
-	Stack      Stack           `json:"stack"`
-	Plan       json.RawMessage `json:"plan,omitempty"`     // `terraform show -json` of the saved plan (deploy, destroy, deprovision, at the approval step)
-	Approval   *ApprovalInput  `json:"approval,omitempty"` // approve/reject: who asked, what is required, who approved so far
+	Actor      identity.Actor `json:"actor"`
+	Operation  string         `json:"operation"` // one of Operations
+	Tenant     string         `json:"tenant"`
+	Name       string         `json:"name"`
+	State      string         `json:"state"`                // the instance's state now
+	NextState  string         `json:"nextState,omitempty"`  // where the operation leads
+	ConfigDiff string         `json:"configDiff,omitempty"` // unified diff of the instance file, when it changes
+	Stack      Stack          `json:"stack"`
+	// Labels are the instance's labels (its last accepted config's; a provision's or deploy's new
+	// config's own), which change windows select by.
+	Labels   map[string]string `json:"labels,omitempty"`
+	Plan     json.RawMessage   `json:"plan,omitempty"`     // `terraform show -json` of the saved plan (deploy, destroy, deprovision, at the approval step)
+	Approval *ApprovalInput    `json:"approval,omitempty"` // approve/reject: who asked, what is required, who approved so far
 	// Request is the request's own arguments as sent (an operation's, a decision's, a rollout's
 	// spec, a drift check's scope): everything that changes what happens is in it.
 	// A JSON object once encoded (a struct or a map).

@@ -6,11 +6,14 @@ package windows
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/slipway-dev/slipway/internal/labels"
 )
 
 // Kinds of window.
@@ -28,6 +31,8 @@ type Window struct {
 	TimeZone string   `json:"timeZone,omitempty"` // IANA name; UTC when empty
 	Stacks   []string `json:"stacks,omitempty"`   // the stacks it covers; every stack when empty
 	Tenants  []string `json:"tenants,omitempty"`  // the tenants it covers; every tenant when empty
+	// Labels are the instance labels it covers: an instance carrying every one (with its value); every instance when empty.
+	Labels map[string]string `json:"labels,omitempty"`
 
 	sched cron.Schedule
 	dur   time.Duration
@@ -75,18 +80,29 @@ func Parse(raw any) (Set, error) {
 	}
 	var list []map[string]any
 	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, &FieldError{"data.slipway.windows", "must be a list of {name, kind, start, duration, timeZone, stacks, tenants}"}
+		return nil, &FieldError{"data.slipway.windows", "must be a list of {name, kind, start, duration, timeZone, stacks, tenants, labels}"}
 	}
 	var out Set
 	names := map[string]bool{}
 	for i, m := range list {
 		field := fmt.Sprintf("data.slipway.windows[%d]", i)
 		for k := range m {
-			if !slices.Contains([]string{"name", "kind", "start", "duration", "timeZone", "stacks", "tenants"}, k) {
-				return nil, &FieldError{field + "." + k, "unknown field; allowed: name, kind, start, duration, timeZone, stacks, tenants"}
+			if !slices.Contains([]string{"name", "kind", "start", "duration", "timeZone", "stacks", "tenants", "labels"}, k) {
+				return nil, &FieldError{field + "." + k, "unknown field; allowed: name, kind, start, duration, timeZone, stacks, tenants, labels"}
 			}
 		}
 		var w Window
+		if l, ok := m["labels"]; ok {
+			lm, ok := l.(map[string]any)
+			if !ok {
+				return nil, &FieldError{fmt.Sprintf("%s (%v).labels", field, m["name"]), "must be an object of label: value, such as {\"tier\": \"gold\"}"}
+			}
+			for k, v := range lm {
+				if _, ok := v.(string); !ok {
+					return nil, &FieldError{fmt.Sprintf("%s (%v).labels.%s", field, m["name"], k), fmt.Sprintf("%v is not a string", v)}
+				}
+			}
+		}
 		wb, _ := json.Marshal(m)
 		if err := json.Unmarshal(wb, &w); err != nil {
 			return nil, &FieldError{field, err.Error()}
@@ -126,6 +142,14 @@ func (w *Window) check(field string) error {
 	if w.dur, err = time.ParseDuration(w.Duration); err != nil || w.dur <= 0 || w.dur > maxDuration {
 		return &FieldError{field + ".duration", fmt.Sprintf("%q is not a duration between 1m and 168h, such as 8h", w.Duration)}
 	}
+	for _, k := range slices.Sorted(maps.Keys(w.Labels)) {
+		if err := labels.CheckKey(k); err != nil {
+			return &FieldError{field + ".labels." + k, err.Error()}
+		}
+		if err := labels.CheckValue(w.Labels[k]); err != nil {
+			return &FieldError{field + ".labels." + k, err.Error()}
+		}
+	}
 	// Local would depend on the worker's machine.
 	if w.loc, err = time.LoadLocation(w.TimeZone); err != nil || strings.EqualFold(w.TimeZone, "local") {
 		return &FieldError{field + ".timeZone", fmt.Sprintf("%q is not an IANA time zone, such as Europe/Berlin", w.TimeZone)}
@@ -133,9 +157,10 @@ func (w *Window) check(field string) error {
 	return nil
 }
 
-// covers reports whether w applies to an instance of stack in tenant.
-func (w Window) covers(tenant, stack string) bool {
-	return (len(w.Stacks) == 0 || slices.Contains(w.Stacks, stack)) && (len(w.Tenants) == 0 || slices.Contains(w.Tenants, tenant))
+// covers reports whether w applies to an instance of stack in tenant carrying labels.
+func (w Window) covers(tenant, stack string, have map[string]string) bool {
+	return (len(w.Stacks) == 0 || slices.Contains(w.Stacks, stack)) && (len(w.Tenants) == 0 || slices.Contains(w.Tenants, tenant)) &&
+		labels.Match(w.Labels, have)
 }
 
 // activeAt reports whether t falls inside one of w's occurrences, and when that one ends.
@@ -148,11 +173,11 @@ func (w Window) activeAt(t time.Time) (bool, time.Time) {
 	return false, start
 }
 
-// For is the windows that cover an instance of stack in tenant.
-func (s Set) For(tenant, stack string) Set {
+// For is the windows that cover an instance of stack in tenant carrying labels.
+func (s Set) For(tenant, stack string, labels map[string]string) Set {
 	var out Set
 	for _, w := range s {
-		if w.covers(tenant, stack) {
+		if w.covers(tenant, stack, labels) {
 			out = append(out, w)
 		}
 	}
