@@ -298,16 +298,16 @@ func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref contract
 	if inst.StackName() != t.spec.Stack {
 		return cur, des, fmt.Errorf("its config on main is of stack %s now", inst.Stack)
 	}
-	// The instance's own approval tightening, pool and labels stay: a rollout changes parameters, not
-	// policy (its labels choose the change windows that hold this deploy).
-	next := &config.Instance{Stack: inst.Stack, Parameters: maps.Clone(inst.Parameters), Approval: inst.Approval, ControlPlane: inst.ControlPlane,
-		Labels: inst.Labels}
+	// Everything but the parameters stays (approval, pool, placement, gates, protection, expiry,
+	// labels): a rollout changes parameters, not where the instance runs nor its controls.
+	next := *inst
+	next.Parameters, next.Archived = maps.Clone(inst.Parameters), false
 	maps.Copy(next.Parameters, t.set)
 	before, err := config.Validate(t.stack, inst, nil)
 	if err != nil {
 		return cur, des, fmt.Errorf("its config on main does not validate: %w", err)
 	}
-	after, err := config.Validate(t.stack, next, inst)
+	after, err := config.Validate(t.stack, &next, inst)
 	if err != nil {
 		return cur, des, fmt.Errorf("the new config does not validate: %w", err)
 	}

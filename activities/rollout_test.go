@@ -17,8 +17,8 @@ import (
 // the pool it names and its labels (which choose its change windows) stay in the config the rollout deploys.
 func TestRolloutKeepsTheInstancePolicy(t *testing.T) {
 	ctx := context.Background()
-	schema := "parameters:\n  - {name: greeting, type: string, required: true}\napproval: destructive\ncontrolPlanes: [observability]\n"
-	inst := "stack: web\nparameters:\n  greeting: hi\napproval: {policy: always}\ncontrolPlane: observability\nlabels: {tier: gold}\n"
+	schema := "parameters:\n  - {name: greeting, type: string, required: true}\napproval: destructive\ncontrolPlanes: [observability]\nexpiry: {max: 168h, required: true}\n"
+	inst := "stack: web\nparameters:\n  greeting: hi\napproval: {policy: always}\ncontrolPlane: observability\nlabels: {tier: gold}\nexpires: 72h\n"
 	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
 		"stacks/web/schema.yaml": []byte(schema), "instances/acme/web/instance.yaml": []byte(inst)})
 	require.NoError(t, err)
@@ -34,6 +34,7 @@ func TestRolloutKeepsTheInstancePolicy(t *testing.T) {
 	assert.Contains(t, des.yaml, "approval:\n  policy: always\n")
 	assert.Contains(t, des.yaml, "controlPlane: observability\n")
 	assert.Contains(t, des.yaml, "labels:\n  tier: gold\n")
+	assert.Contains(t, des.yaml, "expires: 72h", "a stack requiring an expiry would refuse the deploy without it; the instance workflow keeps the end it has")
 }
 
 // onBehalf is an Instances that records whom each request is sent for.

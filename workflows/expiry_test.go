@@ -52,3 +52,27 @@ func TestAnExpiringInstanceIsWarnedExtendedAndArchived(t *testing.T) {
 	require.Nil(t, after.status.Expiry)
 	require.Equal(t, lifecycle.OpArchive, after.status.Operation.Kind)
 }
+
+// A rollout's deploy carries the instance file's expiry: the end and who set it stay, since a
+// rollout changes parameters. Before, its deploy set the end again, 72 h from the rollout.
+func TestARolloutDeployKeepsTheInstancesEnd(t *testing.T) {
+	w := newWorld(t)
+	watchDependents(w) // the rollout is told when its deploy ends
+	healthy := argoApp("Healthy")
+	w.deployed, w.live = &healthy, healthy
+	provision := op(lifecycle.OpProvision, contract.OperationRequest{ConfigYAML: webYAML + "expires: 72h\n"})
+	deploy := op(lifecycle.OpDeploy, contract.OperationRequest{})
+	deploy.arm = func() { w.signal(healthy, false) }
+	before := refresh()
+	rollout := op(lifecycle.OpDeploy, contract.OperationRequest{ConfigYAML: webYAML + "expires: 72h\n", Rollout: "rollout/r1"})
+	rollout.at = 10 * time.Hour
+	rollout.arm = func() { w.signal(healthy, false) }
+	after := refresh()
+	w.run(contract.Settings{}, provision, deploy, before, rollout, after)
+
+	require.NoError(t, rollout.err)
+	require.NotNil(t, before.status.Expiry)
+	require.NotNil(t, after.status.Expiry)
+	require.Equal(t, before.status.Expiry.At, after.status.Expiry.At, "the end the provision set")
+	require.Equal(t, before.status.Expiry.SetAt, after.status.Expiry.SetAt)
+}

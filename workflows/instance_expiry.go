@@ -33,6 +33,9 @@ func (e *entity) recordExpiry(ctx workflow.Context, kind lifecycle.Operation, re
 	if !runsExpiry(ctx) {
 		return nil
 	}
+	if req.Rollout != "" && valid.Expiry != nil && e.s.Expiry != nil {
+		return nil // a rollout's deploy carries the file's expiry: the end and who set it stay
+	}
 	e.expiryChanged++
 	if valid.Expiry == nil {
 		e.s.Expiry = nil
