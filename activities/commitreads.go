@@ -2,8 +2,13 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"sync"
+	"time"
+
+	"github.com/slipway-dev/slipway/internal/errkind"
+	"github.com/slipway-dev/slipway/internal/forge"
 )
 
 // commitReads keeps the stack and releases directories read at a commit: what a commit holds
@@ -23,7 +28,7 @@ var commitSHA = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 // when rev is a commit SHA. Callers must not change the map they get.
 func (a *Activities) readSharedDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
 	if !commitSHA.MatchString(rev) {
-		return a.Forge.ReadDir(ctx, rev, dir)
+		return a.readDirRetried(ctx, rev, dir)
 	}
 	key := a.Forge.RepoURL() + "\x00" + rev + "\x00" + dir
 	commitReads.Lock()
@@ -32,7 +37,7 @@ func (a *Activities) readSharedDir(ctx context.Context, rev, dir string) (map[st
 	if ok {
 		return files, nil
 	}
-	files, err := a.Forge.ReadDir(ctx, rev, dir)
+	files, err := a.readDirRetried(ctx, rev, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -43,4 +48,23 @@ func (a *Activities) readSharedDir(ctx context.Context, rev, dir string) (map[st
 	commitReads.m[key] = files
 	commitReads.Unlock()
 	return files, nil
+}
+
+// readRetries are the waits before a shared read is asked again within the step: a read has no
+// effect, and every step of every instance reads these, so a blip costs a moment, not the step's
+// backoff (under many faults the step's every attempt could otherwise fail on one read or another).
+var readRetries = []time.Duration{100 * time.Millisecond, 400 * time.Millisecond}
+
+func (a *Activities) readDirRetried(ctx context.Context, rev, dir string) (map[string][]byte, error) {
+	for i := 0; ; i++ {
+		files, err := a.Forge.ReadDir(ctx, rev, dir)
+		if err == nil || i == len(readRetries) || forge.IsNonRetryable(err) || errors.Is(err, errkind.RateLimited) {
+			return files, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(readRetries[i]):
+		}
+	}
 }
