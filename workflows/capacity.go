@@ -95,14 +95,36 @@ func (s *semaphore) acquire(ctx workflow.Context, req contract.CapacityRequest) 
 		s.st.Seq++
 		h.Seq = s.st.Seq
 		h.Priority = cmp.Or(h.Priority, contract.PriorityRollout)
-		s.st.Queue = append(s.st.Queue, h)
-		slices.SortStableFunc(s.st.Queue, func(a, b contract.CapacityHolder) int {
-			return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.Seq, b.Seq))
-		})
+		s.st.Queue = fairQueue(append(s.st.Queue, h))
 	}
 	s.admit(ctx, h.WorkflowID)
 	s.wake.SendAsync(true)
 	return s.place(h.WorkflowID), nil
+}
+
+// fairQueue orders q by priority, then by each tenant's turn (its 1st queued, then its 2nd, …),
+// then by arrival: within a priority the tenants take turns, so one tenant's thousand deploys
+// cannot hold another's one behind them all. Holders queued before the tenant was recorded all
+// have "", whose turns follow arrival: their order, and so the replay of their histories, is unchanged.
+func fairQueue(q []contract.CapacityHolder) []contract.CapacityHolder {
+	slices.SortStableFunc(q, func(a, b contract.CapacityHolder) int {
+		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.Seq, b.Seq))
+	})
+	type key struct {
+		priority int
+		tenant   string
+	}
+	seen := map[key]int{}
+	turn := make(map[string]int, len(q))
+	for _, h := range q {
+		k := key{h.Priority, h.Tenant}
+		turn[h.WorkflowID] = seen[k]
+		seen[k]++
+	}
+	slices.SortStableFunc(q, func(a, b contract.CapacityHolder) int {
+		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(turn[a.WorkflowID], turn[b.WorkflowID]), cmp.Compare(a.Seq, b.Seq))
+	})
+	return q
 }
 
 // place is the holder id's place now.

@@ -28,7 +28,8 @@ type budgetSim struct {
 	order  []string // holders in the order they were granted
 	places map[string]contract.CapacityPlace
 	most   int
-	closed []string // pipelines that closed without releasing
+	closed []string          // pipelines that closed without releasing
+	tenant map[string]string // the tenant of a holder, "" when not set
 }
 
 func newBudgetSim(t *testing.T, slots int) *budgetSim {
@@ -70,7 +71,7 @@ func (b *budgetSim) grant(id string) {
 // acquire asks for a slot for id at delay.
 func (b *budgetSim) acquire(delay time.Duration, id string, priority int) {
 	b.env.RegisterDelayedCallback(func() {
-		req := contract.CapacityRequest{Budget: "aws-prod", Slots: b.slots, Holder: contract.CapacityHolder{WorkflowID: id, RunID: "r", Priority: priority}}
+		req := contract.CapacityRequest{Budget: "aws-prod", Slots: b.slots, Holder: contract.CapacityHolder{WorkflowID: id, RunID: "r", Priority: priority, Tenant: b.tenant[id]}}
 		b.env.UpdateWorkflow(contract.UpdateCapacityAcquire, "acquire-"+id, &placeCallbacks{b: b, id: id}, req)
 	}, delay)
 }
@@ -126,6 +127,23 @@ func TestCapacityGrantsByPriorityThenArrival(t *testing.T) {
 	require.Equal(t, 2, b.most)
 	require.Equal(t, contract.CapacityPlace{InUse: 2, Slots: 2, Ahead: 1}, b.places["p4"])
 	require.Equal(t, contract.CapacityPlace{InUse: 2, Slots: 2, Ahead: 0}, b.places["person"], "a person's request goes ahead of the rollout's")
+}
+
+// Within a priority the tenants queued take turns: acme's three deploys queued first do not hold
+// other's one behind them all (issue: one tenant starving the others at a budget).
+func TestCapacityTenantsTakeTurns(t *testing.T) {
+	b := newBudgetSim(t, 1)
+	b.tenant = map[string]string{"a1": "acme", "a2": "acme", "a3": "acme", "a4": "acme", "o1": "other"}
+	for i, id := range []string{"a1", "a2", "a3", "a4", "o1"} {
+		b.acquire(time.Duration(i+1)*time.Second, id, contract.PriorityPerson)
+	}
+	for i, id := range []string{"a1", "a2", "o1", "a3"} {
+		b.release(time.Duration(10+i)*time.Second, id)
+	}
+	b.run(time.Minute)
+
+	require.Equal(t, []string{"a1", "a2", "o1", "a3", "a4"}, b.order)
+	require.Equal(t, contract.CapacityPlace{InUse: 1, Slots: 1, Ahead: 1}, b.places["o1"], "other's deploy waits behind one of acme's, not all three")
 }
 
 // A pipeline that closes without releasing (terminated) gives its slot back within the check.

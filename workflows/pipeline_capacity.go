@@ -36,7 +36,7 @@ func (p *pipeline) drawCapacity(ctx workflow.Context, step, op string) (release 
 	}
 	info := workflow.GetInfo(ctx)
 	holder := contract.CapacityHolder{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
-		Priority: info.Priority.PriorityKey}
+		Priority: info.Priority.PriorityKey, Tenant: p.in.Ref.Tenant}
 	release = func() {
 		// Given back even when the pipeline is being cancelled; the semaphore also takes back a
 		// slot whose pipeline closed without this (capacityCheck).

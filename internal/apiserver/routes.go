@@ -561,6 +561,9 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	if spec.ID == "" {
 		return 0, nil, badRequest("id: a rollout needs its ID")
 	}
+	if strings.HasPrefix(spec.ID, contract.DeadlineWavePrefix) {
+		return 0, nil, badRequest("id: %q: IDs beginning %q are slipway's deadline waves", spec.ID, contract.DeadlineWavePrefix)
+	}
 	if err := contract.CheckPriority("priority", spec.Priority); err != nil {
 		return 0, nil, badRequest("%s", err)
 	}

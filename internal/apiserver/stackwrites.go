@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"strings"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
@@ -185,6 +186,9 @@ func (s *Server) rolloutUndo(ctx context.Context, a identity.Actor, r *http.Requ
 	}
 	if !names.IsLabel(b.ID) {
 		return 0, nil, badRequest("id: %q must be a lowercase label (a-z, 0-9, -)", b.ID)
+	}
+	if strings.HasPrefix(b.ID, contract.DeadlineWavePrefix) {
+		return 0, nil, badRequest("id: %q: IDs beginning %q are slipway's deadline waves", b.ID, contract.DeadlineWavePrefix)
 	}
 	st, err := s.o.Client.RolloutStatus(ctx, r.PathValue("id"))
 	if err != nil {

@@ -69,6 +69,8 @@ func TestStackWritesRefuseBadInput(t *testing.T) {
 		{"/v1/stacks/web/previews", `{"id":"p-1","to":"1.2.0","concurrency":65}`, "concurrency: 65"},
 		{"/v1/stacks/web/previews", `{"id":"p-1","to":"1.2.0","stack":"db"}`, "stack: "},
 		{"/v1/rollouts/r-1/undo", `{"id":"R 2"}`, "id: "},
+		{"/v1/rollouts/r-1/undo", `{"id":"deadline-1a2b3c4d-1"}`, "id: "},
+		{"/v1/rollouts", `{"id":"deadline-1a2b3c4d-1","stack":"web","to":"1.2.0"}`, "id: "},
 	} {
 		a := callBody(t, http.MethodPost, url+tc.path, carol.IDToken, tc.body)
 		require.Equal(t, http.StatusBadRequest, a.code, "%s %s: %v", tc.path, tc.body, a.body)

@@ -40,6 +40,9 @@ type CapacityHolder struct {
 	// Priority orders the queue (1 first, as temporal.Priority's key; 0 is the default, 3); Seq breaks ties by arrival.
 	Priority int   `json:"priority,omitempty"`
 	Seq      int64 `json:"seq,omitempty"`
+	// Tenant takes turns with the other tenants queued at the same priority, so one tenant's many
+	// pipelines cannot starve another's ("" for holders queued before it was recorded).
+	Tenant string `json:"tenant,omitempty"`
 }
 
 // CapacityRequest asks the budget's semaphore for a slot for Holder; Slots is the budget's size

@@ -51,8 +51,12 @@ type StackDeadline struct {
 
 // DeadlineWaveRollout is the ID of the rollout that runs wave n (from 1) of the deadline merged at merge.
 func DeadlineWaveRollout(merge string, n int) string {
-	return fmt.Sprintf("deadline-%.8s-%d", merge, n)
+	return fmt.Sprintf("%s%.8s-%d", DeadlineWavePrefix, merge, n)
 }
+
+// DeadlineWavePrefix begins every deadline wave's rollout ID: slipway's alone, so a person cannot
+// start a rollout under a wave's ID (predictable from the merge) before slipway does.
+const DeadlineWavePrefix = "deadline-"
 
 // DeadlineWave is one planned wave: instances (TENANT/NAME) of one tenant, from a window opening.
 type DeadlineWave struct {
