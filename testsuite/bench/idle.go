@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -18,7 +20,13 @@ import (
 
 // idleRows parks n Deployed instances on a fresh worker process for each size, with the SDK's
 // sticky cache and with each smaller cache size asked for, and reports what they cost.
-func (b *bench) idleRows(ctx context.Context) error {
+func (b *bench) idleRows(ctx context.Context) error { return b.idleRowsOf(ctx, false) }
+
+// idleTimedRows are the idle rows again with each instance expiring (its timer and warning points
+// pending) and covered by an allow change window: what time as a control costs a parked fleet.
+func (b *bench) idleTimedRows(ctx context.Context) error { return b.idleRowsOf(ctx, true) }
+
+func (b *bench) idleRowsOf(ctx context.Context, timed bool) error {
 	for _, n := range b.o.idle {
 		covered := false
 		for _, size := range b.o.sticky {
@@ -26,7 +34,7 @@ func (b *bench) idleRows(ctx context.Context) error {
 				continue // a cache holding every instance already measured: the same row again
 			}
 			covered = covered || size >= n
-			r, err := b.idle(ctx, n, size)
+			r, err := b.idle(ctx, n, size, timed)
 			if err != nil {
 				return err
 			}
@@ -36,9 +44,17 @@ func (b *bench) idleRows(ctx context.Context) error {
 	return nil
 }
 
-func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
-	tq := fmt.Sprintf("bench-idle-%d-%d", n, sticky)
-	w, err := startWorker(b.dir, b.env.Address, b.env.KeyFile, tq, sticky)
+func (b *bench) idle(ctx context.Context, n, sticky int, timed bool) (row, error) {
+	tq, section, extra := fmt.Sprintf("bench-idle-%d-%d", n, sticky), "idle (Deployed, waiting)", []string(nil)
+	if timed {
+		dir, err := windowPolicy(b.dir)
+		if err != nil {
+			return row{}, err
+		}
+		tq, section = fmt.Sprintf("bench-idle-timed-%d-%d", n, sticky), "idle, expiring (720h, warn 24h, 1h) inside an allow window"
+		extra = []string{"-policy-dir", dir}
+	}
+	w, err := startWorker(b.dir, b.env.Address, b.env.KeyFile, tq, sticky, extra...)
 	if err != nil {
 		return row{}, err
 	}
@@ -54,9 +70,12 @@ func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
 	now := time.Now().UTC()
 	parkStart := time.Now()
 	if err := each(refs, 32, func(ref contract.Ref) error {
+		in := instant.Parked(ref, "observer/"+tq, now)
+		if timed {
+			in.State.Expiry = benchExpiry(now)
+		}
 		_, err := b.env.Client.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
-			ID: contract.InstanceWorkflowID(ref), TaskQueue: tq}, contract.InstanceWorkflowName,
-			instant.Parked(ref, "observer/"+tq, now))
+			ID: contract.InstanceWorkflowID(ref), TaskQueue: tq}, contract.InstanceWorkflowName, in)
 		return err
 	}); err != nil {
 		return row{}, err
@@ -91,12 +110,17 @@ func (b *bench) idle(ctx context.Context, n, sticky int) (row, error) {
 	if err != nil {
 		return row{}, err
 	}
+	if timed {
+		if err := expiryKept(ctx, b.env.Client.Temporal, refs[n-1]); err != nil {
+			return row{}, err
+		}
+	}
 	name := fmt.Sprintf("%d parked, sticky cache %d", n, sticky)
 	wake := fmt.Sprintf("query %.1f ms cached", ms(cached))
 	if sticky < n {
 		wake += fmt.Sprintf(", %.1f ms evicted (replayed)", ms(evicted))
 	}
-	return row{Section: "idle (Deployed, waiting)", Name: name,
+	return row{Section: section, Name: name,
 		Figures: map[string]float64{"instances": float64(n), "stickyCache": float64(sticky), "workerRssMiB": rss,
 			"workerRssOverIdleMiB": rss - base, "workerPeakRssMiB": peak, "kibPerInstance": (rss - base) * 1024 / float64(n),
 			"historyEvents": events, "historyBytes": bytes, "parkS": park.Seconds(),
@@ -195,4 +219,46 @@ func queryLatency(ctx context.Context, c sdkclient.Client, refs []contract.Ref) 
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	return ds[len(ds)/2], nil
+}
+
+// benchExpiry is a parked instance's expiry, as a config's expires: 720h under a schema with warn:
+// [24h, 1h] leaves it (carried over from the run before): its timer runs from the first task.
+func benchExpiry(now time.Time) *contract.Expiry {
+	return &contract.Expiry{ExpiryPlan: contract.ExpiryPlan{At: now.Add(720 * time.Hour), Action: "archive",
+		Warn: []time.Duration{24 * time.Hour, time.Hour}, Max: 720 * time.Hour}, Actor: "bench", SetAt: now}
+}
+
+// windowPolicy writes the default policy bundle with an allow window covering every instance, and
+// returns its directory. The bench runs from the repository's root, like make bench.
+func windowPolicy(dir string) (string, error) {
+	rego, err := os.ReadFile(filepath.Join("internal", "policy", "default", "slipway.rego"))
+	if err != nil {
+		return "", fmt.Errorf("the idle-timed row's policy bundle (run the bench from the repository's root): %w", err)
+	}
+	dir = filepath.Join(dir, "idle-timed-policy")
+	data := `{"slipway": {"groups": ["platform-admins", "tenant:*"], "forge_users": {}, "people": {}, "windows": [
+  {"name": "daily", "kind": "allow", "start": "0 0 * * *", "duration": "24h"}]}}`
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "slipway.rego"), rego, 0o644); err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(filepath.Join(dir, "data.json"), []byte(data), 0o644)
+}
+
+// expiryKept checks a parked instance kept its expiry, no warning sent yet: the row measured timers.
+func expiryKept(ctx context.Context, c sdkclient.Client, ref contract.Ref) error {
+	v, err := c.QueryWorkflow(ctx, contract.InstanceWorkflowID(ref), "", contract.QueryStatus, contract.StatusRequest{})
+	if err != nil {
+		return fmt.Errorf("query %s: %w", ref, err)
+	}
+	var st contract.Status
+	if err := v.Get(&st); err != nil {
+		return err
+	}
+	if st.Expiry == nil || st.Expiry.Warned != 0 {
+		return fmt.Errorf("%s: parked with an expiry, but its status says %+v", ref, st.Expiry)
+	}
+	return nil
 }

@@ -4,7 +4,7 @@
 // lifecycles at several sizes, what parked instances cost, and a rollout to a fleet. `make bench`
 // runs it; the raw figures go to bench/results/ as JSON.
 //
-//	go run ./testsuite/bench [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,release-rollout -preview 1000 -release-rollout 1000]
+//	go run ./testsuite/bench [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,release-rollout -preview 1000 -release-rollout 1000] [-rows idle,idle-timed]
 package main
 
 import (
@@ -28,7 +28,7 @@ import (
 var allRows = []string{"floor", "pipelines", "update", "provider", "throughput", "idle", "cluster", "rollout", "metrics"}
 
 // extraRows run only when -rows names them: each takes minutes at its default size.
-var extraRows = []string{"preview", "release-rollout"}
+var extraRows = []string{"preview", "release-rollout", "idle-timed"}
 
 type options struct {
 	rows       []string
@@ -54,12 +54,13 @@ type options struct {
 
 func main() {
 	var o options
-	var role, address, taskQueue, profileDir, rows, lifecycles, idle, sticky, clusterWorkers string
+	var role, address, taskQueue, profileDir, policyDir, rows, lifecycles, idle, sticky, clusterWorkers string
 	var stickyCache int
 	flag.StringVar(&role, "role", "bench", "bench, or worker (internal: the bench's worker process)")
 	flag.StringVar(&address, "address", "", "worker role: the Temporal frontend")
 	flag.StringVar(&taskQueue, "task-queue", "", "worker role: the task queue")
 	flag.StringVar(&profileDir, "profile-dir", "", "worker role: where SIGUSR1 writes its memory figures and heap profile")
+	flag.StringVar(&policyDir, "policy-dir", "", "worker role: the policy bundle its Authorize decides with (the idle-timed row's change windows)")
 	flag.IntVar(&stickyCache, "sticky-cache", 0, "worker role: sticky workflow cache size (0: the SDK's)")
 	var telemetry string
 	flag.StringVar(&telemetry, "telemetry", "", "worker role: serve /metrics here and count the fleet every second (the metrics row)")
@@ -80,7 +81,7 @@ func main() {
 	flag.Parse()
 	var err error
 	if role == "worker" {
-		err = runWorker(address, taskQueue, profileDir, stickyCache, telemetry)
+		err = runWorker(address, taskQueue, profileDir, policyDir, stickyCache, telemetry)
 	} else if role != "bench" {
 		err = fmt.Errorf("-role: %q is not bench or worker", role)
 	} else if err = o.parse(rows, lifecycles, idle, sticky, clusterWorkers); err == nil {

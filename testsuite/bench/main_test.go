@@ -40,6 +40,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 func TestReleaseRowsRunOnlyWhenNamed(t *testing.T) {
 	assert.NotContains(t, allRows, "preview", "the default -rows")
 	assert.NotContains(t, allRows, "release-rollout", "the default -rows")
+	assert.NotContains(t, allRows, "idle-timed", "the default -rows")
 	var o options
 	o.steps, o.runs, o.workerSticky, o.rollout, o.metrics, o.preview, o.releaseRollout = 1, 1, 1, 1, 1, 1000, 0
 	var fe *flagError

@@ -20,6 +20,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/health"
 	"github.com/slipway-dev/slipway/internal/metrics"
+	"github.com/slipway-dev/slipway/internal/policy"
 	"github.com/slipway-dev/slipway/internal/workerapp"
 	"github.com/slipway-dev/slipway/testsuite/instant"
 )
@@ -50,7 +51,7 @@ func floorWorkflow(local bool) func(workflow.Context, int) error {
 
 // runWorker is the bench's worker process (-role worker): slipway's workflows over instant
 // adapters plus the floor, with the sticky cache the parent chose, until SIGTERM.
-func runWorker(address, taskQueue, profileDir string, sticky int, telemetry string) error {
+func runWorker(address, taskQueue, profileDir, policyDir string, sticky int, telemetry string) error {
 	if profileDir != "" {
 		serveMemStats(filepath.Join(profileDir, "mem-"+taskQueue))
 	}
@@ -89,6 +90,11 @@ func runWorker(address, taskQueue, profileDir string, sticky int, telemetry stri
 	if err != nil {
 		return err
 	}
+	if policyDir != "" {
+		if acts.Policy, err = policy.Load(policyDir); err != nil {
+			return err
+		}
+	}
 	workerapp.Attach(acts, c, taskQueue)
 	verify, err := workerapp.Interceptors(workerapp.Config{Payloads: opts.DataConverter})
 	if err != nil {
@@ -113,13 +119,13 @@ type workerProc struct {
 }
 
 // startWorker runs this bench binary as a worker process; startWorkerFrom runs another build's.
-func startWorker(dir, address, keyFile, taskQueue string, sticky int) (*workerProc, error) {
+func startWorker(dir, address, keyFile, taskQueue string, sticky int, extra ...string) (*workerProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	// Only this build's worker knows -profile-dir: an older one (-compare) would refuse it.
-	return startWorkerFrom(self, dir, address, keyFile, taskQueue, sticky, "-profile-dir", dir)
+	return startWorkerFrom(self, dir, address, keyFile, taskQueue, sticky, append([]string{"-profile-dir", dir}, extra...)...)
 }
 
 func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int, extra ...string) (*workerProc, error) {
