@@ -30,9 +30,6 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 	}
 	e.recordLegacyNames(ctx)
 	e.upsertSearchAttributes(ctx)
-	if e.s.Expiry != nil {
-		e.startExpiry(ctx) // carried over from the run before
-	}
 	switch {
 	case lean >= 2:
 		e.inline = true
@@ -48,9 +45,13 @@ func InstanceWorkflow(ctx workflow.Context, in contract.InstanceInput) error {
 	}
 	for {
 		if err := workflow.Await(ctx, func() bool {
-			return e.signalled() || (!e.busy && !e.acting && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx)))
+			return e.signalled() || e.expiryWake() || (!e.busy && !e.acting && (e.s.State.Final() || e.empty() || e.shouldContinueAsNew(ctx)))
 		}); err != nil {
 			return err
+		}
+		if e.expiryWake() {
+			e.tickExpiry(ctx)
+			continue
 		}
 		if e.receiveSignal(ctx) {
 			continue
@@ -112,9 +113,9 @@ type entity struct {
 	teardown bool
 	// windowOf is where each accepted operation stood in the change windows, by update ID (authorize).
 	windowOf map[string]*windows.Status
-	// expiryChanged counts changes to the expiry, so its timer wakes on each; expiring says it runs.
+	// expiryChanged counts changes to the expiry, so its timer is armed again on each.
 	expiryChanged int
-	expiring      bool
+	clock         expiryClock
 	// acting is an operation the workflow starts itself (expiry) between its decision and its start.
 	acting bool
 }

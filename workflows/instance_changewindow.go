@@ -53,7 +53,7 @@ func (e *entity) takeWindow(ctx workflow.Context) *windows.Status {
 
 // requestID is the update ctx handles; "" for an operation the workflow starts itself (expiry).
 func requestID(ctx workflow.Context) string {
-	if _, ok := onBehalf(ctx); ok {
+	if _, ok := onBehalf(ctx); ok || ctx.Value(ownOperationKey{}) != nil {
 		return ""
 	}
 	if u := workflow.GetCurrentUpdateInfo(ctx); u != nil {
