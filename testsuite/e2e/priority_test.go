@@ -80,9 +80,14 @@ func TestPriorityAndFairnessOrderQueuedWork(t *testing.T) {
 		jobs = append(jobs, job{"person", contract.OperationPriority(""), "b"})
 		order := run(t, e.TaskQueue+"-priority", jobs)
 		t.Logf("order: %v", order)
-		require.Equal(t, "person", order[0], "the person's request, queued last, runs first")
-		for i, name := range order[1:9] {
-			assert.Contains(t, name, "rollout-", "dispatch %d: every rollout step before the sweep's", i+1)
+		// The worker runs two workflow tasks at once, so the activity of the one dispatched second
+		// may be scheduled first: the person's runs among the first two, and the first nine
+		// dispatches are the person's and the rollout's eight, before any of the sweep's.
+		require.Contains(t, order[:2], "person", "the person's request, queued last, runs first or second")
+		for i, name := range order[:9] {
+			if name != "person" {
+				assert.Contains(t, name, "rollout-", "dispatch %d: every rollout step before the sweep's", i)
+			}
 		}
 	})
 
