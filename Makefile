@@ -54,7 +54,7 @@ test: deps
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
 	figures=$$(mktemp -d); status=0; \
-	SLIPWAY_TEMPORAL="$(TEMPORAL)" SLIPWAY_FIGURES_DIR="$$figures" SLIPWAY_ARTIFACTS_DIR="$${SLIPWAY_ARTIFACTS_DIR:-$(CURDIR)/artifacts}" $(PHASE) "go test" $(GO) test -count=1 -timeout 55m ./... || status=$$?; \
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" SLIPWAY_FIGURES_DIR="$$figures" SLIPWAY_ARTIFACTS_DIR="$${SLIPWAY_ARTIFACTS_DIR:-$(CURDIR)/artifacts}" $(PHASE) "go test" $(GO) test -count=1 -timeout 75m ./... || status=$$?; \
 	for f in "$$figures"/*; do if [[ -f "$$f" ]]; then echo "== figures: $$(basename "$$f")" >&2; cat "$$f" >&2; fi; done; \
 	rm -rf "$$figures"; \
 	echo "== make test total: $$((SECONDS - start))s" >&2; \
