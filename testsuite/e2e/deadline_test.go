@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,9 @@ func TestStackDeadlinePlansWavesInsideTheWindows(t *testing.T) {
 	require.Regexp(t, opens.Format(time.RFC3339)+`\s+dl\s+dl/old\s+deadline-\w+-2\n`, out.Stdout)
 	require.Regexp(t, `\s+dlnow\s+dlnow/web\s+deadline-\w+-1\n`, out.Stdout)
 	// dl's wave is a rollout Temporal holds until the opening; dlnow's ran now and re-pinned it.
-	require.Regexp(t, `deadline-\w+-2\s+example\s+Running`, e.MustCLI(0, "rollout", "list").Stdout)
+	waveListed := regexp.MustCompile(`deadline-\w+-2\s+example\s+Running`)
+	require.Eventually(t, func() bool { return waveListed.MatchString(e.MustCLI(0, "rollout", "list").Stdout) },
+		20*time.Second, 200*time.Millisecond, "the delayed wave is listed (visibility follows its start)")
 	require.Eventually(t, func() bool {
 		return strings.Contains(testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/dlnow/web/instance.yaml"), "stack: example@1.1.0")
 	}, 2*time.Minute, 500*time.Millisecond, "dlnow's wave re-pins it")
