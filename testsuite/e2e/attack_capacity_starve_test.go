@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slipway-dev/slipway/internal/capacity"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/tfmirror"
 )
@@ -34,16 +31,7 @@ resource "time_sleep" "wait" {
 // the fix the semaphore's queue was first come first served within a priority: other's deploy
 // finished after all four of acme's.
 func TestAttackCapacityOneTenantStarvesAnother(t *testing.T) {
-	useTimeMirror(t)
-	budgets := filepath.Join(t.TempDir(), "capacity.yaml")
-	require.NoError(t, os.WriteFile(budgets, []byte("budgets:\n  - {name: e2e-fair, slots: 1}\n"), 0o644))
-	t.Setenv(capacity.Var, budgets)
-	e := testsuite.NewEnv(t)
-	testsuite.PushFiles(t, e.GitOpsRepo, "add the fair stack", map[string][]byte{
-		"stacks/fair/schema.yaml":             []byte(brokenSchema + "capacity: {apply: e2e-fair}\n"),
-		"stacks/fair/terraform/main.tf.tmpl":  []byte(fmt.Sprintf(fairTF, tfmirror.TimeVersion)),
-		"stacks/fair/manifests/app.yaml.tmpl": []byte(brokenManifest),
-	})
+	e := cappedEnv(t, "e2e-fair", 1, "fair", fmt.Sprintf(fairTF, tfmirror.TimeVersion))
 	acme := []string{"acme/f1", "acme/f2", "acme/f3", "acme/f4"}
 	for _, ref := range append(acme, "other/f1") {
 		e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: fair\nparameters:\n  greeting: hi\n"), "--wait")

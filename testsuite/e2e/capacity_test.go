@@ -38,16 +38,7 @@ resource "time_sleep" "wait" {
 // A budget of 2: four instances deploying at once never run more than two terraform applies at
 // a time (counted from the live processes), the others say they wait for the budget, and all end Deployed.
 func TestCapacityBudgetBoundsConcurrentApplies(t *testing.T) {
-	useTimeMirror(t)
-	budgets := filepath.Join(t.TempDir(), "capacity.yaml")
-	require.NoError(t, os.WriteFile(budgets, []byte("budgets:\n  - {name: e2e-cloud, slots: 2}\n"), 0o644))
-	t.Setenv(capacity.Var, budgets)
-	e := testsuite.NewEnv(t)
-	testsuite.PushFiles(t, e.GitOpsRepo, "add the capped stack", map[string][]byte{
-		"stacks/capped/schema.yaml":             []byte(brokenSchema + "capacity: {apply: e2e-cloud}\n"),
-		"stacks/capped/terraform/main.tf.tmpl":  []byte(fmt.Sprintf(cappedTF, tfmirror.TimeVersion)),
-		"stacks/capped/manifests/app.yaml.tmpl": []byte(brokenManifest),
-	})
+	e := cappedEnv(t, "e2e-cloud", 2, "capped", fmt.Sprintf(cappedTF, tfmirror.TimeVersion))
 	const n = 4
 	for i := range n {
 		e.MustCLI(0, "create", fmt.Sprintf("cap/i%d", i), "-f", writeFile(t, fmt.Sprintf("stack: capped\nparameters:\n  greeting: hi%d\n", i)), "--wait")
@@ -143,17 +134,9 @@ func containsArg(args []string, a string) bool {
 // Deployed, and nothing holds or waits for the budget after. Meanwhile a release, an acquire and
 // a grant sent without slipway's attestation are refused and move nothing.
 func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
-	useTimeMirror(t)
-	budgets := filepath.Join(t.TempDir(), "capacity.yaml")
-	require.NoError(t, os.WriteFile(budgets, []byte("budgets:\n  - {name: e2e-kill, slots: 1}\n"), 0o644))
-	t.Setenv(capacity.Var, budgets)
-	e := testsuite.NewEnv(t, func(o *devenv.EnvOptions) { o.NoWorker = true })
-	testsuite.PushFiles(t, e.GitOpsRepo, "add the capped stack", map[string][]byte{
-		"stacks/capped/schema.yaml": []byte(brokenSchema + "capacity: {apply: e2e-kill}\n"),
-		// The greeting is the apply's sleep: a's long enough to be killed in, b's short.
-		"stacks/capped/terraform/main.tf.tmpl":  []byte(strings.Replace(fmt.Sprintf(cappedTF, tfmirror.TimeVersion), `"4s"`, "{{ quote .Params.greeting }}", 1)),
-		"stacks/capped/manifests/app.yaml.tmpl": []byte(brokenManifest),
-	})
+	// The greeting is the apply's sleep: a's long enough to be killed in, b's short.
+	e := cappedEnv(t, "e2e-kill", 1, "capped", strings.Replace(fmt.Sprintf(cappedTF, tfmirror.TimeVersion), `"4s"`, "{{ quote .Params.greeting }}", 1),
+		func(o *devenv.EnvOptions) { o.NoWorker = true })
 	first := startWorkerProcess(t, e, "")
 	for ref, sleep := range map[string]string{"kill/a": "10s", "kill/b": "1s", "kill/c": "1s"} {
 		e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: capped\nparameters:\n  greeting: "+sleep+"\n"), "--wait")
@@ -226,4 +209,21 @@ func capacityUse(t *testing.T, e *testsuite.Env, budget string) (use contract.Ca
 	require.NoError(t, err)
 	require.NoError(t, v.Get(&use))
 	return use
+}
+
+// cappedEnv is an Env whose worker has one capacity budget of slots, and stack, whose applies
+// draw on it, running tf (the real time provider through the mirror).
+func cappedEnv(t *testing.T, budget string, slots int, stack, tf string, opts ...func(*devenv.EnvOptions)) *testsuite.Env {
+	t.Helper()
+	useTimeMirror(t)
+	budgets := filepath.Join(t.TempDir(), "capacity.yaml")
+	require.NoError(t, os.WriteFile(budgets, []byte(fmt.Sprintf("budgets:\n  - {name: %s, slots: %d}\n", budget, slots)), 0o644))
+	t.Setenv(capacity.Var, budgets)
+	e := testsuite.NewEnv(t, opts...)
+	testsuite.PushFiles(t, e.GitOpsRepo, "add the "+stack+" stack", map[string][]byte{
+		"stacks/" + stack + "/schema.yaml":             []byte(brokenSchema + "capacity: {apply: " + budget + "}\n"),
+		"stacks/" + stack + "/terraform/main.tf.tmpl":  []byte(tf),
+		"stacks/" + stack + "/manifests/app.yaml.tmpl": []byte(brokenManifest),
+	})
+	return e
 }
