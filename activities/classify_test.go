@@ -58,6 +58,7 @@ func TestClassifyGivesEachBackendErrorItsStepType(t *testing.T) {
 		"terraform stale plan":        {&terraform.StalePlanError{Workspace: ws}, contract.ErrStalePlan, false},
 		"terraform command":           {&terraform.CommandError{Workspace: ws, Err: errors.New("exit 1")}, contract.ErrTerraform, false},
 		"terraform command cancelled": {&terraform.CommandError{Workspace: ws, Err: context.Canceled}, contract.ErrTerraform, false},
+		"terraform killed":            {&terraform.KilledError{Workspace: ws, Signal: "killed"}, contract.ErrTerraformKilled, true},
 		"terraform no sandbox":        {fmt.Errorf("plan: %w", &terraform.SandboxRefusedError{Reason: "no bwrap"}), contract.ErrNotAllowed, false},
 		"terraform store down":        {&terraform.StoreError{Workspace: ws, Err: errors.New("refused")}, "", true},
 		"store sealed":                {&store.SealError{What: "plan", KeyID: "k1", Err: errors.New("x")}, contract.ErrUnreadable, false},

@@ -61,6 +61,10 @@ func classify(err error) error {
 			temporal.ApplicationErrorOptions{NextRetryDelay: delay})
 	case isA[*config.ValidationError](err), isA[*config.StackError](err):
 		return invalidConfig(err)
+	case isA[*terraform.KilledError](err):
+		// Killed by the OOM killer or a dying worker, not failed on the change: the step runs
+		// again within its budget, as after a worker crash.
+		return temporal.NewApplicationError(err.Error(), contract.ErrTerraformKilled)
 	case errors.As(err, &locked) && locked.CreationContention(), isA[*forge.LockedError](err):
 		// Another workspace in the same database is being created, or another live writer holds
 		// the GitOps repository's lock: wait for it, do not fail.

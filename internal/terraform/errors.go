@@ -118,6 +118,24 @@ func (e *ProvidersGoneError) Error() string {
 		e.Command, e.Workspace)
 }
 
+// KilledError means terraform was killed by a signal slipway did not send (the OOM killer, an
+// operator, a worker dying around it): not a verdict on the change, so the step runs again.
+type KilledError struct {
+	Command   string
+	Workspace Workspace
+	Signal    string
+	Stderr    string
+}
+
+func (e *KilledError) Error() string {
+	msg := fmt.Sprintf("terraform %s for workspace %s: killed by %s (not by slipway): it runs again on the next attempt",
+		e.Command, e.Workspace, e.Signal)
+	if e.Stderr != "" {
+		msg += "\n" + e.Stderr
+	}
+	return msg
+}
+
 // StalePlanError means the state changed after the plan was made, so terraform refused it.
 type StalePlanError struct {
 	Workspace Workspace

@@ -2,13 +2,18 @@ package terraform
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/devstack/proc"
 )
 
 // lockedApplyThenCancel starts an apply that sleeps in a provisioner, checks that Lock and
@@ -114,4 +119,37 @@ func TestKilledTerraformLeavesStaleLockInfoOnly(t *testing.T) {
 
 	_, err = r.Plan(ctx, ws, "after", false)
 	require.NoError(t, err)
+}
+
+// A terraform killed by a signal slipway did not send (the OOM killer, a dying worker) is a
+// KilledError, which the activities retry; before, it was a CommandError, which failed the step.
+func TestApplyKilledFromOutsideIsKilledError(t *testing.T) {
+	t.Parallel()
+	r := newRunner(t)
+	ws := Workspace{Tenant: "t", Name: "killed"}
+	ctx := context.Background()
+	ready(t, r, ws, slowConfig())
+	p, err := r.Plan(ctx, ws, "slow", false)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Apply(ctx, ws, p)
+		done <- err
+	}()
+	waitForLock(t, r, ws, done)
+	killed := 0
+	for _, pid := range proc.Descendants(os.Getpid()) {
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == "terraform" {
+			require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+			killed++
+		}
+	}
+	require.Equal(t, 1, killed, "one terraform runs the apply")
+	err = <-done
+	var ke *KilledError
+	require.ErrorAs(t, err, &ke)
+	assert.Equal(t, "apply", ke.Command)
+	assert.Equal(t, "killed", ke.Signal)
+	var ce *CommandError
+	assert.False(t, errors.As(err, &ce), "not a verdict on the change")
 }

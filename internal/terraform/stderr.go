@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -72,6 +73,9 @@ func (c *call) fail(err error) error {
 	// terraform-exec appends all of stderr to its error; keep just the exit status, Stderr has the tail.
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && errors.As(err, &exitErr) {
 		cause = exitErr
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return &KilledError{Command: c.command, Workspace: c.ws, Signal: ws.Signal().String(), Stderr: tail(text, maxStderrTail)}
+		}
 	}
 	if msg := cause.Error(); credentials.Redact(msg, c.secrets) != msg {
 		cause = errors.New(credentials.Redact(msg, c.secrets))
