@@ -29,6 +29,8 @@ func (a *Activities) readReleases(ctx context.Context, rev, stack string) (*conf
 		if err := a.fresh(ctx, rev, r); err != nil {
 			return nil, err
 		}
+	} else if err := a.notDeleted(ctx, rev, stack); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

@@ -12,6 +12,7 @@ import (
 // writes (internal/store: the shared store, or the worker's state dir).
 type ReleasesHeads interface {
 	RaiseReleasesHead(ctx context.Context, stack string, generation int, seal string) (int, string, error)
+	ReleasesHead(ctx context.Context, stack string) (int, string, error)
 }
 
 // freshReleases keeps the commits whose releases file was found fresh: a commit's file never
@@ -83,4 +84,38 @@ func replayed(r *config.Releases, head int) error {
 	}
 	return fieldError(file, "replayed: main holds an earlier releases file slipway sealed ("+what+
 		"), restored by a commit that was not slipway's; refusing to resolve its releases and channels. Restore the file as slipway's last MR merged it (git revert the commit that restored it)")
+}
+
+// notDeleted refuses an absent or empty releases file once slipway has written one for the stack:
+// deleting the file would unpin every instance on the default channel, which would then render
+// main's unreleased stack. At a past commit the file may not exist yet; main is then asked.
+func (a *Activities) notDeleted(ctx context.Context, rev, stack string) error {
+	if a.Heads == nil {
+		return nil
+	}
+	key := a.Forge.RepoURL() + "\x00" + rev + "\x00" + stack + "\x00"
+	if commitSHA.MatchString(rev) {
+		freshReleases.Lock()
+		ok := freshReleases.m[key]
+		freshReleases.Unlock()
+		if ok {
+			return nil
+		}
+	}
+	if rev != "" {
+		if _, err := a.readReleases(ctx, "", stack); err != nil {
+			return err
+		}
+		return rememberFresh(rev, key)
+	}
+	gen, _, err := a.Heads.ReleasesHead(ctx, stack)
+	if err != nil {
+		return classify(err)
+	}
+	if gen > 0 {
+		file := config.ReleasesDir(stack) + "/" + config.ReleasesFile
+		return invalidConfig(fieldError(file, fmt.Sprintf("deleted: main holds no releases file, but slipway wrote generation %d of it; "+
+			"refusing to render the stack unpinned. Restore the file as slipway's last MR merged it (git revert the commit that removed it)", gen)))
+	}
+	return nil
 }

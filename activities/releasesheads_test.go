@@ -100,3 +100,59 @@ func TestReplayedReleasesFileIsRefused(t *testing.T) {
 	_, err = a.readReleases(ctx, "", "s")
 	require.ErrorContains(t, err, "generation 1, older than generation 2")
 }
+
+// Deleting the releases file on main (or emptying it) once slipway wrote one is refused, at main
+// and at any commit, naming the file: it would put every instance on the default channel onto
+// main's unreleased stack. Before, the instance rendered unpinned. (A commit found fresh before
+// stays so: a pipeline that pinned it goes on.)
+func TestDeletedReleasesFileIsRefused(t *testing.T) {
+	ctx := context.Background()
+	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"stacks/s/schema.yaml":            []byte("parameters: []\n"),
+		"stacks/s/terraform/main.tf.tmpl": []byte("# v1\n"),
+		"stacks/u/schema.yaml":            []byte("parameters: []\n"),
+		"stacks/u/terraform/main.tf.tmpl": []byte("# u\n"),
+	})
+	require.NoError(t, err)
+	key, err := attest.Generate()
+	require.NoError(t, err)
+	seals, err := attest.Parse("test", key)
+	require.NoError(t, err)
+	a := &Activities{Forge: f, Seals: seals, Heads: store.HeadDir(filepath.Join(t.TempDir(), "heads"))}
+	before, err := f.Head(ctx)
+	require.NoError(t, err)
+
+	_, err = a.Stack(ctx, contract.StackRequest{Op: contract.StackOpRelease, Stack: "s", Version: "1.0.0", ID: "cut"})
+	require.NoError(t, err)
+	res, err := a.Stack(ctx, contract.StackRequest{Op: contract.StackOpChannel, Stack: "s", Channel: "stable", Version: "1.0.0", Default: true, ID: "default"})
+	require.NoError(t, err)
+	_, rel, err := a.instanceStack(ctx, "", &config.Instance{Stack: "s"})
+	require.NoError(t, err)
+	require.Equal(t, "1.0.0", rel.Version, "an unpinned instance takes the default channel")
+	_, err = a.readReleases(ctx, before, "s")
+	require.NoError(t, err, "a commit from before the first release is history while main holds the file")
+
+	for i, files := range []map[string][]byte{{config.ReleasesFile: []byte("\n")}, {}} {
+		mr, err := f.Open(ctx, forge.Change{Branch: fmt.Sprintf("test/delete-%d", i), Title: "t", Dir: config.ReleasesDir("s"), Files: files})
+		require.NoError(t, err)
+		mr, err = f.Merge(ctx, mr)
+		require.NoError(t, err)
+		for _, rev := range []string{"", mr.MergeSHA} { // what an operation started now reads
+			_, _, err = a.instanceStack(ctx, rev, &config.Instance{Stack: "s"})
+			require.ErrorContains(t, err, "releases/s/releases.yaml: deleted", "change %d, rev %q", i, rev)
+			require.ErrorContains(t, err, "slipway wrote generation 2")
+		}
+	}
+	_, _, err = a.instanceStack(ctx, "", &config.Instance{Stack: "u"})
+	require.NoError(t, err, "a stack slipway never released renders unpinned")
+
+	latest, err := f.ReadDir(ctx, res.MergeSHA, config.ReleasesDir("s"))
+	require.NoError(t, err)
+	mr, err := f.Open(ctx, forge.Change{Branch: "test/restore", Title: "t", Dir: config.ReleasesDir("s"), Files: latest})
+	require.NoError(t, err)
+	_, err = f.Merge(ctx, mr)
+	require.NoError(t, err)
+	_, rel, err = a.instanceStack(ctx, "", &config.Instance{Stack: "s"})
+	require.NoError(t, err, "the file as slipway last wrote it resolves again")
+	require.Equal(t, "1.0.0", rel.Version)
+}

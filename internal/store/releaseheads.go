@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Releases heads: the newest generation of each stack's releases file slipway wrote or saw, and
@@ -20,6 +22,8 @@ type ReleasesHeads interface {
 	// RaiseReleasesHead records generation and seal as stack's head unless a generation as high
 	// is recorded already (the first seen of a generation stays), and returns the head after.
 	RaiseReleasesHead(ctx context.Context, stack string, generation int, seal string) (int, string, error)
+	// ReleasesHead is stack's recorded head without raising it; generation -1 when none is.
+	ReleasesHead(ctx context.Context, stack string) (int, string, error)
 }
 
 var (
@@ -46,6 +50,19 @@ func (s *PG) RaiseReleasesHead(ctx context.Context, stack string, generation int
 		return 0, "", fmt.Errorf("store: record releases head: %w", err)
 	}
 	return gen, held, nil
+}
+
+// ReleasesHead implements ReleasesHeads.
+func (s *PG) ReleasesHead(ctx context.Context, stack string) (int, string, error) {
+	gen, seal := -1, ""
+	err := s.pool.QueryRow(ctx, `SELECT generation, seal FROM slipway_releases_heads WHERE stack = $1`, stack).Scan(&gen, &seal)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return -1, "", nil
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("store: read releases head: %w", err)
+	}
+	return gen, seal, nil
 }
 
 // HeadDir keeps the heads as files (one host, the embedded default): <stack>/<generation>,
@@ -86,6 +103,18 @@ func (d HeadDir) RaiseReleasesHead(_ context.Context, stack string, generation i
 		}
 	}
 	return d.head(dir)
+}
+
+// ReleasesHead implements ReleasesHeads.
+func (d HeadDir) ReleasesHead(_ context.Context, stack string) (int, string, error) {
+	if stack == "" || filepath.Base(stack) != stack {
+		return 0, "", &InvalidInputError{Field: "stack", Reason: "a releases head needs its stack"}
+	}
+	gen, seal, err := d.head(filepath.Join(string(d), stack))
+	if errors.Is(err, fs.ErrNotExist) {
+		return -1, "", nil
+	}
+	return gen, seal, err
 }
 
 // head is the highest generation recorded in dir and its seal; -1 when none is.

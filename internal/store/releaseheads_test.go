@@ -18,7 +18,10 @@ func headsContract(t *testing.T, h ReleasesHeads) {
 		require.NoError(t, err)
 		return g, s
 	}
-	g, s := raise("web", 0, "s0")
+	g, s, err := h.ReleasesHead(ctx, "web")
+	require.NoError(t, err)
+	require.Equal(t, -1, g, "no head is recorded yet, and reading records none")
+	g, s = raise("web", 0, "s0")
 	require.Equal(t, 0, g)
 	require.Equal(t, "s0", s, "the first seen is recorded, generation 0 included")
 	g, s = raise("web", 0, "other")
@@ -32,7 +35,11 @@ func headsContract(t *testing.T, h ReleasesHeads) {
 	require.Equal(t, "s2", s)
 	g, _ = raise("db", 1, "d1")
 	require.Equal(t, 1, g, "each stack has its own head")
-	_, _, err := h.RaiseReleasesHead(ctx, "", 1, "x")
+	g, s, err = h.ReleasesHead(ctx, "web")
+	require.NoError(t, err)
+	require.Equal(t, 2, g)
+	require.Equal(t, "s2", s)
+	_, _, err = h.RaiseReleasesHead(ctx, "", 1, "x")
 	require.Error(t, err)
 }
 
