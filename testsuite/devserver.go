@@ -48,6 +48,7 @@ func Main(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	writeDurations()
 	if err := server.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "testsuite: stop dev server:", err)
 	}
@@ -60,6 +61,7 @@ func Address(t testing.TB) string {
 	if server == nil {
 		t.Fatal("testsuite: no dev server: call testsuite.Main from TestMain")
 	}
+	timeTest(t)
 	return server.Address
 }
 
