@@ -347,6 +347,22 @@ func (c *Client) StackRequest(ctx context.Context, req contract.StackRequest) (c
 	return out, fmt.Errorf("stack %s through slipway server: not served yet; talk to Temporal directly", req.Op)
 }
 
+// SetDeadline sets an upgrade deadline of stack as the person, and starts its waves.
+func (c *Client) SetDeadline(ctx context.Context, stack string, b DeadlineBody) (client.DeadlineSet, error) {
+	var out client.DeadlineSet
+	return out, c.do(ctx, http.MethodPost, "/v1/stacks/"+url.PathEscape(stack)+"/deadlines", b, &out)
+}
+
+// StackStatus is the stack's skew over the tenants the person may read (only tenant, when named) and its deadlines' progress.
+func (c *Client) StackStatus(ctx context.Context, stack, tenant string) (StackStatus, error) {
+	var out StackStatus
+	path := "/v1/stacks/" + url.PathEscape(stack) + "/status"
+	if tenant != "" {
+		path += "?" + url.Values{"tenant": {tenant}}.Encode()
+	}
+	return out, c.do(ctx, http.MethodGet, path, nil, &out)
+}
+
 // StartPreview starts a fleet preview of spec.Stack.
 func (c *Client) StartPreview(ctx context.Context, spec contract.PreviewSpec) error {
 	return c.do(ctx, http.MethodPost, "/v1/stacks/"+url.PathEscape(spec.Stack)+"/previews", spec, nil)

@@ -28,6 +28,7 @@ const (
 	kindUnavailable     = "unavailable"       // 503: Temporal cannot be reached
 	kindNoWorker        = "no-worker"         // 504: no worker accepted it in time
 	kindTooMany         = "too-many"          // 429: over a bound of live event streams
+	kindUnmeetable      = "unmeetable"        // 422: a deadline the change windows cannot meet
 	kindFailed          = "failed"            // 500: anything else
 )
 
@@ -102,6 +103,7 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) int {
 		un *client.UnavailableError
 		nw *NoWorkerError
 		tm *TooManyError
+		dm *client.DeadlineMissedError
 	)
 	code, kind, body := http.StatusInternalServerError, kindFailed, Problem{Detail: err.Error()}
 	switch {
@@ -136,6 +138,8 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) int {
 	case errors.As(err, &tm):
 		code, kind = http.StatusTooManyRequests, kindTooMany
 		body.Errors = fieldOf(tm.Message)
+	case errors.As(err, &dm):
+		code, kind = http.StatusUnprocessableEntity, kindUnmeetable
 	case errors.Is(err, context.Canceled):
 		code = 499 // the client left; nobody reads this
 	}
@@ -189,6 +193,8 @@ func errorFromBody(code int, b Problem) error {
 		return &NoWorkerError{Message: b.Detail}
 	case kindTooMany:
 		return &TooManyError{Message: b.Detail}
+	case kindUnmeetable:
+		return &client.DeadlineMissedError{Message: b.Detail}
 	}
 	if b.Detail == "" {
 		b.Detail = http.StatusText(code)

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -152,6 +153,87 @@ func (s *Server) stackCounts(ctx context.Context, a identity.Actor, r *http.Requ
 	}
 	counts, err = keep(s.readable(ctx, a), counts, func(c client.StackCount) string { return c.Tenant })
 	return http.StatusOK, StackCounts{Known: known, Counts: counts}, err
+}
+
+// StackStatus answers GET /v1/stacks/{stack}/status: stack status's skew over the tenants the
+// person may read, and each upgrade deadline's progress for those who may read the stack's releases.
+type StackStatus struct {
+	Counts []client.ReleaseCount `json:"counts"`
+	// HiddenTenants counts the tenants running the stack the person may not read: left out of Counts.
+	HiddenTenants int                     `json:"hiddenTenants"`
+	Deadlines     []client.DeadlineStatus `json:"deadlines"`
+	// DeadlinesNotShown says why there are no deadlines: the releases are a read of every tenant.
+	DeadlinesNotShown string `json:"deadlinesNotShown,omitempty"`
+}
+
+// stackStatus is `slipway stack status`: the instances of ?tenant= (a read of it), else of every
+// tenant the person may read, counted per release; the deadlines' progress over the same instances.
+func (s *Server) stackStatus(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	stack, err := pathStack(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	tenant := r.URL.Query().Get("tenant")
+	if tenant != "" {
+		if !names.IsLabel(tenant) {
+			return 0, nil, badRequest("tenant: %q is not a tenant name", tenant)
+		}
+		if err := s.authorize(ctx, Check{Actor: a, Operation: OpRead, Tenant: tenant}); err != nil {
+			return 0, nil, err
+		}
+	}
+	items, err := s.o.Client.List(ctx, client.ListFilter{Stack: stack, Tenant: tenant})
+	if err != nil {
+		return 0, nil, err
+	}
+	out, shown, err := s.skew(ctx, a, items)
+	if err != nil {
+		return 0, nil, err
+	}
+	// Whether to show the deadlines only filters the answer, so it is not recorded; the
+	// StackWorkflow decides the releases' read again, on the person.
+	ok, reason, _, err := s.o.Authorize(ctx, Check{Actor: a, Operation: OpRead, Name: stack})
+	if err != nil {
+		return 0, nil, fmt.Errorf("policy: %w", err)
+	}
+	if !ok {
+		out.DeadlinesNotShown = reason
+		return http.StatusOK, out, nil
+	}
+	rels, err := s.o.Client.StackRequest(ctx, contract.StackRequest{Op: contract.StackOpReleases, Stack: stack})
+	var bad *client.InvalidConfigError
+	switch {
+	case errors.As(err, &bad):
+		return 0, nil, err // the releases file is refused: every render of the stack fails on it
+	case err != nil:
+		out.DeadlinesNotShown = err.Error()
+	default:
+		out.Deadlines = client.DeadlineProgress(s.o.Windows, stack, rels.Deadlines, shown, time.Now())
+	}
+	return http.StatusOK, out, nil
+}
+
+// skew counts the instances of the tenants a may read per release and tenant, and how many
+// tenants were left out; shown are the instances counted.
+func (s *Server) skew(ctx context.Context, a identity.Actor, items []client.ListItem) (out StackStatus, shown []client.ListItem, err error) {
+	rd := s.readable(ctx, a)
+	var hidden []string
+	for _, it := range items {
+		ok, err := rd.Tenant(it.Tenant)
+		switch {
+		case err != nil:
+			return out, nil, err
+		case ok:
+			shown = append(shown, it)
+		case !slices.Contains(hidden, it.Tenant):
+			hidden = append(hidden, it.Tenant)
+		}
+	}
+	out = StackStatus{Counts: client.CountReleases(shown), HiddenTenants: len(hidden), Deadlines: []client.DeadlineStatus{}}
+	if out.Counts == nil {
+		out.Counts = []client.ReleaseCount{}
+	}
+	return out, shown, nil
 }
 
 // drifted is `slipway drift list`: the drifted instances of the tenants the actor may read.

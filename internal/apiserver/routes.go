@@ -104,6 +104,8 @@ func (s *Server) routes() {
 	s.handle("GET /v1/stacks/{stack}/releases", s.stackReleases)
 	s.handle("POST /v1/stacks/{stack}/releases", s.stackRelease)
 	s.handle("POST /v1/stacks/{stack}/channels/{channel}", s.stackChannel)
+	s.handle("POST /v1/stacks/{stack}/deadlines", s.stackDeadline)
+	s.handle("GET /v1/stacks/{stack}/status", s.stackStatus)
 	s.handle("POST /v1/stacks/{stack}/previews", s.stackPreview)
 	s.handle("GET /v1/stacks/{stack}/previews/{id}", s.previewShow)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/identity"
 	"github.com/slipway-dev/slipway/internal/tracing"
+	"github.com/slipway-dev/slipway/internal/windows"
 )
 
 // Verifier checks a person's bearer token (identity.Verifier over the OIDC provider's keys).
@@ -60,6 +61,9 @@ type Options struct {
 	Verifier  Verifier
 	Client    *client.Client
 	Authorize Authorize
+	// Windows are the change windows of the policy bundle (the workers'): a stack deadline's waves
+	// are planned inside them.
+	Windows windows.Set
 	// Secrets is where the server reads secrets from; nil answers 501.
 	Secrets SecretsReader
 	// Hosts are the names and addresses the server answers to in the Host header (port ignored):

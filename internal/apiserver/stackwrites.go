@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
@@ -28,6 +29,15 @@ type (
 		Version string `json:"version"`
 		Default bool   `json:"default,omitempty"`
 		ID      string `json:"id,omitempty"`
+	}
+	// DeadlineBody is POST /v1/stacks/{stack}/deadlines: every instance on release Min or newer by
+	// By (RFC 3339, or a date: its 00:00 UTC), in waves of BatchSize or BatchPercent (default 25%).
+	DeadlineBody struct {
+		Min          string `json:"min"`
+		By           string `json:"by"`
+		BatchSize    int    `json:"batchSize,omitempty"`
+		BatchPercent int    `json:"batchPercent,omitempty"`
+		ID           string `json:"id,omitempty"`
 	}
 	// UndoBody is POST /v1/rollouts/{id}/undo: the undoing rollout's ID.
 	UndoBody struct {
@@ -119,6 +129,56 @@ func (s *Server) stackChannel(ctx context.Context, a identity.Actor, r *http.Req
 		return 0, nil, badRequest("version: %q must be a release's version (semver, e.g. 1.5.0) or head", b.Version)
 	}
 	return s.stackWrite(ctx, a, contract.StackRequest{Op: contract.StackOpChannel, Stack: stack, Channel: channel, Version: b.Version, Default: b.Default, ID: b.ID})
+}
+
+// stackDeadline sets an upgrade deadline as stack deadline does, deciding it as the other stack
+// writes: its waves are planned inside the server's policy bundle's windows (the workers').
+func (s *Server) stackDeadline(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
+	stack, err := pathStack(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	var b DeadlineBody
+	if err := decode(r, &b); err != nil {
+		return 0, nil, err
+	}
+	by, err := client.ParseBy(b.By, time.Now())
+	switch {
+	case !config.IsVersion(b.Min):
+		return 0, nil, badRequest("min: %q must be a release version MAJOR.MINOR.PATCH (semver, e.g. 1.5.0)", b.Min)
+	case err != nil:
+		return 0, nil, badRequest("by: %v", err)
+	case b.BatchSize < 0:
+		return 0, nil, badRequest("batchSize: %d: must be at least 1 instance (0: batchPercent, default 25%%)", b.BatchSize)
+	case b.BatchPercent < 0 || b.BatchPercent > 100:
+		return 0, nil, badRequest("batchPercent: %d: must be 1 to 100", b.BatchPercent)
+	case b.BatchSize > 0 && b.BatchPercent > 0:
+		return 0, nil, badRequest("batchPercent: give batchSize or batchPercent, not both")
+	case b.ID != "" && !names.IsLabel(b.ID):
+		return 0, nil, badRequest("id: %q must be a lowercase label (a-z, 0-9, -)", b.ID)
+	}
+	if b.BatchSize == 0 && b.BatchPercent == 0 {
+		b.BatchPercent = 25
+	}
+	req := contract.StackRequest{Op: contract.StackOpDeadline, Stack: stack, Version: b.Min, ID: b.ID}
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "stack", Name: stack, Request: req}); err != nil {
+		return 0, nil, err
+	}
+	rels, err := s.o.Client.StackRequest(ctx, contract.StackRequest{Op: contract.StackOpReleases, Stack: stack})
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(rels.Releases) == 0 {
+		return 0, nil, badRequest("stack: %q has no releases, so no deadline (an unknown stack has none)", stack)
+	}
+	if _, ok := (&config.Releases{Stack: stack, Releases: rels.Releases}).Find(b.Min); !ok {
+		return 0, nil, badRequest("min: %s: not a release of stack %s (GET /v1/stacks/%s/releases lists them)", b.Min, stack, stack)
+	}
+	set, err := s.o.Client.SetDeadline(ctx, s.o.Windows, stack, contract.StackDeadline{Min: b.Min, By: by}, b.BatchSize, b.BatchPercent, b.ID, a.Name)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, set, nil
 }
 
 // stackPreview starts a fleet preview for a person the policy lets plan in its scope (the

@@ -127,7 +127,7 @@ localhost on loopback), the --listen host and the --allowed-host names. Beyond l
 				Verifier: ver, Client: c, Hosts: allowed, AcceptTimeout: g.accept, Logger: zl,
 				// The tenant's page signs in as the CLI does: the same client, its scopes but offline access.
 				UI:        &apiserver.UI{Issuer: issuer, ClientID: clientID, Scopes: strings.TrimSpace(strings.ReplaceAll(envOr(envOIDCScopes, defaultOIDCScopes), "offline_access", ""))},
-				Authorize: apiserver.PolicyAuthorize(engine),
+				Authorize: apiserver.PolicyAuthorize(engine), Windows: engine.Windows(),
 				Audit: func(ctx context.Context, e contract.AuditEntry) error {
 					return appendServerAudit(ctx, auditLog, e)
 				},

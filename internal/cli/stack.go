@@ -14,7 +14,6 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
-	"github.com/slipway-dev/slipway/internal/windows"
 )
 
 func (g *globals) stackCmd() *cobra.Command {
@@ -163,7 +162,30 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 			if tenant != "" && !labelRE.MatchString(tenant) {
 				return usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", tenant)
 			}
-			if err := g.withReader(cmd, func(c reader) error {
+			api, err := g.api()
+			if err != nil {
+				return err
+			}
+			if api != nil {
+				if cmd.Flags().Changed("dir") {
+					return usageErr("--dir: through --server the deadlines' progress is planned inside the server's own policy bundle's windows (the workers'); leave --dir out")
+				}
+				st, err := api.StackStatus(cmd.Context(), args[0], tenant)
+				if err != nil {
+					return err
+				}
+				if st.DeadlinesNotShown != "" && out.value == formatText {
+					fmt.Fprintf(g.streams.Err, "deadlines not shown: %s\n", st.DeadlinesNotShown)
+				}
+				return g.output(out, st.Counts, func(w io.Writer) {
+					writeReleaseCounts(w, st.Counts)
+					writeDeadlines(w, st.Deadlines)
+					if st.HiddenTenants > 0 {
+						fmt.Fprintf(w, "%d other tenant(s) run %s: not shown, you may not read them\n", st.HiddenTenants, args[0])
+					}
+				})
+			}
+			if err := g.withClient(cmd, func(c *client.Client) error {
 				items, err := c.List(cmd.Context(), client.ListFilter{Stack: args[0], Tenant: tenant})
 				if err != nil {
 					return err
@@ -172,14 +194,14 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 				if counts == nil {
 					counts = []client.ReleaseCount{}
 				}
-				var deadlines []contract.StackDeadline
-				var ws windows.Set
+				var progress []client.DeadlineStatus
 				if out.value == formatText { // -o json keeps its shape: the counts; stack releases has the deadlines
-					deadlines, ws = g.stackDeadlines(cmd, args[0], dir)
+					deadlines, ws := g.stackDeadlines(cmd, args[0], dir)
+					progress = client.DeadlineProgress(ws, args[0], deadlines, items, time.Now())
 				}
 				return g.output(out, counts, func(w io.Writer) {
 					writeReleaseCounts(w, counts)
-					writeDeadlines(w, args[0], deadlines, items, ws, time.Now())
+					writeDeadlines(w, progress)
 				})
 			}); err != nil {
 				return err
@@ -197,9 +219,6 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 // earlier file restored on main): every render of the stack fails on it, so the skew says so
 // (exit 2, naming the file). Any other answer (not allowed to read every tenant, no file) adds nothing.
 func (g *globals) releasesFileRefused(cmd *cobra.Command, stack string) error {
-	if api, err := g.api(); err != nil || api != nil {
-		return nil // through the server, each tenant member's status would be a refusal in the audit log
-	}
 	var bad *client.InvalidConfigError
 	if _, err := g.stackRequest(cmd, contract.StackRequest{Op: contract.StackOpReleases, Stack: stack}); errors.As(err, &bad) {
 		return err
