@@ -33,6 +33,7 @@ func TestErrorsRoundTrip(t *testing.T) {
 		{&client.InvalidConfigError{Message: "bad", Fields: []contract.FieldError{{Field: "parameters.replicas", Message: "not an int"}}}, http.StatusBadRequest, false, true},
 		{badRequest("request body: unknown field"), http.StatusBadRequest, false, true},
 		{&NoWorkerError{Message: "no slipway worker accepted the request"}, http.StatusGatewayTimeout, false, false},
+		{&client.DeadlineMissedError{Message: "stack web: every instance on 1.5.0 by 2027-01-15T00:00:00Z cannot be met"}, http.StatusUnprocessableEntity, false, false},
 		{errors.New("boom"), http.StatusInternalServerError, false, false},
 	} {
 		rec := httptest.NewRecorder()

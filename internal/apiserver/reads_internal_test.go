@@ -67,6 +67,31 @@ func TestFleetReadsKeepOnlyReadableTenants(t *testing.T) {
 		{Ref: contract.Ref{Tenant: "other", Name: "a"}}, {Ref: contract.Ref{Tenant: "acme", Name: "b"}}, {Ref: contract.Ref{Tenant: "other", Name: "c"}}}}))
 }
 
+// stack status through the server counts only the tenants the person may read and says how many
+// it left out: alice (acme) gets acme's counts and one hidden tenant; carol every tenant's.
+func TestStackStatusCountsOnlyReadableTenants(t *testing.T) {
+	s := &Server{log: zap.NewNop(), o: Options{Authorize: PolicyAuthorize(policy.Default())}}
+	items := []client.ListItem{
+		{Tenant: "acme", Name: "web", Release: "web@1.0.0", Ready: "True"},
+		{Tenant: "other", Name: "web", Release: "web@1.0.0", Ready: "True"},
+		{Tenant: "other", Name: "db", Release: "web@1.1.0"},
+		{Tenant: "acme", Name: "api", Release: "web@1.1.0"},
+	}
+	out, shown, err := s.skew(t.Context(), person("alice", "tenant:acme"), items)
+	require.NoError(t, err)
+	require.Equal(t, []client.ReleaseCount{{Release: "web@1.0.0", Tenant: "acme", Total: 1, Ready: 1}, {Release: "web@1.1.0", Tenant: "acme", Total: 1}}, out.Counts)
+	require.Equal(t, 1, out.HiddenTenants)
+	require.Len(t, shown, 2, "the deadlines' progress counts only what is shown")
+	out, shown, err = s.skew(t.Context(), person("carol", "platform-admins"), items)
+	require.NoError(t, err)
+	require.Len(t, out.Counts, 4)
+	require.Zero(t, out.HiddenTenants)
+	require.Len(t, shown, 4)
+	out, _, err = s.skew(t.Context(), person("mallory"), nil)
+	require.NoError(t, err)
+	require.NotNil(t, out.Counts, "an empty skew is [], as stack status -o json prints it")
+}
+
 // `list --retrying` through the server lists only Retrying instances: the client sends the filter
 // and the server reads it (it was dropped on the way, so every readable instance came back).
 func TestListRetryingFilterReachesTheServer(t *testing.T) {

@@ -28,6 +28,7 @@ func TestStackWritesAreDecidedOnThePerson(t *testing.T) {
 		{"/v1/stacks/web/channels/stable", `{"version":"1.2.0","default":true}`, "stack", "", "web"},
 		{"/v1/stacks/web/channels/dev", `{"version":"head"}`, "stack", "", "web"},
 		{"/v1/stacks/web/previews", `{"id":"p-1","to":"1.2.0"}`, "plan", "", ""},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","batchSize":2}`, "stack", "", "web"},
 	} {
 		method := http.MethodPost
 		if tc.body == "" {
@@ -68,6 +69,17 @@ func TestStackWritesRefuseBadInput(t *testing.T) {
 		{"/v1/stacks/web/previews", `{"to":"1.2.0"}`, "id: "},
 		{"/v1/stacks/web/previews", `{"id":"p-1","to":"1.2.0","concurrency":65}`, "concurrency: 65"},
 		{"/v1/stacks/web/previews", `{"id":"p-1","to":"1.2.0","stack":"db"}`, "stack: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2","by":"2099-01-15"}`, "min: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2020-01-15"}`, "by: 2020-01-15T00:00:00Z: is not in the future"},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"soon"}`, "by: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","batchPercent":101}`, "batchPercent: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","batchSize":-1}`, "batchSize: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","batchSize":2,"batchPercent":10}`, "batchPercent: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","id":"Not A Label"}`, "id: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","cutBy":"mallory"}`, "cutBy: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","requester":{"kind":"person","issuer":"x","name":"alice"}}`, "requester: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","waves":[{"tenant":"acme","instances":["acme/web"]}]}`, "waves: "},
+		{"/v1/stacks/Web/deadlines", `{"min":"1.2.0","by":"2099-01-15"}`, "stack: "},
 		{"/v1/rollouts/r-1/undo", `{"id":"R 2"}`, "id: "},
 		{"/v1/rollouts/r-1/undo", `{"id":"deadline-1a2b3c4d-1"}`, "id: "},
 		{"/v1/rollouts", `{"id":"deadline-1a2b3c4d-1","stack":"web","to":"1.2.0"}`, "id: "},
@@ -77,4 +89,25 @@ func TestStackWritesRefuseBadInput(t *testing.T) {
 		require.True(t, strings.HasPrefix(a.body["detail"].(string), tc.field), "%s: %v names %q", tc.path, a.body["detail"], tc.field)
 		require.Empty(t, c.take(), "%s: refused before the policy is asked", tc.path)
 	}
+	a := callBody(t, http.MethodGet, url+"/v1/stacks/web/status?tenant=Acme", carol.IDToken, "")
+	require.Equal(t, http.StatusBadRequest, a.code, "%v", a.body)
+	require.True(t, strings.HasPrefix(a.body["detail"].(string), "tenant: "), "%v", a.body["detail"])
+	require.Empty(t, c.take())
+}
+
+// A stack's status for one tenant is a read of that tenant, decided first: alice (acme) asking
+// for tenant other's is refused with 403, and nothing reaches Temporal.
+func TestStackStatusOfATenantIsARead(t *testing.T) {
+	p := oidcprovider.Start(t, oidcprovider.Options{})
+	var c checks
+	url := serve(t, p, c.authorize())
+	alice, err := p.SignIn(t.Context(), "alice", oidcprovider.Password("alice"))
+	require.NoError(t, err)
+	a := callBody(t, http.MethodGet, url+"/v1/stacks/web/status?tenant=other", alice.IDToken, "")
+	require.Equal(t, http.StatusForbidden, a.code, "%v", a.body)
+	require.Contains(t, a.body["detail"], "alice may not")
+	got := c.take()
+	require.Len(t, got, 1)
+	require.Equal(t, "read", got[0].Operation)
+	require.Equal(t, "other", got[0].Tenant)
 }
