@@ -31,6 +31,7 @@ const (
 	TooMany         ProblemKind = "too-many"
 	Unauthenticated ProblemKind = "unauthenticated"
 	Unavailable     ProblemKind = "unavailable"
+	Unmeetable      ProblemKind = "unmeetable"
 )
 
 // Valid indicates whether the value is a known member of the ProblemKind enum.
@@ -59,6 +60,8 @@ func (e ProblemKind) Valid() bool {
 	case Unauthenticated:
 		return true
 	case Unavailable:
+		return true
+	case Unmeetable:
 		return true
 	default:
 		return false
@@ -278,6 +281,34 @@ type Condition struct {
 	Reason  *string `json:"reason,omitempty"`
 	Status  string  `json:"status"`
 	Type    string  `json:"type"`
+}
+
+// DeadlineBody an upgrade deadline: every instance of the stack on release min or newer by by
+type DeadlineBody struct {
+	// BatchPercent wave size: this percentage (1 to 100) of the instances behind
+	BatchPercent *int `json:"batchPercent,omitempty"`
+
+	// BatchSize wave size: this many instances (or batchPercent; default 25% of those behind)
+	BatchSize *int `json:"batchSize,omitempty"`
+
+	// By when: RFC 3339, or a date (2027-01-15: its 00:00 UTC), in the future
+	By string `json:"by"`
+
+	// Id the request's ID, a lowercase label: names the MR's branch
+	Id *string `json:"id,omitempty"`
+
+	// Min the oldest release every instance must run (semver, a release of the stack)
+	Min string `json:"min"`
+}
+
+// DeadlineSet the deadline recorded (its waves, planned inside the server's policy bundle's change windows), the merge that recorded it, how many instances were behind, and each wave's rollout, started
+type DeadlineSet struct {
+	Behind int `json:"behind"`
+
+	// Deadline min, by and the planned waves (at, tenant, instances)
+	Deadline map[string]interface{} `json:"deadline"`
+	MergeSHA string                 `json:"mergeSHA"`
+	Rollouts []string               `json:"rollouts"`
 }
 
 // DecisionBody defines model for DecisionBody.
@@ -577,6 +608,18 @@ type StackResult struct {
 	Stack      string                   `json:"stack"`
 }
 
+// StackStatus the skew: the stack's instances per release and tenant (Ready and total), only of the tenants the person may read; each deadline's progress for those who may read the stack's releases (every tenant)
+type StackStatus struct {
+	Counts    []map[string]interface{} `json:"counts"`
+	Deadlines []map[string]interface{} `json:"deadlines"`
+
+	// DeadlinesNotShown why deadlines is empty: the person may not read the stack's releases
+	DeadlinesNotShown *string `json:"deadlinesNotShown,omitempty"`
+
+	// HiddenTenants how many tenants running the stack the person may not read: left out of counts
+	HiddenTenants int `json:"hiddenTenants"`
+}
+
 // Status An instance's status; more fields than described here are answered (output=all, detail).
 type Status struct {
 	AbandonedLeftovers *[]map[string]interface{} `json:"abandonedLeftovers,omitempty"`
@@ -744,6 +787,12 @@ type GetStackSchemaParams struct {
 	Deployed *bool `form:"deployed,omitempty" json:"deployed,omitempty"`
 }
 
+// GetStackStatusParams defines parameters for GetStackStatus.
+type GetStackStatusParams struct {
+	// Tenant only this tenant (a read of it: refused when the person may not)
+	Tenant *string `form:"tenant,omitempty" json:"tenant,omitempty"`
+}
+
 // CheckDriftJSONRequestBody defines body for CheckDrift for application/json ContentType.
 type CheckDriftJSONRequestBody = DriftScope
 
@@ -788,6 +837,9 @@ type ControlRolloutJSONRequestBody = RolloutRequest
 
 // PointChannelJSONRequestBody defines body for PointChannel for application/json ContentType.
 type PointChannelJSONRequestBody = ChannelBody
+
+// SetDeadlineJSONRequestBody defines body for SetDeadline for application/json ContentType.
+type SetDeadlineJSONRequestBody = DeadlineBody
 
 // StartPreviewJSONRequestBody defines body for StartPreview for application/json ContentType.
 type StartPreviewJSONRequestBody = PreviewSpec
@@ -1257,6 +1309,20 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/stacks/{stack}/counts (the `GetStackCounts` operationId).
 	GetStackCounts(ctx context.Context, stack string, params *GetStackCountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SetDeadlineWithBody Set an upgrade deadline (a platform decision: operation stack, every tenant): plan the instances below min into waves inside the change windows, refuse one they cannot meet (422 unmeetable, naming them; nothing recorded), record it, start the waves
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/stacks/{stack}/deadlines (the `SetDeadline` operationId).
+	SetDeadlineWithBody(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetDeadline Set an upgrade deadline (a platform decision: operation stack, every tenant): plan the instances below min into waves inside the change windows, refuse one they cannot meet (422 unmeetable, naming them; nothing recorded), record it, start the waves
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/stacks/{stack}/deadlines (the `SetDeadline` operationId).
+	SetDeadline(ctx context.Context, stack string, body SetDeadlineJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// StartPreviewWithBody Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
 	//
 	// Takes any type of body and a specified content type.
@@ -1299,6 +1365,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/stacks/{stack}/schema (the `GetStackSchema` operationId).
 	GetStackSchema(ctx context.Context, stack string, params *GetStackSchemaParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStackStatus The stack's skew per release and tenant the person may read (hiddenTenants: how many were left out), and each upgrade deadline's progress
+	//
+	// Corresponds with GET /v1/stacks/{stack}/status (the `GetStackStatus` operationId).
+	GetStackStatus(ctx context.Context, stack string, params *GetStackStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Whoami The person the token names
 	//
@@ -2011,6 +2082,40 @@ func (c *Client) GetStackCounts(ctx context.Context, stack string, params *GetSt
 	return c.Client.Do(req)
 }
 
+// SetDeadlineWithBody Set an upgrade deadline (a platform decision: operation stack, every tenant): plan the instances below min into waves inside the change windows, refuse one they cannot meet (422 unmeetable, naming them; nothing recorded), record it, start the waves
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/stacks/{stack}/deadlines (the `SetDeadline` operationId).
+func (c *Client) SetDeadlineWithBody(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetDeadlineRequestWithBody(c.Server, stack, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetDeadline Set an upgrade deadline (a platform decision: operation stack, every tenant): plan the instances below min into waves inside the change windows, refuse one they cannot meet (422 unmeetable, naming them; nothing recorded), record it, start the waves
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/stacks/{stack}/deadlines (the `SetDeadline` operationId).
+func (c *Client) SetDeadline(ctx context.Context, stack string, body SetDeadlineJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetDeadlineRequest(c.Server, stack, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // StartPreviewWithBody Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
 //
 // Takes any type of body and a specified content type.
@@ -2114,6 +2219,21 @@ func (c *Client) CutRelease(ctx context.Context, stack string, body CutReleaseJS
 // Corresponds with GET /v1/stacks/{stack}/schema (the `GetStackSchema` operationId).
 func (c *Client) GetStackSchema(ctx context.Context, stack string, params *GetStackSchemaParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetStackSchemaRequest(c.Server, stack, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStackStatus The stack's skew per release and tenant the person may read (hiddenTenants: how many were left out), and each upgrade deadline's progress
+//
+// Corresponds with GET /v1/stacks/{stack}/status (the `GetStackStatus` operationId).
+func (c *Client) GetStackStatus(ctx context.Context, stack string, params *GetStackStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStackStatusRequest(c.Server, stack, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3790,6 +3910,53 @@ func NewGetStackCountsRequest(server string, stack string, params *GetStackCount
 	return req, nil
 }
 
+// NewSetDeadlineRequest calls the generic SetDeadline builder with application/json body
+func NewSetDeadlineRequest(server string, stack string, body SetDeadlineJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetDeadlineRequestWithBody(server, stack, "application/json", bodyReader)
+}
+
+// NewSetDeadlineRequestWithBody constructs an http.Request for the SetDeadline method, with any body, and a specified content type
+func NewSetDeadlineRequestWithBody(server string, stack string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "stack", stack, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stacks/%s/deadlines", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewStartPreviewRequest calls the generic StartPreview builder with application/json body
 func NewStartPreviewRequest(server string, stack string, body StartPreviewJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4005,6 +4172,67 @@ func NewGetStackSchemaRequest(server string, stack string, params *GetStackSchem
 		if params.Deployed != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "deployed", *params.Deployed, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetStackStatusRequest constructs an http.Request for the GetStackStatus method
+func NewGetStackStatusRequest(server string, stack string, params *GetStackStatusParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "stack", stack, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stacks/%s/status", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Tenant != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant", *params.Tenant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4400,6 +4628,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/stacks/{stack}/counts (the `GetStackCounts` operationId).
 	GetStackCountsWithResponse(ctx context.Context, stack string, params *GetStackCountsParams, reqEditors ...RequestEditorFn) (*GetStackCountsResponse, error)
 
+	// SetDeadlineWithBodyWithResponse Set an upgrade deadline (a platform decision: operation stack, every tenant): plan the instances below min into waves inside the change windows, refuse one they cannot meet (422 unmeetable, naming them; nothing recorded), record it, start the waves
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stacks/{stack}/deadlines (the `SetDeadline` operationId).
+	SetDeadlineWithBodyWithResponse(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDeadlineResponse, error)
+
+	// SetDeadlineWithResponse Set an upgrade deadline (a platform decision: operation stack, every tenant): plan the instances below min into waves inside the change windows, refuse one they cannot meet (422 unmeetable, naming them; nothing recorded), record it, start the waves
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stacks/{stack}/deadlines (the `SetDeadline` operationId).
+	SetDeadlineWithResponse(ctx context.Context, stack string, body SetDeadlineJSONRequestBody, reqEditors ...RequestEditorFn) (*SetDeadlineResponse, error)
+
 	// StartPreviewWithBodyWithResponse Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -4448,6 +4690,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/stacks/{stack}/schema (the `GetStackSchema` operationId).
 	GetStackSchemaWithResponse(ctx context.Context, stack string, params *GetStackSchemaParams, reqEditors ...RequestEditorFn) (*GetStackSchemaResponse, error)
+
+	// GetStackStatusWithResponse The stack's skew per release and tenant the person may read (hiddenTenants: how many were left out), and each upgrade deadline's progress
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/stacks/{stack}/status (the `GetStackStatus` operationId).
+	GetStackStatusWithResponse(ctx context.Context, stack string, params *GetStackStatusParams, reqEditors ...RequestEditorFn) (*GetStackStatusResponse, error)
 
 	// WhoamiWithResponse The person the token names
 	//
@@ -5805,6 +6054,54 @@ func (r GetStackCountsResponse) ContentType() string {
 	return ""
 }
 
+type SetDeadlineResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeadlineSet
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetDeadlineResponse) GetJSON200() *DeadlineSet {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetDeadlineResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetDeadlineResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetDeadlineResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetDeadlineResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetDeadlineResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type StartPreviewResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6039,6 +6336,54 @@ func (r GetStackSchemaResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetStackSchemaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetStackStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StackStatus
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStackStatusResponse) GetJSON200() *StackStatus {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetStackStatusResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStackStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStackStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStackStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStackStatusResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6652,6 +6997,32 @@ func (c *ClientWithResponses) GetStackCountsWithResponse(ctx context.Context, st
 	return ParseGetStackCountsResponse(rsp)
 }
 
+// SetDeadlineWithBodyWithResponse Set an upgrade deadline (a platform decision: operation stack, every tenant): plan the instances below min into waves inside the change windows, refuse one they cannot meet (422 unmeetable, naming them; nothing recorded), record it, start the waves
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stacks/{stack}/deadlines (the `SetDeadline` operationId).
+func (c *ClientWithResponses) SetDeadlineWithBodyWithResponse(ctx context.Context, stack string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDeadlineResponse, error) {
+	rsp, err := c.SetDeadlineWithBody(ctx, stack, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetDeadlineResponse(rsp)
+}
+
+// SetDeadlineWithResponse Set an upgrade deadline (a platform decision: operation stack, every tenant): plan the instances below min into waves inside the change windows, refuse one they cannot meet (422 unmeetable, naming them; nothing recorded), record it, start the waves
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stacks/{stack}/deadlines (the `SetDeadline` operationId).
+func (c *ClientWithResponses) SetDeadlineWithResponse(ctx context.Context, stack string, body SetDeadlineJSONRequestBody, reqEditors ...RequestEditorFn) (*SetDeadlineResponse, error) {
+	rsp, err := c.SetDeadline(ctx, stack, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetDeadlineResponse(rsp)
+}
+
 // StartPreviewWithBodyWithResponse Start a fleet preview: plan each instance in scope on a release and group the plans (operation plan on the tenant, or every tenant)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -6741,6 +7112,19 @@ func (c *ClientWithResponses) GetStackSchemaWithResponse(ctx context.Context, st
 		return nil, err
 	}
 	return ParseGetStackSchemaResponse(rsp)
+}
+
+// GetStackStatusWithResponse The stack's skew per release and tenant the person may read (hiddenTenants: how many were left out), and each upgrade deadline's progress
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/stacks/{stack}/status (the `GetStackStatus` operationId).
+func (c *ClientWithResponses) GetStackStatusWithResponse(ctx context.Context, stack string, params *GetStackStatusParams, reqEditors ...RequestEditorFn) (*GetStackStatusResponse, error) {
+	rsp, err := c.GetStackStatus(ctx, stack, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStackStatusResponse(rsp)
 }
 
 // WhoamiWithResponse The person the token names
@@ -7685,6 +8069,39 @@ func ParseGetStackCountsResponse(rsp *http.Response) (*GetStackCountsResponse, e
 	return response, nil
 }
 
+// ParseSetDeadlineResponse parses an HTTP response from a SetDeadlineWithResponse call
+func ParseSetDeadlineResponse(rsp *http.Response) (*SetDeadlineResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetDeadlineResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeadlineSet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseStartPreviewResponse parses an HTTP response from a StartPreviewWithResponse call
 func ParseStartPreviewResponse(rsp *http.Response) (*StartPreviewResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -7833,6 +8250,39 @@ func ParseGetStackSchemaResponse(rsp *http.Response) (*GetStackSchemaResponse, e
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest JSONSchema
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetStackStatusResponse parses an HTTP response from a GetStackStatusWithResponse call
+func ParseGetStackStatusResponse(rsp *http.Response) (*GetStackStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStackStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StackStatus
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
