@@ -154,7 +154,12 @@ func (g *globals) stackStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status STACK [--tenant T] [--dir DIR]",
 		Short: "How many instances run each release of a stack, Ready and not, per tenant (the skew), and each upgrade deadline's progress",
-		Args:  exactArgs(1, "the stack"),
+		Long: `How many instances of STACK run each release, Ready and not, per tenant (the skew), and each
+upgrade deadline's progress, planned again inside the windows of the policy bundle (--dir). With
+--server, only the tenants the signed-in person may read are counted (it says how many others run
+the stack), the deadlines are shown to those who may read the stack's releases (every tenant), and
+the windows are the server's bundle's (--dir is refused). See docs/releases.md.`,
+		Args: exactArgs(1, "the stack"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !labelRE.MatchString(args[0]) {
 				return usageErr("STACK %q: must be a lowercase label (a-z, 0-9, -)", args[0])

@@ -28,7 +28,9 @@ each, one wave per opening of the change windows covering that tenant and the st
 bundle's, --dir, default SLIPWAY_POLICY_DIR); a tenant no window covers starts at once. When a wave
 would open only at or after --by, nothing is recorded and the instances that would miss it are named
 (exit 1). Otherwise the deadline and its waves are recorded in the stack's releases file through
-slipway's MR, a platform decision like a channel move. stack status shows the progress. See docs/time.md.`,
+slipway's MR, a platform decision like a channel move. stack status shows the progress. With
+--server, slipway server decides it on the signed-in person and plans the waves inside its own
+bundle's windows (the workers'; --dir is refused). See docs/time.md.`,
 		Args: exactArgs(1, "the stack"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stack := args[0]
