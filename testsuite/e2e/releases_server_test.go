@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/oidcprovider"
@@ -18,6 +20,11 @@ import (
 // and undoing a rollout are the direct commands' own: carol (a platform admin) cuts, reads and
 // points, recorded as the one who cut; alice (a tenant member) is refused by the policy (exit 3); a --from whose
 // stack files main never merged is refused naming --from (exit 2), through the server and not.
+// An upgrade deadline through the server is carol's too: alice is refused, a --min that is no
+// release is refused naming min, and carol's starts the wave that re-pins other/skew (on main's
+// head). stack status through the server counts only the tenants the person may read: alice sees
+// acme's and that one other tenant was left out, no deadlines, and is refused other's; carol sees
+// the deadline's progress.
 func TestStackReleasesThroughTheServer(t *testing.T) {
 	p := oidcprovider.Start(t, oidcprovider.Options{})
 	e := testsuite.NewEnv(t)
@@ -65,4 +72,30 @@ func TestStackReleasesThroughTheServer(t *testing.T) {
 	require.Contains(t, as(carol, 0, "stack", "preview", "show", "p-srv", "--stack", "example").Stdout, "preview p-srv of stack example")
 	r = as(carol, 2, "rollout", "undo", "r-none", "--id", "r-undo")
 	require.Contains(t, r.Stdout+r.Stderr, "r-none")
+
+	e.MustCLI(0, "create", "acme/skew", "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hello\n"), "--wait")
+	e.MustCLI(0, "create", "other/skew", "-f", writeFile(t, "stack: example\nparameters:\n  greeting: hello\n"), "--wait")
+	counts := func(tok string) (out []client.ReleaseCount) {
+		require.NoError(t, json.Unmarshal([]byte(as(tok, 0, "stack", "status", "example", "-o", "json").Stdout), &out))
+		return out
+	}
+	require.Eventually(t, func() bool { return len(counts(carol)) == 2 }, 20*time.Second, 200*time.Millisecond, "visibility lists both instances")
+	by := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Second).Format(time.RFC3339)
+	require.Contains(t, as(alice, 3, "stack", "deadline", "example", "--min", "1.0.0", "--by", by).Stderr, "alice may not")
+	require.Contains(t, as(carol, 2, "stack", "deadline", "example", "--min", "9.9.9", "--by", by).Stderr, "min: 9.9.9: not a release of stack example")
+	r = as(carol, 0, "stack", "deadline", "example", "--min", "1.0.0", "--by", by)
+	require.Contains(t, r.Stdout, "1 behind, in 1 wave(s)")
+	require.Regexp(t, `\s+other\s+other/skew\s+deadline-\w+-1\n`, r.Stdout)
+	require.Eventually(t, func() bool {
+		return strings.Contains(testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/other/skew/instance.yaml"), "stack: example@1.0.0")
+	}, 2*time.Minute, 500*time.Millisecond, "the wave carol's deadline started re-pins other/skew")
+
+	require.Equal(t, []client.ReleaseCount{{Release: "example@1.0.0", Tenant: "acme", Total: 1, Ready: counts(alice)[0].Ready}}, counts(alice), "alice counts only acme")
+	r = as(alice, 0, "stack", "status", "example")
+	require.Contains(t, r.Stdout, "1 other tenant(s) run example: not shown, you may not read them")
+	require.NotRegexp(t, `(?m)^\S+\s+other\s+\d`, r.Stdout, "no row of tenant other")
+	require.Contains(t, r.Stderr, "deadlines not shown: ")
+	as(alice, 3, "stack", "status", "example", "--tenant", "other")
+	require.Contains(t, as(carol, 0, "stack", "status", "example").Stdout, "deadline 1.0.0 by "+by+": ")
+	require.Contains(t, as(carol, 2, "stack", "status", "example", "--dir", t.TempDir()).Stderr, "--dir: through --server")
 }
