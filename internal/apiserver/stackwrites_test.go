@@ -77,6 +77,7 @@ func TestStackWritesRefuseBadInput(t *testing.T) {
 		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","batchSize":2,"batchPercent":10}`, "batchPercent: "},
 		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","id":"Not A Label"}`, "id: "},
 		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","cutBy":"mallory"}`, "cutBy: "},
+		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","setBy":"mallory"}`, "setBy: "},
 		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","requester":{"kind":"person","issuer":"x","name":"alice"}}`, "requester: "},
 		{"/v1/stacks/web/deadlines", `{"min":"1.2.0","by":"2099-01-15","waves":[{"tenant":"acme","instances":["acme/web"]}]}`, "waves: "},
 		{"/v1/stacks/Web/deadlines", `{"min":"1.2.0","by":"2099-01-15"}`, "stack: "},
