@@ -37,6 +37,7 @@ func TestExitCodeOfEachError(t *testing.T) {
 		"unknown command":      {errors.New(`unknown command "frob" for "slipway"`), ExitUsage},
 		"unreachable":          {&client.UnavailableError{Address: "127.0.0.1:7233", Err: errors.New("refused")}, ExitFailed},
 		"no worker":            {&apiserver.NoWorkerError{Message: "no worker"}, ExitFailed},
+		"deadline unmeetable":  {&client.DeadlineMissedError{Message: "cannot be met"}, ExitFailed},
 		"plain":                {errors.New("boom"), ExitFailed},
 		"backend not found":    {&terraform.NotFoundError{Reason: "not on PATH"}, ExitFailed},
 		"backend invalid":      {fmt.Errorf("--store-pg-conn: %w", &store.InvalidInputError{Field: "x", Reason: "y"}), ExitFailed},
