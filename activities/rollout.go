@@ -82,7 +82,7 @@ func (a *Activities) rolloutStateful(ctx context.Context, t *rolloutTarget) ([]s
 		if err != nil {
 			return nil, err
 		}
-		if stack, err = a.loadStack(ctx, rel.Commit, t.spec.Stack); err != nil {
+		if stack, err = a.releaseStack(ctx, rel); err != nil {
 			return nil, err
 		}
 	}
