@@ -1,0 +1,127 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/config"
+	"github.com/slipway-dev/slipway/internal/contract"
+	"github.com/slipway-dev/slipway/internal/forge"
+	"github.com/slipway-dev/slipway/internal/forge/localgit"
+)
+
+// With a stacks repository (SLIPWAY_STACKS_REPO) a release is cut from it and names it; an
+// instance pinned to it renders the stacks repository's files at the release's commit, checked
+// against the tree hash, whatever either repository's main holds since. A --from off the stacks
+// repository's main is refused naming --from; a worker without that repository refuses the
+// release naming SLIPWAY_STACKS_REPO; a release cut before (no repo) still renders from the GitOps repo.
+func TestReleaseFromTheStacksRepository(t *testing.T) {
+	ctx := context.Background()
+	stackFiles := func(v string) map[string][]byte {
+		return map[string][]byte{"schema.yaml": []byte("parameters: []\n"), "terraform/main.tf.tmpl": []byte("# " + v + "\n")}
+	}
+	seed := func(v string) map[string][]byte {
+		out := map[string][]byte{}
+		for p, b := range stackFiles(v) {
+			out["stacks/s/"+p] = b
+		}
+		return out
+	}
+	gitops, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), seed("gitops"))
+	require.NoError(t, err)
+	stacks, err := localgit.Init(filepath.Join(t.TempDir(), "stacks.git"), seed("stacks-v1"))
+	require.NoError(t, err)
+	key, err := attest.Generate()
+	require.NoError(t, err)
+	seals, err := attest.Parse("test", key)
+	require.NoError(t, err)
+	pushes := 0
+	open := func(f forge.Forge, dir string, files map[string][]byte) forge.MergeRequest {
+		t.Helper()
+		pushes++
+		mr, err := f.Open(ctx, forge.Change{Branch: fmt.Sprintf("test/push-%d", pushes), Title: "t", Dir: dir, Files: files})
+		require.NoError(t, err)
+		return mr
+	}
+	push := func(f forge.Forge, dir string, files map[string][]byte) {
+		t.Helper()
+		_, err := f.Merge(ctx, open(f, dir, files))
+		require.NoError(t, err)
+	}
+	cut := func(a *Activities, version, from string) (contract.StackResult, error) {
+		return a.Stack(ctx, contract.StackRequest{Op: contract.StackOpRelease, Stack: "s", Version: version, From: from, CutBy: "carol", ID: "cut-" + version})
+	}
+	loaded := func(a *Activities, pin string) (string, error) {
+		st, _, err := a.instanceStack(ctx, "", &config.Instance{Stack: pin})
+		if err != nil {
+			return "", err
+		}
+		return string(st.Files["terraform/main.tf.tmpl"]), nil
+	}
+
+	// A release cut before the stacks repository was configured: of the GitOps repository, no repo.
+	plain := &Activities{Forge: gitops, Seals: seals}
+	res, err := cut(plain, "0.9.0", "")
+	require.NoError(t, err)
+	require.Empty(t, res.Releases[0].Repo)
+
+	a := &Activities{Forge: gitops, Stacks: stacks, Seals: seals}
+	res, err = cut(a, "1.0.0", "")
+	require.NoError(t, err)
+	rel := res.Releases[1]
+	require.Equal(t, stacks.RepoURL(), rel.Repo, "the release names the stacks repository")
+	stacksHead, err := stacks.Head(ctx)
+	require.NoError(t, err)
+	require.Equal(t, stacksHead, rel.Commit, "cut from the stacks repository's head")
+	data, err := gitops.ReadDir(ctx, "", config.ReleasesDir("s"))
+	require.NoError(t, err)
+	require.Contains(t, string(data[config.ReleasesFile]), "repo: "+stacks.RepoURL(), "the releases file stays in the GitOps repository")
+
+	push(stacks, "stacks/s", stackFiles("stacks-v2"))
+	push(gitops, "stacks/s", stackFiles("gitops-v2"))
+	for pin, want := range map[string]string{"s@1.0.0": "# stacks-v1\n", "s@0.9.0": "# gitops\n", "s": "# gitops-v2\n"} {
+		got, err := loaded(a, pin)
+		require.NoError(t, err, pin)
+		require.Equal(t, want, got, "%s: the stacks repository's head moved since 1.0.0, the GitOps repository's since 0.9.0; unpinned renders the GitOps main", pin)
+	}
+
+	// --from must be on the stacks repository's main; its own commits cut.
+	off := open(stacks, "stacks/s", stackFiles("unmerged"))
+	_, err = cut(a, "1.1.0", off.HeadSHA)
+	require.ErrorContains(t, err, "--from: "+off.HeadSHA+" is not on main's history")
+	res, err = cut(a, "1.1.0", stacksHead)
+	require.NoError(t, err, "the stacks repository's commit is on its main")
+	got, err := loaded(a, "s@1.1.0")
+	require.NoError(t, err)
+	require.Equal(t, "# stacks-v1\n", got)
+
+	// A worker without the stacks repository, or with another, refuses the release, naming it and the variable.
+	other, err := localgit.Init(filepath.Join(t.TempDir(), "other.git"), seed("other"))
+	require.NoError(t, err)
+	for _, w := range []*Activities{plain, {Forge: gitops, Stacks: other, Seals: seals}} {
+		_, err = loaded(w, "s@1.0.0")
+		require.ErrorContains(t, err, "release s@1.0.0 was cut from the stacks repository "+stacks.RepoURL())
+		require.ErrorContains(t, err, "SLIPWAY_STACKS_REPO")
+		var ae *temporal.ApplicationError
+		require.ErrorAs(t, err, &ae)
+		require.True(t, ae.NonRetryable(), "a worker's setting, not a blip")
+		got, err := loaded(w, "s@0.9.0")
+		require.NoError(t, err, "a release without repo reads the GitOps repository on any worker")
+		require.Equal(t, "# gitops\n", got)
+	}
+
+	// A release whose tree hash is not its files' at the stacks repository's commit is refused.
+	r, err := a.readReleases(ctx, "", "s")
+	require.NoError(t, err)
+	r.Releases[1].Tree = config.TreeHash(stackFiles("rewritten"))
+	a.seal(r)
+	push(gitops, config.ReleasesDir("s"), map[string][]byte{config.ReleasesFile: r.Encode()})
+	_, err = loaded(a, "s@1.0.0")
+	require.ErrorContains(t, err, "release s@1.0.0: the files of stacks/s at")
+}
