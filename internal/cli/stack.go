@@ -73,7 +73,11 @@ func (g *globals) stackReleaseCmd() *cobra.Command {
 			}
 			rel, _ := (&config.Releases{Stack: res.Stack, Releases: res.Releases}).Find(args[1])
 			return g.output(out, rel, func(w io.Writer) {
-				fmt.Fprintf(w, "release %s@%s cut from %s (files %s)\n", res.Stack, rel.Version, shortSHA(rel.Commit), rel.Tree)
+				from := shortSHA(rel.Commit)
+				if rel.Repo != "" {
+					from += " of " + rel.Repo
+				}
+				fmt.Fprintf(w, "release %s@%s cut from %s (files %s)\n", res.Stack, rel.Version, from, rel.Tree)
 			})
 		},
 	}
