@@ -82,7 +82,7 @@ func (g *globals) stackReleaseCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&notes, "notes", "", "the release notes (required)")
-	cmd.Flags().StringVar(&from, "from", "", "the full commit SHA on main's history to cut from (default: main's head)")
+	cmd.Flags().StringVar(&from, "from", "", "the full commit SHA on main's history to cut from (default: main's head); the stacks repository's main when the worker has SLIPWAY_STACKS_REPO")
 	out = outputFlag(cmd)
 	return cmd
 }
