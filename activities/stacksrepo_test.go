@@ -125,3 +125,63 @@ func TestReleaseFromTheStacksRepository(t *testing.T) {
 	_, err = loaded(a, "s@1.0.0")
 	require.ErrorContains(t, err, "release s@1.0.0: the files of stacks/s at")
 }
+
+// A rollout to a release of the stacks repository (rollout start --to) is checked against that
+// release's files, not the GitOps repository's stacks/ (which has no such stack): it plans the
+// re-pin with the release's stateful: list, and so does an undo's pins. --set beside --to is
+// refused naming --to, as the CLI refuses it; an unknown release names --to; a worker without
+// the stacks repository names SLIPWAY_STACKS_REPO; without --to it says a release is needed.
+func TestRolloutToAReleaseOfTheStacksRepository(t *testing.T) {
+	ctx := context.Background()
+	gitops, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"instances/acme/web/instance.yaml": []byte("stack: s@1.0.0\nparameters:\n  greeting: hi\n")})
+	require.NoError(t, err)
+	stacks, err := localgit.Init(filepath.Join(t.TempDir(), "stacks.git"), map[string][]byte{
+		"stacks/s/schema.yaml":            []byte("parameters:\n  - {name: greeting, type: string, default: hi}\nstateful: [aws_db_instance]\n"),
+		"stacks/s/terraform/main.tf.tmpl": []byte("# s\n")})
+	require.NoError(t, err)
+	a := &Activities{Forge: gitops, Stacks: stacks}
+	cutReleases(t, a, "s", "1.0.0", "1.1.0")
+	head, err := gitops.Head(ctx)
+	require.NoError(t, err)
+	ref := contract.Ref{Tenant: "acme", Name: "web"}
+	plan := func(a *Activities, spec contract.RolloutSpec) (*rolloutTarget, contract.RolloutAction, error) {
+		spec.Stack = "s"
+		tgt, err := a.rolloutTarget(ctx, spec, head)
+		if err != nil {
+			return nil, contract.RolloutAction{}, err
+		}
+		act, err := a.rolloutAction(ctx, tgt, contract.ListedInstance{Ref: ref, State: "Deployed", Ready: "True"})
+		return tgt, act, err
+	}
+
+	tgt, act, err := plan(a, contract.RolloutSpec{To: "1.1.0"})
+	require.NoError(t, err, "the release's files are in the stacks repository")
+	require.Equal(t, contract.ActionUpdate, act.Action)
+	require.Equal(t, "stack=s@1.0.0", act.Current)
+	require.Equal(t, "stack=s@1.1.0", act.Desired)
+	require.Equal(t, []string{"aws_db_instance"}, tgt.stateful, "the release's stateful: list")
+
+	tgt, act, err = plan(a, contract.RolloutSpec{Pins: map[string]string{"acme/web": "1.0.0"}, Undoes: "r-1", AllowDowngrade: true})
+	require.NoError(t, err, "an undo's pins are releases too")
+	require.Equal(t, contract.ReasonAtTarget, act.Reason)
+	require.Equal(t, []string{"aws_db_instance"}, tgt.stateful)
+
+	for _, spec := range []contract.RolloutSpec{
+		{To: "1.1.0", Set: []contract.Setting{{Key: "greeting", Value: "hello"}}},
+		{To: "1.1.0", Set: []contract.Setting{{Key: "nope", Value: "1"}}},
+		{To: "1.1.0", StackRev: head},
+	} {
+		_, _, err = plan(a, spec)
+		require.ErrorContains(t, err, "--to 1.1.0: a re-pin rolls out a release alone; roll --set or --stack-rev out separately")
+	}
+	_, _, err = plan(a, contract.RolloutSpec{To: "9.9.9"})
+	require.ErrorContains(t, err, "--to 9.9.9: ")
+	require.ErrorContains(t, err, "unknown release s@9.9.9; releases: 1.0.0, 1.1.0")
+	_, _, err = plan(&Activities{Forge: gitops}, contract.RolloutSpec{To: "1.1.0"})
+	require.ErrorContains(t, err, "--to 1.1.0: ")
+	require.ErrorContains(t, err, "release s@1.1.0 was cut from the stacks repository "+stacks.RepoURL())
+	require.ErrorContains(t, err, "SLIPWAY_STACKS_REPO is not set")
+	_, _, err = plan(a, contract.RolloutSpec{Set: []contract.Setting{{Key: "greeting", Value: "hello"}}})
+	require.ErrorContains(t, err, "--stack s: no such stack on main (stacks/s/ is missing); a stack of the stacks repository (SLIPWAY_STACKS_REPO) rolls out by release: --to RELEASE")
+}
