@@ -14,7 +14,8 @@ import (
 )
 
 // With SLIPWAY_STACKS_REPO a release is cut from the stacks repository, and an instance pinned to
-// it renders that repository's files: its stack (edp, the example's files) is not in the GitOps repository at all.
+// it renders that repository's files: its stack (edp, the example's files) is not in the GitOps
+// repository at all. A rollout --to a later release of it re-pins and deploys the instance.
 func TestReleaseFromTheStacksRepositoryRenders(t *testing.T) {
 	src := filepath.Join("..", "..", "examples", "stacks", "example")
 	seed := map[string][]byte{}
@@ -38,6 +39,19 @@ func TestReleaseFromTheStacksRepositoryRenders(t *testing.T) {
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:releases/edp/releases.yaml"), "repo: file://"+repo)
 	e.MustCLI(0, "create", "sr/web", "-f", writeFile(t, "stack: edp@1.0.0\nparameters:\n  greeting: hello\n"), "--wait")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/manifests/app.yaml"), "marker: stacks-repo")
+
+	// 1.1.0, cut after a change merged into the stacks repository, rolls out to the instance.
+	e.MustCLI(0, "deploy", "sr/web", "--wait")
+	app := seed["stacks/edp/manifests/app.yaml.tmpl"]
+	testsuite.PushFiles(t, repo, "edp: 1.1.0", map[string][]byte{
+		"stacks/edp/manifests/app.yaml.tmpl": append(append([]byte(nil), app[:len(app)-len("stacks-repo\n")]...), []byte("stacks-repo-1.1.0\n")...)})
+	e.MustCLI(0, "stack", "release", "edp", "1.1.0", "--notes", "the marker moves")
+	out = e.CLI("rollout", "plan", "--stack", "edp", "--set", "greeting=hi")
+	require.Equal(t, 2, out.Code, out.Stdout)
+	require.Contains(t, out.Stderr, "--stack edp: no such stack on main (stacks/edp/ is missing); a stack of the stacks repository (SLIPWAY_STACKS_REPO) rolls out by release: --to RELEASE")
+	e.MustCLI(0, "rollout", "start", "--id", "sr", "--stack", "edp", "--to", "1.1.0", "--wait")
+	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/instance.yaml"), "stack: edp@1.1.0")
+	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/manifests/app.yaml"), "marker: stacks-repo-1.1.0")
 
 	// Unpinned, the stack is looked for in the GitOps repository, and is not there.
 	out = e.MustCLI(2, "create", "sr/unpinned", "-f", writeFile(t, "stack: edp\nparameters:\n  greeting: hello\n"))
