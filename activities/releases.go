@@ -110,9 +110,22 @@ func (a *Activities) releaseStack(ctx context.Context, rel contract.StackRelease
 	return a.loadRelease(ctx, rel)
 }
 
-// loadRelease reads and checks a release's files, from the repository it was cut from: the
-// stacks repository it names, else the GitOps repository.
+// loadRelease reads, checks and loads a release's files (releaseDir).
 func (a *Activities) loadRelease(ctx context.Context, rel contract.StackRelease) (*config.Stack, error) {
+	files, err := a.releaseDir(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	stack, err := config.LoadStack(rel.Stack, files)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	return stack, nil
+}
+
+// releaseDir reads a release's files, from the repository it was cut from (the stacks
+// repository it names, else the GitOps repository), checked against its tree hash.
+func (a *Activities) releaseDir(ctx context.Context, rel contract.StackRelease) (map[string][]byte, error) {
 	fg := a.Forge
 	if rel.Repo != "" {
 		if a.Stacks == nil || a.Stacks.RepoURL() != rel.Repo {
@@ -132,11 +145,7 @@ func (a *Activities) loadRelease(ctx context.Context, rel contract.StackRelease)
 	if err := config.VerifyRelease(rel, files); err != nil {
 		return nil, invalidConfig(err)
 	}
-	stack, err := config.LoadStack(rel.Stack, files)
-	if err != nil {
-		return nil, invalidConfig(err)
-	}
-	return stack, nil
+	return files, nil
 }
 
 // repin is the instance file data pinned to release to of its own stack, which must exist at rev:

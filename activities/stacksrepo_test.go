@@ -185,3 +185,54 @@ func TestRolloutToAReleaseOfTheStacksRepository(t *testing.T) {
 	_, _, err = plan(a, contract.RolloutSpec{Set: []contract.Setting{{Key: "greeting", Value: "hello"}}})
 	require.ErrorContains(t, err, "--stack s: no such stack on main (stacks/s/ is missing); a stack of the stacks repository (SLIPWAY_STACKS_REPO) rolls out by release: --to RELEASE")
 }
+
+// The stack catalog (GET /v1/stacks, through ValidateInput.Stacks) lists a stack kept only in the
+// stacks repository once it has releases, with the schema of its default channel's release, else
+// of its last cut; a worker without the stacks repository leaves it out of the list and, asked
+// for it by name, says why. The GitOps repository's stacks list as before.
+func TestStackCatalogListsTheStacksRepositorysReleasedStacks(t *testing.T) {
+	ctx := context.Background()
+	webSchema := "parameters: []\n"
+	gitops, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{"stacks/web/schema.yaml": []byte(webSchema)})
+	require.NoError(t, err)
+	v1 := "description: one\nparameters:\n  - {name: greeting, type: string, default: hi}\n"
+	v2 := "description: two\nparameters:\n  - {name: greeting, type: string, default: hi}\n  - {name: debug, type: bool, default: false}\n"
+	stacks, err := localgit.Init(filepath.Join(t.TempDir(), "stacks.git"), map[string][]byte{"stacks/s/schema.yaml": []byte(v1)})
+	require.NoError(t, err)
+	a := &Activities{Forge: gitops, Stacks: stacks}
+	catalog := func(a *Activities, name string) ([]contract.StackSchema, error) {
+		out, err := a.ValidateConfig(ctx, contract.ValidateInput{Stacks: true, Stack: name})
+		return out.StackSchemas, err
+	}
+	all, err := catalog(a, "")
+	require.NoError(t, err)
+	require.Equal(t, []contract.StackSchema{{Name: "web", SchemaYAML: webSchema}}, all, "no release of s yet")
+
+	cutReleases(t, a, "s", "1.0.0")
+	_, err = stacks.Merge(ctx, func() forge.MergeRequest {
+		mr, err := stacks.Open(ctx, forge.Change{Branch: "test/v2", Title: "v2", Dir: "stacks/s", Files: map[string][]byte{"schema.yaml": []byte(v2)}})
+		require.NoError(t, err)
+		return mr
+	}())
+	require.NoError(t, err)
+	cutReleases(t, a, "s", "1.1.0")
+	all, err = catalog(a, "")
+	require.NoError(t, err)
+	require.Equal(t, []contract.StackSchema{{Name: "s", SchemaYAML: v2, Releases: []string{"1.0.0", "1.1.0"}}, {Name: "web", SchemaYAML: webSchema}}, all, "the last cut's schema")
+	one, err := catalog(a, "s")
+	require.NoError(t, err)
+	require.Equal(t, []contract.StackSchema{{Name: "s", SchemaYAML: v2, Releases: []string{"1.0.0", "1.1.0"}}}, one)
+
+	_, err = a.Stack(ctx, contract.StackRequest{Op: contract.StackOpChannel, Stack: "s", Channel: "stable", Version: "1.0.0", Default: true, ID: "ch"})
+	require.NoError(t, err)
+	one, err = catalog(a, "s")
+	require.NoError(t, err)
+	require.Equal(t, v1, one[0].SchemaYAML, "the default channel's release's schema")
+
+	plain := &Activities{Forge: gitops}
+	all, err = catalog(plain, "")
+	require.NoError(t, err)
+	require.Equal(t, []contract.StackSchema{{Name: "web", SchemaYAML: webSchema}}, all, "a worker without the stacks repository lists the others")
+	_, err = catalog(plain, "s")
+	require.ErrorContains(t, err, "SLIPWAY_STACKS_REPO is not set")
+}
