@@ -4,10 +4,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/devstack/devenv"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
 	"github.com/slipway-dev/slipway/testsuite"
@@ -15,7 +17,8 @@ import (
 
 // With SLIPWAY_STACKS_REPO a release is cut from the stacks repository, and an instance pinned to
 // it renders that repository's files: its stack (edp, the example's files) is not in the GitOps
-// repository at all. A rollout --to a later release of it re-pins and deploys the instance.
+// repository at all. A rollout --to a later release of it re-pins and deploys the instance; the
+// server's stack catalog (the worker's answer to StackSchemas) lists it with its last release's schema.
 func TestReleaseFromTheStacksRepositoryRenders(t *testing.T) {
 	src := filepath.Join("..", "..", "examples", "stacks", "example")
 	seed := map[string][]byte{}
@@ -52,6 +55,13 @@ func TestReleaseFromTheStacksRepositoryRenders(t *testing.T) {
 	e.MustCLI(0, "rollout", "start", "--id", "sr", "--stack", "edp", "--to", "1.1.0", "--wait")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/instance.yaml"), "stack: edp@1.1.0")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/manifests/app.yaml"), "marker: stacks-repo-1.1.0")
+
+	got, err := e.Client.StackSchemas(t.Context(), "")
+	require.NoError(t, err)
+	i := slices.IndexFunc(got, func(s contract.StackSchema) bool { return s.Name == "edp" })
+	require.GreaterOrEqual(t, i, 0, "the catalog lists the stacks repository's stack: %+v", got)
+	require.Equal(t, string(seed["stacks/edp/schema.yaml"]), got[i].SchemaYAML)
+	require.Equal(t, []string{"1.0.0", "1.1.0"}, got[i].Releases)
 
 	// Unpinned, the stack is looked for in the GitOps repository, and is not there.
 	out = e.MustCLI(2, "create", "sr/unpinned", "-f", writeFile(t, "stack: edp\nparameters:\n  greeting: hello\n"))
