@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 )
@@ -31,8 +33,12 @@ func (a *Activities) repinTarget(ctx context.Context, spec contract.RolloutSpec,
 		if err == nil {
 			stack, err = a.releaseStack(ctx, rel)
 		}
-		if err != nil {
+		var app *temporal.ApplicationError
+		switch {
+		case errors.As(err, &app) && app.NonRetryable():
 			return nil, notAllowedf("--to %s: %s", r, errorText(err))
+		case err != nil:
+			return nil, err // a read that failed: the activity tries again
 		}
 		if stack.Schema != nil {
 			t.stateful = append(t.stateful, stack.Schema.Stateful...)

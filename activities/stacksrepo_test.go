@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -130,7 +131,8 @@ func TestReleaseFromTheStacksRepository(t *testing.T) {
 // release's files, not the GitOps repository's stacks/ (which has no such stack): it plans the
 // re-pin with the release's stateful: list, and so does an undo's pins. --set beside --to is
 // refused naming --to, as the CLI refuses it; an unknown release names --to; a worker without
-// the stacks repository names SLIPWAY_STACKS_REPO; without --to it says a release is needed.
+// the stacks repository names SLIPWAY_STACKS_REPO; without --to it says a release is needed; a
+// read that fails is returned to be retried.
 func TestRolloutToAReleaseOfTheStacksRepository(t *testing.T) {
 	ctx := context.Background()
 	gitops, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
@@ -154,6 +156,10 @@ func TestRolloutToAReleaseOfTheStacksRepository(t *testing.T) {
 		act, err := a.rolloutAction(ctx, tgt, contract.ListedInstance{Ref: ref, State: "Deployed", Ready: "True"})
 		return tgt, act, err
 	}
+
+	blip := errors.New("connection reset by peer")
+	_, _, err = plan(&Activities{Forge: gitops, Stacks: &blipForge{Forge: stacks, errs: []error{blip, blip, blip}}}, contract.RolloutSpec{To: "1.1.0"})
+	require.ErrorIs(t, err, blip, "a read of the release that fails is tried again, not refused")
 
 	tgt, act, err := plan(a, contract.RolloutSpec{To: "1.1.0"})
 	require.NoError(t, err, "the release's files are in the stacks repository")
