@@ -17,8 +17,8 @@ import (
 
 // With SLIPWAY_STACKS_REPO a release is cut from the stacks repository, and an instance pinned to
 // it renders that repository's files: its stack (edp, the example's files) is not in the GitOps
-// repository at all. A rollout --to a later release of it re-pins and deploys the instance; the
-// server's stack catalog (the worker's answer to StackSchemas) lists it with its last release's schema.
+// repository at all. A preview and a rollout --to a later release of it plan, then re-pin and
+// deploy, the instance; the server's stack catalog (the worker's answer to StackSchemas) lists it.
 func TestReleaseFromTheStacksRepositoryRenders(t *testing.T) {
 	src := filepath.Join("..", "..", "examples", "stacks", "example")
 	seed := map[string][]byte{}
@@ -52,6 +52,8 @@ func TestReleaseFromTheStacksRepositoryRenders(t *testing.T) {
 	out = e.CLI("rollout", "plan", "--stack", "edp", "--set", "greeting=hi")
 	require.Equal(t, 2, out.Code, out.Stdout)
 	require.Contains(t, out.Stderr, "--stack edp: no such stack on main (stacks/edp/ is missing); a stack of the stacks repository (SLIPWAY_STACKS_REPO) rolls out by release: --to RELEASE")
+	pv := e.MustCLI(0, "stack", "preview", "edp", "--to", "1.1.0", "--id", "p-sr").Stdout
+	require.Contains(t, pv, "preview p-sr of stack edp → 1.1.0 (done)")
 	e.MustCLI(0, "rollout", "start", "--id", "sr", "--stack", "edp", "--to", "1.1.0", "--wait")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/instance.yaml"), "stack: edp@1.1.0")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/manifests/app.yaml"), "marker: stacks-repo-1.1.0")
