@@ -23,7 +23,10 @@ import (
 
 // Activities are the steps' side effects, over injected clients.
 type Activities struct {
-	Forge     forge.Forge
+	Forge forge.Forge
+	// Stacks is the stacks repository (SLIPWAY_STACKS_REPO), read only: releases are cut from it
+	// and their renders read it; nil cuts from the GitOps repository's stacks/.
+	Stacks    forge.Forge
 	Terraform Terraform
 	Deployer  deploy.Deployer
 	Secrets   SecretStore

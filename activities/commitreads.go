@@ -27,17 +27,22 @@ var commitSHA = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 // readSharedDir is Forge.ReadDir of a directory many instances share (a stack, its releases), kept
 // when rev is a commit SHA. Callers must not change the map they get.
 func (a *Activities) readSharedDir(ctx context.Context, rev, dir string) (map[string][]byte, error) {
+	return readSharedDirOf(ctx, a.Forge, rev, dir)
+}
+
+// readSharedDirOf is readSharedDir from fg: the GitOps repository's forge or the stacks repository's.
+func readSharedDirOf(ctx context.Context, fg forge.Forge, rev, dir string) (map[string][]byte, error) {
 	if !commitSHA.MatchString(rev) {
-		return a.readDirRetried(ctx, rev, dir)
+		return readDirRetried(ctx, fg, rev, dir)
 	}
-	key := a.Forge.RepoURL() + "\x00" + rev + "\x00" + dir
+	key := fg.RepoURL() + "\x00" + rev + "\x00" + dir
 	commitReads.Lock()
 	files, ok := commitReads.m[key]
 	commitReads.Unlock()
 	if ok {
 		return files, nil
 	}
-	files, err := a.readDirRetried(ctx, rev, dir)
+	files, err := readDirRetried(ctx, fg, rev, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -55,9 +60,9 @@ func (a *Activities) readSharedDir(ctx context.Context, rev, dir string) (map[st
 // backoff (under many faults the step's every attempt could otherwise fail on one read or another).
 var readRetries = []time.Duration{100 * time.Millisecond, 400 * time.Millisecond}
 
-func (a *Activities) readDirRetried(ctx context.Context, rev, dir string) (map[string][]byte, error) {
+func readDirRetried(ctx context.Context, fg forge.Forge, rev, dir string) (map[string][]byte, error) {
 	for i := 0; ; i++ {
-		files, err := a.Forge.ReadDir(ctx, rev, dir)
+		files, err := fg.ReadDir(ctx, rev, dir)
 		if err == nil || i == len(readRetries) || forge.IsNonRetryable(err) || errors.Is(err, errkind.RateLimited) {
 			return files, err
 		}

@@ -102,20 +102,50 @@ func (a *Activities) instanceStack(ctx context.Context, rev string, inst *config
 	return st, rel, err
 }
 
-// loadRelease reads and checks a release's files.
-func (a *Activities) loadRelease(ctx context.Context, rel contract.StackRelease) (*config.Stack, error) {
-	files, err := a.readSharedDir(ctx, rel.Commit, config.StackDir(rel.Stack))
-	if err != nil {
-		return nil, classify(err)
+// releaseStack loads a release resolved on main: its files, or main's stack for a channel on head.
+func (a *Activities) releaseStack(ctx context.Context, rel contract.StackRelease) (*config.Stack, error) {
+	if rel.Commit == "" {
+		return a.loadStack(ctx, "", rel.Stack)
 	}
-	if err := config.VerifyRelease(rel, files); err != nil {
-		return nil, invalidConfig(err)
+	return a.loadRelease(ctx, rel)
+}
+
+// loadRelease reads, checks and loads a release's files (releaseDir).
+func (a *Activities) loadRelease(ctx context.Context, rel contract.StackRelease) (*config.Stack, error) {
+	files, err := a.releaseDir(ctx, rel)
+	if err != nil {
+		return nil, err
 	}
 	stack, err := config.LoadStack(rel.Stack, files)
 	if err != nil {
 		return nil, invalidConfig(err)
 	}
 	return stack, nil
+}
+
+// releaseDir reads a release's files, from the repository it was cut from (the stacks
+// repository it names, else the GitOps repository), checked against its tree hash.
+func (a *Activities) releaseDir(ctx context.Context, rel contract.StackRelease) (map[string][]byte, error) {
+	fg := a.Forge
+	if rel.Repo != "" {
+		if a.Stacks == nil || a.Stacks.RepoURL() != rel.Repo {
+			have := "is not set"
+			if a.Stacks != nil {
+				have = "is " + a.Stacks.RepoURL()
+			}
+			return nil, invalidConfig(fieldError("stack", fmt.Sprintf("release %s@%s was cut from the stacks repository %s, and this worker's SLIPWAY_STACKS_REPO %s: set it to that repository on every worker",
+				rel.Stack, rel.Version, rel.Repo, have)))
+		}
+		fg = a.Stacks
+	}
+	files, err := readSharedDirOf(ctx, fg, rel.Commit, config.StackDir(rel.Stack))
+	if err != nil {
+		return nil, classify(err)
+	}
+	if err := config.VerifyRelease(rel, files); err != nil {
+		return nil, invalidConfig(err)
+	}
+	return files, nil
 }
 
 // repin is the instance file data pinned to release to of its own stack, which must exist at rev:

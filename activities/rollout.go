@@ -69,27 +69,8 @@ func (a *Activities) PlanRollout(ctx context.Context, spec contract.RolloutSpec)
 		}
 		plan.Actions = append(plan.Actions, act)
 	}
-	plan.Stateful, err = a.rolloutStateful(ctx, t)
-	return plan, err
-}
-
-// rolloutStateful is the stateful: list of the stack the rollout deploys (the release's, under --to),
-// so the plans its deploys wait with fingerprint as the preview's did.
-func (a *Activities) rolloutStateful(ctx context.Context, t *rolloutTarget) ([]string, error) {
-	stack := t.stack
-	if t.spec.To != "" {
-		rel, err := a.resolveRelease(ctx, t.spec.Stack, t.spec.To)
-		if err != nil {
-			return nil, err
-		}
-		if stack, err = a.loadStack(ctx, rel.Commit, t.spec.Stack); err != nil {
-			return nil, err
-		}
-	}
-	if stack.Schema == nil {
-		return nil, nil
-	}
-	return stack.Schema.Stateful, nil
+	plan.Stateful = t.stateful
+	return plan, nil
 }
 
 // rolloutAction is one instance's line of the action list.
@@ -205,9 +186,11 @@ func fingerprint(files map[string][]byte) string {
 type rolloutTarget struct {
 	spec  contract.RolloutSpec
 	head  string
-	stack *config.Stack
+	stack *config.Stack // main's, which --set and --stack-rev are checked against; nil for a re-pin
 	set   map[string]any
 	trees map[string]string // revision -> fingerprint of the stack's files
+	// stateful is the stateful: list of the stack deployed, so its plans fingerprint as a preview's.
+	stateful []string
 }
 
 // configView is a config as the action list shows it, and as a deploy sends it.
@@ -217,20 +200,31 @@ type configView struct {
 }
 
 // rolloutTarget checks the spec against main: the stack exists, every --set names one of its
-// parameters with a valid value, and --stack-rev holds the stack main has now.
+// parameters with a valid value, and --stack-rev holds the stack main has now. A re-pin (--to,
+// an undo's pins) is checked against its releases instead (repinTarget).
 func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpec, head string) (*rolloutTarget, error) {
+	if spec.To != "" || len(spec.Pins) > 0 {
+		return a.repinTarget(ctx, spec, head)
+	}
 	files, err := a.Forge.ReadDir(ctx, head, config.StackDir(spec.Stack))
 	if err != nil {
 		return nil, classify(err)
 	}
 	if len(files) == 0 {
-		return nil, notAllowedf("--stack %s: no such stack on main (%s/ is missing)", spec.Stack, config.StackDir(spec.Stack))
+		msg := fmt.Sprintf("--stack %s: no such stack on main (%s/ is missing)", spec.Stack, config.StackDir(spec.Stack))
+		if a.Stacks != nil {
+			msg += "; a stack of the stacks repository (SLIPWAY_STACKS_REPO) rolls out by release: --to RELEASE"
+		}
+		return nil, notAllowedf("%s", msg)
 	}
 	stack, err := config.LoadStack(spec.Stack, files)
 	if err != nil {
 		return nil, invalidConfig(err)
 	}
 	t := &rolloutTarget{spec: spec, head: head, stack: stack, set: map[string]any{}, trees: map[string]string{head: fingerprint(files)}}
+	if stack.Schema != nil {
+		t.stateful = stack.Schema.Stateful
+	}
 	for _, s := range spec.Set {
 		var v any
 		if err := yaml.Unmarshal([]byte(s.Value), &v); err != nil {
@@ -239,9 +233,6 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 		t.set[s.Key] = v
 	}
 	if err := t.checkSet(); err != nil {
-		return nil, err
-	}
-	if err := a.checkReleases(ctx, spec); err != nil {
 		return nil, err
 	}
 	if spec.StackRev != "" {

@@ -1,33 +1,52 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// checkReleases refuses a rollout to a release the stack does not have, naming --to.
-func (a *Activities) checkReleases(ctx context.Context, spec contract.RolloutSpec) error {
+// repinTarget is a re-pin's target, checked against the releases it names (--to, or an undo's
+// pins), never main's stacks/<name>/: each must exist and its files load from the repository it
+// was cut from, so a stack kept only in the stacks repository rolls out too. Its plans
+// fingerprint with the stateful: lists of those releases.
+func (a *Activities) repinTarget(ctx context.Context, spec contract.RolloutSpec, head string) (*rolloutTarget, error) {
+	if len(spec.Set) > 0 || spec.StackRev != "" {
+		return nil, notAllowedf("--to %s: a re-pin rolls out a release alone; roll --set or --stack-rev out separately", cmp.Or(spec.To, "(the pins)"))
+	}
 	rels := []string{spec.To}
 	if spec.To == "" {
-		rels = nil
-		for _, r := range spec.Pins {
-			if !slices.Contains(rels, r) {
-				rels = append(rels, r)
-			}
-		}
-		slices.Sort(rels)
+		rels = slices.Sorted(maps.Values(spec.Pins))
 	}
-	for _, r := range rels {
-		if _, err := a.resolveRelease(ctx, spec.Stack, r); err != nil {
-			return notAllowedf("--to %s: %s", r, errorText(err))
+	t := &rolloutTarget{spec: spec, head: head, set: map[string]any{}}
+	for _, r := range slices.Compact(rels) {
+		rel, err := a.resolveRelease(ctx, spec.Stack, r)
+		var stack *config.Stack
+		if err == nil {
+			stack, err = a.releaseStack(ctx, rel)
+		}
+		var app *temporal.ApplicationError
+		switch {
+		case errors.As(err, &app) && app.NonRetryable():
+			return nil, notAllowedf("--to %s: %s", r, errorText(err))
+		case err != nil:
+			return nil, err // a read that failed: the activity tries again
+		}
+		if stack.Schema != nil {
+			t.stateful = append(t.stateful, stack.Schema.Stateful...)
 		}
 	}
-	return nil
+	slices.Sort(t.stateful)
+	t.stateful = slices.Compact(t.stateful)
+	return t, nil
 }
 
 // downgradeError is a re-pin to a release older than the one the instance runs, without --allow-downgrade.

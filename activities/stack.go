@@ -78,11 +78,11 @@ func (a *Activities) Stack(ctx context.Context, req contract.StackRequest) (cont
 	return stackResult(r, mr.MergeSHA), nil
 }
 
-// onMain refuses a --from whose stack files main never held: a commit reachable from it and not
+// onMain refuses a --from whose stack files fg's main never held: a commit reachable from it and not
 // from main's head changed the stack (an unmerged branch's, never reviewed into main). A forge
 // that cannot list commits (forge.History) is not asked.
-func (a *Activities) onMain(ctx context.Context, head, commit, stack string) error {
-	h, ok := forge.As[forge.History](a.Forge)
+func onMain(ctx context.Context, fg forge.Forge, head, commit, stack string) error {
+	h, ok := forge.As[forge.History](fg)
 	if !ok {
 		return nil
 	}
@@ -97,12 +97,17 @@ func (a *Activities) onMain(ctx context.Context, head, commit, stack string) err
 }
 
 // cutRelease adds req's release to r: the stack at req.From (main's head when empty) must load,
-// and its files' hash is recorded, so a render can tell when they are not the ones cut.
+// and its files' hash is recorded, so a render can tell when they are not the ones cut. With a
+// stacks repository the stack is read there, and the release names it.
 func (a *Activities) cutRelease(ctx context.Context, r *config.Releases, req contract.StackRequest) error {
 	if !config.IsVersion(req.Version) {
 		return invalidConfig(fieldError("version", fmt.Sprintf("%q is not a release version MAJOR.MINOR.PATCH (semver, e.g. 1.5.0)", req.Version)))
 	}
-	head, err := a.Forge.Head(ctx)
+	fg, repo := a.Forge, ""
+	if a.Stacks != nil {
+		fg, repo = a.Stacks, a.Stacks.RepoURL()
+	}
+	head, err := fg.Head(ctx)
 	if err != nil {
 		return classify(err)
 	}
@@ -111,17 +116,17 @@ func (a *Activities) cutRelease(ctx context.Context, r *config.Releases, req con
 		commit = head
 	} else if !commitRE.MatchString(commit) {
 		return invalidConfig(fieldError("--from", fmt.Sprintf("%q: a release is cut from a full commit SHA, never a branch or tag that moves", commit)))
-	} else if err := a.onMain(ctx, head, commit, req.Stack); err != nil {
+	} else if err := onMain(ctx, fg, head, commit, req.Stack); err != nil {
 		return err
 	}
-	files, err := a.Forge.ReadDir(ctx, commit, config.StackDir(req.Stack))
+	files, err := fg.ReadDir(ctx, commit, config.StackDir(req.Stack))
 	if err != nil {
 		return classify(err)
 	}
 	if _, err := config.LoadStack(req.Stack, files); err != nil {
 		return invalidConfig(err) // names the file and line, as a render would
 	}
-	rel := contract.StackRelease{Version: req.Version, Commit: commit, Tree: config.TreeHash(files), Notes: req.Notes,
+	rel := contract.StackRelease{Version: req.Version, Repo: repo, Commit: commit, Tree: config.TreeHash(files), Notes: req.Notes,
 		CutBy: req.CutBy, CutAt: time.Now().UTC().Truncate(time.Second)}
 	if err := r.Add(rel); err != nil {
 		return invalidConfig(err)

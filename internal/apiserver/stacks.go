@@ -45,7 +45,8 @@ func (s *Server) usable(ctx context.Context, a identity.Actor, tenant, stack str
 	return ok, reason, nil
 }
 
-// stacks lists the stacks on main the actor may create instances of in ?tenant=, a tenant they may read.
+// stacks lists the stacks the actor may create instances of in ?tenant=, a tenant they may read:
+// those on main, and those only in the stacks repository that have releases (StackSchemas).
 func (s *Server) stacks(ctx context.Context, a identity.Actor, r *http.Request) (int, any, error) {
 	tenant, err := stackTenant(r)
 	if err != nil {
@@ -109,7 +110,7 @@ func (s *Server) stackSchema(ctx context.Context, a identity.Actor, r *http.Requ
 		return 0, nil, err
 	}
 	if len(got) == 0 {
-		return 0, nil, badRequest("stack: no stack %q on main", stack)
+		return 0, nil, badRequest("stack: no stack %q on main, nor a release of it from the stacks repository", stack)
 	}
 	sch, err := config.ParseSchema([]byte(got[0].SchemaYAML))
 	if err != nil {

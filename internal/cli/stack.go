@@ -72,12 +72,16 @@ func (g *globals) stackReleaseCmd() *cobra.Command {
 			}
 			rel, _ := (&config.Releases{Stack: res.Stack, Releases: res.Releases}).Find(args[1])
 			return g.output(out, rel, func(w io.Writer) {
-				fmt.Fprintf(w, "release %s@%s cut from %s (files %s)\n", res.Stack, rel.Version, shortSHA(rel.Commit), rel.Tree)
+				from := shortSHA(rel.Commit)
+				if rel.Repo != "" {
+					from += " of " + rel.Repo
+				}
+				fmt.Fprintf(w, "release %s@%s cut from %s (files %s)\n", res.Stack, rel.Version, from, rel.Tree)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&notes, "notes", "", "the release notes (required)")
-	cmd.Flags().StringVar(&from, "from", "", "the full commit SHA on main's history to cut from (default: main's head)")
+	cmd.Flags().StringVar(&from, "from", "", "the full commit SHA on main's history to cut from (default: main's head); the stacks repository's main when the worker has SLIPWAY_STACKS_REPO")
 	out = outputFlag(cmd)
 	return cmd
 }

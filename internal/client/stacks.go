@@ -9,8 +9,8 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// StackSchemas are the stacks on main (stack: only that one, none when there is no such stack)
-// with their schema.yaml, read by a worker through the validate workflow: the server holds no
+// StackSchemas are the stacks on main, and those only in the stacks repository that have
+// releases (stack: only that one, none when there is no such stack) with their schema.yaml, read by a worker through the validate workflow: the server holds no
 // clone of the GitOps repository.
 func (c *Client) StackSchemas(ctx context.Context, stack string) ([]contract.StackSchema, error) {
 	var out contract.ValidateOutput

@@ -190,3 +190,28 @@ func TestReleasesFileKeepsDeadlines(t *testing.T) {
 		t.Fatalf("deadlines after a round trip: %+v", back.Deadlines)
 	}
 }
+
+// A release's repo (the stacks repository it was cut from) is in the file and under the seal; a
+// file written before it existed has no repo: key, so its bytes, and the seal over them, are unchanged.
+func TestReleasesFileRecordsTheStacksRepository(t *testing.T) {
+	const old = "stack: web\nreleases:\n  - version: 1.0.0\n    commit: abc\n    tree: sha256:00\n"
+	r, err := ParseReleases("web", []byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(r.Encode()); got != old {
+		t.Errorf("a file without repo re-encodes as\n%s\nnot\n%s", got, old)
+	}
+	sealed := string(r.Sealed())
+	r.Releases[0].Repo = "file:///srv/stacks.git"
+	if !strings.Contains(string(r.Encode()), "    repo: file:///srv/stacks.git\n") {
+		t.Errorf("repo not written:\n%s", r.Encode())
+	}
+	if string(r.Sealed()) == sealed {
+		t.Error("the seal does not cover repo")
+	}
+	back, err := ParseReleases("web", r.Encode())
+	if err != nil || back.Releases[0].Repo != "file:///srv/stacks.git" {
+		t.Errorf("repo not read back: %+v, %v", back, err)
+	}
+}

@@ -72,7 +72,8 @@ type ValidateInput struct {
 	To string `json:"to,omitempty"`
 }
 
-// StackSchema is a stack on main and its schema.yaml ("" when it has none).
+// StackSchema is a stack on main and its schema.yaml ("" when it has none), or a stack only in
+// the stacks repository with its default channel's (else last) release's schema.yaml.
 type StackSchema struct {
 	Name       string `json:"name"`
 	SchemaYAML string `json:"schemaYAML,omitempty"`

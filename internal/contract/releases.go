@@ -9,13 +9,16 @@ import (
 // cut from and the hash of that directory's files then (config.TreeHash), which every render of
 // the release checks. A release of the channel "head" has no commit: it is main's head.
 type StackRelease struct {
-	Stack   string    `json:"stack" yaml:"-"`
-	Version string    `json:"version" yaml:"version"`
-	Commit  string    `json:"commit,omitempty" yaml:"commit"`
-	Tree    string    `json:"tree,omitempty" yaml:"tree"`
-	Notes   string    `json:"notes,omitempty" yaml:"notes,omitempty"`
-	CutBy   string    `json:"cutBy,omitempty" yaml:"cutBy,omitempty"`
-	CutAt   time.Time `json:"cutAt,omitempty" yaml:"cutAt,omitempty"`
+	Stack   string `json:"stack" yaml:"-"`
+	Version string `json:"version" yaml:"version"`
+	// Repo is the stacks repository the release was cut from (SLIPWAY_STACKS_REPO, as a file://
+	// URL); "" is the GitOps repository, so files cut before it existed seal and render as before.
+	Repo   string    `json:"repo,omitempty" yaml:"repo,omitempty"`
+	Commit string    `json:"commit,omitempty" yaml:"commit"`
+	Tree   string    `json:"tree,omitempty" yaml:"tree"`
+	Notes  string    `json:"notes,omitempty" yaml:"notes,omitempty"`
+	CutBy  string    `json:"cutBy,omitempty" yaml:"cutBy,omitempty"`
+	CutAt  time.Time `json:"cutAt,omitempty" yaml:"cutAt,omitempty"`
 }
 
 // Ref is "web@1.5.0", as an instance pins it and InstanceRelease shows it; "" for main's head.

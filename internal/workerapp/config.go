@@ -80,6 +80,9 @@ type Config struct {
 	// repo (the forge's push mirror): reads fall back to it, and deploys read from it, while the
 	// forge is down.
 	ForgeMirror string
+	// StacksRepo (SLIPWAY_STACKS_REPO) is a git repository on disk holding stacks/<name>/ apart
+	// from the GitOps repo: releases are cut from it and their renders read it (docs/releases.md).
+	StacksRepo string
 	// StackEnv (SLIPWAY_STACK_ENV) names the worker variables each stack's terraform and exec
 	// hooks may see; nothing else of the worker's environment reaches them.
 	StackEnv    stackenv.AllowList
@@ -144,6 +147,7 @@ func FromEnv() Config {
 		ControlPlane:   os.Getenv("SLIPWAY_CONTROL_PLANE"),
 		Self:           os.Getenv("SLIPWAY_SELF"),
 		ForgeMirror:    os.Getenv("SLIPWAY_FORGE_MIRROR"),
+		StacksRepo:     os.Getenv("SLIPWAY_STACKS_REPO"),
 	}
 	cfg.StackEnv, cfg.stackEnvErr = stackenv.FromEnv()
 	cfg.Credentials, cfg.credentialsErr = credentials.FromEnv()
@@ -279,6 +283,9 @@ func (c Config) validatePool() error {
 	}
 	if c.ForgeMirror != "" && !filepath.IsAbs(c.ForgeMirror) {
 		return fmt.Errorf("SLIPWAY_FORGE_MIRROR: %q must be an absolute path to a git repository", c.ForgeMirror)
+	}
+	if c.StacksRepo != "" && !filepath.IsAbs(c.StacksRepo) {
+		return fmt.Errorf("SLIPWAY_STACKS_REPO: %q must be an absolute path to a git repository", c.StacksRepo)
 	}
 	return nil
 }

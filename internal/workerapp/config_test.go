@@ -1,12 +1,14 @@
 package workerapp
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/forge/localgit"
 )
 
 func validConfig(t *testing.T) {
@@ -51,6 +53,7 @@ func TestControlPlaneSettingsNameTheVariable(t *testing.T) {
 		{map[string]string{"SLIPWAY_SELF": "platform/edp"}, "SLIPWAY_SELF: set SLIPWAY_CONTROL_PLANE too"},
 		{map[string]string{"SLIPWAY_CONTROL_PLANE": "edp", "SLIPWAY_SELF": "platform"}, "SLIPWAY_SELF:"},
 		{map[string]string{"SLIPWAY_FORGE_MIRROR": "mirror.git"}, "SLIPWAY_FORGE_MIRROR: \"mirror.git\" must be an absolute path"},
+		{map[string]string{"SLIPWAY_STACKS_REPO": "stacks.git"}, "SLIPWAY_STACKS_REPO: \"stacks.git\" must be an absolute path"},
 	} {
 		t.Run(tc.err, func(t *testing.T) {
 			validConfig(t)
@@ -83,4 +86,27 @@ func TestStackEnvNamingASlipwayVariableStopsTheWorker(t *testing.T) {
 	cfg := FromEnv()
 	require.NoError(t, cfg.Validate())
 	assert.Equal(t, []string{"AWS_REGION", "HTTPS_PROXY"}, cfg.StackEnv.Names("web"))
+}
+
+// The stacks repository opens at start, or stops the worker naming SLIPWAY_STACKS_REPO: a path
+// that is not there, or not a git repository; unset, there is none.
+func TestStacksRepoIsOpenedAtStartOrNamed(t *testing.T) {
+	none, err := NewStacks(Config{})
+	require.NoError(t, err)
+	require.Nil(t, none)
+
+	dir := t.TempDir()
+	_, err = NewStacks(Config{StacksRepo: filepath.Join(dir, "missing")})
+	require.ErrorContains(t, err, "SLIPWAY_STACKS_REPO: ")
+	require.ErrorContains(t, err, "is not a directory")
+	_, err = NewStacks(Config{StacksRepo: dir})
+	require.ErrorContains(t, err, "SLIPWAY_STACKS_REPO: ")
+	require.ErrorContains(t, err, "is not a git repository")
+
+	repo := filepath.Join(dir, "stacks.git")
+	_, err = localgit.Init(repo, map[string][]byte{"stacks/web/schema.yaml": []byte("parameters: []\n")})
+	require.NoError(t, err)
+	fg, err := NewStacks(Config{StacksRepo: repo})
+	require.NoError(t, err)
+	require.Equal(t, "file://"+repo, fg.RepoURL(), "the name a release records")
 }

@@ -26,6 +26,18 @@ func NewForge(cfg Config) (forge.Forge, error) {
 	return mirror.New(fg, m), nil
 }
 
+// NewStacks opens the stacks repository (SLIPWAY_STACKS_REPO) for reading; nil when it is not set.
+func NewStacks(cfg Config) (forge.Forge, error) {
+	if cfg.StacksRepo == "" {
+		return nil, nil
+	}
+	fg, err := localgit.New(cfg.StacksRepo)
+	if err != nil {
+		return nil, fmt.Errorf("SLIPWAY_STACKS_REPO: %w", err)
+	}
+	return fg, nil
+}
+
 func newForge(cfg Config) (forge.Forge, error) {
 	f := cfg.Forge
 	switch cfg.forgeKind() {

@@ -46,6 +46,10 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
+	stacks, err := NewStacks(cfg)
+	if err != nil {
+		return nil, err
+	}
 	bin, err := terraform.FindBinary(cfg.Terraform)
 	if err != nil {
 		return nil, err
@@ -124,7 +128,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 			return nil, fmt.Errorf("refusing to start: the worker seals and checks the stacks' releases files with the attestation key: %w", err)
 		}
 	}
-	return &activities.Activities{Seals: seals, Forge: fg, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
+	return &activities.Activities{Seals: seals, Forge: fg, Stacks: stacks, Terraform: tf, Deployer: dep, Secrets: secretStore, Notify: n,
 		HookSandbox: sandbox, StackEnv: cfg.StackEnv, Credentials: cfg.Credentials, Budgets: cfg.Budgets, HookHTTP: hookHTTP, Reserved: reserved, Policy: pol,
 		ProviderMirror: tf.MirrorDir(), Audit: auditLog, Claims: claims, Heads: heads}, nil
 }

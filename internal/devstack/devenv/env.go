@@ -67,6 +67,8 @@ type EnvOptions struct {
 	ObserveInterval time.Duration
 	// NotifyFile lists the notification sinks, as SLIPWAY_NOTIFY_FILE.
 	NotifyFile string
+	// StacksRepo is the stacks repository releases are cut from, as SLIPWAY_STACKS_REPO; "" = none.
+	StacksRepo string
 	// Tracer traces the env's client and worker (a test's in-memory exporter); nil follows OTEL_*.
 	Tracer trace.TracerProvider
 }
@@ -183,7 +185,7 @@ func Start(ctx context.Context, o EnvOptions) (_ *Env, err error) {
 		Terraform: os.Getenv("SLIPWAY_TERRAFORM"), TFPGConn: o.TFPGConn, StorePGConn: o.TFPGConn, Keys: keys, Deployer: o.Deployer,
 		Attest: attestKeys, Payloads: codec.DataConverter(keys),
 		ArgoURL: o.ArgoURL, ArgoToken: o.ArgoToken, Forge: o.Forge, ObserveInterval: o.ObserveInterval, NotifyFile: o.NotifyFile,
-		Kubeconfig: o.Kubeconfig, TerraformSandbox: &e.TerraformSandbox}
+		StacksRepo: o.StacksRepo, Kubeconfig: o.Kubeconfig, TerraformSandbox: &e.TerraformSandbox}
 	if cfg.Kubeconfig == "" && o.ArgoURL != "" {
 		cfg.Kubeconfig = argostack.KubeconfigOf(o.ArgoURL)
 	}
