@@ -17,12 +17,9 @@ import (
 // A deadline wave waiting for its window (a workflow start held by Temporal's StartDelay) is read
 // before the control is decided: bob (tenant other) aborting acme's waiting wave got a 500
 // naming Temporal's state ("Workflow task is not scheduled yet."), not the policy's 403, and so
-// learned that the ID is a wave still waiting (an unknown ID is 404); carol, who may, cannot
-// pause or abort it through the server either.
-func TestAttackWaitingDeadlineWaveAnswers500BeforeThePolicy(t *testing.T) {
-	t.Skip("known: rolloutControl queries the rollout's status (for its tenant) before deciding; a wave not yet started has no " +
-		"workflow task to answer the query. Needs the wave's tenant without the query (a memo or search attribute set at start) and a " +
-		"'waiting for its start at …' answer for a waiting wave")
+// learned that the ID is a wave still waiting (an unknown ID is 404). Now the wave's tenant (its
+// search attribute) is decided first: bob gets the policy's 403, and carol a 409 saying it waits.
+func TestAttackWaitingDeadlineWaveLeaksBeforeThePolicy(t *testing.T) {
 	opens := time.Now().UTC().Truncate(time.Hour).Add(3 * time.Hour)
 	windowPolicy(t, []map[string]any{{"name": "acme-hours", "start": fmt.Sprintf("0 %d * * *", opens.Hour()),
 		"duration": "1h", "tenants": []string{"acme"}}})
@@ -47,6 +44,10 @@ func TestAttackWaitingDeadlineWaveAnswers500BeforeThePolicy(t *testing.T) {
 
 	code, body = httpAs(t, http.MethodPost, url+"/v1/rollouts/"+set.Rollouts[0]+"/abort", bob, `{"reason":"x"}`)
 	require.Equal(t, http.StatusForbidden, code, "bob is refused by the policy, told nothing of the wave: %s", body)
+	require.Contains(t, body, "bob may not rollout instances of tenant acme")
+	code, body = httpAs(t, http.MethodPost, url+"/v1/rollouts/"+set.Rollouts[0]+"/undo", bob, `{"id":"bob-undo"}`)
+	require.Equal(t, http.StatusForbidden, code, "nor through an undo: %s", body)
 	code, body = httpAs(t, http.MethodPost, url+"/v1/rollouts/"+set.Rollouts[0]+"/pause", carol, `{"reason":"hold it"}`)
-	require.Equal(t, http.StatusOK, code, "a platform admin controls a waiting wave: %s", body)
+	require.Equal(t, http.StatusConflict, code, body)
+	require.Contains(t, body, "rollout "+set.Rollouts[0]+" has not started yet: its start waits")
 }
