@@ -38,7 +38,11 @@ func (a *Activities) ResolveRevision(ctx context.Context, in contract.RevisionIn
 		out.UsesOutputs = config.UsesOutputs(stack)
 	case errors.As(err, &appErr) && appErr.NonRetryable():
 		// A stack broken or gone since the deploy must not block archiving or destroying it:
-		// the instance file's own controls still hold.
+		// the instance file's own controls still hold. A refused releases file (deleted,
+		// replayed, not slipway's) is a commit's, not decay: it must not drop the stack's controls.
+		if _, err := a.readReleases(ctx, head, inst.StackName()); err != nil {
+			return contract.RevisionOutput{}, err
+		}
 		out.Controls = controls(&config.Stack{}, inst)
 	default:
 		return contract.RevisionOutput{}, err

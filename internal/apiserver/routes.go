@@ -616,7 +616,7 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 		return 0, nil, badRequest("verb: %q is not pause, resume, abort or %s", verb, contract.UpdateRolloutApprove)
 	}
 	id := r.PathValue("id")
-	cur, err := s.o.Client.RolloutStatus(ctx, id)
+	cur, err := s.rolloutStatus(ctx, a, id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -628,6 +628,21 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 		return 0, nil, err
 	}
 	return http.StatusOK, st, nil
+}
+
+// rolloutStatus is rollout id's status. One whose start still waits (a deadline wave before its
+// window) answers no query: it is decided on its tenant first, so a person who may not act there
+// is refused as for any rollout of it, not told that the ID waits.
+func (s *Server) rolloutStatus(ctx context.Context, a identity.Actor, id string) (*contract.RolloutStatus, error) {
+	cur, err := s.o.Client.RolloutStatus(ctx, id)
+	var waiting *client.RolloutWaitingError
+	if errors.As(err, &waiting) {
+		if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: waiting.Tenant}); err != nil {
+			return nil, err
+		}
+		return nil, &client.RejectedError{Message: waiting.Error(), Busy: true}
+	}
+	return cur, err
 }
 
 // quietRead is a read whose allowed decisions are not audited (status polls would flood the log);

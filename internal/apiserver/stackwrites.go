@@ -250,7 +250,7 @@ func (s *Server) rolloutUndo(ctx context.Context, a identity.Actor, r *http.Requ
 	if strings.HasPrefix(b.ID, contract.DeadlineWavePrefix) {
 		return 0, nil, badRequest("id: %q: IDs beginning %q are slipway's deadline waves", b.ID, contract.DeadlineWavePrefix)
 	}
-	st, err := s.o.Client.RolloutStatus(ctx, r.PathValue("id"))
+	st, err := s.rolloutStatus(ctx, a, r.PathValue("id"))
 	if err != nil {
 		return 0, nil, err
 	}

@@ -97,9 +97,30 @@ func RolloutSummary(spec contract.RolloutSpec) string {
 	return fmt.Sprintf("rollout %s of stack %s: %s", spec.ID, scope, strings.Join(what, ", "))
 }
 
+// RolloutWaitingError: the rollout's start is held by Temporal (a deadline wave before its
+// window), so it answers no query yet; Tenant is its search attribute, to decide on.
+type RolloutWaitingError struct{ ID, Tenant string }
+
+func (e *RolloutWaitingError) Error() string {
+	return fmt.Sprintf("rollout %s has not started yet: its start waits (a deadline wave starts when its window opens)", e.ID)
+}
+
+func (e *RolloutWaitingError) kind() errkind.Kind   { return errkind.Busy }
+func (e *RolloutWaitingError) Is(target error) bool { return target == e.kind() }
+
 // RolloutStatus queries a rollout, running or ended.
 func (c *Client) RolloutStatus(ctx context.Context, id string) (*contract.RolloutStatus, error) {
 	v, err := c.Temporal.QueryWorkflow(ctx, contract.RolloutWorkflowID(id), "", contract.QueryStatus)
+	var notReady *serviceerror.WorkflowNotReady
+	if errors.As(err, &notReady) {
+		d, derr := c.Temporal.DescribeWorkflowExecution(ctx, contract.RolloutWorkflowID(id), "")
+		if derr != nil {
+			return nil, translateRollout(id, derr)
+		}
+		w := &RolloutWaitingError{ID: id}
+		decodeSA(d.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields(), contract.SATenant.GetName(), &w.Tenant)
+		return nil, w
+	}
 	if err != nil {
 		return nil, translateRollout(id, err)
 	}

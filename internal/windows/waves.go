@@ -52,8 +52,8 @@ func (s Set) PlanWaves(stack string, instances []string, size int, now, by time.
 	slices.Sort(tenants)
 	for _, t := range tenants {
 		refs := slices.Sorted(slices.Values(byTenant[t]))
-		n := (len(refs) + size - 1) / size
-		ws := s.For(t, stack, nil) // labels are not known here: a label-scoped window holds the wave's deploy itself
+		n := (len(refs)-1)/size + 1 // not (len+size-1)/size: a huge size would overflow to no wave
+		ws := s.For(t, stack, nil)  // labels are not known here: a label-scoped window holds the wave's deploy itself
 		var at []time.Time
 		if len(ws) == 0 {
 			for range n {

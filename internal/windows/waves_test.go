@@ -1,6 +1,7 @@
 package windows
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,4 +34,9 @@ func TestPlanWavesFitsTheWindowsAndNamesWhatMissesTheDeadline(t *testing.T) {
 	// Planned inside an open window: the first wave starts now.
 	waves, _ = s.PlanWaves("web", []string{"acme/a"}, 2, at("2026-11-26T22:30:00Z"), at("2026-12-01T00:00:00Z"))
 	require.Equal(t, at("2026-11-26T22:30:00Z"), waves[0].At)
+
+	// A wave larger than every instance behind is one wave of them all, not none (overflow).
+	waves, missed = s.PlanWaves("web", []string{"beta/x", "beta/y"}, math.MaxInt, now, at("2026-12-01T00:00:00Z"))
+	require.Empty(t, missed)
+	require.Equal(t, []Wave{{At: now, Tenant: "beta", Instances: []string{"beta/x", "beta/y"}}}, waves)
 }
