@@ -128,7 +128,7 @@ type KilledError struct {
 }
 
 func (e *KilledError) Error() string {
-	msg := fmt.Sprintf("terraform %s for workspace %s: killed by %s (not by slipway): it runs again on the next attempt",
+	msg := fmt.Sprintf("terraform %s for workspace %s: ended by a signal slipway did not send (%s): it runs again on the next attempt",
 		e.Command, e.Workspace, e.Signal)
 	if e.Stderr != "" {
 		msg += "\n" + e.Stderr

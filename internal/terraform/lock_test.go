@@ -139,7 +139,9 @@ func TestApplyKilledFromOutsideIsKilledError(t *testing.T) {
 	waitForLock(t, r, ws, done)
 	killed := 0
 	for _, pid := range proc.Descendants(os.Getpid()) {
-		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == "terraform" {
+		// This test's terraform only: the package's other tests run theirs in parallel.
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); strings.TrimSpace(string(comm)) == "terraform" && cwd == r.Dir(ws) {
 			require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 			killed++
 		}
