@@ -168,7 +168,7 @@ func TestApprovalsAreBoundToThePlan(t *testing.T) {
 	require.Eventually(t, func() bool {
 		as(t, "carol:platform-admins", func() { wd = e.Status(ref).Approval })
 		return wd != nil && !wd.Redacted
-	}, time.Minute, 50*time.Millisecond)
+	}, 2*time.Minute, 50*time.Millisecond, "the destroy's plan awaits approval (28 s alone; over a minute on a loaded 2-core machine)")
 	w = wd
 	require.Contains(t, w.What, "terraform destroy")
 	require.Equal(t, []string{"platform-admins"}, w.Required.Groups)
