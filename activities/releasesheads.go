@@ -33,13 +33,8 @@ func (a *Activities) fresh(ctx context.Context, rev string, r *config.Releases) 
 		return nil
 	}
 	key := a.Forge.RepoURL() + "\x00" + rev + "\x00" + r.Stack + "\x00" + r.Seal
-	if commitSHA.MatchString(rev) {
-		freshReleases.Lock()
-		ok := freshReleases.m[key]
-		freshReleases.Unlock()
-		if ok {
-			return nil
-		}
+	if knownFresh(rev, key) {
+		return nil
 	}
 	// Generation 0 is recorded from main only: an older unnumbered file at a past commit must
 	// not be taken for the first seen.
@@ -61,6 +56,15 @@ func (a *Activities) fresh(ctx context.Context, rev string, r *config.Releases) 
 		}
 	}
 	return rememberFresh(rev, key)
+}
+
+func knownFresh(rev, key string) bool {
+	if !commitSHA.MatchString(rev) {
+		return false
+	}
+	freshReleases.Lock()
+	defer freshReleases.Unlock()
+	return freshReleases.m[key]
 }
 
 func rememberFresh(rev, key string) error {
@@ -94,13 +98,8 @@ func (a *Activities) notDeleted(ctx context.Context, rev, stack string) error {
 		return nil
 	}
 	key := a.Forge.RepoURL() + "\x00" + rev + "\x00" + stack + "\x00"
-	if commitSHA.MatchString(rev) {
-		freshReleases.Lock()
-		ok := freshReleases.m[key]
-		freshReleases.Unlock()
-		if ok {
-			return nil
-		}
+	if knownFresh(rev, key) {
+		return nil
 	}
 	if rev != "" {
 		if _, err := a.readReleases(ctx, "", stack); err != nil {

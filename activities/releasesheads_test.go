@@ -21,16 +21,7 @@ import (
 // before generations were counted are generation 0, the first seen on main recorded.
 func TestReplayedReleasesFileIsRefused(t *testing.T) {
 	ctx := context.Background()
-	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
-		"stacks/s/schema.yaml":            []byte("parameters: []\n"),
-		"stacks/s/terraform/main.tf.tmpl": []byte("# v1\n"),
-	})
-	require.NoError(t, err)
-	key, err := attest.Generate()
-	require.NoError(t, err)
-	seals, err := attest.Parse("test", key)
-	require.NoError(t, err)
-	a := &Activities{Forge: f, Seals: seals, Heads: store.HeadDir(filepath.Join(t.TempDir(), "heads"))}
+	a, f, seals := releasesRepo(t, "s")
 	pushes := 0
 	push := func(r *config.Releases) string {
 		t.Helper()
@@ -107,18 +98,7 @@ func TestReplayedReleasesFileIsRefused(t *testing.T) {
 // stays so: a pipeline that pinned it goes on.)
 func TestDeletedReleasesFileIsRefused(t *testing.T) {
 	ctx := context.Background()
-	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
-		"stacks/s/schema.yaml":            []byte("parameters: []\n"),
-		"stacks/s/terraform/main.tf.tmpl": []byte("# v1\n"),
-		"stacks/u/schema.yaml":            []byte("parameters: []\n"),
-		"stacks/u/terraform/main.tf.tmpl": []byte("# u\n"),
-	})
-	require.NoError(t, err)
-	key, err := attest.Generate()
-	require.NoError(t, err)
-	seals, err := attest.Parse("test", key)
-	require.NoError(t, err)
-	a := &Activities{Forge: f, Seals: seals, Heads: store.HeadDir(filepath.Join(t.TempDir(), "heads"))}
+	a, f, _ := releasesRepo(t, "s", "u")
 	before, err := f.Head(ctx)
 	require.NoError(t, err)
 
@@ -155,4 +135,22 @@ func TestDeletedReleasesFileIsRefused(t *testing.T) {
 	_, rel, err = a.instanceStack(ctx, "", &config.Instance{Stack: "s"})
 	require.NoError(t, err, "the file as slipway last wrote it resolves again")
 	require.Equal(t, "1.0.0", rel.Version)
+}
+
+// releasesRepo is a GitOps repository holding the named stacks, and activities that seal and
+// record releases files in it.
+func releasesRepo(t *testing.T, stacks ...string) (*Activities, *localgit.Forge, *attest.Keyring) {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, s := range stacks {
+		files["stacks/"+s+"/schema.yaml"] = []byte("parameters: []\n")
+		files["stacks/"+s+"/terraform/main.tf.tmpl"] = []byte("# " + s + "\n")
+	}
+	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), files)
+	require.NoError(t, err)
+	key, err := attest.Generate()
+	require.NoError(t, err)
+	seals, err := attest.Parse("test", key)
+	require.NoError(t, err)
+	return &Activities{Forge: f, Seals: seals, Heads: store.HeadDir(filepath.Join(t.TempDir(), "heads"))}, f, seals
 }
