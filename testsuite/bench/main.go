@@ -4,7 +4,7 @@
 // lifecycles at several sizes, what parked instances cost, and a rollout to a fleet. `make bench`
 // runs it; the raw figures go to bench/results/ as JSON.
 //
-//	go run ./testsuite/bench [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,release-rollout -preview 1000 -release-rollout 1000] [-rows idle,idle-timed]
+//	go run ./testsuite/bench [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,preview-real,release-rollout -preview 1000 -preview-real 50 -release-rollout 1000] [-rows idle,idle-timed]
 package main
 
 import (
@@ -28,7 +28,7 @@ import (
 var allRows = []string{"floor", "pipelines", "update", "provider", "throughput", "idle", "cluster", "rollout", "metrics"}
 
 // extraRows run only when -rows names them: each takes minutes at its default size.
-var extraRows = []string{"preview", "release-rollout", "idle-timed"}
+var extraRows = []string{"preview", "preview-real", "release-rollout", "idle-timed"}
 
 type options struct {
 	rows       []string
@@ -50,6 +50,8 @@ type options struct {
 	metrics int
 	// preview and releaseRollout are the fleet sizes of the preview and release-rollout rows
 	preview, releaseRollout int
+	// previewReal is the fleet size of the preview-real row (real git and terraform)
+	previewReal int
 }
 
 func main() {
@@ -67,6 +69,7 @@ func main() {
 	flag.IntVar(&o.metrics, "metrics", 1000, "instances the metrics row parks before it measures the scrape and the fleet counts")
 	flag.StringVar(&rows, "rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ",")+", and (only when named) "+strings.Join(extraRows, ","))
 	flag.IntVar(&o.preview, "preview", 1000, "instances on release 1.0.0 the preview row previews release 1.1.0 of")
+	flag.IntVar(&o.previewReal, "preview-real", 50, "instances on release 1.0.0 the preview-real row previews release 1.1.0 of, on real git and terraform")
 	flag.IntVar(&o.releaseRollout, "release-rollout", 1000, "instances on release 1.0.0 the release-rollout row rolls out to release 1.1.0, a canary of 10 then batches of 10%")
 	flag.IntVar(&o.steps, "steps", 20, "activity steps per floor workflow")
 	flag.IntVar(&o.runs, "runs", 10, "runs per floor and pipeline row, and update deploys on real terraform")
@@ -131,6 +134,9 @@ func (o *options) parse(rows, lifecycles, idle, sticky, clusterWorkers string) e
 	}
 	if o.want("preview") && o.preview < 1 {
 		return &flagError{"preview", fmt.Sprint(o.preview), "must be at least 1"}
+	}
+	if o.want("preview-real") && o.previewReal < 1 {
+		return &flagError{"preview-real", fmt.Sprint(o.previewReal), "must be at least 1"}
 	}
 	if o.want("release-rollout") && o.releaseRollout < 1 {
 		return &flagError{"release-rollout", fmt.Sprint(o.releaseRollout), "must be at least 1"}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/examples"
 )
 
 func TestBadFlagsNameTheFlag(t *testing.T) {
@@ -39,6 +41,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 
 func TestReleaseRowsRunOnlyWhenNamed(t *testing.T) {
 	assert.NotContains(t, allRows, "preview", "the default -rows")
+	assert.NotContains(t, allRows, "preview-real", "the default -rows")
 	assert.NotContains(t, allRows, "release-rollout", "the default -rows")
 	assert.NotContains(t, allRows, "idle-timed", "the default -rows")
 	var o options
@@ -47,7 +50,11 @@ func TestReleaseRowsRunOnlyWhenNamed(t *testing.T) {
 	require.ErrorAs(t, o.parse("preview,release-rollout", "10", "10", "10", "1"), &fe)
 	assert.Equal(t, "release-rollout", fe.flag)
 	o = options{steps: 1, runs: 1, workerSticky: 1, rollout: 1, metrics: 1, preview: 1000, releaseRollout: 1000}
-	require.NoError(t, o.parse("preview,release-rollout", "10", "10", "10", "1"))
+	require.ErrorAs(t, o.parse("preview-real", "10", "10", "10", "1"), &fe)
+	assert.Equal(t, "preview-real", fe.flag)
+	o = options{steps: 1, runs: 1, workerSticky: 1, rollout: 1, metrics: 1, preview: 1000, releaseRollout: 1000, previewReal: 50}
+	require.NoError(t, o.parse("preview,preview-real,release-rollout", "10", "10", "10", "1"))
+	assert.True(t, o.want("preview-real"))
 	assert.True(t, o.want("preview"))
 	assert.True(t, o.want("release-rollout"))
 }
@@ -61,4 +68,15 @@ func TestGrowthSaysWhenCostPerLifecycleGrows(t *testing.T) {
 	assert.Contains(t, growth(small, steep).Text, "worse than linear")
 	assert.InDelta(t, 4.0, growth(small, steep).Figures["wallPerLifecycleRatio"], 1e-9)
 	assert.InDelta(t, 3.0, growth(small, steep).Figures["serverCpuPerLifecycleRatio"], 1e-9)
+}
+
+func TestReleaseOneOneChangesTheExampleTerraform(t *testing.T) {
+	files, err := examples.StackFiles("example")
+	require.NoError(t, err)
+	next, err := exampleNext(files["terraform/main.tf.tmpl"])
+	require.NoError(t, err, "the example stack's template changed: move the anchor")
+	assert.Contains(t, string(next), `tier     = "standard"`)
+	assert.Contains(t, string(next), `resource "terraform_data" "scaler"`)
+	_, err = exampleNext([]byte("resource \"terraform_data\" \"app\" {}\n"))
+	assert.ErrorContains(t, err, "main.tf.tmpl")
 }

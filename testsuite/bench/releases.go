@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/slipway-dev/slipway/internal/client"
@@ -33,20 +34,16 @@ func (b *bench) releaseFleet(ctx context.Context, queue, tenant string, n int) (
 		return nil, nil, "", err
 	}
 	c := client.New(b.env.Client.Temporal, queue, "")
-	admin := identity.With(ctx, devenv.LocalAdmin())
-	for _, v := range []string{releaseFrom, releaseTo} {
-		if _, err := c.StackRequest(admin, contract.StackRequest{Op: contract.StackOpRelease, Stack: rolloutStack, Version: v,
-			Notes: "bench"}); err != nil {
-			w.stop()
-			return nil, nil, "", fmt.Errorf("cut release %s@%s: %w", rolloutStack, v, err)
-		}
+	if err := cutReleases(ctx, c, nil); err != nil {
+		w.stop()
+		return nil, nil, "", err
 	}
 	refs := make([]contract.Ref, n)
 	for i := range refs {
 		refs[i] = contract.Ref{Tenant: tenant, Name: fmt.Sprintf("web-%d", i)}
 	}
 	fl, err := fleet{clients: []*client.Client{c}, workers: []*workerProc{w}, server: []int{b.env.Server.PID()},
-		temporal: b.env.Client.Temporal, config: "stack: " + rolloutStack + "@" + releaseFrom + "\nparameters:\n  greeting: hello\n  replicas: 1\n"}.runRefs(ctx, refs)
+		temporal: b.env.Client.Temporal, config: pinnedConfig(1)}.runRefs(ctx, refs)
 	if err != nil {
 		w.stop()
 		return nil, nil, "", fmt.Errorf("provision and deploy the fleet on %s@%s: %w", rolloutStack, releaseFrom, err)
@@ -55,59 +52,106 @@ func (b *bench) releaseFleet(ctx context.Context, queue, tenant string, n int) (
 		fl.wall.Seconds()), nil
 }
 
-// previewRow times `slipway stack preview example --to 1.1.0` over -preview instances pinned to
-// 1.0.0: the StackPreviewWorkflow plans each at the default concurrency and groups the plans.
-func (b *bench) previewRow(ctx context.Context) error {
-	n := b.o.preview
-	section := fmt.Sprintf("stack preview (instant adapters, %d instances)", n)
-	w, c, note, err := b.releaseFleet(ctx, previewQueue, "preview", n)
-	if err != nil {
-		return err
-	}
-	defer w.stop()
-	server := b.env.Server.PID()
-	spec := contract.PreviewSpec{ID: fmt.Sprintf("bench-%d", n), Stack: rolloutStack, To: releaseTo, Tenant: "preview", Actor: "bench"}
-	w.resetPeak()
-	cpu0, server0 := w.cpu(), procCPU(server)
-	start := time.Now()
+// cutReleases cuts releases 1.0.0 and 1.1.0 of stack example through the StackWorkflow on c's
+// queue; change, when set, commits to main between the two, so 1.1.0 differs from 1.0.0.
+func cutReleases(ctx context.Context, c *client.Client, change func(context.Context) error) error {
 	admin := identity.With(ctx, devenv.LocalAdmin())
-	if err := c.StartPreview(admin, spec); err != nil {
-		return fmt.Errorf("stack preview: %w", err)
+	for _, v := range []string{releaseFrom, releaseTo} {
+		if v == releaseTo && change != nil {
+			if err := change(ctx); err != nil {
+				return fmt.Errorf("change %s for %s: %w", rolloutStack, releaseTo, err)
+			}
+		}
+		if _, err := c.StackRequest(admin, contract.StackRequest{Op: contract.StackOpRelease, Stack: rolloutStack, Version: v,
+			Notes: "bench"}); err != nil {
+			return fmt.Errorf("cut release %s@%s: %w", rolloutStack, v, err)
+		}
+	}
+	return nil
+}
+
+// pinnedConfig is an instance's config on example@1.0.0.
+func pinnedConfig(replicas int) string {
+	return fmt.Sprintf("stack: %s@%s\nparameters:\n  greeting: hello\n  replicas: %d\n", rolloutStack, releaseFrom, replicas)
+}
+
+// previewRun is one timed `stack preview example --to 1.1.0`, the client call of both preview rows.
+type previewRun struct {
+	n                 int
+	res               contract.PreviewResult
+	wall, cpu, server time.Duration // cpu is the worker's
+	events            int64
+}
+
+// timePreview starts the preview of tenant's instances moved to 1.1.0 on c's queue and waits for
+// its result; workerCPU reads the CPU time of the worker that serves the queue.
+func (b *bench) timePreview(ctx context.Context, c *client.Client, id, tenant string, n int, workerCPU func() time.Duration) (previewRun, error) {
+	server := b.env.Server.PID()
+	spec := contract.PreviewSpec{ID: id, Stack: rolloutStack, To: releaseTo, Tenant: tenant, Actor: "bench"}
+	cpu0, server0 := workerCPU(), procCPU(server)
+	start := time.Now()
+	if err := c.StartPreview(identity.With(ctx, devenv.LocalAdmin()), spec); err != nil {
+		return previewRun{}, fmt.Errorf("stack preview: %w", err)
 	}
 	res, err := c.Preview(ctx, spec.ID, true)
-	wall := time.Since(start)
-	workerCPU, serverCPU := w.cpu()-cpu0, procCPU(server)-server0
-	_, peak := w.rss()
+	p := previewRun{n: n, res: res, wall: time.Since(start), cpu: workerCPU() - cpu0, server: procCPU(server) - server0}
 	if err != nil {
-		return fmt.Errorf("stack preview: %w", err)
+		return p, fmt.Errorf("stack preview: %w", err)
 	}
 	d, err := b.env.Client.Temporal.DescribeWorkflowExecution(ctx, contract.PreviewWorkflowID(spec.ID), "")
 	if err != nil {
-		return fmt.Errorf("describe the preview: %w", err)
+		return p, fmt.Errorf("describe the preview: %w", err)
 	}
-	events := d.GetWorkflowExecutionInfo().GetHistoryLength()
-	figures := map[string]float64{"instances": float64(n), "planned": float64(res.Planned), "total": float64(res.Total),
-		"groups": float64(len(res.Groups)), "wallS": wall.Seconds(), "msPerInstance": 1000 * wall.Seconds() / float64(n),
-		"workerCpuS": workerCPU.Seconds(), "workerPeakRssMiB": peak, "serverCpuS": serverCPU.Seconds(),
-		"serverCpuMsPerInstance": 1000 * serverCPU.Seconds() / float64(n), "historyEvents": float64(events)}
-	if res.Planned != n {
-		reason := fmt.Sprintf("%d of %d instances planned", res.Planned, n)
-		for _, in := range res.Instances {
+	p.events = d.GetWorkflowExecutionInfo().GetHistoryLength()
+	return p, nil
+}
+
+// addPreview adds a preview row: the figures both rows share plus extra, and worker, the row's
+// words on its worker; FAILED unless every instance planned.
+func (b *bench) addPreview(section, name, note string, p previewRun, extra map[string]float64, worker string) error {
+	n := float64(p.n)
+	figures := map[string]float64{"instances": n, "planned": float64(p.res.Planned), "total": float64(p.res.Total),
+		"groups": float64(len(p.res.Groups)), "wallS": p.wall.Seconds(), "msPerInstance": 1000 * p.wall.Seconds() / n,
+		"workerCpuS": p.cpu.Seconds(), "serverCpuS": p.server.Seconds(), "serverCpuMsPerInstance": 1000 * p.server.Seconds() / n,
+		"historyEvents": float64(p.events)}
+	maps.Copy(figures, extra)
+	if p.res.Planned != p.n {
+		reason := fmt.Sprintf("%d of %d instances planned", p.res.Planned, p.n)
+		for _, in := range p.res.Instances {
 			if in.Outcome != contract.PreviewPlanned {
 				reason += fmt.Sprintf("; e.g. %s %s: %s", in.Ref, in.Outcome, in.Message)
 				break
 			}
 		}
 		figures["failed"] = 1
-		b.rep.add(row{Section: section, Name: "preview", Figures: figures, Text: "FAILED: " + reason, Note: note})
-		return &rowFailedError{row: "preview", reason: reason}
+		b.rep.add(row{Section: section, Name: name, Figures: figures, Text: "FAILED: " + reason, Note: note})
+		return &rowFailedError{row: name, reason: reason}
 	}
-	b.rep.add(row{Section: section, Name: "preview", Figures: figures,
-		Text: fmt.Sprintf("%d plans in %.1f s (%.1f ms/instance, %d groups); worker %.1f CPU-s, peak RSS %.0f MiB; server %.1f CPU-s (%.1f ms/instance); %d history events",
-			n, wall.Seconds(), figures["msPerInstance"], len(res.Groups), workerCPU.Seconds(), peak, serverCPU.Seconds(),
-			figures["serverCpuMsPerInstance"], events),
+	b.rep.add(row{Section: section, Name: name, Figures: figures,
+		Text: fmt.Sprintf("%d plans in %.1f s (%.1f ms/instance, %s); %s; server %.1f CPU-s (%.1f ms/instance); %d history events",
+			p.n, p.wall.Seconds(), figures["msPerInstance"], plural(len(p.res.Groups), "group"), worker, p.server.Seconds(),
+			figures["serverCpuMsPerInstance"], p.events),
 		Note: note})
 	return nil
+}
+
+// previewRow times `slipway stack preview example --to 1.1.0` over -preview instances pinned to
+// 1.0.0: the StackPreviewWorkflow plans each at the default concurrency and groups the plans.
+func (b *bench) previewRow(ctx context.Context) error {
+	n := b.o.preview
+	w, c, note, err := b.releaseFleet(ctx, previewQueue, "preview", n)
+	if err != nil {
+		return err
+	}
+	defer w.stop()
+	w.resetPeak()
+	p, err := b.timePreview(ctx, c, fmt.Sprintf("bench-%d", n), "preview", n, w.cpu)
+	if err != nil {
+		return err
+	}
+	_, peak := w.rss()
+	return b.addPreview(fmt.Sprintf("stack preview (instant adapters, %d instances)", n), "preview", note, p,
+		map[string]float64{"workerPeakRssMiB": peak}, fmt.Sprintf("worker %.1f CPU-s, peak RSS %.0f MiB", p.cpu.Seconds(), peak))
 }
 
 // releaseRolloutRow times `slipway rollout start --stack example --to 1.1.0` over

@@ -17,17 +17,9 @@ import (
 // with a worker in this process whose adapters are timed, and splits the wall time.
 func (b *bench) updateRow(ctx context.Context) error {
 	var git, tf, dep clock
-	acts := *b.env.Activities
-	acts.Forge = timedForge{acts.Forge, &git}
-	acts.Terraform = timedTerraform{acts.Terraform, &tf}
-	acts.Deployer = timedDeployer{acts.Deployer, &dep}
 	const tq = "bench-real"
-	workerapp.Attach(&acts, b.env.Client.Temporal, tq)
-	w := worker.New(b.env.Client.Temporal, tq, worker.Options{Interceptors: b.env.Interceptors})
-	if err := workerapp.Register(w, &acts); err != nil {
-		return err
-	}
-	if err := w.Start(); err != nil {
+	w, err := b.realWorker(tq, &git, &tf, &dep)
+	if err != nil {
 		return err
 	}
 	defer w.Stop()
@@ -61,4 +53,22 @@ func (b *bench) updateRow(ctx context.Context) error {
 			total, per(&tf), per(&git), per(&dep), orch, 100*orch/total, 100*inside/total),
 		Note: fmt.Sprintf("%d updates; deployer none (no cluster in the bench); orchestration counts rendering, secrets and Temporal round trips", b.o.runs)})
 	return nil
+}
+
+// realWorker runs slipway's workflows in this process on queue over real git and terraform (the
+// env's activities), the time inside each adapter summed on its clock.
+func (b *bench) realWorker(queue string, git, tf, dep *clock) (worker.Worker, error) {
+	acts := *b.env.Activities
+	acts.Forge = timedForge{acts.Forge, git}
+	acts.Terraform = timedTerraform{acts.Terraform, tf}
+	acts.Deployer = timedDeployer{acts.Deployer, dep}
+	workerapp.Attach(&acts, b.env.Client.Temporal, queue)
+	w := worker.New(b.env.Client.Temporal, queue, worker.Options{Interceptors: b.env.Interceptors})
+	if err := workerapp.Register(w, &acts); err != nil {
+		return nil, err
+	}
+	if err := w.Start(); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
