@@ -52,7 +52,7 @@ func (b *bench) previewRealRow(ctx context.Context) error {
 	perPlan := func(c *clock) float64 { return ms(c.total()) / float64(n) }
 	return b.addPreview(fmt.Sprintf("stack preview (real git + terraform, %d instances)", n), "preview-real", note, p,
 		map[string]float64{"terraformMsPerPlan": perPlan(&tf), "gitMsPerPlan": perPlan(&git)},
-		fmt.Sprintf("terraform %.0f ms a plan, git %.0f ms; worker %.1f CPU-s", perPlan(&tf), perPlan(&git), p.cpu.Seconds()))
+		fmt.Sprintf("terraform %.0f ms a plan, git %.0f ms (summed over concurrent plans); worker %.1f CPU-s", perPlan(&tf), perPlan(&git), p.cpu.Seconds()))
 }
 
 // changeExample commits release 1.1.0's terraform to main: every instance's app gains an input,
