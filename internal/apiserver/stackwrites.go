@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -164,17 +165,11 @@ func (s *Server) stackDeadline(ctx context.Context, a identity.Actor, r *http.Re
 	if err := s.authorize(ctx, Check{Actor: a, Operation: "stack", Name: stack, Request: req}); err != nil {
 		return 0, nil, err
 	}
-	rels, err := s.o.Client.StackRequest(ctx, contract.StackRequest{Op: contract.StackOpReleases, Stack: stack})
-	if err != nil {
-		return 0, nil, err
-	}
-	if len(rels.Releases) == 0 {
-		return 0, nil, badRequest("stack: %q has no releases, so no deadline (an unknown stack has none)", stack)
-	}
-	if _, ok := (&config.Releases{Stack: stack, Releases: rels.Releases}).Find(b.Min); !ok {
-		return 0, nil, badRequest("min: %s: not a release of stack %s (GET /v1/stacks/%s/releases lists them)", b.Min, stack, stack)
-	}
 	set, err := s.o.Client.SetDeadline(ctx, s.o.Windows, stack, contract.StackDeadline{Min: b.Min, By: by}, b.BatchSize, b.BatchPercent, b.ID, a.Name)
+	var bad *client.DeadlineInputError
+	if errors.As(err, &bad) {
+		return 0, nil, badRequest("%s", bad.Error())
+	}
 	if err != nil {
 		return 0, nil, err
 	}

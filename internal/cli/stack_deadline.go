@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -65,17 +66,11 @@ bundle's windows (the workers'; --dir is refused). See docs/time.md.`,
 					return lerr
 				}
 				err = g.withSignedClient(cmd, func(c *client.Client) error {
-					rels, err := c.StackRequest(cmd.Context(), contract.StackRequest{Op: contract.StackOpReleases, Stack: stack})
-					if err != nil {
-						return err
-					}
-					if len(rels.Releases) == 0 {
-						return usageErr("STACK %q: has no releases, so no deadline (an unknown stack has none; slipway stack release %s VERSION cuts one)", stack, stack)
-					}
-					if _, ok := (&config.Releases{Stack: stack, Releases: rels.Releases}).Find(minVersion); !ok {
-						return usageErr("--min %s: not a release of stack %s (slipway stack releases %s lists them)", minVersion, stack, stack)
-					}
 					set, err = c.SetDeadline(cmd.Context(), e.Windows(), stack, contract.StackDeadline{Min: minVersion, By: deadline}, size, percent, g.requestID, g.actor)
+					var bad *client.DeadlineInputError
+					if errors.As(err, &bad) {
+						return usageErr("%s %s", map[string]string{"stack": "STACK", "min": "--min"}[bad.Field], bad.Problem)
+					}
 					return err
 				})
 			}

@@ -29,6 +29,12 @@ type DeadlineMissedError struct {
 
 func (e *DeadlineMissedError) Error() string { return e.Message }
 
+// DeadlineInputError is a deadline the stack's releases cannot take; Field is "stack" or "min",
+// which the CLI names as STACK and --min, the API as stack and min.
+type DeadlineInputError struct{ Field, Problem string }
+
+func (e *DeadlineInputError) Error() string { return e.Field + ": " + e.Problem }
+
 // ParseBy reads a deadline: RFC 3339 or a date (its 00:00 UTC), after now. The error names the
 // value, not the field: the CLI's is --by, the API's by.
 func ParseBy(by string, now time.Time) (time.Time, error) {
@@ -61,6 +67,16 @@ func BehindOf(items []ListItem, minVersion string) []string {
 // caller has checked that d.Min is a release of the stack; actor is the waves' note.
 func (c *Client) SetDeadline(ctx context.Context, ws windows.Set, stack string, d contract.StackDeadline, size, percent int, id, actor string) (DeadlineSet, error) {
 	var out DeadlineSet
+	rels, err := c.StackRequest(ctx, contract.StackRequest{Op: contract.StackOpReleases, Stack: stack})
+	if err != nil {
+		return out, err
+	}
+	if len(rels.Releases) == 0 {
+		return out, &DeadlineInputError{"stack", fmt.Sprintf("%q: has no releases, so no deadline (an unknown stack has none)", stack)}
+	}
+	if _, ok := (&config.Releases{Stack: stack, Releases: rels.Releases}).Find(d.Min); !ok {
+		return out, &DeadlineInputError{"min", fmt.Sprintf("%s: not a release of stack %s (stack releases lists them)", d.Min, stack)}
+	}
 	items, err := c.List(ctx, ListFilter{Stack: stack})
 	if err != nil {
 		return out, err
