@@ -69,8 +69,7 @@ func (a *Activities) PlanRollout(ctx context.Context, spec contract.RolloutSpec)
 		}
 		plan.Actions = append(plan.Actions, act)
 	}
-	slices.Sort(t.stateful)
-	plan.Stateful = slices.Compact(t.stateful)
+	plan.Stateful = t.stateful
 	return plan, nil
 }
 

@@ -94,8 +94,10 @@ func (a *Activities) releasedStack(ctx context.Context, t *rolloutTarget, ref co
 			return nil, err
 		}
 		t.released[key] = stack
-		if stack.Schema != nil {
-			t.stateful = append(t.stateful, stack.Schema.Stateful...)
+		for _, r := range stack.Schema.Stateful { // the plans' fingerprints mark what each release marks
+			if !slices.Contains(t.stateful, r) {
+				t.stateful = append(t.stateful, r)
+			}
 		}
 	}
 	if err := t.checkSet(stack, fmt.Sprintf("%s runs %s", ref, key)); err != nil {

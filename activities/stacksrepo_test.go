@@ -280,9 +280,11 @@ func TestSetRolloutOfAStackOfTheStacksRepository(t *testing.T) {
 		}
 		return out
 	}
+	var tgt *rolloutTarget
 	plan := func(spec contract.RolloutSpec, names ...string) ([]contract.RolloutAction, []configView, error) {
 		spec.Stack = "s"
-		tgt, err := a.rolloutTarget(ctx, spec, head)
+		var err error
+		tgt, err = a.rolloutTarget(ctx, spec, head)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -312,6 +314,7 @@ func TestSetRolloutOfAStackOfTheStacksRepository(t *testing.T) {
 	acts, _, err = plan(contract.RolloutSpec{Set: set("replicas", "2")}, "b")
 	require.NoError(t, err, "1.1.0 has replicas")
 	require.Equal(t, "replicas=2", acts[0].Desired)
+	require.Equal(t, []string{"aws_db_instance"}, tgt.stateful, "its plans fingerprint with 1.1.0's stateful: list")
 
 	_, _, err = plan(contract.RolloutSpec{Set: set("replicas", "2")}, "b", "a")
 	require.ErrorContains(t, err, `--set replicas: acme/a runs s@1.0.0, which has no parameter "replicas"`)
