@@ -94,8 +94,12 @@ func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li con
 	}
 	cur, des, err := a.compare(ctx, t, li.Ref)
 	var refused *planRefusal
-	if errors.As(err, &refused) {
+	var failed *readFailure
+	switch {
+	case errors.As(err, &refused):
 		return act, notAllowedf("%s", refused) // refused before anything starts
+	case errors.As(err, &failed):
+		return act, failed.err
 	}
 	if err != nil {
 		act.Reason = errorText(err)
@@ -142,6 +146,10 @@ func (a *Activities) RolloutDeploy(ctx context.Context, in contract.RolloutDeplo
 		return contract.RolloutDeployOutput{}, err
 	}
 	cur, des, err := a.compare(ctx, t, in.Ref)
+	var failed *readFailure
+	if errors.As(err, &failed) {
+		return contract.RolloutDeployOutput{}, failed.err
+	}
 	if err != nil {
 		return contract.RolloutDeployOutput{Outcome: contract.DeployRefused, Message: errorText(err)}, nil
 	}

@@ -55,6 +55,13 @@ type planRefusal struct{ msg string }
 
 func (e *planRefusal) Error() string { return e.msg }
 
+// readFailure is an instance's line that could not be read (a read that failed): the activity
+// tries again rather than skip the instance.
+type readFailure struct{ err error }
+
+func (e *readFailure) Error() string { return e.err.Error() }
+func (e *readFailure) Unwrap() error { return e.err }
+
 // releasedTarget is the target of a --set rollout of a stack with no files on main, only releases
 // (kept in the stacks repository): each instance's --set is checked against the release it runs
 // (releasedStack), and --stack-rev, a commit of main's stacks/<name>/, is refused.
@@ -77,11 +84,19 @@ func (a *Activities) releasedTarget(ctx context.Context, t *rolloutTarget) (*rol
 
 // releasedStack is the release inst runs (its pin, else its stack's default channel's), loaded
 // once per stack: line, with the rollout's --set checked against its schema: what its deploy
-// renders. An instance that would render main's stacks/<name>/, which is missing, is refused.
+// renders. An instance that would render main's stacks/<name>/, which is missing, or a release that
+// cannot be loaded (unknown, or a worker without its repository), refuses the plan.
 func (a *Activities) releasedStack(ctx context.Context, t *rolloutTarget, ref contract.Ref, inst *config.Instance) (*config.Stack, error) {
+	failed := func(err error) error {
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.NonRetryable() { // an unknown release, a worker without its repository
+			return &planRefusal{fmt.Sprintf("%s runs %s: %s", ref, inst.Stack, errorText(err))}
+		}
+		return &readFailure{err}
+	}
 	rel, err := a.instanceRelease(ctx, t.head, inst)
 	if err != nil {
-		return nil, err
+		return nil, failed(err)
 	}
 	if rel.Commit == "" {
 		return nil, &planRefusal{fmt.Sprintf("stack: %s runs stack %s at main's head (unpinned, or on a channel holding head), and stack %s has no files on the GitOps repository's main (%s/ is missing): pin it to a release (stack: %s@VERSION, or rollout start --to RELEASE)",
@@ -91,7 +106,7 @@ func (a *Activities) releasedStack(ctx context.Context, t *rolloutTarget, ref co
 	stack, ok := t.released[key]
 	if !ok {
 		if stack, err = a.loadRelease(ctx, rel); err != nil {
-			return nil, err
+			return nil, failed(err)
 		}
 		t.released[key] = stack
 		for _, r := range stack.Schema.Stateful { // the plans' fingerprints mark what each release marks

@@ -250,6 +250,8 @@ func TestStackCatalogListsTheStacksRepositorysReleasedStacks(t *testing.T) {
 // release has, or a value its release's schema refuses, refuses the plan naming --set and the
 // instance's release. --stack-rev, and an instance with neither a pin nor a default channel, are
 // refused naming --stack-rev and stack: (the stack has no files on the GitOps repository's main).
+// A worker without the stacks repository refuses the plan naming SLIPWAY_STACKS_REPO; a read of
+// a release that fails is returned to be retried, not made a skip.
 func TestSetRolloutOfAStackOfTheStacksRepository(t *testing.T) {
 	ctx := context.Background()
 	gitops, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
@@ -301,6 +303,18 @@ func TestSetRolloutOfAStackOfTheStacksRepository(t *testing.T) {
 		}
 		return acts, views, nil
 	}
+
+	blip := errors.New("connection reset by peer")
+	b := &Activities{Forge: gitops, Stacks: &blipForge{Forge: stacks, errs: []error{blip, blip, blip}}}
+	bt, err := b.rolloutTarget(ctx, contract.RolloutSpec{Stack: "s", Set: set("greeting", "hello")}, head)
+	require.NoError(t, err)
+	_, err = b.rolloutAction(ctx, bt, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: "a"}, State: "Deployed"})
+	require.ErrorIs(t, err, blip, "a read of the release that fails is tried again, not a skip")
+	nt, err := (&Activities{Forge: gitops}).rolloutTarget(ctx, contract.RolloutSpec{Stack: "s", Set: set("greeting", "hello")}, head)
+	require.NoError(t, err)
+	_, err = (&Activities{Forge: gitops}).rolloutAction(ctx, nt, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: "a"}, State: "Deployed"})
+	require.ErrorContains(t, err, "acme/a runs s@1.0.0: ", "a worker without the stacks repository refuses the plan, not skip every instance")
+	require.ErrorContains(t, err, "stack: release s@1.0.0 was cut from the stacks repository "+stacks.RepoURL()+", and this worker's SLIPWAY_STACKS_REPO is not set")
 
 	acts, views, err := plan(contract.RolloutSpec{Set: set("greeting", "hello")}, "a", "b")
 	require.NoError(t, err, "the stack is in the stacks repository; each instance's release has greeting")
