@@ -195,8 +195,8 @@ type rolloutTarget struct {
 	spec  contract.RolloutSpec
 	head  string
 	stack *config.Stack // main's, which --set and --stack-rev are checked against; nil for a re-pin
-	// released holds, for a stack with no files on main (only releases), each stack: line's
-	// release, which its instances' --set is checked against instead.
+	// released holds each stack: line's release its pinned instances' --set is checked against:
+	// what their deploys render, whether or not main has the stack's files.
 	released map[string]*config.Stack
 	set      map[string]any
 	trees    map[string]string // revision -> fingerprint of the stack's files
@@ -221,7 +221,7 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 	if err != nil {
 		return nil, classify(err)
 	}
-	t := &rolloutTarget{spec: spec, head: head, set: map[string]any{}}
+	t := &rolloutTarget{spec: spec, head: head, set: map[string]any{}, released: map[string]*config.Stack{}}
 	for _, s := range spec.Set {
 		var v any
 		if err := yaml.Unmarshal([]byte(s.Value), &v); err != nil {
@@ -307,11 +307,9 @@ func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref contract
 	next := *inst
 	next.Parameters, next.Archived = maps.Clone(inst.Parameters), false
 	maps.Copy(next.Parameters, t.set)
-	stack := t.stack
-	if stack == nil {
-		if stack, err = a.releasedStack(ctx, t, ref, inst); err != nil {
-			return cur, des, err
-		}
+	stack, err := a.releasedStack(ctx, t, ref, inst)
+	if err != nil {
+		return cur, des, err
 	}
 	before, err := config.Validate(stack, inst, nil)
 	if err != nil {

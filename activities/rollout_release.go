@@ -78,14 +78,14 @@ func (a *Activities) releasedTarget(ctx context.Context, t *rolloutTarget) (*rol
 		return nil, notAllowedf("--stack-rev %s: stack %s has no files on the GitOps repository's main (%s/ is missing): it lives in the stacks repository (SLIPWAY_STACKS_REPO); roll out a release of it with --to RELEASE",
 			t.spec.StackRev, t.spec.Stack, dir)
 	}
-	t.released = map[string]*config.Stack{}
 	return t, nil
 }
 
-// releasedStack is the release inst runs (its pin, else its stack's default channel's), loaded
-// once per stack: line, with the rollout's --set checked against its schema: what its deploy
-// renders. An instance that would render main's stacks/<name>/, which is missing, or a release that
-// cannot be loaded (unknown, or a worker without its repository), refuses the plan.
+// releasedStack is the stack inst's deploy renders: the release it runs (its pin, else its stack's
+// default channel's), loaded once per stack: line, with the rollout's --set checked against its
+// schema; main's stack when it runs main's head. An instance that would render main's
+// stacks/<name>/ when it is missing, or a release that cannot be loaded (unknown, or a worker
+// without its repository), refuses the plan.
 func (a *Activities) releasedStack(ctx context.Context, t *rolloutTarget, ref contract.Ref, inst *config.Instance) (*config.Stack, error) {
 	failed := func(err error) error {
 		var app *temporal.ApplicationError
@@ -97,6 +97,9 @@ func (a *Activities) releasedStack(ctx context.Context, t *rolloutTarget, ref co
 	rel, err := a.instanceRelease(ctx, t.head, inst)
 	if err != nil {
 		return nil, failed(err)
+	}
+	if rel.Commit == "" && t.stack != nil {
+		return t.stack, nil
 	}
 	if rel.Commit == "" {
 		return nil, &planRefusal{fmt.Sprintf("stack: %s runs stack %s at main's head (unpinned, or on a channel holding head), and stack %s has no files on the GitOps repository's main (%s/ is missing): pin it to a release (stack: %s@VERSION, or rollout start --to RELEASE)",

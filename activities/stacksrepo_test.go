@@ -363,3 +363,34 @@ func TestSetRolloutOfAStackOfTheStacksRepository(t *testing.T) {
 	_, err = a.rolloutTarget(ctx, contract.RolloutSpec{Stack: "nope", Set: set("greeting", "x")}, head)
 	require.ErrorContains(t, err, "--stack nope: no such stack on main (stacks/nope/ is missing), nor a release of it")
 }
+
+// A stack on the GitOps repository's main: a --set is checked against main's stack and, for a
+// pinned instance, against the release it runs, which is what its deploy renders.
+func TestSetRolloutChecksAPinnedInstanceAgainstItsRelease(t *testing.T) {
+	ctx := context.Background()
+	v1 := "parameters:\n  - {name: greeting, type: string, default: hi}\n"
+	gitops, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"stacks/s/schema.yaml": []byte(v1), "stacks/s/terraform/main.tf.tmpl": []byte("# s\n"),
+		"instances/acme/a/instance.yaml": []byte("stack: s@1.0.0\nparameters:\n  greeting: hi\n"),
+		"instances/acme/b/instance.yaml": []byte("stack: s\nparameters:\n  greeting: hi\n")})
+	require.NoError(t, err)
+	a := &Activities{Forge: gitops}
+	cutReleases(t, a, "s", "1.0.0")
+	_, err = gitops.Merge(ctx, func() forge.MergeRequest {
+		mr, err := gitops.Open(ctx, forge.Change{Branch: "test/v2", Title: "v2", Dir: "stacks/s", Files: map[string][]byte{"schema.yaml": []byte(v1 +
+			"  - {name: replicas, type: int, default: 1}\n")}})
+		require.NoError(t, err)
+		return mr
+	}())
+	require.NoError(t, err)
+	head, err := gitops.Head(ctx)
+	require.NoError(t, err)
+	tgt, err := a.rolloutTarget(ctx, contract.RolloutSpec{Stack: "s", Set: []contract.Setting{{Key: "replicas", Value: "2"}}}, head)
+	require.NoError(t, err, "main's stack has replicas")
+	act, err := a.rolloutAction(ctx, tgt, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: "b"}, State: "Deployed", Ready: "True"})
+	require.NoError(t, err)
+	require.Equal(t, "replicas=2", act.Desired, "the unpinned instance renders main's stack")
+	_, err = a.rolloutAction(ctx, tgt, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: "a"}, State: "Deployed", Ready: "True"})
+	require.ErrorContains(t, err, `--set replicas: acme/a runs s@1.0.0, which has no parameter "replicas"`,
+		"the pinned instance's deploy renders 1.0.0: refused at the plan, not failed at its deploy")
+}
