@@ -93,9 +93,13 @@ func (a *Activities) rolloutAction(ctx context.Context, t *rolloutTarget, li con
 		return act, nil
 	}
 	cur, des, err := a.compare(ctx, t, li.Ref)
-	var down *downgradeError
-	if errors.As(err, &down) {
-		return act, notAllowedf("%s", down) // refused before anything starts
+	var refused *planRefusal
+	var failed *readFailure
+	switch {
+	case errors.As(err, &refused):
+		return act, notAllowedf("%s", refused) // refused before anything starts
+	case errors.As(err, &failed):
+		return act, failed.err
 	}
 	if err != nil {
 		act.Reason = errorText(err)
@@ -142,6 +146,10 @@ func (a *Activities) RolloutDeploy(ctx context.Context, in contract.RolloutDeplo
 		return contract.RolloutDeployOutput{}, err
 	}
 	cur, des, err := a.compare(ctx, t, in.Ref)
+	var failed *readFailure
+	if errors.As(err, &failed) {
+		return contract.RolloutDeployOutput{}, failed.err
+	}
 	if err != nil {
 		return contract.RolloutDeployOutput{Outcome: contract.DeployRefused, Message: errorText(err)}, nil
 	}
@@ -187,8 +195,11 @@ type rolloutTarget struct {
 	spec  contract.RolloutSpec
 	head  string
 	stack *config.Stack // main's, which --set and --stack-rev are checked against; nil for a re-pin
-	set   map[string]any
-	trees map[string]string // revision -> fingerprint of the stack's files
+	// released holds each stack: line's release its pinned instances' --set is checked against:
+	// what their deploys render, whether or not main has the stack's files.
+	released map[string]*config.Stack
+	set      map[string]any
+	trees    map[string]string // revision -> fingerprint of the stack's files
 	// stateful is the stateful: list of the stack deployed, so its plans fingerprint as a preview's.
 	stateful []string
 }
@@ -210,21 +221,7 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 	if err != nil {
 		return nil, classify(err)
 	}
-	if len(files) == 0 {
-		msg := fmt.Sprintf("--stack %s: no such stack on main (%s/ is missing)", spec.Stack, config.StackDir(spec.Stack))
-		if a.Stacks != nil {
-			msg += "; a stack of the stacks repository (SLIPWAY_STACKS_REPO) rolls out by release: --to RELEASE"
-		}
-		return nil, notAllowedf("%s", msg)
-	}
-	stack, err := config.LoadStack(spec.Stack, files)
-	if err != nil {
-		return nil, invalidConfig(err)
-	}
-	t := &rolloutTarget{spec: spec, head: head, stack: stack, set: map[string]any{}, trees: map[string]string{head: fingerprint(files)}}
-	if stack.Schema != nil {
-		t.stateful = stack.Schema.Stateful
-	}
+	t := &rolloutTarget{spec: spec, head: head, set: map[string]any{}, released: map[string]*config.Stack{}}
 	for _, s := range spec.Set {
 		var v any
 		if err := yaml.Unmarshal([]byte(s.Value), &v); err != nil {
@@ -232,8 +229,19 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 		}
 		t.set[s.Key] = v
 	}
-	if err := t.checkSet(); err != nil {
-		return nil, err
+	if len(files) == 0 {
+		return a.releasedTarget(ctx, t)
+	}
+	stack, err := config.LoadStack(spec.Stack, files)
+	if err != nil {
+		return nil, invalidConfig(err)
+	}
+	t.stack, t.trees = stack, map[string]string{head: fingerprint(files)}
+	if stack.Schema != nil {
+		t.stateful = stack.Schema.Stateful
+	}
+	if err := t.checkSet(stack, ""); err != nil {
+		return nil, notAllowedf("%s", err)
 	}
 	if spec.StackRev != "" {
 		at, err := a.stackTree(ctx, t, spec.StackRev)
@@ -248,28 +256,33 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 	return t, nil
 }
 
-// checkSet validates the --set values against the stack's schema with every other parameter at its default.
-func (t *rolloutTarget) checkSet() error {
+// checkSet validates the --set values against stack's schema with every other parameter at its
+// default. runs names the instance and release whose schema it is ("" for main's stack).
+func (t *rolloutTarget) checkSet(stack *config.Stack, runs string) error {
 	var msgs []string
 	for _, k := range slices.Sorted(maps.Keys(t.set)) {
-		if _, ok := t.stack.Schema.Param(k); !ok {
+		if _, ok := stack.Schema.Param(k); !ok && runs == "" {
 			msgs = append(msgs, fmt.Sprintf("--set %s: stack %s has no parameter %q", k, t.spec.Stack, k))
+		} else if !ok {
+			msgs = append(msgs, fmt.Sprintf("--set %s: %s, which has no parameter %q", k, runs, k))
 		}
 	}
 	if len(msgs) == 0 {
-		probe := &config.Instance{Stack: t.stack.Name, Parameters: t.set}
+		probe := &config.Instance{Stack: stack.Name, Parameters: t.set}
 		var ve *config.ValidationError
-		if _, err := config.Validate(t.stack, probe, nil); errors.As(err, &ve) {
+		if _, err := config.Validate(stack, probe, nil); errors.As(err, &ve) {
 			for _, fe := range ve.Errors {
 				k, ok := strings.CutPrefix(fe.Field, "parameters.")
-				if _, given := t.set[k]; ok && given {
+				if _, given := t.set[k]; ok && given && runs == "" {
 					msgs = append(msgs, fmt.Sprintf("--set %s: %s", k, fe.Message))
+				} else if ok && given {
+					msgs = append(msgs, fmt.Sprintf("--set %s: %s (%s)", k, fe.Message, runs))
 				}
 			}
 		}
 	}
 	if len(msgs) > 0 {
-		return notAllowedf("%s", strings.Join(msgs, "; "))
+		return errors.New(strings.Join(msgs, "; "))
 	}
 	return nil
 }
@@ -294,11 +307,15 @@ func (a *Activities) compare(ctx context.Context, t *rolloutTarget, ref contract
 	next := *inst
 	next.Parameters, next.Archived = maps.Clone(inst.Parameters), false
 	maps.Copy(next.Parameters, t.set)
-	before, err := config.Validate(t.stack, inst, nil)
+	stack, err := a.releasedStack(ctx, t, ref, inst)
+	if err != nil {
+		return cur, des, err
+	}
+	before, err := config.Validate(stack, inst, nil)
 	if err != nil {
 		return cur, des, fmt.Errorf("its config on main does not validate: %w", err)
 	}
-	after, err := config.Validate(t.stack, &next, inst)
+	after, err := config.Validate(stack, &next, inst)
 	if err != nil {
 		return cur, des, fmt.Errorf("the new config does not validate: %w", err)
 	}

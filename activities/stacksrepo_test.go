@@ -131,7 +131,7 @@ func TestReleaseFromTheStacksRepository(t *testing.T) {
 // release's files, not the GitOps repository's stacks/ (which has no such stack): it plans the
 // re-pin with the release's stateful: list, and so does an undo's pins. --set beside --to is
 // refused naming --to, as the CLI refuses it; an unknown release names --to; a worker without
-// the stacks repository names SLIPWAY_STACKS_REPO; without --to it says a release is needed; a
+// the stacks repository names SLIPWAY_STACKS_REPO; --set alone plans against the instance's release; a
 // read that fails is returned to be retried.
 func TestRolloutToAReleaseOfTheStacksRepository(t *testing.T) {
 	ctx := context.Background()
@@ -188,8 +188,9 @@ func TestRolloutToAReleaseOfTheStacksRepository(t *testing.T) {
 	require.ErrorContains(t, err, "--to 1.1.0: ")
 	require.ErrorContains(t, err, "release s@1.1.0 was cut from the stacks repository "+stacks.RepoURL())
 	require.ErrorContains(t, err, "SLIPWAY_STACKS_REPO is not set")
-	_, _, err = plan(a, contract.RolloutSpec{Set: []contract.Setting{{Key: "greeting", Value: "hello"}}})
-	require.ErrorContains(t, err, "--stack s: no such stack on main (stacks/s/ is missing); a stack of the stacks repository (SLIPWAY_STACKS_REPO) rolls out by release: --to RELEASE")
+	_, act, err = plan(a, contract.RolloutSpec{Set: []contract.Setting{{Key: "greeting", Value: "hello"}}})
+	require.NoError(t, err, "--set is checked against the instance's release (TestSetRolloutOfAStackOfTheStacksRepository)")
+	require.Equal(t, "greeting=hello", act.Desired)
 }
 
 // The stack catalog (GET /v1/stacks, through ValidateInput.Stacks) lists a stack kept only in the
@@ -241,4 +242,155 @@ func TestStackCatalogListsTheStacksRepositorysReleasedStacks(t *testing.T) {
 	require.Equal(t, []contract.StackSchema{{Name: "web", SchemaYAML: webSchema}}, all, "a worker without the stacks repository lists the others")
 	_, err = catalog(plain, "s")
 	require.ErrorContains(t, err, "SLIPWAY_STACKS_REPO is not set")
+}
+
+// A --set rollout of a stack kept only in the stacks repository checks each instance's new
+// parameters against the release it runs (its pin, else the stack's default channel) and sends
+// its file with the pin kept, so its deploy renders that release: a parameter only a later
+// release has, or a value its release's schema refuses, refuses the plan naming --set and the
+// instance's release. --stack-rev, and an instance with neither a pin nor a default channel, are
+// refused naming --stack-rev and stack: (the stack has no files on the GitOps repository's main).
+// A worker without the stacks repository refuses the plan naming SLIPWAY_STACKS_REPO; a read of
+// a release that fails is returned to be retried, not made a skip.
+func TestSetRolloutOfAStackOfTheStacksRepository(t *testing.T) {
+	ctx := context.Background()
+	gitops, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"instances/acme/a/instance.yaml": []byte("stack: s@1.0.0\nparameters:\n  greeting: hi\n"),
+		"instances/acme/b/instance.yaml": []byte("stack: s@1.1.0\nparameters:\n  greeting: hi\n"),
+		"instances/acme/c/instance.yaml": []byte("stack: s\nparameters:\n  greeting: hi\n")})
+	require.NoError(t, err)
+	v1 := "parameters:\n  - {name: greeting, type: string, default: hi}\n"
+	stacks, err := localgit.Init(filepath.Join(t.TempDir(), "stacks.git"), map[string][]byte{
+		"stacks/s/schema.yaml": []byte(v1), "stacks/s/terraform/main.tf.tmpl": []byte("# s\n")})
+	require.NoError(t, err)
+	a := &Activities{Forge: gitops, Stacks: stacks}
+	cutReleases(t, a, "s", "1.0.0")
+	_, err = stacks.Merge(ctx, func() forge.MergeRequest {
+		mr, err := stacks.Open(ctx, forge.Change{Branch: "test/v2", Title: "v2", Dir: "stacks/s", Files: map[string][]byte{"schema.yaml": []byte(v1 +
+			"  - {name: replicas, type: int, default: 1}\nstateful: [aws_db_instance]\n")}})
+		require.NoError(t, err)
+		return mr
+	}())
+	require.NoError(t, err)
+	cutReleases(t, a, "s", "1.1.0")
+	head, err := gitops.Head(ctx)
+	require.NoError(t, err)
+	set := func(kv ...string) []contract.Setting {
+		var out []contract.Setting
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, contract.Setting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	var tgt *rolloutTarget
+	plan := func(spec contract.RolloutSpec, names ...string) ([]contract.RolloutAction, []configView, error) {
+		spec.Stack = "s"
+		var err error
+		tgt, err = a.rolloutTarget(ctx, spec, head)
+		if err != nil {
+			return nil, nil, err
+		}
+		var acts []contract.RolloutAction
+		var views []configView
+		for _, n := range names {
+			li := contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: n}, State: "Deployed", Ready: "True"}
+			act, err := a.rolloutAction(ctx, tgt, li)
+			if err != nil {
+				return nil, nil, err
+			}
+			_, des, _ := a.compare(ctx, tgt, li.Ref)
+			acts, views = append(acts, act), append(views, des)
+		}
+		return acts, views, nil
+	}
+
+	blip := errors.New("connection reset by peer")
+	b := &Activities{Forge: gitops, Stacks: &blipForge{Forge: stacks, errs: []error{blip, blip, blip}}}
+	bt, err := b.rolloutTarget(ctx, contract.RolloutSpec{Stack: "s", Set: set("greeting", "hello")}, head)
+	require.NoError(t, err)
+	_, err = b.rolloutAction(ctx, bt, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: "a"}, State: "Deployed"})
+	require.ErrorIs(t, err, blip, "a read of the release that fails is tried again, not a skip")
+	nt, err := (&Activities{Forge: gitops}).rolloutTarget(ctx, contract.RolloutSpec{Stack: "s", Set: set("greeting", "hello")}, head)
+	require.NoError(t, err)
+	_, err = (&Activities{Forge: gitops}).rolloutAction(ctx, nt, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: "a"}, State: "Deployed"})
+	require.ErrorContains(t, err, "acme/a runs s@1.0.0: ", "a worker without the stacks repository refuses the plan, not skip every instance")
+	require.ErrorContains(t, err, "stack: release s@1.0.0 was cut from the stacks repository "+stacks.RepoURL()+", and this worker's SLIPWAY_STACKS_REPO is not set")
+
+	acts, views, err := plan(contract.RolloutSpec{Set: set("greeting", "hello")}, "a", "b")
+	require.NoError(t, err, "the stack is in the stacks repository; each instance's release has greeting")
+	for i, pin := range []string{"s@1.0.0", "s@1.1.0"} {
+		require.Equal(t, contract.ActionUpdate, acts[i].Action, pin)
+		require.Equal(t, "greeting=hi", acts[i].Current)
+		require.Equal(t, "greeting=hello", acts[i].Desired)
+		require.Contains(t, views[i].yaml, "stack: "+pin+"\n", "the deploy keeps the pin, so it renders the release")
+		require.Contains(t, views[i].yaml, "greeting: hello")
+	}
+	acts, _, err = plan(contract.RolloutSpec{Set: set("replicas", "2")}, "b")
+	require.NoError(t, err, "1.1.0 has replicas")
+	require.Equal(t, "replicas=2", acts[0].Desired)
+	require.Equal(t, []string{"aws_db_instance"}, tgt.stateful, "its plans fingerprint with 1.1.0's stateful: list")
+
+	_, _, err = plan(contract.RolloutSpec{Set: set("replicas", "2")}, "b", "a")
+	require.ErrorContains(t, err, `--set replicas: acme/a runs s@1.0.0, which has no parameter "replicas"`)
+	_, _, err = plan(contract.RolloutSpec{Set: set("replicas", "two")}, "b")
+	require.ErrorContains(t, err, "--set replicas: ")
+	require.ErrorContains(t, err, "acme/b runs s@1.1.0")
+	_, _, err = plan(contract.RolloutSpec{Set: set("greeting", "[1]")}, "a")
+	require.ErrorContains(t, err, "--set greeting: ")
+	for _, err := range []error{err, func() error { _, _, err := plan(contract.RolloutSpec{Set: set("greeting", "hello")}, "c"); return err }()} {
+		var ae *temporal.ApplicationError
+		require.ErrorAs(t, err, &ae)
+		require.True(t, ae.NonRetryable(), "bad input: exit 2")
+	}
+
+	_, _, err = plan(contract.RolloutSpec{Set: set("greeting", "hello")}, "c")
+	require.ErrorContains(t, err, "stack: acme/c runs stack s at main's head (unpinned, or on a channel holding head), and stack s has no files on the GitOps repository's main (stacks/s/ is missing): pin it to a release (stack: s@VERSION, or rollout start --to RELEASE)")
+	_, _, err = plan(contract.RolloutSpec{StackRev: head}, "a")
+	require.ErrorContains(t, err, "--stack-rev "+head+": stack s has no files on the GitOps repository's main (stacks/s/ is missing): it lives in the stacks repository (SLIPWAY_STACKS_REPO); roll out a release of it with --to RELEASE")
+
+	// On a default channel, the unpinned instance runs the channel's release and takes --set as the pinned ones do.
+	_, err = a.Stack(ctx, contract.StackRequest{Op: contract.StackOpChannel, Stack: "s", Channel: "stable", Version: "1.1.0", Default: true, ID: "ch"})
+	require.NoError(t, err)
+	head, err = gitops.Head(ctx)
+	require.NoError(t, err)
+	acts, views, err = plan(contract.RolloutSpec{Set: set("replicas", "3")}, "c")
+	require.NoError(t, err)
+	require.Equal(t, "replicas=3", acts[0].Desired)
+	require.Contains(t, views[0].yaml, "stack: s\n")
+
+	_, _, err = plan(contract.RolloutSpec{Set: set("greeting", "hello")})
+	require.NoError(t, err)
+	_, err = a.rolloutTarget(ctx, contract.RolloutSpec{Stack: "nope", Set: set("greeting", "x")}, head)
+	require.ErrorContains(t, err, "--stack nope: no such stack on main (stacks/nope/ is missing), nor a release of it")
+}
+
+// A stack on the GitOps repository's main: a --set is checked against main's stack and, for a
+// pinned instance, against the release it runs, which is what its deploy renders.
+func TestSetRolloutChecksAPinnedInstanceAgainstItsRelease(t *testing.T) {
+	ctx := context.Background()
+	v1 := "parameters:\n  - {name: greeting, type: string, default: hi}\n"
+	gitops, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"stacks/s/schema.yaml": []byte(v1), "stacks/s/terraform/main.tf.tmpl": []byte("# s\n"),
+		"instances/acme/a/instance.yaml": []byte("stack: s@1.0.0\nparameters:\n  greeting: hi\n"),
+		"instances/acme/b/instance.yaml": []byte("stack: s\nparameters:\n  greeting: hi\n")})
+	require.NoError(t, err)
+	a := &Activities{Forge: gitops}
+	cutReleases(t, a, "s", "1.0.0")
+	_, err = gitops.Merge(ctx, func() forge.MergeRequest {
+		mr, err := gitops.Open(ctx, forge.Change{Branch: "test/v2", Title: "v2", Dir: "stacks/s", Files: map[string][]byte{"schema.yaml": []byte(v1 +
+			"  - {name: replicas, type: int, default: 1}\n")}})
+		require.NoError(t, err)
+		return mr
+	}())
+	require.NoError(t, err)
+	head, err := gitops.Head(ctx)
+	require.NoError(t, err)
+	tgt, err := a.rolloutTarget(ctx, contract.RolloutSpec{Stack: "s", Set: []contract.Setting{{Key: "replicas", Value: "2"}}}, head)
+	require.NoError(t, err, "main's stack has replicas")
+	act, err := a.rolloutAction(ctx, tgt, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: "b"}, State: "Deployed", Ready: "True"})
+	require.NoError(t, err)
+	require.Equal(t, "replicas=2", act.Desired, "the unpinned instance renders main's stack")
+	_, err = a.rolloutAction(ctx, tgt, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: "a"}, State: "Deployed", Ready: "True"})
+	require.ErrorContains(t, err, `--set replicas: acme/a runs s@1.0.0, which has no parameter "replicas"`,
+		"the pinned instance's deploy renders 1.0.0: refused at the plan, not failed at its deploy")
 }

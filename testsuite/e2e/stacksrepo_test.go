@@ -18,7 +18,9 @@ import (
 // With SLIPWAY_STACKS_REPO a release is cut from the stacks repository, and an instance pinned to
 // it renders that repository's files: its stack (edp, the example's files) is not in the GitOps
 // repository at all. A preview and a rollout --to a later release of it plan, then re-pin and
-// deploy, the instance; the server's stack catalog (the worker's answer to StackSchemas) lists it.
+// deploy, the instance; a --set rollout is checked against, and renders, the release the instance
+// runs (--stack-rev, which names main's files, is refused); the server's stack catalog (the
+// worker's answer to StackSchemas) lists it.
 func TestReleaseFromTheStacksRepositoryRenders(t *testing.T) {
 	src := filepath.Join("..", "..", "examples", "stacks", "example")
 	seed := map[string][]byte{}
@@ -49,14 +51,25 @@ func TestReleaseFromTheStacksRepositoryRenders(t *testing.T) {
 	testsuite.PushFiles(t, repo, "edp: 1.1.0", map[string][]byte{
 		"stacks/edp/manifests/app.yaml.tmpl": append(append([]byte(nil), app[:len(app)-len("stacks-repo\n")]...), []byte("stacks-repo-1.1.0\n")...)})
 	e.MustCLI(0, "stack", "release", "edp", "1.1.0", "--notes", "the marker moves")
-	out = e.CLI("rollout", "plan", "--stack", "edp", "--set", "greeting=hi")
-	require.Equal(t, 2, out.Code, out.Stdout)
-	require.Contains(t, out.Stderr, "--stack edp: no such stack on main (stacks/edp/ is missing); a stack of the stacks repository (SLIPWAY_STACKS_REPO) rolls out by release: --to RELEASE")
+	out = e.MustCLI(2, "rollout", "plan", "--stack", "edp", "--set", "replicas=two")
+	require.Contains(t, out.Stderr, "--set replicas: ")
+	require.Contains(t, out.Stderr, "sr/web runs edp@1.0.0")
+	out = e.MustCLI(2, "rollout", "plan", "--stack", "edp", "--stack-rev", "abc123")
+	require.Contains(t, out.Stderr, "--stack-rev abc123: stack edp has no files on the GitOps repository's main")
 	pv := e.MustCLI(0, "stack", "preview", "edp", "--to", "1.1.0", "--id", "p-sr").Stdout
 	require.Contains(t, pv, "preview p-sr of stack edp → 1.1.0 (done)")
 	e.MustCLI(0, "rollout", "start", "--id", "sr", "--stack", "edp", "--to", "1.1.0", "--wait")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/instance.yaml"), "stack: edp@1.1.0")
 	require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/manifests/app.yaml"), "marker: stacks-repo-1.1.0")
+
+	// --set rolls out against the release the instance runs, and its deploy renders that release.
+	e.MustCLI(0, "rollout", "start", "--id", "sr-set", "--stack", "edp", "--set", "greeting=howdy", "--wait")
+	file := testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/instance.yaml")
+	require.Contains(t, file, "stack: edp@1.1.0")
+	require.Contains(t, file, "greeting: howdy")
+	app11 := testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/sr/web/manifests/app.yaml")
+	require.Contains(t, app11, "marker: stacks-repo-1.1.0")
+	require.Contains(t, app11, `greeting: "howdy"`)
 
 	got, err := e.Client.StackSchemas(t.Context(), "")
 	require.NoError(t, err)
