@@ -22,8 +22,8 @@ import (
 )
 
 // fleetWatch is each wave's watch: long enough for a patched Deployment to pass its progress
-// deadline, ArgoCD to call it Degraded and the observer to see it (a few seconds), short for CI.
-const fleetWatch = 12 * time.Second
+// deadline, ArgoCD to call it Degraded and the observer to see it (about 4s), short for CI.
+const fleetWatch = 10 * time.Second
 
 // fleetStack is the example stack with a stateful terraform_data.db and a Deployment that can go
 // Degraded (replicas 0, so it is Healthy with no scheduler, until someone scales it). release is
@@ -71,7 +71,8 @@ spec:
 // Meanwhile a tenant's deploy -f renders its pinned 1.0.0, not main's head. The Deployment is
 // healed, the rollout resumed; in wave 2 the update-only shape goes ahead on its own and the two
 // debug instances wait, named, until carol approves their shape; the rollout completes with every
-// instance on 1.1.0 in git and in the cluster, and its undo brings all 20 back to 1.0.0.
+// instance on 1.1.0 in git and in the cluster; a rollout --to 1.0.0 (a downgrade, allowed
+// explicitly) brings all 20 back. Each phase logs its duration.
 func TestStackReleaseFleetUpgradeOnArgoCDFromPreviewToRollback(t *testing.T) {
 	begin := time.Now()
 	phase := func(name string, since time.Time) time.Time {
@@ -105,7 +106,7 @@ func TestStackReleaseFleetUpgradeOnArgoCDFromPreviewToRollback(t *testing.T) {
 	file := func(i int, release, greeting string) string {
 		return writeFile(t, fmt.Sprintf("stack: web@%s\nparameters:\n  greeting: %s\n  debug: %t\n", release, greeting, debug[ref(i)]))
 	}
-	forEach(t, n, 6, func(i int) {
+	forEach(t, n, 10, func(i int) {
 		e.MustCLI(0, "create", ref(i), "-f", file(i, "1.0.0", "hello"), "--wait")
 		e.MustCLI(0, "deploy", ref(i), "--wait")
 	})
@@ -128,7 +129,7 @@ func TestStackReleaseFleetUpgradeOnArgoCDFromPreviewToRollback(t *testing.T) {
 	}, time.Minute, 200*time.Millisecond, "stack status: 20 Ready on 1.0.0 in 3 tenants")
 	at = phase("fleet of 20 on 1.0.0", at)
 
-	out := w.as(w.carol, 0, "stack", "preview", "web", "--to", "1.1.0", "--concurrency", "6", "-o", "json")
+	out := w.as(w.carol, 0, "stack", "preview", "web", "--to", "1.1.0", "--concurrency", "10", "-o", "json")
 	var pv contract.PreviewResult
 	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &pv), out.Stdout)
 	require.Len(t, pv.Groups, 2, "two plan shapes: %+v; %+v", pv.Groups, pv.Instances)
@@ -164,11 +165,13 @@ func TestStackReleaseFleetUpgradeOnArgoCDFromPreviewToRollback(t *testing.T) {
 	degraded := time.Now()
 	patchDeployment(t, kube, namespaces[canary], `{"spec":{"replicas":1,"template":{"metadata":{"annotations":`+
 		`{"kubectl.kubernetes.io/restartedAt":"`+time.Now().UTC().Format(time.RFC3339)+`"}}}}}`)
+	waitCondition(t, e, canary, lifecycle.CondRunning, "False/Degraded", fleetWatch)
+	t.Logf("patched to Running=False (Degraded) in status: %s", time.Since(degraded).Round(100*time.Millisecond))
 	require.Eventually(t, func() bool {
 		ro = rolloutStatus(t, e, "up")
 		return ro.Phase == contract.PhasePaused
-	}, 2*fleetWatch, 200*time.Millisecond, "the watch sees the canary turn un-Ready")
-	t.Logf("degraded to paused in %s", time.Since(degraded).Round(100*time.Millisecond))
+	}, fleetWatch, 200*time.Millisecond, "the watch sees the canary turn un-Ready")
+	t.Logf("patched to paused: %s", time.Since(degraded).Round(100*time.Millisecond))
 	require.Contains(t, ro.Reason, "wave 1: "+canary+" went un-Ready during the watch: Ready=False")
 	require.Equal(t, contract.RolloutPending, ro.Find(mustRef(t, ref(1))).Status, "wave 2 waits")
 	at = phase("canary degraded, paused", at)
@@ -216,13 +219,17 @@ func TestStackReleaseFleetUpgradeOnArgoCDFromPreviewToRollback(t *testing.T) {
 	require.Equal(t, "hola", configMap(t, kube, namespaces[tenant])["greeting"], "the re-pin keeps the tenant's change")
 	at = phase("approved, completed on 1.1.0", at)
 
-	w.as(w.carol, 0, "rollout", "undo", "up", "--id", "down", "--wait")
+	// The rollback: every instance back to 1.0.0 at once (an older --to is a downgrade, said so).
+	r := e.MustCLI(2, "rollout", "start", "--stack", "web", "--to", "1.0.0", "--id", "down")
+	require.Contains(t, r.Stderr, "--allow-downgrade")
+	e.MustCLI(0, "rollout", "start", "--stack", "web", "--to", "1.0.0", "--allow-downgrade", "--batch", "20", "--id", "down", "--wait")
 	pinned(t, e, kube, n, ref, namespaces, "1.0.0", "1.0")
 	require.Eventually(t, func() bool {
 		s := skew()
 		return len(s) == 3 && s["web@1.0.0 acme"].Ready == 7 && s["web@1.0.0 beta"].Ready == 7 && s["web@1.0.0 gamma"].Ready == 6
 	}, time.Minute, 200*time.Millisecond, "stack status: all 20 back on 1.0.0")
-	phase("undone to 1.0.0", at)
+	require.Equal(t, "hola", configMap(t, kube, namespaces[tenant])["greeting"], "the rollback keeps the tenant's change")
+	phase("rolled back to 1.0.0", at)
 	phase("total", begin)
 }
 
