@@ -174,6 +174,10 @@ func TestStackReleaseFleetUpgradeOnArgoCDFromPreviewToRollback(t *testing.T) {
 	t.Logf("patched to paused: %s", time.Since(degraded).Round(100*time.Millisecond))
 	require.Contains(t, ro.Reason, "wave 1: "+canary+" went un-Ready during the watch: Ready=False")
 	require.Equal(t, contract.RolloutPending, ro.Find(mustRef(t, ref(1))).Status, "wave 2 waits")
+	require.Eventually(t, func() bool {
+		s := skew()
+		return s["web@1.1.0 acme"].Total == 1 && s["web@1.0.0 acme"].Total == 6
+	}, 20*time.Second, 200*time.Millisecond, "stack status shows the skew: the canary on 1.1.0")
 	at = phase("canary degraded, paused", at)
 
 	// A tenant changes a parameter mid-rollout: the render is its pinned 1.0.0, not main's head.
