@@ -140,6 +140,47 @@ func TestLifecycleOnBothEngines(t *testing.T) {
 			require.Equal(t, lifecycle.Deprovisioned, e.Status(ctx).State)
 		})
 	}
+
+	// Issue 37's OpenTofu case: an instance pinned to 1.0.0 of an opentofu stack is upgraded to
+	// 1.1.0 (which replaces time_sleep) by a release rollout; tofu applies it and the pin moves.
+	t.Run("opentofu release upgrade", func(t *testing.T) {
+		const stack, ctx = "time-released", "eng/released"
+		ws := terraform.Workspace{Tenant: "eng", Name: "released"}
+		tf := fmt.Sprintf(timeTF, tfmirror.TimeVersion)
+		push := func(msg, tf string) {
+			testsuite.PushFiles(t, e.GitOpsRepo, msg, map[string][]byte{
+				"stacks/" + stack + "/schema.yaml":            fmt.Appendf(nil, timeSchema, config.EngineOpenTofu, "~> 1.10"),
+				"stacks/" + stack + "/terraform/main.tf.tmpl": []byte(tf),
+			})
+		}
+		state := func() tfState {
+			t.Helper()
+			data, err := os.ReadFile(runner.StatePath(ws))
+			require.NoError(t, err)
+			var s tfState
+			require.NoError(t, json.Unmarshal(data, &s))
+			return s
+		}
+		push("add "+stack, tf)
+		e.MustCLI(0, "stack", "release", stack, "1.0.0", "--notes", "first")
+		push(stack+" 1.1", strings.Replace(tf, `generation = "{{ .Params.generation }}"`, `generation = "{{ .Params.generation }}", release = "1.1"`, 1))
+		e.MustCLI(0, "stack", "release", stack, "1.1.0", "--notes", "a release trigger replaces time_sleep")
+
+		e.MustCLI(0, "create", ctx, "-f", writeFile(t, "stack: "+stack+"@1.0.0\n"), "--wait")
+		e.MustCLI(0, "deploy", ctx, "--wait")
+		before := state()
+		require.Equal(t, tofu.Version.String(), before.Version, "tofu wrote the state")
+
+		start := time.Now()
+		out := e.MustCLI(0, "rollout", "start", "--stack", stack, "--to", "1.1.0", "--id", "tofu-up", "--wait")
+		t.Logf("rollout to 1.1.0 on %s took %v", tofu, time.Since(start).Round(time.Millisecond))
+		require.Contains(t, out.Stdout, "Completed")
+		require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/"+ctx+"/instance.yaml"), "stack: "+stack+"@1.1.0", "the pin moved")
+		after := state()
+		require.Equal(t, tofu.Version.String(), after.Version, "tofu applied the upgrade")
+		require.NotEqual(t, before.attr("time_sleep", "id"), after.attr("time_sleep", "id"), "1.1.0's trigger replaced time_sleep")
+		require.Equal(t, before.attr("time_static", "rfc3339"), after.attr("time_static", "rfc3339"), "nothing else was re-created")
+	})
 }
 
 // A deployed instance whose stack moves from terraform to OpenTofu: the next deploy renders the

@@ -121,38 +121,6 @@ func TestObserverReportsTheClusterAsItIs(t *testing.T) {
 			"degraded, not gone: the live resource tree says which one")
 	})
 
-	t.Run("a rollout's watch pauses on a Degraded instance", func(t *testing.T) {
-		// Three instances of a copy of the workload stack in two tenants: the canary (wa/web) goes
-		// Degraded while its wave is watched, so the rollout pauses, naming it, before wave 2 starts.
-		watched := map[string][]byte{}
-		for k, v := range workloadStack {
-			watched[strings.Replace(k, "stacks/workload/", "stacks/watched/", 1)] = v
-		}
-		testsuite.PushFiles(t, e.GitOpsRepo, "add the watched stack", watched)
-		for _, ref := range []string{"wa/web", "wb/api", "wb/web"} {
-			e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: watched\n"), "--wait")
-			e.MustCLI(0, "deploy", ref, "--wait")
-		}
-		e.MustCLI(0, "rollout", "start", "--stack", "watched", "--set", "greeting=hi", "--canary", "1", "--batch", "2",
-			"--watch", "2m", "--id", "watched")
-		require.Eventually(t, func() bool {
-			return strings.Contains(rolloutStatus(t, e, "watched").Reason, "watching wave 1")
-		}, time.Minute, 200*time.Millisecond, "the canary deployed and its watch began")
-		code, body := stack.Kube(t, http.MethodPatch, "/apis/apps/v1/namespaces/wa-web/deployments/web",
-			"application/merge-patch+json", []byte(`{"spec":{"replicas":1,"template":{"metadata":{"annotations":`+
-				`{"kubectl.kubernetes.io/restartedAt":"`+time.Now().UTC().Format(time.RFC3339)+`"}}}}}`))
-		require.Equal(t, http.StatusOK, code, string(body))
-		var st contract.RolloutStatus
-		require.Eventually(t, func() bool {
-			st = rolloutStatus(t, e, "watched")
-			return st.Phase == contract.PhasePaused
-		}, 2*time.Minute, time.Second, "the watch sees the canary turn un-Ready")
-		require.Contains(t, st.Reason, "wave 1: wa/web went un-Ready during the watch: Ready=False")
-		require.Equal(t, contract.RolloutPending, st.Find(contract.Ref{Tenant: "wb", Name: "web"}).Status, "wave 2 waits")
-		e.MustCLI(0, "rollout", "abort", "watched", "--reason", "canary degraded")
-		require.Equal(t, contract.PhaseAborted, rolloutStatus(t, e, "watched").Phase)
-	})
-
 	t.Run("worker lost mid-interval", func(t *testing.T) {
 		w.Stop() // whatever sweep was in flight is lost with it
 		deleted := time.Now()
