@@ -134,6 +134,11 @@ func Options(opts ...Option) (client.Options, error) {
 	if o.HostPort == "" {
 		o.HostPort = client.DefaultHostPort
 	}
+	if o.ConnectionOptions.GrpcCompression == nil {
+		// Payloads cross sealed (ciphertext does not compress): the SDK's default gzip cost about a
+		// tenth of the worker's CPU and the server's to undo it (docs/performance.md).
+		o.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
+	}
 	// A bearer token for a server with authorization on (TEMPORAL_TLS or the profile's tls decide TLS).
 	if err := applyCredentials(&o, prof.TLS != nil, os.Getenv); err != nil {
 		return client.Options{}, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/slipway-dev/slipway/internal/codec"
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -64,4 +65,14 @@ func TestAuditEntryNamesTheOperation(t *testing.T) {
 		require.Equal(t, "-", e.Actor, "a refused request has no verified actor")
 		require.Equal(t, "acme/web", e.Instance)
 	}
+}
+
+// Sealed payloads do not compress: gzip would only cost CPU on both ends.
+func TestOptionsSendUncompressed(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv(codec.EnvKeyFile, "")
+	t.Setenv(codec.EnvKey, genKey(t, "k"))
+	o, err := Options()
+	require.NoError(t, err)
+	require.IsType(t, &sdkclient.GrpcCompressionNone{}, o.ConnectionOptions.GrpcCompression)
 }

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"crypto/sha256"
 	"path"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/slipway-dev/slipway/internal/escaping"
@@ -60,7 +62,39 @@ func fileContext(file string) (escaping.Grammar, escaping.Options) {
 
 // newTemplate parses a stack file's template and escapes each of its values for where it
 // is written; a value that may not be written there is refused with its line.
+// A parsed template is kept by its name and text: every step of every instance on a stack loads
+// and renders the same few files, and a parsed template may be executed concurrently.
 func newTemplate(name string, text []byte) (*template.Template, error) {
+	key := sha256.Sum256([]byte(name + "\x00" + string(text)))
+	parsed.Lock()
+	t, ok := parsed.m[key]
+	parsed.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := parseTemplate(name, text)
+	if err != nil {
+		return nil, err
+	}
+	parsed.Lock()
+	if len(parsed.m) >= maxParsed {
+		parsed.m = map[[32]byte]*template.Template{}
+	}
+	parsed.m[key] = t
+	parsed.Unlock()
+	return t, nil
+}
+
+// parsed are the templates newTemplate parsed and escaped, by sha256 of name and text; it starts
+// over when full (a stack has a few templates).
+var parsed = struct {
+	sync.Mutex
+	m map[[32]byte]*template.Template
+}{m: map[[32]byte]*template.Template{}}
+
+const maxParsed = 1024
+
+func parseTemplate(name string, text []byte) (*template.Template, error) {
 	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(string(text))
 	if err != nil {
 		return nil, err

@@ -62,13 +62,19 @@ type stepStartsActivity struct {
 	s *stepStarts
 }
 
-// ExecuteActivity tells the instance before the first attempt runs, so the start is in the
-// instance's history before the step can end; a failure to tell is logged, never the step's
-// (status is rebuilt from the pipeline's result too).
+// ExecuteActivity tells the instance while the first attempt runs and returns the attempt's
+// result only once told, so the start is in the instance's history before the step can end and
+// the signal's round trip is not in front of the step (docs/performance.md); a failure to tell
+// is logged, never the step's (status is rebuilt from the pipeline's result too).
 func (a *stepStartsActivity) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	if info := activity.GetInfo(ctx); info.Attempt == 1 && !info.IsLocalActivity {
 		if p, ok := interceptor.Header(ctx)[contract.HeaderStepStart]; ok {
-			a.tell(ctx, p)
+			told := make(chan struct{})
+			go func() {
+				defer close(told)
+				a.tell(ctx, p)
+			}()
+			defer func() { <-told }()
 		}
 	}
 	return a.Next.ExecuteActivity(ctx, in)

@@ -4,7 +4,7 @@
 // lifecycles at several sizes, what parked instances cost, and a rollout to a fleet. `make bench`
 // runs it; the raw figures go to bench/results/ as JSON.
 //
-//	go run ./testsuite/bench [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,preview-real,release-rollout -preview 1000 -preview-real 50 -release-rollout 1000] [-rows idle,idle-timed]
+//	go run ./testsuite/bench [-cpu-profile DIR] [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,preview-real,release-rollout -preview 1000 -preview-real 50 -release-rollout 1000] [-rows idle,idle-timed]
 package main
 
 import (
@@ -50,6 +50,8 @@ type options struct {
 	metrics int
 	// preview and releaseRollout are the fleet sizes of the preview and release-rollout rows
 	preview, releaseRollout int
+	// cpuProfile is where the instant worker writes its CPU profile and gRPC call counts
+	cpuProfile string
 	// previewReal is the fleet size of the preview-real row (real git and terraform)
 	previewReal int
 }
@@ -64,7 +66,8 @@ func main() {
 	flag.StringVar(&profileDir, "profile-dir", "", "worker role: where SIGUSR1 writes its memory figures and heap profile")
 	flag.StringVar(&policyDir, "policy-dir", "", "worker role: the policy bundle its Authorize decides with (the idle-timed row's change windows)")
 	flag.IntVar(&stickyCache, "sticky-cache", 0, "worker role: sticky workflow cache size (0: the SDK's)")
-	var telemetry string
+	var telemetry, cpuProfile string
+	flag.StringVar(&cpuProfile, "cpu-profile", "", "a directory: the worker role writes its CPU profile (cpu-QUEUE.pprof) and its gRPC calls by method (rpcs-QUEUE.txt) there when it stops; the bench passes it to its instant worker")
 	flag.StringVar(&telemetry, "telemetry", "", "worker role: serve /metrics here and count the fleet every second (the metrics row)")
 	flag.IntVar(&o.metrics, "metrics", 1000, "instances the metrics row parks before it measures the scrape and the fleet counts")
 	flag.StringVar(&rows, "rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ",")+", and (only when named) "+strings.Join(extraRows, ","))
@@ -82,9 +85,10 @@ func main() {
 	flag.IntVar(&o.rollout, "rollout", 1000, "instances the rollout row provisions, deploys and rolls replicas=2 out to, in batches of 10%")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the raw figures (JSON)")
 	flag.Parse()
+	o.cpuProfile = cpuProfile
 	var err error
 	if role == "worker" {
-		err = runWorker(address, taskQueue, profileDir, policyDir, stickyCache, telemetry)
+		err = runWorker(address, taskQueue, profileDir, policyDir, stickyCache, telemetry, cpuProfile)
 	} else if role != "bench" {
 		err = fmt.Errorf("-role: %q is not bench or worker", role)
 	} else if err = o.parse(rows, lifecycles, idle, sticky, clusterWorkers); err == nil {

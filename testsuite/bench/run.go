@@ -44,7 +44,11 @@ func run(ctx context.Context, o options) error {
 	if b.env.Server == nil {
 		return fmt.Errorf("the bench measures a dev server of its own, but found one already at %s", b.env.Address)
 	}
-	if b.worker, err = startWorker(dir, b.env.Address, b.env.KeyFile, instantQueue, o.workerSticky); err != nil {
+	var profile []string
+	if o.cpuProfile != "" {
+		profile = []string{"-cpu-profile", o.cpuProfile}
+	}
+	if b.worker, err = startWorker(dir, b.env.Address, b.env.KeyFile, instantQueue, o.workerSticky, profile...); err != nil {
 		return err
 	}
 	defer func() { b.worker.stop() }()

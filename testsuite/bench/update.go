@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"go.temporal.io/sdk/worker"
@@ -40,6 +42,16 @@ func (b *bench) updateRow(ctx context.Context) error {
 			return err
 		}
 		wall += d
+	}
+	if b.o.cpuProfile != "" { // the last update's events, to read where its orchestration goes
+		f, err := os.Create(filepath.Join(b.o.cpuProfile, "update-timeline.txt"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := timeline(ctx, b.env.Client.Temporal, f, contract.InstanceWorkflowID(ref)); err != nil {
+			return err
+		}
 	}
 	n := float64(b.o.runs)
 	per := func(c *clock) float64 { return ms(c.total()) / n }

@@ -51,7 +51,7 @@ func floorWorkflow(local bool) func(workflow.Context, int) error {
 
 // runWorker is the bench's worker process (-role worker): slipway's workflows over instant
 // adapters plus the floor, with the sticky cache the parent chose, until SIGTERM.
-func runWorker(address, taskQueue, profileDir, policyDir string, sticky int, telemetry string) error {
+func runWorker(address, taskQueue, profileDir, policyDir string, sticky int, telemetry, cpuProfile string) error {
 	if profileDir != "" {
 		serveMemStats(filepath.Join(profileDir, "mem-"+taskQueue))
 	}
@@ -70,6 +70,14 @@ func runWorker(address, taskQueue, profileDir, policyDir string, sticky int, tel
 	opts, err := client.Options(copts...)
 	if err != nil {
 		return err
+	}
+	if cpuProfile != "" {
+		dial, stop, err := profileWorker(cpuProfile, taskQueue)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts.ConnectionOptions.DialOptions = append(opts.ConnectionOptions.DialOptions, dial)
 	}
 	c, err := dialSDK(opts)
 	if err != nil {
