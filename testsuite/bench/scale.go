@@ -18,19 +18,19 @@ import (
 )
 
 const (
-	scaleTenant = "scale"
 	// scaleDriftedEvery is how often the drift-scale row's deployer reports an instance OutOfSync: 1%.
 	scaleDriftedEvery = 100
 )
 
 // parkFleet starts a worker on tq whose instant forge holds the files of n instances of stack
-// example (instant.FleetFiles; every drifted-th reported OutOfSync by its deployer) and parks
+// example in tenant tq without its bench- prefix
+// (instant.FleetFiles; every drifted-th reported OutOfSync by its deployer) and parks
 // them Deployed at the forge's seed revision, as the idle row parks its fleet. It skips each
 // instance's provision and deploy (MRs, plans, applies): its terraform workspace is empty.
 func (b *bench) parkFleet(ctx context.Context, tq string, n, drifted int) (*workerProc, []contract.Ref, time.Duration, error) {
-	t0 := time.Now()
+	t0, tenant := time.Now(), scaleTenant(tq)
 	w, err := startWorker(b.dir, b.env.Address, b.env.KeyFile, tq, b.o.workerSticky,
-		"-fleet", fmt.Sprintf("%s/%d", scaleTenant, n), "-fleet-drifted", fmt.Sprint(drifted))
+		"-fleet", fmt.Sprintf("%s/%d", tenant, n), "-fleet-drifted", fmt.Sprint(drifted))
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -40,7 +40,7 @@ func (b *bench) parkFleet(ctx context.Context, tq string, n, drifted int) (*work
 	}
 	refs := make([]contract.Ref, n)
 	for i := range refs {
-		refs[i] = instant.FleetRef(scaleTenant, i)
+		refs[i] = instant.FleetRef(tenant, i)
 	}
 	now, rev := time.Now().UTC(), instant.SeedRevision()
 	err = each(refs, 32, func(ref contract.Ref) error {
@@ -72,7 +72,7 @@ func (b *bench) rolloutScaleRow(ctx context.Context) error {
 	}
 	defer w.stop()
 	c := client.New(b.env.Client.Temporal, tq, "")
-	spec := contract.RolloutSpec{ID: fmt.Sprintf("scale-%d", n), Stack: rolloutStack, Tenant: scaleTenant,
+	spec := contract.RolloutSpec{ID: fmt.Sprintf("scale-%d", n), Stack: rolloutStack, Tenant: scaleTenant(tq),
 		Set: []contract.Setting{{Key: "replicas", Value: "2"}}, BatchPercent: 10, MaxUnavailable: 0,
 		Order: contract.OrderOrdinal, MaxFailures: 1, Actor: "bench"}
 	server := b.env.Server.PID()
@@ -131,7 +131,7 @@ func (b *bench) driftScaleRow(ctx context.Context) error {
 	}
 	defer w.stop()
 	c := client.New(b.env.Client.Temporal, tq, "")
-	scope := contract.DriftScope{Stack: rolloutStack, Tenant: scaleTenant, Remediate: contract.RemediateDeploy}
+	scope := contract.DriftScope{Stack: rolloutStack, Tenant: scaleTenant(tq), Remediate: contract.RemediateDeploy}
 	server := b.env.Server.PID()
 	w.resetPeak()
 	cpu0, server0 := w.cpu(), procCPU(server)
@@ -210,3 +210,6 @@ func loadavg() string {
 	f := strings.Fields(string(data))
 	return strings.Join(f[:min(3, len(f))], " / ")
 }
+
+// scaleTenant is the tenant of a scale row's fleet: one per row, as a fleet's instances outlive its row.
+func scaleTenant(tq string) string { return strings.TrimPrefix(tq, "bench-") }
