@@ -4,7 +4,7 @@
 // lifecycles at several sizes, what parked instances cost, and a rollout to a fleet. `make bench`
 // runs it; the raw figures go to bench/results/ as JSON.
 //
-//	go run ./testsuite/bench [-cpu-profile DIR] [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,preview-real,release-rollout -preview 1000 -preview-real 50 -release-rollout 1000] [-rows idle,idle-timed]
+//	go run ./testsuite/bench [-cpu-profile DIR] [-rows floor,pipelines,update,provider,throughput,idle,cluster,rollout,metrics] [-metrics 1000] [-lifecycles 10,100,1000] [-idle 1000,10000] [-rollout 1000] [-rows preview,preview-real,release-rollout -preview 1000 -preview-real 50 -release-rollout 1000] [-rows idle,idle-timed] [-rows rollout-scale,drift-scale -rollout-scale 10000 -drift-scale 10000]
 package main
 
 import (
@@ -28,7 +28,7 @@ import (
 var allRows = []string{"floor", "pipelines", "update", "provider", "throughput", "idle", "cluster", "rollout", "metrics"}
 
 // extraRows run only when -rows names them: each takes minutes at its default size.
-var extraRows = []string{"preview", "preview-real", "release-rollout", "idle-timed"}
+var extraRows = []string{"preview", "preview-real", "release-rollout", "idle-timed", "rollout-scale", "drift-scale"}
 
 type options struct {
 	rows       []string
@@ -52,6 +52,8 @@ type options struct {
 	preview, releaseRollout int
 	// cpuProfile is where the instant worker writes its CPU profile and gRPC call counts
 	cpuProfile string
+	// rolloutScale and driftScale are the parked fleet sizes of the rollout-scale and drift-scale rows
+	rolloutScale, driftScale int
 	// previewReal is the fleet size of the preview-real row (real git and terraform)
 	previewReal int
 }
@@ -68,12 +70,18 @@ func main() {
 	flag.IntVar(&stickyCache, "sticky-cache", 0, "worker role: sticky workflow cache size (0: the SDK's)")
 	var telemetry, cpuProfile string
 	flag.StringVar(&cpuProfile, "cpu-profile", "", "a directory: the worker role writes its CPU profile (cpu-QUEUE.pprof) and its gRPC calls by method (rpcs-QUEUE.txt) there when it stops; the bench passes it to its instant worker")
+	var fleet string
+	var drifted int
+	flag.StringVar(&fleet, "fleet", "", "worker role: TENANT/N, seed the forge with N instances' files (the scale rows' parked fleet)")
+	flag.IntVar(&drifted, "fleet-drifted", 0, "worker role: report every Nth instance of -fleet OutOfSync (0: none)")
 	flag.StringVar(&telemetry, "telemetry", "", "worker role: serve /metrics here and count the fleet every second (the metrics row)")
 	flag.IntVar(&o.metrics, "metrics", 1000, "instances the metrics row parks before it measures the scrape and the fleet counts")
 	flag.StringVar(&rows, "rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ",")+", and (only when named) "+strings.Join(extraRows, ","))
 	flag.IntVar(&o.preview, "preview", 1000, "instances on release 1.0.0 the preview row previews release 1.1.0 of")
 	flag.IntVar(&o.previewReal, "preview-real", 50, "instances on release 1.0.0 the preview-real row previews release 1.1.0 of, on real git and terraform")
 	flag.IntVar(&o.releaseRollout, "release-rollout", 1000, "instances on release 1.0.0 the release-rollout row rolls out to release 1.1.0, a canary of 10 then batches of 10%")
+	flag.IntVar(&o.rolloutScale, "rollout-scale", 10000, "instances the rollout-scale row parks (no lifecycle each) and rolls replicas=2 out to, in batches of 10%")
+	flag.IntVar(&o.driftScale, "drift-scale", 10000, "instances the drift-scale row parks (1% reported drifted) and sweeps for drift once, remediating by deploy")
 	flag.IntVar(&o.steps, "steps", 20, "activity steps per floor workflow")
 	flag.IntVar(&o.runs, "runs", 10, "runs per floor and pipeline row, and update deploys on real terraform")
 	flag.StringVar(&lifecycles, "lifecycles", "10,100,1000", "concurrent provision+deploy lifecycles, one row each")
@@ -88,7 +96,7 @@ func main() {
 	o.cpuProfile = cpuProfile
 	var err error
 	if role == "worker" {
-		err = runWorker(address, taskQueue, profileDir, policyDir, stickyCache, telemetry, cpuProfile)
+		err = runWorker(address, taskQueue, profileDir, policyDir, stickyCache, telemetry, cpuProfile, fleet, drifted)
 	} else if role != "bench" {
 		err = fmt.Errorf("-role: %q is not bench or worker", role)
 	} else if err = o.parse(rows, lifecycles, idle, sticky, clusterWorkers); err == nil {
@@ -144,6 +152,12 @@ func (o *options) parse(rows, lifecycles, idle, sticky, clusterWorkers string) e
 	}
 	if o.want("release-rollout") && o.releaseRollout < 1 {
 		return &flagError{"release-rollout", fmt.Sprint(o.releaseRollout), "must be at least 1"}
+	}
+	if o.want("rollout-scale") && o.rolloutScale < 1 {
+		return &flagError{"rollout-scale", fmt.Sprint(o.rolloutScale), "must be at least 1"}
+	}
+	if o.want("drift-scale") && o.driftScale < 1 {
+		return &flagError{"drift-scale", fmt.Sprint(o.driftScale), "must be at least 1"}
 	}
 	if o.rollout < 1 {
 		return &flagError{"rollout", fmt.Sprint(o.rollout), "must be at least 1"}

@@ -80,3 +80,21 @@ func TestReleaseOneOneChangesTheExampleTerraform(t *testing.T) {
 	_, err = exampleNext([]byte("resource \"terraform_data\" \"app\" {}\n"))
 	assert.ErrorContains(t, err, "main.tf.tmpl")
 }
+
+func TestScaleRowsRunOnlyWhenNamed(t *testing.T) {
+	assert.NotContains(t, allRows, "rollout-scale", "the default -rows")
+	assert.NotContains(t, allRows, "drift-scale", "the default -rows")
+	for _, row := range []string{"rollout-scale", "drift-scale"} {
+		o := options{steps: 1, runs: 1, workerSticky: 1, rollout: 1, metrics: 1}
+		var fe *flagError
+		require.ErrorAs(t, o.parse(row, "10", "10", "10", "1"), &fe)
+		assert.Equal(t, row, fe.flag)
+	}
+	o := options{steps: 1, runs: 1, workerSticky: 1, rollout: 1, metrics: 1, rolloutScale: 10000, driftScale: 10000}
+	require.NoError(t, o.parse("rollout-scale,drift-scale", "10", "10", "10", "1"))
+	assert.True(t, o.want("drift-scale"))
+	_, err := fleetSeed("scale")
+	var fe *flagError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "fleet", fe.flag)
+}

@@ -206,7 +206,12 @@ func batchTimes(st *contract.RolloutStatus) (mean, slowest time.Duration, ok boo
 // rolloutRuns counts the runs of rollout/<id> (the first and each continue-as-new) and their
 // history events, waiting for visibility to show the last one closed.
 func rolloutRuns(ctx context.Context, c sdkclient.Client, id string) (runs int, events int64, err error) {
-	query := fmt.Sprintf("WorkflowId = '%s'", contract.RolloutWorkflowID(id))
+	return workflowRuns(ctx, c, fmt.Sprintf("WorkflowId = '%s'", contract.RolloutWorkflowID(id)))
+}
+
+// workflowRuns counts the runs visibility lists for query and their history events, waiting
+// for it to show the last one closed.
+func workflowRuns(ctx context.Context, c sdkclient.Client, query string) (runs int, events int64, err error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		runs, events = 0, 0
@@ -215,7 +220,7 @@ func rolloutRuns(ctx context.Context, c sdkclient.Client, id string) (runs int, 
 		for {
 			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
 			if err != nil {
-				return 0, 0, fmt.Errorf("list the runs of %s: %w", contract.RolloutWorkflowID(id), err)
+				return 0, 0, fmt.Errorf("list the runs of %s: %w", query, err)
 			}
 			for _, ex := range resp.GetExecutions() {
 				runs++
@@ -261,11 +266,16 @@ func statusLine(st *contract.RolloutStatus) string {
 // rolloutFailed prints the row as FAILED with its reason, keeps the rollout's status and the
 // worker's log next to the figures for whoever looks into it, and returns a rowFailedError.
 func (b *bench) rolloutFailed(section, name, reason string, figures map[string]float64, note string) error {
+	return b.rolloutFailedOf(section, name, reason, figures, note, fmt.Sprintf("bench-%d", b.o.rollout), rolloutQueue)
+}
+
+// rolloutFailedOf is rolloutFailed for rollout id on the worker of queue.
+func (b *bench) rolloutFailedOf(section, name, reason string, figures map[string]float64, note, id, queue string) error {
 	if figures == nil {
 		figures = map[string]float64{}
 	}
 	figures["failed"] = 1
-	if kept := b.keepRolloutEvidence(); kept != "" {
+	if kept := b.keepRolloutEvidence(id, queue); kept != "" {
 		note = strings.TrimPrefix(note+"; "+kept, "; ")
 	}
 	b.rep.add(row{Section: section, Name: name, Figures: figures, Text: "FAILED: " + reason, Note: note})
@@ -274,16 +284,15 @@ func (b *bench) rolloutFailed(section, name, reason string, figures map[string]f
 
 // keepRolloutEvidence copies the rollout's status (JSON) and the worker's log into -out, as the
 // bench's temporary directory goes when it ends.
-func (b *bench) keepRolloutEvidence() string {
+func (b *bench) keepRolloutEvidence(id, queue string) string {
 	if err := os.MkdirAll(b.o.out, 0o755); err != nil {
 		return ""
 	}
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	var kept []string
-	id := fmt.Sprintf("bench-%d", b.o.rollout)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := client.New(b.env.Client.Temporal, rolloutQueue, "")
+	c := client.New(b.env.Client.Temporal, queue, "")
 	if st, err := c.RolloutStatus(ctx, id); err == nil {
 		if data, err := json.MarshalIndent(st, "", "  "); err == nil {
 			p := filepath.Join(b.o.out, "rollout-status-"+stamp+".json")
@@ -297,7 +306,7 @@ func (b *bench) keepRolloutEvidence() string {
 			kept = append(kept, "status query failed: "+err.Error())
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(b.dir, "worker-"+rolloutQueue+".log")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(b.dir, "worker-"+queue+".log")); err == nil {
 		p := filepath.Join(b.o.out, "rollout-worker-"+stamp+".log")
 		if os.WriteFile(p, data, 0o644) == nil {
 			kept = append(kept, p)

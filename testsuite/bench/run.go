@@ -67,7 +67,7 @@ func run(ctx context.Context, o options) error {
 		name string
 		fn   func(context.Context) error
 	}{{"floor", b.floorRows}, {"pipelines", b.pipelineRows}, {"update", b.updateRow}, {"provider", b.providerRow},
-		{"throughput", b.throughputRows}, {"idle", b.idleRows}, {"idle-timed", b.idleTimedRows}, {"cluster", b.clusterRows}, {"rollout", b.rolloutRows}, {"metrics", b.metricsRow},
+		{"throughput", b.throughputRows}, {"idle", b.idleRows}, {"idle-timed", b.idleTimedRows}, {"cluster", b.clusterRows}, {"rollout", b.rolloutRows}, {"rollout-scale", b.rolloutScaleRow}, {"drift-scale", b.driftScaleRow}, {"metrics", b.metricsRow},
 		{"preview", b.previewRow}, {"preview-real", b.previewRealRow}, {"release-rollout", b.releaseRolloutRow}} {
 		if !o.want(r.name) {
 			continue

@@ -51,7 +51,10 @@ func floorWorkflow(local bool) func(workflow.Context, int) error {
 
 // runWorker is the bench's worker process (-role worker): slipway's workflows over instant
 // adapters plus the floor, with the sticky cache the parent chose, until SIGTERM.
-func runWorker(address, taskQueue, profileDir, policyDir string, sticky int, telemetry, cpuProfile string) error {
+//
+// fleet (TENANT/N) seeds the forge with the instance files of instant.FleetRef(TENANT, 0…N-1),
+// and its deployer reports every drifted-th of them OutOfSync (0: none).
+func runWorker(address, taskQueue, profileDir, policyDir string, sticky int, telemetry, cpuProfile, fleet string, drifted int) error {
 	if profileDir != "" {
 		serveMemStats(filepath.Join(profileDir, "mem-"+taskQueue))
 	}
@@ -94,9 +97,18 @@ func runWorker(address, taskQueue, profileDir, policyDir string, sticky int, tel
 		go func() { _ = http.Serve(ln, m.Mux(health.New())) }()
 		go m.WatchFleet(context.Background(), client.New(c, taskQueue, opts.Namespace).Fleet, time.Second)
 	}
-	acts, err := instant.New()
+	seed, err := fleetSeed(fleet)
 	if err != nil {
 		return err
+	}
+	acts, err := instant.NewWith(seed)
+	if err != nil {
+		return err
+	}
+	if tenant, n, ok := fleetOf(fleet); ok && drifted > 0 {
+		for i := 0; i < n; i += drifted {
+			acts.Deployer.(*instant.Deployer).Set(instant.FleetRef(tenant, i), instant.OutOfSync(instant.FleetRef(tenant, i)))
+		}
 	}
 	if policyDir != "" {
 		if acts.Policy, err = policy.Load(policyDir); err != nil {
@@ -240,4 +252,23 @@ func procRSS(pid int) (now, peak float64) {
 		}
 	}
 	return now, peak
+}
+
+// fleetOf splits a -fleet value, TENANT/N.
+func fleetOf(fleet string) (tenant string, n int, ok bool) {
+	tenant, count, ok := strings.Cut(fleet, "/")
+	n, err := strconv.Atoi(count)
+	return tenant, n, ok && err == nil && n > 0
+}
+
+// fleetSeed is the forge's seed of a -fleet value: nil for none.
+func fleetSeed(fleet string) (map[string][]byte, error) {
+	if fleet == "" {
+		return nil, nil
+	}
+	tenant, n, ok := fleetOf(fleet)
+	if !ok {
+		return nil, &flagError{"fleet", fleet, "want TENANT/N"}
+	}
+	return instant.FleetFiles(tenant, n)
 }

@@ -3,6 +3,7 @@ package instant
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/slipway-dev/slipway/activities"
@@ -12,12 +13,19 @@ import (
 // New returns activities over instant adapters only: a forge whose main holds the example
 // stack, terraform, a deployer and a secret store, all in this process's memory. The caller
 // attaches the Temporal-backed clients (app.Attach) and registers them.
-func New() (*activities.Activities, error) {
+func New() (*activities.Activities, error) { return NewWith(nil) }
+
+// NewWith is New with more files on the forge's first commit (FleetFiles), keyed by
+// repo-relative path.
+func NewWith(more map[string][]byte) (*activities.Activities, error) {
 	files, err := examples.StackFiles("example")
 	if err != nil {
 		return nil, fmt.Errorf("example stack: %w", err)
 	}
-	seed := map[string][]byte{}
+	seed := maps.Clone(more)
+	if seed == nil {
+		seed = map[string][]byte{}
+	}
 	for p, d := range files {
 		seed["stacks/example/"+p] = d
 	}

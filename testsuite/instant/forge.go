@@ -55,15 +55,22 @@ func NewForge(seed map[string][]byte) *Forge {
 	return f
 }
 
-// splitDir puts a seed file in its stack or instance directory (the first three path
-// elements at most), so ReadDir of that directory finds it.
+// splitDir puts a seed file in its stack directory (stacks/NAME) or instance directory
+// (instances/TENANT/NAME), so ReadDir of that directory finds it.
 func splitDir(path string) (dir, rest string) {
-	parts := strings.SplitN(path, "/", 3)
-	if len(parts) < 3 {
+	n := 2
+	if strings.HasPrefix(path, "instances/") {
+		n = 3
+	}
+	parts := strings.SplitN(path, "/", n+1)
+	if len(parts) <= n {
 		return strings.Join(parts[:len(parts)-1], "/"), parts[len(parts)-1]
 	}
-	return parts[0] + "/" + parts[1], parts[2]
+	return strings.Join(parts[:n], "/"), parts[n]
 }
+
+// SeedRevision is the SHA of every instant forge's first commit, the one holding its seed.
+func SeedRevision() string { return sha("commit", "1") }
 
 func (f *Forge) Name() string    { return "instant" }
 func (f *Forge) RepoURL() string { return f.url }

@@ -130,3 +130,22 @@ func TestTerraformPlansWhatChangedAndAppliesOnce(t *testing.T) {
 	_, err = tf.Apply(ctx, ws, &terraform.Plan{File: "op9.tfplan", SHA256: "x"})
 	assert.Error(t, err, "an unknown plan is refused")
 }
+
+func TestSeededFleetReadsAsProvisionedAtTheSeedRevision(t *testing.T) {
+	ctx := context.Background()
+	seed, err := FleetFiles("scale", 3)
+	require.NoError(t, err)
+	acts, err := NewWith(seed)
+	require.NoError(t, err)
+	head, err := acts.Forge.Head(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, SeedRevision(), head)
+	ref := FleetRef("scale", 2)
+	files, err := acts.Forge.ReadDir(ctx, head, ref.Dir())
+	require.NoError(t, err)
+	assert.Contains(t, string(files["instance.yaml"]), "replicas: 1")
+	assert.Contains(t, files, "terraform/main.tf", "the rendered stack, as a provision merges it")
+	stack, err := acts.Forge.ReadDir(ctx, head, "stacks/example")
+	require.NoError(t, err)
+	assert.Contains(t, stack, "schema.yaml")
+}
