@@ -113,13 +113,7 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 		"workerCpuS": workerCPU.Seconds(), "workerPeakRssMiB": peak, "serverCpuS": serverCPU.Seconds(),
 		"runs": float64(runs), "continueAsNew": float64(max(runs-1, 0)), "historyEvents": float64(events),
 		"followStatusQueries": float64(queries)}
-	if st != nil {
-		figures["batches"], figures["ready"], figures["updated"], figures["total"] = float64(st.Batches), float64(st.Ready),
-			float64(st.Updated), float64(st.Total)
-		if mean, slowest, ok := batchTimes(st); ok {
-			figures["sPerBatch"], figures["slowestBatchS"] = mean.Seconds(), slowest.Seconds()
-		}
-	}
+	batchFigures(figures, st)
 	switch {
 	case followErr != nil:
 		return b.rolloutFailed(section, "run", followErr.Error()+statusLine(st), figures, "")
@@ -188,6 +182,18 @@ func followRollout(ctx context.Context, c *client.Client, id string) (*contract.
 		return last, queries, err
 	}
 	return st, queries, nil
+}
+
+// batchFigures adds a rollout's batch counts and times to a row's figures.
+func batchFigures(figures map[string]float64, st *contract.RolloutStatus) {
+	if st == nil {
+		return
+	}
+	figures["batches"], figures["ready"], figures["updated"], figures["total"] = float64(st.Batches), float64(st.Ready),
+		float64(st.Updated), float64(st.Total)
+	if mean, slowest, ok := batchTimes(st); ok {
+		figures["sPerBatch"], figures["slowestBatchS"] = mean.Seconds(), slowest.Seconds()
+	}
 }
 
 // batchTimes are the mean and the longest batch, from the rollout's start and its batch records.

@@ -93,13 +93,7 @@ func (b *bench) rolloutScaleRow(ctx context.Context) error {
 		"workerCpuMsPerInstance": ms(workerCPU) / float64(n), "serverCpuMsPerInstance": ms(serverCPU) / float64(n),
 		"workerPeakRssMiB": peak, "runs": float64(runs), "continueAsNew": float64(max(runs-1, 0)),
 		"historyEvents": float64(events), "followStatusQueries": float64(queries)}
-	if st != nil {
-		figures["batches"], figures["ready"], figures["updated"], figures["total"] = float64(st.Batches), float64(st.Ready),
-			float64(st.Updated), float64(st.Total)
-		if mean, slowest, ok := batchTimes(st); ok {
-			figures["sPerBatch"], figures["slowestBatchS"] = mean.Seconds(), slowest.Seconds()
-		}
-	}
+	batchFigures(figures, st)
 	switch {
 	case followErr != nil:
 		return b.rolloutFailedOf(section, "run", followErr.Error()+statusLine(st), figures, "", spec.ID, tq)

@@ -27,15 +27,20 @@ const observeInterval = 2 * time.Second
 var workloadStack = map[string][]byte{
 	"stacks/workload/schema.yaml": []byte("description: one Deployment, for the observer test\nparameters:\n" +
 		"  - name: greeting\n    type: string\n    default: hello\n"),
-	"stacks/workload/terraform/main.tf.tmpl": []byte("resource \"terraform_data\" \"app\" {\n  input = {{ quote .Name }}\n}\n"),
-	"stacks/workload/manifests/app.yaml.tmpl": []byte(`apiVersion: apps/v1
+	"stacks/workload/terraform/main.tf.tmpl":  []byte("resource \"terraform_data\" \"app\" {\n  input = {{ quote .Name }}\n}\n"),
+	"stacks/workload/manifests/app.yaml.tmpl": []byte(workloadManifest),
+}
+
+// workloadManifest is a Deployment of no replicas (Healthy with no scheduler) that goes Degraded
+// two seconds after someone scales it: its pod can never start.
+const workloadManifest = `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: web
   namespace: {{ .Namespace }}
 spec:
   replicas: 0
-  progressDeadlineSeconds: 3
+  progressDeadlineSeconds: 2
   selector:
     matchLabels: {app: web}
   template:
@@ -45,8 +50,7 @@ spec:
       containers:
         - name: web
           image: registry.invalid/web:1
-`),
-}
+`
 
 // What an operator sees is what is there: the observer notices an Application deleted out of
 // band, a workload gone Degraded, and a change made while its worker was down; a deploy

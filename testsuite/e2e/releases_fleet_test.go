@@ -37,27 +37,10 @@ func fleetStack(t *testing.T, release, app, db, extra string) map[string][]byte 
 	}
 	tf := strings.Replace(read("terraform/main.tf.tmpl"), "    debug    = {{ .Params.debug }}\n", "    debug    = {{ .Params.debug }}\n"+app, 1)
 	return map[string][]byte{
-		"stacks/web/schema.yaml":             []byte(read("schema.yaml") + "stateful: [terraform_data.db]\n" + extra),
-		"stacks/web/terraform/main.tf.tmpl":  []byte(tf + "\nresource \"terraform_data\" \"db\" {\n  triggers_replace = " + db + "\n}\n"),
-		"stacks/web/manifests/app.yaml.tmpl": []byte(read("manifests/app.yaml.tmpl") + "  release: " + release + "\n"),
-		"stacks/web/manifests/workload.yaml.tmpl": []byte(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: {{ .Namespace }}
-spec:
-  replicas: 0
-  progressDeadlineSeconds: 2
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: registry.invalid/web:1
-`),
+		"stacks/web/schema.yaml":                  []byte(read("schema.yaml") + "stateful: [terraform_data.db]\n" + extra),
+		"stacks/web/terraform/main.tf.tmpl":       []byte(tf + "\nresource \"terraform_data\" \"db\" {\n  triggers_replace = " + db + "\n}\n"),
+		"stacks/web/manifests/app.yaml.tmpl":      []byte(read("manifests/app.yaml.tmpl") + "  release: " + release + "\n"),
+		"stacks/web/manifests/workload.yaml.tmpl": []byte(workloadManifest),
 	}
 }
 
