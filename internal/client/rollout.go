@@ -12,6 +12,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -181,9 +182,13 @@ func (c *Client) ListRollouts(ctx context.Context) ([]RolloutItem, error) {
 	}
 }
 
-// FollowRollout calls progress with the rollout's status whenever its history moves, across
-// continue-as-new runs, by long poll; it returns the last status once the rollout ends or
-// progress says to stop.
+// followInterval is the least time between two status reads of a followed rollout: a rollout of
+// thousands moves many times a second, and each status carries every instance.
+const followInterval = time.Second
+
+// FollowRollout calls progress with the rollout's status when its history moves, at most once a
+// followInterval, across continue-as-new runs, by long poll; it returns the last status once the
+// rollout ends or progress says to stop.
 func (c *Client) FollowRollout(ctx context.Context, id string, progress func(*contract.RolloutStatus) (stop bool)) (*contract.RolloutStatus, error) {
 	wid := contract.RolloutWorkflowID(id)
 	for {
@@ -199,19 +204,53 @@ func (c *Client) FollowRollout(ctx context.Context, id string, progress func(*co
 		if progress(st) || info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			return st, nil
 		}
-		it := c.Temporal.GetWorkflowHistory(ctx, wid, info.GetExecution().GetRunId(), true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		seen := info.GetHistoryLength()
+		if st, err = c.followRun(ctx, id, info, progress); st != nil || err != nil {
+			return st, err
+		}
+	}
+}
+
+// followRun reads the status again after the run's workflow tasks, coalescing those that come
+// within a followInterval of the last read (one left pending is read when the interval ends, so
+// the last move is always shown); it returns nil, nil when the run closes.
+func (c *Client) followRun(ctx context.Context, id string, info *workflowpb.WorkflowExecutionInfo, progress func(*contract.RolloutStatus) bool) (*contract.RolloutStatus, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	moved, closed := make(chan struct{}, 1), make(chan error, 1)
+	go func() {
+		it := c.Temporal.GetWorkflowHistory(ctx, info.GetExecution().GetWorkflowId(), info.GetExecution().GetRunId(), true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		for it.HasNext() {
 			ev, err := it.Next()
 			if err != nil {
-				return nil, err
+				closed <- err
+				return
 			}
-			if ev.GetEventId() <= seen || ev.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED {
-				continue
+			if ev.GetEventId() > info.GetHistoryLength() && ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED {
+				select {
+				case moved <- struct{}{}:
+				default: // one is pending already
+				}
 			}
-			if next, err := c.RolloutStatus(ctx, id); err == nil && progress(next) {
-				return next, nil
+		}
+		closed <- nil
+	}()
+	var last time.Time
+	for {
+		select {
+		case err := <-closed:
+			return nil, err
+		case <-moved:
+		}
+		if wait := followInterval - time.Since(last); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, ctx.Err()
 			}
+		}
+		last = time.Now()
+		if next, err := c.RolloutStatus(ctx, id); err == nil && progress(next) {
+			return next, nil
 		}
 	}
 }
