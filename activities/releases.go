@@ -66,11 +66,16 @@ func (a *Activities) resolveReleaseAt(ctx context.Context, rev, stack, release s
 // else its stack's default channel's; a release with no commit (unpinned, or a channel on head)
 // is the stack at rev itself.
 func (a *Activities) instanceRelease(ctx context.Context, rev string, inst *config.Instance) (contract.StackRelease, error) {
-	name := inst.StackName()
-	r, err := a.readReleases(ctx, rev, name)
+	r, err := a.readReleases(ctx, rev, inst.StackName())
 	if err != nil {
 		return contract.StackRelease{}, err
 	}
+	return releaseOf(r, inst)
+}
+
+// releaseOf is instanceRelease from the stack's releases file already read.
+func releaseOf(r *config.Releases, inst *config.Instance) (contract.StackRelease, error) {
+	name := inst.StackName()
 	release := inst.Release()
 	if release == "" {
 		release = r.Default

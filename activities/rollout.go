@@ -198,6 +198,7 @@ type rolloutTarget struct {
 	// released holds each stack: line's release its pinned instances' --set is checked against:
 	// what their deploys render, whether or not main has the stack's files.
 	released map[string]*config.Stack
+	releases map[string]*config.Releases // by stack: each releases file read and verified once a plan
 	set      map[string]any
 	trees    map[string]string // revision -> fingerprint of the stack's files
 	// stateful is the stateful: list of the stack deployed, so its plans fingerprint as a preview's.
@@ -221,7 +222,7 @@ func (a *Activities) rolloutTarget(ctx context.Context, spec contract.RolloutSpe
 	if err != nil {
 		return nil, classify(err)
 	}
-	t := &rolloutTarget{spec: spec, head: head, set: map[string]any{}, released: map[string]*config.Stack{}}
+	t := &rolloutTarget{spec: spec, head: head, set: map[string]any{}}
 	for _, s := range spec.Set {
 		var v any
 		if err := yaml.Unmarshal([]byte(s.Value), &v); err != nil {

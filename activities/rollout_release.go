@@ -94,7 +94,18 @@ func (a *Activities) releasedStack(ctx context.Context, t *rolloutTarget, ref co
 		}
 		return &readFailure{err}
 	}
-	rel, err := a.instanceRelease(ctx, t.head, inst)
+	if t.releases == nil {
+		t.releases, t.released = map[string]*config.Releases{}, map[string]*config.Stack{}
+	}
+	r, ok := t.releases[inst.StackName()]
+	if !ok {
+		var err error
+		if r, err = a.readReleases(ctx, t.head, inst.StackName()); err != nil {
+			return nil, failed(err)
+		}
+		t.releases[inst.StackName()] = r
+	}
+	rel, err := releaseOf(r, inst)
 	if err != nil {
 		return nil, failed(err)
 	}

@@ -649,7 +649,7 @@ func (s *Server) rolloutStatus(ctx context.Context, a identity.Actor, id string)
 // its refusals are.
 func quietRead(op string) bool { return op == OpRead }
 
-// planRollout plans spec for a. A plan's refusal (a downgrade) names the instance and its
+// planRollout plans spec for a. A plan's refusal (a downgrade, a --set a release refuses) names the instance and its
 // release, so a person who may not read the plan's whole scope (every tenant, or another's) is
 // told only that it was refused: the plan's actions are kept to their tenants, and so is this.
 func (s *Server) planRollout(ctx context.Context, a identity.Actor, spec contract.RolloutSpec) (contract.RolloutPlan, error) {
