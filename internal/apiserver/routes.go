@@ -546,6 +546,9 @@ func (s *Server) rolloutPlan(ctx context.Context, a identity.Actor, r *http.Requ
 	if err := decode(r, &spec); err != nil {
 		return 0, nil, err
 	}
+	if err := checkRolloutScope(spec); err != nil {
+		return 0, nil, err
+	}
 	plan, err := s.planRollout(ctx, a, spec)
 	if err != nil {
 		return 0, nil, err
@@ -569,7 +572,22 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	if err := contract.CheckPriority("priority", spec.Priority); err != nil {
 		return 0, nil, badRequest("%s", err)
 	}
+	if err := checkRolloutScope(spec); err != nil {
+		return 0, nil, err
+	}
 	return s.startRollout(ctx, a, spec)
+}
+
+// checkRolloutScope refuses a tenant or stack that is not a name: the plan lists instances by
+// them, and what a refusal or a batch number says is computed over that whole list.
+func checkRolloutScope(spec contract.RolloutSpec) error {
+	switch {
+	case spec.Tenant != "" && !names.IsLabel(spec.Tenant):
+		return badRequest("tenant: %q is not a tenant name", spec.Tenant)
+	case spec.Stack != "" && !names.IsLabel(spec.Stack):
+		return badRequest("stack: %q is not a stack name", spec.Stack)
+	}
+	return nil
 }
 
 // startRollout plans spec (so bad input starts nothing), asks the policy, then starts it.

@@ -56,13 +56,13 @@ type ListFilter struct {
 func (f ListFilter) Query() string {
 	q := []string{fmt.Sprintf("WorkflowType = '%s'", contract.InstanceWorkflowName)}
 	if f.Tenant != "" {
-		q = append(q, fmt.Sprintf("Tenant = '%s'", f.Tenant))
+		q = append(q, "Tenant = "+literal(f.Tenant))
 	}
 	if f.State != "" {
-		q = append(q, fmt.Sprintf("InstanceState = '%s'", f.State))
+		q = append(q, "InstanceState = "+literal(f.State))
 	}
 	if f.Stack != "" {
-		q = append(q, fmt.Sprintf("%s = '%s'", contract.SAInstanceStack.GetName(), f.Stack))
+		q = append(q, contract.SAInstanceStack.GetName()+" = "+literal(f.Stack))
 	}
 	if f.Gated {
 		q = append(q, fmt.Sprintf("%s = true", contract.SAInstanceGated.GetName()))
@@ -77,15 +77,21 @@ func (f ListFilter) Query() string {
 		q = append(q, fmt.Sprintf("%s < '%s'", contract.SAInstanceExpiresAt.GetName(), f.ExpiringBefore.UTC().Format(time.RFC3339)))
 	}
 	if f.Drifted != "" {
-		q = append(q, fmt.Sprintf("%s = '%s'", contract.SAInstanceDrifted.GetName(), f.Drifted))
+		q = append(q, contract.SAInstanceDrifted.GetName()+" = "+literal(f.Drifted))
 	}
 	if f.Ready != "" {
-		q = append(q, fmt.Sprintf("%s = '%s'", contract.SAInstanceReady.GetName(), f.Ready))
+		q = append(q, contract.SAInstanceReady.GetName()+" = "+literal(f.Ready))
 	}
 	if !f.All && f.State == "" {
 		q = append(q, "ExecutionStatus = 'Running'")
 	}
 	return strings.Join(q, " AND ")
+}
+
+// literal is v as a string of Temporal's list query: a quote or backslash in v stays in the string
+// (doubled quote, escaped backslash), so a value never adds a clause.
+func literal(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(v) + "'"
 }
 
 // List returns the instances matching f, following every page.
