@@ -14,8 +14,8 @@ import (
 // Users are the running instances whose stack depends on ref (search attribute InstanceDependencies),
 // in the order visibility lists them.
 func (c *Client) Users(ctx context.Context, ref contract.Ref) ([]contract.Ref, error) {
-	q := fmt.Sprintf("WorkflowType = '%s' AND %s = '%s' AND ExecutionStatus = 'Running'",
-		contract.InstanceWorkflowName, contract.SAInstanceDependencies.GetName(), ref.String())
+	q := fmt.Sprintf("WorkflowType = '%s' AND %s = %s AND ExecutionStatus = 'Running'",
+		contract.InstanceWorkflowName, contract.SAInstanceDependencies.GetName(), literal(ref.String()))
 	var users []contract.Ref
 	var token []byte
 	for {
