@@ -2,10 +2,13 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/slipway-dev/slipway/internal/config"
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -114,7 +117,9 @@ func (c *Client) startWaves(ctx context.Context, stack, merge string, d contract
 		for _, ref := range wv.Instances {
 			spec.Pins[ref] = d.Min
 		}
-		if err := c.StartRolloutAt(ctx, spec, wv.At); err != nil {
+		// A retried request (same merge) finds its waves started: the same waves, not a conflict.
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if err := c.startRollout(ctx, spec, wv.At); err != nil && !errors.As(err, &started) {
 			return ids, fmt.Errorf("deadline recorded, but wave %d did not start (start it with slipway rollout start --stack %s --tenant %s --to %s): %w", i+1, stack, wv.Tenant, d.Min, err)
 		}
 		ids = append(ids, spec.ID)

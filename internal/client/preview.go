@@ -18,7 +18,9 @@ func (c *Client) StartPreview(ctx context.Context, spec contract.PreviewSpec) er
 		ID: contract.PreviewWorkflowID(spec.ID), TaskQueue: c.TaskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		StaticSummary:            fmt.Sprintf("preview of stack %s moved to release %s", spec.Stack, spec.To),
+		// Without it the SDK hands back the ID's last run, ended or not, as if this one started.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary:                            fmt.Sprintf("preview of stack %s moved to release %s", spec.Stack, spec.To),
 	}, contract.StackPreviewWorkflowName, spec)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {

@@ -53,6 +53,16 @@ func (c *Client) StartRollout(ctx context.Context, spec contract.RolloutSpec) er
 // StartRolloutAt starts it at a later time: Temporal holds the start (StartDelay) until then,
 // durably, and the rollout is listed from now on.
 func (c *Client) StartRolloutAt(ctx context.Context, spec contract.RolloutSpec, at time.Time) error {
+	err := c.startRollout(ctx, spec, at)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return &RejectedError{Message: fmt.Sprintf("--id %s: a rollout with that ID exists already; choose another", spec.ID)}
+	}
+	return err
+}
+
+// startRollout returns Temporal's WorkflowExecutionAlreadyStarted for an ID in use, running or ended.
+func (c *Client) startRollout(ctx context.Context, spec contract.RolloutSpec, at time.Time) error {
 	sa := []temporal.SearchAttributeUpdate{contract.SAInstanceStack.ValueSet(spec.Stack),
 		contract.SARolloutPhase.ValueSet(contract.PhaseRunning)}
 	if spec.Tenant != "" {
@@ -62,15 +72,13 @@ func (c *Client) StartRolloutAt(ctx context.Context, spec contract.RolloutSpec, 
 		ID: contract.RolloutWorkflowID(spec.ID), TaskQueue: c.TaskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		StaticSummary:            RolloutSummary(spec),
-		TypedSearchAttributes:    temporal.NewSearchAttributes(sa...),
-		Priority:                 contract.TaskPriority(cmp.Or(spec.Priority, contract.PriorityRollout), spec.Tenant),
-		StartDelay:               max(time.Until(at), 0),
+		// Without it the SDK hands back the ID's last run, ended or not, as if this one started.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary:                            RolloutSummary(spec),
+		TypedSearchAttributes:                    temporal.NewSearchAttributes(sa...),
+		Priority:                                 contract.TaskPriority(cmp.Or(spec.Priority, contract.PriorityRollout), spec.Tenant),
+		StartDelay:                               max(time.Until(at), 0),
 	}, contract.RolloutWorkflowName, contract.RolloutInput{Spec: spec})
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &started) {
-		return &RejectedError{Message: fmt.Sprintf("--id %s: a rollout with that ID exists already; choose another", spec.ID)}
-	}
 	return err
 }
 

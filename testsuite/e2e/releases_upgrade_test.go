@@ -71,10 +71,10 @@ func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 	require.Equal(t, []string{"terraform_data.db"}, replace.Stateful, "the replace of a stateful resource is flagged")
 	require.Contains(t, e.MustCLI(0, "stack", "preview", "show", pv.Spec.ID).Stdout, "stateful!")
 
-	e.MustCLI(0, "rollout", "start", "--stack", "example", "--to", "1.1.0", "--batch", "6", "--id", "up")
+	e.MustCLI(0, "rollout", "start", "--stack", "example", "--to", "1.1.0", "--batch", "6", "--id", "shape-up")
 	var ro contract.RolloutStatus
 	require.Eventually(t, func() bool {
-		ro = rolloutStatus(t, e, "up")
+		ro = rolloutStatus(t, e, "shape-up")
 		n := 0
 		for _, g := range ro.Groups {
 			n += len(g.Refs)
@@ -87,7 +87,7 @@ func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{update.Hash: true, replace.Hash: true}, fps, "the rollout's shapes are the preview's: %+v; %+v", ro.Groups, pv.Groups)
 
-	w.as(w.carol, 0, "rollout", "approve", "up", "--fingerprint", update.Hash, "--reason", "tier only")
+	w.as(w.carol, 0, "rollout", "approve", "shape-up", "--fingerprint", update.Hash, "--reason", "tier only")
 	for _, ref := range refs {
 		if debug[ref] {
 			continue
@@ -98,7 +98,7 @@ func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 		}, 2*time.Minute, 200*time.Millisecond, ref)
 		require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/"+ref+"/instance.yaml"), "stack: example@1.1.0")
 	}
-	text := e.MustCLI(0, "rollout", "status", "up").Stdout
+	text := e.MustCLI(0, "rollout", "status", "shape-up").Stdout
 	for ref := range debug {
 		require.NotNil(t, e.Status(ref).Approval, "%s waits for its own approval", ref)
 		require.Regexp(t, ref+`\s.*awaits approval of plan shape `+replace.Hash, text)
@@ -106,15 +106,19 @@ func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 	require.Contains(t, text, update.Hash+"  4 instance(s)")
 	require.Contains(t, text, "[approved by carol]")
 
-	e.MustCLI(0, "rollout", "abort", "up", "--reason", "the database replace needs a plan of its own")
-	r := w.as(w.alice, 3, "rollout", "undo", "up", "--id", "down")
+	e.MustCLI(0, "rollout", "abort", "shape-up", "--reason", "the database replace needs a plan of its own")
+	r := w.as(w.alice, 3, "rollout", "undo", "shape-up", "--id", "shape-down")
 	require.Contains(t, r.Stderr, "denied by policy: alice may not", "an undo across every tenant is a platform admin's")
-	w.as(w.carol, 0, "rollout", "undo", "up", "--id", "down", "--wait")
+	w.as(w.carol, 0, "rollout", "undo", "shape-up", "--id", "shape-down", "--wait")
 	for _, ref := range refs {
 		if !debug[ref] {
 			require.Contains(t, testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/"+ref+"/instance.yaml"), "stack: example@1.0.0", ref)
 		}
 	}
+	// An ID is a rollout's for good: starting another under an ended one's is refused, not handed
+	// the old run back.
+	r = e.MustCLI(2, "rollout", "start", "--stack", "example", "--to", "1.1.0", "--id", "shape-down")
+	require.Contains(t, r.Stderr, "--id shape-down: a rollout with that ID exists already")
 	// A tenant's deploy -f after the undo renders its pinned 1.0.0 (no tier), main's head has 1.1.0's files.
 	e.MustCLI(0, "deploy", "beta/one", "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hola\n  debug: false\n"), "--wait")
 	tfm := testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/beta/one/terraform/main.tf")

@@ -129,6 +129,10 @@ func Start(t testing.TB, opts Options) *Provider {
 	t.Helper()
 	begin := time.Now()
 	p, err := Launch(context.Background(), opts)
+	if errors.Is(err, errStalled) { // seen once in CI: node never reached listen; a second node did
+		t.Logf("%v\nstarting it again", err)
+		p, err = Launch(context.Background(), opts)
+	}
 	var missing *MissingError
 	switch {
 	case errors.As(err, &missing) && os.Getenv(EnvRequire) != "1":
@@ -200,8 +204,11 @@ func Launch(ctx context.Context, opts Options) (*Provider, error) {
 	return p, nil
 }
 
+// errStalled: node runs but did not listen in time.
+var errStalled = errors.New("oidcprovider: not ready")
+
 func (p *Provider) waitReady(ctx context.Context, ready string) error {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -225,7 +232,7 @@ func (p *Provider) waitReady(ctx context.Context, ready string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("oidcprovider: not ready: %w:\n%s", ctx.Err(), proc.LogTail(p.LogPath))
+			return fmt.Errorf("%w: %w:\n%s", errStalled, ctx.Err(), proc.LogTail(p.LogPath))
 		case <-tick.C:
 		}
 	}
