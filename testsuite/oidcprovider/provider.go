@@ -129,7 +129,7 @@ func Start(t testing.TB, opts Options) *Provider {
 	t.Helper()
 	begin := time.Now()
 	p, err := Launch(context.Background(), opts)
-	if errors.Is(err, errStalled) { // seen once in CI: node never reached listen; a second node did
+	if errors.Is(err, errStalled) { // seen once in CI: node never reached listen
 		t.Logf("%v\nstarting it again", err)
 		p, err = Launch(context.Background(), opts)
 	}
