@@ -46,7 +46,8 @@ demo: deps temporal argocd-stack build
 dev: deps temporal argocd-stack build
 	SLIPWAY_TEMPORAL="$(TEMPORAL)" bin/slipway dev
 
-## test: vet, workflowcheck, then every test against real components (screenshots in artifacts/)
+## test: vet, workflowcheck, then every test against real components (screenshots in artifacts/);
+## the e2e package runs as SLIPWAY_E2E_SHARDS processes (default 2) beside the rest (scripts/gotest.sh)
 test: deps
 	@start=$$SECONDS; \
 	$(PHASE) tools $(TOOLS) temporal workflowcheck kubernetes argocd gitea temporal-server helm terraform-provider-time tofu >/dev/null; \
@@ -54,7 +55,7 @@ test: deps
 	$(PHASE) vet $(GO) vet ./...; \
 	$(PHASE) workflowcheck $(WORKFLOWCHECK) ./workflows/...; \
 	figures=$$(mktemp -d); status=0; \
-	SLIPWAY_TEMPORAL="$(TEMPORAL)" SLIPWAY_FIGURES_DIR="$$figures" SLIPWAY_ARTIFACTS_DIR="$${SLIPWAY_ARTIFACTS_DIR:-$(CURDIR)/artifacts}" $(PHASE) "go test" $(GO) test -count=1 -timeout 75m ./... || status=$$?; \
+	SLIPWAY_TEMPORAL="$(TEMPORAL)" SLIPWAY_FIGURES_DIR="$$figures" SLIPWAY_ARTIFACTS_DIR="$${SLIPWAY_ARTIFACTS_DIR:-$(CURDIR)/artifacts}" GO="$(GO)" $(PHASE) "go test" scripts/gotest.sh -count=1 -timeout 60m || status=$$?; \
 	for f in "$$figures"/*; do if [[ -f "$$f" ]]; then echo "== figures: $$(basename "$$f")" >&2; cat "$$f" >&2; fi; done; \
 	rm -rf "$$figures"; \
 	echo "== make test total: $$((SECONDS - start))s" >&2; \

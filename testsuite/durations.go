@@ -61,11 +61,14 @@ func writeDurations() {
 		return
 	}
 	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(b.d, a.d) })
-	pkg := filepath.Base(os.Args[0])
+	pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+	if shard := os.Getenv("SLIPWAY_SHARD"); shard != "" { // scripts/gotest.sh splits a package
+		pkg += "-" + shard
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d tests on the dev server, %s in all; the slowest:\n", len(rows), total.Round(time.Second))
 	for _, r := range rows[:min(len(rows), slowestShown)] {
 		fmt.Fprintf(&b, "%8s  %s\n", r.d.Round(100*time.Millisecond), r.name)
 	}
-	_ = os.WriteFile(filepath.Join(dir, "durations-"+strings.TrimSuffix(pkg, ".test")+".txt"), []byte(b.String()), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "durations-"+pkg+".txt"), []byte(b.String()), 0o644)
 }

@@ -60,12 +60,18 @@ type Result struct {
 	Stdout, Stderr string
 }
 
+// cliBound ends a CLI run that hangs (a --follow or --wait that never returns) as a failure
+// naming the command, well before the package's timeout would end the whole suite unexplained.
+const cliBound = 15 * time.Minute
+
 // CLI runs `slipway ARGS...` in-process against this env's worker.
 func (e *Env) CLI(args ...string) Result {
 	e.t.Helper()
 	var out, errb bytes.Buffer
 	full := append([]string{"--task-queue", e.TaskQueue, "--actor", "e2e"}, args...)
-	code := cli.Main(context.Background(), full, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	ctx, cancel := context.WithTimeout(context.Background(), cliBound)
+	defer cancel()
+	code := cli.Main(ctx, full, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return Result{Code: code, Stdout: out.String(), Stderr: errb.String()}
 }
 

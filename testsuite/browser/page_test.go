@@ -45,70 +45,102 @@ func artifactsDir(t *testing.T) string {
 
 // page is one tab of a headless chromium that this test started; it stops with the test.
 type page struct {
-	t    *testing.T
-	ctx  context.Context
-	base string // the UI's URL, e.g. http://127.0.0.1:PORT
-	dir  string // screenshots go here
+	t       *testing.T
+	ctx     context.Context
+	chrome  string // chromium's path, to start it again
+	base    string // the UI's URL, e.g. http://127.0.0.1:PORT
+	dir     string // screenshots go here
+	restart func() // stops this chromium
 }
 
 // openPage starts chromium headless (no sandbox: tests run as root; no GPU) with one
 // tab. Cancelling the allocator waits for chromium and its children to exit.
 func openPage(t *testing.T, chromiumPath, base string) *page {
 	t.Helper()
+	p := &page{t: t, chrome: chromiumPath, base: base, dir: artifactsDir(t)}
+	p.start()
+	t.Cleanup(func() { p.restart() })
+	return p
+}
+
+// start starts chromium with one tab, stopping the one before if any.
+func (p *page) start() {
+	p.t.Helper()
+	if p.restart != nil {
+		p.restart()
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.ExecPath(p.chrome), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.WindowSize(1400, 1000))
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
+	p.ctx, p.restart = ctx, func() {
 		cancelTab()
 		cancelAlloc()
-	})
+	}
 	// Starts the browser now, so a broken one fails here. The UI scrolls inside a
 	// viewport-high layout, so the viewport is what a "full page" screenshot shows.
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)); err != nil {
-		t.Fatalf("start chromium %s: %v", chromiumPath, err)
+		p.t.Fatalf("start chromium %s: %v", p.chrome, err)
 	}
-	return &page{t: t, ctx: ctx, base: base, dir: artifactsDir(t)}
 }
 
 // waitFor opens the UI path and reads the page's text until ok accepts it, reloading
 // every reload (0: never) while it waits, for at most bound. It fails the test with
-// the last text it read, and returns the accepted text.
+// the last text it read, and returns the accepted text. A tab that stops answering
+// for 15s (CI once saw chromium's tab detach under load: "Not attached to an active
+// page") is replaced by a new chromium on the same path, and that is logged.
 func (p *page) waitFor(path string, reload, bound time.Duration, what string, ok func(text string) bool) string {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, bound)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(p.base+path)); err != nil {
-		p.t.Fatalf("open %s: %v", path, err)
+	deadline := time.Now().Add(bound)
+	navigate := func() {
+		ctx, cancel := context.WithDeadline(p.ctx, deadline)
+		defer cancel()
+		if err := chromedp.Do(ctx, chromedp.Navigate(p.base+path)); err != nil {
+			p.t.Fatalf("open %s: %v", path, err)
+		}
 	}
+	navigate()
 	start := time.Now()
-	loaded := start
+	loaded, answered := start, start
 	text := ""
+	var lastErr error
 	for {
 		// innerText is what the user sees: rendered text, not markup or hidden nodes.
-		if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`)); err == nil {
-			text = got
+		ctx, cancel := context.WithDeadline(p.ctx, deadline)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		cancel()
+		if err == nil {
+			text, answered = got, time.Now()
 			if ok(text) {
 				p.t.Logf("seen after %s: %s", time.Since(start).Round(time.Millisecond), what)
 				return text
 			}
+		} else {
+			lastErr = err
 		}
-		select {
-		case <-ctx.Done():
+		if !time.Now().Before(deadline) {
 			p.screenshot("timeout")
 			saved := filepath.Join(p.dir, "timeout.txt")
 			_ = os.WriteFile(saved, []byte(text), 0o644)
 			if len(text) > 3000 {
 				text = text[:3000] + "…"
 			}
-			p.t.Fatalf("%s: not seen at %s within %s; the page said (all of it in %s):\n%s", what, path, bound, saved, text)
-		case <-time.After(250 * time.Millisecond):
+			p.t.Fatalf("%s: not seen at %s within %s (the tab's last error: %v); the page said (all of it in %s):\n%s", what, path, bound, lastErr, saved, text)
 		}
-		if reload > 0 && time.Since(loaded) >= reload {
+		time.Sleep(250 * time.Millisecond)
+		switch {
+		case time.Since(answered) > 15*time.Second:
+			p.t.Logf("the tab has not answered for %s (%v): starting chromium again", time.Since(answered).Round(time.Second), lastErr)
+			p.start()
+			navigate()
+			loaded, answered = time.Now(), time.Now()
+		case reload > 0 && time.Since(loaded) >= reload:
+			ctx, cancel := context.WithDeadline(p.ctx, deadline)
 			if err := chromedp.Do(ctx, chromedp.Reload()); err != nil && ctx.Err() == nil {
 				p.t.Logf("reload %s: %v", path, err)
 			}
+			cancel()
 			loaded = time.Now()
 		}
 	}

@@ -27,7 +27,7 @@ func (h hook) RoundTrip(r *http.Request) (*http.Response, error) {
 // Each reopening of a closed change takes the next branch name; once every name holds a
 // closed PR, Open says so instead of reusing one.
 func TestReopenedChangesWalkTheBranchNames(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	f := newRepo(t, s)
 	ctx := context.Background()
 	c := forgetest.Change("again/deploy-1", "contract/again", map[string][]byte{"a": []byte("0")})
@@ -56,7 +56,7 @@ func TestReopenedChangesWalkTheBranchNames(t *testing.T) {
 
 // Merged between Close's read and its PATCH: Gitea refuses the state change; Close says merged.
 func TestCloseOfAPRMergedMeanwhileIsMergedError(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	plain := newRepo(t, s)
 	var f *Forge
 	var mr forge.MergeRequest

@@ -9,6 +9,6 @@ import (
 )
 
 func TestContract(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	forgetest.Contract(t, func(t *testing.T) forge.Forge { return newRepo(t, s) })
 }

@@ -14,7 +14,7 @@ import (
 // On a real Gitea: the commits after from that changed dir, not those of another directory.
 func TestCommitsNamesTheChangesToADir(t *testing.T) {
 	ctx := context.Background()
-	f := newRepo(t, giteaserver.Start(t))
+	f := newRepo(t, giteaserver.Shared(t))
 	merge := func(branch, dir, body string) forge.MergeRequest {
 		mr, err := f.Open(ctx, forge.Change{Branch: branch, Title: "update " + dir, Dir: dir, Files: map[string][]byte{"main.tf": []byte(body)}})
 		require.NoError(t, err)

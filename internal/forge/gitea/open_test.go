@@ -13,7 +13,7 @@ import (
 )
 
 func TestOpenMakesOneCommitForTheWholeChange(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	f := newRepo(t, s)
 	ctx := context.Background()
 	forgetest.OpenAndMerge(t, f, forgetest.Change("one/provision-1", "contract/one",
@@ -35,7 +35,7 @@ func TestOpenMakesOneCommitForTheWholeChange(t *testing.T) {
 }
 
 func TestBadTokenIsNonRetryableAndNamesTheVariable(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	good := newRepo(t, s)
 	f, err := New(s.URL, s.AdminUser, good.repo, WithToken("0000000000000000000000000000000000000000"))
 	require.NoError(t, err)
@@ -48,7 +48,7 @@ func TestBadTokenIsNonRetryableAndNamesTheVariable(t *testing.T) {
 }
 
 func TestMissingRepoIsNotFound(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	f, err := New(s.URL, s.AdminUser, "no-such-repo", WithToken(s.Token))
 	require.NoError(t, err)
 	_, err = f.Head(context.Background())

@@ -19,7 +19,7 @@ import (
 // (Gitea cancels its push with the request, after the ref moved and before its hook ran).
 // Simulated here by moving the ref in the bare repository behind Gitea's back.
 func TestOrphanedBranchMovesTheChangeToTheNextName(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	f := newRepo(t, s)
 	ctx := context.Background()
 	head, err := f.Head(ctx)
@@ -55,7 +55,7 @@ func TestOrphanedBranchMovesTheChangeToTheNextName(t *testing.T) {
 // Gitea with its head already on main; Merge finds the merge commit instead of waiting forever.
 // Simulated by merging the branch into main with git and pushing, as an operator might.
 func TestMergeFoundInGitIsTakenAsMerged(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	f := newRepo(t, s)
 	ctx := context.Background()
 	c := forgetest.Change("lost/deploy-3", "contract/lost", map[string][]byte{"a": []byte("1")})

@@ -16,7 +16,7 @@ import (
 // The permission contract on a real Gitea: accounts made through its admin API, granted as
 // collaborators, read back through GET /repos/{owner}/{repo}/collaborators/{user}/permission.
 func TestPermissions(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	forgetest.Permissions(t, func(t *testing.T) (forge.Permissions, forgetest.Grant) {
 		f := newRepo(t, s)
 		return f, func(t *testing.T, login string, p forge.Permission) forge.User {

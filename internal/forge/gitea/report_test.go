@@ -48,7 +48,7 @@ func readBack(f *Forge) forgetest.ReadBack {
 }
 
 func TestReport(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	forgetest.Report(t, func(t *testing.T) (forgetest.Reporting, forgetest.ReadBack) {
 		f := newRepo(t, s)
 		return f, readBack(f)
@@ -56,7 +56,7 @@ func TestReport(t *testing.T) {
 }
 
 func TestCommentScansEveryComment(t *testing.T) {
-	s := giteaserver.Start(t)
+	s := giteaserver.Shared(t)
 	f := newRepo(t, s)
 	ctx := context.Background()
 	mr, err := f.Open(ctx, forgetest.Change("web/op-1", "apps/web", map[string][]byte{"a": []byte("1")}))

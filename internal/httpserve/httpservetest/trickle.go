@@ -24,10 +24,11 @@ type Answer struct {
 // answer arrives once on the returned channel; the connection closes with the test.
 func Trickle(t *testing.T, fromIP, addr, head string, every, wait time.Duration) <-chan Answer {
 	t.Helper()
+	// Taken before the dial: the server may accept and start its read deadline before Dial returns.
+	began := time.Now()
 	conn, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(fromIP)}}).Dial("tcp", addr)
 	require.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
-	began := time.Now()
 	answered := make(chan Answer, 1)
 	stop := make(chan struct{})
 	go func() {
