@@ -18,7 +18,11 @@ if ! [[ "$shards" =~ ^[1-9][0-9]*$ ]]; then
 fi
 
 e2e=./testsuite/e2e
-mapfile -t tests < <(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' "$e2e"/*_test.go | sort)
+mapfile -t tests < <(sed -n 's/^func \(Test[A-Za-z0-9_]*\)([A-Za-z_][A-Za-z0-9_]* \*testing\.T).*/\1/p' "$e2e"/*_test.go | sort)
+if ((${#tests[@]} == 0)); then
+	echo "gotest.sh: no tests found in $e2e" >&2
+	exit 1
+fi
 mapfile -t others < <("$go" list ./... | grep -v '/testsuite/e2e$')
 
 pids=() names=()
