@@ -105,8 +105,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler) err
 	defer cancel()
 	err := srv.Shutdown(shut)
 	if err != nil {
-		cutOff()
+		// Connections first: a handler that returns on the cut-off would otherwise have its empty
+		// 200 written before its connection closed, telling the client its request succeeded.
 		_ = srv.Close()
+		cutOff()
 	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
