@@ -87,15 +87,25 @@ func action(acts []string) string {
 
 // attributeNames are the sorted top-level names of the changed attributes: tags.env and
 // tags.team are tags, so a map or list that changes differently per instance is one name.
+// notShownOf is internal/terraform's AttributesNotShownOf (not imported: terraform stays out of
+// workflow code); TestFingerprintKeepsTheNamesPastTheDetailCut holds the two together.
+const notShownOf = "not shown, of: "
+
 func attributeNames(acs []contract.AttributeChange) []string {
 	var out []string
 	for _, ac := range acs {
-		if strings.HasPrefix(ac.Path, "(") {
-			continue // the line counting those left out
+		names := []string{ac.Path}
+		if strings.HasPrefix(ac.Path, "(") { // the line counting those left out, naming them
+			_, rest, ok := strings.Cut(strings.TrimSuffix(ac.Path, ")"), notShownOf)
+			if !ok {
+				continue // recorded before the names were kept
+			}
+			names = strings.Split(rest, ", ")
 		}
-		name, _, _ := strings.Cut(ac.Path, ".")
-		if !slices.Contains(out, name) {
-			out = append(out, name)
+		for _, n := range names {
+			if name, _, _ := strings.Cut(n, "."); !slices.Contains(out, name) {
+				out = append(out, name)
+			}
 		}
 	}
 	sort.Strings(out)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,11 @@ const (
 	// absent is an attribute a side does not have (a create's before, a delete's after).
 	absent = "null"
 )
+
+// AttributesNotShownOf leads, on the last line of a resource's attributes cut for size ("(N more
+// attribute(s) not shown, of: a, b)"), the top-level names of those left out: they are part of a
+// plan's shape (internal/planprint reads them).
+const AttributesNotShownOf = "not shown, of: "
 
 // Bounds on a plan's attribute detail: it travels in workflow history.
 const (
@@ -87,18 +93,21 @@ func attributeChanges(c *tfjson.Change) []AttributeChange {
 				ac.After = SensitiveValue
 			}
 		}
-		if len(out) == maxAttributes {
-			out = append(out, AttributeChange{Path: fmt.Sprintf("(%d more attribute(s) not shown)", countRest(sorted, p))})
-			break
-		}
 		out = append(out, ac)
 	}
-	return out
-}
-
-func countRest(sorted []string, from string) int {
-	i := sort.SearchStrings(sorted, from)
-	return len(sorted) - i
+	if len(out) <= maxAttributes {
+		return out
+	}
+	// The names of the attributes past the cut stay: a plan's shape is the attributes it changes,
+	// and a shape approved for the first 40 must not cover a plan that also changes another.
+	var names []string
+	for _, ac := range out[maxAttributes:] {
+		if name, _, _ := strings.Cut(ac.Path, "."); !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return append(out[:maxAttributes:maxAttributes], AttributeChange{
+		Path: fmt.Sprintf("(%d more attribute(s) %s%s)", len(out)-maxAttributes, AttributesNotShownOf, strings.Join(names, ", "))})
 }
 
 // secretSet holds the values a change marks sensitive somewhere. Terraform does not mark every
