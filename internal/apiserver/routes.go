@@ -549,6 +549,11 @@ func (s *Server) rolloutPlan(ctx context.Context, a identity.Actor, r *http.Requ
 	if err := checkRolloutScope(spec); err != nil {
 		return 0, nil, err
 	}
+	// Decided before anything is planned: what a plan refuses, and each action's batch, are
+	// computed over its whole scope, so its scope is what the person must be able to read.
+	if err := s.authorize(ctx, Check{Actor: a, Operation: OpRead, Tenant: cmp.Or(spec.Tenant, "*"), Request: spec}); err != nil {
+		return 0, nil, err
+	}
 	plan, err := s.planRollout(ctx, a, spec)
 	if err != nil {
 		return 0, nil, err
@@ -563,8 +568,15 @@ func (s *Server) rolloutStart(ctx context.Context, a identity.Actor, r *http.Req
 	if err := decode(r, &spec); err != nil {
 		return 0, nil, err
 	}
-	if spec.ID == "" {
+	switch {
+	case spec.ID == "":
 		return 0, nil, badRequest("id: a rollout needs its ID")
+	case !names.IsLabel(spec.ID):
+		return 0, nil, badRequest("id: %q must be a lowercase label (a-z, 0-9, -)", spec.ID)
+	case spec.Pins != nil:
+		return 0, nil, badRequest("pins: set only by slipway, for an undo (POST /v1/rollouts/{id}/undo)")
+	case spec.Undoes != "":
+		return 0, nil, badRequest("undoes: set only by slipway, for an undo (POST /v1/rollouts/{id}/undo)")
 	}
 	if strings.HasPrefix(spec.ID, contract.DeadlineWavePrefix) {
 		return 0, nil, badRequest("id: %q: IDs beginning %q are slipway's deadline waves", spec.ID, contract.DeadlineWavePrefix)
@@ -590,8 +602,13 @@ func checkRolloutScope(spec contract.RolloutSpec) error {
 	return nil
 }
 
-// startRollout plans spec (so bad input starts nothing), asks the policy, then starts it.
+// startRollout asks the policy on spec's scope, plans it (so bad input starts nothing), asks the
+// policy again with the instances the plan touches, then starts it.
 func (s *Server) startRollout(ctx context.Context, a identity.Actor, spec contract.RolloutSpec) (int, any, error) {
+	// First on the scope alone: a plan's refusal depends on every instance in its scope.
+	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: spec.Tenant, Request: spec}); err != nil {
+		return 0, nil, err
+	}
 	plan, err := s.planRollout(ctx, a, spec)
 	if err != nil {
 		return 0, nil, err
@@ -633,12 +650,15 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 	default:
 		return 0, nil, badRequest("verb: %q is not pause, resume, abort or %s", verb, contract.UpdateRolloutApprove)
 	}
+	if rr, ok := req.(contract.RolloutRequest); ok {
+		rr.Actor = a.Name // the status names who decided: the verified person, never a name in the body
+		req = rr
+	}
 	id := r.PathValue("id")
-	cur, err := s.rolloutStatus(ctx, a, id)
-	if err != nil {
+	if err := s.decideRollout(ctx, a, id, req); err != nil {
 		return 0, nil, err
 	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: "rollout", Tenant: cur.Spec.Tenant, Request: req}); err != nil {
+	if _, err := s.rolloutStatus(ctx, a, id); err != nil {
 		return 0, nil, err
 	}
 	st, err := s.o.Client.ControlRollout(ctx, id, verb, req)
@@ -646,6 +666,35 @@ func (s *Server) rolloutControl(ctx context.Context, a identity.Actor, r *http.R
 		return 0, nil, err
 	}
 	return http.StatusOK, st, nil
+}
+
+// decideRollout decides an act on rollout id on the tenant it carries (every tenant when none)
+// before anything of it is read. A refusal, and an ID that does not exist, answer alike for a
+// person who may not act on every tenant: nothing tells them another tenant's rollout exists.
+func (s *Server) decideRollout(ctx context.Context, a identity.Actor, id string, req any) error {
+	return s.decideByID(ctx, Check{Actor: a, Operation: "rollout", Request: req}, contract.RolloutWorkflowID(id), "rollout "+id, &client.RolloutNotFoundError{ID: id})
+}
+
+// decideByID decides c on the tenant workflow wid carries, before anything else of it is read;
+// a refusal names neither that tenant nor whether wid exists ("what": the rollout or preview asked
+// for). An ID that does not exist is decided on every tenant: who may act there is told so.
+func (s *Server) decideByID(ctx context.Context, c Check, wid, what string, notFound error) error {
+	tenant, found, err := s.o.Client.WorkflowTenant(ctx, wid)
+	if err != nil {
+		return err
+	}
+	c.Tenant = cmp.Or(tenant, "*")
+	if err := s.authorize(ctx, c); err != nil {
+		var refused *client.RefusedError
+		if errors.As(err, &refused) {
+			return &client.RefusedError{Message: fmt.Sprintf("%s: %s may not %s it, or it does not exist", what, c.Actor.Name, c.Operation)}
+		}
+		return err
+	}
+	if !found {
+		return notFound
+	}
+	return nil
 }
 
 // rolloutStatus is rollout id's status. One whose start still waits (a deadline wave before its

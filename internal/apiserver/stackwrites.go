@@ -219,15 +219,17 @@ func (s *Server) previewShow(ctx context.Context, a identity.Actor, r *http.Requ
 	if err != nil {
 		return 0, nil, err
 	}
-	res, err := s.o.Client.Preview(ctx, r.PathValue("id"), false)
+	id := r.PathValue("id")
+	missing := &client.RejectedError{Message: "no preview " + id + " of stack " + stack}
+	if err := s.decideByID(ctx, Check{Actor: a, Operation: OpRead, Stack: stack}, contract.PreviewWorkflowID(id), "preview "+id, missing); err != nil {
+		return 0, nil, err
+	}
+	res, err := s.o.Client.Preview(ctx, id, false)
 	if err != nil {
 		return 0, nil, err
 	}
 	if res.Spec.Stack != stack {
-		return 0, nil, &client.RejectedError{Message: "no preview " + r.PathValue("id") + " of stack " + stack}
-	}
-	if err := s.authorize(ctx, Check{Actor: a, Operation: OpRead, Tenant: res.Spec.Tenant, Stack: stack}); err != nil {
-		return 0, nil, err
+		return 0, nil, missing
 	}
 	return http.StatusOK, res, nil
 }
@@ -244,6 +246,9 @@ func (s *Server) rolloutUndo(ctx context.Context, a identity.Actor, r *http.Requ
 	}
 	if strings.HasPrefix(b.ID, contract.DeadlineWavePrefix) {
 		return 0, nil, badRequest("id: %q: IDs beginning %q are slipway's deadline waves", b.ID, contract.DeadlineWavePrefix)
+	}
+	if err := s.decideRollout(ctx, a, r.PathValue("id"), b); err != nil {
+		return 0, nil, err
 	}
 	st, err := s.rolloutStatus(ctx, a, r.PathValue("id"))
 	if err != nil {

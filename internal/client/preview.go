@@ -8,12 +8,17 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // StartPreview starts the fleet preview stack-preview/<spec.ID>; an ID in use is refused.
 func (c *Client) StartPreview(ctx context.Context, spec contract.PreviewSpec) error {
+	sa := []temporal.SearchAttributeUpdate{contract.SAInstanceStack.ValueSet(spec.Stack)}
+	if spec.Tenant != "" {
+		sa = append(sa, contract.SATenant.ValueSet(spec.Tenant))
+	}
 	_, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: contract.PreviewWorkflowID(spec.ID), TaskQueue: c.TaskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
@@ -21,6 +26,8 @@ func (c *Client) StartPreview(ctx context.Context, spec contract.PreviewSpec) er
 		// Without it the SDK hands back the ID's last run, ended or not, as if this one started.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            fmt.Sprintf("preview of stack %s moved to release %s", spec.Stack, spec.To),
+		// The tenant is what a server decides a read of the preview on, before it reads anything of it.
+		TypedSearchAttributes: temporal.NewSearchAttributes(sa...),
 	}, contract.StackPreviewWorkflowName, spec)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {

@@ -140,6 +140,22 @@ func (c *Client) RolloutStatus(ctx context.Context, id string) (*contract.Rollou
 	return &st, nil
 }
 
+// WorkflowTenant is the tenant a rollout's or preview's workflow carries (its Tenant search
+// attribute; "" for one over every tenant), and whether the workflow exists: what a server decides
+// on before it reads anything else of it.
+func (c *Client) WorkflowTenant(ctx context.Context, workflowID string) (tenant string, found bool, err error) {
+	d, err := c.Temporal.DescribeWorkflowExecution(ctx, workflowID, "")
+	var nf *serviceerror.NotFound
+	switch {
+	case errors.As(err, &nf):
+		return "", false, nil
+	case err != nil:
+		return "", false, translate(workflowID, err)
+	}
+	decodeSA(d.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields(), contract.SATenant.GetName(), &tenant)
+	return tenant, true, nil
+}
+
 // ControlRollout sends pause, resume, abort or approve-fingerprint and returns the rollout's status after it.
 func (c *Client) ControlRollout(ctx context.Context, id, update string, req any) (*contract.RolloutStatus, error) {
 	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{

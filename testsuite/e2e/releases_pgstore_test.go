@@ -35,7 +35,9 @@ func TestReleasesOnThePostgreSQLStore(t *testing.T) {
 		"the head of the releases file is kept in PostgreSQL")
 
 	const ref = "pgrel/web"
-	rendered := func() string { return testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/pgrel/web/manifests/app.yaml") }
+	rendered := func() string {
+		return testsuite.Git(t, e.GitOpsRepo, "show", "main:instances/pgrel/web/manifests/app.yaml")
+	}
 	e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: example@1.0.0\nparameters:\n  greeting: hello\n"), "--wait")
 	e.MustCLI(0, "deploy", ref, "--wait")
 	require.NotContains(t, rendered(), "marker")
