@@ -550,8 +550,17 @@ func (s *Server) rolloutPlan(ctx context.Context, a identity.Actor, r *http.Requ
 		return 0, nil, err
 	}
 	// Decided before anything is planned: what a plan refuses, and each action's batch, are
-	// computed over its whole scope, so its scope is what the person must be able to read.
-	if err := s.authorize(ctx, Check{Actor: a, Operation: OpRead, Tenant: cmp.Or(spec.Tenant, "*"), Request: spec}); err != nil {
+	// computed over its whole scope, so its scope is what the person must be able to read. A
+	// tenant they may not read is answered as one with no instances, as a list of it is.
+	if spec.Tenant != "" {
+		if ok, err := s.readable(ctx, a).Tenant(spec.Tenant); err != nil || !ok {
+			return http.StatusOK, contract.RolloutPlan{Stack: spec.Stack, Actions: []contract.RolloutAction{}}, err
+		}
+	} else if err := s.authorize(ctx, Check{Actor: a, Operation: OpRead, Tenant: "*", Request: spec}); err != nil {
+		var refused *client.RefusedError
+		if errors.As(err, &refused) {
+			return 0, nil, &client.RefusedError{Message: refused.Message + "; name your tenant (--tenant) to plan over its instances"}
+		}
 		return 0, nil, err
 	}
 	plan, err := s.planRollout(ctx, a, spec)
@@ -687,7 +696,11 @@ func (s *Server) decideByID(ctx context.Context, c Check, wid, what string, notF
 	if err := s.authorize(ctx, c); err != nil {
 		var refused *client.RefusedError
 		if errors.As(err, &refused) {
-			return &client.RefusedError{Message: fmt.Sprintf("%s: %s may not %s it, or it does not exist", what, c.Actor.Name, c.Operation)}
+			verb := "act on"
+			if c.Operation == OpRead {
+				verb = "read"
+			}
+			return &client.RefusedError{Message: fmt.Sprintf("%s may not %s %s, or it does not exist", c.Actor.Name, verb, what)}
 		}
 		return err
 	}

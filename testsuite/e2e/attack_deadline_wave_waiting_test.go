@@ -44,7 +44,7 @@ func TestAttackWaitingDeadlineWaveLeaksBeforeThePolicy(t *testing.T) {
 
 	code, body = httpAs(t, http.MethodPost, url+"/v1/rollouts/"+set.Rollouts[0]+"/abort", bob, `{"reason":"x"}`)
 	require.Equal(t, http.StatusForbidden, code, "bob is refused by the policy, told nothing of the wave: %s", body)
-	require.Contains(t, body, "bob may not rollout instances of tenant acme")
+	require.Contains(t, body, "bob may not act on rollout "+set.Rollouts[0]+", or it does not exist", "the refusal names neither the tenant nor whether the wave exists")
 	code, body = httpAs(t, http.MethodPost, url+"/v1/rollouts/"+set.Rollouts[0]+"/undo", bob, `{"id":"bob-undo"}`)
 	require.Equal(t, http.StatusForbidden, code, "nor through an undo: %s", body)
 	code, body = httpAs(t, http.MethodPost, url+"/v1/rollouts/"+set.Rollouts[0]+"/pause", carol, `{"reason":"hold it"}`)

@@ -68,7 +68,6 @@ func TestReadsThroughTheServerShowOnlyReadableTenants(t *testing.T) {
 				{"list", "--stack", "example"},
 				{"list", "--stack", "example", "--counts"},
 				{"events"},
-				{"rollout", "plan", "--stack", "example", "--set", "greeting=y"},
 				{"rollout", "plan", "--stack", "example", "--tenant", "acme", "--set", "greeting=y", "-o", "json"},
 				{"drift", "list"},
 				{"drift", "list", "--tenant", "acme"},
@@ -77,14 +76,18 @@ func TestReadsThroughTheServerShowOnlyReadableTenants(t *testing.T) {
 			} {
 				r := w.as(tok, 0, args...)
 				leaks(t, r.Stdout+r.Stderr)
-				if who == "bob" && (args[0] == "list" && len(args) == 2 || args[0] == "rollout" && len(args) == 6 || args[0] == "audit" && len(args) == 1) {
+				if who == "bob" && (args[0] == "list" && len(args) == 2 || args[0] == "audit" && len(args) == 1) {
 					require.Contains(t, r.Stdout, "other", "bob reads his own tenant: %v", args)
 				}
 			}
+			// A plan over every tenant is a read of every tenant (security.md case 42).
+			r := w.as(tok, 3, "rollout", "plan", "--stack", "example", "--set", "greeting=y")
+			require.Contains(t, r.Stderr, "name your tenant (--tenant)")
+			leaks(t, r.Stdout+r.Stderr)
 		})
 	}
 	// bob's rollout plan shows his own instance's value, only.
-	plan := w.as(w.bob, 0, "rollout", "plan", "--stack", "example", "--set", "greeting=y").Stdout
+	plan := w.as(w.bob, 0, "rollout", "plan", "--stack", "example", "--tenant", "other", "--set", "greeting=y").Stdout
 	require.Contains(t, plan, "other/db")
 	require.Contains(t, plan, "greeting=bonjour")
 
@@ -94,7 +97,7 @@ func TestReadsThroughTheServerShowOnlyReadableTenants(t *testing.T) {
 	require.NotEmpty(t, w.as(w.alice, 0, "events", acmeWeb).Stdout)
 	for _, args := range [][]string{
 		{"list"},
-		{"rollout", "plan", "--stack", "example", "--set", "greeting=y"},
+		{"rollout", "plan", "--stack", "example", "--tenant", "acme", "--set", "greeting=y"},
 		{"drift", "list"},
 		{"audit"},
 	} {
@@ -103,7 +106,7 @@ func TestReadsThroughTheServerShowOnlyReadableTenants(t *testing.T) {
 		require.NotContains(t, out, "other/db", "%v", args)
 		require.NotContains(t, out, "bonjour", "%v", args)
 	}
-	require.Contains(t, w.as(w.alice, 0, "rollout", "plan", "--stack", "example", "--set", "greeting=y").Stdout, "greeting=hello")
+	require.Contains(t, w.as(w.alice, 0, "rollout", "plan", "--stack", "example", "--tenant", "acme", "--set", "greeting=y").Stdout, "greeting=hello")
 	r := w.as(w.alice, 3, "status", "other/db")
 	require.Contains(t, r.Stderr, "alice may not read instances of tenant other")
 
