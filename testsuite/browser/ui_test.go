@@ -18,6 +18,11 @@ import (
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 )
 
+// listReload is how often a workflow list is reloaded while a test waits for a row: the UI renders
+// its list a while after the page loads, and on a loaded CI machine a reload every 2s kept the page
+// blank for the whole wait.
+const listReload = 5 * time.Second
+
 // What an undecoded payload looks like in the UI: its encoding, as text or in base64.
 var ciphertextMarkers = []string{"binary/encrypted", "YmluYXJ5L2VuY3J5cHRlZA=="}
 
@@ -53,7 +58,7 @@ func TestUIDecodesPayloadsAndListsInstancesByState(t *testing.T) {
 
 	// 1. The workflow list, filtered by a search attribute, shows the instance.
 	// Two minutes: the UI's first load on a loaded CI machine (CI saw the page still empty after one).
-	p.waitFor(listPath(`InstanceState="Deployed"`), 2*time.Second, 2*time.Minute,
+	p.waitFor(listPath(`InstanceState="Deployed"`), listReload, 2*time.Minute,
 		"instance "+instanceID+" in the list of Deployed instances",
 		func(text string) bool { return strings.Contains(text, instanceID) })
 	p.screenshot("1-list-deployed")
@@ -73,7 +78,7 @@ func TestUIDecodesPayloadsAndListsInstancesByState(t *testing.T) {
 
 	// 3. The Application deleted behind slipway's back: the observer marks the instance,
 	// Ready after its deploy, not Ready, and the list filtered by InstanceReady shows it.
-	p.waitFor(listPath(`InstanceReady="True"`), 2*time.Second, time.Minute,
+	p.waitFor(listPath(`InstanceReady="True"`), listReload, time.Minute,
 		"instance "+instanceID+" in the list of Ready instances",
 		func(text string) bool { return strings.Contains(text, instanceID) })
 	app := tenant + "-" + name
@@ -82,7 +87,7 @@ func TestUIDecodesPayloadsAndListsInstancesByState(t *testing.T) {
 	}
 	status, body := stack.Argo(t, http.MethodDelete, "/api/v1/applications/"+app+"?cascade=false", nil)
 	require.Equal(t, http.StatusOK, status, "delete Application %s: %s", app, body)
-	p.waitFor(listPath(`InstanceReady="False"`), 2*time.Second, 2*time.Minute,
+	p.waitFor(listPath(`InstanceReady="False"`), listReload, 2*time.Minute,
 		"instance "+instanceID+" in the list of instances not Ready",
 		func(text string) bool { return strings.Contains(text, instanceID) })
 	p.screenshot("3-list-not-ready")
