@@ -110,6 +110,28 @@ func (a *Activities) ListDeployed(ctx context.Context, scope contract.DriftScope
 	return out, nil
 }
 
+// ListDeployedPage lists one page of a sweep's scope and keeps its Deployed instances: the visibility
+// store's token, not the fleet, is what a sweep carries from run to run.
+func (a *Activities) ListDeployedPage(ctx context.Context, in contract.DriftPageInput) (contract.DriftPage, error) {
+	if a.Instances == nil {
+		return contract.DriftPage{}, notAllowedf("this worker has no Temporal client to list instances")
+	}
+	if err := a.scheduled(ctx); err != nil {
+		return contract.DriftPage{}, err
+	}
+	page, next, err := a.Instances.ListPage(ctx, in.Stack, in.Tenant, in.Size, in.Page)
+	if err != nil {
+		return contract.DriftPage{}, err
+	}
+	out := contract.DriftPage{Next: next}
+	for _, li := range page {
+		if li.State == string(lifecycle.Deployed) {
+			out.Instances = append(out.Instances, li)
+		}
+	}
+	return out, nil
+}
+
 // DriftInstance asks one instance to check itself and, under RemediateDeploy, sends a drifted
 // one a normal deploy. Request IDs derive from the sweep, so a retry asks once.
 func (a *Activities) DriftInstance(ctx context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {

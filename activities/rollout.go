@@ -24,6 +24,8 @@ import (
 type Instances interface {
 	// List returns the running instances of stack (and tenant, if set) with their state and Ready.
 	List(ctx context.Context, stack, tenant string) ([]contract.ListedInstance, error)
+	// ListPage is one page of List: at most size from page (nil: the first), and the next page's token (nil after the last).
+	ListPage(ctx context.Context, stack, tenant string, size int, page []byte) ([]contract.ListedInstance, []byte, error)
 	// Deployed is the revision of the instance's last successful deploy ("" for none) and its Ready.
 	Deployed(ctx context.Context, ref contract.Ref) (revision, ready string, err error)
 	// Deploy sends a deploy (configYAML "" deploys main's rendering as it is) and returns once it is accepted.

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/workerapp"
 )
 
@@ -29,7 +30,7 @@ func TestReplayCommittedHistories(t *testing.T) {
 		rel, _ := filepath.Rel(HistoriesDir(), f)
 		t.Run(rel, func(t *testing.T) {
 			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
-				Interceptors: []interceptor.WorkerInterceptor{attest.WorkerInterceptor(keys)}})
+				Interceptors: []interceptor.WorkerInterceptor{replayAttest(keys)}})
 			require.NoError(t, err)
 			workerapp.RegisterWorkflows(r)
 			h := readHistory(t, f)
@@ -38,6 +39,11 @@ func TestReplayCommittedHistories(t *testing.T) {
 			require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, h, opts))
 		})
 	}
+}
+
+// replayAttest verifies as the worker's interceptor does (workerapp): scheduled sweeps are exempt.
+func replayAttest(keys *attest.Keyring) interceptor.WorkerInterceptor {
+	return attest.WorkerInterceptor(keys, attest.ExemptScheduled(contract.DriftSweepWorkflowName))
 }
 
 func readHistory(t *testing.T, path string) *historypb.History {

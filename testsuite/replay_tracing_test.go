@@ -31,7 +31,7 @@ func TestReplayCommittedHistoriesTraced(t *testing.T) {
 		rel, _ := filepath.Rel(HistoriesDir(), f)
 		t.Run(rel, func(t *testing.T) {
 			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
-				Interceptors: []interceptor.WorkerInterceptor{tracing.WorkerInterceptor(tracing.WithTracerProvider(tp)), attest.WorkerInterceptor(keys)}})
+				Interceptors: []interceptor.WorkerInterceptor{tracing.WorkerInterceptor(tracing.WithTracerProvider(tp)), replayAttest(keys)}})
 			require.NoError(t, err)
 			workerapp.RegisterWorkflows(r)
 			opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: workflowIDOf(t, f)}}

@@ -19,7 +19,8 @@ const driftSweepChunk = 500
 // DriftSweepWorkflow checks every Deployed instance in scope for drift, a few at a time; a
 // Temporal Schedule starts it (slipway drift schedule). Each instance runs its own check, so a
 // check never overlaps an operation: a busy instance is reported busy and checked next time.
-// Past driftSweepChunk instances it continues as new, carrying only the outcomes worth reading.
+// Each run lists one page of driftSweepChunk instances and continues as new with the next page's
+// token, carrying only the counts and the outcomes worth reading.
 func DriftSweepWorkflow(ctx workflow.Context, scope contract.DriftScope) (contract.DriftSweepResult, error) {
 	// A started sweep checks for whoever started it; a scheduled or continued one for the
 	// requester its scope carries (the schedule's creator, or the first run's starter).
@@ -28,24 +29,36 @@ func DriftSweepWorkflow(ctx workflow.Context, scope contract.DriftScope) (contra
 	}
 	prog := scope.Resume
 	if prog == nil {
-		prog = &contract.DriftResume{}
-		if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListDeployed, scope).Get(ctx, &prog.Left); err != nil {
-			return contract.DriftSweepResult{}, err
+		prog = &contract.DriftResume{Paged: workflow.GetVersion(ctx, changeSweepPages, workflow.DefaultVersion, 1) >= 1}
+		if !prog.Paged {
+			if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListDeployed, scope).Get(ctx, &prog.Left); err != nil {
+				return contract.DriftSweepResult{}, err
+			}
 		}
 	}
-	chunk := prog.Left[:min(len(prog.Left), driftSweepChunk)]
+	var chunk []contract.ListedInstance
+	if prog.Paged {
+		var page contract.DriftPage
+		in := contract.DriftPageInput{Stack: scope.Stack, Tenant: scope.Tenant, Size: driftSweepChunk, Page: prog.Page}
+		if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListDeployedPage, in).Get(ctx, &page); err != nil {
+			return contract.DriftSweepResult{}, err
+		}
+		chunk, prog.Page = page.Instances, page.Next
+	} else { // a run from before pages: its list is in its input
+		chunk = prog.Left[:min(len(prog.Left), driftSweepChunk)]
+		prog.Left = prog.Left[len(chunk):]
+	}
 	outs, err := checkDrift(ctx, scope, chunk)
 	if err != nil {
 		return contract.DriftSweepResult{}, err
 	}
-	prog.Left = prog.Left[len(chunk):]
 	for _, o := range outs {
 		prog.Checked++
 		if o.Outcome == contract.DriftFound || o.Outcome == contract.DriftRemediated {
 			prog.Drifted++
 		}
 	}
-	if len(prog.Left) > 0 {
+	if len(prog.Left) > 0 || len(prog.Page) > 0 {
 		for _, o := range outs {
 			if o.Outcome != contract.DriftClean {
 				prog.Notable = append(prog.Notable, o)

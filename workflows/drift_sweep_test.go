@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,6 +24,16 @@ func sweepEnv(listed []contract.ListedInstance) *testsuite.TestWorkflowEnvironme
 	env.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: contract.DriftSweepWorkflowName})
 	env.RegisterActivityWithOptions(func(context.Context, contract.DriftScope) ([]contract.ListedInstance, error) { return listed, nil },
 		activity.RegisterOptions{Name: contract.ActListDeployed})
+	// Pages as the visibility store hands them out: a token that says where the next one starts.
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.DriftPageInput) (contract.DriftPage, error) {
+		from, _ := strconv.Atoi(string(in.Page))
+		to := min(from+in.Size, len(listed))
+		page := contract.DriftPage{Instances: listed[from:to]}
+		if to < len(listed) {
+			page.Next = []byte(strconv.Itoa(to))
+		}
+		return page, nil
+	}, activity.RegisterOptions{Name: contract.ActListDeployedPage})
 	env.RegisterActivityWithOptions(func(_ context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {
 		out := contract.DriftInstanceOutput{Ref: in.Ref, Outcome: contract.DriftClean}
 		switch in.Ref.Name {
@@ -36,14 +47,47 @@ func sweepEnv(listed []contract.ListedInstance) *testsuite.TestWorkflowEnvironme
 	return env
 }
 
-// A sweep past 500 instances continues as new, carrying what is left and the outcomes worth
-// reading; the last run sums them up.
-func TestDriftSweepContinuesAsNewAndKeepsTheNotableOutcomes(t *testing.T) {
+func sweepFleet(n int) []contract.ListedInstance {
 	var listed []contract.ListedInstance
-	for i := range 620 {
+	for i := range n {
 		listed = append(listed, contract.ListedInstance{Ref: contract.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%d", i)}, State: "Deployed"})
 	}
+	return listed
+}
+
+// A sweep lists a page of 500 a run and continues as new with the next page's token, the counts
+// and the outcomes worth reading, never the fleet; the last run sums them up.
+func TestDriftSweepPagesThroughTheFleetAndKeepsTheNotableOutcomes(t *testing.T) {
+	listed := sweepFleet(1234)
+	scope := contract.DriftScope{Concurrency: 8}
+	for run := 1; ; run++ {
+		env := sweepEnv(listed)
+		env.ExecuteWorkflow(contract.DriftSweepWorkflowName, scope)
+		var can *workflow.ContinueAsNewError
+		if !errors.As(env.GetWorkflowError(), &can) {
+			require.NoError(t, env.GetWorkflowError())
+			require.Equal(t, 3, run, "1,234 instances are three pages of 500")
+			var res contract.DriftSweepResult
+			require.NoError(t, env.GetWorkflowResult(&res))
+			require.Equal(t, 1234, res.Checked)
+			require.Equal(t, 2, res.Drifted, "web-7 and web-600")
+			require.Len(t, res.Instances, 3+234, "the notable three, then the last run's 234 in full")
+			return
+		}
+		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &scope))
+		require.True(t, scope.Resume.Paged)
+		require.Empty(t, scope.Resume.Left, "what is left of the fleet is not carried")
+		require.Equal(t, []byte(strconv.Itoa(500*run)), scope.Resume.Page)
+		require.Equal(t, 500*run, scope.Resume.Checked)
+	}
+}
+
+// A sweep that started before pages (its first run listed the whole fleet) goes on as it began:
+// the rest of its list is in its input, and it continues through it as before.
+func TestDriftSweepFromBeforePagesContinuesAsNewAndKeepsTheNotableOutcomes(t *testing.T) {
+	listed := sweepFleet(620)
 	env := sweepEnv(listed)
+	env.OnGetVersion("drift-sweep-pages", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.ExecuteWorkflow(contract.DriftSweepWorkflowName, contract.DriftScope{Concurrency: 8})
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "%v", env.GetWorkflowError())
@@ -72,9 +116,9 @@ func TestDriftSweepChecksOnBehalfOfItsRequester(t *testing.T) {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(workflows.DriftSweepWorkflow, workflow.RegisterOptions{Name: contract.DriftSweepWorkflowName})
-	env.RegisterActivityWithOptions(func(context.Context, contract.DriftScope) ([]contract.ListedInstance, error) {
-		return []contract.ListedInstance{{Ref: contract.Ref{Tenant: "acme", Name: "web"}, State: "Deployed"}}, nil
-	}, activity.RegisterOptions{Name: contract.ActListDeployed})
+	env.RegisterActivityWithOptions(func(context.Context, contract.DriftPageInput) (contract.DriftPage, error) {
+		return contract.DriftPage{Instances: []contract.ListedInstance{{Ref: contract.Ref{Tenant: "acme", Name: "web"}, State: "Deployed"}}}, nil
+	}, activity.RegisterOptions{Name: contract.ActListDeployedPage})
 	var sentFor []*identity.Actor
 	env.RegisterActivityWithOptions(func(_ context.Context, in contract.DriftInstanceInput) (contract.DriftInstanceOutput, error) {
 		sentFor = append(sentFor, in.OnBehalfOf)

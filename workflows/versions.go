@@ -75,6 +75,8 @@ const (
 	changeCapacity = "capacity-budgets"
 	// changePreviewContinue has a stack preview continue as new every previewBatch instances, carrying only its groups.
 	changePreviewContinue = "preview-continue-as-new"
+	// changeSweepPages has a drift sweep list a page a run and carry the next page's token, not what is left of the fleet.
+	changeSweepPages = "drift-sweep-pages"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -125,6 +127,7 @@ const (
 	deprovisionType = "DeprovisionPipeline"
 	rolloutType     = "RolloutWorkflow"
 	previewType     = "StackPreviewWorkflow"
+	driftSweepType  = "DriftSweepWorkflow"
 )
 
 // pipelines are the operations' workflow types (PipelineName).
@@ -219,6 +222,8 @@ var Changes = []Change{
 	{ID: changeRolloutApproval, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: []string{instanceType}},
 	{ID: changeCapacity, Added: "2026-11-27", Max: 1, RidesOn: ridingVersion, Workflows: pipelines},
 	{ID: changePreviewContinue, Added: "2026-11-27", Max: 1, Workflows: []string{previewType}},
+	{ID: changeSweepPages, Added: "2026-12-02", Max: 1, Workflows: []string{driftSweepType},
+		Pinned: map[workflow.Version][]string{workflow.DefaultVersion: {"drift-sweep"}}},
 }
 
 // ChangeByID returns the record of the change id.

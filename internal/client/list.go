@@ -99,46 +99,57 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]ListItem, error) {
 	var items []ListItem
 	var token []byte
 	for {
-		resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Namespace: c.Namespace, Query: f.Query(), NextPageToken: token,
-		})
+		page, next, err := c.ListPage(ctx, f, 0, token)
 		if err != nil {
 			return nil, err
 		}
-		for _, ex := range resp.Executions {
-			it := ListItem{Running: ex.GetCloseTime() == nil, Started: ex.GetStartTime().AsTime()}
-			if ct := ex.GetCloseTime(); ct != nil {
-				closed := ct.AsTime()
-				it.Closed = &closed
-			}
-			fields := ex.GetSearchAttributes().GetIndexedFields()
-			for key, dst := range map[string]*string{"Tenant": &it.Tenant, "InstanceName": &it.Name, "InstanceState": &it.State,
-				contract.SAInstanceReady.GetName(): &it.Ready, contract.SAInstanceStack.GetName(): &it.Stack,
-				contract.SAInstanceRollout.GetName(): &it.Rollout, contract.SAInstanceDrifted.GetName(): &it.Drifted} {
-				if p, ok := fields[key]; ok {
-					_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
-				}
-			}
-			if p, ok := fields[contract.SAInstanceRelease.GetName()]; ok {
-				var r []string
-				if converter.GetDefaultDataConverter().FromPayload(p, &r) == nil && len(r) > 0 {
-					it.Release = r[0]
-				}
-			}
-			if p, ok := fields[contract.SAInstanceGated.GetName()]; ok {
-				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.Gated)
-			}
-			if p, ok := fields[contract.SAInstanceAwaitingApproval.GetName()]; ok {
-				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.AwaitingApproval)
-			}
-			if p, ok := fields[contract.SAInstanceRetrying.GetName()]; ok {
-				_ = converter.GetDefaultDataConverter().FromPayload(p, &it.Retrying)
-			}
-			items = append(items, it)
-		}
-		token = resp.NextPageToken
-		if len(token) == 0 {
+		items = append(items, page...)
+		if token = next; len(token) == 0 {
 			return items, nil
 		}
 	}
+}
+
+// ListPage returns one page of at most size instances matching f (0: the server's page size)
+// from token (nil: the first), and the token of the next page, nil after the last.
+func (c *Client) ListPage(ctx context.Context, f ListFilter, size int, token []byte) ([]ListItem, []byte, error) {
+	resp, err := c.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		Namespace: c.Namespace, Query: f.Query(), PageSize: int32(size), NextPageToken: token,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	items := make([]ListItem, 0, len(resp.Executions))
+	for _, ex := range resp.Executions {
+		it := ListItem{Running: ex.GetCloseTime() == nil, Started: ex.GetStartTime().AsTime()}
+		if ct := ex.GetCloseTime(); ct != nil {
+			closed := ct.AsTime()
+			it.Closed = &closed
+		}
+		fields := ex.GetSearchAttributes().GetIndexedFields()
+		for key, dst := range map[string]*string{"Tenant": &it.Tenant, "InstanceName": &it.Name, "InstanceState": &it.State,
+			contract.SAInstanceReady.GetName(): &it.Ready, contract.SAInstanceStack.GetName(): &it.Stack,
+			contract.SAInstanceRollout.GetName(): &it.Rollout, contract.SAInstanceDrifted.GetName(): &it.Drifted} {
+			if p, ok := fields[key]; ok {
+				_ = converter.GetDefaultDataConverter().FromPayload(p, dst)
+			}
+		}
+		if p, ok := fields[contract.SAInstanceRelease.GetName()]; ok {
+			var r []string
+			if converter.GetDefaultDataConverter().FromPayload(p, &r) == nil && len(r) > 0 {
+				it.Release = r[0]
+			}
+		}
+		if p, ok := fields[contract.SAInstanceGated.GetName()]; ok {
+			_ = converter.GetDefaultDataConverter().FromPayload(p, &it.Gated)
+		}
+		if p, ok := fields[contract.SAInstanceAwaitingApproval.GetName()]; ok {
+			_ = converter.GetDefaultDataConverter().FromPayload(p, &it.AwaitingApproval)
+		}
+		if p, ok := fields[contract.SAInstanceRetrying.GetName()]; ok {
+			_ = converter.GetDefaultDataConverter().FromPayload(p, &it.Retrying)
+		}
+		items = append(items, it)
+	}
+	return items, resp.NextPageToken, nil
 }

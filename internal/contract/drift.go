@@ -7,6 +7,8 @@ const (
 	ActCheckDrift    = "CheckDrift"
 	ActDriftInstance = "DriftInstance"
 	ActListDeployed  = "ListDeployed"
+	// ActListDeployedPage lists one page of a sweep's scope (DriftPageInput), so no run carries the whole fleet.
+	ActListDeployedPage = "ListDeployedPage"
 )
 
 // DriftInput asks whether an instance still matches the config it was deployed from.
@@ -48,13 +50,30 @@ type DriftScope struct {
 	Requester *identity.Actor `json:"requester,omitempty"`
 }
 
-// DriftResume is a sweep's progress: the instances still to check, the counts so far, and the
-// outcomes worth reading (every one but clean).
+// DriftResume is a sweep's progress: where its listing goes on (or, in runs from before pages,
+// the instances still to check), the counts so far, and the outcomes worth reading (every one but clean).
 type DriftResume struct {
-	Left    []ListedInstance      `json:"left"`
+	Left []ListedInstance `json:"left,omitempty"`
+	// Paged: the sweep lists a page a run, and Page is the visibility store's token for the next one.
+	Paged   bool                  `json:"paged,omitempty"`
+	Page    []byte                `json:"page,omitempty"`
 	Checked int                   `json:"checked"`
 	Drifted int                   `json:"drifted"`
 	Notable []DriftInstanceOutput `json:"notable,omitempty"`
+}
+
+// DriftPageInput asks for one page of the instances in a sweep's scope.
+type DriftPageInput struct {
+	Stack  string `json:"stack,omitempty"`
+	Tenant string `json:"tenant,omitempty"`
+	Size   int    `json:"size"`
+	Page   []byte `json:"page,omitempty"` // nil: the first page
+}
+
+// DriftPage is one page's Deployed instances and the token of the next page (nil after the last).
+type DriftPage struct {
+	Instances []ListedInstance `json:"instances,omitempty"`
+	Next      []byte           `json:"next,omitempty"`
 }
 
 // RemediateDeploy is the drift policy that deploys a drifted instance again.

@@ -20,14 +20,20 @@ type instances struct{ c *slipclient.Client }
 
 func (i instances) List(ctx context.Context, stack, tenant string) ([]contract.ListedInstance, error) {
 	items, err := i.c.List(ctx, slipclient.ListFilter{Stack: stack, Tenant: tenant})
-	if err != nil {
-		return nil, err
-	}
+	return listed(items), err
+}
+
+func (i instances) ListPage(ctx context.Context, stack, tenant string, size int, page []byte) ([]contract.ListedInstance, []byte, error) {
+	items, next, err := i.c.ListPage(ctx, slipclient.ListFilter{Stack: stack, Tenant: tenant}, size, page)
+	return listed(items), next, err
+}
+
+func listed(items []slipclient.ListItem) []contract.ListedInstance {
 	out := make([]contract.ListedInstance, 0, len(items))
 	for _, it := range items {
 		out = append(out, contract.ListedInstance{Ref: contract.Ref{Tenant: it.Tenant, Name: it.Name}, State: it.State, Ready: it.Ready, Gated: it.Gated})
 	}
-	return out, nil
+	return out
 }
 
 func (i instances) Deployed(ctx context.Context, ref contract.Ref) (string, string, error) {

@@ -136,6 +136,7 @@ func runSchedule(t *testing.T, e *testsuite.Env, id string) {
 	var res contract.DriftSweepResult
 	require.NoError(t, e.Client.Temporal.GetWorkflow(ctx, wid, runID).Get(ctx, &res))
 	t.Logf("scheduled sweep %s: %d checked, %d drifted", wid, res.Checked, res.Drifted)
+	testsuite.RecordHistories(t, e.Client.Temporal, wid, "drift-sweep")
 }
 
 func sweeps(t *testing.T, e *testsuite.Env, ctx context.Context) map[string]bool {
