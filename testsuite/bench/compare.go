@@ -51,11 +51,15 @@ func (b *bench) startCompare(ctx context.Context, ref string) (*target, error) {
 	return &target{label: " (" + ref + ")", suffix: "-cmp", c: client.New(b.env.Client.Temporal, compareQueue, ""), worker: w}, nil
 }
 
-// targets lists the compared build first, so the server's growing database counts against this one.
+// targets lists the compared build first, so the server's growing database counts against this
+// one, unless -compare-this-first.
 func (b *bench) targets() []target {
 	this := target{c: b.c, worker: b.worker}
-	if b.compare == nil {
+	switch {
+	case b.compare == nil:
 		return []target{this}
+	case b.o.thisFirst:
+		return []target{this, *b.compare}
 	}
 	return []target{*b.compare, this}
 }

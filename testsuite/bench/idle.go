@@ -84,7 +84,7 @@ func (b *bench) idle(ctx context.Context, n, sticky int, timed bool) (row, error
 		return row{}, err
 	}
 	park := time.Since(parkStart)
-	time.Sleep(2 * time.Second) // let the worker settle after its busiest moment
+	time.Sleep(5 * time.Second) // parked: the worker's GC headroom follows its allocation rate every 2 s (workerapp.SizeCache)
 	rss, peak := w.rss()
 	mem, profile, err := w.memStats(b.dir)
 	if err != nil {

@@ -44,6 +44,8 @@ type options struct {
 	workerSticky int
 	// compare is a git ref whose build also runs the pipeline and throughput rows
 	compare string
+	// thisFirst runs this build's pipeline and throughput rows before compare's
+	thisFirst bool
 	// rollout is the fleet size of the rollout row
 	rollout int
 	// metrics is the fleet size of the metrics row
@@ -90,6 +92,7 @@ func main() {
 	flag.StringVar(&clusterWorkers, "cluster-workers", "1,3", "worker processes of the cluster rows, which run the largest -lifecycles size")
 	flag.IntVar(&o.workerSticky, "worker-sticky", workerapp.DefaultStickyCache, "sticky cache of the worker the floor, pipeline and throughput rows run on (slipway's default)")
 	flag.StringVar(&o.compare, "compare", "", "a git ref (e8747d1 or later) whose build also runs the pipeline and throughput rows, for before/after rows in one run")
+	flag.BoolVar(&o.thisFirst, "compare-this-first", false, "run this build's rows before -compare's (the row run second reads more server CPU: run both orders)")
 	flag.IntVar(&o.rollout, "rollout", 1000, "instances the rollout row provisions, deploys and rolls replicas=2 out to, in batches of 10%")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for the raw figures (JSON)")
 	flag.Parse()
