@@ -101,13 +101,18 @@ func (a *Activities) ListDeployed(ctx context.Context, scope contract.DriftScope
 	if err != nil {
 		return nil, err
 	}
+	return deployedOnly(all), nil
+}
+
+// deployedOnly keeps the Deployed instances of listed: the only ones a sweep checks.
+func deployedOnly(listed []contract.ListedInstance) []contract.ListedInstance {
 	var out []contract.ListedInstance
-	for _, li := range all {
+	for _, li := range listed {
 		if li.State == string(lifecycle.Deployed) {
 			out = append(out, li)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // ListDeployedPage lists one page of a sweep's scope and keeps its Deployed instances: the visibility
@@ -123,13 +128,7 @@ func (a *Activities) ListDeployedPage(ctx context.Context, in contract.DriftPage
 	if err != nil {
 		return contract.DriftPage{}, err
 	}
-	out := contract.DriftPage{Next: next}
-	for _, li := range page {
-		if li.State == string(lifecycle.Deployed) {
-			out.Instances = append(out.Instances, li)
-		}
-	}
-	return out, nil
+	return contract.DriftPage{Instances: deployedOnly(page), Next: next}, nil
 }
 
 // DriftInstance asks one instance to check itself and, under RemediateDeploy, sends a drifted
