@@ -134,11 +134,12 @@ func containsArg(args []string, a string) bool {
 // Deployed, and nothing holds or waits for the budget after. Meanwhile a release, an acquire and
 // a grant sent without slipway's attestation are refused and move nothing.
 func TestCapacitySlotOfAKilledWorkerComesBack(t *testing.T) {
-	// The greeting is the apply's sleep: a's long enough to be killed in, b's short.
+	// The greeting is the apply's sleep: a's long enough for b and c to queue behind it on a busy
+	// machine (their pipelines reach the budget a few seconds each after their deploy), b's and c's short.
 	e := cappedEnv(t, "e2e-kill", 1, "capped", strings.Replace(fmt.Sprintf(cappedTF, tfmirror.TimeVersion), `"4s"`, "{{ quote .Params.greeting }}", 1),
 		func(o *devenv.EnvOptions) { o.NoWorker = true })
 	first := startWorkerProcess(t, e, "")
-	for ref, sleep := range map[string]string{"kill/a": "10s", "kill/b": "1s", "kill/c": "1s"} {
+	for ref, sleep := range map[string]string{"kill/a": "40s", "kill/b": "1s", "kill/c": "1s"} {
 		e.MustCLI(0, "create", ref, "-f", writeFile(t, "stack: capped\nparameters:\n  greeting: "+sleep+"\n"), "--wait")
 	}
 	e.MustCLI(0, "deploy", "kill/a")

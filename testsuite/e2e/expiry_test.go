@@ -18,7 +18,7 @@ import (
 )
 
 // Expiry on the real dev server: an instance of a stack with expiry {max: 1h, warn: [20s, 10s]}
-// whose file says expires: 30s is warned through the signed webhook (a loopback receiver verifies
+// whose file says expires: 45s is warned through the signed webhook (a loopback receiver verifies
 // each delivery), extended once (an extension past the maximum is refused, exit 2), and archived
 // at the new end with no request, as the person who set it.
 func TestAnExpiringInstanceIsWarnedExtendedAndArchived(t *testing.T) {
@@ -42,11 +42,15 @@ func TestAnExpiringInstanceIsWarnedExtendedAndArchived(t *testing.T) {
 	over := e.MustCLI(2, "create", "exp/over", "-f", writeFile(t, "stack: preview\nparameters:\n  greeting: hi\nexpires: 2h\n"))
 	require.Contains(t, over.Stderr, "expires: 2h0m0s from now is over the stack's maximum 1h0m0s (schema.expiry.max)")
 
+	// The end is 45 s from the create's validation: a busy machine's create and deploy end well before it.
 	set := time.Now()
-	e.MustCLI(0, "create", "exp/pr", "-f", writeFile(t, "stack: preview\nparameters:\n  greeting: hi\nexpires: 30s\n"), "--wait")
+	e.MustCLI(0, "create", "exp/pr", "-f", writeFile(t, "stack: preview\nparameters:\n  greeting: hi\nexpires: 45s\n"), "--wait")
+	created := time.Now()
 	e.MustCLI(0, "deploy", "exp/pr", "--wait")
 	st := e.Status("exp/pr")
-	require.NotNil(t, st.Expiry)
+	require.NotNil(t, st.Expiry, "expired %s after the create began", time.Since(set))
+	require.False(t, st.Expiry.At.Before(set.Add(45*time.Second)), "45 s from the create's validation")
+	require.False(t, st.Expiry.At.After(created.Add(45*time.Second)), "45 s from the create's validation")
 	require.Equal(t, "archive", st.Expiry.Action)
 	require.Contains(t, e.MustCLI(0, "list", "--expiring", "1m").Stdout, "exp/pr")
 	require.NotContains(t, e.MustCLI(0, "list", "--expiring", "1s").Stdout, "exp/pr")
@@ -54,7 +58,7 @@ func TestAnExpiringInstanceIsWarnedExtendedAndArchived(t *testing.T) {
 	require.Contains(t, e.MustCLI(2, "extend", "exp/pr", "--by", "2h").Stderr, "over the stack's maximum of 1h0m0s from now (schema.expiry.max)")
 	e.MustCLI(0, "extend", "exp/pr", "--by", "10s", "--reason", "one more look")
 	end := e.Status("exp/pr").Expiry.At
-	require.WithinDuration(t, set.Add(40*time.Second), end, 10*time.Second)
+	require.WithinDuration(t, st.Expiry.At.Add(10*time.Second), end, 0, "extended by 10 s")
 
 	require.Eventually(t, func() bool { return e.Status("exp/pr").State == lifecycle.Archived }, 90*time.Second, 250*time.Millisecond)
 	require.False(t, time.Now().Before(end), "archived at the end, not before")
