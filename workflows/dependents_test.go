@@ -156,6 +156,33 @@ func TestFailedCascadeMarksTheDependentStale(t *testing.T) {
 	require.Contains(t, stale[0].Message, "outputs of acme/web changed but could not be passed on to acme/subnet")
 }
 
+// An instance that knows its dependents (created at verified-requests 6) tells nobody of changed
+// outputs while it has none, and its registered dependent once it has one.
+func TestChangedOutputsAreToldOnlyToRegisteredDependents(t *testing.T) {
+	w := newWorld(t)
+	watchDependents(w)
+	w.state = &contract.InstanceState{Ref: ref, State: lifecycle.NoConfiguration, DependentsKnown: true}
+	var told []contract.NotifyDependentsInput
+	w.env.OnActivity(contract.ActNotifyDependents, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.NotifyDependentsInput) (contract.NotifyDependentsOutput, error) {
+			told = append(told, in)
+			return contract.NotifyDependentsOutput{}, nil
+		})
+	w.applyOutputs = map[string]string{"cidr": "10.0.0.0/16"} // the first deploy changes the outputs: no dependent yet
+	reqs := readyInstance(w, func() {
+		w.env.SignalWorkflow(contract.SignalWatchReady, subnetWatch)
+		w.applyOutputs = map[string]string{"cidr": "10.1.0.0/16"}
+	})
+	reqs = append(reqs, refresh()) // the signal is in
+	deploy := op(lifecycle.OpDeploy, contract.OperationRequest{})
+	w.run(contract.Settings{}, append(reqs, deploy)...)
+
+	require.NoError(t, deploy.err)
+	require.Equal(t, []string{"acme/subnet"}, reqs[3].status.Dependents)
+	require.Len(t, told, 1, "only the deploy after acme/subnet registered tells anyone")
+	require.Equal(t, map[string]string{"cidr": "10.1.0.0/16"}, told[0].Outputs)
+}
+
 // A dependent marked stale shows DependencyStale=True until a deploy reads the outputs again.
 func TestStaleMarkShowsUntilTheNextDeploy(t *testing.T) {
 	w := newWorld(t)

@@ -133,7 +133,7 @@ func newEntity(ctx workflow.Context, in contract.InstanceInput) *entity {
 	}
 	info := workflow.GetInfo(ctx)
 	e.s = &contract.InstanceState{Ref: in.Ref, State: lifecycle.NoConfiguration, Settings: in.Settings,
-		Epoch: epochOf(info.FirstRunID)}
+		Epoch: epochOf(info.FirstRunID), DependentsKnown: attest.RunVersion(ctx) >= knownDependentsVersion}
 	return e
 }
 

@@ -149,8 +149,11 @@ func (e *entity) refuseDependent(ctx workflow.Context, w contract.ReadyWatch) {
 
 // notifyDependents has the instances consuming this one's outputs plan or deploy them, once a
 // deploy changed them. The activity compares each dependent's committed values, so it is idempotent.
+// An instance that knows it has no dependent skips it: one whose gate has not cleared yet reads
+// the outputs when it does.
 func (e *entity) notifyDependents(ctx workflow.Context, op *contract.Operation, before map[string]string) {
-	if op.Kind != lifecycle.OpDeploy || sameOutputs(before, e.s.Outputs) || !tracksDependencies(ctx) {
+	if op.Kind != lifecycle.OpDeploy || sameOutputs(before, e.s.Outputs) || !tracksDependencies(ctx) ||
+		e.s.DependentsKnown && len(e.s.Dependents) == 0 {
 		return
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{

@@ -53,6 +53,8 @@ type world struct {
 	// applyOutputs are the terraform outputs TerraformApply reports.
 	applyOutputs map[string]string
 	// dependsOn are the dependencies ValidateConfig finds in the config.
+	// state, when set, is the state the instance's run starts from (as a continued run's).
+	state *contract.InstanceState
 	dependsOn []string
 	// capacity, when set, is the stack's schema.capacity ValidateConfig and ResolveRevision report.
 	capacity *contract.Capacity
@@ -354,7 +356,7 @@ func (w *world) run(settings contract.Settings, reqs ...*request) {
 		}, r.arg)
 	}
 	w.env.RegisterDelayedCallback(next, time.Millisecond)
-	w.env.ExecuteWorkflow(contract.InstanceWorkflowName, contract.InstanceInput{Ref: ref, Settings: settings})
+	w.env.ExecuteWorkflow(contract.InstanceWorkflowName, contract.InstanceInput{Ref: ref, Settings: settings, State: w.state})
 	require.True(w.t, w.env.IsWorkflowCompleted())
 }
 

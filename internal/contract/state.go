@@ -42,23 +42,24 @@ type InstanceState struct {
 	Rollout          string                `json:"rollout,omitempty"` // the rollout that last sent an operation
 	Drift            *DriftRecord          `json:"drift,omitempty"`   // the last drift check
 	DriftChecks      int                   `json:"driftChecks,omitempty"`
-	Notices          int                   `json:"notices,omitempty"`       // notifications started, for their IDs
-	Gates            []Gate                `json:"gates,omitempty"`         // scheduling gates set now
-	GateLog          []GateRecord          `json:"gateLog,omitempty"`       // every gate change, newest last
-	Waiting          *GateWait             `json:"waiting,omitempty"`       // the operation held at the gates
-	ReadyWatchers    []ReadyWatch          `json:"readyWatchers,omitempty"` // gated instances waiting for this one's Ready
-	Dependencies     []string              `json:"dependencies,omitempty"`  // the TENANT/NAMEs its stack's dependencies name
-	Dependents       []string              `json:"dependents,omitempty"`    // the TENANT/NAMEs registered as depending on it (their gate cleared)
-	Stale            []DependencyStale     `json:"stale,omitempty"`         // dependencies whose changed outputs it could not be sent
-	Approval         *ApprovalWait         `json:"approval,omitempty"`      // the plan an operation waits to have approved
-	ControlPlane     string                `json:"controlPlane,omitempty"`  // the worker pool that runs its pipelines
-	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`   // every approval event, newest last
-	NamesClaimed     bool                  `json:"namesClaimed,omitempty"`  // Ref.Names are claimed (internal/nameclaim)
-	Render           *Render               `json:"render,omitempty"`        // the files slipway's last merge rendered, hashed
-	Audit            []AuditRecord         `json:"audit,omitempty"`         // decisions about requests, newest last (bounded)
-	Protection       *Protection           `json:"protection,omitempty"`    // destroy and deprovision are refused while set
-	Expiry           *Expiry               `json:"expiry,omitempty"`        // when the instance ends, and how
-	Labels           map[string]string     `json:"labels,omitempty"`        // the labels of the last accepted config (change windows select by them)
+	Notices          int                   `json:"notices,omitempty"`         // notifications started, for their IDs
+	Gates            []Gate                `json:"gates,omitempty"`           // scheduling gates set now
+	GateLog          []GateRecord          `json:"gateLog,omitempty"`         // every gate change, newest last
+	Waiting          *GateWait             `json:"waiting,omitempty"`         // the operation held at the gates
+	ReadyWatchers    []ReadyWatch          `json:"readyWatchers,omitempty"`   // gated instances waiting for this one's Ready
+	Dependencies     []string              `json:"dependencies,omitempty"`    // the TENANT/NAMEs its stack's dependencies name
+	Dependents       []string              `json:"dependents,omitempty"`      // the TENANT/NAMEs registered as depending on it (their gate cleared)
+	DependentsKnown  bool                  `json:"dependentsKnown,omitempty"` // created where every dependent registers: Dependents is all of them
+	Stale            []DependencyStale     `json:"stale,omitempty"`           // dependencies whose changed outputs it could not be sent
+	Approval         *ApprovalWait         `json:"approval,omitempty"`        // the plan an operation waits to have approved
+	ControlPlane     string                `json:"controlPlane,omitempty"`    // the worker pool that runs its pipelines
+	ApprovalLog      []ApprovalRecord      `json:"approvalLog,omitempty"`     // every approval event, newest last
+	NamesClaimed     bool                  `json:"namesClaimed,omitempty"`    // Ref.Names are claimed (internal/nameclaim)
+	Render           *Render               `json:"render,omitempty"`          // the files slipway's last merge rendered, hashed
+	Audit            []AuditRecord         `json:"audit,omitempty"`           // decisions about requests, newest last (bounded)
+	Protection       *Protection           `json:"protection,omitempty"`      // destroy and deprovision are refused while set
+	Expiry           *Expiry               `json:"expiry,omitempty"`          // when the instance ends, and how
+	Labels           map[string]string     `json:"labels,omitempty"`          // the labels of the last accepted config (change windows select by them)
 	Settings         Settings              `json:"settings"`
 }
 
