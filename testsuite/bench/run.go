@@ -46,12 +46,17 @@ func run(ctx context.Context, o options) error {
 	}
 	var profile []string
 	if o.cpuProfile != "" {
+		if err := os.MkdirAll(o.cpuProfile, 0o755); err != nil {
+			return fmt.Errorf("-cpu-profile: %w", err)
+		}
 		profile = []string{"-cpu-profile", o.cpuProfile}
 	}
 	if b.worker, err = startWorker(dir, b.env.Address, b.env.KeyFile, instantQueue, o.workerSticky, profile...); err != nil {
 		return err
 	}
 	defer func() { b.worker.stop() }()
+	ctx, unwatch := b.worker.watch(ctx)
+	defer unwatch()
 	b.c = client.New(b.env.Client.Temporal, instantQueue, "")
 	if o.compare != "" {
 		if b.compare, err = b.startCompare(ctx, o.compare); err != nil {

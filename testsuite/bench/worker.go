@@ -136,6 +136,7 @@ type workerProc struct {
 	cmd       *exec.Cmd
 	log       *os.File
 	taskQueue string
+	exited    chan struct{} // closed when the process has exited, for whatever reason
 }
 
 // startWorker runs this bench binary as a worker process; startWorkerFrom runs another build's.
@@ -162,18 +163,40 @@ func startWorkerFrom(bin, dir, address, keyFile, taskQueue string, sticky int, e
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return &workerProc{cmd: cmd, log: log, taskQueue: taskQueue}, nil
+	p := &workerProc{cmd: cmd, log: log, taskQueue: taskQueue, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	return p, nil
+}
+
+// watch cancels ctx when the worker exits before stop: a row waiting on a dead worker's queue
+// would otherwise wait forever.
+func (p *workerProc) watch(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-p.exited:
+			err := fmt.Errorf("the worker of %s exited (%s); its log ends:\n%s", p.taskQueue, p.cmd.ProcessState, p.logTail())
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err) // the rows' errors say only that they were cancelled
+			cancel(err)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// logTail is the last 2 KiB of the worker's log: the bench's directory goes when it exits.
+func (p *workerProc) logTail() string {
+	b, _ := os.ReadFile(p.log.Name())
+	return string(b[max(0, len(b)-2048):])
 }
 
 func (p *workerProc) stop() {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(15 * time.Second):
 		_ = p.cmd.Process.Kill()
-		<-done
+		<-p.exited
 	}
 	_ = p.log.Close()
 }
