@@ -6,7 +6,9 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 )
 
-// NameClaimWorkflow holds its name until its owner releases it.
+// NameClaimWorkflow holds its name until its owner releases it. A claim starts with a start
+// delay (internal/nameclaim) and is terminated on release, so this runs only for a claim held past
+// the delay or started before claims had one.
 func NameClaimWorkflow(ctx workflow.Context, in contract.NameClaim) error {
 	ch := workflow.GetSignalChannel(ctx, contract.SignalRelease)
 	for {

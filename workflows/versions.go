@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/attest"
+	"github.com/slipway-dev/slipway/internal/contract"
 )
 
 // Change IDs for workflow.GetVersion. Each gates a change that would not replay
@@ -264,7 +265,12 @@ func (c Change) RunningOnQuery(v workflow.Version) string {
 		}
 		q += " AND WorkflowType IN (" + strings.Join(types, ", ") + ")"
 	}
-	return q + " AND NOT (TemporalChangeVersion IN (" + strings.Join(newer, ", ") + "))"
+	q += " AND NOT (TemporalChangeVersion IN (" + strings.Join(newer, ", ") + "))"
+	if len(c.Workflows) == 0 {
+		// A held name claim has run no workflow task (internal/nameclaim's start delay): it is on no branch.
+		q += fmt.Sprintf(" AND NOT (WorkflowType = %q AND TemporalChangeVersion IS NULL)", contract.NameClaimWorkflowName)
+	}
+	return q
 }
 
 // approvesByPolicy reports whether this pipeline's approvals are the policy's decision (with the

@@ -106,9 +106,9 @@ func TestRunningOnQueryListsRunsWithoutANewerVersion(t *testing.T) {
 		c.RunningOnQuery(1))
 	// A run from verified-requests 4 asks no GetVersion for a change riding on it: it is past every branch.
 	rider := workflows.Change{ID: "x", Max: 1, RidesOn: 4}
-	require.Equal(t, `ExecutionStatus = "Running" AND NOT (TemporalChangeVersion IN ("x-1", "verified-requests-4", "verified-requests-5", "verified-requests-6"))`, rider.RunningOnQuery(workflow.DefaultVersion))
+	require.Equal(t, `ExecutionStatus = "Running" AND NOT (TemporalChangeVersion IN ("x-1", "verified-requests-4", "verified-requests-5", "verified-requests-6")) AND NOT (WorkflowType = "NameClaimWorkflow" AND TemporalChangeVersion IS NULL)`, rider.RunningOnQuery(workflow.DefaultVersion))
 	all := workflows.Change{ID: "x", Max: 1}
-	require.Equal(t, `ExecutionStatus = "Running" AND NOT (TemporalChangeVersion IN ("x-1"))`, all.RunningOnQuery(workflow.DefaultVersion))
+	require.Equal(t, `ExecutionStatus = "Running" AND NOT (TemporalChangeVersion IN ("x-1")) AND NOT (WorkflowType = "NameClaimWorkflow" AND TemporalChangeVersion IS NULL)`, all.RunningOnQuery(workflow.DefaultVersion))
 	_, ok = workflows.ChangeByID("no-such-change")
 	require.False(t, ok)
 }

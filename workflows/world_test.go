@@ -52,9 +52,9 @@ type world struct {
 	outputs   []contract.RenderOutputsInput
 	// applyOutputs are the terraform outputs TerraformApply reports.
 	applyOutputs map[string]string
-	// dependsOn are the dependencies ValidateConfig finds in the config.
 	// state, when set, is the state the instance's run starts from (as a continued run's).
 	state *contract.InstanceState
+	// dependsOn are the dependencies ValidateConfig finds in the config.
 	dependsOn []string
 	// capacity, when set, is the stack's schema.capacity ValidateConfig and ResolveRevision report.
 	capacity *contract.Capacity

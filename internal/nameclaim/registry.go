@@ -1,13 +1,16 @@
 // Package nameclaim keeps which instance holds each derived name (internal/names) in Temporal
 // itself: holding a name is running workflows.NameClaimWorkflow under the ID
 // name/<kind>/<value>. Temporal runs one workflow per ID at a time, so a claim is atomic across
-// every worker and needs no storage of its own; the holder is in the claim's memo.
+// every worker and needs no storage of its own; the holder is in the claim's memo. A claim starts
+// with a start delay of claimDelay, so no worker runs it while it is held: it is one history
+// event until its release terminates it.
 package nameclaim
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -16,6 +19,10 @@ import (
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/names"
 )
+
+// claimDelay is a claim's start delay: the longest the server keeps (it caps longer ones at 100
+// years). A claim held that long then runs NameClaimWorkflow, which holds it on.
+const claimDelay = 100 * 365 * 24 * time.Hour
 
 // maxRaces bounds how often one claim is retried when its holder releases it between our
 // start and our look at who holds it.
@@ -62,6 +69,7 @@ func (r *Registry) claim(ctx context.Context, owner string, cl names.Claim) (isN
 			// Without this the SDK hands back the running claim as if we had started it.
 			WorkflowExecutionErrorWhenAlreadyStarted: true,
 			Memo:                                     map[string]any{contract.MemoOwner: owner},
+			StartDelay:                               claimDelay,
 		}, contract.NameClaimWorkflowName, contract.NameClaim{Kind: cl.Kind, Value: cl.Value, Owner: owner})
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
 		if !errors.As(err, &started) {
@@ -111,7 +119,8 @@ func (r *Registry) lookup(ctx context.Context, cl names.Claim) (holder, runID st
 }
 
 // Release gives up owner's claims and returns once they have ended, so a claim made after it
-// finds the names free. Claims owner does not hold are left alone.
+// finds the names free. Claims owner does not hold are left alone. A release terminates the
+// claim's run: a held claim runs no workflow task that a signal could wake.
 func (r *Registry) Release(ctx context.Context, owner string, claims []names.Claim) error {
 	for _, cl := range claims {
 		if err := r.release(ctx, owner, cl); err != nil {
@@ -127,20 +136,15 @@ func (r *Registry) release(ctx context.Context, owner string, cl names.Claim) er
 		return err
 	}
 	id := contract.NameClaimWorkflowID(cl.Kind, cl.Value)
-	// The run, not the ID: a claim someone takes after this one ended must not get our signal.
-	err = r.c.SignalWorkflow(ctx, id, runID, contract.SignalRelease, owner)
+	// The run, not the ID: a claim someone takes after this one ended must not end with it.
+	err = r.c.TerminateWorkflow(ctx, id, runID, "released by "+owner)
 	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
+	if err == nil || errors.As(err, &nf) { // NotFound: it had ended already
 		return nil
 	}
-	if err != nil {
+	// A claim terminated by hand meanwhile is released too; anything still running is not.
+	if _, now, still, lerr := r.lookup(ctx, cl); lerr != nil || (still && now == runID) {
 		return fmt.Errorf("release %s: %w", cl, err)
-	}
-	if err := r.c.GetWorkflow(ctx, id, runID).Get(ctx, nil); err != nil {
-		// A claim terminated by hand is released too; anything still running is not.
-		if _, now, still, lerr := r.lookup(ctx, cl); lerr != nil || (still && now == runID) {
-			return fmt.Errorf("release %s: %w", cl, err)
-		}
 	}
 	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
@@ -18,11 +21,13 @@ import (
 	"github.com/slipway-dev/slipway/testsuite"
 	"github.com/slipway-dev/slipway/testsuite/cluster"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
+	"github.com/slipway-dev/slipway/workflows"
 )
 
 // A name is held by one instance at a time, on the real dev server: a second instance is
 // refused with the holder's name and keeps nothing it took; the holder may claim again;
-// only the holder releases; a released name can be claimed by another.
+// only the holder releases; a released name can be claimed by another. A held claim is one
+// history event, run by no worker, and its release terminates it.
 func TestNameClaimsAreExclusive(t *testing.T) {
 	e := testsuite.NewEnv(t)
 	ctx := t.Context()
@@ -41,6 +46,22 @@ func TestNameClaimsAreExclusive(t *testing.T) {
 	for _, cl := range shared {
 		require.Equal(t, "claims/a", holder(cl), cl.String())
 	}
+	claimID := contract.NameClaimWorkflowID(shared[0].Kind, shared[0].Value)
+	evs, _ := latestHistory(ctx, t, e, claimID)
+	var types []enumspb.EventType
+	for _, ev := range evs {
+		types = append(types, ev.GetEventType())
+	}
+	require.Equal(t, []enumspb.EventType{enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED}, types, "a held claim runs no workflow task")
+	// Nor is it a run retire-version must wait for: it is on no branch of verified-requests.
+	count := func(q string) int64 {
+		r, err := e.Client.Temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: q + ` AND WorkflowId = "` + claimID + `"`})
+		require.NoError(t, err)
+		return r.Count
+	}
+	waitFor(t, "the held claim in visibility", func() bool { return count(`ExecutionStatus = "Running"`) == 1 })
+	vr, _ := workflows.ChangeByID("verified-requests")
+	require.Zero(t, count(vr.RunningOnQuery(workflow.DefaultVersion)), "a held claim is listed as on an old branch")
 
 	free := names.Claim{Kind: names.KindSchema, Value: "slipway_claims_free"}
 	err := reg.Claim(ctx, "claims/b", []names.Claim{free, shared[1]})
@@ -57,6 +78,9 @@ func TestNameClaimsAreExclusive(t *testing.T) {
 
 	require.NoError(t, reg.Release(ctx, "claims/a", shared))
 	require.Empty(t, holder(shared[0]), "release returns once the claim has ended")
+	evs, _ = latestHistory(ctx, t, e, claimID)
+	require.Equal(t, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, evs[len(evs)-1].GetEventType())
+	require.Equal(t, "released by claims/a", evs[len(evs)-1].GetWorkflowExecutionTerminatedEventAttributes().GetReason())
 	require.NoError(t, reg.Release(ctx, "claims/a", shared), "releasing twice is harmless")
 	require.NoError(t, reg.Claim(ctx, "claims/b", shared))
 	require.Equal(t, "claims/b", holder(shared[2]))
