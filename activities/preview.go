@@ -30,6 +30,48 @@ func (a *Activities) ListPreview(ctx context.Context, spec contract.PreviewSpec)
 	if err != nil {
 		return nil, err
 	}
+	return previewOutcomes(listed, spec.Sample), nil
+}
+
+// ListPreviewPage lists the next instances a preview plans: one page of the visibility store
+// (checking that the release exists with the first), or for a sample the whole sample, as it
+// needs every tenant of the scope. Skipped ones beyond contract.MaxPreviewNamed are counted.
+func (a *Activities) ListPreviewPage(ctx context.Context, in contract.PreviewPageInput) (contract.PreviewPage, error) {
+	if a.Instances == nil {
+		return contract.PreviewPage{}, notAllowedf("this worker has no Temporal client to list instances")
+	}
+	spec := in.Spec
+	if in.Page == nil {
+		if _, err := a.resolveRelease(ctx, spec.Stack, spec.To); err != nil {
+			return contract.PreviewPage{}, notAllowedf("--to %s: %s", spec.To, errorText(err))
+		}
+	}
+	var page contract.PreviewPage
+	var listed []contract.ListedInstance
+	var err error
+	if spec.Sample > 0 {
+		listed, err = a.Instances.List(ctx, spec.Stack, spec.Tenant)
+	} else {
+		listed, page.Next, err = a.Instances.ListPage(ctx, spec.Stack, spec.Tenant, in.Size, in.Page)
+	}
+	if err != nil {
+		return contract.PreviewPage{}, err
+	}
+	for _, p := range previewOutcomes(listed, spec.Sample) {
+		switch {
+		case p.Outcome == "":
+			page.Pending = append(page.Pending, p.Ref)
+		case len(page.Skipped) < contract.MaxPreviewNamed:
+			page.Skipped = append(page.Skipped, p)
+		default:
+			page.SkippedMore++
+		}
+	}
+	return page, nil
+}
+
+// previewOutcomes is listed by name, each to plan (no outcome) or skipped: not deployed, or out of the sample.
+func previewOutcomes(listed []contract.ListedInstance, n int) []contract.PreviewInstance {
 	sortForRollout(listed, contract.OrderName)
 	out := make([]contract.PreviewInstance, 0, len(listed))
 	var candidates []int
@@ -43,13 +85,13 @@ func (a *Activities) ListPreview(ctx context.Context, spec contract.PreviewSpec)
 		}
 		out = append(out, pi)
 	}
-	in := sample(out, candidates, spec.Sample)
+	in := sample(out, candidates, n)
 	for _, i := range candidates {
 		if !in[i] {
 			out[i].Outcome, out[i].Message = contract.PreviewSkipped, "not in the sample"
 		}
 	}
-	return out, nil
+	return out
 }
 
 // sample picks n of the candidates, one tenant after another, so a sample sees every tenant it can.

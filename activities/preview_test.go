@@ -2,7 +2,10 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/forge/localgit"
+	"github.com/slipway-dev/slipway/internal/lifecycle"
 )
 
 // planner is an Instances whose instances plan what they are sent, or are busy.
@@ -138,4 +142,75 @@ func cutReleases(t *testing.T, a *Activities, stack string, versions ...string) 
 		_, err := a.Stack(context.Background(), contract.StackRequest{Op: contract.StackOpRelease, Stack: stack, Version: v, CutBy: "carol", ID: "cut-" + v})
 		require.NoError(t, err, v)
 	}
+}
+
+// lister is an Instances that lists a fixed fleet, whole or in pages whose token is the next offset.
+type lister struct {
+	Instances
+	fleet []contract.ListedInstance
+	pages []string // the tokens ListPage was asked for
+	lists int      // calls of List
+}
+
+func (l *lister) List(context.Context, string, string) ([]contract.ListedInstance, error) {
+	l.lists++
+	return slices.Clone(l.fleet), nil
+}
+
+func (l *lister) ListPage(_ context.Context, _, _ string, size int, page []byte) ([]contract.ListedInstance, []byte, error) {
+	l.pages = append(l.pages, string(page))
+	from, _ := strconv.Atoi(string(page))
+	to := min(from+size, len(l.fleet))
+	var next []byte
+	if to < len(l.fleet) {
+		next = []byte(strconv.Itoa(to))
+	}
+	return slices.Clone(l.fleet[from:to]), next, nil
+}
+
+// A preview lists its scope a page at a time, the release checked with the first page only; a
+// sample lists the whole scope, as it spreads over every tenant; the skipped ones a page names
+// are bounded and the rest counted.
+func TestListPreviewPageListsAPageOrTheSample(t *testing.T) {
+	ctx := context.Background()
+	f, err := localgit.Init(filepath.Join(t.TempDir(), "gitops.git"), map[string][]byte{
+		"stacks/web/schema.yaml": []byte("parameters: []\n"),
+	})
+	require.NoError(t, err)
+	l := &lister{}
+	for i := range 700 {
+		st := lifecycle.Deployed
+		if i%7 == 3 {
+			st = lifecycle.Archived
+		}
+		l.fleet = append(l.fleet, contract.ListedInstance{Ref: contract.Ref{Tenant: []string{"acme", "beta"}[i%2], Name: fmt.Sprintf("web-%03d", i)}, State: string(st)})
+	}
+	a := &Activities{Forge: f, Instances: l}
+	cutReleases(t, a, "web", "1.5.0")
+	spec := contract.PreviewSpec{ID: "p", Stack: "web", To: "1.5.0"}
+
+	first, err := a.ListPreviewPage(ctx, contract.PreviewPageInput{Spec: spec, Size: 300})
+	require.NoError(t, err)
+	assert.Equal(t, []byte("300"), first.Next)
+	assert.Len(t, first.Skipped, 43, "the archived ones of the page")
+	assert.Len(t, first.Pending, 300-43)
+	assert.Equal(t, "not deployed (Archived)", first.Skipped[0].Message)
+	last, err := a.ListPreviewPage(ctx, contract.PreviewPageInput{Spec: spec, Size: 300, Page: []byte("600")})
+	require.NoError(t, err)
+	assert.Nil(t, last.Next, "the last page")
+	assert.Len(t, last.Pending, 100-14)
+	assert.Equal(t, []string{"", "600"}, l.pages)
+	assert.Zero(t, l.lists, "no page lists the whole scope")
+
+	_, err = a.ListPreviewPage(ctx, contract.PreviewPageInput{Spec: contract.PreviewSpec{ID: "p", Stack: "web", To: "9.9.9"}, Size: 300})
+	require.ErrorContains(t, err, "--to 9.9.9", "the first page checks the release")
+
+	spec.Sample = 3
+	sampled, err := a.ListPreviewPage(ctx, contract.PreviewPageInput{Spec: spec, Size: 300})
+	require.NoError(t, err)
+	assert.Equal(t, 1, l.lists, "a sample lists the whole scope")
+	assert.Nil(t, sampled.Next)
+	assert.Equal(t, []contract.Ref{{Tenant: "acme", Name: "web-000"}, {Tenant: "acme", Name: "web-002"}, {Tenant: "beta", Name: "web-001"}}, sampled.Pending)
+	assert.Len(t, sampled.Skipped, contract.MaxPreviewNamed, "the skipped ones named are bounded")
+	assert.Equal(t, 700-3-contract.MaxPreviewNamed, sampled.SkippedMore, "and the rest counted")
 }

@@ -55,9 +55,13 @@ func readHistory(t *testing.T, path string) *historypb.History {
 	return h
 }
 
-// workflowIDOf finds the ID of the workflow whose history path holds: a child's (NN-type.json)
-// is the NNth child the entity started; the entity's is the parent its children name.
+// workflowIDOf finds the ID of the workflow whose history path holds: its start names it on
+// servers that record it; else a child's (NN-type.json) is the NNth child the entity started,
+// and the entity's is the parent its children name.
 func workflowIDOf(t *testing.T, path string) string {
+	if id := readHistory(t, path).Events[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowId(); id != "" {
+		return id
+	}
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	entity := filepath.Join(dir, "00-entity.json")
 	var children []string

@@ -18,7 +18,8 @@ var previewBatch = 1000
 // StackPreviewWorkflow plans every instance of a stack in scope on a new release, a few at a
 // time, and groups them by plan fingerprint. Each instance plans as an operation of its own, so a
 // plan never overlaps one (a busy instance is reported busy, not waited for). It changes nothing.
-// Every previewBatch instances it continues as new, carrying only the groups and what is left.
+// Each run lists one page of previewBatch instances and continues as new with the next page's
+// token (a sample is listed whole and carried), keeping only the groups and a bounded record.
 func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (contract.PreviewResult, error) {
 	continues := workflow.GetVersion(ctx, changePreviewContinue, workflow.DefaultVersion, 1) >= 1
 	carry := spec.Carry
@@ -27,15 +28,18 @@ func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (cont
 		carry = nil // only its own previous run hands it progress
 	}
 	var pending []contract.Ref
+	var paged bool
+	var page []byte
 	res := contract.PreviewResult{Spec: spec, StartedAt: workflow.Now(ctx)}
 	if carry != nil {
-		res, pending = carry.Result, carry.Pending
+		res, pending, paged, page = carry.Result, carry.Pending, carry.Paged, carry.Page
 	} else {
 		// The plans run for whoever started it, never for a requester its input names.
 		res.Spec.Requester = nil
 		if a, ok := attest.Verified(ctx); ok {
 			res.Spec.Requester = onBehalfOf(&a)
 		}
+		paged = workflow.GetVersion(ctx, changePreviewPages, workflow.DefaultVersion, 1) >= 1
 	}
 	spec = res.Spec
 	err := workflow.SetQueryHandler(ctx, contract.QueryPreview, func() (contract.PreviewResult, error) {
@@ -46,14 +50,30 @@ func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (cont
 	if err != nil {
 		return res, err
 	}
-	if carry == nil {
+	switch {
+	case paged && len(pending) == 0 && (carry == nil || len(page) > 0):
+		var pg contract.PreviewPage
+		in := contract.PreviewPageInput{Spec: spec, Size: previewBatch, Page: page}
+		if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListPreviewPage, in).Get(ctx, &pg); err != nil {
+			return res, err
+		}
+		for _, p := range pg.Skipped {
+			notPlanned(&res, p)
+		}
+		if pg.SkippedMore > 0 {
+			res.NotPlanned[contract.PreviewSkipped] += pg.SkippedMore
+		}
+		pending, page = pg.Pending, pg.Next
+		res.Total += len(pending)
+		res.Listing = len(page) > 0
+	case carry == nil: // a run from before pages lists the whole scope at once
 		var listed []contract.PreviewInstance
 		if err := workflow.ExecuteActivity(inspectCtx(ctx), contract.ActListPreview, spec).Get(ctx, &listed); err != nil {
 			return res, err
 		}
 		for _, p := range listed {
 			if p.Outcome != "" {
-				res.Instances = append(res.Instances, p) // skipped when listed
+				notPlanned(&res, p) // skipped when listed
 				continue
 			}
 			pending = append(pending, p.Ref)
@@ -74,7 +94,7 @@ func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (cont
 			if err := workflow.Await(ctx, func() bool { return inFlight == 0 }); err != nil {
 				return res, err
 			}
-			spec.Carry = &contract.PreviewCarry{Result: res, Pending: pending[i:]}
+			spec.Carry = &contract.PreviewCarry{Result: res, Pending: pending[i:], Paged: paged, Page: page}
 			return contract.PreviewResult{}, workflow.NewContinueAsNewError(ctx, contract.StackPreviewWorkflowName, spec)
 		}
 		inFlight++
@@ -91,16 +111,20 @@ func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (cont
 	if err := workflow.Await(ctx, func() bool { return inFlight == 0 }); err != nil {
 		return res, err
 	}
+	if len(page) > 0 {
+		spec.Carry = &contract.PreviewCarry{Result: res, Paged: true, Page: page}
+		return contract.PreviewResult{}, workflow.NewContinueAsNewError(ctx, contract.StackPreviewWorkflowName, spec)
+	}
 	res.Done, res.EndedAt, res.Groups = true, workflow.Now(ctx), sortGroups(res.Groups)
 	return res, nil
 }
 
 // addPreview folds one instance's outcome into the record: a planned one counts in its
 // fingerprint's group (named there if among the first PreviewSample by name, and kept with its
-// plan and diff if the group's first); any other is kept.
+// plan and diff if the group's first); any other is recorded as not planned.
 func addPreview(res *contract.PreviewResult, p contract.PreviewInstance) {
 	if p.Outcome != contract.PreviewPlanned || p.Fingerprint == nil {
-		res.Instances = append(res.Instances, p)
+		notPlanned(res, p)
 		return
 	}
 	res.Planned++
@@ -115,6 +139,18 @@ func addPreview(res *contract.PreviewResult, p contract.PreviewInstance) {
 	g.Instances = append(g.Instances, p.Ref)
 	slices.SortFunc(g.Instances, func(a, b contract.Ref) int { return strings.Compare(a.String(), b.String()) })
 	g.Instances = slices.Clip(g.Instances[:min(len(g.Instances), contract.PreviewSample)])
+}
+
+// notPlanned counts an instance not planned by its outcome, and names it while the record names
+// fewer than contract.MaxPreviewNamed (each group's first planned one is named besides).
+func notPlanned(res *contract.PreviewResult, p contract.PreviewInstance) {
+	if res.NotPlanned == nil {
+		res.NotPlanned = map[string]int{}
+	}
+	res.NotPlanned[p.Outcome]++
+	if len(res.Instances)-len(res.Groups) < contract.MaxPreviewNamed {
+		res.Instances = append(res.Instances, p)
+	}
 }
 
 // sortGroups returns the groups largest first (then by hash).

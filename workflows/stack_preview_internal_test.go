@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,24 +24,47 @@ type previewRun struct {
 	next    *contract.PreviewSpec  // the input it continued as new with
 	planned int                    // the PreviewInstance activities it ran
 	carry   int                    // the bytes of the input it continued with
+	lists   int                    // the listing activities it ran
 }
 
-// runPreview runs one run of a preview of n instances, continued from run if it was.
-func runPreview(t *testing.T, n int, spec contract.PreviewSpec, continued bool) previewRun {
+// runPreview runs one run of a preview of n instances (and one skipped), continued from run if it
+// was; a run from before pages (beforePages) lists them all at once and carries what is left.
+func runPreview(t *testing.T, n int, spec contract.PreviewSpec, continued, beforePages bool) previewRun {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(StackPreviewWorkflow, workflow.RegisterOptions{Name: contract.StackPreviewWorkflowName})
 	if continued {
 		env.SetContinuedExecutionRunID("previous")
+	} else if beforePages {
+		env.OnGetVersion(changePreviewPages, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	}
+	listed := []contract.PreviewInstance{{Ref: contract.Ref{Tenant: "acme", Name: "old"}, Outcome: contract.PreviewSkipped}}
+	for i := range n {
+		listed = append(listed, contract.PreviewInstance{Ref: contract.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%04d", i)}})
+	}
+	var run previewRun
 	env.RegisterActivityWithOptions(func(context.Context, contract.PreviewSpec) ([]contract.PreviewInstance, error) {
-		listed := []contract.PreviewInstance{{Ref: contract.Ref{Tenant: "acme", Name: "old"}, Outcome: contract.PreviewSkipped}}
-		for i := range n {
-			listed = append(listed, contract.PreviewInstance{Ref: contract.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%04d", i)}})
-		}
+		run.lists++
 		return listed, nil
 	}, activity.RegisterOptions{Name: contract.ActListPreview})
-	var run previewRun
+	// Pages as the visibility store hands them out: a token that says where the next one starts.
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.PreviewPageInput) (contract.PreviewPage, error) {
+		run.lists++
+		from, _ := strconv.Atoi(string(in.Page))
+		to := min(from+in.Size, len(listed))
+		var page contract.PreviewPage
+		for _, p := range listed[from:to] {
+			if p.Outcome != "" {
+				page.Skipped = append(page.Skipped, p)
+			} else {
+				page.Pending = append(page.Pending, p.Ref)
+			}
+		}
+		if to < len(listed) {
+			page.Next = []byte(strconv.Itoa(to))
+		}
+		return page, nil
+	}, activity.RegisterOptions{Name: contract.ActListPreviewPage})
 	env.RegisterActivityWithOptions(func(_ context.Context, in contract.PreviewInstanceInput) (contract.PreviewInstance, error) {
 		run.planned++
 		var i int
@@ -76,23 +100,33 @@ func runPreview(t *testing.T, n int, spec contract.PreviewSpec, continued bool) 
 	return run
 }
 
-// A preview of 3,000 instances with a batch of 700 continues as new four times, each run planning
-// at most its batch and carrying the groups and the instances left, never every planned one; its
-// groups equal those of the same preview in one run, and each run's query answers the progress so far.
+// A preview of 3,000 instances with a batch of 700 lists a page of 700 a run and continues as new
+// four times, carrying the groups, a bounded record and the next page's token: never the instances
+// left nor every planned one. Its groups equal those of the same preview in one run, and each
+// run's query answers the progress so far. A run from before pages lists the whole scope at once
+// and carries the instances left, as it did.
 func TestStackPreviewContinuesAsNewWithTheSameGroups(t *testing.T) {
+	for _, beforePages := range []bool{false, true} {
+		t.Run(map[bool]string{false: "paged", true: "before pages"}[beforePages], func(t *testing.T) {
+			previewContinuesAsNew(t, beforePages)
+		})
+	}
+}
+
+func previewContinuesAsNew(t *testing.T, beforePages bool) {
 	const n, batch = 3000, 700
 	spec := contract.PreviewSpec{ID: "p", Stack: "web", To: "1.5.0", Concurrency: 20}
 	defer func(b int) { previewBatch = b }(previewBatch)
 
 	previewBatch = n + 1
-	one := runPreview(t, n, spec, false)
+	one := runPreview(t, n, spec, false, beforePages)
 	require.Nil(t, one.next, "a preview within its batch runs once")
 	require.True(t, one.res.Done)
 
 	previewBatch = batch
 	var runs []previewRun
 	for run, continued := spec, false; ; continued = true {
-		r := runPreview(t, n, run, continued)
+		r := runPreview(t, n, run, continued, beforePages)
 		runs = append(runs, r)
 		if r.next == nil {
 			break
@@ -100,15 +134,17 @@ func TestStackPreviewContinuesAsNewWithTheSameGroups(t *testing.T) {
 		require.Less(t, len(runs), 10, "the preview ends")
 		run = *r.next
 	}
-	require.GreaterOrEqual(t, len(runs), 3, "it continued as new at least twice")
 	require.Len(t, runs, 5, "700+700+700+700+200")
 	last := runs[len(runs)-1].res
 	assert.True(t, last.Done)
+	assert.False(t, last.Listing)
 	assert.Equal(t, one.res.Total, last.Total)
+	assert.Equal(t, n, last.Total, "the skipped one is not counted")
 	assert.Equal(t, one.res.Planned, last.Planned)
 	assert.Equal(t, one.res.Groups, last.Groups, "the same groups, counts and samples as in one run")
 	require.Len(t, last.Groups, 3)
 	assert.Equal(t, n-31, last.Planned, "31 were busy")
+	assert.Equal(t, map[string]int{contract.PreviewSkipped: 1, contract.PreviewBusy: 31}, last.NotPlanned)
 	assert.Equal(t, last.Planned, last.Groups[0].Count+last.Groups[1].Count+last.Groups[2].Count)
 	assert.Len(t, last.Groups[0].Instances, contract.PreviewSample, "a group names a bounded sample")
 	assert.Equal(t, len(one.res.Instances), len(last.Instances), "the same instances kept: skipped, busy, and each group's first")
@@ -116,22 +152,59 @@ func TestStackPreviewContinuesAsNewWithTheSameGroups(t *testing.T) {
 
 	done := 0
 	for k, r := range runs {
-		// Bound: one run schedules at most previewBatch plans (plus the listing in the first), about
-		// 5 history events each (scheduled, started, completed, and a share of workflow tasks), so at
-		// most ~5*batch+20 events and batch bounded plans: 1000 per run in production, ~5,000 events.
+		// Bound: one run schedules at most previewBatch plans (plus its listing), about 5 history
+		// events each (scheduled, started, completed, and a share of workflow tasks), so at most
+		// ~5*batch+20 events and batch bounded plans: 1000 per run in production, ~5,000 events.
 		assert.LessOrEqual(t, r.planned, batch, "run %d plans at most its batch", k)
 		done += r.planned
-		if r.next != nil {
-			assert.Equal(t, done, r.res.Planned+len(r.res.Instances)-4, "run %d's query answers every run's plans so far", k)
-			assert.Len(t, r.next.Carry.Pending, n-done)
-			// What crosses into the next run is the groups, the not-planned ones and the pending refs:
-			// per pending instance a constant, not growing with the instances planned.
-			perPending := float64(r.carry) / float64(n-done)
-			t.Logf("run %d: planned %d instances, carried %d bytes (%.1f per pending instance, %d kept outcomes)", k, r.planned, r.carry, perPending, len(r.res.Instances))
-			assert.Less(t, r.carry, 100*(n-done)+20_000, "run %d's carry is bounded by what is left", k)
-		} else {
+		if r.next == nil {
 			t.Logf("run %d: planned %d instances (last)", k, r.planned)
+			continue
 		}
+		assert.Equal(t, done, r.res.Planned+len(r.res.Instances)-4, "run %d's query answers every run's plans so far", k)
+		t.Logf("run %d: planned %d instances, carried %d bytes (%d kept outcomes)", k, r.planned, r.carry, len(r.res.Instances))
+		if beforePages {
+			assert.Equal(t, map[bool]int{true: 1, false: 0}[k == 0], r.lists, "run %d: only the first lists", k)
+			assert.Len(t, r.next.Carry.Pending, n-done)
+			assert.Less(t, r.carry, 100*(n-done)+20_000, "run %d's carry is bounded by what is left", k)
+			continue
+		}
+		assert.Equal(t, 1, r.lists, "run %d lists one page", k)
+		assert.True(t, r.res.Listing, "run %d: more is to be listed", k)
+		assert.Empty(t, r.next.Carry.Pending, "run %d carries no instances", k)
+		assert.Equal(t, []byte(strconv.Itoa(batch*(k+1))), r.next.Carry.Page, "run %d carries the next page's token", k)
+		// What crosses into the next run is the groups and a bounded record: the same whatever is left.
+		assert.Less(t, r.carry, 20_000, "run %d's carry does not grow with the fleet", k)
 	}
 	assert.Equal(t, n, done, "every instance planned exactly once")
+}
+
+// A preview names at most MaxPreviewNamed instances it did not plan and counts the rest, so a
+// fleet that is all busy still ends with a bounded record.
+func TestStackPreviewNamesABoundedNumberNotPlanned(t *testing.T) {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(StackPreviewWorkflow, workflow.RegisterOptions{Name: contract.StackPreviewWorkflowName})
+	const n = contract.MaxPreviewNamed + 100
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.PreviewPageInput) (contract.PreviewPage, error) {
+		page := contract.PreviewPage{SkippedMore: 7}
+		for i := range contract.MaxPreviewNamed {
+			page.Skipped = append(page.Skipped, contract.PreviewInstance{Ref: contract.Ref{Tenant: "acme", Name: fmt.Sprintf("old-%04d", i)}, Outcome: contract.PreviewSkipped})
+		}
+		for i := range n {
+			page.Pending = append(page.Pending, contract.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%04d", i)})
+		}
+		return page, nil
+	}, activity.RegisterOptions{Name: contract.ActListPreviewPage})
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.PreviewInstanceInput) (contract.PreviewInstance, error) {
+		return contract.PreviewInstance{Ref: in.Ref, Outcome: contract.PreviewBusy, Message: "busy: deploy"}, nil
+	}, activity.RegisterOptions{Name: contract.ActPreviewInstance})
+	env.ExecuteWorkflow(contract.StackPreviewWorkflowName, contract.PreviewSpec{ID: "p", Stack: "web", To: "1.5.0", Concurrency: 8})
+	require.NoError(t, env.GetWorkflowError())
+	var res contract.PreviewResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	assert.Equal(t, map[string]int{contract.PreviewSkipped: contract.MaxPreviewNamed + 7, contract.PreviewBusy: n}, res.NotPlanned)
+	assert.Len(t, res.Instances, contract.MaxPreviewNamed, "the record names at most MaxPreviewNamed not planned")
+	assert.Equal(t, 0, res.Planned)
+	assert.Equal(t, n, res.Total)
 }

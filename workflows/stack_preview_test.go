@@ -29,8 +29,17 @@ func TestStackPreviewGroupsInstancesByPlanFingerprint(t *testing.T) {
 		listed = append(listed, contract.PreviewInstance{Ref: contract.Ref{Tenant: []string{"acme", "globex"}[i%2], Name: fmt.Sprintf("web-%d", i)}})
 	}
 	listed = append(listed, contract.PreviewInstance{Ref: contract.Ref{Tenant: "acme", Name: "old"}, Outcome: contract.PreviewSkipped, Message: "not deployed (DeploymentFailed)"})
-	env.RegisterActivityWithOptions(func(context.Context, contract.PreviewSpec) ([]contract.PreviewInstance, error) { return listed, nil },
-		activity.RegisterOptions{Name: contract.ActListPreview})
+	env.RegisterActivityWithOptions(func(context.Context, contract.PreviewPageInput) (contract.PreviewPage, error) {
+		var page contract.PreviewPage
+		for _, p := range listed {
+			if p.Outcome != "" {
+				page.Skipped = append(page.Skipped, p)
+			} else {
+				page.Pending = append(page.Pending, p.Ref)
+			}
+		}
+		return page, nil
+	}, activity.RegisterOptions{Name: contract.ActListPreviewPage})
 	update := contract.PlanSummary{Change: 1, Resources: []contract.ResourceChange{{Address: "aws_db_parameter_group.main", Type: "aws_db_parameter_group",
 		Actions: []string{"update"}, Attributes: []contract.AttributeChange{{Path: "parameter.0.value"}, {Path: "family"}}}}}
 	replace := contract.PlanSummary{Add: 1, Destroy: 1, Resources: []contract.ResourceChange{{Address: "aws_db_instance.main", Type: "aws_db_instance",

@@ -78,6 +78,9 @@ const (
 	changePreviewContinue = "preview-continue-as-new"
 	// changeSweepPages has a drift sweep list a page a run and carry the next page's token, not what is left of the fleet.
 	changeSweepPages = "drift-sweep-pages"
+	// changePreviewPages has a stack preview list a page a run and carry the next page's token, not the
+	// instances left, and count the instances not planned beyond a bound rather than name each.
+	changePreviewPages = "preview-pages"
 )
 
 // Change is the record of one GetVersion change ID, kept so its old branches can be retired
@@ -230,6 +233,8 @@ var Changes = []Change{
 	{ID: changePreviewContinue, Added: "2026-11-27", Max: 1, Workflows: []string{previewType}},
 	{ID: changeSweepPages, Added: "2026-12-02", Max: 1, Workflows: []string{driftSweepType},
 		Pinned: map[workflow.Version][]string{workflow.DefaultVersion: {"drift-sweep"}}},
+	{ID: changePreviewPages, Added: "2026-12-07", Max: 1, Workflows: []string{previewType},
+		Pinned: map[workflow.Version][]string{workflow.DefaultVersion: {"stack-preview"}}},
 }
 
 // ChangeByID returns the record of the change id.

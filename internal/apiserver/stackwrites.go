@@ -198,8 +198,8 @@ func (s *Server) stackPreview(ctx context.Context, a identity.Actor, r *http.Req
 		return 0, nil, badRequest("to: %q must name a release, e.g. 1.5.0", spec.To)
 	case spec.Tenant != "" && !names.IsLabel(spec.Tenant):
 		return 0, nil, badRequest("tenant: %q is not a tenant name", spec.Tenant)
-	case spec.Sample < 0:
-		return 0, nil, badRequest("sample: must be 0 (all) or more, got %d", spec.Sample)
+	case spec.Sample < 0 || spec.Sample > contract.MaxPreviewSample:
+		return 0, nil, badRequest("sample: must be 0 (all) to %d, got %d", contract.MaxPreviewSample, spec.Sample)
 	case spec.Concurrency < 0 || spec.Concurrency > contract.MaxDriftConcurrency:
 		return 0, nil, badRequest("concurrency: %d: must be 1 to %d (0: the default)", spec.Concurrency, contract.MaxDriftConcurrency)
 	}

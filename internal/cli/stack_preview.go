@@ -43,8 +43,8 @@ stack-preview/ID; its result is kept (slipway stack preview show ID).`,
 				return usageErr("--to %q: must name a release, e.g. 1.5.0", spec.To)
 			case spec.Tenant != "" && !labelRE.MatchString(spec.Tenant):
 				return usageErr("--tenant %q: must be a lowercase label (a-z, 0-9, -)", spec.Tenant)
-			case spec.Sample < 0:
-				return usageErr("--sample: must be 0 (all) or more, got %d", spec.Sample)
+			case spec.Sample < 0 || spec.Sample > contract.MaxPreviewSample:
+				return usageErr("--sample: must be 0 (all) to %d, got %d", contract.MaxPreviewSample, spec.Sample)
 			case spec.Concurrency < 1 || spec.Concurrency > contract.MaxDriftConcurrency:
 				return usageErr("--concurrency: must be 1 to %d, got %d", contract.MaxDriftConcurrency, spec.Concurrency)
 			case spec.ID == "":
@@ -156,6 +156,9 @@ func writePreview(w io.Writer, res contract.PreviewResult) {
 	if res.Done {
 		state = "done"
 	}
+	if res.Listing {
+		state += ", listing more"
+	}
 	fmt.Fprintf(w, "preview %s of stack %s → %s (%s): %d of %d instances planned\n", res.Spec.ID, res.Spec.Stack, res.Spec.To, state, res.Planned, res.Total)
 	for _, gr := range res.Groups {
 		fmt.Fprintf(w, "%d instance(s): %s   [fingerprint %s]\n", gr.Count, gr.Summary, gr.Hash)
@@ -176,8 +179,13 @@ func writePreview(w io.Writer, res contract.PreviewResult) {
 			fmt.Fprintf(w, "%s %s: %s\n", p.Outcome, p.Ref, p.Message)
 		}
 	}
-	if n := countOutcome(res.Instances, contract.PreviewSkipped); n > 0 {
-		fmt.Fprintf(w, "%d skipped (not deployed, at the release already, or not in the sample; -o json says which)\n", n)
+	for _, o := range []string{contract.PreviewBusy, contract.PreviewFailed} {
+		if more := res.NotPlanned[o] - countOutcome(res.Instances, o); more > 0 {
+			fmt.Fprintf(w, "… and %d more %s (a preview names at most %d instances not planned)\n", more, o, contract.MaxPreviewNamed)
+		}
+	}
+	if n := max(countOutcome(res.Instances, contract.PreviewSkipped), res.NotPlanned[contract.PreviewSkipped]); n > 0 {
+		fmt.Fprintf(w, "%d skipped (not deployed, at the release already, or not in the sample; -o json names up to %d)\n", n, contract.MaxPreviewNamed)
 	}
 }
 

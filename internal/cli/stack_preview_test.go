@@ -32,6 +32,23 @@ func TestGoldenStackPreview(t *testing.T) {
 	golden(t, "stack-preview.txt", out.Bytes())
 }
 
+// A fleet's running preview: Total is what is listed so far, and the instances not planned beyond
+// the ones its record names are counted.
+func TestGoldenStackPreviewOfAFleet(t *testing.T) {
+	upd := contract.PlanFingerprint{Hash: "3f2a9c0b1d4e", Summary: "update aws_db_parameter_group.main (2 attributes)"}
+	res := contract.PreviewResult{Spec: contract.PreviewSpec{ID: "p-2", Stack: "web", To: "1.5.0"}, Listing: true, Planned: 1800, Total: 2000,
+		Groups:     []contract.PreviewGroup{{PlanFingerprint: upd, Count: 1800, Instances: []contract.Ref{ref("acme", "web-0001")}}},
+		NotPlanned: map[string]int{contract.PreviewBusy: 3, contract.PreviewSkipped: 900},
+		Instances: []contract.PreviewInstance{
+			{Ref: ref("acme", "web-0001"), Outcome: contract.PreviewPlanned, Fingerprint: &upd},
+			{Ref: ref("acme", "busy"), Outcome: contract.PreviewBusy, Message: "acme/busy is busy: deploy op-3 (plan)"},
+			{Ref: ref("gamma", "old"), Outcome: contract.PreviewSkipped, Message: "not deployed (Archived)"},
+		}}
+	var out bytes.Buffer
+	writePreview(&out, res)
+	golden(t, "stack-preview-fleet.txt", out.Bytes())
+}
+
 // An undo re-pins the instances the rollout changed to the release each ran before, with the
 // rollout's waves; a rollout still running, one of parameters, or one that changed nothing is refused.
 func TestUndoSpec(t *testing.T) {

@@ -8,7 +8,9 @@ import (
 
 // Stack preview: the workflow, its activities and query.
 const (
-	ActListPreview     = "ListPreview"
+	ActListPreview = "ListPreview"
+	// ActListPreviewPage lists one page of a preview's scope (PreviewPageInput), so no run carries the whole fleet.
+	ActListPreviewPage = "ListPreviewPage"
 	ActPreviewInstance = "PreviewInstance"
 	// QueryPreview answers a running or finished preview's progress and groups.
 	QueryPreview = "preview"
@@ -35,10 +37,36 @@ type PreviewSpec struct {
 }
 
 // PreviewCarry is what a preview carries into its next run: its record so far (the groups, not
-// every planned instance) and the instances still to plan.
+// every planned instance), the instances still to plan and, once it lists a page a run, the
+// visibility store's token for the next page.
 type PreviewCarry struct {
 	Result  PreviewResult `json:"result"`
 	Pending []Ref         `json:"pending"`
+	Paged   bool          `json:"paged,omitempty"`
+	Page    []byte        `json:"page,omitempty"`
+}
+
+// MaxPreviewSample bounds --sample: a sample's instances are listed at once and carried from run to run.
+const MaxPreviewSample = 10000
+
+// MaxPreviewNamed bounds the instances not planned that a preview's record names; the rest are counted.
+const MaxPreviewNamed = 500
+
+// PreviewPageInput asks for the next instances of a preview's scope: one page of Size from the
+// visibility store (Page nil: the first), or, for a sample, the whole sample at once.
+type PreviewPageInput struct {
+	Spec PreviewSpec `json:"spec"`
+	Size int         `json:"size"`
+	Page []byte      `json:"page,omitempty"`
+}
+
+// PreviewPage is the instances to plan next, the ones skipped (at most MaxPreviewNamed named,
+// SkippedMore counted) and the token of the next page (nil after the last).
+type PreviewPage struct {
+	Pending     []Ref             `json:"pending,omitempty"`
+	Skipped     []PreviewInstance `json:"skipped,omitempty"`
+	SkippedMore int               `json:"skippedMore,omitempty"`
+	Next        []byte            `json:"next,omitempty"`
 }
 
 // PlanEntry is one resource change of a plan's fingerprint: its address without instance keys,
@@ -110,6 +138,11 @@ type PreviewResult struct {
 	Total     int               `json:"total"`
 	Groups    []PreviewGroup    `json:"groups"`
 	Instances []PreviewInstance `json:"instances"`
-	StartedAt time.Time         `json:"startedAt"`
-	EndedAt   time.Time         `json:"endedAt,omitzero"`
+	// NotPlanned counts the instances not planned by outcome (busy, failed, skipped): Instances
+	// names at most MaxPreviewNamed of them, so a fleet's record stays bounded.
+	NotPlanned map[string]int `json:"notPlanned,omitempty"`
+	// Listing: more of the scope is still to be listed, so Total is what is listed so far.
+	Listing   bool      `json:"listing,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
+	EndedAt   time.Time `json:"endedAt,omitzero"`
 }

@@ -51,7 +51,7 @@ var AllActivities = []string{
 	ActConfigDiff, ActCollectLeftovers, ActBootstrapSecrets, ActForgetSecrets, ActForceUnlock,
 	ActSubmitCommand, ActChangedInstances,
 	ActClaimNames, ActReleaseNames, ActObserveApps, ActObserveApp,
-	ActPlanRollout, ActRolloutDeploy, ActRolloutApprove, ActWatchWave, ActCheckDrift, ActDriftInstance, ActListDeployed, ActListDeployedPage, ActListPreview, ActPreviewInstance,
+	ActPlanRollout, ActRolloutDeploy, ActRolloutApprove, ActWatchWave, ActCheckDrift, ActDriftInstance, ActListDeployed, ActListDeployedPage, ActListPreview, ActListPreviewPage, ActPreviewInstance,
 	ActMatchSinks, ActDeliverEvent,
 	ActCloseMR, ActAnnouncePlan, ActRunHook, ActSubmitApproval, ActCheckControlPlane,
 	ActRecordRender, ActVerifyRender, ActRenderOutputs,

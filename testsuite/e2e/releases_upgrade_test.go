@@ -70,6 +70,7 @@ func TestUpgradeApprovedOncePerPlanShapeThenUndone(t *testing.T) {
 	require.Len(t, replace.Instances, 2)
 	require.Equal(t, []string{"terraform_data.db"}, replace.Stateful, "the replace of a stateful resource is flagged")
 	require.Contains(t, e.MustCLI(0, "stack", "preview", "show", pv.Spec.ID).Stdout, "stateful!")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.PreviewWorkflowID(pv.Spec.ID), "stack-preview")
 
 	e.MustCLI(0, "rollout", "start", "--stack", "example", "--to", "1.1.0", "--batch", "6", "--id", "shape-up")
 	var ro contract.RolloutStatus
