@@ -15,6 +15,8 @@ const (
 	MetadataEncoding  = "encoding"
 	MetadataKeyID     = "encryption-key-id"
 	EncodingEncrypted = "binary/encrypted"
+	// EncodingCompressed is the SDK zlib codec's encoding, inside the seal of a payload over CompressAbove.
+	EncodingCompressed = "binary/zlib"
 )
 
 // Codec seals whole payloads (data and metadata) with the keyring's active key.
@@ -37,6 +39,14 @@ func FailureConverter(dc converter.DataConverter) converter.FailureConverter {
 	return temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{DataConverter: dc, EncodeCommonAttributes: true})
 }
 
+// CompressAbove is the size over which a payload is compressed (the SDK's zlib codec) before it
+// is sealed: a fleet's records (a rollout's state, a preview, a sweep) repeat themselves, and
+// Temporal refuses a payload over 2 MiB, which a rollout's state of 10,000 instances nears (1.9 MB).
+// Only those are compressed, so the sealed length of an instance's payloads says nothing of their content.
+const CompressAbove = 64 << 10
+
+var zlibCodec = converter.NewZlibCodec(converter.ZlibCodecOptions{}) // kept only when smaller
+
 // Encode marshals each payload and seals it: data = nonce || ciphertext, with the
 // key ID as additional data so a swapped encryption-key-id fails authentication.
 func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
@@ -44,6 +54,13 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 	aead := c.keys.aeads[id]
 	out := make([]*commonpb.Payload, len(payloads))
 	for i, p := range payloads {
+		if proto.Size(p) > CompressAbove {
+			z, err := zlibCodec.Encode([]*commonpb.Payload{p})
+			if err != nil {
+				return nil, fmt.Errorf("encrypt payload: compress: %w", err)
+			}
+			p = z[0]
+		}
 		plain, err := proto.Marshal(p)
 		if err != nil {
 			return nil, fmt.Errorf("encrypt payload: marshal: %w", err)
@@ -95,6 +112,13 @@ func (c *Codec) open(p *commonpb.Payload) (*commonpb.Payload, error) {
 	dec := &commonpb.Payload{}
 	if err := proto.Unmarshal(plain, dec); err != nil {
 		return nil, &DecryptError{KeyID: id, Reason: "decrypted data is not a payload: " + err.Error()}
+	}
+	if string(dec.GetMetadata()[MetadataEncoding]) == EncodingCompressed {
+		z, err := zlibCodec.Decode([]*commonpb.Payload{dec})
+		if err != nil {
+			return nil, &DecryptError{KeyID: id, Reason: "decrypted data does not decompress: " + err.Error()}
+		}
+		dec = z[0]
 	}
 	return dec, nil
 }
