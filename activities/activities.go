@@ -104,7 +104,8 @@ type Terraform interface {
 	Resources(ctx context.Context, ws terraform.Workspace) ([]terraform.Resource, error)
 	// Outputs are the root module's outputs in the state, sensitive ones masked.
 	Outputs(ctx context.Context, ws terraform.Workspace) (map[string]any, error)
-	Serial(ctx context.Context, ws terraform.Workspace) (int64, error)
+	// State is the resources, masked outputs and serial an apply or destroy leaves, in two reads.
+	State(ctx context.Context, ws terraform.Workspace) (terraform.State, error)
 	Lock(ctx context.Context, ws terraform.Workspace) (*terraform.LockInfo, bool, error)
 	ForceUnlock(ctx context.Context, ws terraform.Workspace, lockID string) error
 }

@@ -67,15 +67,14 @@ func (a *Activities) TerraformApply(ctx context.Context, in contract.ApplyInput)
 	}
 	// The apply may have finished while the worker stopped: then reading the state is cut short
 	// and the retry finds the plan applied.
-	out, err := a.infra(ctx, in.Ref)
+	out, outputs, err := a.infra(ctx, in.Ref)
 	out.AlreadyApplied = already
 	if err != nil {
 		return out, stopped(ctx, err)
 	}
 	// Sensitive outputs are masked by the runner: only their names reach history and status.
-	outputs, err := a.Terraform.Outputs(ctx, workspace(in.Ref))
 	out.Outputs = contract.BoundOutputs(outputs)
-	return out, stopped(ctx, classify(err))
+	return out, nil
 }
 
 // TerraformDestroy runs `terraform destroy` on the instance's state.
@@ -95,7 +94,7 @@ func (a *Activities) TerraformDestroy(ctx context.Context, in contract.Terraform
 	if err != nil {
 		return contract.InfraOutput{}, overBudget(bctx, classify(err))
 	}
-	out, err := a.infra(ctx, in.Ref)
+	out, _, err := a.infra(ctx, in.Ref)
 	return out, stopped(ctx, err)
 }
 
@@ -203,21 +202,17 @@ func terraformOnly(all map[string][]byte, ref contract.Ref, rev string) (map[str
 	return files, nil
 }
 
-func (a *Activities) infra(ctx context.Context, ref contract.Ref) (contract.InfraOutput, error) {
-	ws := workspace(ref)
-	res, err := a.Terraform.Resources(ctx, ws)
+// infra is what the state holds after an apply or destroy, and its root outputs (sensitive ones masked).
+func (a *Activities) infra(ctx context.Context, ref contract.Ref) (contract.InfraOutput, map[string]any, error) {
+	st, err := a.Terraform.State(ctx, workspace(ref))
 	if err != nil {
-		return contract.InfraOutput{}, classify(err)
+		return contract.InfraOutput{}, nil, classify(err)
 	}
-	serial, err := a.Terraform.Serial(ctx, ws)
-	if err != nil {
-		return contract.InfraOutput{}, classify(err)
-	}
-	out := contract.InfraOutput{Serial: serial, Resources: []string{}}
-	for _, r := range res {
+	out := contract.InfraOutput{Serial: st.Serial, Resources: []string{}}
+	for _, r := range st.Resources {
 		out.Resources = append(out.Resources, r.Address)
 	}
-	return out, nil
+	return out, st.Outputs, nil
 }
 
 // ForceUnlock releases the stuck state lock an operator named (slipway resolve

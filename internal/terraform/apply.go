@@ -57,6 +57,7 @@ func (r *Runner) Apply(ctx context.Context, ws Workspace, p *Plan) (alreadyAppli
 	if err != nil {
 		return false, err
 	}
+	defer c.close()
 	err = c.recorded(ctx, func() error {
 		tctx, cancel := c.interruptible(ctx)
 		defer cancel()

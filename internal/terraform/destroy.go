@@ -12,6 +12,7 @@ func (r *Runner) Destroy(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
+	defer c.close()
 	return c.recorded(ctx, func() error {
 		tctx, cancel := c.interruptible(ctx)
 		defer cancel()

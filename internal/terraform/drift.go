@@ -32,6 +32,7 @@ func (r *Runner) Drift(ctx context.Context, ws Workspace) (*DriftReport, error) 
 	if err != nil {
 		return nil, err
 	}
+	defer c.close()
 	file := filepath.Join(r.Dir(ws), driftPlan)
 	defer os.Remove(file)
 	p, err := r.planTo(ctx, c, ws, file, false)

@@ -20,6 +20,7 @@ func (r *Runner) Init(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
+	defer c.close()
 	var bcs []string
 	reconfigure := false
 	if r.Backend() == backendPG {
@@ -177,6 +178,7 @@ func (r *Runner) createPGState(ctx context.Context, ws Workspace) error {
 	if err != nil {
 		return err
 	}
+	defer c.close()
 	empty := filepath.Join(r.Dir(ws), emptyStateFile)
 	state := fmt.Sprintf(`{"version":4,"terraform_version":"1.4.0","serial":0,"lineage":%q,"outputs":{},"resources":[]}`, uuid.NewString())
 	if err := os.WriteFile(empty, []byte(state), filePerm); err != nil {

@@ -13,20 +13,18 @@ const SensitiveOutput = "[sensitive]"
 // Outputs reads the root module's outputs from the workspace's state (`terraform show -json`);
 // empty when there is no state yet.
 func (r *Runner) Outputs(ctx context.Context, ws Workspace) (map[string]any, error) {
-	out := map[string]any{}
-	c, err := r.open(ctx, ws, cmdShow)
+	st, err := r.show(ctx, ws)
 	if err != nil {
-		if r.noStateYet(ws, err) {
-			return out, nil
-		}
 		return nil, err
 	}
-	st, err := c.tf.Show(ctx)
-	if err != nil {
-		return nil, c.fail(err)
-	}
-	if st.Values == nil {
-		return out, nil
+	return outputsOf(st), nil
+}
+
+// outputsOf is st's root outputs, sensitive ones masked.
+func outputsOf(st *tfjson.State) map[string]any {
+	out := map[string]any{}
+	if st == nil || st.Values == nil {
+		return out
 	}
 	for name, o := range st.Values.Outputs {
 		if o == nil {
@@ -38,7 +36,7 @@ func (r *Runner) Outputs(ctx context.Context, ws Workspace) (map[string]any, err
 		}
 		out[name] = o.Value
 	}
-	return out, nil
+	return out
 }
 
 // SecretOutputs reads the values of the named root outputs, sensitive ones included, for the
@@ -49,15 +47,9 @@ func (r *Runner) SecretOutputs(ctx context.Context, ws Workspace, names []string
 	if len(names) == 0 {
 		return out, nil
 	}
-	var st *tfjson.State
-	c, err := r.open(ctx, ws, cmdShow)
-	switch {
-	case err != nil && !r.noStateYet(ws, err):
+	st, err := r.show(ctx, ws)
+	if err != nil {
 		return nil, err
-	case err == nil:
-		if st, err = c.tf.Show(ctx); err != nil {
-			return nil, c.fail(err)
-		}
 	}
 	var missing []string
 	for _, n := range names {

@@ -367,6 +367,7 @@ func (r *Runner) pgForceUnlock(ctx context.Context, ws Workspace, lockID string)
 		}
 	}
 	if c, err := r.open(ctx, ws, "force-unlock"); err == nil {
+		defer c.close()
 		if err := c.tf.ForceUnlock(ctx, lockID); err != nil {
 			return c.fail(err)
 		}

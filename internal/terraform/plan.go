@@ -56,6 +56,7 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 	if err != nil {
 		return nil, err
 	}
+	defer c.close()
 	file := filepath.Join(r.Dir(ws), planName+planExt)
 	// A failed plan must not leave an older file under this name to be applied by mistake.
 	if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
@@ -95,6 +96,7 @@ func (r *Runner) planTo(ctx context.Context, c *call, ws Workspace, file string,
 	if err != nil {
 		return nil, err
 	}
+	defer show.close()
 	p, err := show.tf.ShowPlanFile(ctx, file)
 	if err != nil {
 		return nil, show.fail(err)

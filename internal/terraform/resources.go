@@ -18,23 +18,21 @@ type Resource struct {
 // Resources lists the managed resources in the workspace's state (`terraform show -json`),
 // sorted by address; empty when there is no state. Data sources are left out.
 func (r *Runner) Resources(ctx context.Context, ws Workspace) ([]Resource, error) {
-	c, err := r.open(ctx, ws, cmdShow)
+	st, err := r.show(ctx, ws)
 	if err != nil {
-		if r.noStateYet(ws, err) {
-			return []Resource{}, nil
-		}
 		return nil, err
 	}
-	st, err := c.tf.Show(ctx)
-	if err != nil {
-		return nil, c.fail(err)
-	}
+	return resourcesOf(st), nil
+}
+
+// resourcesOf is st's managed resources, sorted by address.
+func resourcesOf(st *tfjson.State) []Resource {
 	out := []Resource{}
-	if st.Values != nil {
+	if st != nil && st.Values != nil {
 		out = collect(out, st.Values.RootModule)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
-	return out, nil
+	return out
 }
 
 func collect(out []Resource, m *tfjson.StateModule) []Resource {

@@ -64,6 +64,8 @@ type Runner struct {
 	// Where providers come from and are cached (providers.go); initSem admits one init at a time.
 	mirrorDir, mirrorURL, pluginCache, cliConfig string
 	initSem                                      chan struct{}
+	// handles keeps terraform-exec's handles, and the engine version each asked, between commands.
+	handles handles
 }
 
 // Option configures a Runner.
@@ -198,6 +200,8 @@ type call struct {
 	prov *provisioners
 	// engine is the binary the workspace's engine picked; zero for the default terraform.
 	engine Engine
+	// key names tf among the runner's handles (handles.go).
+	key handleKey
 }
 
 // interruptible is the context to run c's terraform under when ctx may be cancelled mid-change:
@@ -243,7 +247,8 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
-	tf, err := tfexec.NewTerraform(dir, bin)
+	c.key = keyOf(dir, bin, binary)
+	tf, err := r.handles.get(c.key)
 	if err != nil {
 		return nil, &CommandError{Command: command, Workspace: ws, Err: err}
 	}
@@ -266,12 +271,21 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 		}
 		stderr = io.MultiWriter(out, c.stderr)
 	}
+	tf.SetStdout(nil) // a kept handle's last writers are not this command's
 	if len(stdout) > 0 {
 		tf.SetStdout(io.MultiWriter(stdout...))
 	}
 	tf.SetStderr(stderr)
 	c.tf = tf
 	return c, nil
+}
+
+// close gives c's handle back for the workspace's next command; c is not used after.
+func (c *call) close() {
+	if c.tf != nil {
+		c.r.handles.put(c.key, c.tf)
+		c.tf = nil
+	}
 }
 
 // passThrough are terraform's own settings from the operator (CLI config, provider cache, CAs):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -13,9 +14,10 @@ import (
 )
 
 // timeline writes the events of a run from its last Update accepted on (the last operation),
-// with the children it started, each with its offset in ms, so an update's orchestration can be
-// read event by event: which round trip and workflow task took the time outside the adapters.
-func timeline(ctx context.Context, c sdkclient.Client, w io.Writer, id string) error {
+// with the children it started and the adapter calls (spans) made meanwhile, each with its offset
+// in ms, so an update's orchestration can be read event by event: which round trip, workflow task
+// or work outside the adapters took the time.
+func timeline(ctx context.Context, c sdkclient.Client, w io.Writer, id string, spans []span) error {
 	evs, err := events(ctx, c, id, "")
 	if err != nil {
 		return err
@@ -28,27 +30,35 @@ func timeline(ctx context.Context, c sdkclient.Client, w io.Writer, id string) e
 	}
 	evs = evs[from:]
 	t0 := evs[0].GetEventTime().AsTime()
-	var child []*historypb.HistoryEvent
+	type line struct {
+		at   time.Time
+		text string
+	}
+	var lines []line
+	add := func(who string, evs []*historypb.HistoryEvent) {
+		for _, ev := range evs {
+			lines = append(lines, line{ev.GetEventTime().AsTime(), fmt.Sprintf("%-8s %s %s", who,
+				strings.TrimPrefix(ev.GetEventType().String(), "EVENT_TYPE_"), ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName())})
+		}
+	}
+	add("instance", evs)
 	for _, ev := range evs {
 		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
-			if child, err = events(ctx, c, a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId()); err != nil {
+			child, err := events(ctx, c, a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId())
+			if err != nil {
 				return err
 			}
+			add("pipeline", child)
 		}
 	}
-	line := func(who string, ev *historypb.HistoryEvent) {
-		fmt.Fprintf(w, "%7.1f %-8s %s %s\n", float64(ev.GetEventTime().AsTime().Sub(t0))/float64(time.Millisecond), who,
-			strings.TrimPrefix(ev.GetEventType().String(), "EVENT_TYPE_"), ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName())
-	}
-	i, j := 0, 0
-	for i < len(evs) || j < len(child) {
-		if j == len(child) || (i < len(evs) && !evs[i].GetEventTime().AsTime().After(child[j].GetEventTime().AsTime())) {
-			line("instance", evs[i])
-			i++
-		} else {
-			line("pipeline", child[j])
-			j++
+	for _, s := range spans {
+		if !s.start.Before(t0) {
+			lines = append(lines, line{s.start, fmt.Sprintf("%-8s %s %.1f ms", "adapter", s.call, float64(s.end.Sub(s.start))/float64(time.Millisecond))})
 		}
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at.Before(lines[j].at) })
+	for _, l := range lines {
+		fmt.Fprintf(w, "%7.1f %s\n", float64(l.at.Sub(t0))/float64(time.Millisecond), l.text)
 	}
 	return nil
 }

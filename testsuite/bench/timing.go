@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -12,12 +16,51 @@ import (
 	"github.com/slipway-dev/slipway/internal/terraform"
 )
 
-// clock sums the time spent inside one external system.
-type clock struct{ ns atomic.Int64 }
+// clock sums the time spent inside one external system, and keeps each call's span for a timeline.
+type clock struct {
+	ns    atomic.Int64
+	mu    sync.Mutex
+	spans []span
+}
 
-func (c *clock) since(start time.Time) { c.ns.Add(int64(time.Since(start))) }
-func (c *clock) total() time.Duration  { return time.Duration(c.ns.Load()) }
-func (c *clock) reset()                { c.ns.Store(0) }
+// span is one call into an adapter: the method that timed it, and when.
+type span struct {
+	call       string
+	start, end time.Time
+}
+
+func (c *clock) since(start time.Time) {
+	end := time.Now()
+	c.ns.Add(int64(end.Sub(start)))
+	call := "?"
+	if pc, _, _, ok := runtime.Caller(1); ok {
+		call = strings.TrimPrefix(runtime.FuncForPC(pc).Name(), "main.")
+		if i := strings.Index(call, ".deferwrap"); i > 0 {
+			call = call[:i]
+		}
+	}
+	c.mu.Lock()
+	c.spans = append(c.spans, span{call, start, end})
+	c.mu.Unlock()
+}
+func (c *clock) total() time.Duration { return time.Duration(c.ns.Load()) }
+func (c *clock) reset() {
+	c.ns.Store(0)
+	c.mu.Lock()
+	c.spans = nil
+	c.mu.Unlock()
+}
+
+// spansOf returns the spans of every clock.
+func spansOf(cs ...*clock) []span {
+	var out []span
+	for _, c := range cs {
+		c.mu.Lock()
+		out = append(out, c.spans...)
+		c.mu.Unlock()
+	}
+	return out
+}
 
 // timedForge, timedTerraform and timedDeployer time every call into git, terraform and the
 // deployer, so the real row can say how much of a deploy is slipway's own.
@@ -84,9 +127,25 @@ func (t timedTerraform) Resources(ctx context.Context, ws terraform.Workspace) (
 	defer t.c.since(time.Now())
 	return t.Terraform.Resources(ctx, ws)
 }
-func (t timedTerraform) Serial(ctx context.Context, ws terraform.Workspace) (int64, error) {
+func (t timedTerraform) State(ctx context.Context, ws terraform.Workspace) (terraform.State, error) {
 	defer t.c.since(time.Now())
-	return t.Terraform.Serial(ctx, ws)
+	return t.Terraform.State(ctx, ws)
+}
+func (t timedTerraform) Outputs(ctx context.Context, ws terraform.Workspace) (map[string]any, error) {
+	defer t.c.since(time.Now())
+	return t.Terraform.Outputs(ctx, ws)
+}
+func (t timedTerraform) PlanJSON(ctx context.Context, ws terraform.Workspace, planName string) (json.RawMessage, error) {
+	defer t.c.since(time.Now())
+	return t.Terraform.PlanJSON(ctx, ws, planName)
+}
+func (t timedTerraform) Drift(ctx context.Context, ws terraform.Workspace) (*terraform.DriftReport, error) {
+	defer t.c.since(time.Now())
+	return t.Terraform.Drift(ctx, ws)
+}
+func (t timedTerraform) ForceUnlock(ctx context.Context, ws terraform.Workspace, lockID string) error {
+	defer t.c.since(time.Now())
+	return t.Terraform.ForceUnlock(ctx, ws, lockID)
 }
 func (t timedTerraform) Lock(ctx context.Context, ws terraform.Workspace) (*terraform.LockInfo, bool, error) {
 	defer t.c.since(time.Now())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"go.temporal.io/sdk/worker"
@@ -35,6 +36,17 @@ func (b *bench) updateRow(ctx context.Context) error {
 	git.reset()
 	tf.reset()
 	dep.reset()
+	if b.o.cpuProfile != "" { // this process runs the worker: where an update's orchestration spends its CPU
+		f, err := os.Create(filepath.Join(b.o.cpuProfile, "cpu-bench-update.pprof"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var wall time.Duration
 	for i := 0; i < b.o.runs; i++ {
 		d, err := submit(ctx, c, ref, lifecycle.OpDeploy, instanceConfig(i+2))
@@ -49,7 +61,7 @@ func (b *bench) updateRow(ctx context.Context) error {
 			return err
 		}
 		defer f.Close()
-		if err := timeline(ctx, b.env.Client.Temporal, f, contract.InstanceWorkflowID(ref)); err != nil {
+		if err := timeline(ctx, b.env.Client.Temporal, f, contract.InstanceWorkflowID(ref), spansOf(&git, &tf, &dep)); err != nil {
 			return err
 		}
 	}

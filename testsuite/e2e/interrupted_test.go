@@ -128,10 +128,10 @@ func TestInterruptedApplyOnPGIsForceUnlockedAndResumed(t *testing.T) {
 	require.Len(t, res, 1)
 	require.Equal(t, "terraform_data.slow", res[0].Address)
 	require.False(t, res[0].Tainted)
-	serial, err := e.Activities.Terraform.Serial(ctx, ws)
+	tfst, err := e.Activities.Terraform.State(ctx, ws)
 	require.NoError(t, err)
 	// init writes the empty state (serial 1); the one apply that finished wrote serial 2.
-	require.Equal(t, int64(2), serial, "one apply wrote the state: the killed one never did, nothing ran twice")
+	require.Equal(t, int64(2), tfst.Serial, "one apply wrote the state: the killed one never did, nothing ran twice")
 	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "force-unlock")
 }
 

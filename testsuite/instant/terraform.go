@@ -169,6 +169,12 @@ func (t *Terraform) Serial(_ context.Context, ws terraform.Workspace) (int64, er
 	return t.ws(ws).serial, nil
 }
 
+func (t *Terraform) State(ctx context.Context, ws terraform.Workspace) (terraform.State, error) {
+	res, _ := t.Resources(ctx, ws)
+	serial, _ := t.Serial(ctx, ws)
+	return terraform.State{Resources: res, Outputs: map[string]any{}, Serial: serial}, nil
+}
+
 func (t *Terraform) Lock(context.Context, terraform.Workspace) (*terraform.LockInfo, bool, error) {
 	return nil, false, nil
 }
