@@ -46,17 +46,7 @@ func TestCommandsAskTheEngineVersionOnceAndStateReadsInTwo(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, State{Resources: []Resource{}, Outputs: map[string]any{}}, st, "no state yet")
 
-	ready(t, r, ws, map[string][]byte{"main.tf": []byte(`resource "terraform_data" "db" {
-  input = "db"
-}
-output "host" {
-  value = "${terraform_data.db.output}.internal"
-}
-output "password" {
-  value     = "pw-${terraform_data.db.output}"
-  sensitive = true
-}
-`)})
+	ready(t, r, ws, dbOutputs())
 	plan, err := r.Plan(ctx, ws, "p1", false)
 	require.NoError(t, err)
 	_, err = r.Apply(ctx, ws, plan)

@@ -67,6 +67,21 @@ resource "terraform_data" "c" {
 	}
 }
 
+// dbOutputs is one resource with a plain and a sensitive output.
+func dbOutputs() map[string][]byte {
+	return map[string][]byte{"main.tf": []byte(`resource "terraform_data" "db" {
+  input = "db"
+}
+output "host" {
+  value = "${terraform_data.db.output}.internal"
+}
+output "password" {
+  value     = "pw-${terraform_data.db.output}"
+  sensitive = true
+}
+`)}
+}
+
 // slowConfig holds the state lock for up to 30s while its provisioner sleeps.
 func slowConfig() map[string][]byte {
 	return map[string][]byte{"main.tf": []byte(`

@@ -15,17 +15,7 @@ func TestOutputsMaskedAndSecretOutputsRead(t *testing.T) {
 	r := newRunner(t)
 	ws := Workspace{Tenant: "acme", Name: "outs"}
 	require.Equal(t, map[string]any{}, outputsOrPanic(r.Outputs(ctx, ws)), "no state yet: no outputs")
-	ready(t, r, ws, map[string][]byte{"main.tf": []byte(`resource "terraform_data" "db" {
-  input = "db"
-}
-output "host" {
-  value = "${terraform_data.db.output}.internal"
-}
-output "password" {
-  value     = "pw-${terraform_data.db.output}"
-  sensitive = true
-}
-`)})
+	ready(t, r, ws, dbOutputs())
 	plan, err := r.Plan(ctx, ws, "p1", false)
 	require.NoError(t, err)
 	_, err = r.Apply(ctx, ws, plan)
