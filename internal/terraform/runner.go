@@ -271,7 +271,6 @@ func (r *Runner) open(ctx context.Context, ws Workspace, command string) (*call,
 		}
 		stderr = io.MultiWriter(out, c.stderr)
 	}
-	tf.SetStdout(nil) // a kept handle's last writers are not this command's
 	if len(stdout) > 0 {
 		tf.SetStdout(io.MultiWriter(stdout...))
 	}
