@@ -25,11 +25,7 @@ func (r *Runner) credentialsOf(ws Workspace) []string {
 	if ws.Credentials != nil {
 		return ws.Credentials
 	}
-	b, err := os.ReadFile(filepath.Join(r.Dir(ws), CredentialsFile))
-	if err != nil {
-		return nil
-	}
-	return strings.Fields(string(b))
+	return strings.Fields(r.record(ws, CredentialsFile))
 }
 
 // addCredentials puts the stack's credentials into env: a variable's value as is, a file as

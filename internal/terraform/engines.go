@@ -254,7 +254,7 @@ func (r *Runner) markInitialized(ws Workspace, e Engine) error {
 // engineOf is the engine the workspace's working directory records (EngineFile) and its binary:
 // the default terraform (zero Engine) when it records none.
 func (r *Runner) engineOf(ws Workspace) (Engine, string, error) {
-	data, err := os.ReadFile(filepath.Join(r.Dir(ws), EngineFile))
+	data, err := os.ReadFile(filepath.Join(r.recordDir(ws), EngineFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return Engine{}, r.binary, nil
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 )
 
 // LockFile is terraform's dependency lock file, as a stack ships it in its terraform/ directory.
@@ -60,11 +59,7 @@ func (r *Runner) lockFor(ctx context.Context, ws Workspace) (lock []byte, mode s
 
 // lockMode is how Init treats the workspace's lock file, as Prepare recorded it.
 func (r *Runner) lockMode(ws Workspace) string {
-	b, err := os.ReadFile(filepath.Join(r.Dir(ws), lockModeFile))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	return r.record(ws, lockModeFile)
 }
 
 // initArgs are terraform init's arguments when slipway runs it itself (terraform-exec has no
@@ -133,7 +128,7 @@ func (r *Runner) recordLock(ctx context.Context, ws Workspace, rev string, initA
 	if err != nil {
 		return storeErr(ws, "init (recording the lock file)", err)
 	}
-	if err := writeIfChanged(filepath.Join(dir, lockModeFile), []byte(lockReadonly)); err != nil {
+	if err := writeIfChanged(filepath.Join(r.recordDir(ws), lockModeFile), []byte(lockReadonly)); err != nil {
 		return &CommandError{Command: "init", Workspace: ws, Err: err}
 	}
 	if bytes.Equal(kept, mine) {

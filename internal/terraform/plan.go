@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -104,8 +105,9 @@ func (r *Runner) planTo(ctx context.Context, c *call, ws Workspace, file string,
 	return p, nil
 }
 
-// savedPlan reads the plan file and the configuration beside it (everything Prepare and init
-// wrote but terraform's data dir, other plans and scratch files).
+// savedPlan reads the plan file, the configuration beside it (everything Prepare and init
+// wrote but terraform's data dir, other plans and scratch files) and Prepare's records, which are
+// read from the record directory: a file of a record's name in the working directory is terraform's.
 func (r *Runner) savedPlan(ws Workspace, file string) (SavedPlan, error) {
 	plan, err := os.ReadFile(file)
 	if err != nil {
@@ -126,14 +128,27 @@ func (r *Runner) savedPlan(ws Workspace, file string) (SavedPlan, error) {
 		switch {
 		case d.IsDir() && top && (rel == dataDir || rel == appliedDir):
 			return filepath.SkipDir
-		case d.IsDir(), top && strings.HasSuffix(rel, planExt), strings.HasPrefix(path.Base(rel), scratchPrefix):
+		case d.IsDir(), top && strings.HasSuffix(rel, planExt), strings.HasPrefix(path.Base(rel), scratchPrefix),
+			top && slices.Contains(records, rel):
 			return nil
 		}
 		data, err := os.ReadFile(p)
 		files[rel] = data
 		return err
 	})
-	return SavedPlan{SHA256: bytesSHA256(plan), Plan: plan, Files: files}, err
+	if err != nil {
+		return SavedPlan{}, err
+	}
+	for _, name := range []string{StackFile, CredentialsFile, EngineFile} {
+		data, err := os.ReadFile(filepath.Join(r.recordDir(ws), name))
+		switch {
+		case err == nil:
+			files[name] = data
+		case !errors.Is(err, fs.ErrNotExist):
+			return SavedPlan{}, err
+		}
+	}
+	return SavedPlan{SHA256: bytesSHA256(plan), Plan: plan, Files: files}, nil
 }
 
 // summarize counts changes the way terraform's own "Plan: N to add, ..." line does.

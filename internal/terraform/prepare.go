@@ -3,6 +3,7 @@ package terraform
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -15,13 +16,18 @@ import (
 // BackendFile is the generated file that selects the state backend; callers may not supply it.
 const BackendFile = "slipway_backend.tf"
 
-// StackFile records the workspace's stack beside its files, so it travels with a saved plan and
-// an apply on any worker gets the stack's allowed variables.
+// StackFile records the workspace's stack (in its record directory), so it travels with a saved
+// plan and an apply on any worker gets the stack's allowed variables.
 const StackFile = "slipway_stack"
 
 // CredentialsFile records the names of the credentials the workspace's stack needs, one a line,
 // so they travel with a saved plan like StackFile; never their values.
 const CredentialsFile = "slipway_credentials"
+
+// records are the names Prepare records of a workspace in its record directory, never its working
+// directory: terraform's code (a provider, a provisioner) may write anything it can see, and these
+// decide the stack, credentials, engine and lock mode the next command gets.
+var records = []string{StackFile, CredentialsFile, EngineFile, lockModeFile}
 
 // Names in the working directory that Prepare keeps: init's artifacts, plans and apply markers.
 const (
@@ -58,18 +64,19 @@ func (r *Runner) Prepare(ctx context.Context, ws Workspace, files map[string][]b
 		backend = backendPGTF
 	}
 	want[BackendFile] = []byte(backend)
+	rec := map[string][]byte{}
 	if stack := r.stackOf(ws); stack != "" {
-		want[StackFile] = []byte(stack + "\n")
+		rec[StackFile] = []byte(stack + "\n")
 	}
 	if names := r.credentialsOf(ws); len(names) > 0 {
-		want[CredentialsFile] = []byte(strings.Join(names, "\n") + "\n")
+		rec[CredentialsFile] = []byte(strings.Join(names, "\n") + "\n")
 	}
 	if ws.Engine != "" {
-		want[EngineFile] = []byte(strings.TrimSpace(ws.Engine) + "\n")
+		rec[EngineFile] = []byte(strings.TrimSpace(ws.Engine) + "\n")
 	}
 	if _, shipped := want[depLockFile]; shipped {
 		// The stack's own lock file: every init enforces it.
-		want[lockModeFile] = []byte(lockReadonly)
+		rec[lockModeFile] = []byte(lockReadonly)
 	} else {
 		lock, mode, err := r.lockFor(ctx, ws)
 		if err != nil {
@@ -79,13 +86,16 @@ func (r *Runner) Prepare(ctx context.Context, ws Workspace, files map[string][]b
 			want[depLockFile] = lock
 		}
 		if mode != "" {
-			want[lockModeFile] = []byte(mode)
+			rec[lockModeFile] = []byte(mode)
 		}
 	}
 
 	dir := r.Dir(ws)
 	fail := func(err error) error { return &CommandError{Command: "prepare", Workspace: ws, Err: err} }
 	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return fail(err)
+	}
+	if err := r.writeRecords(ws, rec); err != nil {
 		return fail(err)
 	}
 	// Stale entries go first so that a wanted file never collides with an old directory.
@@ -103,6 +113,37 @@ func (r *Runner) Prepare(ctx context.Context, ws Workspace, files map[string][]b
 		}
 	}
 	return nil
+}
+
+// writeRecords makes ws's record directory hold exactly rec.
+func (r *Runner) writeRecords(ws Workspace, rec map[string][]byte) error {
+	dir := r.recordDir(ws)
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return err
+	}
+	for _, name := range records {
+		p := filepath.Join(dir, name)
+		data, ok := rec[name]
+		if !ok {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if err := writeIfChanged(p, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record is ws's record name (trimmed), "" when there is none.
+func (r *Runner) record(ws Workspace, name string) string {
+	b, err := os.ReadFile(filepath.Join(r.recordDir(ws), name))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // checkFiles validates the caller's paths and returns them cleaned.

@@ -162,6 +162,11 @@ func (r *Runner) Dir(ws Workspace) string {
 	return filepath.Join(r.stateDir, "work", ws.Tenant, ws.Name)
 }
 
+// recordDir holds Prepare's records of the workspace (records), where no sandbox binds it.
+func (r *Runner) recordDir(ws Workspace) string {
+	return filepath.Join(r.stateDir, "records", ws.Tenant, ws.Name)
+}
+
 // Backend is "local" or "pg".
 func (r *Runner) Backend() string {
 	if r.pgConn != "" {
@@ -335,11 +340,7 @@ func (r *Runner) stackOf(ws Workspace) string {
 	if ws.Stack != "" {
 		return ws.Stack
 	}
-	b, err := os.ReadFile(filepath.Join(r.Dir(ws), StackFile))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	return r.record(ws, StackFile)
 }
 
 // syncWriter serialises writes from concurrent commands onto one writer.

@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slipway-dev/slipway/internal/credentials"
 	"github.com/slipway-dev/slipway/internal/errkind"
+	"github.com/slipway-dev/slipway/internal/stackenv"
 	"github.com/slipway-dev/slipway/testsuite/postgres"
 )
 
@@ -159,4 +161,49 @@ func TestNoSandboxRefusesOrWarns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, warned, "acme/web init")
 	assert.Contains(t, warned, "acme/web plan")
+}
+
+// TestTerraformCannotRewriteWhatPrepareRecorded: an apply's local-exec writes another stack and
+// its credential under the records' names in its working directory; the plans and applies that
+// follow, with the workspace as the activities name it (no stack, no credentials), and the plan
+// they store, still get stack db's. Before the records left the working directory, the second
+// apply's environment held stack web's credential and allow-listed variable.
+func TestTerraformCannotRewriteWhatPrepareRecorded(t *testing.T) {
+	bin := requireBwrap(t)
+	t.Setenv("WEB_SECRET", "websecretvalue")
+	t.Setenv("WEB_ONLY_VAR", "webonlyvarvalue")
+	creds, err := credentials.Parse("creds.yaml", []byte("webcred: {env: WEB_SECRET, as: WEB_TOKEN, stacks: [web]}\n"), os.LookupEnv, os.Environ())
+	require.NoError(t, err)
+	allow, err := stackenv.Parse("web=WEB_ONLY_VAR")
+	require.NoError(t, err)
+	plans := localPlans{dir: t.TempDir()}
+	r := newRunner(t, WithSandbox(bin), WithCredentials(creds), WithStackEnv(allow, nil), WithPlanStore(plans))
+	ctx := context.Background()
+	ready(t, r, Workspace{Tenant: "acme", Name: "db", Stack: "db", Credentials: []string{}}, map[string][]byte{"main.tf": []byte(`
+resource "terraform_data" "probe" {
+  triggers_replace = timestamp()
+  provisioner "local-exec" {
+    command = "env >> probe.out; echo web > slipway_stack; echo webcred > slipway_credentials; echo readwrite > .slipway-lockfile; echo REWROTE >> probe.out"
+  }
+}
+`)})
+	ws := Workspace{Tenant: "acme", Name: "db"}
+	for _, name := range []string{"first", "second"} {
+		p, err := r.Plan(ctx, ws, name, false)
+		require.NoError(t, err)
+		_, err = r.Apply(ctx, ws, p)
+		require.NoError(t, err)
+	}
+	got, err := os.ReadFile(filepath.Join(r.Dir(ws), "probe.out"))
+	require.NoError(t, err)
+	require.Equal(t, 2, strings.Count(string(got), "REWROTE"), "both applies ran the local-exec and it wrote the names")
+	assert.NotContains(t, string(got), "websecretvalue", "stack db's terraform got stack web's credential")
+	assert.NotContains(t, string(got), "webonlyvarvalue", "stack db's terraform got stack web's variable")
+	saved, err := plans.LoadPlan(ctx, ws, "second")
+	require.NoError(t, err)
+	assert.Equal(t, "db\n", string(saved.Files[StackFile]), "the stored plan records stack db")
+	_, named := saved.Files[CredentialsFile]
+	assert.False(t, named, "the stored plan names no credential")
+	assert.Equal(t, "db", r.stackOf(ws))
+	assert.Empty(t, r.credentialsOf(ws))
 }
