@@ -78,7 +78,8 @@ func TestUIDecodesPayloadsAndListsInstancesByState(t *testing.T) {
 
 	// 3. The Application deleted behind slipway's back: the observer marks the instance,
 	// Ready after its deploy, not Ready, and the list filtered by InstanceReady shows it.
-	p.waitFor(listPath(`InstanceReady="True"`), listReload, time.Minute,
+	// Two minutes, as above: a loaded CI machine rendered the row only just after one.
+	p.waitFor(listPath(`InstanceReady="True"`), listReload, 2*time.Minute,
 		"instance "+instanceID+" in the list of Ready instances",
 		func(text string) bool { return strings.Contains(text, instanceID) })
 	app := tenant + "-" + name
