@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -68,6 +68,11 @@ func (r *Runner) Plan(ctx context.Context, ws Workspace, planName string, destro
 		return nil, err
 	}
 	saved, err := r.savedPlan(ws, file)
+	var bad *InvalidInputError
+	if errors.As(err, &bad) {
+		_ = os.Remove(file) // not to be applied
+		return nil, err
+	}
 	if err != nil {
 		return nil, &CommandError{Command: "plan", Workspace: ws, Err: err}
 	}
@@ -105,9 +110,8 @@ func (r *Runner) planTo(ctx context.Context, c *call, ws Workspace, file string,
 	return p, nil
 }
 
-// savedPlan reads the plan file, the configuration beside it (everything Prepare and init
-// wrote but terraform's data dir, other plans and scratch files) and Prepare's records, which are
-// read from the record directory: a file of a record's name in the working directory is terraform's.
+// savedPlan reads the plan file, the files Prepare wrote beside it (its filesRecord, each checked
+// unchanged), init's lock file and Prepare's records: nothing else terraform's code wrote there.
 func (r *Runner) savedPlan(ws Workspace, file string) (SavedPlan, error) {
 	plan, err := os.ReadFile(file)
 	if err != nil {
@@ -115,32 +119,28 @@ func (r *Runner) savedPlan(ws Workspace, file string) (SavedPlan, error) {
 	}
 	dir := r.Dir(ws)
 	files := map[string][]byte{}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil || rel == "." {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		top := !strings.Contains(rel, "/")
-		switch {
-		case d.IsDir() && top && (rel == dataDir || rel == appliedDir):
-			return filepath.SkipDir
-		case d.IsDir(), top && strings.HasSuffix(rel, planExt), strings.HasPrefix(path.Base(rel), scratchPrefix),
-			top && slices.Contains(records, rel):
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		files[rel] = data
-		return err
-	})
-	if err != nil {
-		return SavedPlan{}, err
+	listed := r.record(ws, filesRecord)
+	if listed == "" {
+		return SavedPlan{}, fmt.Errorf("no record of the files Prepare wrote in %s", dir)
 	}
-	for _, name := range []string{StackFile, CredentialsFile, EngineFile} {
-		data, err := os.ReadFile(filepath.Join(r.recordDir(ws), name))
+	for _, line := range strings.Split(listed, "\n") {
+		sum, name, _ := strings.Cut(line, "  ")
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			return SavedPlan{}, err
+		}
+		if bytesSHA256(data) != sum {
+			return SavedPlan{}, &InvalidInputError{Field: "files", Value: name,
+				Reason: "changed in the working directory during the plan (terraform's code, a provider or a provisioner, wrote it): the plan is not stored"}
+		}
+		files[name] = data
+	}
+	for _, name := range []string{depLockFile, StackFile, CredentialsFile, EngineFile} {
+		from := dir
+		if name != depLockFile {
+			from = r.recordDir(ws)
+		}
+		data, err := os.ReadFile(filepath.Join(from, name))
 		switch {
 		case err == nil:
 			files[name] = data

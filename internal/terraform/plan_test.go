@@ -2,11 +2,16 @@ package terraform
 
 import (
 	"context"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slipway-dev/slipway/internal/errkind"
 )
 
 func TestPlanOneInputChangeIsExactlyOneChange(t *testing.T) {
@@ -137,4 +142,34 @@ func TestPlanNameValidation(t *testing.T) {
 		require.ErrorAs(t, err, &ie, name)
 		assert.Equal(t, "planName", ie.Field)
 	}
+}
+
+// TestAStoredPlanCarriesOnlyWhatSlipwayWrote: a file terraform's code adds to the working
+// directory during a plan (here written by the test in its place) does not travel with the stored
+// plan to the worker that applies it, and a file of slipway's that it changes fails the plan,
+// naming the file, with nothing stored. Before, the stored plan carried every file it found there.
+func TestAStoredPlanCarriesOnlyWhatSlipwayWrote(t *testing.T) {
+	plans := localPlans{dir: t.TempDir()}
+	r := newRunner(t, WithPlanStore(plans))
+	ctx := context.Background()
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ready(t, r, ws, twoResources("one"))
+	dir := r.Dir(ws)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "added.tf"), []byte("output \"added\" {\n  value = 1\n}\n"), 0o600))
+	_, err := r.Plan(ctx, ws, "p1", false)
+	require.NoError(t, err)
+	saved, err := plans.LoadPlan(ctx, ws, "p1")
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"main.tf", "modules/m/main.tf", BackendFile}, slices.Collect(maps.Keys(saved.Files)))
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "modules", "m", "main.tf"), []byte("# rewritten\n"), 0o600))
+	_, err = r.Plan(ctx, ws, "p2", false)
+	var bad *InvalidInputError
+	require.ErrorAs(t, err, &bad)
+	assert.Equal(t, "modules/m/main.tf", bad.Value)
+	assert.ErrorIs(t, err, errkind.Invalid)
+	_, err = plans.LoadPlan(ctx, ws, "p2")
+	var none *PlanNotStoredError
+	assert.ErrorAs(t, err, &none, "nothing stored")
+	assert.NoFileExists(t, filepath.Join(dir, "p2"+planExt))
 }

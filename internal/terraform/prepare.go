@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,7 +29,11 @@ const CredentialsFile = "slipway_credentials"
 // records are the names Prepare records of a workspace in its record directory, never its working
 // directory: terraform's code (a provider, a provisioner) may write anything it can see, and these
 // decide the stack, credentials, engine and lock mode the next command gets.
-var records = []string{StackFile, CredentialsFile, EngineFile, lockModeFile}
+var records = []string{StackFile, CredentialsFile, EngineFile, lockModeFile, filesRecord}
+
+// filesRecord lists what Prepare wrote in the working directory but the lock file, a sha256 and a
+// path a line: a stored plan carries exactly these, unchanged, and nothing terraform's code wrote.
+const filesRecord = "files"
 
 // Names in the working directory that Prepare keeps: init's artifacts, plans and apply markers.
 const (
@@ -90,6 +96,7 @@ func (r *Runner) Prepare(ctx context.Context, ws Workspace, files map[string][]b
 		}
 	}
 
+	rec[filesRecord] = manifest(want)
 	dir := r.Dir(ws)
 	fail := func(err error) error { return &CommandError{Command: "prepare", Workspace: ws, Err: err} }
 	if err := os.MkdirAll(dir, dirPerm); err != nil {
@@ -135,6 +142,17 @@ func (r *Runner) writeRecords(ws Workspace, rec map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// manifest is filesRecord's content for want; the lock file is left out, as init may rewrite it.
+func manifest(want map[string][]byte) []byte {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if name != depLockFile {
+			b.WriteString(bytesSHA256(want[name]) + "  " + name + "\n")
+		}
+	}
+	return []byte(b.String())
 }
 
 // record is ws's record name (trimmed), "" when there is none.
