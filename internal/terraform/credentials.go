@@ -33,6 +33,13 @@ func (r *Runner) credentialsOf(ws Workspace) []string {
 func (r *Runner) addCredentials(ws Workspace, env map[string]string) ([]string, error) {
 	names := r.credentialsOf(ws)
 	dir := filepath.Join(r.homeDir(ws), credentialsDir)
+	// HOME is terraform's to write: anything but a directory there (a symlink to another
+	// instance's directory) is removed, never followed.
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		if err := os.Remove(dir); err != nil {
+			return nil, err
+		}
+	}
 	if len(names) == 0 {
 		// A credential the stack no longer names leaves no copy behind.
 		_ = os.RemoveAll(dir)

@@ -52,7 +52,7 @@ dns: {file: `+dnsFile+`, as: DNS_FILE, stacks: [web]}
 		ready(t, r, ws, writeCreds(outDir, ws.Tenant+"-"+ws.Name, fail))
 		p, err := r.Plan(ctx, ws, "probe", false)
 		require.NoError(t, err)
-		// The apply learns stack and credentials from the working directory, as on a worker that only applies.
+		// The apply learns stack and credentials from what Prepare recorded, as on a worker that only applies.
 		_, err = r.Apply(ctx, Workspace{Tenant: ws.Tenant, Name: ws.Name}, p)
 		return err
 	}
@@ -99,4 +99,40 @@ dns: {file: `+dnsFile+`, as: DNS_FILE, stacks: [web]}
 	_, err = r.Outputs(ctx, web)
 	require.NoError(t, err)
 	assert.NoDirExists(t, filepath.Join(r.homeDir(web), credentialsDir))
+}
+
+// TestCredentialsDirectoryIsNeverFollowedOutOfHome: an apply's local-exec replaces its HOME's
+// credentials directory with a symlink to another instance's working directory. The commands
+// after it remove the link; the other directory keeps its files. Before, the next command's
+// clean-up of credentials no longer named deleted every file in the directory the link named.
+func TestCredentialsDirectoryIsNeverFollowedOutOfHome(t *testing.T) {
+	bin := requireBwrap(t)
+	t.Setenv("STACKS_ACME_CLOUD", "acmecloudtokenvalue")
+	m, err := credentials.Parse("creds.yaml", []byte("cloud: {env: STACKS_ACME_CLOUD, as: CLOUD_TOKEN, stacks: [web]}\n"), os.LookupEnv, os.Environ())
+	require.NoError(t, err)
+	r := newRunner(t, WithSandbox(bin), WithCredentials(m))
+	ctx := context.Background()
+	victim := filepath.Join(t.TempDir(), "work", "beta", "db")
+	require.NoError(t, os.MkdirAll(victim, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(victim, "main.tf"), []byte("# beta's\n"), 0o600))
+	ws := Workspace{Tenant: "acme", Name: "web", Stack: "web", Credentials: []string{"cloud"}}
+	ready(t, r, ws, map[string][]byte{"main.tf": []byte(`
+resource "terraform_data" "link" {
+  input = "x"
+  provisioner "local-exec" {
+    command = "rm -rf \"$HOME/` + credentialsDir + `\" && ln -s ` + victim + ` \"$HOME/` + credentialsDir + `\" && echo LINKED"
+  }
+}
+`)})
+	p, err := r.Plan(ctx, ws, "link", false)
+	require.NoError(t, err)
+	_, err = r.Apply(ctx, ws, p)
+	require.NoError(t, err)
+	_, err = r.Plan(ctx, ws, "after", false)
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(victim, "main.tf"), "beta's working directory keeps its files")
+	fi, err := os.Lstat(filepath.Join(r.homeDir(ws), credentialsDir))
+	if err == nil {
+		assert.True(t, fi.IsDir(), "the link is gone")
+	}
 }

@@ -50,7 +50,7 @@ func TestLocalExecSeesOnlyItsEnvironment(t *testing.T) {
 		ready(t, r, ws, printEnv)
 		p, err := r.Plan(ctx, ws, "leak", false)
 		require.NoError(t, err)
-		// The apply learns its stack from the working directory, as on a worker that only applies.
+		// The apply learns its stack from what Prepare recorded, as on a worker that only applies.
 		applyWS := ws
 		applyWS.Stack = ""
 		_, err = r.Apply(ctx, applyWS, p)

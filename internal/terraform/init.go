@@ -153,11 +153,11 @@ const initLockMark = "slipway-lock.sha256"
 
 // lockSum is the working directory's lock file's hash, "none" without one.
 func lockSum(dir string) string {
-	sum, err := fileSHA256(filepath.Join(dir, depLockFile))
+	data, err := readOwn(filepath.Join(dir, depLockFile))
 	if err != nil {
 		return "none"
 	}
-	return sum
+	return bytesSHA256(data)
 }
 
 // emptyStateFile is the state createPGState pushes, removed once pushed.

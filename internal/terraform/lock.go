@@ -67,7 +67,7 @@ var errPartialLockInfo = errors.New("not a whole lock record")
 
 // readLockInfo returns nil without error when there is no lock file.
 func readLockInfo(path string) (*LockInfo, error) {
-	data, err := os.ReadFile(path)
+	data, err := readOwn(path) // beside the local state, which terraform's code may write
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

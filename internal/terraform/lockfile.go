@@ -117,7 +117,7 @@ func (r *Runner) recordLock(ctx context.Context, ws Workspace, rev string, initA
 		return nil
 	}
 	dir := r.Dir(ws)
-	mine, err := os.ReadFile(filepath.Join(dir, depLockFile))
+	mine, err := readOwn(filepath.Join(dir, depLockFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // a configuration without providers has no lock file
 	}

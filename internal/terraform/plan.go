@@ -125,7 +125,7 @@ func (r *Runner) savedPlan(ws Workspace, file string) (SavedPlan, error) {
 	}
 	for _, line := range strings.Split(listed, "\n") {
 		sum, name, _ := strings.Cut(line, "  ")
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		data, err := readOwn(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {
 			return SavedPlan{}, err
 		}
@@ -136,11 +136,11 @@ func (r *Runner) savedPlan(ws Workspace, file string) (SavedPlan, error) {
 		files[name] = data
 	}
 	for _, name := range []string{depLockFile, StackFile, CredentialsFile, EngineFile} {
-		from := dir
-		if name != depLockFile {
-			from = r.recordDir(ws)
+		read, from := os.ReadFile, r.recordDir(ws)
+		if name == depLockFile {
+			read, from = readOwn, dir
 		}
-		data, err := os.ReadFile(filepath.Join(from, name))
+		data, err := read(filepath.Join(from, name))
 		switch {
 		case err == nil:
 			files[name] = data

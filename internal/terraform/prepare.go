@@ -144,6 +144,21 @@ func (r *Runner) writeRecords(ws Workspace, rec map[string][]byte) error {
 	return nil
 }
 
+// readOwn reads a file of the working directory that slipway keeps, never through a symlink:
+// terraform's code may have replaced it with one, and slipway reads as the worker, which sees
+// what the sandbox does not (another instance's files, the key files).
+func readOwn(p string) ([]byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &InvalidInputError{Field: "files", Value: filepath.Base(p),
+			Reason: "is no longer a regular file in the working directory (terraform's code, a provider or a provisioner, replaced it)"}
+	}
+	return os.ReadFile(p)
+}
+
 // manifest is filesRecord's content for want; the lock file is left out, as init may rewrite it.
 func manifest(want map[string][]byte) []byte {
 	var b strings.Builder
@@ -271,8 +286,8 @@ func removeStale(ctx context.Context, ws Workspace, dir string, want map[string]
 		if _, ok := want[rel]; ok {
 			return nil
 		}
-		if topLevel && (rel == depLockFile || strings.HasSuffix(rel, planExt)) {
-			return nil
+		if topLevel && (rel == depLockFile || strings.HasSuffix(rel, planExt)) && d.Type().IsRegular() {
+			return nil // kept; a symlink in their place is terraform's code's, and goes
 		}
 		if strings.HasPrefix(d.Name(), tmpPrefix) || (topLevel && (strings.HasPrefix(rel, depLockFile) || rel == emptyStateFile)) {
 			if info, err := d.Info(); err == nil {

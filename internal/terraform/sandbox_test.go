@@ -207,3 +207,36 @@ resource "terraform_data" "probe" {
 	assert.Equal(t, "db", r.stackOf(ws))
 	assert.Empty(t, r.credentialsOf(ws))
 }
+
+// TestAStoredPlanNeverFollowsASymlinkTerraformLeft: terraform's code replaces the lock file with a
+// symlink to a file only the worker can read (another instance's credential, a key file). The
+// plan fails naming the lock file, nothing is stored, and the next Prepare removes the link.
+// Before, the stored plan carried the file's content as the lock file, for the worker that
+// applies it to write into the instance's working directory.
+func TestAStoredPlanNeverFollowsASymlinkTerraformLeft(t *testing.T) {
+	bin := requireBwrap(t)
+	plans := localPlans{dir: t.TempDir()}
+	r := newRunner(t, WithSandbox(bin), WithPlanStore(plans))
+	ctx := context.Background()
+	ws := Workspace{Tenant: "acme", Name: "web"}
+	ready(t, r, ws, twoResources("one"))
+	secret := filepath.Join(t.TempDir(), "beta-credential")
+	require.NoError(t, os.WriteFile(secret, []byte("betasecretvalue\n"), 0o600))
+	lock := filepath.Join(r.Dir(ws), depLockFile)
+	require.NoError(t, os.Symlink(secret, lock))
+
+	_, err := r.Plan(ctx, ws, "p1", false)
+	var bad *InvalidInputError
+	require.ErrorAs(t, err, &bad)
+	assert.Equal(t, depLockFile, bad.Value)
+	assert.NotContains(t, err.Error(), "betasecretvalue")
+	_, err = plans.LoadPlan(ctx, ws, "p1")
+	var none *PlanNotStoredError
+	assert.ErrorAs(t, err, &none, "nothing stored")
+
+	require.NoError(t, r.Prepare(ctx, ws, twoResources("one")))
+	_, err = os.Lstat(lock)
+	assert.ErrorIs(t, err, os.ErrNotExist, "Prepare removed the link")
+	_, err = r.Plan(ctx, ws, "p2", false)
+	require.NoError(t, err)
+}
