@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -110,13 +111,13 @@ func (r *Runner) Initialized(ws Workspace) bool {
 		return false
 	}
 	if engine, _, err := r.engineOf(ws); err == nil { // else the command that follows reports the missing engine
-		got, _ := os.ReadFile(filepath.Join(dir, dataDir, engineMarker))
+		got, _ := readOwn(filepath.Join(dir, dataDir, engineMarker))
 		if strings.TrimSpace(string(got)) != engine.marker() {
 			return false
 		}
 	}
-	mark, err := os.ReadFile(filepath.Join(dir, dataDir, initLockMark))
-	if err != nil {
+	mark, err := readOwn(filepath.Join(dir, dataDir, initLockMark))
+	if errors.Is(err, fs.ErrNotExist) {
 		return true // initialised before slipway marked its inits
 	}
 	return string(mark) == lockSum(dir)

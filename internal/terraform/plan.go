@@ -206,11 +206,14 @@ func bytesSHA256(b []byte) string {
 }
 
 func fileSHA256(file string) (string, error) {
-	f, err := os.Open(file)
+	f, err := openOwn(file)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", notOwn(file)
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err

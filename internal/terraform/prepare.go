@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -144,19 +146,37 @@ func (r *Runner) writeRecords(ws Workspace, rec map[string][]byte) error {
 	return nil
 }
 
-// readOwn reads a file of the working directory that slipway keeps, never through a symlink:
-// terraform's code may have replaced it with one, and slipway reads as the worker, which sees
-// what the sandbox does not (another instance's files, the key files).
+// maxOwnFile bounds what the worker reads of one file terraform's code may have written.
+const maxOwnFile = 16 << 20
+
+// readOwn reads a file where terraform's code may write (the working directory, HOME, the local
+// state's directory) as the worker, which sees what the sandbox does not: never through a
+// symlink, never from a FIFO or device, never more than maxOwnFile.
 func readOwn(p string) ([]byte, error) {
-	fi, err := os.Lstat(p)
+	f, err := openOwn(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &InvalidInputError{Field: "files", Value: filepath.Base(p),
-			Reason: "is no longer a regular file in the working directory (terraform's code, a provider or a provisioner, replaced it)"}
+		return nil, notOwn(p)
 	}
-	return os.ReadFile(p)
+	data, err := io.ReadAll(io.LimitReader(f, maxOwnFile+1))
+	if err == nil && len(data) > maxOwnFile {
+		return nil, &InvalidInputError{Field: "files", Value: filepath.Base(p),
+			Reason: fmt.Sprintf("is over %d bytes, more than slipway reads of a file terraform's code can write", maxOwnFile)}
+	}
+	return data, err
+}
+
+// notOwn is readOwn's error for a symlink, FIFO, device or directory where a file was.
+func notOwn(p string) error {
+	return &InvalidInputError{Field: "files", Value: filepath.Base(p),
+		Reason: "is no longer a regular file (terraform's code, a provider or a provisioner, replaced it)"}
 }
 
 // manifest is filesRecord's content for want; the lock file is left out, as init may rewrite it.
@@ -236,7 +256,7 @@ func writeIfChanged(target string, data []byte) error {
 
 // writeModeIfChanged is writeIfChanged for a file of the given mode.
 func writeModeIfChanged(target string, data []byte, mode os.FileMode) error {
-	if old, err := os.ReadFile(target); err == nil && bytes.Equal(old, data) {
+	if old, err := readOwn(target); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(target), dirPerm); err != nil {
@@ -283,7 +303,7 @@ func removeStale(ctx context.Context, ws Workspace, dir string, want map[string]
 			dirs = append(dirs, p)
 			return nil
 		}
-		if _, ok := want[rel]; ok {
+		if _, ok := want[rel]; ok && d.Type().IsRegular() {
 			return nil
 		}
 		if topLevel && (rel == depLockFile || strings.HasSuffix(rel, planExt)) && d.Type().IsRegular() {

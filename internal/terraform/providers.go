@@ -75,7 +75,8 @@ func WithPluginCache(dir string) Option {
 // MirrorDir is the filesystem provider mirror; "" when there is none (or it is a network one).
 func (r *Runner) MirrorDir() string { return r.mirrorDir }
 
-// setupProviders makes the plugin cache and writes the CLI config for a mirror; New calls it.
+// setupProviders makes the plugin cache and writes slipway's CLI config (the mirror, or direct
+// installation only) unless the operator passes an existing TF_CLI_CONFIG_FILE; New calls it.
 func (r *Runner) setupProviders() error {
 	if r.pluginCache == "" {
 		if v, ok := r.lookup("TF_PLUGIN_CACHE_DIR"); ok && v != "" {
@@ -87,15 +88,24 @@ func (r *Runner) setupProviders() error {
 	if err := os.MkdirAll(r.pluginCache, dirPerm); err != nil {
 		return &InvalidInputError{Field: EnvPluginCache, Value: r.pluginCache, Reason: err.Error()}
 	}
-	if r.mirrorDir == "" && r.mirrorURL == "" {
-		return nil
+	var cfg string
+	switch {
+	case r.mirrorDir != "":
+		cfg = fmt.Sprintf("  filesystem_mirror {\n    path = %q\n  }\n", r.mirrorDir)
+	case r.mirrorURL != "":
+		cfg = fmt.Sprintf("  network_mirror {\n    url = %q\n  }\n", r.mirrorURL)
+	default:
+		if f, ok := r.lookup("TF_CLI_CONFIG_FILE"); ok && f != "" {
+			if _, err := os.Stat(f); err == nil {
+				return nil // the operator's own, passed through
+			}
+		}
+		// Without a provider_installation block terraform also installs from implied
+		// directories, the instance's HOME and working directory among them.
+		cfg = "  direct {}\n"
 	}
-	src := fmt.Sprintf("  network_mirror {\n    url = %q\n  }\n", r.mirrorURL)
-	if r.mirrorDir != "" {
-		src = fmt.Sprintf("  filesystem_mirror {\n    path = %q\n  }\n", r.mirrorDir)
-	}
-	cfg := "# Written by slipway (" + EnvProviderMirror + "): providers come from this mirror only.\n" +
-		"provider_installation {\n" + src + "}\n"
+	cfg = "# Written by slipway (" + EnvProviderMirror + "): providers come from here only.\n" +
+		"provider_installation {\n" + cfg + "}\n"
 	r.cliConfig = filepath.Join(r.stateDir, cliConfigName)
 	if err := writeModeIfChanged(r.cliConfig, []byte(cfg), 0o644); err != nil {
 		return &InvalidInputError{Field: EnvProviderMirror, Value: r.mirrorDir + r.mirrorURL, Reason: err.Error()}
