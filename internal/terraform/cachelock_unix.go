@@ -17,10 +17,10 @@ import (
 // cacheLockFile is the flock that one plugin cache's inits take, across processes.
 const cacheLockFile = ".slipway-init.lock"
 
-// cacheBusyFile is in the cache while an init holds it. Found by the next holder of the flock
+// CacheBusyFile is in the cache while an init holds it. Found by the next holder of the flock
 // (which the kernel released when the last one died), it means an init was killed while it
 // wrote the cache, maybe halfway through a provider: the cache is emptied, being only a cache.
-const cacheBusyFile = ".slipway-init.running"
+const CacheBusyFile = ".slipway-init.running"
 
 // lockDir takes an exclusive flock in dir, waiting for it until ctx ends, and empties dir
 // when the last holder died holding it.
@@ -29,13 +29,13 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	busy := filepath.Join(dir, cacheBusyFile)
+	busy := filepath.Join(dir, CacheBusyFile)
 	var mark fs.FileInfo
 	if mark, err = os.Lstat(busy); err == nil {
 		var removed []string
-		if removed, err = emptyDir(dir, cacheLockFile, cacheBusyFile); err == nil {
+		if removed, err = emptyDir(dir, cacheLockFile, CacheBusyFile); err == nil {
 			age := time.Since(mark.ModTime()).Round(time.Millisecond)
-			noteRepair(ctx, "terraform: emptied the plugin cache: an init killed while it installed providers left "+cacheBusyFile,
+			noteRepair(ctx, "terraform: emptied the plugin cache: an init killed while it installed providers left "+CacheBusyFile,
 				"cache", dir, "mark", busy, "age", age.String(), "removed", strings.Join(removed, ","))
 		}
 	}

@@ -31,17 +31,17 @@ func TestThePluginCacheAKilledInitLeftIsEmptied(t *testing.T) {
 	ctx = WithNotes(ctx, func(msg string, attrs ...any) { notes = append(notes, fmt.Sprint(append([]any{msg}, attrs...)...)) })
 	unlock, err := lockDir(ctx, cache)
 	require.NoError(t, err)
-	assert.FileExists(t, filepath.Join(cache, cacheBusyFile), "marked while held")
+	assert.FileExists(t, filepath.Join(cache, CacheBusyFile), "marked while held")
 	unlock()
-	assert.NoFileExists(t, filepath.Join(cache, cacheBusyFile))
+	assert.NoFileExists(t, filepath.Join(cache, CacheBusyFile))
 	assert.DirExists(t, provider, "a finished init's cache is kept")
 	assert.Empty(t, notes, "nothing to repair")
 
 	// The holder dies mid-write: the kernel drops its flock, its mark stays.
 	require.NoError(t, os.WriteFile(filepath.Join(provider, "terraform-provider-time"), []byte("ha"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(cache, cacheBusyFile), nil, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(cache, CacheBusyFile), nil, 0o600))
 	died := time.Now().Add(-41 * time.Second)
-	require.NoError(t, os.Chtimes(filepath.Join(cache, cacheBusyFile), died, died))
+	require.NoError(t, os.Chtimes(filepath.Join(cache, CacheBusyFile), died, died))
 	unlock, err = lockDir(ctx, cache)
 	require.NoError(t, err)
 	defer unlock()
@@ -51,9 +51,9 @@ func TestThePluginCacheAKilledInitLeftIsEmptied(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{cacheLockFile, cacheBusyFile}, names, "the half-written provider is gone")
+	assert.ElementsMatch(t, []string{cacheLockFile, CacheBusyFile}, names, "the half-written provider is gone")
 	require.Len(t, notes, 1, "the repair is recorded")
-	assert.Contains(t, notes[0], "emptied the plugin cache: an init killed while it installed providers left "+cacheBusyFile)
+	assert.Contains(t, notes[0], "emptied the plugin cache: an init killed while it installed providers left "+CacheBusyFile)
 	assert.Regexp(t, `age4[1-9]`, notes[0], "its age, at least the 41s it was set back")
 	assert.Contains(t, notes[0], "removedregistry.terraform.io")
 }
@@ -82,7 +82,7 @@ func TestWorkspacesLinkedToAnEmptiedCacheInitAgain(t *testing.T) {
 	// A worker killed inside an init: its cache mark and temporary files stay.
 	died := time.Now().Add(-41 * time.Second)
 	temps := []string{depLockFile + "2718281828", tmpPrefix + "31415", emptyStateFile}
-	for _, p := range []string{filepath.Join(r.pluginCache, cacheBusyFile), filepath.Join(r.Dir(ws), temps[0]),
+	for _, p := range []string{filepath.Join(r.pluginCache, CacheBusyFile), filepath.Join(r.Dir(ws), temps[0]),
 		filepath.Join(r.Dir(ws), temps[1]), filepath.Join(r.Dir(ws), temps[2])} {
 		require.NoError(t, os.WriteFile(p, []byte("half"), 0o600))
 		require.NoError(t, os.Chtimes(p, died, died))

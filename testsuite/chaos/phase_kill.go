@@ -108,7 +108,7 @@ func (w *world) killOne(ctx context.Context, i int, k KillPoint) KillResult {
 		// The kill left main.lock: some worker's merge must have said it removed it.
 		res.Completed, res.Err = false, "no worker log says: "+gitLockRemoved
 	}
-	if k.needsProvider() && res.Completed && !strings.Contains(string(log), cacheEmptied) {
+	if k.needsProvider() && res.Completed && !strings.Contains(string(log), cacheReleased) && !strings.Contains(string(log), cacheEmptied) {
 		// The kill left the cache marked busy: the restarted worker's init must have said it emptied it.
 		res.Completed, res.Err = false, "the worker's log does not say: "+cacheEmptied
 	}
@@ -121,6 +121,10 @@ const gitLockRemoved = "removed stale git lock refs/heads/main.lock"
 
 // cacheEmptied is what a worker's init logs when it empties the plugin cache a killed init left.
 const cacheEmptied = "terraform: emptied the plugin cache"
+
+// cacheReleased is what a chaos worker logs when its kill inside init came after the init let
+// the cache go (the lock file was seen late): there is then nothing for the next init to empty.
+const cacheReleased = "CHAOS-CACHE-RELEASED"
 
 // anyLogHas reports whether a worker's log holds s.
 func (w *world) anyLogHas(s string) bool {

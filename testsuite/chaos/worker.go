@@ -203,14 +203,23 @@ func dieWhen(k KillPoint, inside func() bool) (ended func()) {
 // its temporary file) is in the working directory.
 func insideInit(phase, workflowID string) func() bool {
 	stateDir := os.Getenv("SLIPWAY_STATE_DIR")
-	if phase == phaseLockFile {
-		parts := strings.Split(workflowID, "/") // instance/T/N/...
-		pattern := filepath.Join(stateDir, "work", parts[1], parts[2], terraform.LockFile+"*")
-		return func() bool { m, _ := filepath.Glob(pattern); return len(m) > 0 }
-	}
 	cache := os.Getenv(terraform.EnvPluginCache)
 	if cache == "" {
 		cache = filepath.Join(stateDir, "plugin-cache")
+	}
+	if phase == phaseLockFile {
+		parts := strings.Split(workflowID, "/") // instance/T/N/...
+		pattern := filepath.Join(stateDir, "work", parts[1], parts[2], terraform.LockFile+"*")
+		return func() bool {
+			if m, _ := filepath.Glob(pattern); len(m) == 0 {
+				return false
+			}
+			if _, err := os.Stat(filepath.Join(cache, terraform.CacheBusyFile)); err != nil {
+				// Seen late on a loaded machine: the init had ended and let the cache go.
+				fmt.Fprintln(os.Stderr, cacheReleased)
+			}
+			return true
+		}
 	}
 	p := tfmirror.Time()
 	whole, err := os.Stat(p.Binary)
