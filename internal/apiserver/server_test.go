@@ -132,8 +132,9 @@ func TestServerVerifiesTheBearerToken(t *testing.T) {
 		})
 	}
 
-	// A token the trusted provider signed, once expired, is refused as expired.
-	short := oidcprovider.Start(t, oidcprovider.Options{IDTokenTTL: time.Second})
+	// A token the trusted provider signed, once expired, is refused as expired. Five seconds: on a
+	// loaded CI machine a one-second token expired between its sign-in and its first use.
+	short := oidcprovider.Start(t, oidcprovider.Options{IDTokenTTL: 5 * time.Second})
 	shortURL := serve(t, short, nil)
 	tok, err := short.SignIn(t.Context(), "bob", oidcprovider.Password("bob"))
 	require.NoError(t, err)
