@@ -236,20 +236,32 @@ func (r *rollout) endBatch(ctx workflow.Context) {
 	r.show(ctx)
 }
 
-func (r *rollout) status(ctx workflow.Context) contract.RolloutStatus {
+func (r *rollout) status(ctx workflow.Context) contract.RolloutStatus { return r.statusFrom(0) }
+
+// statusFrom is the status with the instances of batch fromBatch up to the one after the current
+// (all when 0): an instance changes only while its batch runs (a retry moves to the current batch,
+// a busy one to the next), so the others are as the follower that last saw fromBatch saw them.
+func (r *rollout) statusFrom(fromBatch int) contract.RolloutStatus {
 	ready, updated, total := r.s.Counts()
 	st := r.s
-	// The waiting plans' hashes are for approvers: a status reader sees shapes, not hashes.
-	st.Instances = append([]contract.RolloutInstance(nil), r.s.Instances...)
-	for i := range st.Instances {
-		if a := st.Instances[i].Awaiting; a != nil {
+	st.Instances = make([]contract.RolloutInstance, 0, len(r.s.Instances))
+	for _, in := range r.s.Instances {
+		if fromBatch > 0 && (in.Batch < fromBatch || in.Batch > r.s.Batch+1) {
+			continue
+		}
+		// The waiting plans' hashes are for approvers: a status reader sees shapes, not hashes.
+		if a := in.Awaiting; a != nil {
 			c := *a
 			c.Hash = ""
-			st.Instances[i].Awaiting = &c
+			in.Awaiting = &c
 		}
+		st.Instances = append(st.Instances, in)
+	}
+	if len(st.Instances) == 0 {
+		st.Instances = nil // as before the filter: a result's bytes stay the same
 	}
 	return contract.RolloutStatus{RolloutState: st, ID: contract.RolloutWorkflowID(r.s.Spec.ID), InFlight: r.inFlight,
-		Ready: ready, Updated: updated, Total: total}
+		Ready: ready, Updated: updated, Total: total, FromBatch: max(fromBatch, 0)}
 }
 
 func (r *rollout) show(ctx workflow.Context) {

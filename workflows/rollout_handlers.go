@@ -9,7 +9,9 @@ import (
 )
 
 func (r *rollout) register(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, contract.QueryStatus, func() (contract.RolloutStatus, error) { return r.status(ctx), nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.QueryStatus, func(from contract.RolloutStatusFrom) (contract.RolloutStatus, error) {
+		return r.statusFrom(from.FromBatch), nil
+	}); err != nil {
 		return err
 	}
 	handlers := map[string]struct {

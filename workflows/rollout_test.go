@@ -148,6 +148,36 @@ func TestRolloutRunsBatchesInOrderAndCountsReplicas(t *testing.T) {
 	require.Contains(t, msgs, "rollout r1 of stack web: batch 3 of 3 ended, ready/updated/total 6/6/6, 0 failed")
 }
 
+// A follower's read from a batch on leaves out the batches before it, never the counts: a read of
+// a fleet costs what can still move.
+func TestRolloutStatusFromABatchLeavesOutTheBatchesBefore(t *testing.T) {
+	actions := append(updates(7), contract.RolloutAction{Ref: contract.Ref{Tenant: "acme", Name: "done"}, State: "Deployed",
+		Ready: "True", Action: contract.ActionSkip, Reason: contract.ReasonAtTarget})
+	env, _ := newRolloutEnv(t, actions)
+	var all, from2 *contract.RolloutStatus
+	env.RegisterDelayedCallback(func() {
+		all = queryRollout(t, env)
+		v, err := env.QueryWorkflow(contract.QueryStatus, contract.RolloutStatusFrom{FromBatch: 2})
+		require.NoError(t, err)
+		from2 = &contract.RolloutStatus{}
+		require.NoError(t, v.Get(from2))
+	}, 1500*time.Millisecond)
+	env.ExecuteWorkflow(contract.RolloutWorkflowName, contract.RolloutInput{Spec: contract.RolloutSpec{ID: "r5", Stack: "web", BatchSize: 2, MaxFailures: 1}})
+	require.NoError(t, env.GetWorkflowError())
+	require.Len(t, all.Instances, 8, "a read without the argument holds every instance")
+	require.Zero(t, all.FromBatch)
+	var refs []string
+	for _, in := range from2.Instances {
+		refs = append(refs, in.Ref.String())
+	}
+	require.Equal(t, []string{"acme/web-2", "acme/web-3", "acme/web-4", "acme/web-5"}, refs,
+		"batch 2, which runs, and batch 3, where a busy one would go; not batch 4, which cannot have moved")
+	require.Equal(t, 2, from2.FromBatch)
+	require.Equal(t, 2, from2.Batch)
+	require.Equal(t, [3]int{all.Ready, all.Updated, all.Total}, [3]int{from2.Ready, from2.Updated, from2.Total}, "counts over every instance")
+	require.Equal(t, 3, from2.Updated, "batch 1's two and the one at the target")
+}
+
 func TestRolloutStopsAtMaxFailuresAndResumeRetriesTheFailed(t *testing.T) {
 	env, f := newRolloutEnv(t, updates(4))
 	f.fail["acme/web-1"] = true

@@ -119,7 +119,17 @@ func (e *RolloutWaitingError) Is(target error) bool { return target == e.kind() 
 
 // RolloutStatus queries a rollout, running or ended.
 func (c *Client) RolloutStatus(ctx context.Context, id string) (*contract.RolloutStatus, error) {
-	v, err := c.Temporal.QueryWorkflow(ctx, contract.RolloutWorkflowID(id), "", contract.QueryStatus)
+	return c.rolloutStatusFrom(ctx, id, 0)
+}
+
+// rolloutStatusFrom reads the status with the instances of fromBatch and later (all when 0); a
+// rollout from before the argument answers with all of them.
+func (c *Client) rolloutStatusFrom(ctx context.Context, id string, fromBatch int) (*contract.RolloutStatus, error) {
+	var args []any
+	if fromBatch > 0 {
+		args = append(args, contract.RolloutStatusFrom{FromBatch: fromBatch})
+	}
+	v, err := c.Temporal.QueryWorkflow(ctx, contract.RolloutWorkflowID(id), "", contract.QueryStatus, args...)
 	var notReady *serviceerror.WorkflowNotReady
 	if errors.As(err, &notReady) {
 		d, derr := c.Temporal.DescribeWorkflowExecution(ctx, contract.RolloutWorkflowID(id), "")
@@ -207,12 +217,15 @@ func (c *Client) ListRollouts(ctx context.Context) ([]RolloutItem, error) {
 }
 
 // followInterval is the least time between two status reads of a followed rollout: a rollout of
-// thousands moves many times a second, and each status carries every instance.
+// thousands moves many times a second.
 const followInterval = time.Second
 
 // FollowRollout calls progress with the rollout's status when its history moves, at most once a
 // followInterval, across continue-as-new runs, by long poll; it returns the last status once the
-// rollout ends or progress says to stop.
+// rollout ends or progress says to stop. The first read of each run holds every instance; the
+// next ones only those from the batch the previous read was in up to the one after the current
+// (FromBatch), the only ones that can have moved, so a read costs a few batches, not the fleet.
+// The status a closed rollout ends with holds every instance.
 func (c *Client) FollowRollout(ctx context.Context, id string, progress func(*contract.RolloutStatus) (stop bool)) (*contract.RolloutStatus, error) {
 	wid := contract.RolloutWorkflowID(id)
 	for {
@@ -228,7 +241,7 @@ func (c *Client) FollowRollout(ctx context.Context, id string, progress func(*co
 		if progress(st) || info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			return st, nil
 		}
-		if st, err = c.followRun(ctx, id, info, progress); st != nil || err != nil {
+		if st, err = c.followRun(ctx, id, info, max(st.Batch, 1), progress); st != nil || err != nil {
 			return st, err
 		}
 	}
@@ -236,8 +249,9 @@ func (c *Client) FollowRollout(ctx context.Context, id string, progress func(*co
 
 // followRun reads the status again after the run's workflow tasks, coalescing those that come
 // within a followInterval of the last read (one left pending is read when the interval ends, so
-// the last move is always shown); it returns nil, nil when the run closes.
-func (c *Client) followRun(ctx context.Context, id string, info *workflowpb.WorkflowExecutionInfo, progress func(*contract.RolloutStatus) bool) (*contract.RolloutStatus, error) {
+// the last move is always shown), each read from the batch the one before it was in (from, at
+// first); it returns nil, nil when the run closes.
+func (c *Client) followRun(ctx context.Context, id string, info *workflowpb.WorkflowExecutionInfo, from int, progress func(*contract.RolloutStatus) bool) (*contract.RolloutStatus, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	moved, closed := make(chan struct{}, 1), make(chan error, 1)
@@ -273,9 +287,14 @@ func (c *Client) followRun(ctx context.Context, id string, info *workflowpb.Work
 			}
 		}
 		last = time.Now()
-		if next, err := c.RolloutStatus(ctx, id); err == nil && progress(next) {
+		next, err := c.rolloutStatusFrom(ctx, id, from)
+		if err != nil {
+			continue
+		}
+		if progress(next) {
 			return next, nil
 		}
+		from = max(next.Batch, 1)
 	}
 }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,6 +27,8 @@ type followedRollout struct {
 	queries atomic.Int32
 	updated atomic.Int32 // instances the history has moved through
 	closed  atomic.Bool
+	mu      sync.Mutex
+	froms   []int // each read's FromBatch
 }
 
 func (f *followedRollout) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
@@ -37,9 +40,19 @@ func (f *followedRollout) DescribeWorkflowExecution(context.Context, string, str
 		Execution: &commonpb.WorkflowExecution{WorkflowId: "rollout/r", RunId: "run"}, Status: status, HistoryLength: 3}}, nil
 }
 
-func (f *followedRollout) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+func (f *followedRollout) QueryWorkflow(_ context.Context, _, _, _ string, args ...any) (converter.EncodedValue, error) {
 	f.queries.Add(1)
-	p, err := converter.GetDefaultDataConverter().ToPayloads(contract.RolloutStatus{Updated: int(f.updated.Load())})
+	from := 0
+	if len(args) == 1 {
+		from = args[0].(contract.RolloutStatusFrom).FromBatch
+	}
+	f.mu.Lock()
+	f.froms = append(f.froms, from)
+	f.mu.Unlock()
+	// A batch of 500: the batch the rollout is in moves as it updates.
+	updated := int(f.updated.Load())
+	p, err := converter.GetDefaultDataConverter().ToPayloads(contract.RolloutStatus{Updated: updated,
+		RolloutState: contract.RolloutState{Batch: 1 + updated/500}, FromBatch: from})
 	return sdkclient.NewValue(p), err
 }
 
@@ -78,4 +91,10 @@ func TestFollowRolloutReadsACoalescedStatus(t *testing.T) {
 	require.Equal(t, 1500, st.Updated, "the rollout's last status")
 	require.LessOrEqual(t, int(f.queries.Load()), 10, "status reads for %d moves", f.updates)
 	require.Greater(t, len(seen), 1, "progress is shown while it moves")
+	// The first read holds every instance; each next one starts at the batch the one before saw.
+	require.Equal(t, 0, f.froms[0])
+	for i := 1; i < len(f.froms)-1; i++ {
+		require.Equal(t, 1+seen[i-1]/500, f.froms[i], "read %d starts at the batch read %d was in", i, i-1)
+	}
+	require.Equal(t, 0, f.froms[len(f.froms)-1], "the closed rollout's status holds every instance")
 }

@@ -242,10 +242,20 @@ type BatchRecord struct {
 	At      time.Time `json:"at"`
 }
 
+// RolloutStatusFrom is the status query's optional argument. FromBatch > 0 leaves out the
+// instances of the batches before it and of those after the next one, which cannot change until
+// their batch runs: a follower of a fleet reads what moves, not every instance each time. The
+// counts always cover every instance.
+type RolloutStatusFrom struct {
+	FromBatch int `json:"fromBatch,omitempty"`
+}
+
 // RolloutStatus is the rollout query's answer: the record plus the StatefulSet-style counts.
 type RolloutStatus struct {
 	RolloutState
 	ID string `json:"id"`
+	// FromBatch is the query's: when > 0, Instances holds only those of that batch up to the one after Batch.
+	FromBatch int `json:"fromBatch,omitempty"`
 	// InFlight counts deploys sent and not yet ended; a stop or pause settles when it is 0.
 	InFlight int `json:"inFlight"`
 	Ready    int `json:"ready"`

@@ -173,7 +173,7 @@ func (b *bench) releaseRolloutRow(ctx context.Context) error {
 	if err := c.StartRollout(identity.With(ctx, devenv.LocalAdmin()), spec); err != nil {
 		return fmt.Errorf("rollout start --to %s: %w", releaseTo, err)
 	}
-	st, queries, followErr := followRollout(ctx, c, spec.ID)
+	st, read, followErr := followRollout(ctx, c, spec.ID)
 	wall := time.Since(start)
 	workerCPU, serverCPU := w.cpu()-cpu0, procCPU(server)-server0
 	_, peak := w.rss()
@@ -181,7 +181,7 @@ func (b *bench) releaseRolloutRow(ctx context.Context) error {
 	figures := map[string]float64{"instances": float64(n), "wallS": wall.Seconds(), "perSecond": float64(n) / wall.Seconds(),
 		"workerCpuS": workerCPU.Seconds(), "workerPeakRssMiB": peak, "serverCpuS": serverCPU.Seconds(),
 		"runs": float64(runs), "continueAsNew": float64(max(runs-1, 0)), "historyEvents": float64(events),
-		"followStatusQueries": float64(queries)}
+		"followStatusQueries": float64(read.queries), "followInstancesRead": float64(read.instances)}
 	if st != nil {
 		figures["batches"], figures["ready"], figures["updated"], figures["total"] = float64(st.Batches), float64(st.Ready),
 			float64(st.Updated), float64(st.Total)
@@ -206,7 +206,7 @@ func (b *bench) releaseRolloutRow(ctx context.Context) error {
 		Text: fmt.Sprintf("%s@%s→%s: %d waves in %.1f s (%.1f instances/s, %.1f s/wave, slowest %.1f s); worker %.1f CPU-s, peak RSS %.0f MiB; server %.1f CPU-s; %s (%d continue-as-new), %d history events",
 			rolloutStack, releaseFrom, releaseTo, st.Batches, wall.Seconds(), float64(n)/wall.Seconds(), figures["sPerBatch"],
 			figures["slowestBatchS"], workerCPU.Seconds(), peak, serverCPU.Seconds(), plural(runs, "run"), runs-1, events),
-		Note: note + fmt.Sprintf("; canary %d then batches of %d%%, no watch; worker CPU includes the %d status queries of the follower",
-			spec.Canary, upgradePercent, queries)})
+		Note: note + fmt.Sprintf("; canary %d then batches of %d%%, no watch; worker CPU includes the %d status queries of the follower (%d instance records read)",
+			spec.Canary, upgradePercent, read.queries, read.instances)})
 	return nil
 }

@@ -104,7 +104,7 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 	if err := c.StartRollout(ctx, spec); err != nil {
 		return b.rolloutFailed(section, "run", fmt.Sprintf("rollout start: %v", err), nil, "")
 	}
-	st, queries, followErr := followRollout(ctx, c, spec.ID)
+	st, read, followErr := followRollout(ctx, c, spec.ID)
 	wall := time.Since(start)
 	workerCPU, serverCPU := w.cpu()-cpu0, procCPU(server)-server0
 	_, peak := w.rss()
@@ -112,7 +112,7 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 	figures := map[string]float64{"instances": float64(n), "wallS": wall.Seconds(), "perSecond": float64(n) / wall.Seconds(),
 		"workerCpuS": workerCPU.Seconds(), "workerPeakRssMiB": peak, "serverCpuS": serverCPU.Seconds(),
 		"runs": float64(runs), "continueAsNew": float64(max(runs-1, 0)), "historyEvents": float64(events),
-		"followStatusQueries": float64(queries)}
+		"followStatusQueries": float64(read.queries), "followInstancesRead": float64(read.instances)}
 	batchFigures(figures, st)
 	switch {
 	case followErr != nil:
@@ -127,21 +127,25 @@ func (b *bench) rolloutRows(ctx context.Context) error {
 		Text: fmt.Sprintf("%d batches in %.1f s (%.1f instances/s, %.1f s/batch); worker %.1f CPU-s, peak RSS %.0f MiB; server %.1f CPU-s; %s (%d continue-as-new)",
 			st.Batches, wall.Seconds(), float64(n)/wall.Seconds(), figures["sPerBatch"], workerCPU.Seconds(), peak,
 			serverCPU.Seconds(), plural(runs, "run"), runs-1),
-		Note: fmt.Sprintf("ready/updated/total %d/%d/%d; %d history events over the runs; worker CPU includes the %d status queries of the follower",
-			st.Ready, st.Updated, st.Total, events, queries)})
+		Note: fmt.Sprintf("ready/updated/total %d/%d/%d; %d history events over the runs; worker CPU includes the %d status queries of the follower (%d instance records read)",
+			st.Ready, st.Updated, st.Total, events, read.queries, read.instances)})
 	return nil
 }
 
+// followed is what a follower read: its status queries and the instance records they carried.
+type followed struct{ queries, instances int }
+
 // followRollout follows the rollout to its workflow's close with the client's FollowRollout,
-// counting the status queries it makes; it gives up once the status stops moving for
-// rolloutStall. It returns the last status it saw.
-func followRollout(ctx context.Context, c *client.Client, id string) (*contract.RolloutStatus, int, error) {
+// counting the status queries it makes and the instances they carry; it gives up once the
+// status stops moving for rolloutStall. It returns the last status it saw.
+func followRollout(ctx context.Context, c *client.Client, id string) (*contract.RolloutStatus, followed, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var mu sync.Mutex
 	var last *contract.RolloutStatus
 	var key string
-	queries, moved := 0, time.Now()
+	var f followed
+	moved := time.Now()
 	go func() {
 		tick := time.NewTicker(5 * time.Second)
 		defer tick.Stop()
@@ -163,7 +167,8 @@ func followRollout(ctx context.Context, c *client.Client, id string) (*contract.
 	st, err := c.FollowRollout(ctx, id, func(s *contract.RolloutStatus) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		queries++
+		f.queries++
+		f.instances += len(s.Instances)
 		last = s
 		if k := fmt.Sprint(s.Phase, s.Batch, s.InFlight, s.Updated, s.Ready, s.Failures); k != key {
 			key, moved = k, time.Now()
@@ -179,9 +184,9 @@ func followRollout(ctx context.Context, c *client.Client, id string) (*contract.
 		if final, qerr := c.RolloutStatus(context.WithoutCancel(ctx), id); qerr == nil {
 			last = final
 		}
-		return last, queries, err
+		return last, f, err
 	}
-	return st, queries, nil
+	return st, f, nil
 }
 
 // batchFigures adds a rollout's batch counts and times to a row's figures.

@@ -82,7 +82,7 @@ func (b *bench) rolloutScaleRow(ctx context.Context) error {
 	if err := c.StartRollout(ctx, spec); err != nil {
 		return b.rolloutFailedOf(section, "run", fmt.Sprintf("rollout start: %v", err), nil, "", spec.ID, tq)
 	}
-	st, queries, followErr := followRollout(ctx, c, spec.ID)
+	st, read, followErr := followRollout(ctx, c, spec.ID)
 	wall := time.Since(start)
 	workerCPU, serverCPU := w.cpu()-cpu0, procCPU(server)-server0
 	_, peak := w.rss()
@@ -92,7 +92,7 @@ func (b *bench) rolloutScaleRow(ctx context.Context) error {
 		"perSecond": float64(n) / wall.Seconds(), "workerCpuS": workerCPU.Seconds(), "serverCpuS": serverCPU.Seconds(),
 		"workerCpuMsPerInstance": ms(workerCPU) / float64(n), "serverCpuMsPerInstance": ms(serverCPU) / float64(n),
 		"workerPeakRssMiB": peak, "runs": float64(runs), "continueAsNew": float64(max(runs-1, 0)),
-		"historyEvents": float64(events), "followStatusQueries": float64(queries)}
+		"historyEvents": float64(events), "followStatusQueries": float64(read.queries), "followInstancesRead": float64(read.instances)}
 	batchFigures(figures, st)
 	switch {
 	case followErr != nil:
@@ -108,8 +108,8 @@ func (b *bench) rolloutScaleRow(ctx context.Context) error {
 			st.Batches, wall.Seconds(), float64(n)/wall.Seconds(), figures["sPerBatch"], figures["slowestBatchS"],
 			workerCPU.Seconds(), figures["workerCpuMsPerInstance"], peak, serverCPU.Seconds(), figures["serverCpuMsPerInstance"],
 			plural(runs, "run"), runs-1, events),
-		Note: fmt.Sprintf("setup (worker start, forge seeded, %d parked) %.1f s, not timed; worker CPU includes the %d status queries of the follower; load average %s before, %s after",
-			n, setup.Seconds(), queries, load0, load1)})
+		Note: fmt.Sprintf("setup (worker start, forge seeded, %d parked) %.1f s, not timed; worker CPU includes the %d status queries of the follower (%d instance records read); load average %s before, %s after",
+			n, setup.Seconds(), read.queries, read.instances, load0, load1)})
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sync"
 	"syscall"
 	"testing"
@@ -47,6 +48,9 @@ func TestFleetRolloutStopsOnFailureAndResumes(t *testing.T) {
 	out := e.CLI(append([]string{"rollout", "start", "--id", "fleet", "--max-failures", "1", "--wait"}, args...)...)
 	require.Equal(t, 1, out.Code, "a stopped rollout exits 1: %s\n%s", out.Stdout, out.Stderr)
 	t.Logf("to the stop: %s\n%s", time.Since(start).Round(time.Millisecond), out.Stdout)
+	// The follower reads from the batch it last saw on, and still prints each instance's end once.
+	require.Len(t, ended(out.Stdout, "updated"), 29, "%s", out.Stdout)
+	require.Equal(t, []string{"fleet/web-23"}, ended(out.Stdout, "failed"))
 	st := rolloutStatus(t, e, "fleet")
 	require.Equal(t, contract.PhaseStopped, st.Phase)
 	require.Contains(t, st.Reason, "fleet/web-23")
@@ -60,8 +64,9 @@ func TestFleetRolloutStopsOnFailureAndResumes(t *testing.T) {
 	unlock()
 	e.MustCLI(0, "rollout", "resume", "fleet", "--reason", "state unlocked")
 	start = time.Now()
-	e.MustCLI(0, "rollout", "status", "fleet", "--follow")
+	follow := e.MustCLI(0, "rollout", "status", "fleet", "--follow")
 	t.Logf("resume to completion: %s", time.Since(start).Round(time.Millisecond))
+	require.Len(t, ended(follow.Stdout, "updated"), 50, "the first read shows the 29 updated before; then web-23 and batches 4 and 5: %s", follow.Stdout)
 	st = rolloutStatus(t, e, "fleet")
 	require.Equal(t, contract.PhaseCompleted, st.Phase)
 	require.Equal(t, []string{"1: 10/10/50", "2: 20/20/50", "3: 30/30/50", "4: 40/40/50", "5: 50/50/50"}, batchCounts(st.Ended))
@@ -75,6 +80,15 @@ func TestFleetRolloutStopsOnFailureAndResumes(t *testing.T) {
 }
 
 func fleetRef(i int) string { return fmt.Sprintf("fleet/web-%d", i) }
+
+// ended lists the instances a followed rollout printed as ended with status, once each or failing.
+func ended(out, status string) []string {
+	var refs []string
+	for _, m := range regexp.MustCompile(`(?m)^  batch \d+  (\S+)\s+`+status+`\b`).FindAllStringSubmatch(out, -1) {
+		refs = append(refs, m[1])
+	}
+	return refs
+}
 
 // forEach runs fn for 0..n-1, at most par at once.
 func forEach(t *testing.T, n, par int, fn func(i int)) {
