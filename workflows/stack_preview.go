@@ -121,7 +121,8 @@ func StackPreviewWorkflow(ctx workflow.Context, spec contract.PreviewSpec) (cont
 
 // addPreview folds one instance's outcome into the record: a planned one counts in its
 // fingerprint's group (named there if among the first PreviewSample by name, and kept with its
-// plan and diff if the group's first); any other is recorded as not planned.
+// plan and diff if the group's first), or in Ungrouped once there are MaxPreviewGroups; any
+// other is recorded as not planned.
 func addPreview(res *contract.PreviewResult, p contract.PreviewInstance) {
 	if p.Outcome != contract.PreviewPlanned || p.Fingerprint == nil {
 		notPlanned(res, p)
@@ -129,6 +130,10 @@ func addPreview(res *contract.PreviewResult, p contract.PreviewInstance) {
 	}
 	res.Planned++
 	i := slices.IndexFunc(res.Groups, func(g contract.PreviewGroup) bool { return g.Hash == p.Fingerprint.Hash })
+	if i < 0 && len(res.Groups) >= contract.MaxPreviewGroups {
+		res.Ungrouped++
+		return
+	}
 	if i < 0 {
 		res.Groups = append(res.Groups, contract.PreviewGroup{PlanFingerprint: *p.Fingerprint})
 		res.Instances = append(res.Instances, p)

@@ -208,3 +208,37 @@ func TestStackPreviewNamesABoundedNumberNotPlanned(t *testing.T) {
 	assert.Equal(t, 0, res.Planned)
 	assert.Equal(t, n, res.Total)
 }
+
+// A fleet whose every instance plans a different shape keeps MaxPreviewGroups groups, each with
+// its first instance's plan, and counts the rest of the planned as ungrouped: the record stays
+// bounded (before the bound, 150 shapes kept 150 groups and 150 plans).
+func TestStackPreviewKeepsABoundedNumberOfShapes(t *testing.T) {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(StackPreviewWorkflow, workflow.RegisterOptions{Name: contract.StackPreviewWorkflowName})
+	const n = contract.MaxPreviewGroups + 50
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.PreviewPageInput) (contract.PreviewPage, error) {
+		var page contract.PreviewPage
+		for i := range n {
+			page.Pending = append(page.Pending, contract.Ref{Tenant: "acme", Name: fmt.Sprintf("web-%04d", i)})
+		}
+		return page, nil
+	}, activity.RegisterOptions{Name: contract.ActListPreviewPage})
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.PreviewInstanceInput) (contract.PreviewInstance, error) {
+		fp := contract.PlanFingerprint{Hash: in.Ref.Name, Summary: "update null_resource." + in.Ref.Name}
+		return contract.PreviewInstance{Ref: in.Ref, Outcome: contract.PreviewPlanned, Fingerprint: &fp, Diff: "a diff"}, nil
+	}, activity.RegisterOptions{Name: contract.ActPreviewInstance})
+	env.ExecuteWorkflow(contract.StackPreviewWorkflowName, contract.PreviewSpec{ID: "p", Stack: "web", To: "1.5.0", Concurrency: 8})
+	require.NoError(t, env.GetWorkflowError())
+	var res contract.PreviewResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	assert.Equal(t, n, res.Planned, "every instance planned")
+	assert.Len(t, res.Groups, contract.MaxPreviewGroups)
+	assert.Len(t, res.Instances, contract.MaxPreviewGroups, "one kept plan a group")
+	assert.Equal(t, 50, res.Ungrouped)
+	sum := res.Ungrouped
+	for _, g := range res.Groups {
+		sum += g.Count
+	}
+	assert.Equal(t, res.Planned, sum, "each planned instance counted once")
+}

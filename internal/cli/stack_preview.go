@@ -174,6 +174,9 @@ func writePreview(w io.Writer, res contract.PreviewResult) {
 			fmt.Fprintf(w, "    STATEFUL: deletes or replaces %s; a rollback cannot bring back the data\n", strings.Join(gr.Stateful, ", "))
 		}
 	}
+	if res.Ungrouped > 0 {
+		fmt.Fprintf(w, "… and %d more instance(s) planned, in shapes beyond the first %d (a preview keeps that many)\n", res.Ungrouped, contract.MaxPreviewGroups)
+	}
 	for _, p := range res.Instances {
 		if p.Outcome != contract.PreviewPlanned && p.Outcome != "" && p.Outcome != contract.PreviewSkipped {
 			fmt.Fprintf(w, "%s %s: %s\n", p.Outcome, p.Ref, p.Message)

@@ -128,15 +128,22 @@ type PreviewGroup struct {
 // PreviewSample bounds the instances a preview group names.
 const PreviewSample = 20
 
+// MaxPreviewGroups bounds a preview's groups, each with its first instance's plan and diff: a
+// fleet whose every instance plans differently keeps a record of this many shapes, not one a
+// plan. The planned instances of later shapes are counted in Ungrouped.
+const MaxPreviewGroups = 100
+
 // PreviewResult is a preview's record: the planned instances grouped by fingerprint, the largest
 // group first, and the outcome of each instance not planned plus each group's first planned one
 // (with its plan and diff). It is the workflow's result, kept as long as its history.
 type PreviewResult struct {
-	Spec      PreviewSpec       `json:"spec"`
-	Done      bool              `json:"done"`
-	Planned   int               `json:"planned"`
-	Total     int               `json:"total"`
-	Groups    []PreviewGroup    `json:"groups"`
+	Spec    PreviewSpec    `json:"spec"`
+	Done    bool           `json:"done"`
+	Planned int            `json:"planned"`
+	Total   int            `json:"total"`
+	Groups  []PreviewGroup `json:"groups"`
+	// Ungrouped counts the planned instances whose shape came after the first MaxPreviewGroups.
+	Ungrouped int               `json:"ungrouped,omitempty"`
 	Instances []PreviewInstance `json:"instances"`
 	// NotPlanned counts the instances not planned by outcome (busy, failed, skipped): Instances
 	// names at most MaxPreviewNamed of them, so a fleet's record stays bounded.
