@@ -297,10 +297,11 @@ func (e *entity) applyStep(ev contract.StepEvent) {
 	}
 }
 
-// putStep records rec in place of the same step's running record, or appends it.
+// putStep records rec in place of the same step's running record, or of its own record carried
+// by an earlier signal (a run that defers starts sends every ended step each time), or appends it.
 func putStep(recs []contract.StepRecord, rec contract.StepRecord) []contract.StepRecord {
 	for i := len(recs) - 1; i >= 0; i-- {
-		if s := recs[i]; s.Name == rec.Name && s.Attempt == rec.Attempt && s.Status == contract.StepRunning {
+		if s := recs[i]; s.Name == rec.Name && s.Attempt == rec.Attempt && (s.Status == contract.StepRunning || s.StartedAt.Equal(rec.StartedAt)) {
 			recs[i] = rec
 			return recs
 		}

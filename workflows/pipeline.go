@@ -36,8 +36,10 @@ type pipeline struct {
 	// quietMerge runs a merge with nothing to merge like the local steps (rides): its record,
 	// a local activity at most, rides on the next step's start signal.
 	quietMerge bool
-	// workerStarts has the worker of a step's first activity send the step's start signal (workerStarted).
-	workerStarts bool
+	// workerStarts has the worker of a step's first activity send the step's start signal (workerStarted);
+	// deferStarts lets it leave the start of a step that succeeds within contract.StepStartDelay
+	// untold, so every step signal carries every step this run ended (ended).
+	workerStarts, deferStarts bool
 	// policy asks the policy, with the plan, whether and by whom the operation must be approved.
 	policy bool
 	// budgets caches whether terraform steps get the stack's budgets (budgeted); nil until asked.
@@ -57,6 +59,7 @@ func newPipeline(ctx workflow.Context, in contract.PipelineInput) *pipeline {
 	p.verifies, p.quietVerify = verifiesRenders(ctx)
 	p.quietMerge = rides(ctx)
 	p.workerStarts = startsFromWorker(ctx)
+	p.deferStarts = defersStarts(ctx)
 	p.policy = p.controls && approvesByPolicy(ctx)
 	workflow.Go(ctx, p.relayRefusals)
 	p.countStarted()
@@ -101,7 +104,7 @@ func (p *pipeline) run(name string, durable bool, fn func(ctx workflow.Context) 
 		p.notify(rec)
 	}
 	detail, err := fn(ctx)
-	if start != nil && !start.Taken {
+	if start != nil && !start.Taken && !p.deferStarts {
 		// No activity carried the start: the steps it held ride on the next signal instead.
 		p.pending = append(start.Event.Ended, p.pending...)
 	}
@@ -139,8 +142,18 @@ func (p *pipeline) notify(rec contract.StepRecord) {
 		return
 	}
 	_ = workflow.SignalExternalWorkflow(p.ctx, p.in.ParentID, "", contract.SignalStep,
-		contract.StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.pending})
+		contract.StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.ended()})
+}
+
+// ended is what the next step signal carries as ended: the steps held back since the last one,
+// or every step this run ended where a worker may leave a start untold (its ended steps with it).
+func (p *pipeline) ended() []contract.StepRecord {
+	out := p.pending
 	p.pending = nil
+	if p.deferStarts {
+		out = append([]contract.StepRecord(nil), p.steps...)
+	}
+	return out
 }
 
 // startOnWorker holds rec's start signal, and the ended steps waiting for one, for the step's
@@ -150,9 +163,8 @@ func (p *pipeline) startOnWorker(rec contract.StepRecord) *contract.StepStart {
 		return nil
 	}
 	workflow.SetCurrentDetails(p.ctx, stepDetails(p.in, rec))
-	st := &contract.StepStart{Target: p.in.ParentID, Event: contract.StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.pending}}
-	p.pending = nil
-	return st
+	return &contract.StepStart{Target: p.in.ParentID, Defer: p.deferStarts,
+		Event: contract.StepEvent{OpID: p.in.OpID, Attempt: p.in.Attempt, Step: rec, Ended: p.ended()}}
 }
 
 // result is the successful pipeline's outcome; every pipeline calls it once, at its end.

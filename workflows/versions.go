@@ -43,7 +43,8 @@ const (
 	// changeVerifiedRequests verifies every start, update and signal's attestation (internal/attest's
 	// worker interceptor calls it first in every run; runs from before keep accepting unattested ones);
 	// version 2 has the policy decide updates; version 3 writes audit records to the durable log;
-	// version 4 is ridingVersion; version 5 is workerStartsVersion; version 6 is knownDependentsVersion.
+	// version 4 is ridingVersion; version 5 is workerStartsVersion; version 6 is knownDependentsVersion;
+	// version 7 is deferredStartsVersion.
 	changeVerifiedRequests = attest.ChangeVerifiedRequests
 	// changeLeanParked receives an instance's signals in one coroutine instead of five and upserts only changed search attributes;
 	// version 2 receives them in the main loop, with no coroutine of their own.
@@ -115,6 +116,14 @@ const workerStartsVersion = 5
 // knows it holds every dependent it has (DependentsKnown): with none, changed outputs go to nobody.
 const knownDependentsVersion = 6
 
+// deferredStartsVersion is the version of verified-requests from which a step's worker tells its
+// start only once the step has run contract.StepStartDelay or failed, and every step signal
+// carries every step the run ended (issue 40, docs/performance.md).
+const deferredStartsVersion = 7
+
+// defersStarts reports whether this pipeline run lets its workers leave a quick step's start untold.
+func defersStarts(ctx workflow.Context) bool { return attest.RunVersion(ctx) >= deferredStartsVersion }
+
 // startsFromWorker reports whether this pipeline run leaves its steps' start signals to the workers
 // of their first activities (workerStarted); runs from before keep signalling them themselves.
 func startsFromWorker(ctx workflow.Context) bool {
@@ -182,13 +191,14 @@ var Changes = []Change{
 		Pinned: map[workflow.Version][]string{
 			1: {"legacy-names-claimed"},
 		}},
-	{ID: changeVerifiedRequests, Added: "2026-11-24", Commit: "3c1cff9", Max: knownDependentsVersion, Workflows: nil,
+	{ID: changeVerifiedRequests, Added: "2026-11-24", Commit: "3c1cff9", Max: deferredStartsVersion, Workflows: nil,
 		Pinned: map[workflow.Version][]string{
 			workflow.DefaultVersion: {"approvals", "controlplanes", "drift", "force-unlock", "gates", "hooks", "legacy-names-claimed", "legacy-names-claimed-v2", "lifecycle", "lifecycle-v0", "lifecycle-v1", "names", "notify", "observe", "observer", "render-provenance", "render-provenance-v2", "rollout", "webhook-delivery"},
 			1:                       {"verified-requests"},
 			2:                       {"approvals-policy", "approvals-signal-inline", "approvals-signal-lanes", "approvals-stateful-replace", "cancel-running", "cancel-running-preterminate", "drain-before-replace", "gates-signal-inline", "gates-signal-lanes", "instance-dependencies", "instance-dependencies-failed", "instance-dependencies-outputs", "plan-current-stack", "plan-current-stack-local-create", "render-outputs", "stack-budgets", "verified-requests-v2"},
 			4:                       {"lifecycle-2026-11-27"},
 			5:                       {"drift-sweep", "worker-step-starts"},
+			6:                       {"lifecycle-2026-12-02", "stack-preview"},
 		}},
 	{ID: changePolicyApprovals, Added: "2026-11-24", Commit: "13d08a3", Max: 1, RidesOn: ridingVersion, Workflows: pipelines,
 		Pinned: map[workflow.Version][]string{

@@ -100,13 +100,13 @@ func TestVersionRegistryListsEveryGetVersionCallWithItsMax(t *testing.T) {
 func TestRunningOnQueryListsRunsWithoutANewerVersion(t *testing.T) {
 	c, ok := workflows.ChangeByID("render-provenance")
 	require.True(t, ok)
-	require.Equal(t, `ExecutionStatus = "Running" AND WorkflowType IN ("ProvisionPipeline", "DeployPipeline", "PlanPipeline", "ArchivePipeline", "DestroyPipeline", "DeprovisionPipeline") AND NOT (TemporalChangeVersion IN ("render-provenance-1", "render-provenance-2", "verified-requests-4", "verified-requests-5", "verified-requests-6"))`,
+	require.Equal(t, `ExecutionStatus = "Running" AND WorkflowType IN ("ProvisionPipeline", "DeployPipeline", "PlanPipeline", "ArchivePipeline", "DestroyPipeline", "DeprovisionPipeline") AND NOT (TemporalChangeVersion IN ("render-provenance-1", "render-provenance-2", "verified-requests-4", "verified-requests-5", "verified-requests-6", "verified-requests-7"))`,
 		c.RunningOnQuery(workflow.DefaultVersion))
-	require.Equal(t, `ExecutionStatus = "Running" AND WorkflowType IN ("ProvisionPipeline", "DeployPipeline", "PlanPipeline", "ArchivePipeline", "DestroyPipeline", "DeprovisionPipeline") AND NOT (TemporalChangeVersion IN ("render-provenance-2", "verified-requests-4", "verified-requests-5", "verified-requests-6"))`,
+	require.Equal(t, `ExecutionStatus = "Running" AND WorkflowType IN ("ProvisionPipeline", "DeployPipeline", "PlanPipeline", "ArchivePipeline", "DestroyPipeline", "DeprovisionPipeline") AND NOT (TemporalChangeVersion IN ("render-provenance-2", "verified-requests-4", "verified-requests-5", "verified-requests-6", "verified-requests-7"))`,
 		c.RunningOnQuery(1))
 	// A run from verified-requests 4 asks no GetVersion for a change riding on it: it is past every branch.
 	rider := workflows.Change{ID: "x", Max: 1, RidesOn: 4}
-	require.Equal(t, `ExecutionStatus = "Running" AND NOT (TemporalChangeVersion IN ("x-1", "verified-requests-4", "verified-requests-5", "verified-requests-6")) AND NOT (WorkflowType = "NameClaimWorkflow" AND TemporalChangeVersion IS NULL)`, rider.RunningOnQuery(workflow.DefaultVersion))
+	require.Equal(t, `ExecutionStatus = "Running" AND NOT (TemporalChangeVersion IN ("x-1", "verified-requests-4", "verified-requests-5", "verified-requests-6", "verified-requests-7")) AND NOT (WorkflowType = "NameClaimWorkflow" AND TemporalChangeVersion IS NULL)`, rider.RunningOnQuery(workflow.DefaultVersion))
 	all := workflows.Change{ID: "x", Max: 1}
 	require.Equal(t, `ExecutionStatus = "Running" AND NOT (TemporalChangeVersion IN ("x-1")) AND NOT (WorkflowType = "NameClaimWorkflow" AND TemporalChangeVersion IS NULL)`, all.RunningOnQuery(workflow.DefaultVersion))
 	_, ok = workflows.ChangeByID("no-such-change")

@@ -171,8 +171,9 @@ func (i *inbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteW
 	// version 3 is the run's own (RunVersion): its audit records go to the durable log;
 	// version 4 also takes the newest branch of the workflows' changes that ride on it, without a marker each;
 	// version 5 has the worker of a pipeline step's first activity send the step's start signal;
-	// version 6 has an instance created at it hold every dependent it has (none: nothing to tell).
-	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 6)
+	// version 6 has an instance created at it hold every dependent it has (none: nothing to tell);
+	// version 7 has a step's worker tell its start only once the step ran a while or failed.
+	v := workflow.GetVersion(ctx, ChangeVerifiedRequests, workflow.DefaultVersion, 7)
 	i.legacy, i.authorizes = v == workflow.DefaultVersion, v >= 2
 	i.version = v
 	ctx = workflow.WithValue(ctx, versionKey{}, v)

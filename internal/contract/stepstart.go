@@ -1,5 +1,7 @@
 package contract
 
+import "time"
+
 // HeaderStepStart is the header of a pipeline's activity that carries the start signal of the step
 // it begins (a StepStart): the worker sends that signal before the first attempt runs, so the
 // pipeline records no signal of its own and takes no workflow task for its acknowledgement.
@@ -11,8 +13,14 @@ const HeaderStepStart = "slipway-step-start"
 type StepStart struct {
 	Target string    `json:"target"`
 	Event  StepEvent `json:"event"`
-	Taken  bool      `json:"-"`
+	// Defer tells the start only if the step is still running after StepStartDelay or failed: a
+	// step that succeeded sooner is news to no one, and its record rides on the next signal.
+	Defer bool `json:"defer,omitempty"`
+	Taken bool `json:"-"`
 }
+
+// StepStartDelay is how long a step with a deferred start runs before its start is told.
+const StepStartDelay = time.Second
 
 // StepStartKey is the workflow context key of a step's *StepStart.
 type StepStartKey struct{}

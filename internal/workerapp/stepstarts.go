@@ -2,8 +2,8 @@ package workerapp
 
 import (
 	"context"
+	"time"
 
-	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
@@ -19,6 +19,8 @@ import (
 type stepStarts struct {
 	interceptor.WorkerInterceptorBase
 	dc converter.DataConverter
+	// signal sends the start; nil sends it with the worker's client (activity.GetClient).
+	signal func(ctx context.Context, target string, ev contract.StepEvent) error
 }
 
 func (s *stepStarts) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
@@ -65,31 +67,54 @@ type stepStartsActivity struct {
 // ExecuteActivity tells the instance while the first attempt runs and returns the attempt's
 // result only once told, so the start is in the instance's history before the step can end and
 // the signal's round trip is not in front of the step (docs/performance.md); a failure to tell
-// is logged, never the step's (status is rebuilt from the pipeline's result too).
+// is logged, never the step's (status is rebuilt from the pipeline's result too). A deferred
+// start is told once the attempt has run contract.StepStartDelay, or when it fails (its Retrying
+// names the step); an attempt that succeeds sooner tells nothing: its record and the ones the
+// start carried ride on the next step's signal, or on the pipeline's result.
 func (a *stepStartsActivity) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
-	if info := activity.GetInfo(ctx); info.Attempt == 1 && !info.IsLocalActivity {
-		if p, ok := interceptor.Header(ctx)[contract.HeaderStepStart]; ok {
-			told := make(chan struct{})
-			go func() {
-				defer close(told)
-				a.tell(ctx, p)
-			}()
-			defer func() { <-told }()
-		}
+	info := activity.GetInfo(ctx)
+	p, ok := interceptor.Header(ctx)[contract.HeaderStepStart]
+	if info.Attempt != 1 || info.IsLocalActivity || !ok {
+		return a.Next.ExecuteActivity(ctx, in)
 	}
-	return a.Next.ExecuteActivity(ctx, in)
-}
-
-func (a *stepStartsActivity) tell(ctx context.Context, p *commonpb.Payload) {
-	log := activity.GetLogger(ctx)
 	var st contract.StepStart
 	if err := a.s.dc.FromPayload(p, &st); err != nil {
-		log.Warn("step start not told to its instance", "error", err)
-		return
+		activity.GetLogger(ctx).Warn("step start not told to its instance", "error", err)
+		return a.Next.ExecuteActivity(ctx, in)
 	}
+	told, failed := make(chan struct{}), make(chan bool, 1)
+	go func() {
+		defer close(told)
+		if st.Defer {
+			timer := time.NewTimer(contract.StepStartDelay)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+			case f := <-failed:
+				if !f {
+					return
+				}
+			}
+		}
+		a.tell(ctx, st)
+	}()
+	res, err := a.Next.ExecuteActivity(ctx, in)
+	failed <- err != nil
+	<-told
+	return res, err
+}
+
+func (a *stepStartsActivity) tell(ctx context.Context, st contract.StepStart) {
+	log := activity.GetLogger(ctx)
 	ctx, cancel := context.WithTimeout(ctx, tellTimeout)
 	defer cancel()
-	if err := activity.GetClient(ctx).SignalWorkflow(ctx, st.Target, "", contract.SignalStep, st.Event); err != nil {
+	send := a.s.signal
+	if send == nil {
+		send = func(ctx context.Context, target string, ev contract.StepEvent) error {
+			return activity.GetClient(ctx).SignalWorkflow(ctx, target, "", contract.SignalStep, ev)
+		}
+	}
+	if err := send(ctx, st.Target, st.Event); err != nil {
 		log.Warn("step start not told to its instance", "instance", st.Target, "error", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/slipway-dev/slipway/internal/client"
 	"github.com/slipway-dev/slipway/internal/contract"
 	"github.com/slipway-dev/slipway/internal/lifecycle"
+	"github.com/slipway-dev/slipway/testsuite"
 )
 
 // countingClient counts the status queries a waiting client sends.
@@ -58,4 +59,5 @@ func TestWaitFollowsStepsWithoutPolling(t *testing.T) {
 	assert.True(t, seen[contract.DeployApp+" "+contract.StepRunning], "the slow step was shown while it ran: %v", seen)
 	assert.True(t, seen[contract.DeployApp+" "+contract.StepDone], "and when it ended: %v", seen)
 	assert.LessOrEqual(t, counting.queries.Load(), int64(12), "queries while waiting 6 s in one step")
+	testsuite.RecordHistories(t, e.Client.Temporal, contract.InstanceWorkflowID(ref), "deferred-step-starts")
 }
