@@ -16,7 +16,7 @@ func TestRetireVersionArguments(t *testing.T) {
 	require.Empty(t, out.String())
 
 	require.NoError(t, run(&out, []string{"query", "render-provenance", "1"}))
-	require.Contains(t, out.String(), `NOT (TemporalChangeVersion IN ("render-provenance-2", "verified-requests-4", "verified-requests-5", "verified-requests-6"))`)
+	require.Contains(t, out.String(), `NOT (TemporalChangeVersion IN ("render-provenance-2", "verified-requests-4", "verified-requests-5", "verified-requests-6", "verified-requests-7"))`)
 	out.Reset()
 	require.NoError(t, run(&out, []string{"steps", "secrets-bootstrap"}))
 	require.Contains(t, out.String(), "minSupported 1")
