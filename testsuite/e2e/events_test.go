@@ -66,10 +66,12 @@ func TestInstanceLogReadsAcrossRunsAndFollows(t *testing.T) {
 		runs[ev.Run] = true
 	}
 	require.GreaterOrEqual(t, len(runs), 2, "the log spans continue-as-new runs")
+	// A step's start is logged only when the step ran past contract.StepStartDelay or failed; each
+	// step's end is always there, from the next step's signal or the pipeline's result.
 	want := []string{
-		"requested provision erin e2e", "state Provisioning", "step open-mr running", "step open-mr done",
+		"requested provision erin e2e", "state Provisioning", "step open-mr done",
 		"step merge-mr done", "state ConfigurationCreated", "result provision succeeded", "continued  ",
-		"requested deploy erin e2e", "state Deploying", "step tf-apply running", "step tf-apply done", "step deploy-app done",
+		"requested deploy erin e2e", "state Deploying", "step tf-apply done", "step deploy-app done",
 		"state Deployed", "result deploy succeeded",
 	}
 	i := 0
