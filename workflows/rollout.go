@@ -244,7 +244,10 @@ func (r *rollout) status(ctx workflow.Context) contract.RolloutStatus { return r
 func (r *rollout) statusFrom(fromBatch int) contract.RolloutStatus {
 	ready, updated, total := r.s.Counts()
 	st := r.s
-	st.Instances = make([]contract.RolloutInstance, 0, len(r.s.Instances))
+	st.Instances = nil
+	if fromBatch <= 0 {
+		st.Instances = make([]contract.RolloutInstance, 0, len(r.s.Instances)) // a follower's read holds a few batches, not this
+	}
 	for _, in := range r.s.Instances {
 		if fromBatch > 0 && (in.Batch < fromBatch || in.Batch > r.s.Batch+1) {
 			continue
